@@ -1,0 +1,1 @@
+export { main, usage } from "./cli.js";

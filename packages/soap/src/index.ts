@@ -1,0 +1,2 @@
+/** SOAP 1.1 RPC/encoded toolkit. The public surface grows with the codec modules. */
+export { SoapError, type SoapErrorCode } from "./soap-error.js";
