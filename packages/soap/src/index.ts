@@ -1,2 +1,3 @@
 /** SOAP 1.1 RPC/encoded toolkit. The public surface grows with the codec modules. */
 export { SoapError, type SoapErrorCode } from "./soap-error.js";
+export * from "./service-types.js";
