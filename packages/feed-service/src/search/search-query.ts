@@ -1,0 +1,16 @@
+/**
+ * A parsed search expression (spec §4, operation 1), independent of any backend: an AND of
+ * clauses, each clause an OR of terms; plus terms to exclude. A term is one word or a phrase
+ * (several words that must follow each other). Words are already lower-cased and stripped of
+ * accents and punctuation, so that every backend matches the same whole words.
+ */
+export interface SearchTerm {
+  readonly words: readonly string[];
+}
+
+export interface SearchQuery {
+  /** AND of these clauses; each clause matches when any of its terms matches. */
+  readonly clauses: ReadonlyArray<ReadonlyArray<SearchTerm>>;
+  /** Posts matching any of these are left out. */
+  readonly excluded: readonly SearchTerm[];
+}

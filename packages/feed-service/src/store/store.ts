@@ -1,0 +1,203 @@
+/**
+ * The store: the only part of the feed service that speaks SQL. One interface, one implementation
+ * per dialect (`sqlite/`, later `postgres/`); the operation table, ingest, the demo loader and the
+ * admin commands all go through it. Every method is async so that both dialects fit; instants are
+ * epoch milliseconds (UTC) everywhere.
+ */
+import type { SearchQuery } from "../search/search-query.js";
+
+/** The post column set of the spec (§4), minus `trackingLink`, which the operation layer builds. */
+export interface PostRecord {
+  postId: number;
+  postTitle: string;
+  postLink: string;
+  postExcerpt: string;
+  postDate: number;
+  feedId: number;
+  feedName: string;
+  categoryId: number | null;
+  categoryName: string | null;
+  languageId: number;
+  clicks: number;
+}
+
+export interface FeedRecord {
+  feedId: number;
+  feedName: string;
+  feedUrl: string;
+  siteUrl: string | null;
+  feedDescription: string | null;
+  categoryId: number | null;
+  categoryName: string | null;
+  languageId: number;
+  postCount: number;
+  lastPostDate: number | null;
+}
+
+export interface CategoryRecord {
+  categoryId: number;
+  categoryName: string;
+  feedCount: number;
+}
+
+export interface SmartCategoryRecord {
+  smartCategoryId: number;
+  smartCategoryKey: string;
+  smartCategoryName: string;
+  smartCategoryQuery: string;
+}
+
+export interface LanguageRecord {
+  languageId: number;
+  languageName: string;
+  languageCode: string;
+}
+
+export interface SearchHistoryRecord {
+  searchTerms: string;
+  searchCount: number;
+  lastSearched: number;
+}
+
+export interface LanguageDataRecord extends LanguageRecord {
+  feedCount: number;
+  postCount: number;
+  postsLast24Hours: number;
+  clicks: number;
+  lastPostDate: number | null;
+}
+
+/** Paging and the language filter shared by the post lists; `languageIds` null = every language. */
+export interface PostPage {
+  limit: number;
+  offset: number;
+  languageIds: readonly number[] | null;
+}
+
+export type SearchSort = "relevance" | "date" | "clicks";
+
+/** A feed's fetch state, kept for the scheduler and shown by `feeds list`. */
+export interface FeedFetchState {
+  etag: string | null;
+  lastModified: string | null;
+  nextFetchAt: number;
+  lastFetchedAt: number | null;
+  errorCount: number;
+  lastError: string | null;
+}
+
+/** A feed row with everything ingest and the admin commands need. */
+export interface FeedAdminRecord extends FeedRecord, FeedFetchState {}
+
+export interface NewFeed {
+  feedUrl: string;
+  feedName: string;
+  siteUrl?: string | null;
+  feedDescription?: string | null;
+  categoryId?: number | null;
+  languageId?: number;
+}
+
+/** One entry as ingest (or the demo generator) hands it to the store, already normalised. */
+export interface IncomingPost {
+  /** Identity within the feed: guid, else link, else a content hash (decided by ingest). */
+  guid: string;
+  link: string;
+  title: string;
+  excerpt: string;
+  /** Sanitised HTML. */
+  content: string;
+  publishedAt: number | null;
+  updatedAt: number | null;
+  /** First-seen time; postDate = published, else updated, else this. */
+  seenAt: number;
+  languageId: number;
+}
+
+/** What one feed refresh writes, applied in one transaction. */
+export interface FeedUpdate {
+  posts: readonly IncomingPost[];
+  fetchState: Partial<FeedFetchState>;
+  /** Metadata learnt from the document (title, site link, description, URL after a permanent redirect). */
+  feed?: Partial<Pick<NewFeed, "feedName" | "siteUrl" | "feedDescription" | "feedUrl" | "languageId">>;
+}
+
+export interface FeedUpdateResult {
+  inserted: number;
+  updated: number;
+}
+
+export interface Store {
+  readonly dialect: "sqlite" | "postgres";
+
+  // --- the read side of the 16 operations ---
+  recentPosts(page: PostPage): Promise<PostRecord[]>;
+  postsByCategory(
+    page: PostPage & { categoryId: number; sincePostId: number | null; sinceDate: number | null },
+  ): Promise<PostRecord[]>;
+  postsByFeed(page: Omit<PostPage, "languageIds"> & { feedId: number }): Promise<PostRecord[]>;
+  searchPosts(
+    page: PostPage & { query: SearchQuery; sort: SearchSort },
+  ): Promise<Array<PostRecord & { score: number }>>;
+  mostPopularPosts(args: {
+    since: number;
+    limit: number;
+    categoryId: number | null;
+  }): Promise<Array<PostRecord & { periodClicks: number }>>;
+  categories(): Promise<CategoryRecord[]>;
+  smartCategories(): Promise<SmartCategoryRecord[]>;
+  languages(): Promise<LanguageRecord[]>;
+  mostPopularFeeds(args: {
+    since: number;
+    limit: number;
+  }): Promise<Array<FeedRecord & { periodClicks: number }>>;
+  mostProlificFeeds(args: {
+    since: number;
+    limit: number;
+  }): Promise<Array<FeedRecord & { periodPosts: number }>>;
+  feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]>;
+  searchHistory(limit: number): Promise<SearchHistoryRecord[]>;
+  recordSearch(terms: string, at: number): Promise<void>;
+  aggregateLanguageData(now: number): Promise<LanguageDataRecord[]>;
+
+  // --- lookups for argument checks ---
+  categoryById(id: number): Promise<CategoryRecord | undefined>;
+  feedById(id: number): Promise<FeedAdminRecord | undefined>;
+  languageById(id: number): Promise<LanguageRecord | undefined>;
+  smartCategoryById(id: number): Promise<SmartCategoryRecord | undefined>;
+  smartCategoryByKey(key: string): Promise<SmartCategoryRecord | undefined>;
+
+  // --- clicks ---
+  /** Counts a click unless the same client hash clicked the post within the window; undefined if no such post. */
+  recordClick(
+    postId: number,
+    clientHash: string,
+    at: number,
+    dedupeWindowMs: number,
+  ): Promise<{ link: string } | undefined>;
+  /** The per-install secret (created on first use) used to hash client addresses. */
+  installSecret(): Promise<string>;
+
+  // --- admin ---
+  addCategory(name: string): Promise<CategoryRecord>;
+  removeCategory(id: number): Promise<boolean>;
+  addSmartCategory(args: { name: string; query: string; key?: string }): Promise<SmartCategoryRecord>;
+  removeSmartCategory(id: number): Promise<boolean>;
+  /** The language row for a BCP 47 tag's primary subtag (`en-US` -> `en`), created when new. */
+  ensureLanguage(code: string, name?: string): Promise<LanguageRecord>;
+  addFeed(feed: NewFeed): Promise<FeedAdminRecord>;
+  removeFeed(id: number): Promise<boolean>;
+  adminFeeds(): Promise<FeedAdminRecord[]>;
+
+  // --- ingest ---
+  /** Feeds whose next fetch time has come (all feeds with `all`), soonest first. */
+  dueFeeds(now: number, opts?: { all?: boolean; limit?: number }): Promise<FeedAdminRecord[]>;
+  /** Applies one refresh in one transaction: posts upserted by (feed, guid), fetch state and metadata saved. */
+  applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult>;
+  /** Adds a click row directly (demo data and tests only; bypasses deduplication). */
+  insertClick(postId: number, clientHash: string, at: number): Promise<void>;
+
+  /** True when the database answers (for /healthz). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
