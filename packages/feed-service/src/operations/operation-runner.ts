@@ -1,0 +1,58 @@
+/**
+ * Runs operations of the table against one store: the single entry point every adapter calls
+ * (SOAP now; JSON, output feeds and pages later), so that all of them share the same rules.
+ */
+import type { Arguments, OperationSpec, QueryBean } from "@feed-toolkit/soap";
+import { FeedServiceError } from "../errors.js";
+import type { SearchQuery } from "../search/search-query.js";
+import type { Store } from "../store/store.js";
+import { operationsByName, operationTable } from "./operation-table.js";
+
+export interface OperationRunnerOptions {
+  readonly store: Store;
+  /** Parses the search syntax of spec §4 (operation 1) into the backend-neutral query. */
+  readonly parseSearch: (terms: string) => SearchQuery;
+  /** The clock, in epoch milliseconds; pinned in tests. */
+  readonly now?: () => number;
+}
+
+export interface OperationRunner {
+  /** The table's rows as the SOAP package reads them (name, parameters, columns). */
+  readonly specs: readonly OperationSpec[];
+  /**
+   * Runs one operation. Throws FeedServiceError for bad arguments and ids that name nothing.
+   *
+   * @example
+   * const bean = await runner.call("getMostRecentPosts", { limit: 20, offset: 0, languageIds: "" },
+   *   "http://localhost:8080");
+   */
+  call(operation: string, args: Arguments, baseUrl: string): Promise<QueryBean>;
+}
+
+export function createOperationRunner(options: OperationRunnerOptions): OperationRunner {
+  const now = options.now ?? Date.now;
+  return {
+    specs: operationTable.map(({ name, parameters, columns }) => ({ name, parameters, columns })),
+    async call(operation, args, baseUrl) {
+      const op = operationsByName.get(operation);
+      if (!op) {
+        throw new FeedServiceError(
+          "FEED_BAD_ARGUMENT",
+          `There is no operation named ${JSON.stringify(operation)}; the operations are ${[...operationsByName.keys()].join(", ")}.`,
+        );
+      }
+      return op.run(args, { store: options.store, now: now(), baseUrl, parseSearch: options.parseSearch });
+    },
+  };
+}
+
+/**
+ * The message a remote client may see for an error raised by an operation, or undefined when the
+ * error is not meant for it (a bug, a driver error: those could hold SQL or paths, so the adapter
+ * sends a generic message instead).
+ */
+export function describeOperationError(error: unknown): string | undefined {
+  if (!(error instanceof FeedServiceError)) return undefined;
+  if (error.code === "FEED_STORE_UNAVAILABLE") return "The database is not answering; try again later.";
+  return error.message;
+}

@@ -1,0 +1,244 @@
+/**
+ * The 16 operations of spec §4, all visible at once: name, parameters with the XSD types the
+ * original WSDL declares (§2), column set, and the handler (validate, query, lay out rows). The
+ * SOAP adapter derives its WSDL and dispatcher from this table; later adapters (JSON, feeds, pages)
+ * call the same handlers.
+ */
+import type { Arguments, ColumnSpec, ParameterSpec, QueryBean } from "@feed-toolkit/soap";
+import type { SearchQuery } from "../search/search-query.js";
+import type { Store } from "../store/store.js";
+import {
+  readDaysBackMs,
+  readId,
+  readLanguageIds,
+  readLimit,
+  readOffset,
+  readOptionalAnyTypeId,
+  readSearchTerms,
+  readSincePost,
+  readSortBy,
+} from "./argument-readers.js";
+import {
+  categoryColumns,
+  categoryRow,
+  feedColumns,
+  feedRow,
+  languageColumns,
+  languageDataColumns,
+  languageDataRow,
+  languageRow,
+  postColumns,
+  postRow,
+  searchHistoryColumns,
+  searchHistoryRow,
+  smartCategoryColumns,
+  smartCategoryRow,
+  withExtra,
+} from "./column-sets.js";
+import { requireCategory, requireFeed, requireLanguage, resolveSmartCategory } from "./id-lookups.js";
+
+/** What one call sees: the store, the clock, and the base URL that tracking links start with. */
+export interface OperationCall {
+  readonly store: Store;
+  /** Epoch milliseconds of this call (pinned in tests). */
+  readonly now: number;
+  /** Absolute base URL without a trailing slash, e.g. `https://feeds.example.org`. */
+  readonly baseUrl: string;
+  readonly parseSearch: (terms: string) => SearchQuery;
+}
+
+export interface FeedOperation {
+  readonly name: string;
+  readonly parameters: readonly ParameterSpec[];
+  readonly columns: readonly ColumnSpec[];
+  readonly run: (args: Arguments, call: OperationCall) => Promise<QueryBean>;
+}
+
+const d = (name: string): ParameterSpec => ({ name, type: "double" });
+const s = (name: string): ParameterSpec => ({ name, type: "string" });
+const any = (name: string): ParameterSpec => ({ name, type: "anyType" });
+
+const empty: QueryBean = { rows: [] };
+const searchHistorySize = 20;
+
+function page(args: Arguments, languages = true) {
+  return {
+    limit: readLimit(args),
+    offset: readOffset(args),
+    languageIds: languages ? readLanguageIds(args) : null,
+  };
+}
+
+export const operationTable: readonly FeedOperation[] = [
+  {
+    name: "search",
+    parameters: [d("limit"), d("offset"), s("searchTerms"), s("sortBy"), s("languageIds")],
+    columns: withExtra(postColumns, { name: "score", type: "double" }),
+    async run(args, { store, now, baseUrl, parseSearch }) {
+      const p = page(args);
+      const terms = readSearchTerms(args);
+      const sort = readSortBy(args);
+      const query = parseSearch(terms);
+      // A query of exclusions only returns nothing (spec §4): there is nothing to exclude from.
+      const rows =
+        p.limit === 0 || query.clauses.length === 0 ? [] : await store.searchPosts({ ...p, query, sort });
+      // Only a successful first page counts as a search a person made (spec §4, operation 1).
+      if (p.offset === 0) await store.recordSearch(terms.replace(/\s+/g, " "), now);
+      return { rows: rows.map((r) => [...postRow(r, baseUrl), r.score]) };
+    },
+  },
+  {
+    name: "getMostRecentPosts",
+    parameters: [d("limit"), d("offset"), s("languageIds")],
+    columns: postColumns,
+    async run(args, { store, baseUrl }) {
+      const p = page(args);
+      if (p.limit === 0) return empty;
+      return { rows: (await store.recentPosts(p)).map((r) => postRow(r, baseUrl)) };
+    },
+  },
+  {
+    name: "getPostsByCategory",
+    parameters: [d("limit"), d("offset"), d("categoryId"), s("languageIds"), any("sincepost")],
+    columns: postColumns,
+    async run(args, { store, baseUrl }) {
+      const p = page(args);
+      const categoryId = readId(args, "categoryId");
+      const since = readSincePost(args);
+      await requireCategory(store, categoryId);
+      if (p.limit === 0) return empty;
+      const rows = await store.postsByCategory({ ...p, categoryId, ...since });
+      return { rows: rows.map((r) => postRow(r, baseUrl)) };
+    },
+  },
+  {
+    name: "getPostsByFeed",
+    parameters: [d("limit"), d("offset"), d("feedId")],
+    columns: postColumns,
+    async run(args, { store, baseUrl }) {
+      const { limit, offset } = page(args, false);
+      const feedId = readId(args, "feedId");
+      await requireFeed(store, feedId);
+      if (limit === 0) return empty;
+      const rows = await store.postsByFeed({ limit, offset, feedId });
+      return { rows: rows.map((r) => postRow(r, baseUrl)) };
+    },
+  },
+  {
+    name: "getPostsBySmartCategory",
+    parameters: [d("limit"), d("offset"), d("smartCategoryId"), s("smartCategoryKey"), s("languageIds")],
+    columns: postColumns,
+    async run(args, { store, baseUrl, parseSearch }) {
+      const p = page(args);
+      const smart = await resolveSmartCategory(store, args);
+      if (p.limit === 0) return empty;
+      const query = parseSearch(smart.smartCategoryQuery);
+      if (query.clauses.length === 0) return empty;
+      const rows = await store.searchPosts({ ...p, query, sort: "date" });
+      return { rows: rows.map((r) => postRow(r, baseUrl)) };
+    },
+  },
+  {
+    name: "getMostPopularPosts",
+    parameters: [d("daysBack"), d("limit"), any("categoryId")],
+    columns: withExtra(postColumns, { name: "periodClicks", type: "int" }),
+    async run(args, { store, now, baseUrl }) {
+      const windowMs = readDaysBackMs(args);
+      const limit = readLimit(args);
+      const categoryId = readOptionalAnyTypeId(args, "categoryId");
+      if (categoryId !== null) await requireCategory(store, categoryId);
+      if (limit === 0) return empty;
+      const rows = await store.mostPopularPosts({ since: now - windowMs, limit, categoryId });
+      return { rows: rows.map((r) => [...postRow(r, baseUrl), r.periodClicks]) };
+    },
+  },
+  {
+    name: "getCategories",
+    parameters: [],
+    columns: categoryColumns,
+    run: async (_args, { store }) => ({ rows: (await store.categories()).map(categoryRow) }),
+  },
+  {
+    name: "getSmartCategories",
+    parameters: [],
+    columns: smartCategoryColumns,
+    run: async (_args, { store }) => ({ rows: (await store.smartCategories()).map(smartCategoryRow) }),
+  },
+  {
+    name: "getLanguages",
+    parameters: [],
+    columns: languageColumns,
+    run: async (_args, { store }) => ({ rows: (await store.languages()).map(languageRow) }),
+  },
+  {
+    name: "getMostPopularFeeds",
+    parameters: [d("daysBack"), d("limit")],
+    columns: withExtra(feedColumns, { name: "periodClicks", type: "int" }),
+    async run(args, { store, now }) {
+      const windowMs = readDaysBackMs(args);
+      const limit = readLimit(args);
+      if (limit === 0) return empty;
+      const rows = await store.mostPopularFeeds({ since: now - windowMs, limit });
+      return { rows: rows.map((r) => [...feedRow(r), r.periodClicks]) };
+    },
+  },
+  {
+    name: "getMostProlificFeeds",
+    parameters: [d("daysBack"), d("limit")],
+    columns: withExtra(feedColumns, { name: "periodPosts", type: "int" }),
+    async run(args, { store, now }) {
+      const windowMs = readDaysBackMs(args);
+      const limit = readLimit(args);
+      if (limit === 0) return empty;
+      const rows = await store.mostProlificFeeds({ since: now - windowMs, limit });
+      return { rows: rows.map((r) => [...feedRow(r), r.periodPosts]) };
+    },
+  },
+  {
+    name: "getFeeds",
+    parameters: [],
+    columns: feedColumns,
+    run: async (_args, { store }) => ({ rows: (await store.feeds()).map(feedRow) }),
+  },
+  {
+    name: "getFeedsByCategory",
+    parameters: [d("categoryId")],
+    columns: feedColumns,
+    async run(args, { store }) {
+      const categoryId = readId(args, "categoryId");
+      await requireCategory(store, categoryId);
+      return { rows: (await store.feeds({ categoryId })).map(feedRow) };
+    },
+  },
+  {
+    name: "getSearchHistory",
+    parameters: [],
+    columns: searchHistoryColumns,
+    run: async (_args, { store }) => ({
+      rows: (await store.searchHistory(searchHistorySize)).map(searchHistoryRow),
+    }),
+  },
+  {
+    name: "getFeedsByLanguage",
+    parameters: [d("languageId")],
+    columns: feedColumns,
+    async run(args, { store }) {
+      const languageId = readId(args, "languageId");
+      await requireLanguage(store, languageId);
+      return { rows: (await store.feeds({ languageId })).map(feedRow) };
+    },
+  },
+  {
+    name: "getAggregateLanguageData",
+    parameters: [],
+    columns: languageDataColumns,
+    run: async (_args, { store, now }) => ({
+      rows: (await store.aggregateLanguageData(now)).map(languageDataRow),
+    }),
+  },
+];
+
+/** The table by operation name, for dispatch. */
+export const operationsByName: ReadonlyMap<string, FeedOperation> = new Map(
+  operationTable.map((op) => [op.name, op]),
+);
