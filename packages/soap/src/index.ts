@@ -1,4 +1,18 @@
-/** SOAP 1.1 RPC/encoded toolkit. The public surface grows with the codec modules. */
+/**
+ * SOAP 1.1 RPC/encoded toolkit: an operation table in, a WSDL, a request decoder, Axis-shaped
+ * response encoders and faults out. `createSoapService` is the whole surface most services need;
+ * the lower-level pieces are exported for tests, benchmarks and other transports.
+ */
 
+export { type DecodedCall, decodeCall } from "./call-decoder.js";
+export { type BodyElement, type EnvelopeLimits, readEnvelope } from "./envelope-reader.js";
+export { xmlContentType } from "./envelope-writer.js";
+export { compileUserFaultWriter, writeClientFault } from "./fault-writer.js";
+export * from "./namespaces.js";
+export { compileQueryBeanEncoder, type QueryBeanEncoder } from "./query-bean-encoder.js";
+export { decodeRequestText } from "./request-text.js";
 export * from "./service-types.js";
-export { SoapError, type SoapErrorCode } from "./soap-error.js";
+export { SoapError, type SoapErrorCode, soapErrorCodes } from "./soap-error.js";
+export { createSoapService, internalErrorMessage } from "./soap-service.js";
+export { compileWsdl, type WsdlNames } from "./wsdl-writer.js";
+export { escapeXmlAttribute, escapeXmlText } from "./xml-text.js";

@@ -69,6 +69,17 @@ export interface SoapServiceOptions {
    * is not meant for the client (then a generic message is sent: never a stack trace, SQL or path).
    */
   readonly describeError: (error: unknown) => string | undefined;
+  /**
+   * Called with every error the client only sees as the generic message (those `describeError`
+   * does not describe, and results the encoder cannot write), so that the service can log them.
+   */
+  readonly onInternalError?: (error: unknown, operation: string) => void;
+  /** Namespace of QueryBean and ComponentInvocationException; default `http://rpc.xml.coldfusion`. */
+  readonly rpcNamespace?: string;
+  /** WSDL binding name; default `<portTypeName>.cfcSoapBinding`, as ColdFusion names it. */
+  readonly bindingName?: string;
+  /** WSDL port name; default `<portTypeName>.cfc` (Axis stubs call it `get<PortTypeName>Cfc()`). */
+  readonly portName?: string;
 }
 
 /** A response ready for the HTTP layer. */

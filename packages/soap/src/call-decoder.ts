@@ -1,0 +1,142 @@
+import type { BodyElement } from "./envelope-reader.js";
+import type { ArgumentValue, OperationSpec, ParameterSpec } from "./service-types.js";
+import { SoapError } from "./soap-error.js";
+
+/** A request decoded into the operation it calls and its arguments, coerced by declared type. */
+export interface DecodedCall {
+  readonly operation: OperationSpec;
+  readonly args: Record<string, ArgumentValue>;
+}
+
+// xsd:double's lexical space without INF/NaN (XML Schema 1.0 Part 2 §3.2.5): operations need
+// finite numbers, so those are refused with the rest.
+const xsdDouble = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+// Axis multiRef chains are one hop; a few more allow nested references without risking a loop.
+const maxReferenceHops = 8;
+
+/** Shows a received value in a message: quoted, shortened, on one line. */
+export function showValue(text: string): string {
+  const oneLine = text.replace(/\s+/g, " ");
+  return JSON.stringify(oneLine.length > 60 ? `${oneLine.slice(0, 57)}...` : oneLine);
+}
+
+function badArgument(parameter: ParameterSpec, message: string): SoapError {
+  return new SoapError("SOAP_BAD_ARGUMENT", `The ${parameter.name} argument ${message}`);
+}
+
+function resolve(
+  element: BodyElement,
+  parameter: ParameterSpec,
+  multiRefs: () => ReadonlyMap<string, BodyElement>,
+): BodyElement {
+  let current = element;
+  for (let hop = 0; current.href !== undefined; hop++) {
+    if (hop === maxReferenceHops) {
+      throw new SoapError(
+        "SOAP_BAD_REFERENCE",
+        `The ${parameter.name} argument follows more than ${maxReferenceHops} href references; a multiRef must hold the value.`,
+      );
+    }
+    const target = multiRefs().get(current.href);
+    if (target === undefined) {
+      throw new SoapError(
+        "SOAP_BAD_REFERENCE",
+        `The ${parameter.name} argument refers to href="#${current.href.slice(0, 40)}", but no element in the Body has that id.`,
+      );
+    }
+    current = target;
+  }
+  return current;
+}
+
+function coerce(parameter: ParameterSpec, element: BodyElement): ArgumentValue {
+  if (element.children.length > 0) {
+    throw badArgument(
+      parameter,
+      `must be a single ${parameter.type === "double" ? "number" : "value"}; got an element with child elements (a struct or an array).`,
+    );
+  }
+  switch (parameter.type) {
+    case "string":
+      // ColdFusion passes a nil string argument as "" (spec §3 Requests).
+      return element.nil ? "" : element.text;
+    case "anyType": {
+      if (element.nil) return null;
+      const text = element.text.trim();
+      return text === "" ? null : text;
+    }
+    case "double": {
+      if (element.nil) throw badArgument(parameter, "must be a number (xsd:double); got nil.");
+      const text = element.text.trim();
+      if (!xsdDouble.test(text)) {
+        throw badArgument(
+          parameter,
+          `must be a number (xsd:double, e.g. 10, 2.5 or 1e3); got ${showValue(text)}.`,
+        );
+      }
+      const value = Number(text);
+      if (!Number.isFinite(value)) {
+        throw badArgument(parameter, `must be a finite number; got ${showValue(text)}.`);
+      }
+      return value;
+    }
+  }
+}
+
+/**
+ * Finds the call in a Body and decodes its arguments (SOAP 1.1 §7.1 RPC, §5 encoding).
+ *
+ * - The call is the first Body child not marked `soapenc:root="0"`; it is dispatched by local
+ *   name (clients disagree on its namespace, so the namespace is not checked).
+ * - Each declared parameter is taken from the child element with its name, else from the child
+ *   at its position when that child's name is not another parameter's (SOAP::Lite's raw API
+ *   sends `c-gensym` names). Other extra children are ignored.
+ * - `href="#id"` is resolved against the Body's elements carrying that `id` (Axis multiRefs),
+ *   in any order.
+ * - A parameter that is not sent at all is `undefined`; the operation decides whether it is needed.
+ *
+ * @example
+ * const { operation, args } = decodeCall(readEnvelope(xml), operationsByName);
+ */
+export function decodeCall(
+  bodyChildren: readonly BodyElement[],
+  operations: ReadonlyMap<string, OperationSpec>,
+): DecodedCall {
+  const call = bodyChildren.find((element) => !element.notRoot);
+  if (call === undefined) {
+    throw new SoapError("SOAP_NOT_ENVELOPE", "The request's Body holds no call element.");
+  }
+  const operation = operations.get(call.local);
+  if (operation === undefined) {
+    const names = [...operations.keys()].join(", ");
+    throw new SoapError(
+      "SOAP_UNKNOWN_OPERATION",
+      `The request calls ${showValue(call.local)}, which this service does not offer; its operations are: ${names}.`,
+    );
+  }
+
+  let byId: Map<string, BodyElement> | undefined;
+  const multiRefs = () => {
+    if (byId === undefined) {
+      byId = new Map();
+      for (const element of bodyChildren) if (element.id !== undefined) byId.set(element.id, element);
+    }
+    return byId;
+  };
+
+  const args: Record<string, ArgumentValue> = {};
+  const sent = call.nil ? [] : call.children;
+  const parameters = operation.parameters;
+  for (let i = 0; i < parameters.length; i++) {
+    const parameter = parameters[i]!;
+    let element = sent.find((child) => child.local === parameter.name);
+    if (element === undefined) {
+      const atPosition = sent[i];
+      if (atPosition !== undefined && !parameters.some((p) => p.name === atPosition.local))
+        element = atPosition;
+    }
+    args[parameter.name] =
+      element === undefined ? undefined : coerce(parameter, resolve(element, parameter, multiRefs));
+  }
+  return { operation, args };
+}

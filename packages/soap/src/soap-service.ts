@@ -1,0 +1,114 @@
+import { decodeCall } from "./call-decoder.js";
+import { readEnvelope } from "./envelope-reader.js";
+import { xmlContentType } from "./envelope-writer.js";
+import { compileUserFaultWriter, writeClientFault } from "./fault-writer.js";
+import { checkServiceOptions } from "./options-check.js";
+import { compileQueryBeanEncoder, type QueryBeanEncoder } from "./query-bean-encoder.js";
+import { decodeRequestText } from "./request-text.js";
+import {
+  type OperationSpec,
+  requestLimits,
+  type SoapResponse,
+  type SoapService,
+  type SoapServiceOptions,
+} from "./service-types.js";
+import { SoapError } from "./soap-error.js";
+import { compileWsdl } from "./wsdl-writer.js";
+
+/** What a client is told when the real cause must stay on the server. */
+export const internalErrorMessage =
+  "The operation could not be completed because of an internal error; please try again later.";
+
+function fault(body: string): SoapResponse {
+  return { status: 500, contentType: xmlContentType, body };
+}
+
+/**
+ * Creates a SOAP 1.1 RPC/encoded service from an operation table. Everything that does not
+ * depend on a request (the WSDL, each operation's response tags, the fault envelopes) is built
+ * here, once; the table is checked too, and a mistake throws a `SoapError` (`SOAP_INVALID_TABLE`).
+ *
+ * `handle` never throws: a request the decoder refuses becomes a `soapenv:Client` fault, an
+ * argument that does not fit its declared type or an error from the handler a
+ * `Server.userException` fault (with `describeError`'s message, or a generic one).
+ *
+ * @example
+ * const service = createSoapService({
+ *   targetNamespace: "http://webservices",
+ *   portTypeName: "FeedAggregator",
+ *   serviceName: "FeedAggregatorService",
+ *   operations: [{ name: "getLanguages", parameters: [], columns: [{ name: "languageId", type: "int" }] }],
+ *   handler: async () => ({ rows: [[1]] }),
+ *   describeError: (error) => (error instanceof MyError ? error.message : undefined),
+ * });
+ * const response = await service.handle(requestBody, request.headers["content-type"]);
+ * reply.status(response.status).type(response.contentType).send(response.body);
+ */
+export function createSoapService(options: SoapServiceOptions): SoapService {
+  const names = checkServiceOptions(options);
+  const operations = new Map<string, OperationSpec>();
+  const encoders = new Map<string, QueryBeanEncoder>();
+  for (const op of options.operations) {
+    operations.set(op.name, op);
+    encoders.set(
+      op.name,
+      compileQueryBeanEncoder(op.name, op.columns, names.targetNamespace, names.rpcNamespace),
+    );
+  }
+  const wsdl = compileWsdl(names, options.operations);
+  const userFault = compileUserFaultWriter(names.rpcNamespace);
+  const tooLargeResponse: SoapResponse = {
+    status: 413,
+    contentType: xmlContentType,
+    body: writeClientFault(
+      `The request body is larger than ${requestLimits.maxBodyBytes} bytes (1 MiB), the most this service accepts.`,
+    ),
+  };
+
+  const internal = (error: unknown, operation: string): SoapResponse => {
+    try {
+      options.onInternalError?.(error, operation);
+    } catch {
+      // A failing logger must not turn a fault into a crash.
+    }
+    return fault(userFault(internalErrorMessage));
+  };
+
+  const describe = (error: unknown): string | undefined => {
+    try {
+      return options.describeError(error);
+    } catch {
+      return undefined;
+    }
+  };
+
+  return {
+    wsdl,
+    tooLarge: () => tooLargeResponse,
+    async handle(body: Buffer, contentType?: string): Promise<SoapResponse> {
+      if (body.length > requestLimits.maxBodyBytes) return tooLargeResponse;
+      let operation: OperationSpec;
+      let args: Record<string, unknown>;
+      try {
+        ({ operation, args } = decodeCall(readEnvelope(decodeRequestText(body, contentType)), operations));
+      } catch (error) {
+        if (error instanceof SoapError) {
+          return fault(error.isClientFault ? writeClientFault(error.message) : userFault(error.message));
+        }
+        return internal(error, "(decoding)");
+      }
+      let result: Awaited<ReturnType<typeof options.handler>>;
+      try {
+        result = await options.handler(operation.name, args as Parameters<typeof options.handler>[1]);
+      } catch (error) {
+        const message = describe(error);
+        return message === undefined ? internal(error, operation.name) : fault(userFault(message));
+      }
+      try {
+        return { status: 200, contentType: xmlContentType, body: encoders.get(operation.name)!(result) };
+      } catch (error) {
+        return internal(error, operation.name);
+      }
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Escaping for text and attribute values written into XML 1.0 documents. Characters that XML 1.0
+ * forbids (C0 controls other than tab, LF and CR; U+FFFE, U+FFFF; lone surrogates; see XML 1.0
+ * §2.2 "Char") are dropped rather than escaped: no character reference can carry them, and a
+ * single one would make every client refuse the whole response.
+ */
+
+// One cheap test decides between the fast path (nothing to do) and the rewrite. Surrogates are in
+// the class so that a lone one is caught; a well-formed pair merely takes the slow path.
+const needsWorkText = /[&<>\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
+const needsWorkAttribute = /[&<>"\t\n\r\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
+const forbidden =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const textSpecials = /[&<>]/g;
+// In attributes, whitespace other than space must be a reference or it is normalised away on read
+// (XML 1.0 §3.3.3).
+const attributeSpecials = /[&<>"\t\n\r]/g;
+
+const references: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "\t": "&#9;",
+  "\n": "&#10;",
+  "\r": "&#13;",
+};
+
+function reference(ch: string): string {
+  return references[ch]!;
+}
+
+/**
+ * Escapes text content for XML and drops the characters XML 1.0 cannot carry.
+ *
+ * @example
+ * escapeXmlText("a < b & c\u0001"); // "a &lt; b &amp; c"
+ */
+export function escapeXmlText(value: string): string {
+  if (!needsWorkText.test(value)) return value;
+  return value.replace(forbidden, "").replace(textSpecials, reference);
+}
+
+/**
+ * Escapes a value for a double-quoted XML attribute and drops the characters XML 1.0 cannot carry.
+ *
+ * @example
+ * escapeXmlAttribute('say "hi"'); // "say &quot;hi&quot;"
+ */
+export function escapeXmlAttribute(value: string): string {
+  if (!needsWorkAttribute.test(value)) return value;
+  return value.replace(forbidden, "").replace(attributeSpecials, reference);
+}
