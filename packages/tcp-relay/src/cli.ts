@@ -1,19 +1,75 @@
+import { readFileSync } from "node:fs";
+import { RelayError } from "./relay-error.js";
+import { parseRelayArguments } from "./relay-options.js";
+import { startRelay } from "./relay-server.js";
+
 /** Usage text, shaped after the classic proxy.jar command line. */
-export const usage = `usage: tcp-relay <host> <remoteport> <localport> [-q] [-b] [-t] [-logfile <file>] [-i [n]]
+export const usage = `usage: tcp-relay <host> <remoteport> <localport> [-q] [-b] [-t] [-logfile <file>] [-i [n]] [-bind <address>]
 
 Relays every TCP connection on <localport> to <host>:<remoteport> and logs the conversation.
-  -q                 quiet: no entries on the console
+  -q                 quiet: no entries on the console (start-up lines and errors still are)
   -b                 binary mode: hex and characters, 16 bytes per entry
-  -t                 timestamp every entry
+  -t                 timestamp every entry and Finished line
   -logfile <file>    also append the log to <file>
-  -i [n]             indent entries by connection slot (n slots, default 16)
-  --help             show this help`;
+  -i [n]             indent entries by connection slot (n slots, default 16; 0 = none)
+  -bind <address>    listen on this local address only (default: all interfaces)
+  --help             show this help
+  --version          show the version
+<host> may be a name, an IPv4 or an IPv6 address. Exit codes: 0 after SIGINT/SIGTERM,
+1 when the local port cannot be used, 2 for bad arguments.`;
 
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/**
+ * Runs the relay until SIGINT or SIGTERM; resolves to the process exit code.
+ *
+ * @example
+ * process.exitCode = await main(["example.com", "80", "8080", "-t"]);
+ */
 export async function main(argv: string[]): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
+  let relay: Awaited<ReturnType<typeof startRelay>>;
+  try {
+    const args = parseRelayArguments(argv);
+    if (args.help) {
+      process.stdout.write(`${usage}\n`);
+      return 0;
+    }
+    if (args.version) {
+      process.stdout.write(`tcp-relay ${version()}\n`);
+      return 0;
+    }
+    relay = await startRelay({
+      host: args.host,
+      remotePort: args.remotePort,
+      localPort: args.localPort,
+      bind: args.bind,
+      quiet: args.quiet,
+      binary: args.binary,
+      timestamps: args.timestamps,
+      logFile: args.logFile,
+      indent: args.indent,
+    });
+  } catch (error) {
+    if (error instanceof RelayError) {
+      process.stderr.write(`tcp-relay: ${error.message}\n`);
+      return error.exitCode;
+    }
+    throw error;
   }
-  process.stderr.write("tcp-relay: the relay is not built yet\n");
-  return 2;
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      done();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await relay.close();
+  return 0;
 }

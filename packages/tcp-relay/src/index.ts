@@ -1,1 +1,18 @@
+export type { ByteSink } from "./byte-sink.js";
+export { MemorySink } from "./byte-sink.js";
 export { main, usage } from "./cli.js";
+export type { EntryAssembler } from "./entry-assembler.js";
+export { EntryWriter, HEX_ENTRY_BYTES, MAX_TEXT_ENTRY } from "./entry-writer.js";
+export { HexFormatter } from "./hex-formatter.js";
+export { IndentSlots } from "./indent-slots.js";
+export { LineAssembler } from "./line-assembler.js";
+export type { LogDestination, LogWaiter, LogWriterOptions } from "./log-writer.js";
+export { LogWriter } from "./log-writer.js";
+export type { RelayErrorCode } from "./relay-error.js";
+export { RelayError, relayErrorCodes } from "./relay-error.js";
+export type { RelayArguments } from "./relay-options.js";
+export { parseRelayArguments } from "./relay-options.js";
+export type { Relay, RelayOptions } from "./relay-server.js";
+export { startRelay } from "./relay-server.js";
+export type { Clock } from "./timestamp.js";
+export { formatLocalTime, TimestampPrefix } from "./timestamp.js";

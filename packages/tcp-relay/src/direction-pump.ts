@@ -1,0 +1,103 @@
+import type { Socket } from "node:net";
+import type { EntryAssembler } from "./entry-assembler.js";
+import type { EntryWriter } from "./entry-writer.js";
+import type { LogWaiter, LogWriter } from "./log-writer.js";
+import type { Clock, TimestampPrefix } from "./timestamp.js";
+
+/** How a direction's log is written; all null when nothing is logged (`-q` without a log file). */
+export interface DirectionLog {
+  log: LogWriter;
+  writer: EntryWriter;
+  assembler: EntryAssembler;
+  stamp: TimestampPrefix | null;
+}
+
+/**
+ * One direction of a relayed connection: reads `src`, logs, writes `dst` unchanged. It pauses
+ * `src` while `dst` or the log is behind and resumes when both have drained, so memory stays
+ * bounded whatever the speeds. Listeners are bound once per direction; the per-chunk path
+ * allocates nothing of its own.
+ */
+export class DirectionPump implements LogWaiter {
+  /** Bytes relayed so far in this direction. */
+  bytes = 0;
+  finished = false;
+  private waitingForPeer = false;
+  private waitingForLog = false;
+  private readonly log: LogWriter | null;
+  private readonly assembler: EntryAssembler | null;
+  private readonly stamp: TimestampPrefix | null;
+
+  constructor(
+    private readonly src: Socket,
+    private readonly dst: Socket,
+    private readonly logging: DirectionLog | null,
+    private readonly clock: Clock,
+    private readonly acceptedAt: number,
+  ) {
+    this.log = logging?.log ?? null;
+    this.assembler = logging?.assembler ?? null;
+    this.stamp = logging?.stamp ?? null;
+  }
+
+  start(): void {
+    this.src.on("data", this.onData);
+    this.src.on("end", this.onEnd);
+    this.dst.on("drain", this.onPeerDrain);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.bytes += chunk.length;
+    const assembler = this.assembler;
+    if (assembler !== null) {
+      this.stamp?.refresh();
+      assembler.push(chunk);
+    }
+    if (!this.dst.write(chunk)) {
+      this.waitingForPeer = true;
+      this.src.pause();
+    }
+    const log = this.log;
+    if (log !== null && !this.waitingForLog && log.congested) {
+      this.waitingForLog = true;
+      this.src.pause();
+      log.waitForDrain(this);
+    }
+  };
+
+  // The source ended its writing (FIN): relay the half-close and let the other direction go on.
+  private readonly onEnd = (): void => {
+    this.finish();
+    this.dst.end();
+  };
+
+  private readonly onPeerDrain = (): void => {
+    if (!this.waitingForPeer) return;
+    this.waitingForPeer = false;
+    if (!this.waitingForLog) this.src.resume();
+  };
+
+  resumeFromLog(): void {
+    this.waitingForLog = false;
+    if (!this.waitingForPeer && !this.src.destroyed) this.src.resume();
+  }
+
+  /** The direction ended (EOF, error or shutdown): log what is held and the Finished line, once. */
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    const logging = this.logging;
+    if (logging === null) return;
+    logging.assembler.end();
+    logging.stamp?.refresh();
+    logging.writer.notice(
+      `Finished: ${this.bytes} bytes (${rate(this.bytes, this.clock() - this.acceptedAt)} kb/s)`,
+    );
+  }
+}
+
+/** bytes / 1024 / seconds with one decimal, `0.0` when no time has passed (classic format). */
+export function rate(bytes: number, elapsedMs: number): string {
+  if (!(elapsedMs > 0)) return "0.0";
+  return (bytes / 1024 / (elapsedMs / 1000)).toFixed(1);
+}

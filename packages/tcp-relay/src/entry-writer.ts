@@ -1,0 +1,134 @@
+import type { ByteSink } from "./byte-sink.js";
+import type { TimestampPrefix } from "./timestamp.js";
+
+/** The classic tool splits a line longer than this many bytes into several entries. */
+export const MAX_TEXT_ENTRY = 142;
+/** Bytes per entry in binary mode (`-b`). */
+export const HEX_ENTRY_BYTES = 16;
+
+// Byte -> shown character, decided once: printable ASCII as is, CR as a space in text mode, the
+// rest as "." (binary mode shows CR as "." too, as in the classic tool's `0D 0A  ..`).
+const TEXT_CHAR = new Uint8Array(256).fill(0x2e);
+const HEX_CHAR = new Uint8Array(256).fill(0x2e);
+for (let b = 0x20; b < 0x7f; b++) {
+  TEXT_CHAR[b] = b;
+  HEX_CHAR[b] = b;
+}
+TEXT_CHAR[0x0d] = 0x20;
+const HEX_DIGIT = Buffer.from("0123456789ABCDEF", "latin1");
+
+const ARROW = Buffer.from(" -> [", "latin1");
+// The longest entry prefix besides indent and timestamp: label, a 16-digit offset, the arrow.
+const FIXED_OVERHEAD = 64;
+const HEX_CONTENT = HEX_ENTRY_BYTES * 3 - 1 + 2 + HEX_ENTRY_BYTES;
+
+/**
+ * Writes the entries of one direction of one connection — `[ts] C-0-#000000 -> [content]` — as
+ * bytes into a sink. The per-connection parts (indent, label) are built once here, so that each
+ * entry costs one pass over its bytes.
+ *
+ * @example
+ * const sink = new MemorySink();
+ * const w = new EntryWriter(sink, "C-0-", "", null);
+ * w.textEntry(Buffer.from("GET / HTTP/1.1\r"), 0, 15, 0);
+ * sink.text(); // "C-0-#000000 -> [GET / HTTP/1.1 ]\n"
+ */
+export class EntryWriter {
+  private readonly label: Buffer;
+  private readonly indent: Buffer;
+
+  /**
+   * @param label the entry label without the offset, e.g. `"C-0-"`
+   * @param indent the spaces that put this connection in its slot (`""` for none)
+   * @param stamp the shared timestamp prefix with `-t`, else null
+   */
+  constructor(
+    private readonly sink: ByteSink,
+    readonly labelText: string,
+    readonly indentText: string,
+    private readonly stamp: TimestampPrefix | null,
+  ) {
+    this.label = Buffer.from(`${labelText}#`, "latin1");
+    this.indent = Buffer.from(indentText, "latin1");
+  }
+
+  /** Writes indent, timestamp and label; returns the new write position. */
+  private head(buf: Buffer, p: number): number {
+    if (this.indent.length > 0) p += this.indent.copy(buf, p);
+    if (this.stamp !== null) p += this.stamp.bytes.copy(buf, p);
+    return p + this.label.copy(buf, p);
+  }
+
+  private reserveFor(contentBytes: number): void {
+    const stampBytes = this.stamp === null ? 0 : this.stamp.bytes.length;
+    this.sink.reserve(this.indent.length + stampBytes + FIXED_OVERHEAD + contentBytes);
+  }
+
+  /** One text-mode entry for `src[start..end)`, whose first byte is at stream offset `offset`. */
+  textEntry(src: Uint8Array, start: number, end: number, offset: number): void {
+    this.reserveFor(end - start);
+    const sink = this.sink;
+    const buf = sink.buf;
+    let p = writeOffset(buf, this.head(buf, sink.pos), offset);
+    p += ARROW.copy(buf, p);
+    for (let k = start; k < end; k++) buf[p++] = TEXT_CHAR[src[k]!]!;
+    buf[p++] = 0x5d; // ]
+    buf[p++] = 0x0a;
+    sink.pos = p;
+  }
+
+  /** One binary-mode entry (at most 16 bytes): hex padded to the width of 16, two spaces, chars. */
+  hexEntry(src: Uint8Array, start: number, end: number, offset: number): void {
+    this.reserveFor(HEX_CONTENT);
+    const sink = this.sink;
+    const buf = sink.buf;
+    let p = writeOffset(buf, this.head(buf, sink.pos), offset);
+    p += ARROW.copy(buf, p);
+    const count = end - start;
+    for (let k = 0; k < HEX_ENTRY_BYTES; k++) {
+      if (k < count) {
+        const b = src[start + k]!;
+        buf[p] = HEX_DIGIT[b >> 4]!;
+        buf[p + 1] = HEX_DIGIT[b & 15]!;
+      } else {
+        buf[p] = 0x20;
+        buf[p + 1] = 0x20;
+      }
+      p += 2;
+      if (k < HEX_ENTRY_BYTES - 1) buf[p++] = 0x20;
+    }
+    buf[p++] = 0x20;
+    buf[p++] = 0x20;
+    for (let k = start; k < end; k++) buf[p++] = HEX_CHAR[src[k]!]!;
+    buf[p++] = 0x5d;
+    buf[p++] = 0x0a;
+    sink.pos = p;
+  }
+
+  /**
+   * A line about this direction that is not an entry — `C-0-Finished: ...`, `S-0-Error: ...` —
+   * with the same indent and timestamp as the entries.
+   */
+  notice(text: string): void {
+    const body = Buffer.from(`${this.labelText}${text}\n`, "utf8");
+    this.reserveFor(body.length);
+    const sink = this.sink;
+    let p = this.indent.copy(sink.buf, sink.pos);
+    p += sink.pos;
+    if (this.stamp !== null) p += this.stamp.bytes.copy(sink.buf, p);
+    sink.pos = p + body.copy(sink.buf, p);
+  }
+}
+
+/** Writes `value` in decimal, zero-padded to at least six digits; returns the new position. */
+export function writeOffset(buf: Buffer, p: number, value: number): number {
+  let digits = 6;
+  for (let limit = 1_000_000; value >= limit && digits < 16; limit *= 10) digits++;
+  let v = value;
+  for (let k = p + digits - 1; k >= p; k--) {
+    const q = Math.floor(v / 10);
+    buf[k] = 0x30 + (v - q * 10);
+    v = q;
+  }
+  return p + digits;
+}

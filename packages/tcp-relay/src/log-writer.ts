@@ -1,0 +1,141 @@
+import type { Writable } from "node:stream";
+import type { ByteSink } from "./byte-sink.js";
+
+/** A stream the log goes to: the console, a log file. */
+export interface LogDestination {
+  /** Shown in the error line when writing to it fails, e.g. `"log file /tmp/relay.log"`. */
+  name: string;
+  stream: Writable;
+  /** Whether closing the log ends the stream (true for a log file, false for stdout). */
+  owned: boolean;
+}
+
+/** Something paused because the log could not keep up: a direction of a connection. */
+export interface LogWaiter {
+  resumeFromLog(): void;
+}
+
+export interface LogWriterOptions {
+  /** Size of the batch buffer; a batch is handed to the destinations when it is full. */
+  batchBytes?: number;
+  /** Bytes queued in any destination above which the log counts as congested. */
+  highWaterMark?: number;
+  /** Called once when a destination fails; the log goes on to the other destinations. */
+  onError?: (destination: LogDestination, error: Error) => void;
+}
+
+// After a flush the rest of the batch buffer is reused (the written part is a disjoint slice that
+// the destination now owns) unless less than this is left.
+const MIN_REUSABLE = 4096;
+
+/**
+ * The batched log writer: formatters write entries straight into its buffer, which is handed to
+ * every destination when full or at the end of the event-loop turn, whichever comes first, so a
+ * person watching the console sees entries at once but the log never costs a write per entry.
+ * When a destination falls behind by more than `highWaterMark`, `congested` turns true and the
+ * relay pauses its sockets until the destinations drain: the log slows traffic down rather than
+ * dropping entries or growing without bound.
+ *
+ * @example
+ * const log = new LogWriter([{ name: "console", stream: process.stdout, owned: false }]);
+ * log.writeText("starting proxy for example.com:80 on port 8080\n");
+ * await log.close();
+ */
+export class LogWriter implements ByteSink {
+  buf: Buffer;
+  pos = 0;
+  private readonly batchBytes: number;
+  private readonly highWaterMark: number;
+  private readonly onError: LogWriterOptions["onError"];
+  private destinations: LogDestination[];
+  private waiters: LogWaiter[] = [];
+  private flushScheduled = false;
+
+  constructor(destinations: LogDestination[], options: LogWriterOptions = {}) {
+    this.batchBytes = options.batchBytes ?? 64 * 1024;
+    this.highWaterMark = options.highWaterMark ?? 4 * 1024 * 1024;
+    this.onError = options.onError;
+    this.destinations = destinations;
+    this.buf = Buffer.allocUnsafe(this.batchBytes);
+    for (const d of destinations) {
+      d.stream.on("drain", this.onDrain);
+      d.stream.on("error", (error: Error) => this.dropDestination(d, error));
+    }
+  }
+
+  reserve(n: number): void {
+    if (this.pos + n > this.buf.length) {
+      this.flush();
+      if (this.buf.length < n) this.buf = Buffer.allocUnsafe(Math.max(n, this.batchBytes));
+    }
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.onTurnEnd);
+    }
+  }
+
+  /** Appends a rare line (start-up, error) as UTF-8. */
+  writeText(text: string): void {
+    const bytes = Buffer.from(text, "utf8");
+    this.reserve(bytes.length);
+    this.pos += bytes.copy(this.buf, this.pos);
+  }
+
+  /** Hands the current batch to every destination now. */
+  flush(): void {
+    if (this.pos === 0) return;
+    const batch = this.buf.subarray(0, this.pos);
+    for (const d of this.destinations) d.stream.write(batch);
+    this.buf =
+      this.buf.length - this.pos >= MIN_REUSABLE
+        ? this.buf.subarray(this.pos)
+        : Buffer.allocUnsafe(this.batchBytes);
+    this.pos = 0;
+  }
+
+  /** True while some destination has more than `highWaterMark` bytes queued. */
+  get congested(): boolean {
+    for (const d of this.destinations) if (d.stream.writableLength > this.highWaterMark) return true;
+    return false;
+  }
+
+  /** Calls `waiter.resumeFromLog()` once the log is no longer congested. */
+  waitForDrain(waiter: LogWaiter): void {
+    this.waiters.push(waiter);
+    if (!this.congested) queueMicrotask(this.onDrain);
+  }
+
+  /** Flushes, ends the owned destinations and waits until everything has been written. */
+  async close(): Promise<void> {
+    this.flush();
+    await Promise.all(
+      this.destinations.map(
+        (d) =>
+          new Promise<void>((resolve) => {
+            if (d.stream.destroyed) resolve();
+            else if (d.owned) d.stream.end(resolve);
+            else d.stream.write("", () => resolve());
+          }),
+      ),
+    );
+  }
+
+  private readonly onTurnEnd = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
+
+  private readonly onDrain = (): void => {
+    if (this.waiters.length === 0 || this.congested) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.resumeFromLog();
+  };
+
+  private dropDestination(d: LogDestination, error: Error): void {
+    if (!this.destinations.includes(d)) return;
+    this.destinations = this.destinations.filter((x) => x !== d);
+    this.onError?.(d, error);
+    this.onDrain();
+  }
+}

@@ -1,0 +1,113 @@
+import { connect, type Socket } from "node:net";
+import { type DirectionLog, DirectionPump } from "./direction-pump.js";
+import { EntryWriter } from "./entry-writer.js";
+import { HexFormatter } from "./hex-formatter.js";
+import { IndentSlots } from "./indent-slots.js";
+import { LineAssembler } from "./line-assembler.js";
+import type { LogWriter } from "./log-writer.js";
+import type { Clock, TimestampPrefix } from "./timestamp.js";
+
+/** What every connection of one relay shares. */
+export interface RelayContext {
+  /** Resolved address and port of the server. */
+  address: string;
+  port: number;
+  /** Null when nothing is logged (`-q` without a log file): the formatter never runs. */
+  log: LogWriter | null;
+  stamp: TimestampPrefix | null;
+  binary: boolean;
+  slots: IndentSlots;
+  clock: Clock;
+  /** Called once both sockets of the connection have closed. */
+  onClosed(connection: RelayConnection): void;
+}
+
+/**
+ * One accepted client, its own connection to the server, and the two directions between them.
+ * An error or reset on either side destroys both; Finished lines are written as each side closes.
+ */
+export class RelayConnection {
+  private readonly server: Socket;
+  private readonly slot: number;
+  private readonly acceptedAt: number;
+  private readonly clientToServer: DirectionPump;
+  private readonly serverToClient: DirectionPump;
+  private readonly serverWriter: EntryWriter | null;
+  private connected = false;
+  private openSockets = 2;
+
+  constructor(
+    readonly n: number,
+    private readonly client: Socket,
+    private readonly context: RelayContext,
+  ) {
+    this.acceptedAt = context.clock();
+    this.slot = context.slots.acquire(n);
+    this.server = connect({ host: context.address, port: context.port, allowHalfOpen: true, noDelay: true });
+    const indent = IndentSlots.indentFor(this.slot);
+    const c = this.directionLog("C", indent);
+    const s = this.directionLog("S", indent);
+    this.serverWriter = s?.writer ?? null;
+    this.clientToServer = new DirectionPump(client, this.server, c, context.clock, this.acceptedAt);
+    this.serverToClient = new DirectionPump(this.server, client, s, context.clock, this.acceptedAt);
+    client.setNoDelay(true);
+    client.on("error", this.onClientError);
+    client.on("close", this.onClientClose);
+    this.server.on("error", this.onServerError);
+    this.server.on("close", this.onServerClose);
+    this.server.once("connect", this.onConnect);
+  }
+
+  private directionLog(direction: "C" | "S", indent: string): DirectionLog | null {
+    const { log, stamp, binary } = this.context;
+    if (log === null) return null;
+    const writer = new EntryWriter(log, `${direction}-${this.n}-`, indent, stamp);
+    const assembler = binary ? new HexFormatter(writer) : new LineAssembler(writer);
+    return { log, writer, assembler, stamp };
+  }
+
+  private readonly onConnect = (): void => {
+    this.connected = true;
+    this.clientToServer.start();
+    this.serverToClient.start();
+    // The client was accepted paused so that nothing is read before there is somewhere to send it.
+    this.client.resume();
+  };
+
+  private readonly onClientError = (): void => {
+    this.destroy();
+  };
+
+  // Before the connection is made this is the server being unreachable: one line says why.
+  private readonly onServerError = (error: Error): void => {
+    if (!this.connected && this.serverWriter !== null) {
+      this.context.stamp?.refresh();
+      this.serverWriter.notice(`Error: ${error.message}`);
+    }
+    this.destroy();
+  };
+
+  private readonly onClientClose = (): void => {
+    if (this.connected) this.clientToServer.finish();
+    this.closed();
+  };
+
+  private readonly onServerClose = (): void => {
+    if (this.connected) this.serverToClient.finish();
+    this.closed();
+  };
+
+  // A socket closing without an error has finished both halves, and the other one then only has
+  // its last writes to flush: it must not be destroyed here, or those bytes would be lost.
+  private closed(): void {
+    if (--this.openSockets > 0) return;
+    this.context.slots.release(this.n, this.slot);
+    this.context.onClosed(this);
+  }
+
+  /** Tears down both sides (shutdown, or an error on one of them). */
+  destroy(): void {
+    this.client.destroy();
+    this.server.destroy();
+  }
+}

@@ -1,0 +1,148 @@
+import { RelayError } from "./relay-error.js";
+
+/** What the command line asks for, before the host is resolved or anything listens. */
+export interface RelayArguments {
+  host: string;
+  remotePort: number;
+  localPort: number;
+  /** Entries are kept off the console (start-up lines and errors still go there). */
+  quiet: boolean;
+  /** Entries show 16 bytes each as hex and characters. */
+  binary: boolean;
+  /** Entries and Finished lines start with `[YYYY-MM-DD HH:MM:SS] `. */
+  timestamps: boolean;
+  /** Also append the log to this file (as given; resolved to an absolute path when opened). */
+  logFile: string | undefined;
+  /** Number of indentation slots; 0 means no indentation. */
+  indent: number;
+  /** Local address to listen on; undefined means all interfaces. */
+  bind: string | undefined;
+  help: boolean;
+  version: boolean;
+}
+
+/** A bare `-i` means this many slots, as in the classic tool. */
+export const DEFAULT_INDENT_SLOTS = 16;
+/** More slots than this would only push entries off any screen; it also bounds the prefix size. */
+export const MAX_INDENT_SLOTS = 256;
+
+const ALLOWED = "-q, -b, -t, -logfile <file>, -i [n], -bind <address>, --help, --version";
+
+function parsePort(name: string, value: string | undefined): number {
+  if (value === undefined) {
+    throw new RelayError("TCP_RELAY_BAD_ARGUMENT", `missing <${name}>: a port number from 1 to 65535`);
+  }
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 1 && port <= 65535)) {
+    throw new RelayError(
+      "TCP_RELAY_BAD_ARGUMENT",
+      `${name} must be a port number from 1 to 65535; got "${value}"`,
+    );
+  }
+  return port;
+}
+
+function requireValue(option: string, value: string | undefined, what: string): string {
+  if (value === undefined || value === "") {
+    throw new RelayError("TCP_RELAY_BAD_ARGUMENT", `option ${option} needs ${what}`);
+  }
+  return value;
+}
+
+/**
+ * Parses the classic command line `<host> <remoteport> <localport> [options]`. Options may also
+ * come before or between the three positional arguments; GNU-style aliases are accepted.
+ *
+ * @example
+ * parseRelayArguments(["example.com", "80", "8080", "-t", "-i"]);
+ * // { host: "example.com", remotePort: 80, localPort: 8080, timestamps: true, indent: 16, ... }
+ */
+export function parseRelayArguments(argv: readonly string[]): RelayArguments {
+  const parsed: RelayArguments = {
+    host: "",
+    remotePort: 0,
+    localPort: 0,
+    quiet: false,
+    binary: false,
+    timestamps: false,
+    logFile: undefined,
+    indent: 0,
+    bind: undefined,
+    help: false,
+    version: false,
+  };
+  const positional: string[] = [];
+  for (let k = 0; k < argv.length; k++) {
+    const arg = argv[k]!;
+    switch (arg) {
+      case "-q":
+      case "--quiet":
+        parsed.quiet = true;
+        break;
+      case "-b":
+      case "--binary":
+        parsed.binary = true;
+        break;
+      case "-t":
+      case "--timestamps":
+        parsed.timestamps = true;
+        break;
+      case "-logfile":
+      case "--logfile":
+      case "--log-file":
+        parsed.logFile = requireValue(arg, argv[++k], "a file name");
+        break;
+      case "-bind":
+      case "--bind":
+        parsed.bind = requireValue(arg, argv[++k], "a local address");
+        break;
+      case "-i":
+      case "--indent": {
+        // The number is optional: only a following all-digit word is taken as the slot count.
+        const next = argv[k + 1];
+        if (next !== undefined && /^\d+$/.test(next)) {
+          const slots = Number(next);
+          if (slots > MAX_INDENT_SLOTS) {
+            throw new RelayError(
+              "TCP_RELAY_BAD_ARGUMENT",
+              `${arg} takes a number of slots from 0 to ${MAX_INDENT_SLOTS}; got "${next}"`,
+            );
+          }
+          parsed.indent = slots;
+          k++;
+        } else {
+          parsed.indent = DEFAULT_INDENT_SLOTS;
+        }
+        break;
+      }
+      case "-h":
+      case "-help":
+      case "--help":
+        parsed.help = true;
+        break;
+      case "-v":
+      case "--version":
+        parsed.version = true;
+        break;
+      default:
+        if (arg.startsWith("-") && arg !== "-") {
+          throw new RelayError("TCP_RELAY_BAD_ARGUMENT", `unknown option "${arg}" (allowed: ${ALLOWED})`);
+        }
+        positional.push(arg);
+    }
+  }
+  if (parsed.help || parsed.version) return parsed;
+  if (positional.length > 3) {
+    throw new RelayError(
+      "TCP_RELAY_BAD_ARGUMENT",
+      `unexpected argument "${positional[3]}": expected <host> <remoteport> <localport> [options]`,
+    );
+  }
+  if (positional[0] === undefined || positional[0] === "") {
+    throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "missing <host> <remoteport> <localport>");
+  }
+  parsed.host = positional[0];
+  parsed.remotePort = parsePort("remoteport", positional[1]);
+  parsed.localPort = parsePort("localport", positional[2]);
+  return parsed;
+}

@@ -1,0 +1,188 @@
+import { lookup } from "node:dns/promises";
+import { open } from "node:fs/promises";
+import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
+import { resolve } from "node:path";
+import type { Writable } from "node:stream";
+import { IndentSlots } from "./indent-slots.js";
+import { type LogDestination, LogWriter } from "./log-writer.js";
+import { RelayConnection, type RelayContext } from "./relay-connection.js";
+import { RelayError } from "./relay-error.js";
+import { type Clock, TimestampPrefix } from "./timestamp.js";
+
+/** Everything a relay needs; the command line fills it from its arguments. */
+export interface RelayOptions {
+  /** The server's host: a name, an IPv4 or an IPv6 literal. */
+  host: string;
+  remotePort: number;
+  /** 0 picks a free port (tests); `port` on the result says which. */
+  localPort: number;
+  /** Local address to listen on; default all interfaces. */
+  bind?: string;
+  quiet?: boolean;
+  binary?: boolean;
+  timestamps?: boolean;
+  logFile?: string;
+  /** Number of indentation slots; 0 or absent means none. */
+  indent?: number;
+  /** Where start-up lines and (unless quiet) entries go; default process.stdout. */
+  console?: Writable;
+  /** Where problems met while running go (a failing log file); default process.stderr. */
+  errors?: Writable;
+  /** Clock for `-t` and the Finished lines' rates; default Date.now. */
+  now?: Clock;
+  /** Log batch size and congestion threshold, for tests of backpressure. */
+  logBatchBytes?: number;
+  logHighWaterMark?: number;
+}
+
+/** A running relay. */
+export interface Relay {
+  /** The local port it listens on. */
+  readonly port: number;
+  /** Connections accepted so far (the next connection number). */
+  readonly accepted: number;
+  /** Stops listening, closes open connections (writing their Finished lines), flushes the log. */
+  close(): Promise<void>;
+}
+
+async function resolveHost(host: string): Promise<string> {
+  try {
+    return (await lookup(host)).address;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "lookup failed";
+    throw new RelayError("TCP_RELAY_UNKNOWN_HOST", `cannot resolve host "${host}" (${code})`, {
+      cause: error,
+    });
+  }
+}
+
+async function openLogFile(file: string): Promise<{ path: string; stream: Writable }> {
+  const path = resolve(file);
+  try {
+    const handle = await open(path, "a");
+    return { path, stream: handle.createWriteStream() };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "open failed";
+    throw new RelayError("TCP_RELAY_LOG_FILE", `cannot open log file ${path} for appending (${code})`, {
+      cause: error,
+    });
+  }
+}
+
+function listen(server: Server, port: number, bind: string | undefined): Promise<void> {
+  return new Promise((done, fail) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const where = bind === undefined ? `port ${port}` : `${bind} port ${port}`;
+      fail(
+        error.code === "EADDRINUSE"
+          ? new RelayError("TCP_RELAY_PORT_IN_USE", `local ${where} is already in use`, { cause: error })
+          : new RelayError(
+              "TCP_RELAY_LISTEN_FAILED",
+              `cannot listen on ${where} (${error.code ?? error.message})`,
+              {
+                cause: error,
+              },
+            ),
+      );
+    };
+    server.once("error", onError);
+    server.listen({ port, host: bind }, () => {
+      server.off("error", onError);
+      done();
+    });
+  });
+}
+
+/**
+ * Resolves the host, opens the log file, listens, and writes the start-up lines: from then on
+ * every accepted connection is relayed to `host:remotePort` and logged.
+ *
+ * @example
+ * const relay = await startRelay({ host: "example.com", remotePort: 80, localPort: 8080, timestamps: true });
+ * // curl -x "" http://127.0.0.1:8080/ -H "Host: example.com"  ... then:
+ * await relay.close();
+ */
+export async function startRelay(options: RelayOptions): Promise<Relay> {
+  const consoleOut = options.console ?? process.stdout;
+  const errorsOut = options.errors ?? process.stderr;
+  const clock = options.now ?? Date.now;
+  const address = await resolveHost(options.host);
+  const file = options.logFile === undefined ? undefined : await openLogFile(options.logFile);
+
+  const server = createServer({ allowHalfOpen: true, pauseOnConnect: true, noDelay: true });
+  try {
+    await listen(server, options.localPort, options.bind);
+  } catch (error) {
+    file?.stream.destroy();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+
+  let startup = `starting proxy for ${options.host}:${options.remotePort} on port ${port}\n`;
+  if (file !== undefined) startup += `using logfile: ${file.path}\n`;
+  consoleOut.write(startup);
+  file?.stream.write(startup);
+
+  const destinations: LogDestination[] = [];
+  if (!options.quiet) destinations.push({ name: "the console", stream: consoleOut, owned: false });
+  if (file !== undefined)
+    destinations.push({ name: `log file ${file.path}`, stream: file.stream, owned: true });
+  const log =
+    destinations.length === 0
+      ? null
+      : new LogWriter(destinations, {
+          batchBytes: options.logBatchBytes,
+          highWaterMark: options.logHighWaterMark,
+          onError: (d, error) => {
+            const code = (error as NodeJS.ErrnoException).code ?? error.message;
+            errorsOut.write(`tcp-relay: cannot write to ${d.name} (${code}); it gets no more entries\n`);
+          },
+        });
+  if (file !== undefined && log === null) file.stream.end();
+
+  const connections = new Set<RelayConnection>();
+  let accepted = 0;
+  let closing: (() => void) | undefined;
+  const context: RelayContext = {
+    address,
+    port: options.remotePort,
+    log,
+    stamp: options.timestamps ? new TimestampPrefix(clock) : null,
+    binary: options.binary ?? false,
+    slots: new IndentSlots(options.indent ?? 0),
+    clock,
+    onClosed(connection) {
+      connections.delete(connection);
+      if (connections.size === 0) closing?.();
+    },
+  };
+  server.on("connection", (client: Socket) => {
+    connections.add(new RelayConnection(accepted++, client, context));
+  });
+  // Accept failures (too many open files, ...) must not stop the relay; they are reported.
+  server.on("error", (error: NodeJS.ErrnoException) => {
+    errorsOut.write(`tcp-relay: accepting a connection failed (${error.code ?? error.message})\n`);
+  });
+
+  let closed: Promise<void> | undefined;
+  return {
+    port,
+    get accepted() {
+      return accepted;
+    },
+    close() {
+      closed ??= (async () => {
+        server.close();
+        if (connections.size > 0) {
+          const allClosed = new Promise<void>((done) => {
+            closing = done;
+          });
+          for (const c of connections) c.destroy();
+          await allClosed;
+        }
+        await log?.close();
+      })();
+      return closed;
+    },
+  };
+}
