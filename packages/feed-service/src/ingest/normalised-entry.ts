@@ -1,0 +1,25 @@
+/** A normalised entry: what the orchestrator hands to the store, before its language is resolved. */
+export interface NormalisedEntry {
+  /** guid, else link, else `sha256:<hash of title and content>`. */
+  identity: string;
+  /** Absolute http(s) URL of the entry, or null when it has none. */
+  link: string | null;
+  /** Plain text, decoded once. */
+  title: string;
+  /** Plain text, at most 500 characters. */
+  excerpt: string;
+  /** Sanitised HTML with absolute URLs. */
+  content: string;
+  author: string | null;
+  publishedAt: number | null;
+  updatedAt: number | null;
+  /** The language tag the entry or feed declares, if any. */
+  declaredLanguage: string | null;
+  /** Text used to guess the language when none is declared. */
+  languageText: string;
+}
+
+/** Title and excerpt joined: enough text for a language guess without parsing the content again. */
+export function detectLanguageInput(title: string, excerpt: string): string {
+  return `${title}. ${excerpt}`;
+}
