@@ -1,0 +1,31 @@
+/**
+ * Translates a parsed `SearchQuery` into an FTS5 MATCH expression. Every term becomes one
+ * double-quoted FTS5 string (a phrase when it has several words), so no user text is ever read as
+ * FTS5 syntax: words hold only letters and digits after parsing, and any `"` is doubled anyway
+ * (https://sqlite.org/fts5.html#fts5_strings).
+ */
+import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
+
+function quoteTerm(term: SearchTerm): string {
+  return `"${term.words.join(" ").replaceAll('"', '""')}"`;
+}
+
+function orGroup(terms: readonly SearchTerm[]): string {
+  const quoted = terms.map(quoteTerm);
+  return quoted.length === 1 ? quoted[0]! : `(${quoted.join(" OR ")})`;
+}
+
+/**
+ * The MATCH string for a query, or null when the query matches nothing (no positive clause).
+ *
+ * @example
+ * toFts5Match(parseSearchQuery("a b OR c -d")); // '"a" AND ("b" OR "c") NOT "d"'
+ */
+export function toFts5Match(query: SearchQuery): string | null {
+  const clauses = query.clauses.filter((c) => c.length > 0);
+  if (clauses.length === 0) return null;
+  const positive = clauses.map(orGroup).join(" AND ");
+  if (query.excluded.length === 0) return positive;
+  // FTS5's NOT is binary and binds tighter than AND, hence the parentheses around the left side.
+  return `(${positive}) NOT ${orGroup(query.excluded)}`;
+}

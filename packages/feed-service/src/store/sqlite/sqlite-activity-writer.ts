@@ -1,0 +1,87 @@
+/** What readers do, on SQLite: clicks (deduplicated per client), searches, the install secret. */
+import { randomBytes } from "node:crypto";
+import type Database from "better-sqlite3";
+import { FeedServiceError } from "../../errors.js";
+import type { StatementCache } from "./sqlite-connection.js";
+
+export function recordClick(
+  db: Database.Database,
+  stmts: StatementCache,
+  postId: number,
+  clientHash: string,
+  at: number,
+  dedupeWindowMs: number,
+): { link: string } | undefined {
+  // IMMEDIATE: the check and the insert hold the write lock together, so two processes serving
+  // the same client cannot both count one click.
+  const run = db.transaction(() => {
+    const post = stmts.get("SELECT link FROM posts WHERE id = ?").get(postId) as { link: string } | undefined;
+    if (!post) return undefined;
+    const recent = stmts
+      .get(
+        "SELECT 1 FROM clicks WHERE post_id = ? AND client_hash = ? AND clicked_at > ? AND clicked_at <= ? LIMIT 1",
+      )
+      .get(postId, clientHash, at - dedupeWindowMs, at);
+    if (!recent) insertClickRow(stmts, postId, clientHash, at);
+    return { link: post.link };
+  });
+  return run.immediate();
+}
+
+function insertClickRow(stmts: StatementCache, postId: number, clientHash: string, at: number): void {
+  stmts
+    .get("INSERT INTO clicks (post_id, clicked_at, client_hash) VALUES (?, ?, ?)")
+    .run(postId, at, clientHash);
+  stmts.get("UPDATE posts SET clicks = clicks + 1 WHERE id = ?").run(postId);
+}
+
+export function insertClick(
+  db: Database.Database,
+  stmts: StatementCache,
+  postId: number,
+  clientHash: string,
+  at: number,
+): void {
+  db.transaction(() => {
+    if (!stmts.get("SELECT 1 FROM posts WHERE id = ?").get(postId)) {
+      throw new FeedServiceError("FEED_NOT_FOUND", `No post has id ${postId}.`);
+    }
+    insertClickRow(stmts, postId, clientHash, at);
+  })();
+}
+
+/** The history key: trimmed, runs of whitespace as one space, Unicode lower case (spec §4, op 14). */
+export function searchTermsKey(terms: string): string {
+  return collapseWhitespace(terms).toLowerCase();
+}
+
+function collapseWhitespace(terms: string): string {
+  return terms.trim().replace(/\s+/gu, " ");
+}
+
+export function recordSearch(stmts: StatementCache, terms: string, at: number): void {
+  const spelling = collapseWhitespace(terms);
+  if (spelling === "") return;
+  // The latest spelling wins; an out-of-order older record only adds to the count.
+  stmts
+    .get(`INSERT INTO searches (terms_key, terms, search_count, last_searched) VALUES (?, ?, 1, ?)
+      ON CONFLICT (terms_key) DO UPDATE SET
+        search_count = search_count + 1,
+        terms = CASE WHEN excluded.last_searched >= last_searched THEN excluded.terms ELSE terms END,
+        last_searched = max(last_searched, excluded.last_searched)`)
+    .run(searchTermsKey(terms), spelling, at);
+}
+
+const SECRET = "click_hash_secret";
+
+export function installSecret(stmts: StatementCache): string {
+  const read = () =>
+    stmts.get("SELECT value FROM settings WHERE name = ?").get(SECRET) as { value: string } | undefined;
+  const found = read();
+  if (found) return found.value;
+  // OR IGNORE: when two processes start together, the first one's secret is the install's.
+  stmts
+    .get("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)")
+    .run(SECRET, randomBytes(32).toString("hex"));
+  return read()!.value;
+}

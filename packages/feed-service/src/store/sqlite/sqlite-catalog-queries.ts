@@ -1,0 +1,162 @@
+/**
+ * The non-post reads of the 16 operations on SQLite: categories, smart categories, languages,
+ * feeds (plain and ranked by clicks or posts in a window), search history, language data, and
+ * the single-row lookups used to check arguments. "By name" is the `name_key` index (Unicode
+ * lower case, code point order), ties by id.
+ */
+import type {
+  CategoryRecord,
+  FeedAdminRecord,
+  FeedRecord,
+  LanguageDataRecord,
+  LanguageRecord,
+  SearchHistoryRecord,
+  SmartCategoryRecord,
+} from "../store.js";
+import { FEED_ADMIN_COLUMNS, FEED_COLUMNS, FEED_JOINS } from "./sqlite-columns.js";
+import type { StatementCache } from "./sqlite-connection.js";
+
+const CATEGORY_COLUMNS = `c.id AS categoryId, c.name AS categoryName,
+  (SELECT count(*) FROM feeds WHERE category_id = c.id) AS feedCount`;
+const SMART_CATEGORY_COLUMNS = `id AS smartCategoryId, key AS smartCategoryKey, name AS smartCategoryName,
+  query AS smartCategoryQuery`;
+const LANGUAGE_COLUMNS = "id AS languageId, name AS languageName, code AS languageCode";
+
+export function categories(stmts: StatementCache): CategoryRecord[] {
+  return stmts
+    .get(`SELECT ${CATEGORY_COLUMNS} FROM categories c ORDER BY c.name_key, c.id`)
+    .all() as CategoryRecord[];
+}
+
+export function categoryById(stmts: StatementCache, id: number): CategoryRecord | undefined {
+  return stmts.get(`SELECT ${CATEGORY_COLUMNS} FROM categories c WHERE c.id = ?`).get(id) as
+    | CategoryRecord
+    | undefined;
+}
+
+export function smartCategories(stmts: StatementCache): SmartCategoryRecord[] {
+  return stmts
+    .get(`SELECT ${SMART_CATEGORY_COLUMNS} FROM smart_categories ORDER BY name_key, id`)
+    .all() as SmartCategoryRecord[];
+}
+
+export function smartCategoryById(stmts: StatementCache, id: number): SmartCategoryRecord | undefined {
+  return stmts.get(`SELECT ${SMART_CATEGORY_COLUMNS} FROM smart_categories WHERE id = ?`).get(id) as
+    | SmartCategoryRecord
+    | undefined;
+}
+
+export function smartCategoryByKey(stmts: StatementCache, key: string): SmartCategoryRecord | undefined {
+  return stmts
+    .get(`SELECT ${SMART_CATEGORY_COLUMNS} FROM smart_categories WHERE key = ?`)
+    .get(key.trim().toLowerCase()) as SmartCategoryRecord | undefined;
+}
+
+export function languages(stmts: StatementCache): LanguageRecord[] {
+  return stmts.get(`SELECT ${LANGUAGE_COLUMNS} FROM languages ORDER BY id`).all() as LanguageRecord[];
+}
+
+export function languageById(stmts: StatementCache, id: number): LanguageRecord | undefined {
+  return stmts.get(`SELECT ${LANGUAGE_COLUMNS} FROM languages WHERE id = ?`).get(id) as
+    | LanguageRecord
+    | undefined;
+}
+
+export function feeds(
+  stmts: StatementCache,
+  filter: { categoryId?: number; languageId?: number } = {},
+): FeedRecord[] {
+  if (filter.categoryId !== undefined && filter.languageId !== undefined) {
+    return stmts
+      .get(`SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.category_id = ? AND f.language_id = ?
+        ORDER BY f.name_key, f.id`)
+      .all(filter.categoryId, filter.languageId) as FeedRecord[];
+  }
+  if (filter.categoryId !== undefined) {
+    return stmts
+      .get(
+        `SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.category_id = ? ORDER BY f.name_key, f.id`,
+      )
+      .all(filter.categoryId) as FeedRecord[];
+  }
+  if (filter.languageId !== undefined) {
+    return stmts
+      .get(
+        `SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.language_id = ? ORDER BY f.name_key, f.id`,
+      )
+      .all(filter.languageId) as FeedRecord[];
+  }
+  return stmts
+    .get(`SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS} ORDER BY f.name_key, f.id`)
+    .all() as FeedRecord[];
+}
+
+export function feedById(stmts: StatementCache, id: number): FeedAdminRecord | undefined {
+  return stmts.get(`SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.id = ?`).get(id) as
+    | FeedAdminRecord
+    | undefined;
+}
+
+export function adminFeeds(stmts: StatementCache): FeedAdminRecord[] {
+  return stmts
+    .get(`SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} ORDER BY f.id`)
+    .all() as FeedAdminRecord[];
+}
+
+export function dueFeeds(stmts: StatementCache, now: number, all: boolean, limit: number): FeedAdminRecord[] {
+  const where = all ? "" : "WHERE f.next_fetch_at <= ?";
+  const params = all ? [limit] : [now, limit];
+  return stmts
+    .get(
+      `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} ${where} ORDER BY f.next_fetch_at, f.id LIMIT ?`,
+    )
+    .all(...params) as FeedAdminRecord[];
+}
+
+export function mostPopularFeeds(
+  stmts: StatementCache,
+  args: { since: number; limit: number },
+): Array<FeedRecord & { periodClicks: number }> {
+  if (args.limit === 0) return [];
+  return stmts
+    .get(`WITH w AS (SELECT p.feed_id, count(*) AS n FROM clicks k JOIN posts p ON p.id = k.post_id
+        WHERE k.clicked_at >= ? GROUP BY p.feed_id)
+      SELECT ${FEED_COLUMNS}, w.n AS periodClicks FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
+      ORDER BY w.n DESC, f.id LIMIT ?`)
+    .all(args.since, args.limit) as Array<FeedRecord & { periodClicks: number }>;
+}
+
+export function mostProlificFeeds(
+  stmts: StatementCache,
+  args: { since: number; limit: number },
+): Array<FeedRecord & { periodPosts: number }> {
+  if (args.limit === 0) return [];
+  // One count per feed over the (feed_id, post_date) index: a few dozen short range scans.
+  return stmts
+    .get(`SELECT * FROM (SELECT ${FEED_COLUMNS},
+        (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= ?) AS periodPosts
+        FROM feeds f ${FEED_JOINS})
+      WHERE periodPosts > 0 ORDER BY periodPosts DESC, feedId LIMIT ?`)
+    .all(args.since, args.limit) as Array<FeedRecord & { periodPosts: number }>;
+}
+
+export function searchHistory(stmts: StatementCache, limit: number): SearchHistoryRecord[] {
+  return stmts
+    .get(`SELECT terms AS searchTerms, search_count AS searchCount, last_searched AS lastSearched
+      FROM searches ORDER BY last_searched DESC, id LIMIT ?`)
+    .all(limit) as SearchHistoryRecord[];
+}
+
+const DAY_MS = 86_400_000;
+
+export function aggregateLanguageData(stmts: StatementCache, now: number): LanguageDataRecord[] {
+  return stmts
+    .get(`SELECT l.id AS languageId, l.name AS languageName, l.code AS languageCode,
+        (SELECT count(*) FROM feeds WHERE language_id = l.id) AS feedCount,
+        (SELECT count(*) FROM posts WHERE language_id = l.id) AS postCount,
+        (SELECT count(*) FROM posts WHERE language_id = l.id AND post_date > ? AND post_date <= ?) AS postsLast24Hours,
+        (SELECT coalesce(sum(clicks), 0) FROM posts WHERE language_id = l.id AND clicks > 0) AS clicks,
+        (SELECT max(post_date) FROM posts WHERE language_id = l.id) AS lastPostDate
+      FROM languages l ORDER BY l.id`)
+    .all(now - DAY_MS, now) as LanguageDataRecord[];
+}

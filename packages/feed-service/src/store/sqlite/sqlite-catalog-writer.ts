@@ -1,0 +1,99 @@
+/** Categories, smart categories and languages on SQLite: the admin side of the catalogue. */
+import { randomUUID } from "node:crypto";
+import type Database from "better-sqlite3";
+import { badArgument, FeedServiceError } from "../../errors.js";
+import { canonicalLanguageTag, languageName, primarySubtag } from "../language-tags.js";
+import type { CategoryRecord, LanguageRecord, SmartCategoryRecord } from "../store.js";
+import { categoryById, smartCategoryById } from "./sqlite-catalog-queries.js";
+import type { StatementCache } from "./sqlite-connection.js";
+import { requireText } from "./sqlite-text-checks.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function addCategory(db: Database.Database, stmts: StatementCache, rawName: string): CategoryRecord {
+  const name = requireText(rawName, "category name", 200);
+  return db.transaction(() => {
+    const existing = stmts.get("SELECT id FROM categories WHERE name_key = ?").get(name.toLowerCase()) as
+      | { id: number }
+      | undefined;
+    if (existing) {
+      throw new FeedServiceError(
+        "FEED_CONFLICT",
+        `A category named ${JSON.stringify(name)} already exists (id ${existing.id}).`,
+      );
+    }
+    const { lastInsertRowid } = stmts
+      .get("INSERT INTO categories (name, name_key) VALUES (?, ?)")
+      .run(name, name.toLowerCase());
+    return categoryById(stmts, Number(lastInsertRowid))!;
+  })();
+}
+
+export function removeCategory(db: Database.Database, stmts: StatementCache, id: number): boolean {
+  return db.transaction(() => {
+    // Posts carry a copy of their feed's category; both lose it together.
+    stmts.get("UPDATE posts SET category_id = NULL WHERE category_id = ?").run(id);
+    stmts.get("UPDATE feeds SET category_id = NULL WHERE category_id = ?").run(id);
+    return stmts.get("DELETE FROM categories WHERE id = ?").run(id).changes > 0;
+  })();
+}
+
+export function addSmartCategory(
+  db: Database.Database,
+  stmts: StatementCache,
+  args: { name: string; query: string; key?: string },
+): SmartCategoryRecord {
+  const name = requireText(args.name, "smart category name", 200);
+  const query = requireText(args.query, "smart category query", 256);
+  const key = args.key === undefined ? randomUUID() : args.key.trim().toLowerCase();
+  if (!UUID.test(key)) {
+    throw badArgument(
+      `The smart category key must be a UUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301; got ${JSON.stringify(args.key)}.`,
+    );
+  }
+  return db.transaction(() => {
+    const existing = stmts.get("SELECT id FROM smart_categories WHERE key = ?").get(key) as
+      | { id: number }
+      | undefined;
+    if (existing) {
+      throw new FeedServiceError(
+        "FEED_CONFLICT",
+        `A smart category with key ${key} already exists (id ${existing.id}).`,
+      );
+    }
+    const { lastInsertRowid } = stmts
+      .get("INSERT INTO smart_categories (key, name, name_key, query) VALUES (?, ?, ?, ?)")
+      .run(key, name, name.toLowerCase(), query);
+    return smartCategoryById(stmts, Number(lastInsertRowid))!;
+  })();
+}
+
+export function removeSmartCategory(stmts: StatementCache, id: number): boolean {
+  return stmts.get("DELETE FROM smart_categories WHERE id = ?").run(id).changes > 0;
+}
+
+/**
+ * The row for a tag's primary subtag, created when new. A new row keeps the tag as first given
+ * (`pt-BR`), so a corpus of Brazilian feeds shows `pt-BR`; later tags with the same primary subtag
+ * (`pt-PT`) share that row, as spec §4 maps languages by primary subtag.
+ */
+export function ensureLanguage(
+  db: Database.Database,
+  stmts: StatementCache,
+  code: string,
+  name?: string,
+): LanguageRecord {
+  const tag = canonicalLanguageTag(code);
+  const subtag = primarySubtag(tag);
+  const select =
+    "SELECT id AS languageId, name AS languageName, code AS languageCode FROM languages WHERE subtag = ?";
+  const found = stmts.get(select).get(subtag) as LanguageRecord | undefined;
+  if (found) return found;
+  const display = name === undefined ? languageName(tag) : requireText(name, "language name", 100);
+  return db.transaction(() => {
+    stmts
+      .get("INSERT OR IGNORE INTO languages (code, subtag, name) VALUES (?, ?, ?)")
+      .run(tag, subtag, display);
+    return stmts.get(select).get(subtag) as LanguageRecord;
+  })();
+}

@@ -1,0 +1,80 @@
+/**
+ * Opens a SQLite database for the store: WAL (readers never wait for the writer, and several
+ * processes may share the file), synchronous=NORMAL (durable at each checkpoint, fast commits),
+ * foreign keys on, a busy timeout for writers of other processes; and a cache of prepared
+ * statements so each SQL text is compiled once per connection.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { FeedServiceError } from "../../errors.js";
+
+export function openSqliteDatabase(path: string): Database.Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (error) {
+    // The message names no path: it may reach an operator's log but is also safe for a client.
+    throw new FeedServiceError("FEED_STORE_UNAVAILABLE", "The SQLite database could not be opened.", {
+      cause: error,
+    });
+  }
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  // 64 MiB page cache: the hot indexes of a million-post database stay in memory.
+  db.pragma("cache_size = -65536");
+  return db;
+}
+
+/** Prepared statements by SQL text, compiled on first use and reused for the connection's life. */
+export class StatementCache {
+  readonly #db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  get(sql: string): Database.Statement {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(sql);
+      this.#statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** Turns driver errors into the package's error type without leaking SQL text or paths. */
+export function translateSqliteError(error: unknown, conflictMessage?: string): unknown {
+  if (error instanceof FeedServiceError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") {
+    if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+      return new FeedServiceError(
+        "FEED_CONFLICT",
+        conflictMessage ?? "That would duplicate an existing entry.",
+        {
+          cause: error,
+        },
+      );
+    }
+    if (
+      code.startsWith("SQLITE_BUSY") ||
+      code.startsWith("SQLITE_IOERR") ||
+      code.startsWith("SQLITE_CANTOPEN")
+    ) {
+      return new FeedServiceError(
+        "FEED_STORE_UNAVAILABLE",
+        "The database is busy or unavailable; try again.",
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+  return error;
+}

@@ -1,0 +1,250 @@
+/**
+ * Feeds and their posts on SQLite: adding and removing feeds, and applying one refresh (posts
+ * upserted by (feed, guid), fetch state and metadata saved, the full-text rows and the feed's
+ * post count kept in step) in one transaction.
+ */
+import type Database from "better-sqlite3";
+import { badArgument, FeedServiceError } from "../../errors.js";
+import { htmlToIndexText } from "../index-text.js";
+import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
+import { feedById } from "./sqlite-catalog-queries.js";
+import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
+import { requireText } from "./sqlite-text-checks.js";
+
+interface ExistingPost {
+  id: number;
+  link: string;
+  title: string;
+  excerpt: string;
+  content: string;
+  published_at: number | null;
+  updated_at: number | null;
+  seen_at: number;
+  language_id: number;
+}
+
+function requireFeed(stmts: StatementCache, feedId: number): FeedAdminRecord {
+  const feed = feedById(stmts, feedId);
+  if (!feed) throw new FeedServiceError("FEED_NOT_FOUND", `No feed has id ${feedId}.`);
+  return feed;
+}
+
+function requireReference(stmts: StatementCache, table: "categories" | "languages", id: number): void {
+  if (!stmts.get(`SELECT 1 FROM ${table} WHERE id = ?`).get(id)) {
+    const what = table === "categories" ? "category" : "language";
+    throw new FeedServiceError("FEED_NOT_FOUND", `No ${what} has id ${id}.`);
+  }
+}
+
+function indexPost(stmts: StatementCache, id: number, post: IncomingPost, feedName: string): void {
+  stmts
+    .get("INSERT INTO posts_fts (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)")
+    .run(id, post.title, `${post.excerpt} ${htmlToIndexText(post.content)}`, feedName);
+}
+
+function unindexPost(stmts: StatementCache, id: number): void {
+  stmts.get("DELETE FROM posts_fts WHERE rowid = ?").run(id);
+}
+
+/** Re-writes the index rows of a feed's posts, after its name (an indexed column) changed. */
+function reindexFeed(stmts: StatementCache, feedId: number, feedName: string): void {
+  const rows = stmts
+    .get("SELECT id, title, excerpt, content FROM posts WHERE feed_id = ?")
+    .all(feedId) as Array<{ id: number; title: string; excerpt: string; content: string }>;
+  for (const r of rows) {
+    unindexPost(stmts, r.id);
+    stmts
+      .get("INSERT INTO posts_fts (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)")
+      .run(r.id, r.title, `${r.excerpt} ${htmlToIndexText(r.content)}`, feedName);
+  }
+}
+
+export function addFeed(db: Database.Database, stmts: StatementCache, feed: NewFeed): FeedAdminRecord {
+  const url = requireText(feed.feedUrl, "feed URL", 2048);
+  const name = requireText(feed.feedName, "feed name", 500);
+  const categoryId = feed.categoryId ?? null;
+  const languageId = feed.languageId ?? 1;
+  return db.transaction(() => {
+    if (categoryId !== null) requireReference(stmts, "categories", categoryId);
+    requireReference(stmts, "languages", languageId);
+    const existing = stmts.get("SELECT id FROM feeds WHERE url = ?").get(url) as { id: number } | undefined;
+    if (existing) {
+      throw new FeedServiceError("FEED_CONFLICT", `A feed with this URL already exists (id ${existing.id}).`);
+    }
+    const { lastInsertRowid } = stmts
+      .get(`INSERT INTO feeds (url, name, name_key, site_url, description, category_id, language_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        url,
+        name,
+        name.toLowerCase(),
+        feed.siteUrl ?? null,
+        feed.feedDescription ?? null,
+        categoryId,
+        languageId,
+      );
+    return requireFeed(stmts, Number(lastInsertRowid));
+  })();
+}
+
+export function removeFeed(db: Database.Database, stmts: StatementCache, feedId: number): boolean {
+  return db.transaction(() => {
+    // The index is contentless: its rows go explicitly, before the cascade removes the posts.
+    stmts.get("DELETE FROM posts_fts WHERE rowid IN (SELECT id FROM posts WHERE feed_id = ?)").run(feedId);
+    return stmts.get("DELETE FROM feeds WHERE id = ?").run(feedId).changes > 0;
+  })();
+}
+
+function checkPost(post: IncomingPost): void {
+  if (typeof post.guid !== "string" || post.guid === "")
+    throw badArgument("A post must have a non-empty guid.");
+  if (!Number.isFinite(post.seenAt))
+    throw badArgument(`The post ${JSON.stringify(post.guid)} has no seen time.`);
+}
+
+function postDate(post: IncomingPost, seenAt: number): number {
+  return post.publishedAt ?? post.updatedAt ?? seenAt;
+}
+
+function upsertPost(
+  stmts: StatementCache,
+  feed: { id: number; name: string; categoryId: number | null },
+  post: IncomingPost,
+): "inserted" | "updated" | "unchanged" {
+  checkPost(post);
+  const old = stmts
+    .get(`SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, language_id
+      FROM posts WHERE feed_id = ? AND guid = ?`)
+    .get(feed.id, post.guid) as ExistingPost | undefined;
+  if (!old) {
+    const { lastInsertRowid } = stmts
+      .get(`INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
+          post_date, language_id, category_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        feed.id,
+        post.guid,
+        post.link,
+        post.title,
+        post.excerpt,
+        post.content,
+        post.publishedAt,
+        post.updatedAt,
+        post.seenAt,
+        postDate(post, post.seenAt),
+        post.languageId,
+        feed.categoryId,
+      );
+    indexPost(stmts, Number(lastInsertRowid), post, feed.name);
+    return "inserted";
+  }
+  const same =
+    old.link === post.link &&
+    old.title === post.title &&
+    old.excerpt === post.excerpt &&
+    old.content === post.content &&
+    old.published_at === post.publishedAt &&
+    old.updated_at === post.updatedAt &&
+    old.language_id === post.languageId;
+  if (same) return "unchanged";
+  // seen_at is the first-seen time: an update keeps it.
+  stmts
+    .get(`UPDATE posts SET link = ?, title = ?, excerpt = ?, content = ?, published_at = ?, updated_at = ?,
+        post_date = ?, language_id = ? WHERE id = ?`)
+    .run(
+      post.link,
+      post.title,
+      post.excerpt,
+      post.content,
+      post.publishedAt,
+      post.updatedAt,
+      postDate(post, old.seen_at),
+      post.languageId,
+      old.id,
+    );
+  unindexPost(stmts, old.id);
+  indexPost(stmts, old.id, post, feed.name);
+  return "updated";
+}
+
+const fetchStateColumns = {
+  etag: "etag",
+  lastModified: "last_modified",
+  nextFetchAt: "next_fetch_at",
+  lastFetchedAt: "last_fetched_at",
+  errorCount: "error_count",
+  lastError: "last_error",
+} as const;
+
+const metadataColumns = {
+  feedName: "name",
+  siteUrl: "site_url",
+  feedDescription: "description",
+  feedUrl: "url",
+  languageId: "language_id",
+} as const;
+
+function saveFeedColumns(
+  stmts: StatementCache,
+  feedId: number,
+  update: FeedUpdate,
+  renamed: string | null,
+): void {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  for (const [field, column] of Object.entries(fetchStateColumns)) {
+    const value = (update.fetchState as Record<string, unknown>)[field];
+    if (value !== undefined) {
+      sets.push(`${column} = ?`);
+      params.push(value);
+    }
+  }
+  for (const [field, column] of Object.entries(metadataColumns)) {
+    const value = (update.feed as Record<string, unknown> | undefined)?.[field];
+    if (value !== undefined) {
+      sets.push(`${column} = ?`);
+      params.push(value);
+    }
+  }
+  if (renamed !== null) {
+    sets.push("name_key = ?");
+    params.push(renamed.toLowerCase());
+  }
+  if (sets.length > 0) stmts.get(`UPDATE feeds SET ${sets.join(", ")} WHERE id = ?`).run(...params, feedId);
+}
+
+export function applyFeedUpdate(
+  db: Database.Database,
+  stmts: StatementCache,
+  feedId: number,
+  update: FeedUpdate,
+): FeedUpdateResult {
+  const run = db.transaction((): FeedUpdateResult => {
+    const feed = requireFeed(stmts, feedId);
+    const meta = { ...(update.feed ?? {}) };
+    if (meta.feedName !== undefined) meta.feedName = requireText(meta.feedName, "feed name", 500);
+    if (meta.feedUrl !== undefined) requireText(meta.feedUrl, "feed URL", 2048);
+    if (meta.languageId !== undefined) requireReference(stmts, "languages", meta.languageId);
+    const renamed = meta.feedName !== undefined && meta.feedName !== feed.feedName ? meta.feedName : null;
+    try {
+      saveFeedColumns(stmts, feedId, { ...update, feed: meta }, renamed);
+    } catch (error) {
+      throw translateSqliteError(error, "Another feed already has this URL.");
+    }
+    const name = renamed ?? feed.feedName;
+    if (renamed !== null) reindexFeed(stmts, feedId, name);
+    const result: FeedUpdateResult = { inserted: 0, updated: 0 };
+    const target = { id: feedId, name, categoryId: feed.categoryId };
+    for (const post of update.posts) {
+      const outcome = upsertPost(stmts, target, post);
+      if (outcome !== "unchanged") result[outcome]++;
+    }
+    if (result.inserted + result.updated > 0) {
+      stmts
+        .get(`UPDATE feeds SET (post_count, last_post_date) =
+          (SELECT count(*), max(post_date) FROM posts WHERE feed_id = ?) WHERE id = ?`)
+        .run(feedId, feedId);
+    }
+    return result;
+  });
+  return run.immediate();
+}

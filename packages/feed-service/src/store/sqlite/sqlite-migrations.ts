@@ -1,0 +1,200 @@
+/**
+ * The SQLite schema as an ordered list of migrations. Each runs in its own transaction together
+ * with its row in `schema_migrations`, so a database is always at exactly one version; opening an
+ * older database upgrades it in place. Append new migrations at the end; never edit a released one.
+ *
+ * Instants are INTEGER epoch milliseconds (UTC). `name_key` columns hold the Unicode lower case of
+ * a name, so "by name" orderings (spec §4) are index scans with the BINARY (code point) collation.
+ */
+import type Database from "better-sqlite3";
+import { htmlToIndexText } from "../index-text.js";
+
+export interface SqliteMigration {
+  readonly version: number;
+  readonly description: string;
+  readonly up: (db: Database.Database) => void;
+}
+
+const coreTables = `
+CREATE TABLE languages (
+  id INTEGER PRIMARY KEY,
+  code TEXT NOT NULL,
+  subtag TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL
+);
+INSERT INTO languages (id, code, subtag, name) VALUES (1, 'en', 'en', 'English'), (2, 'und', 'und', 'Undetermined');
+
+CREATE TABLE categories (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE feeds (
+  id INTEGER PRIMARY KEY,
+  url TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL,
+  site_url TEXT,
+  description TEXT,
+  category_id INTEGER REFERENCES categories (id) ON DELETE SET NULL,
+  language_id INTEGER NOT NULL REFERENCES languages (id),
+  post_count INTEGER NOT NULL DEFAULT 0,
+  last_post_date INTEGER,
+  etag TEXT,
+  last_modified TEXT,
+  next_fetch_at INTEGER NOT NULL DEFAULT 0,
+  last_fetched_at INTEGER,
+  error_count INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT
+);
+CREATE INDEX feeds_by_name ON feeds (name_key, id);
+CREATE INDEX feeds_by_category ON feeds (category_id, name_key, id);
+CREATE INDEX feeds_by_language ON feeds (language_id, name_key, id);
+CREATE INDEX feeds_due ON feeds (next_fetch_at, id);
+
+-- category_id copies the feed's category so that category pages are one index scan in date order.
+CREATE TABLE posts (
+  id INTEGER PRIMARY KEY,
+  feed_id INTEGER NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
+  guid TEXT NOT NULL,
+  link TEXT NOT NULL,
+  title TEXT NOT NULL,
+  excerpt TEXT NOT NULL,
+  content TEXT NOT NULL,
+  published_at INTEGER,
+  updated_at INTEGER,
+  seen_at INTEGER NOT NULL,
+  post_date INTEGER NOT NULL,
+  language_id INTEGER NOT NULL REFERENCES languages (id),
+  category_id INTEGER REFERENCES categories (id) ON DELETE SET NULL,
+  UNIQUE (feed_id, guid)
+);
+CREATE INDEX posts_by_date ON posts (post_date, id);
+CREATE INDEX posts_by_feed ON posts (feed_id, post_date, id);
+CREATE INDEX posts_by_category ON posts (category_id, post_date, id);
+CREATE INDEX posts_by_language ON posts (language_id, post_date, id);
+
+CREATE TABLE smart_categories (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL,
+  query TEXT NOT NULL
+);
+CREATE INDEX smart_categories_by_name ON smart_categories (name_key, id);
+
+-- terms_key: the terms lower-cased with whitespace collapsed; terms: the latest spelling.
+CREATE TABLE searches (
+  id INTEGER PRIMARY KEY,
+  terms_key TEXT NOT NULL UNIQUE,
+  terms TEXT NOT NULL,
+  search_count INTEGER NOT NULL,
+  last_searched INTEGER NOT NULL
+);
+CREATE INDEX searches_by_time ON searches (last_searched, id);
+
+CREATE TABLE settings (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`;
+
+/** Rebuilds the full-text rows of every post (used when the index is created on existing data). */
+function fillSearchIndex(db: Database.Database): void {
+  const insert = db.prepare("INSERT INTO posts_fts (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)");
+  const rows = db
+    .prepare(
+      "SELECT p.id, p.title, p.excerpt, p.content, f.name AS feedName FROM posts p JOIN feeds f ON f.id = p.feed_id",
+    )
+    .iterate() as IterableIterator<{
+    id: number;
+    title: string;
+    excerpt: string;
+    content: string;
+    feedName: string;
+  }>;
+  for (const r of rows) insert.run(r.id, r.title, `${r.excerpt} ${htmlToIndexText(r.content)}`, r.feedName);
+}
+
+export const sqliteMigrations: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    description: "languages, categories, feeds with fetch state, posts, smart categories, searches, settings",
+    up: (db) => db.exec(coreTables),
+  },
+  {
+    version: 2,
+    description: "full-text index of posts (title, excerpt and content text, feed name)",
+    up: (db) => {
+      // Contentless: the text lives in posts; the store writes index rows itself (it strips the
+      // HTML first, which a trigger could not). contentless_delete lets it delete rows by id.
+      db.exec(`CREATE VIRTUAL TABLE posts_fts USING fts5 (
+        title, body, feed_name,
+        content = '', contentless_delete = 1,
+        tokenize = 'unicode61 remove_diacritics 2'
+      )`);
+      fillSearchIndex(db);
+    },
+  },
+  {
+    version: 3,
+    description: "clicks, with a per-post all-time counter kept in step by the store",
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE clicks (
+          id INTEGER PRIMARY KEY,
+          post_id INTEGER NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+          clicked_at INTEGER NOT NULL,
+          client_hash TEXT NOT NULL
+        );
+        CREATE INDEX clicks_by_time ON clicks (clicked_at, post_id);
+        CREATE INDEX clicks_by_client ON clicks (post_id, client_hash, clicked_at);
+        ALTER TABLE posts ADD COLUMN clicks INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX posts_clicked_by_language ON posts (language_id, clicks) WHERE clicks > 0;
+      `);
+    },
+  },
+];
+
+/** The version the code expects: the last migration's. */
+export const latestSchemaVersion = sqliteMigrations[sqliteMigrations.length - 1]!.version;
+
+/** The version a database is at (0 for an empty one). */
+export function schemaVersion(db: Database.Database): number {
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+  );
+  const row = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number | null };
+  return row.v ?? 0;
+}
+
+/**
+ * Applies every migration newer than the database, each in its own IMMEDIATE transaction (so two
+ * processes opening the same new database do not both migrate it). `to` stops early (tests build
+ * old databases with it).
+ *
+ * @example
+ * migrateSqlite(new Database("feeds.db")); // -> 3
+ */
+export function migrateSqlite(db: Database.Database, to = latestSchemaVersion): number {
+  let version = schemaVersion(db);
+  for (const m of sqliteMigrations) {
+    if (m.version > to) break;
+    const step = db.transaction(() => {
+      // Re-read inside the write lock: another process may have migrated meanwhile.
+      if (schemaVersion(db) >= m.version) return;
+      m.up(db);
+      db.prepare("INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)").run(
+        m.version,
+        m.description,
+        Date.now(),
+      );
+    });
+    if (m.version > version) {
+      step.immediate();
+      version = m.version;
+    }
+  }
+  return schemaVersion(db);
+}

@@ -1,0 +1,202 @@
+/**
+ * The SQLite dialect of the `Store` (better-sqlite3: synchronous, one connection per process, so
+ * each async method simply runs its statement and resolves). The SQL lives in the query and writer
+ * modules next to this file; this class wires them to the interface and owns the connection.
+ */
+import type Database from "better-sqlite3";
+import type { SearchQuery } from "../../search/search-query.js";
+import type {
+  CategoryRecord,
+  FeedAdminRecord,
+  FeedRecord,
+  FeedUpdate,
+  FeedUpdateResult,
+  LanguageDataRecord,
+  LanguageRecord,
+  NewFeed,
+  PostPage,
+  PostRecord,
+  SearchHistoryRecord,
+  SearchSort,
+  SmartCategoryRecord,
+  Store,
+} from "../store.js";
+import * as activity from "./sqlite-activity-writer.js";
+import * as catalog from "./sqlite-catalog-queries.js";
+import * as catalogWriter from "./sqlite-catalog-writer.js";
+import { openSqliteDatabase, StatementCache, translateSqliteError } from "./sqlite-connection.js";
+import * as feedWriter from "./sqlite-feed-writer.js";
+import { migrateSqlite } from "./sqlite-migrations.js";
+import * as posts from "./sqlite-post-queries.js";
+
+/** Runs a synchronous store call as a promise, with driver errors translated. */
+function settle<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(translateSqliteError(error));
+  }
+}
+
+export class SqliteStore implements Store {
+  readonly dialect = "sqlite" as const;
+  readonly #db: Database.Database;
+  readonly #stmts: StatementCache;
+
+  /** Takes an open, migrated connection; use `openSqliteStore` to open a path. */
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#stmts = new StatementCache(db);
+  }
+
+  recentPosts(page: PostPage): Promise<PostRecord[]> {
+    return settle(() => posts.recentPosts(this.#stmts, page));
+  }
+  postsByCategory(
+    page: PostPage & { categoryId: number; sincePostId: number | null; sinceDate: number | null },
+  ): Promise<PostRecord[]> {
+    return settle(() => posts.postsByCategory(this.#stmts, page));
+  }
+  postsByFeed(page: Omit<PostPage, "languageIds"> & { feedId: number }): Promise<PostRecord[]> {
+    return settle(() => posts.postsByFeed(this.#stmts, page));
+  }
+  searchPosts(
+    page: PostPage & { query: SearchQuery; sort: SearchSort },
+  ): Promise<Array<PostRecord & { score: number }>> {
+    return settle(() => posts.searchPosts(this.#stmts, page));
+  }
+  mostPopularPosts(args: {
+    since: number;
+    limit: number;
+    categoryId: number | null;
+  }): Promise<Array<PostRecord & { periodClicks: number }>> {
+    return settle(() => posts.mostPopularPosts(this.#stmts, args));
+  }
+  categories(): Promise<CategoryRecord[]> {
+    return settle(() => catalog.categories(this.#stmts));
+  }
+  smartCategories(): Promise<SmartCategoryRecord[]> {
+    return settle(() => catalog.smartCategories(this.#stmts));
+  }
+  languages(): Promise<LanguageRecord[]> {
+    return settle(() => catalog.languages(this.#stmts));
+  }
+  mostPopularFeeds(args: {
+    since: number;
+    limit: number;
+  }): Promise<Array<FeedRecord & { periodClicks: number }>> {
+    return settle(() => catalog.mostPopularFeeds(this.#stmts, args));
+  }
+  mostProlificFeeds(args: {
+    since: number;
+    limit: number;
+  }): Promise<Array<FeedRecord & { periodPosts: number }>> {
+    return settle(() => catalog.mostProlificFeeds(this.#stmts, args));
+  }
+  feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
+    return settle(() => catalog.feeds(this.#stmts, filter));
+  }
+  searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
+    return settle(() => catalog.searchHistory(this.#stmts, limit));
+  }
+  recordSearch(terms: string, at: number): Promise<void> {
+    return settle(() => activity.recordSearch(this.#stmts, terms, at));
+  }
+  aggregateLanguageData(now: number): Promise<LanguageDataRecord[]> {
+    return settle(() => catalog.aggregateLanguageData(this.#stmts, now));
+  }
+
+  categoryById(id: number): Promise<CategoryRecord | undefined> {
+    return settle(() => catalog.categoryById(this.#stmts, id));
+  }
+  feedById(id: number): Promise<FeedAdminRecord | undefined> {
+    return settle(() => catalog.feedById(this.#stmts, id));
+  }
+  languageById(id: number): Promise<LanguageRecord | undefined> {
+    return settle(() => catalog.languageById(this.#stmts, id));
+  }
+  smartCategoryById(id: number): Promise<SmartCategoryRecord | undefined> {
+    return settle(() => catalog.smartCategoryById(this.#stmts, id));
+  }
+  smartCategoryByKey(key: string): Promise<SmartCategoryRecord | undefined> {
+    return settle(() => catalog.smartCategoryByKey(this.#stmts, key));
+  }
+
+  recordClick(
+    postId: number,
+    clientHash: string,
+    at: number,
+    dedupeWindowMs: number,
+  ): Promise<{ link: string } | undefined> {
+    return settle(() => activity.recordClick(this.#db, this.#stmts, postId, clientHash, at, dedupeWindowMs));
+  }
+  installSecret(): Promise<string> {
+    return settle(() => activity.installSecret(this.#stmts));
+  }
+  insertClick(postId: number, clientHash: string, at: number): Promise<void> {
+    return settle(() => activity.insertClick(this.#db, this.#stmts, postId, clientHash, at));
+  }
+
+  addCategory(name: string): Promise<CategoryRecord> {
+    return settle(() => catalogWriter.addCategory(this.#db, this.#stmts, name));
+  }
+  removeCategory(id: number): Promise<boolean> {
+    return settle(() => catalogWriter.removeCategory(this.#db, this.#stmts, id));
+  }
+  addSmartCategory(args: { name: string; query: string; key?: string }): Promise<SmartCategoryRecord> {
+    return settle(() => catalogWriter.addSmartCategory(this.#db, this.#stmts, args));
+  }
+  removeSmartCategory(id: number): Promise<boolean> {
+    return settle(() => catalogWriter.removeSmartCategory(this.#stmts, id));
+  }
+  ensureLanguage(code: string, name?: string): Promise<LanguageRecord> {
+    return settle(() => catalogWriter.ensureLanguage(this.#db, this.#stmts, code, name));
+  }
+  addFeed(feed: NewFeed): Promise<FeedAdminRecord> {
+    return settle(() => feedWriter.addFeed(this.#db, this.#stmts, feed));
+  }
+  removeFeed(id: number): Promise<boolean> {
+    return settle(() => feedWriter.removeFeed(this.#db, this.#stmts, id));
+  }
+  adminFeeds(): Promise<FeedAdminRecord[]> {
+    return settle(() => catalog.adminFeeds(this.#stmts));
+  }
+
+  dueFeeds(now: number, opts: { all?: boolean; limit?: number } = {}): Promise<FeedAdminRecord[]> {
+    return settle(() => catalog.dueFeeds(this.#stmts, now, opts.all ?? false, opts.limit ?? -1));
+  }
+  applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
+    return settle(() => feedWriter.applyFeedUpdate(this.#db, this.#stmts, feedId, update));
+  }
+
+  ping(): Promise<boolean> {
+    try {
+      return Promise.resolve(this.#db.prepare("SELECT 1 AS ok").get() !== undefined);
+    } catch {
+      return Promise.resolve(false);
+    }
+  }
+  close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Opens (creating when missing, with its folder) and migrates a SQLite database file, or an
+ * in-memory one for `:memory:`.
+ *
+ * @example
+ * const store = openSqliteStore("./data/feeds.db");
+ * await store.recentPosts({ limit: 20, offset: 0, languageIds: null });
+ */
+export function openSqliteStore(path: string): SqliteStore {
+  const db = openSqliteDatabase(path);
+  try {
+    migrateSqlite(db);
+  } catch (error) {
+    db.close();
+    throw translateSqliteError(error);
+  }
+  return new SqliteStore(db);
+}

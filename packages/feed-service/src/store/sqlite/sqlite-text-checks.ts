@@ -1,0 +1,14 @@
+/** Checks on the free-text values admin commands and ingest hand to the store. */
+import { badArgument } from "../../errors.js";
+
+/** The text trimmed; a clear error when it is empty or longer than `max` characters. */
+export function requireText(value: unknown, what: string, max: number): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw badArgument(`The ${what} must be non-empty text; got ${JSON.stringify(value ?? null)}.`);
+  }
+  const trimmed = value.trim();
+  if (trimmed.length > max) {
+    throw badArgument(`The ${what} must be at most ${max} characters; got ${trimmed.length}.`);
+  }
+  return trimmed;
+}
