@@ -13,6 +13,7 @@ import {
   type SoapServiceOptions,
 } from "./service-types.js";
 import { SoapError } from "./soap-error.js";
+import { joinSurrogateReferences } from "./surrogate-references.js";
 import { compileWsdl } from "./wsdl-writer.js";
 
 /** What a client is told when the real cause must stay on the server. */
@@ -90,7 +91,10 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
       let operation: OperationSpec;
       let args: Record<string, unknown>;
       try {
-        ({ operation, args } = decodeCall(readEnvelope(decodeRequestText(body, contentType)), operations));
+        ({ operation, args } = decodeCall(
+          readEnvelope(joinSurrogateReferences(decodeRequestText(body, contentType))),
+          operations,
+        ));
       } catch (error) {
         if (error instanceof SoapError) {
           return fault(error.isClientFault ? writeClientFault(error.message) : userFault(error.message));
