@@ -194,6 +194,15 @@ export interface Store {
   dueFeeds(now: number, opts?: { all?: boolean; limit?: number }): Promise<FeedAdminRecord[]>;
   /** Applies one refresh in one transaction: posts upserted by (feed, guid), fetch state and metadata saved. */
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult>;
+  /**
+   * The stored posts of a feed whose guid or link is among those given: ingest uses it to spot
+   * feeds whose guids change on every fetch (same link, new guid), so that they update their posts
+   * instead of adding duplicates.
+   */
+  postKeys(
+    feedId: number,
+    keys: { guids: readonly string[]; links: readonly string[] },
+  ): Promise<Array<{ guid: string; link: string }>>;
   /** Adds a click row directly (demo data and tests only; bypasses deduplication). */
   insertClick(postId: number, clientHash: string, at: number): Promise<void>;
 

@@ -27,6 +27,7 @@ import * as catalogWriter from "./sqlite-catalog-writer.js";
 import { openSqliteDatabase, StatementCache, translateSqliteError } from "./sqlite-connection.js";
 import * as feedWriter from "./sqlite-feed-writer.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
+import { postKeys } from "./sqlite-post-keys.js";
 import * as posts from "./sqlite-post-queries.js";
 
 /** Runs a synchronous store call as a promise, with driver errors translated. */
@@ -167,6 +168,13 @@ export class SqliteStore implements Store {
   }
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
     return settle(() => feedWriter.applyFeedUpdate(this.#db, this.#stmts, feedId, update));
+  }
+
+  postKeys(
+    feedId: number,
+    keys: { guids: readonly string[]; links: readonly string[] },
+  ): Promise<Array<{ guid: string; link: string }>> {
+    return settle(() => postKeys(this.#stmts, feedId, keys));
   }
 
   ping(): Promise<boolean> {
