@@ -1,5 +1,5 @@
 /**
- * An entry's language: the one the feed or entry declares (its primary subtag, BCP 47 §2.2.1),
+ * An entry's language: the tag the feed or entry declares (the store maps it by primary subtag),
  * else a guess from the text with tinyld, else `und` (spec §4: "Undetermined").
  */
 import { detect } from "tinyld";
@@ -7,36 +7,32 @@ import { detect } from "tinyld";
 /** Below this many letters a statistical guess is noise. */
 const minimumTextForDetection = 40;
 
-/** The primary language subtag of a declared tag (`en-US` -> `en`, `pt_BR` -> `pt`), or null. */
-export function primarySubtag(tag: string | null | undefined): string | null {
+/**
+ * A declared tag in BCP 47 form (`pt_BR` -> `pt-BR`), or null when it is not one. The store maps
+ * it to the row of its primary subtag.
+ */
+export function declaredTag(tag: string | null | undefined): string | null {
   if (!tag) return null;
-  const primary = tag.trim().split(/[-_]/)[0]!.toLowerCase();
-  return /^[a-z]{2,3}$/.test(primary) ? primary : null;
+  const t = tag.trim().replace(/_/g, "-");
+  if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(t)) return null;
+  try {
+    return Intl.getCanonicalLocales(t)[0] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /**
  * The language code to store for an entry.
  *
  * @example
- * languageCodeFor("en-GB", "whatever");                               // "en"
+ * languageCodeFor("en_GB", "whatever");                               // "en-GB"
  * languageCodeFor(null, "Ceci est une phrase en français, assez longue."); // "fr"
  */
 export function languageCodeFor(declared: string | null | undefined, text: string): string {
-  const primary = primarySubtag(declared);
-  if (primary) return primary;
+  const tag = declaredTag(declared);
+  if (tag) return tag;
   if (text.replace(/[^\p{L}]/gu, "").length < minimumTextForDetection) return "und";
   const guess = detect(text.slice(0, 2000));
   return guess ? guess.toLowerCase() : "und";
-}
-
-const displayNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "code" });
-
-/** The English name of a language code (`fr` -> `French`; `und` -> `Undetermined`). */
-export function languageName(code: string): string {
-  if (code === "und") return "Undetermined";
-  try {
-    return displayNames.of(code) ?? code;
-  } catch {
-    return code;
-  }
 }
