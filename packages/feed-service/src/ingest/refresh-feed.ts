@@ -43,7 +43,8 @@ export interface RefreshResult {
 }
 
 async function languageId(ctx: RefreshContext, tag: string): Promise<number> {
-  const cache = (ctx.languageIds ??= new Map());
+  if (!ctx.languageIds) ctx.languageIds = new Map();
+  const cache = ctx.languageIds;
   const known = cache.get(tag);
   if (known !== undefined) return known;
   const row = await ctx.store.ensureLanguage(tag);
