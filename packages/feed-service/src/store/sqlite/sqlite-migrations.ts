@@ -100,21 +100,15 @@ CREATE TABLE settings (
 );
 `;
 
-/** Rebuilds the full-text rows of every post (used when the index is created on existing data). */
+/** Fills the full-text rows of every existing post (when the index is created on old data). */
 function fillSearchIndex(db: Database.Database): void {
-  const insert = db.prepare("INSERT INTO posts_fts (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)");
-  const rows = db
-    .prepare(
-      "SELECT p.id, p.title, p.excerpt, p.content, f.name AS feedName FROM posts p JOIN feeds f ON f.id = p.feed_id",
-    )
-    .iterate() as IterableIterator<{
-    id: number;
-    title: string;
-    excerpt: string;
-    content: string;
-    feedName: string;
-  }>;
-  for (const r of rows) insert.run(r.id, r.title, `${r.excerpt} ${htmlToIndexText(r.content)}`, r.feedName);
+  // The HTML is stripped in JavaScript, exactly as the store does for new posts.
+  db.function("feed_index_text", { deterministic: true }, (html: unknown) =>
+    htmlToIndexText(String(html ?? "")),
+  );
+  db.exec(`INSERT INTO posts_fts (rowid, title, body, feed_name)
+    SELECT p.id, p.title, p.excerpt || ' ' || feed_index_text(p.content), f.name
+    FROM posts p JOIN feeds f ON f.id = p.feed_id`);
 }
 
 export const sqliteMigrations: readonly SqliteMigration[] = [

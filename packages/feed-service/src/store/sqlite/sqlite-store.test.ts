@@ -1,0 +1,180 @@
+/**
+ * The store contract on real SQLite files in a temporary folder, plus what only SQLite has:
+ * upgrading an old database in place, pragmas, query plans that use the indexes, and openStore's
+ * location forms.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { FeedServiceError } from "../../errors.js";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { openStore } from "../open-store.js";
+import { runStoreContract } from "../store-contract.js";
+import { toFts5Match } from "./fts5-match.js";
+import { latestSchemaVersion, migrateSqlite, schemaVersion } from "./sqlite-migrations.js";
+
+const dir = mkdtempSync(join(tmpdir(), "feed-store-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function fileFor(name: string): string {
+  return join(dir, `${name.replace(/[^A-Za-z0-9-]+/g, "_").slice(0, 80)}.db`);
+}
+
+runStoreContract("sqlite", (name) => openStore(fileFor(name)));
+
+describe("sqlite store", () => {
+  it("upgrades a version 1 database in place, indexing its posts and adding click counts", async () => {
+    const path = fileFor("v1-upgrade");
+    const old = new Database(path);
+    assert.equal(migrateSqlite(old, 1), 1);
+    old.exec(`INSERT INTO categories (id, name, name_key) VALUES (1, 'Web', 'web');
+      INSERT INTO feeds (id, url, name, name_key, category_id, language_id, post_count, last_post_date)
+        VALUES (1, 'https://old.test/rss', 'Old Feed', 'old feed', 1, 1, 1, 1000);
+      INSERT INTO posts (feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, category_id)
+        VALUES (1, 'g', 'https://old.test/1', 'Vintage Café', 'from before', '<p>légende</p>', 1000, 1000, 1, 1);`);
+    old.close();
+
+    const store = await openStore(path);
+    try {
+      const found = await store.searchPosts({
+        limit: 10,
+        offset: 0,
+        languageIds: null,
+        query: parseSearchQuery("cafe legende old"),
+        sort: "relevance",
+      });
+      assert.deepEqual(
+        found.map((p) => [p.postTitle, p.clicks, p.categoryName]),
+        [["Vintage Café", 0, "Web"]],
+      );
+      await store.recordClick(found[0]!.postId, "h", 2000, 600_000);
+      assert.equal((await store.recentPosts({ limit: 1, offset: 0, languageIds: null }))[0]!.clicks, 1);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    assert.equal(schemaVersion(db), latestSchemaVersion);
+    const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
+    assert.deepEqual(
+      versions.map((v) => (v as { version: number }).version),
+      [1, 2, 3],
+    );
+    db.close();
+  });
+
+  it("opens in WAL mode with foreign keys, and a second open migrates nothing", async () => {
+    const path = fileFor("pragmas");
+    await (await openStore(path)).close();
+    await (await openStore(`sqlite:${path}`)).close();
+    const db = new Database(path);
+    assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
+    assert.equal(db.prepare("SELECT count(*) AS n FROM schema_migrations").get()!.constructor, Object);
+    assert.equal((db.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n, 3);
+    db.close();
+  });
+
+  it("plans every post list as an index scan, never a full table scan or a sort", () => {
+    const db = new Database(":memory:");
+    migrateSqlite(db);
+    const plan = (sql: string, ...params: unknown[]) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join(" | ");
+    const cols =
+      "SELECT p.id FROM posts p JOIN feeds f ON f.id = p.feed_id LEFT JOIN categories c ON c.id = p.category_id";
+    const order = "ORDER BY p.post_date DESC, p.id DESC LIMIT 20";
+    const checks = [
+      plan(`${cols} ${order}`),
+      plan(`${cols} WHERE p.feed_id = ? ${order}`, 1),
+      plan(`${cols} WHERE p.category_id = ? ${order}`, 1),
+      plan(`${cols} WHERE p.category_id = ? AND p.post_date > ? ${order}`, 1, 0),
+    ];
+    for (const detail of checks) {
+      assert.match(detail, /USING (COVERING )?INDEX posts_by_/, detail);
+      assert.doesNotMatch(detail, /SCAN p\b(?! USING)|TEMP B-TREE/, detail);
+    }
+    const popular = plan(
+      "SELECT post_id, count(*) FROM clicks INDEXED BY clicks_by_time WHERE clicked_at >= ? GROUP BY post_id",
+      0,
+    );
+    assert.match(popular, /clicks_by_time/, popular);
+    db.close();
+  });
+
+  it("translates every search into a MATCH that FTS5 accepts", () => {
+    const db = new Database(":memory:");
+    migrateSqlite(db);
+    const stmt = db.prepare("SELECT count(*) AS n FROM posts_fts WHERE posts_fts MATCH ?");
+    const alphabet = [
+      '"',
+      "-",
+      " ",
+      " ",
+      "OR",
+      "AND",
+      "NOT",
+      "NEAR",
+      "(",
+      ")",
+      "*",
+      ":",
+      "^",
+      "+",
+      "a",
+      "é",
+      "{",
+      "}",
+      "'",
+    ];
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let i = 0; i < 2000; i++) {
+      let text = "";
+      const length = 1 + Math.floor(random() * 12);
+      for (let j = 0; j < length; j++) text += alphabet[Math.floor(random() * alphabet.length)];
+      const match = toFts5Match(parseSearchQuery(text));
+      if (match !== null) assert.doesNotThrow(() => stmt.get(match), `${JSON.stringify(text)} -> ${match}`);
+    }
+    db.close();
+  });
+});
+
+describe("openStore", () => {
+  it("creates the folder of a new database file", async () => {
+    const path = join(dir, "nested", "deeper", "feeds.db");
+    const store = await openStore(path);
+    assert.equal(await store.ping(), true);
+    await store.close();
+    assert.ok(existsSync(path));
+    assert.equal(await store.ping(), false, "a closed store does not answer");
+  });
+
+  it("opens :memory:", async () => {
+    const store = await openStore(":memory:");
+    assert.equal(store.dialect, "sqlite");
+    assert.equal((await store.languages())[0]!.languageCode, "en");
+    await store.close();
+  });
+
+  it("refuses postgres:// for now and anything that is not a location, with a clear message", async () => {
+    await assert.rejects(
+      openStore("postgres://user@db.example/feeds"),
+      (e: unknown) =>
+        e instanceof FeedServiceError && /PostgreSQL/.test(e.message) && !/db\.example/.test(e.message),
+    );
+    await assert.rejects(
+      openStore("  "),
+      (e: unknown) => e instanceof FeedServiceError && e.code === "FEED_BAD_ARGUMENT",
+    );
+    await assert.rejects(
+      openStore("mysql://x/y"),
+      (e: unknown) => e instanceof FeedServiceError && /file path, sqlite:<path>/.test(e.message),
+    );
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * The store contract: every behaviour the operation table, ingest and the demo loader rely on,
+ * as one node:test suite that runs against any dialect. A dialect's test file calls it with a
+ * factory that opens a fresh, migrated store per name (the same name twice must reopen the same
+ * database).
+ *
+ * @example
+ * // sqlite-store.test.ts
+ * runStoreContract("sqlite", (name) => openStore(join(dir, `${slug(name)}.db`)));
+ */
+import { describe } from "node:test";
+import { activityContract } from "./contract/activity-contract.js";
+import { catalogContract } from "./contract/catalog-contract.js";
+import type { StoreFactory } from "./contract/contract-fixture.js";
+import { postListContract } from "./contract/post-list-contract.js";
+import { searchContract } from "./contract/search-contract.js";
+
+export type { StoreFactory } from "./contract/contract-fixture.js";
+
+export function runStoreContract(dialect: string, factory: StoreFactory): void {
+  describe(`store contract (${dialect})`, () => {
+    postListContract(factory);
+    searchContract(factory);
+    catalogContract(factory);
+    activityContract(factory);
+  });
+}
