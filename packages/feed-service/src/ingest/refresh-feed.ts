@@ -101,6 +101,15 @@ async function recordFailure(
   return result;
 }
 
+function isPlaceholderName(feed: FeedAdminRecord): boolean {
+  const name = feed.feedName.trim();
+  let hostname = "";
+  try {
+    hostname = new URL(feed.feedUrl).hostname;
+  } catch {}
+  return name === "" || name === feed.feedUrl || name === hostOf(feed.feedUrl) || name === hostname;
+}
+
 function hostOf(url: string): string {
   try {
     return new URL(url).host;
@@ -190,9 +199,8 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
     }
     const feedTag = declaredTag(doc.metadata.language);
     const meta: FeedUpdate["feed"] = { ...moved };
-    // A name the operator gave is kept; the placeholder (the URL) is replaced by the feed's title.
-    if (doc.metadata.title && (feed.feedName === feed.feedUrl || feed.feedName === ""))
-      meta.feedName = doc.metadata.title;
+    // A name the operator gave is kept; a placeholder (URL or host) is replaced by the feed's title.
+    if (doc.metadata.title && isPlaceholderName(feed)) meta.feedName = doc.metadata.title;
     if (doc.metadata.siteUrl && !feed.siteUrl) meta.siteUrl = doc.metadata.siteUrl;
     if (doc.metadata.description && !feed.feedDescription) meta.feedDescription = doc.metadata.description;
     if (feedTag) meta.languageId = await languageId(ctx, feedTag);
