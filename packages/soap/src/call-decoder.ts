@@ -88,9 +88,8 @@ function coerce(parameter: ParameterSpec, element: BodyElement): ArgumentValue {
  *
  * - The call is the first Body child not marked `soapenc:root="0"`; it is dispatched by local
  *   name (clients disagree on its namespace, so the namespace is not checked).
- * - Each declared parameter is taken from the child element with its name, else from the child
- *   at its position when that child's name is not another parameter's (SOAP::Lite's raw API
- *   sends `c-gensym` names). Other extra children are ignored.
+ * - Parameters are matched by name; when no child carries a declared name (SOAP::Lite's raw API
+ *   sends `c-gensym3`, some toolkits `arg0`), by position. Extra children are ignored.
  * - `href="#id"` is resolved against the Body's elements carrying that `id` (Axis multiRefs),
  *   in any order.
  * - A parameter that is not sent at all is `undefined`; the operation decides whether it is needed.
@@ -127,14 +126,12 @@ export function decodeCall(
   const args: Record<string, ArgumentValue> = {};
   const sent = call.nil ? [] : call.children;
   const parameters = operation.parameters;
+  // A client that names any parameter as declared is matched by name (and its other elements are
+  // extras to ignore); one that names none (arg0, c-gensym3, ...) is matched by position.
+  const byName = sent.some((child) => parameters.some((p) => p.name === child.local));
   for (let i = 0; i < parameters.length; i++) {
     const parameter = parameters[i]!;
-    let element = sent.find((child) => child.local === parameter.name);
-    if (element === undefined) {
-      const atPosition = sent[i];
-      if (atPosition !== undefined && !parameters.some((p) => p.name === atPosition.local))
-        element = atPosition;
-    }
+    const element = byName ? sent.find((child) => child.local === parameter.name) : sent[i];
     args[parameter.name] =
       element === undefined ? undefined : coerce(parameter, resolve(element, parameter, multiRefs));
   }

@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { compileQueryBeanEncoder } from "./query-bean-encoder.js";
+import type { ColumnSpec } from "./service-types.js";
+import { SoapError } from "./soap-error.js";
+import { child, parseXmlTree, type XmlNode } from "./testing/xml-tree.js";
+
+const env = "http://schemas.xmlsoap.org/soap/envelope/";
+const enc = "http://schemas.xmlsoap.org/soap/encoding/";
+const xsi = "http://www.w3.org/2001/XMLSchema-instance";
+const columns: ColumnSpec[] = [
+  { name: "postId", type: "int" },
+  { name: "postTitle", type: "string" },
+  { name: "score", type: "double" },
+  { name: "postDate", type: "dateTime" },
+];
+const encode = compileQueryBeanEncoder("search", columns, "http://webservices", "http://rpc.xml.coldfusion");
+
+function multiRef(xml: string): { body: XmlNode; bean: XmlNode } {
+  const envelope = parseXmlTree(xml);
+  assert.equal(envelope.uri, env);
+  const body = child(envelope, "Body");
+  return { body, bean: child(body, "multiRef") };
+}
+
+/** Each row as [xsi:type or "nil", text] pairs, read element by element. */
+function cells(bean: XmlNode): string[][][] {
+  return child(bean, "data").children.map((row) =>
+    row.children.map((cell) => {
+      assert.equal(cell.local, "data");
+      if (cell.attributesNs[`{${xsi}}nil`] === "true") {
+        assert.equal(cell.attributes["xsi:type"], undefined, "a nil cell carries no xsi:type");
+        return ["nil", cell.text];
+      }
+      return [cell.attributes["xsi:type"]!, cell.text];
+    }),
+  );
+}
+
+describe("QueryBean response encoding (Axis 1.x shape)", () => {
+  test("the response element refers by href to a multiRef QueryBean sibling", () => {
+    const xml = encode({ rows: [[1, "a", 0.5, new Date(0)]] });
+    assert.ok(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>'));
+    const { body, bean } = multiRef(xml);
+    const response = body.children[0]!;
+    assert.equal(response.name, "ns1:searchResponse");
+    assert.equal(response.uri, "http://webservices");
+    assert.equal(response.attributesNs[`{${env}}encodingStyle`], enc);
+    assert.equal(child(response, "searchReturn").attributes.href, "#id0");
+    assert.equal(body.children[1], bean);
+    assert.equal(bean.attributes.id, "id0");
+    assert.equal(bean.attributesNs[`{${enc}}root`], "0");
+    assert.equal(bean.attributesNs[`{${env}}encodingStyle`], enc);
+    assert.equal(bean.attributes["xsi:type"], "ns2:QueryBean");
+    assert.equal(bean.attributes["xmlns:ns2"], "http://rpc.xml.coldfusion");
+    assert.deepEqual(
+      bean.children.map((c) => c.name),
+      ["columnList", "data"],
+    );
+  });
+
+  test("columnList: a soapenc:Array of xsd:string items that repeat its name", () => {
+    const list = child(multiRef(encode({ rows: [] })).bean, "columnList");
+    assert.equal(list.attributes["soapenc:arrayType"], "xsd:string[4]");
+    assert.equal(list.attributes["xsi:type"], "soapenc:Array");
+    assert.deepEqual(
+      list.children.map((c) => [c.name, c.attributes["xsi:type"], c.text]),
+      columns.map((c) => ["columnList", "xsd:string", c.name]),
+    );
+  });
+
+  test("data: anyType[][R] of anyType[N] rows; each cell typed by its column, nulls in their place", () => {
+    const { bean } = multiRef(
+      encode({
+        rows: [
+          [1, 'Grüße <b> & "q"', 2, Date.UTC(2024, 1, 29, 1, 2, 3, 4)],
+          [2, null, null, null],
+          [null, "x", 1.5e-7, new Date(Date.UTC(1999, 0, 1))],
+        ],
+      }),
+    );
+    const data = child(bean, "data");
+    assert.equal(data.attributes["soapenc:arrayType"], "xsd:anyType[][3]");
+    assert.equal(data.attributes["xsi:type"], "soapenc:Array");
+    for (const row of data.children) {
+      assert.equal(row.attributes["soapenc:arrayType"], "xsd:anyType[4]");
+      assert.equal(row.attributes["xsi:type"], "soapenc:Array");
+    }
+    assert.deepEqual(cells(bean), [
+      [
+        ["xsd:int", "1"],
+        ["xsd:string", 'Grüße <b> & "q"'],
+        ["xsd:double", "2"],
+        ["xsd:dateTime", "2024-02-29T01:02:03.004Z"],
+      ],
+      [
+        ["xsd:int", "2"],
+        ["nil", ""],
+        ["nil", ""],
+        ["nil", ""],
+      ],
+      [
+        ["nil", ""],
+        ["xsd:string", "x"],
+        ["xsd:double", "1.5e-7"],
+        ["xsd:dateTime", "1999-01-01T00:00:00.000Z"],
+      ],
+    ]);
+  });
+
+  test("an empty result keeps its columnList and writes data as anyType[][0]", () => {
+    const { bean } = multiRef(encode({ rows: [] }));
+    assert.equal(child(bean, "columnList").children.length, 4);
+    const data = child(bean, "data");
+    assert.equal(data.attributes["soapenc:arrayType"], "xsd:anyType[][0]");
+    assert.equal(data.children.length, 0);
+  });
+
+  test("characters XML 1.0 forbids never reach the wire; text stays parseable", () => {
+    const { bean } = multiRef(
+      encode({ rows: [[1, "a\u0000b\u0008c\u000Bd\uFFFEe\uD800f\uDC00g 😀\tok", 0, 0]] }),
+    );
+    assert.equal(cells(bean)[0]![1]![1], "abcdefg 😀\tok");
+  });
+
+  test("non-finite doubles use the xsd:double spellings; numeric text is accepted for int", () => {
+    const { bean } = multiRef(
+      encode({
+        rows: [
+          ["7", String(3), Number.NaN, 0],
+          [8, "", Number.NEGATIVE_INFINITY, 0],
+        ],
+      }),
+    );
+    assert.deepEqual(
+      cells(bean).map((row) => row[2]![1]),
+      ["NaN", "-INF"],
+    );
+    assert.equal(cells(bean)[0]![0]![1], "7");
+  });
+
+  test("a value that does not fit its column is refused, naming row, column and value", () => {
+    const refused = (row: unknown[], pattern: RegExp) =>
+      assert.throws(
+        () => encode({ rows: [row as never] }),
+        (e: unknown) => e instanceof SoapError && e.code === "SOAP_INVALID_CELL" && pattern.test(e.message),
+      );
+    refused([1.5, "", 0, 0], /Row 0, column postId \(int\) holds 1\.5; expected a whole number/);
+    refused([1, "", "high", 0], /column score \(double\) holds "high"/);
+    refused([1, "", 0, "not a date"], /column postDate \(dateTime\) holds "not a date"/);
+    refused([1, ""], /Row 0 has 2 cells; operation search returns 4 columns/);
+  });
+});
