@@ -1,0 +1,264 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { PlatformAuthError } from "../errors.js";
+import { buildClassCatalog } from "./class-catalog.js";
+import {
+  type ApiContext,
+  authorizeApiCall,
+  GLOBAL_CLASSES_PATH,
+  listGlobalClasses,
+} from "./classes-route.js";
+import { defaultFaultBody, identityError, sendJson, serviceError } from "./emulator-errors.js";
+import {
+  checkCredentials,
+  checkFailure,
+  type EmulatorOptions,
+  type InjectedFailure,
+} from "./emulator-options.js";
+import { EmulatorTokenIssuer } from "./emulator-tokens.js";
+import { handleJwtExchange, handleOAuthToken, type IdentityContext } from "./identity-routes.js";
+
+const MAX_BODY = 64 * 1024;
+
+export interface EmulatorStats {
+  /** Tokens issued (both methods). */
+  mints: number;
+  tokenRequests: number;
+  apiCalls: number;
+}
+
+/**
+ * A local stand-in for the identity service (`/ims/token/v3`, `/ims/exchange/jwt`) and the schema
+ * registry's global-classes call, with switches for expired tokens, injected 401/429/5xx answers,
+ * slowness, revocation, and a mint counter. It serves plain http on loopback only.
+ *
+ * @example
+ * const emu = new PlatformEmulator({ credentials: [{ clientId: "id", clientSecret: "secret", orgId: "ORG@AdobeOrg" }] });
+ * const url = await emu.start();
+ * const client = new PlatformClient({ clientId: "id", clientSecret: "secret", orgId: "ORG@AdobeOrg", authUrl: url, baseUrl: url });
+ * emu.failNext({ status: 429, retryAfter: 1 });
+ * await emu.close();
+ */
+export class PlatformEmulator {
+  readonly #issuer = new EmulatorTokenIssuer();
+  readonly #now: () => number;
+  readonly #failures: ReturnType<typeof checkFailure>[] = [];
+  readonly #stats: EmulatorStats = { mints: 0, tokenRequests: 0, apiCalls: 0 };
+  readonly #identity: IdentityContext;
+  readonly #api: ApiContext;
+  #delayMs: number;
+  #server: Server | undefined;
+  #url = "";
+
+  constructor(opts: EmulatorOptions) {
+    const credentials = checkCredentials(opts.credentials);
+    this.#now = opts.now ?? Date.now;
+    this.#delayMs = opts.delayMs ?? 0;
+    const lifetime = opts.tokenLifetimeSeconds ?? 86_399;
+    if (!(Number.isFinite(lifetime) && lifetime > 0)) {
+      throw new PlatformAuthError("PA_CONFIG_INVALID", "tokenLifetimeSeconds must be a positive number");
+    }
+    const classCount = opts.classCount ?? 25;
+    if (!Number.isInteger(classCount) || classCount < 0 || classCount > 100_000) {
+      throw new PlatformAuthError("PA_CONFIG_INVALID", "classCount must be an integer from 0 to 100000");
+    }
+    this.#identity = {
+      credentials,
+      issuer: this.#issuer,
+      authUrl: "",
+      now: this.#now,
+      lifetimeMs: lifetime * 1000,
+      expiredTokens: opts.expiredTokens ?? false,
+      countMint: (token) => {
+        this.#stats.mints++;
+        opts.onTokenIssued?.(token);
+      },
+    };
+    this.#api = {
+      credentials,
+      issuer: this.#issuer,
+      catalog: buildClassCatalog(classCount),
+      sandboxes: new Set(opts.sandboxes ?? ["prod"]),
+      now: this.#now,
+      revokedBefore: 0,
+    };
+  }
+
+  /** Listens on `host` (default 127.0.0.1) and `port` (default 0: any free port); resolves with the URL. */
+  async start(opts: { host?: string; port?: number } = {}): Promise<string> {
+    const host = opts.host ?? "127.0.0.1";
+    if (!["127.0.0.1", "::1", "localhost"].includes(host)) {
+      throw new PlatformAuthError(
+        "PA_CONFIG_INVALID",
+        `the emulator listens on loopback only (127.0.0.1, ::1, localhost), not ${host}`,
+      );
+    }
+    const server = createServer((req, res) => {
+      this.#handle(req, res).catch(() => {
+        // Never a stack trace or a path to the caller; the connection is simply answered 500.
+        if (!res.headersSent) sendJson(res, 500, { title: "Internal Server Error", status: 500 });
+        else res.destroy();
+      });
+    });
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port ?? 0, host, () => resolve());
+    });
+    const addr = server.address() as AddressInfo;
+    const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+    this.#url = `http://${shownHost}:${addr.port}`;
+    this.#identity.authUrl = this.#url;
+    return this.#url;
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  stats(): EmulatorStats {
+    return { ...this.#stats };
+  }
+
+  /** Makes the next matching request(s) fail with the given status and body. */
+  failNext(failure: InjectedFailure): void {
+    this.#failures.push(checkFailure(failure));
+  }
+
+  setDelay(ms: number): void {
+    if (!(Number.isFinite(ms) && ms >= 0))
+      throw new PlatformAuthError("PA_CONFIG_INVALID", "delay must be ≥ 0 ms");
+    this.#delayMs = ms;
+  }
+
+  setExpiredTokens(on: boolean): void {
+    this.#identity.expiredTokens = on;
+  }
+
+  /** Invalidates every token issued so far, as if the platform had revoked them. */
+  revokeTokens(): void {
+    this.#api.revokedBefore = this.#now() + 1;
+  }
+
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.setHeader("x-request-id", randomUUID());
+    const url = new URL(req.url ?? "/", this.#url);
+    if (url.pathname.startsWith("/__emulator/")) return this.#admin(req, res, url);
+    const isToken = url.pathname === "/ims/token/v3" || url.pathname === "/ims/exchange/jwt";
+    if (isToken) {
+      this.#stats.tokenRequests++;
+      res.setHeader("x-debug-id", res.getHeader("x-request-id") as string);
+    } else this.#stats.apiCalls++;
+    if (this.#delayMs > 0) await sleep(this.#delayMs);
+    if (this.#injectFailure(res, isToken ? "token" : "api")) {
+      req.resume();
+      return;
+    }
+
+    if (isToken) {
+      if (req.method !== "POST") return identityError(res, 400, "invalid_request", "use POST");
+      const fields = await readForm(req);
+      if (typeof fields === "string") return identityError(res, 400, "invalid_request", fields);
+      if (url.pathname === "/ims/token/v3") return handleOAuthToken(res, fields, this.#identity);
+      return handleJwtExchange(res, fields, this.#identity);
+    }
+    req.resume();
+    if (url.pathname !== GLOBAL_CLASSES_PATH) {
+      return serviceError(
+        res,
+        404,
+        "XDM-1004-404",
+        "Not Found",
+        "The emulator serves only the global classes listing.",
+      );
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      return serviceError(res, 405, "XDM-1005-405", "Method Not Allowed", "Use GET.");
+    }
+    if (await authorizeApiCall(req, res, this.#api)) listGlobalClasses(req, res, url, this.#api);
+  }
+
+  #injectFailure(res: ServerResponse, target: "token" | "api"): boolean {
+    const i = this.#failures.findIndex((f) => f.target === target || f.target === "any");
+    if (i < 0) return false;
+    const f = this.#failures[i];
+    if (--f.count <= 0) this.#failures.splice(i, 1);
+    const headers: Record<string, string> = {};
+    if (f.retryAfter !== undefined) headers["retry-after"] = String(f.retryAfter);
+    if (typeof f.body === "string") {
+      res.writeHead(f.status, { "content-type": f.contentType ?? "text/plain", ...headers });
+      res.end(f.body);
+    } else {
+      sendJson(res, f.status, f.body ?? defaultFaultBody(f.status), headers);
+    }
+    return true;
+  }
+
+  async #admin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const text = await readBody(req);
+    if (req.method === "GET" && url.pathname === "/__emulator/stats") return sendJson(res, 200, this.stats());
+    if (req.method === "POST" && url.pathname === "/__emulator/revoke") {
+      this.revokeTokens();
+      return sendJson(res, 200, { revoked: true });
+    }
+    if (req.method === "POST" && url.pathname === "/__emulator/fail") {
+      try {
+        this.failNext(JSON.parse(text ?? ""));
+      } catch (err) {
+        const message =
+          err instanceof PlatformAuthError ? err.message : 'body must be JSON like {"status":429,"count":1}';
+        return sendJson(res, 400, { title: "Bad Request", detail: message });
+      }
+      return sendJson(res, 200, { queued: true });
+    }
+    sendJson(res, 404, {
+      title: "Not Found",
+      detail: "admin: GET /__emulator/stats, POST /__emulator/fail, POST /__emulator/revoke",
+    });
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The token endpoints take urlencoded or multipart bodies; the fetch API's parser reads both. */
+async function readForm(req: IncomingMessage): Promise<Map<string, string> | string> {
+  const type = req.headers["content-type"] ?? "";
+  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) {
+    return "Content-Type must be application/x-www-form-urlencoded or multipart/form-data";
+  }
+  const body = await readBody(req);
+  if (body === undefined) return `request body is larger than ${MAX_BODY} bytes`;
+  try {
+    const form = await new Request("http://emulator.invalid/", {
+      method: "POST",
+      headers: { "content-type": type },
+      body,
+    }).formData();
+    const out = new Map<string, string>();
+    form.forEach((v, k) => {
+      if (typeof v === "string") out.set(k, v);
+    });
+    return out;
+  } catch {
+    return "request body could not be parsed as a form";
+  }
+}

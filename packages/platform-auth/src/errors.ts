@@ -1,0 +1,79 @@
+/**
+ * The one error type of platform-auth. Every failure — bad configuration, a refused token request,
+ * an error answer from a Platform service, a network fault — is a `PlatformAuthError` with a stable
+ * string `code` (ours) and, when a remote service answered, its HTTP `status`, the service's own
+ * `serviceCode`, and the `requestId` to quote to support.
+ *
+ * Messages never carry the client secret, the private key or an access token: they are built from
+ * setting *names* and from remote error bodies that pass through {@link redactSecrets} first.
+ *
+ * @example
+ * try { await client.json("/data/foundation/schemaregistry/global/classes"); }
+ * catch (err) {
+ *   if (err instanceof PlatformAuthError && err.code === "PA_API_ERROR") console.error(err.status, err.requestId);
+ * }
+ */
+export class PlatformAuthError extends Error {
+  override readonly name = "PlatformAuthError";
+  readonly code: PlatformAuthErrorCode;
+  /** HTTP status of the answer that caused the error, when there was one. */
+  readonly status: number | undefined;
+  /** The remote service's own error code (`invalid_client`, `401013`, `XDM-1010-400`, ...). */
+  readonly serviceCode: string | undefined;
+  /** `x-request-id` / `x-debug-id` of the failed answer, for support tickets. */
+  readonly requestId: string | undefined;
+
+  constructor(
+    code: PlatformAuthErrorCode,
+    message: string,
+    details: { status?: number; serviceCode?: string; requestId?: string; cause?: unknown } = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    this.status = details.status;
+    this.serviceCode = details.serviceCode;
+    this.requestId = details.requestId;
+  }
+
+  /** A plain object for `--json` output and logs (no stack, no cause). */
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      message: this.message,
+      status: this.status,
+      serviceCode: this.serviceCode,
+      requestId: this.requestId,
+    };
+  }
+}
+
+/** Every error code with what it means; the README documents each one (a test checks it). */
+export const ERROR_CODES = {
+  PA_CONFIG_MISSING: "one or more required settings are missing; the message names all of them",
+  PA_CONFIG_INVALID: "a setting has a value that is not allowed (bad URL, unknown method, unreadable file)",
+  PA_USAGE: "the command line is wrong: unknown command, flag or argument",
+  PA_AUTH_FAILED: "the identity service refused to issue a token (bad client id, secret, scope or JWT)",
+  PA_API_ERROR: "a Platform service answered with an error status",
+  PA_NETWORK: "the request could not be sent or the answer could not be read (DNS, TLS, reset)",
+  PA_TIMEOUT: "retries ran out of time, or a single attempt exceeded its timeout",
+  PA_BAD_RESPONSE: "an answer was not in the expected shape (no access_token, invalid JSON)",
+  PA_KEY_INVALID: "the private key for the JWT method could not be read or used",
+  PA_CACHE: "the token cache file could not be used (wrong owner or permissions, unreadable)",
+} as const;
+
+export type PlatformAuthErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * Replaces every occurrence of each secret in `text` with `[redacted]`. Used on anything that came
+ * from elsewhere (remote error bodies, library messages) before it reaches an error or a log line,
+ * because a misbehaving server may echo the credentials it was sent.
+ */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    // Very short values would redact ordinary words; real secrets are long.
+    if (secret === undefined || secret.length < 6) continue;
+    out = out.split(secret).join("[redacted]");
+  }
+  return out;
+}

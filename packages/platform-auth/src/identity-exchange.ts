@@ -1,0 +1,66 @@
+import { parseErrorBody } from "./error-body.js";
+import { PlatformAuthError, redactSecrets } from "./errors.js";
+import type { HttpTransport } from "./http-transport.js";
+import { type RetryEvent, type RetryOptions, sendWithRetries } from "./retry-policy.js";
+
+/** The fields of an identity-service token answer that we use. */
+export interface TokenAnswer {
+  accessToken: string;
+  /** `expires_in` as sent: seconds (OAuth) or milliseconds (JWT exchange); the caller knows which. */
+  expiresIn: number;
+}
+
+/**
+ * POSTs a token request to the identity service and reads the answer. A refusal becomes one
+ * `PA_AUTH_FAILED` error carrying the service's code (`invalid_client`, ...), its description and
+ * `x-debug-id`; anything the service echoes back is scrubbed of the secrets sent.
+ */
+export async function requestToken(
+  transport: HttpTransport,
+  url: string,
+  body: URLSearchParams | FormData,
+  ctx: {
+    secrets: string[];
+    retry: Required<RetryOptions>;
+    onRetry?: (e: RetryEvent) => void;
+    signal?: AbortSignal;
+  },
+): Promise<TokenAnswer> {
+  // A mint has no side effect beyond a new token, so it is retried like an idempotent call.
+  const res = await sendWithRetries(
+    (signal) =>
+      transport.fetch(url, { method: "POST", body, headers: { accept: "application/json" }, signal }),
+    { policy: ctx.retry, idempotent: true, onRetry: ctx.onRetry, signal: ctx.signal },
+  );
+  const text = await res.text();
+  if (!res.ok) {
+    const parsed = parseErrorBody(res.status, res.headers, text);
+    const message = redactSecrets(parsed.message, ctx.secrets);
+    const code = parsed.serviceCode ? `${parsed.serviceCode}: ` : "";
+    throw new PlatformAuthError(
+      "PA_AUTH_FAILED",
+      `the identity service refused the token request (HTTP ${res.status}) ${code}${message}`,
+      { status: res.status, serviceCode: parsed.serviceCode, requestId: parsed.requestId },
+    );
+  }
+  let data: { access_token?: unknown; expires_in?: unknown };
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new PlatformAuthError(
+      "PA_BAD_RESPONSE",
+      `the identity service answered HTTP ${res.status} with non-JSON`,
+    );
+  }
+  const expiresIn = typeof data.expires_in === "string" ? Number(data.expires_in) : data.expires_in;
+  if (typeof data.access_token !== "string" || data.access_token === "") {
+    throw new PlatformAuthError("PA_BAD_RESPONSE", "the identity service's answer has no access_token");
+  }
+  if (typeof expiresIn !== "number" || !Number.isFinite(expiresIn) || expiresIn <= 0) {
+    throw new PlatformAuthError(
+      "PA_BAD_RESPONSE",
+      "the identity service's answer has no positive expires_in",
+    );
+  }
+  return { accessToken: data.access_token, expiresIn };
+}

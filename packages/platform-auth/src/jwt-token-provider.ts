@@ -1,0 +1,65 @@
+import type { KeyObject } from "node:crypto";
+import { type AccessToken, expiryOf } from "./access-token.js";
+import type { HttpTransport } from "./http-transport.js";
+import { requestToken } from "./identity-exchange.js";
+import { buildJwtAssertion } from "./jwt-assertion.js";
+import type { RetryEvent, RetryOptions } from "./retry-policy.js";
+import type { TokenProvider } from "./token-provider.js";
+
+export interface JwtCredentials {
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+  orgId: string;
+  technicalAccountId: string;
+  metascopes: readonly string[];
+  privateKey: KeyObject;
+}
+
+/**
+ * The deprecated service-account (JWT) method: `POST {auth_url}/ims/exchange/jwt` as
+ * multipart/form-data with `client_id`, `client_secret` and `jwt_token`. Its `expires_in` is in
+ * **milliseconds**, unlike OAuth's seconds. Adobe ended JWT credentials in 2025; this remains for
+ * older integrations and for the emulator.
+ *
+ * @example
+ * const provider = new JwtTokenProvider({ ...creds, privateKey: loadPrivateKey({ file }) }, transport, { retry });
+ */
+export class JwtTokenProvider implements TokenProvider {
+  readonly method = "jwt" as const;
+  readonly #creds: JwtCredentials;
+  readonly #transport: HttpTransport;
+  readonly #retry: Required<RetryOptions>;
+  readonly #now: () => number;
+  readonly #onRetry: ((e: RetryEvent) => void) | undefined;
+
+  constructor(
+    creds: JwtCredentials,
+    transport: HttpTransport,
+    opts: { retry: Required<RetryOptions>; now?: () => number; onRetry?: (e: RetryEvent) => void },
+  ) {
+    this.#creds = creds;
+    this.#transport = transport;
+    this.#retry = opts.retry;
+    this.#now = opts.now ?? Date.now;
+    this.#onRetry = opts.onRetry;
+  }
+
+  async mint(signal?: AbortSignal): Promise<AccessToken> {
+    const c = this.#creds;
+    const obtainedAt = this.#now();
+    const jwt = await buildJwtAssertion({ ...c, nowSeconds: Math.floor(obtainedAt / 1000) });
+    const body = new FormData();
+    body.set("client_id", c.clientId);
+    body.set("client_secret", c.clientSecret);
+    body.set("jwt_token", jwt);
+    const answer = await requestToken(this.#transport, `${c.authUrl}/ims/exchange/jwt`, body, {
+      secrets: [c.clientSecret, jwt],
+      retry: this.#retry,
+      onRetry: this.#onRetry,
+      signal,
+    });
+    const expiresAt = expiryOf(answer.accessToken, obtainedAt, answer.expiresIn);
+    return { accessToken: answer.accessToken, expiresAt, obtainedAt, method: "jwt" };
+  }
+}

@@ -1,0 +1,282 @@
+import type { AccessToken } from "./access-token.js";
+import { parseErrorBody } from "./error-body.js";
+import { PlatformAuthError, redactSecrets } from "./errors.js";
+import { createHttpTransport, type HttpTransport } from "./http-transport.js";
+import { loadPrivateKey } from "./jwt-assertion.js";
+import { JwtTokenProvider } from "./jwt-token-provider.js";
+import { OAuthTokenProvider } from "./oauth-token-provider.js";
+import { iteratePages } from "./page-iterator.js";
+import { checkRetryOptions, type RetryEvent, type RetryOptions, sendWithRetries } from "./retry-policy.js";
+import type { ResolvedSettings, SettingsInput } from "./settings.js";
+import { type ResolveSettingsOptions, resolveSettings } from "./settings-resolver.js";
+import { TokenCache } from "./token-cache.js";
+import { TokenFileStore, tokenCacheKey } from "./token-file-store.js";
+import type { TokenProvider } from "./token-provider.js";
+
+/** What the client reports while it works; no event carries a secret or a token. */
+export type ClientEvent =
+  | RetryEvent
+  | { type: "mint"; method: string; expiresAt: number }
+  | { type: "remint"; reason: string; requestId: string | undefined };
+
+export interface PlatformClientOptions extends SettingsInput {
+  /** Config-file profile to read (else `AEP_PROFILE`, the file's `defaultProfile`, or `default`). */
+  profile?: string;
+  /** Stop using a token this long before expiry (default 10 min, capped at half its lifetime). */
+  refreshMarginMs?: number;
+  retry?: RetryOptions;
+  /** Clock in epoch ms (tests). */
+  now?: () => number;
+  onEvent?: (event: ClientEvent) => void;
+  /** Where settings come from besides the options: environment, `.env` folder, config file. */
+  env?: ResolveSettingsOptions["env"];
+  cwd?: string;
+  configFile?: string;
+}
+
+export type PlatformBody = string | Uint8Array | URLSearchParams | FormData;
+
+export interface PlatformRequestInit {
+  method?: string;
+  /** Extra headers; the credential headers are always set by the client. */
+  headers?: Record<string, string>;
+  /** Replayable bodies only, because a retried request is sent again. */
+  body?: PlatformBody;
+  /** Sandbox for this call only (default: the configured one, or none). */
+  sandbox?: string;
+  signal?: AbortSignal;
+}
+
+const INVALID_TOKEN_CODES = new Set(["401013", "401014"]);
+
+/**
+ * A client for one credential set: mints a token on first need, caches it (memory, and a file when
+ * `tokenCache` is a path), adds `Authorization`, `x-api-key`, `x-gw-ims-org-id` and
+ * `x-sandbox-name` to every call, retries throttled and failed calls, and re-mints once when the
+ * gateway says the token is no longer valid.
+ *
+ * @example
+ * const client = new PlatformClient({ sandbox: "prod" }); // the rest from env, profile or .env
+ * const classes = await client.all("/data/foundation/schemaregistry/global/classes", {
+ *   headers: { accept: "application/vnd.adobe.xed-id+json" },
+ * });
+ * await client.close();
+ */
+export class PlatformClient {
+  readonly #settings: ResolvedSettings;
+  readonly #transport: HttpTransport;
+  readonly #cache: TokenCache;
+  readonly #retry: Required<RetryOptions>;
+  readonly #onEvent: ((e: ClientEvent) => void) | undefined;
+  readonly #baseOrigin: string;
+
+  constructor(options: PlatformClientOptions = {}) {
+    const { profile, refreshMarginMs, retry, now, onEvent, env, cwd, configFile, ...input } = options;
+    const settings = resolveSettings({ options: { ...input, profile }, env, cwd, configFile });
+    this.#settings = settings;
+    if (refreshMarginMs !== undefined && !(Number.isFinite(refreshMarginMs) && refreshMarginMs >= 0)) {
+      throw new PlatformAuthError(
+        "PA_CONFIG_INVALID",
+        "refreshMarginMs must be a number of milliseconds ≥ 0",
+      );
+    }
+    this.#retry = checkRetryOptions(retry);
+    this.#onEvent = onEvent;
+    this.#transport = createHttpTransport({ env, caFile: settings.caFile });
+    this.#baseOrigin = new URL(settings.baseUrl).origin;
+    const provider = this.#createProvider(now);
+    const cacheSetting = settings.tokenCache;
+    const file =
+      cacheSetting !== undefined && cacheSetting !== "off"
+        ? {
+            store: new TokenFileStore(cacheSetting),
+            key: tokenCacheKey({ ...settings, method: settings.authMethod }),
+          }
+        : undefined;
+    this.#cache = new TokenCache(provider, {
+      refreshMarginMs,
+      now,
+      file,
+      onMint: (m) => this.#onEvent?.({ type: "mint", ...m }),
+    });
+  }
+
+  /** The resolved settings without the secret and the private key (safe to print). */
+  describe(): Omit<ResolvedSettings, "clientSecret" | "privateKey"> {
+    const { clientSecret: _s, privateKey: _k, ...safe } = this.#settings;
+    return safe;
+  }
+
+  /** A valid access token with its expiry, minting only when the cache has none. */
+  accessToken(): Promise<AccessToken> {
+    return this.#cache.get();
+  }
+
+  /** The full header set of a Platform call, for tools that send requests themselves. */
+  async headers(sandbox = this.#settings.sandbox): Promise<Record<string, string>> {
+    const token = await this.#cache.get();
+    return this.#credentialHeaders(token.accessToken, sandbox);
+  }
+
+  /**
+   * Sends a request to `{base_url}{path}` (or an absolute URL on the base URL's origin) with the
+   * credential headers, retries and one re-mint on an invalid token. Like `fetch`, it resolves with
+   * the answer whatever its status; use {@link PlatformClient.json} to get errors thrown.
+   */
+  async fetch(target: string, init: PlatformRequestInit = {}): Promise<Response> {
+    const url = this.#resolveUrl(target);
+    checkBody(init.body);
+    let token = this.#cache.fresh() ?? (await this.#cache.get());
+    let res = await this.#send(url, init, token.accessToken);
+    if (res.status === 401) {
+      const parsed = parseErrorBody(401, res.headers, await res.clone().text());
+      const code = parsed.serviceCode ?? "";
+      if (INVALID_TOKEN_CODES.has(code) || /token.*(invalid|not valid|expired)/i.test(parsed.message)) {
+        this.#onEvent?.({ type: "remint", reason: code || "401", requestId: parsed.requestId });
+        await res.arrayBuffer().catch(() => undefined);
+        this.#cache.invalidate(token.accessToken);
+        token = await this.#cache.get();
+        res = await this.#send(url, init, token.accessToken);
+      }
+    }
+    return res;
+  }
+
+  /** Sends a request and returns its JSON body; any error status becomes a `PlatformAuthError`. */
+  async json<T = unknown>(target: string, init: PlatformRequestInit = {}): Promise<T> {
+    const res = await this.fetch(target, init);
+    const text = await res.text();
+    if (!res.ok) throw await this.errorFrom(res, text, init.method ?? "GET", target);
+    if (text.trim() === "") return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new PlatformAuthError(
+        "PA_BAD_RESPONSE",
+        `${target} answered HTTP ${res.status} with a body that is not JSON`,
+        {
+          status: res.status,
+          requestId: res.headers.get("x-request-id") ?? undefined,
+        },
+      );
+    }
+  }
+
+  /** Yields each page of a paged listing, following `_page.next` (as `start=`). */
+  pages<P = unknown>(
+    target: string,
+    init: PlatformRequestInit & { maxPages?: number } = {},
+  ): AsyncGenerator<P> {
+    return iteratePages<P>((t) => this.json(t, init), target, init.maxPages);
+  }
+
+  /** Every `results` record of every page, in order. */
+  async all<R = unknown>(
+    target: string,
+    init: PlatformRequestInit & { maxPages?: number } = {},
+  ): Promise<R[]> {
+    const out: R[] = [];
+    for await (const page of this.pages<{ results?: R[] }>(target, init)) out.push(...(page.results ?? []));
+    return out;
+  }
+
+  /** Turns an error answer into the one error type, scrubbed of secrets. */
+  async errorFrom(res: Response, text: string, method: string, target: string): Promise<PlatformAuthError> {
+    const parsed = parseErrorBody(res.status, res.headers, text);
+    const token = this.#cache.fresh()?.accessToken;
+    const message = redactSecrets(parsed.message, [this.#settings.clientSecret, token]);
+    const code = parsed.serviceCode ? ` ${parsed.serviceCode}` : "";
+    const rid = parsed.requestId ? ` (request id ${parsed.requestId})` : "";
+    return new PlatformAuthError(
+      "PA_API_ERROR",
+      `${method.toUpperCase()} ${pathOf(target)} failed: HTTP ${res.status}${code}: ${message}${rid}`,
+      { status: res.status, serviceCode: parsed.serviceCode, requestId: parsed.requestId },
+    );
+  }
+
+  /** Closes the connection pool. */
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+
+  #createProvider(now: (() => number) | undefined): TokenProvider {
+    const s = this.#settings;
+    const opts = { retry: this.#retry, now, onRetry: (e: RetryEvent) => this.#onEvent?.(e) };
+    if (s.authMethod === "jwt") {
+      const privateKey = loadPrivateKey({ file: s.privateKeyFile, pem: s.privateKey });
+      return new JwtTokenProvider(
+        { ...s, technicalAccountId: s.technicalAccountId as string, privateKey },
+        this.#transport,
+        opts,
+      );
+    }
+    return new OAuthTokenProvider(s, this.#transport, opts);
+  }
+
+  #credentialHeaders(token: string, sandbox: string | undefined): Record<string, string> {
+    const h: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      "x-api-key": this.#settings.clientId,
+      "x-gw-ims-org-id": this.#settings.orgId,
+    };
+    if (sandbox !== undefined) h["x-sandbox-name"] = sandbox;
+    return h;
+  }
+
+  #send(url: string, init: PlatformRequestInit, token: string): Promise<Response> {
+    const method = (init.method ?? "GET").toUpperCase();
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (init.headers) for (const [k, v] of Object.entries(init.headers)) headers[k.toLowerCase()] = v;
+    Object.assign(headers, this.#credentialHeaders(token, init.sandbox ?? this.#settings.sandbox));
+    return sendWithRetries(
+      (signal) => this.#transport.fetch(url, { method, headers, body: init.body, signal }),
+      {
+        policy: this.#retry,
+        idempotent: method !== "POST" && method !== "PATCH",
+        signal: init.signal,
+        onRetry: (e) => this.#onEvent?.(e),
+      },
+    );
+  }
+
+  #resolveUrl(target: string): string {
+    if (target.startsWith("/")) return this.#settings.baseUrl + target;
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new PlatformAuthError(
+        "PA_USAGE",
+        `path ${JSON.stringify(target)} must start with "/" or be a full URL`,
+      );
+    }
+    // The credential headers go only to the configured platform, never to a host named in a reply.
+    if (url.origin !== this.#baseOrigin) {
+      throw new PlatformAuthError(
+        "PA_USAGE",
+        `URL ${url.origin} is not on the base URL's origin ${this.#baseOrigin}; credentials are sent there only`,
+      );
+    }
+    return url.href;
+  }
+}
+
+function checkBody(body: unknown): void {
+  if (
+    body === undefined ||
+    typeof body === "string" ||
+    body instanceof Uint8Array ||
+    body instanceof URLSearchParams ||
+    body instanceof FormData
+  ) {
+    return;
+  }
+  throw new PlatformAuthError(
+    "PA_USAGE",
+    "request body must be a string, Uint8Array, URLSearchParams or FormData (sent again on retry, so streams are not allowed)",
+  );
+}
+
+function pathOf(target: string): string {
+  return target.startsWith("/") ? target.split("?")[0] : new URL(target).pathname;
+}

@@ -1,0 +1,134 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { PlatformAuthError } from "./errors.js";
+
+export interface RetryOptions {
+  /** Attempts in all, the first included (default 4). */
+  maxAttempts?: number;
+  /** First backoff step (default 500 ms); doubles per attempt, with full jitter. */
+  baseDelayMs?: number;
+  /** Largest single wait (default 30 s). */
+  maxDelayMs?: number;
+  /** Total time budget for all attempts and waits (default 60 s). */
+  maxTotalMs?: number;
+  /** Timeout of each single attempt (default 30 s). */
+  attemptTimeoutMs?: number;
+  /** Source of randomness for the jitter, in [0, 1) (tests pass a fixed one). */
+  random?: () => number;
+}
+
+/** Reported before each wait, so that a CLI can say why it is slow. Carries no secret. */
+export interface RetryEvent {
+  type: "retry";
+  attempt: number;
+  delayMs: number;
+  reason: string;
+  requestId: string | undefined;
+}
+
+export const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+// 429 and 503 mean the request was not processed, so even a POST may be sent again; 502/504 and a
+// reset connection may come after the server acted, so those are retried for idempotent methods only.
+const SAFE_FOR_ANY_METHOD = new Set([429, 503]);
+
+export function checkRetryOptions(o: RetryOptions = {}): Required<RetryOptions> {
+  const out = {
+    maxAttempts: o.maxAttempts ?? 4,
+    baseDelayMs: o.baseDelayMs ?? 500,
+    maxDelayMs: o.maxDelayMs ?? 30_000,
+    maxTotalMs: o.maxTotalMs ?? 60_000,
+    attemptTimeoutMs: o.attemptTimeoutMs ?? 30_000,
+    random: o.random ?? Math.random,
+  };
+  for (const key of ["maxAttempts", "baseDelayMs", "maxDelayMs", "maxTotalMs", "attemptTimeoutMs"] as const) {
+    const v = out[key];
+    if (!Number.isFinite(v) || v < (key === "maxAttempts" ? 1 : 0)) {
+      throw new PlatformAuthError(
+        "PA_CONFIG_INVALID",
+        `retry option ${key} must be a number ≥ ${key === "maxAttempts" ? 1 : 0}, got ${String(v)}`,
+      );
+    }
+  }
+  return out;
+}
+
+/** Reads `Retry-After` (RFC 9110 §10.2.3: delay-seconds or an HTTP date) as milliseconds. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * Sends with retries: on 429/502/503/504 and network errors, waits an exponential backoff with full
+ * jitter (never less than `Retry-After`) and sends again, within the attempt and time budgets.
+ * Resolves with the last answer (which may still be an error status); rejects only when no answer
+ * came at all.
+ */
+export async function sendWithRetries(
+  send: (signal: AbortSignal) => Promise<Response>,
+  opts: {
+    policy: Required<RetryOptions>;
+    idempotent: boolean;
+    signal?: AbortSignal;
+    onRetry?: (e: RetryEvent) => void;
+  },
+): Promise<Response> {
+  const { policy } = opts;
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    const timeout = AbortSignal.timeout(policy.attemptTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    let res: Response | undefined;
+    let failure: unknown;
+    try {
+      res = await send(signal);
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      failure = err;
+    }
+    const retryable = res
+      ? RETRYABLE_STATUSES.has(res.status) && (opts.idempotent || SAFE_FOR_ANY_METHOD.has(res.status))
+      : opts.idempotent || isConnectFailure(failure);
+    const elapsed = Date.now() - started;
+    const backoff = policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+    const retryAfter = res ? parseRetryAfter(res.headers.get("retry-after")) : undefined;
+    const delay = Math.max(backoff, retryAfter ?? 0);
+    const canRetry = retryable && attempt < policy.maxAttempts && elapsed + delay <= policy.maxTotalMs;
+    if (!canRetry) {
+      if (res) return res;
+      throw networkError(failure, timeout.aborted, attempt);
+    }
+    const reason = res ? `HTTP ${res.status}` : describeFailure(failure, timeout.aborted);
+    opts.onRetry?.({
+      type: "retry",
+      attempt,
+      delayMs: Math.round(delay),
+      reason,
+      requestId: res?.headers.get("x-request-id") ?? res?.headers.get("x-debug-id") ?? undefined,
+    });
+    // Drain the discarded answer so that its connection goes back to the pool.
+    if (res) await res.arrayBuffer().catch(() => undefined);
+    await sleep(delay, undefined, opts.signal ? { signal: opts.signal } : undefined);
+  }
+}
+
+function isConnectFailure(err: unknown): boolean {
+  const code = (err as { cause?: { code?: string } })?.cause?.code;
+  return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN";
+}
+
+function describeFailure(err: unknown, timedOut: boolean): string {
+  if (timedOut) return "attempt timed out";
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : "network error");
+}
+
+function networkError(err: unknown, timedOut: boolean, attempts: number): PlatformAuthError {
+  const what = describeFailure(err, timedOut);
+  return new PlatformAuthError(
+    timedOut ? "PA_TIMEOUT" : "PA_NETWORK",
+    `request failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${what}`,
+    { cause: err },
+  );
+}

@@ -1,0 +1,163 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseDotenv } from "dotenv";
+import { PlatformAuthError } from "./errors.js";
+import { readConfigFile } from "./profile-file.js";
+import {
+  type AuthMethod,
+  DEFAULT_AUTH_URL,
+  DEFAULT_BASE_URL,
+  DEFAULT_METASCOPES,
+  DEFAULT_SCOPES,
+  type ResolvedSettings,
+  SETTING_FIELDS,
+  type SettingField,
+  type SettingsInput,
+  toList,
+} from "./settings.js";
+import { checkServiceUrl } from "./url-policy.js";
+import { configFilePath } from "./xdg-paths.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface ResolveSettingsOptions {
+  /** Call options or command-line flags: the highest layer. */
+  options?: SettingsInput & { profile?: string };
+  /** Environment variables; default `process.env`. */
+  env?: Env;
+  /** Folder whose `.env` file is the lowest layer; default `process.cwd()`. */
+  cwd?: string;
+  /** Config file path; default `$XDG_CONFIG_HOME/platform-auth/config.json`. */
+  configFile?: string;
+}
+
+/**
+ * Resolves one credential set from, highest first: call options / flags, environment variables,
+ * a named profile of the config file, and `.env` in the current folder. Every missing required
+ * setting is reported in one error.
+ *
+ * @example
+ * const settings = resolveSettings({ options: { sandbox: "dev" } });
+ * console.log(settings.orgId, settings.scopes.join(","));
+ */
+export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSettings {
+  const env = opts.env ?? process.env;
+  const dotenv = readDotenv(opts.cwd ?? process.cwd());
+  const fromEnv = settingsFromEnv(env);
+  const fromDotenv = settingsFromEnv(dotenv);
+  const configPath = opts.configFile ?? configFilePath(env);
+  const file = readConfigFile(configPath);
+
+  const named = opts.options?.profile ?? nonEmpty(env.AEP_PROFILE) ?? nonEmpty(dotenv.AEP_PROFILE);
+  const profileName = named ?? file?.defaultProfile ?? "default";
+  const fromProfile = file?.profiles[profileName];
+  if (named !== undefined && fromProfile === undefined) {
+    const known = file ? Object.keys(file.profiles).join(", ") || "none" : "none (no config file)";
+    throw new PlatformAuthError(
+      "PA_CONFIG_INVALID",
+      `profile "${named}" not found in ${configPath}; profiles there: ${known}`,
+    );
+  }
+
+  const layers: SettingsInput[] = [clean(opts.options ?? {}), fromEnv, fromProfile ?? {}, fromDotenv];
+  const pick = <K extends keyof SettingsInput>(key: K): SettingsInput[K] =>
+    layers.find((l) => l[key] !== undefined)?.[key];
+
+  const authMethod = checkAuthMethod(pick("authMethod") ?? "oauth");
+  const required: SettingField["key"][] = ["clientId", "clientSecret", "orgId"];
+  if (authMethod === "jwt") required.push("technicalAccountId");
+  const missing = SETTING_FIELDS.filter((f) => required.includes(f.key) && pick(f.key) === undefined);
+  if (authMethod === "jwt" && pick("privateKeyFile") === undefined && pick("privateKey") === undefined) {
+    missing.push(SETTING_FIELDS.find((f) => f.key === "privateKeyFile")!);
+  }
+  if (missing.length > 0) throw missingSettingsError(missing, configPath, authMethod);
+
+  return {
+    clientId: pick("clientId") as string,
+    clientSecret: pick("clientSecret") as string,
+    orgId: pick("orgId") as string,
+    sandbox: checkSandbox(pick("sandbox") as string | undefined),
+    scopes: toList(pick("scopes")) ?? [...DEFAULT_SCOPES],
+    authMethod,
+    technicalAccountId: pick("technicalAccountId") as string | undefined,
+    privateKeyFile: pick("privateKeyFile") as string | undefined,
+    privateKey: pick("privateKey") as string | undefined,
+    metascopes: toList(pick("metascopes")) ?? [...DEFAULT_METASCOPES],
+    authUrl: checkServiceUrl("auth URL", (pick("authUrl") as string | undefined) ?? DEFAULT_AUTH_URL),
+    baseUrl: checkServiceUrl("base URL", (pick("baseUrl") as string | undefined) ?? DEFAULT_BASE_URL),
+    tokenCache: pick("tokenCache") as string | undefined,
+    caFile: pick("caFile") as string | undefined,
+    profile: fromProfile ? profileName : undefined,
+  };
+}
+
+/** Reads the settings named in {@link SETTING_FIELDS} from environment-style variables. */
+export function settingsFromEnv(env: Env): SettingsInput {
+  const out: Record<string, string> = {};
+  for (const field of SETTING_FIELDS) {
+    const value = field.env.map((name) => nonEmpty(env[name])).find((v) => v !== undefined);
+    if (value !== undefined) out[field.key] = value;
+  }
+  return out as SettingsInput;
+}
+
+function readDotenv(cwd: string): Record<string, string> {
+  try {
+    return parseDotenv(readFileSync(join(cwd, ".env")));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new PlatformAuthError("PA_CONFIG_INVALID", `.env in ${cwd} could not be read`, { cause: err });
+  }
+}
+
+function missingSettingsError(
+  missing: SettingField[],
+  configPath: string,
+  method: AuthMethod,
+): PlatformAuthError {
+  const names = missing.map((f) => f.label).join(", ");
+  const how = missing.map((f) => {
+    const ways = [f.flag, f.env.join(" or "), `"${f.key}" in a profile`].filter((w) => w !== undefined);
+    return `  ${f.label}: ${ways.join(", ")}`;
+  });
+  return new PlatformAuthError(
+    "PA_CONFIG_MISSING",
+    `missing ${missing.length === 1 ? "setting" : `${missing.length} settings`} for the ${method} method: ${names}\n` +
+      `set each as a flag or call option, an environment variable, a profile in ${configPath}, or in .env:\n` +
+      how.join("\n"),
+  );
+}
+
+function checkAuthMethod(value: string): AuthMethod {
+  const v = value.toLowerCase();
+  if (v === "oauth" || v === "jwt") return v;
+  throw new PlatformAuthError(
+    "PA_CONFIG_INVALID",
+    `auth method ${JSON.stringify(value)} is not allowed; use "oauth" (server-to-server) or "jwt" (deprecated)`,
+  );
+}
+
+function checkSandbox(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  // Platform sandbox names are lowercase letters, digits and hyphens; a mistyped case would
+  // silently hit a different (or no) sandbox, so it is an error rather than a silent fix.
+  if (!/^[a-z0-9][a-z0-9-]{0,255}$/.test(value)) {
+    throw new PlatformAuthError(
+      "PA_CONFIG_INVALID",
+      `sandbox ${JSON.stringify(value)} is not allowed; sandbox names are lowercase letters, digits and hyphens (e.g. "prod", "dev-2")`,
+    );
+  }
+  return value;
+}
+
+function clean(input: SettingsInput & { profile?: string }): SettingsInput {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) {
+    if (k !== "profile" && v !== undefined && v !== "") out[k] = v;
+  }
+  return out as SettingsInput;
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === "" ? undefined : v;
+}

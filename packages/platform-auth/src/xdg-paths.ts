@@ -1,0 +1,23 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function home(env: Env): string {
+  // HOME from the given environment first, so that tests and callers can point it elsewhere.
+  return env.HOME && env.HOME !== "" ? env.HOME : homedir();
+}
+
+/** `$XDG_CONFIG_HOME/platform-auth/config.json`, else `~/.config/platform-auth/config.json`. */
+export function configFilePath(env: Env): string {
+  const base =
+    env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== "" ? env.XDG_CONFIG_HOME : join(home(env), ".config");
+  return join(base, "platform-auth", "config.json");
+}
+
+/** `$XDG_CACHE_HOME/platform-auth/tokens.json`, else `~/.cache/platform-auth/tokens.json`. */
+export function defaultTokenCachePath(env: Env): string {
+  const base =
+    env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== "" ? env.XDG_CACHE_HOME : join(home(env), ".cache");
+  return join(base, "platform-auth", "tokens.json");
+}
