@@ -1,0 +1,94 @@
+/**
+ * Writes one demo post: a title of everyday words in the feed's language plus, usually, a
+ * technology term; about 1 KB of HTML content (paragraphs, a list, a link, inline code); a plain
+ * excerpt; and the date fields the way real feeds fill them (most published, some only updated,
+ * a few with neither).
+ */
+import type { IncomingPost } from "../store/store.js";
+import { demoCommonWords, demoRareWords, demoTechTerms } from "./demo-vocabulary.js";
+import type { SeededRandom } from "./seeded-random.js";
+
+export interface DemoPostContext {
+  readonly host: string;
+  readonly languageCode: string;
+  readonly languageId: number;
+  /** Spaces between words except for Japanese, which reads without them; see demo-vocabulary.ts. */
+  readonly sentenceEnd: string;
+}
+
+function sentence(rng: SeededRandom, common: readonly string[], length: number, extra: string[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < length; i++) parts.push(rng.pickSkewed(common));
+  for (const word of extra) parts.splice(rng.int(0, parts.length), 0, word);
+  const text = parts.join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
+/** About 1 KB of sanitised-looking HTML, and the excerpt taken from its first paragraph. */
+function body(
+  rng: SeededRandom,
+  ctx: DemoPostContext,
+  extra: string[],
+): { content: string; excerpt: string } {
+  const common = demoCommonWords[ctx.languageCode]!;
+  const paragraphs: string[] = [];
+  const count = rng.int(3, 4);
+  for (let p = 0; p < count; p++) {
+    const sentences: string[] = [];
+    const n = rng.int(2, 3);
+    for (let s = 0; s < n; s++)
+      sentences.push(sentence(rng, common, rng.int(8, 14), p === 0 && s === 0 ? extra : []));
+    paragraphs.push(sentences.join(`${ctx.sentenceEnd} `) + ctx.sentenceEnd);
+  }
+  const items = [rng.pick(demoTechTerms), rng.pickSkewed(common), rng.pickSkewed(common)];
+  const link = `https://${ctx.host}/docs/${rng.int(1, 999)}`;
+  const content = [
+    `<p>${escapeHtml(paragraphs[0]!)}</p>`,
+    `<p>${escapeHtml(paragraphs[1]!)} <code>${escapeHtml(rng.pickSkewed(common))}()</code></p>`,
+    `<ul>${items.map((i) => `<li>${escapeHtml(i)}</li>`).join("")}</ul>`,
+    ...paragraphs
+      .slice(2)
+      .map((p) => `<p>${escapeHtml(p)} <a href="${link}">${escapeHtml(rng.pickSkewed(common))}</a></p>`),
+  ].join("\n");
+  const first = paragraphs[0]!;
+  const excerpt = first.length <= 300 ? first : `${first.slice(0, first.lastIndexOf(" ", 299))}…`;
+  return { content, excerpt };
+}
+
+/**
+ * @param at the post's publication instant (epoch ms); `now` caps the first-seen time.
+ */
+export function writeDemoPost(
+  rng: SeededRandom,
+  ctx: DemoPostContext,
+  sequence: number,
+  at: number,
+  now: number,
+): IncomingPost {
+  const common = demoCommonWords[ctx.languageCode]!;
+  const tech = rng.chance(0.7) ? [rng.pick(demoTechTerms)] : [];
+  const rare = rng.chance(0.8) ? [rng.pick(demoRareWords)] : [];
+  const title = sentence(rng, common, rng.int(3, 6), tech);
+  const { content, excerpt } = body(rng, ctx, rare);
+  const seenAt = Math.min(now, at + rng.int(0, 2 * 3_600_000));
+  const shape = rng.next();
+  const slug = `${sequence.toString(36)}-${rng.int(0, 1e6).toString(36)}`;
+  const date = new Date(at);
+  return {
+    guid: `https://${ctx.host}/posts/${slug}`,
+    link: `https://${ctx.host}/${date.getUTCFullYear()}/${date.getUTCMonth() + 1}/${slug}`,
+    title,
+    excerpt,
+    content,
+    // 93% publish a date, 5% only an update time, 2% neither (first-seen time then dates them).
+    publishedAt: shape < 0.93 ? at : null,
+    updatedAt:
+      shape < 0.93 ? (rng.chance(0.1) ? Math.min(now, at + 86_400_000) : null) : shape < 0.98 ? at : null,
+    seenAt: shape < 0.98 ? seenAt : at,
+    languageId: ctx.languageId,
+  };
+}
