@@ -1,12 +1,217 @@
+// The built bin (`npx tsc -b` first) in temp folders: admin commands with tables and --json, exit
+// codes (0 ok, 1 run time, 2 usage) with one-line reasons, env-var options, serve and start-demo.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { test } from "node:test";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 
 const bin = fileURLToPath(new URL("../bin/feed-service.js", import.meta.url));
+const folders: string[] = [];
+after(() => {
+  for (const f of folders) rmSync(f, { recursive: true, force: true });
+});
 
-test("the built bin prints usage on --help and exits 0", async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [bin, "--help"]);
-  assert.match(stdout, /^usage: feed-service /);
+function tempFolder(): string {
+  const f = mkdtempSync(join(tmpdir(), "feed-service-cli-"));
+  folders.push(f);
+  return f;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+test("--help everywhere; usage errors exit 2 with one line on stderr", async () => {
+  const top = await cli(["--help"]);
+  assert.equal(top.code, 0);
+  assert.match(top.stdout, /^usage: feed-service /);
+  for (const c of ["serve", "demo", "start-demo", "feeds", "categories", "smart-categories", "languages"]) {
+    const r = await cli([c, "--help"]);
+    assert.equal(r.code, 0, c);
+    assert.match(r.stdout, new RegExp(`usage: feed-service ${c}`));
+  }
+  assert.equal((await cli([])).code, 2);
+  const unknown = await cli(["frobnicate"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /^feed-service: unknown command "frobnicate"[^\n]*\n$/);
+  const badOption = await cli(["categories", "list", "--colour"]);
+  assert.equal(badOption.code, 2);
+  assert.match(badOption.stderr, /--colour/);
+  assert.equal(badOption.stderr.trim().split("\n").length, 1);
+  const badPort = await cli(["serve", "--port", "99999"]);
+  assert.equal(badPort.code, 2);
+  assert.match(badPort.stderr, /--port must be a whole number from 0 to 65535; got "99999"/);
+  const envPort = await cli(["serve"], { env: { FEED_SERVICE_PORT: "x" } });
+  assert.equal(envPort.code, 2);
+  const envBool = await cli(["serve", "--port", "0"], { env: { FEED_SERVICE_NO_INGEST: "maybe" } });
+  assert.equal(envBool.code, 2);
+  assert.match(envBool.stderr, /FEED_SERVICE_NO_INGEST must be 1, true, 0 or false; got "maybe"/);
+  assert.match((await cli(["serve", "--workers", "4"])).stderr, /not supported yet/);
+  assert.match((await cli(["serve", "--read-database", "x.db"])).stderr, /not supported yet/);
+});
+
+test("admin commands: categories, languages, smart categories, feeds — tables, --json, exit codes", async () => {
+  const cwd = tempFolder();
+  const db = ["--database", join(cwd, "admin.db")];
+  const added = await cli(["categories", "add", "News", ...db]);
+  assert.equal(added.code, 0, added.stderr);
+  const categoryId = Number(added.stdout.trim());
+  assert.ok(categoryId > 0);
+  const dup = await cli(["categories", "add", "news", ...db]);
+  assert.equal(dup.code, 1, dup.stdout);
+  assert.equal(dup.stderr.trim().split("\n").length, 1);
+  const table = await cli(["categories", "list", ...db]);
+  assert.match(table.stdout, /^categoryId\s+categoryName\s+feedCount\n/);
+  assert.match(table.stdout, new RegExp(`${categoryId}\\s+News\\s+0`));
+  const lang = await cli(["languages", "add", "pt-BR", "--json", ...db]);
+  assert.equal(lang.code, 0, lang.stderr);
+  const language = JSON.parse(lang.stdout);
+  assert.equal(language.languageCode, "pt-BR");
+  const feed = await cli([
+    "feeds",
+    "add",
+    "https://news.example.org/rss",
+    "--name",
+    "Notícias",
+    "--category",
+    "news",
+    "--language",
+    "pt",
+    "--json",
+    ...db,
+  ]);
+  assert.equal(feed.code, 0, feed.stderr);
+  const row = JSON.parse(feed.stdout);
+  assert.equal(row.feedName, "Notícias");
+  assert.equal(row.categoryId, categoryId);
+  assert.equal(row.languageId, language.languageId);
+  const plain = await cli(["feeds", "add", "https://other.example.org/feed", ...db]);
+  assert.match(plain.stdout, /^\d+\n$/);
+  const list = JSON.parse((await cli(["feeds", "list", "--json", ...db])).stdout);
+  assert.deepEqual(list.map((f: { feedUrl: string }) => f.feedUrl).sort(), [
+    "https://news.example.org/rss",
+    "https://other.example.org/feed",
+  ]);
+  assert.equal((await cli(["feeds", "add", "ftp://x.example.org/", ...db])).code, 2);
+  const noCategory = await cli(["feeds", "add", "https://x.example.org/", "--category", "Sports", ...db]);
+  assert.equal(noCategory.code, 1);
+  assert.match(noCategory.stderr, /No category is named "Sports"/);
+  assert.equal((await cli(["feeds", "remove", String(row.feedId), ...db])).code, 0);
+  const missing = await cli(["feeds", "remove", String(row.feedId), ...db]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, new RegExp(`No feed has id ${row.feedId}\\.`));
+  assert.equal((await cli(["feeds", "remove", "abc", ...db])).code, 2);
+  const smart = await cli(["smart-categories", "add", "Rust news", "--query", "rust -jobs", "--json", ...db]);
+  assert.equal(smart.code, 0, smart.stderr);
+  const s = JSON.parse(smart.stdout);
+  assert.match(s.smartCategoryKey, /^[0-9a-f-]{36}$/);
+  assert.match((await cli(["smart-categories", "list", ...db])).stdout, /Rust news\s+rust -jobs/);
+  assert.equal((await cli(["smart-categories", "add", "K", "--query", "x", "--key", "nope", ...db])).code, 2);
+  assert.equal((await cli(["smart-categories", "remove", String(s.smartCategoryId), ...db])).code, 0);
+  assert.equal((await cli(["categories", "remove", String(categoryId), ...db])).code, 0);
+  // The database option also comes from the environment.
+  const viaEnv = await cli(["categories", "list", "--json"], {
+    env: { FEED_SERVICE_DATABASE: join(cwd, "admin.db") },
+  });
+  assert.deepEqual(JSON.parse(viaEnv.stdout), []);
+});
+
+function startBin(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stderr!.on("data", (c) => {
+    out += c;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 60_000);
+    child.stdout!.on("data", (c) => {
+      out += c;
+      const m = /listening on [^\n]*:(\d+)\n/.exec(out);
+      if (m && /health:/.test(out)) {
+        clearTimeout(timer);
+        resolve({ child, base: `http://127.0.0.1:${m[1]}`, output: () => out });
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.kill("SIGTERM");
+  return exited;
+}
+
+test("demo then serve: prints the URLs, answers SOAP and /healthz, stops cleanly on SIGTERM", async () => {
+  const cwd = tempFolder();
+  const demo = await cli(["demo", "--posts", "300", "--now", "2026-01-15T12:00:00Z", "--json"], { cwd });
+  assert.equal(demo.code, 0, demo.stderr);
+  assert.equal(JSON.parse(demo.stdout).posts, 300);
+  assert.ok(existsSync(join(cwd, "data", "feeds.db")), "the default database is ./data/feeds.db");
+  const again = await cli(["demo"], { cwd });
+  assert.equal(again.code, 1, "demo loads only into an empty database");
+  const { child, base, output } = await startBin(["serve", "--host", "127.0.0.1"], cwd, {
+    FEED_SERVICE_PORT: "0",
+    FEED_SERVICE_PUBLIC_URL: "https://feeds.example.org",
+  });
+  try {
+    assert.match(output(), /WSDL: +https:\/\/feeds\.example\.org\/webservices\/FeedAggregator\?wsdl/);
+    assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: "ok" });
+    const wsdl = await (await fetch(`${base}/webservices/FeedAggregator?wsdl`)).text();
+    assert.match(wsdl, /location="https:\/\/feeds\.example\.org\/webservices\/FeedAggregator"/);
+  } finally {
+    assert.equal(await stop(child), 0);
+  }
+});
+
+test("start-demo creates ./data/feeds.db on first run and reuses it after", async () => {
+  const cwd = tempFolder();
+  const first = await startBin(["start-demo", "--host", "127.0.0.1"], cwd, { FEED_SERVICE_PORT: "0" });
+  try {
+    assert.match(first.output(), /creating \.\/data\/feeds\.db with demo data/);
+    assert.match(first.output(), /WSDL: +http:\/\/127\.0\.0\.1:\d+\/webservices\/FeedAggregator\?wsdl/);
+    assert.match(first.output(), /clicks: +http:\/\/127\.0\.0\.1:\d+\/click\/<postId>/);
+    const r = await fetch(`${first.base}/webservices/FeedAggregator`, {
+      method: "POST",
+      headers: { "Content-Type": "text/xml" },
+      body: '<Envelope xmlns="http://schemas.xmlsoap.org/soap/envelope/"><Body><getCategories xmlns="http://webservices"/></Body></Envelope>',
+    });
+    assert.equal(r.status, 200);
+    assert.equal(((await r.text()).match(/<data soapenc:arrayType="xsd:anyType\[3\]"/g) ?? []).length, 6);
+  } finally {
+    assert.equal(await stop(first.child), 0);
+  }
+  const second = await startBin(["start-demo", "--host", "127.0.0.1"], cwd, { FEED_SERVICE_PORT: "0" });
+  try {
+    assert.match(second.output(), /using the existing \.\/data\/feeds\.db/);
+  } finally {
+    assert.equal(await stop(second.child), 0);
+  }
 });

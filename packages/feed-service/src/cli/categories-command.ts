@@ -1,0 +1,48 @@
+/** `feed-service categories add|list|remove`. */
+import { FeedServiceError } from "../errors.js";
+import { commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
+import { printRecords } from "./output.js";
+
+const usage = `usage: feed-service categories <action> [--database <location>] [--json]
+
+actions:
+  list                 every category with its feed count, by name
+  add <name>           add a category; prints its id (--json: the row)
+  remove <id>          remove a category (its feeds keep their posts and lose the category)`;
+
+const columns = ["categoryId", "categoryName", "feedCount"];
+
+export const categoriesCommand = commandGroup("categories", "list, add and remove categories", usage, {
+  async list(argv, context) {
+    const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
+    if (!parsed) return 0;
+    const rows = await withStore(parsed.values, (store) => store.categories());
+    printRecords(context.output, rows, columns, parsed.values.json === true);
+    return 0;
+  },
+  async add(argv, context) {
+    const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
+    if (!parsed) return 0;
+    const name = parsed.positionals[0].trim();
+    if (name === "" || name.length > 200) {
+      throw new FeedServiceError(
+        "FEED_BAD_ARGUMENT",
+        `A category name must be 1 to 200 characters; got ${JSON.stringify(parsed.positionals[0])}.`,
+      );
+    }
+    const row = await withStore(parsed.values, (store) => store.addCategory(name));
+    context.output.out(parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.categoryId}\n`);
+    return 0;
+  },
+  async remove(argv, context) {
+    const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
+    if (!parsed) return 0;
+    const id = readIdArgument(parsed.positionals[0], "category");
+    const removed = await withStore(parsed.values, (store) => store.removeCategory(id));
+    if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No category has id ${id}.`);
+    context.output.out(
+      parsed.values.json ? `${JSON.stringify({ removed: id })}\n` : `removed category ${id}\n`,
+    );
+    return 0;
+  },
+});

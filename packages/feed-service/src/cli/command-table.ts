@@ -1,0 +1,21 @@
+/**
+ * Every command of `feed-service`, one line each; a new command is one file plus one line here.
+ */
+import { categoriesCommand } from "./categories-command.js";
+import type { Command } from "./command.js";
+import { demoCommand } from "./demo-command.js";
+import { feedsCommand } from "./feeds-command.js";
+import { languagesCommand } from "./languages-command.js";
+import { serveCommand } from "./serve-command.js";
+import { smartCategoriesCommand } from "./smart-categories-command.js";
+import { startDemoCommand } from "./start-demo-command.js";
+
+export const commandTable: readonly Command[] = [
+  serveCommand,
+  demoCommand,
+  startDemoCommand,
+  feedsCommand,
+  categoriesCommand,
+  smartCategoriesCommand,
+  languagesCommand,
+];

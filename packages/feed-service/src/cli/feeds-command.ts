@@ -1,0 +1,103 @@
+/** `feed-service feeds add|list|remove`. */
+import { badArgument, FeedServiceError } from "../errors.js";
+import type { FeedAdminRecord } from "../store/store.js";
+import {
+  commandGroup,
+  findCategory,
+  findLanguage,
+  parseAction,
+  readIdArgument,
+  withStore,
+} from "./admin-actions.js";
+import { isoOrNull, printRecords } from "./output.js";
+
+const usage = `usage: feed-service feeds <action> [--database <location>] [--json]
+
+actions:
+  list                                   every feed with its fetch state
+  add <url> [--name <name>] [--category <name|id>] [--language <code|id>]
+                                         subscribe to a feed; prints the new feed's id
+                                         (--json: the feed row)
+  remove <id>                            unsubscribe, removing the feed's posts`;
+
+const columns = [
+  "feedId",
+  "feedName",
+  "feedUrl",
+  "categoryName",
+  "languageId",
+  "postCount",
+  "lastPostDate",
+  "errorCount",
+  "lastError",
+];
+
+/** A feed row for people and scripts: instants as ISO 8601. */
+function feedView(f: FeedAdminRecord) {
+  return {
+    ...f,
+    lastPostDate: isoOrNull(f.lastPostDate),
+    nextFetchAt: isoOrNull(f.nextFetchAt),
+    lastFetchedAt: isoOrNull(f.lastFetchedAt),
+  };
+}
+
+function readFeedUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw badArgument(`The feed URL must be an absolute http or https URL; got ${JSON.stringify(text)}.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw badArgument(`The feed URL must use http or https; got ${JSON.stringify(text)}.`);
+  }
+  return url.href;
+}
+
+export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", usage, {
+  async list(argv, context) {
+    const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
+    if (!parsed) return 0;
+    const rows = await withStore(parsed.values, (store) => store.adminFeeds());
+    printRecords(context.output, rows.map(feedView), columns, parsed.values.json === true);
+    return 0;
+  },
+  async add(argv, context) {
+    const parsed = parseAction(
+      argv,
+      { name: { type: "string" }, category: { type: "string" }, language: { type: "string" } },
+      context,
+      usage,
+      { min: 1, max: 1 },
+    );
+    if (!parsed) return 0;
+    const { values } = parsed;
+    const feedUrl = readFeedUrl(parsed.positionals[0]);
+    const name = typeof values.name === "string" ? values.name.trim() : "";
+    const row = await withStore(values, async (store) => {
+      const category =
+        typeof values.category === "string" ? await findCategory(store, values.category) : undefined;
+      const language =
+        typeof values.language === "string" ? await findLanguage(store, values.language) : undefined;
+      // Until the first fetch learns the feed's title, its host names it.
+      return store.addFeed({
+        feedUrl,
+        feedName: name || new URL(feedUrl).hostname,
+        categoryId: category?.categoryId ?? null,
+        languageId: language?.languageId,
+      });
+    });
+    context.output.out(values.json ? `${JSON.stringify(feedView(row), null, 2)}\n` : `${row.feedId}\n`);
+    return 0;
+  },
+  async remove(argv, context) {
+    const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
+    if (!parsed) return 0;
+    const id = readIdArgument(parsed.positionals[0], "feed");
+    const removed = await withStore(parsed.values, (store) => store.removeFeed(id));
+    if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No feed has id ${id}.`);
+    context.output.out(parsed.values.json ? `${JSON.stringify({ removed: id })}\n` : `removed feed ${id}\n`);
+    return 0;
+  },
+});

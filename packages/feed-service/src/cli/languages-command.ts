@@ -1,0 +1,35 @@
+/** `feed-service languages list|add`. */
+import { badArgument } from "../errors.js";
+import { commandGroup, parseAction, readLanguageTag, withStore } from "./admin-actions.js";
+import { printRecords } from "./output.js";
+
+const usage = `usage: feed-service languages <action> [--database <location>] [--json]
+
+actions:
+  list                        every language, by id (id 1 is English)
+  add <code> [--name <name>]  the language of a BCP 47 tag's primary subtag (en-US -> en),
+                              created when new; prints its id (--json: the row)`;
+
+const columns = ["languageId", "languageCode", "languageName"];
+
+export const languagesCommand = commandGroup("languages", "list and add languages", usage, {
+  async list(argv, context) {
+    const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
+    if (!parsed) return 0;
+    const rows = await withStore(parsed.values, (store) => store.languages());
+    printRecords(context.output, rows, columns, parsed.values.json === true);
+    return 0;
+  },
+  async add(argv, context) {
+    const parsed = parseAction(argv, { name: { type: "string" } }, context, usage, { min: 1, max: 1 });
+    if (!parsed) return 0;
+    const code = parsed.positionals[0];
+    if (/^\d+$/.test(code.trim()))
+      throw badArgument(`languages add takes a BCP 47 tag such as fr or pt-BR; got ${JSON.stringify(code)}.`);
+    const name = typeof parsed.values.name === "string" ? parsed.values.name.trim() : undefined;
+    const tag = readLanguageTag(code);
+    const row = await withStore(parsed.values, (store) => store.ensureLanguage(tag, name || undefined));
+    context.output.out(parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.languageId}\n`);
+    return 0;
+  },
+});

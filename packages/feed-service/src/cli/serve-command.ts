@@ -1,0 +1,122 @@
+/** `feed-service serve`: opens the database and serves SOAP, WSDL, /click and /healthz until stopped. */
+
+import { badArgument } from "../errors.js";
+import { createFeedServer } from "../http/feed-server.js";
+import { createOperationRunner } from "../operations/operation-runner.js";
+import { parseSearchQuery } from "../search/parse-search-query.js";
+import type { Store } from "../store/store.js";
+import type { Command, CommandContext } from "./command.js";
+import { parseCommandLine, readIntegerOption, readStringOption } from "./command-line.js";
+import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
+
+const usage = `usage: feed-service serve [options]
+
+Serves the SOAP endpoint (/webservices/FeedAggregator and /webservices/mxna2.cfc), its WSDL (?wsdl),
+/click/<postId> and /healthz.
+
+options (each also as an environment variable):
+  --port <n>             port to listen on (default 8080)           FEED_SERVICE_PORT
+  --host <address>       address to bind (default 0.0.0.0)          FEED_SERVICE_HOST
+  --database <location>  path, sqlite:<path> or postgres://…        FEED_SERVICE_DATABASE
+                         (default ./data/feeds.db)
+  --public-url <url>     base URL clients reach the service at, for FEED_SERVICE_PUBLIC_URL
+                         soap:address and tracking links (default: from each request's Host)
+  --no-ingest            do not refresh feeds while serving         FEED_SERVICE_NO_INGEST=1
+  --workers <n>          worker processes (only 1 is supported yet) FEED_SERVICE_WORKERS
+  --read-database <loc>  read replica (not supported yet)           FEED_SERVICE_READ_DATABASE
+  --help                 show this help`;
+
+const options = {
+  ...databaseOption,
+  port: { type: "string", env: true },
+  host: { type: "string", env: true },
+  "public-url": { type: "string", env: true },
+  "no-ingest": { type: "boolean", env: true },
+  workers: { type: "string", env: true },
+  "read-database": { type: "string", env: true },
+} as const;
+
+export interface ServeSettings {
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl?: string;
+  readonly ingest: boolean;
+}
+
+/** Serves `store` until the stop signal; closes the server and the store before resolving. */
+export async function serveStore(
+  store: Store,
+  settings: ServeSettings,
+  context: CommandContext,
+): Promise<number> {
+  // Listen for SIGINT/SIGTERM before announcing the address, so a stop sent right away is honoured.
+  const stopped = context.stopSignal;
+  const runner = createOperationRunner({ store, parseSearch: parseSearchQuery });
+  const service = createFeedServer({ store, runner, publicUrl: settings.publicUrl });
+  let address: Awaited<ReturnType<typeof service.listen>>;
+  try {
+    address = await service.listen(settings.port, settings.host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    context.output.err(
+      `feed-service: cannot listen on ${settings.host}:${settings.port}${code ? ` (${code})` : ""}\n`,
+    );
+    return 1;
+  }
+  const shownHost = ["0.0.0.0", "::", ""].includes(settings.host)
+    ? "localhost"
+    : address.family === "IPv6"
+      ? `[${address.address}]`
+      : address.address;
+  const base = (settings.publicUrl ?? `http://${shownHost}:${address.port}`).replace(/\/+$/, "");
+  context.output.out(
+    [
+      `feed-service listening on ${address.address}:${address.port}`,
+      `  WSDL:    ${base}/webservices/FeedAggregator?wsdl`,
+      `  SOAP:    ${base}/webservices/FeedAggregator (alias /webservices/mxna2.cfc)`,
+      `  clicks:  ${base}/click/<postId>`,
+      `  health:  ${base}/healthz`,
+      "",
+    ].join("\n"),
+  );
+  // Feed refreshing while serving (settings.ingest) is started here by the ingest scheduler.
+  const signal = await stopped;
+  context.output.out(`feed-service: ${signal}, stopping\n`);
+  await service.close();
+  await store.close();
+  return 0;
+}
+
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "serve the SOAP endpoint, WSDL, /click and /healthz",
+  usage,
+  async run(argv, context) {
+    const { values, positionals } = parseCommandLine(argv, options, context.env);
+    if (values.help) {
+      context.output.out(`${usage}\n`);
+      return 0;
+    }
+    if (positionals.length > 0)
+      throw badArgument(`serve takes no arguments; got ${JSON.stringify(positionals[0])}.`);
+    if (values["read-database"] !== undefined) {
+      throw badArgument("--read-database is not supported yet: this version serves from one database.");
+    }
+    const workers = readIntegerOption(values, "workers", 1, 1, 1024);
+    if (workers !== 1)
+      throw badArgument(`--workers ${workers} is not supported yet: this version runs one process.`);
+    const settings: ServeSettings = {
+      port: readIntegerOption(values, "port", 8080, 0, 65535),
+      host: readStringOption(values, "host") ?? "0.0.0.0",
+      publicUrl: readStringOption(values, "public-url"),
+      ingest: values["no-ingest"] !== true,
+    };
+    if (settings.publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+/i.test(settings.publicUrl)) {
+      throw badArgument(
+        `--public-url must be an absolute http or https URL such as https://feeds.example.org; got ${JSON.stringify(settings.publicUrl)}.`,
+      );
+    }
+    const store = await openDatabase(databaseLocation(values));
+    return serveStore(store, settings, context);
+  },
+};
