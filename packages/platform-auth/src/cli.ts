@@ -1,15 +1,75 @@
+import { callCommand, testCommand } from "./cli/api-commands.js";
+import { type CliIo, processIo } from "./cli/cli-io.js";
+import { headersCommand, inspectCommand, jwtCommand, tokenCommand } from "./cli/credential-commands.js";
+import { emulatorCommand } from "./cli/emulator-command.js";
+import { reportError } from "./cli/exit-codes.js";
+
 /** Usage text of the platform-auth command. */
 export const usage = `usage: platform-auth <command> [options]
 
 Obtains, caches and uses Adobe Experience Platform credentials.
-commands: token, headers, test, call, jwt, inspect, emulator
-  --help             show this help`;
 
-export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(`${usage}\n`);
-    return argv.length === 0 ? 2 : 0;
+commands:
+  token                      print a valid access token (minted only when the cache has none)
+  headers [--format F]       print the header set: curl (default), json or env
+  test [--json]              run the test call (global classes); exit 0 when the credentials work
+  call <METHOD> <path>       any Platform call with the credential headers added
+       [--accept TYPE] [-H 'Name: value']... [--data JSON|@file] [--all]
+  jwt                        build and sign a JWT for the deprecated JWT method
+  inspect [--json]           show the cached token's expiry, scopes and client id
+  emulator                   run the local emulator (identity service + global classes)
+       [--port N] [--expired-tokens] [--fail STATUS[:COUNT[:token|api|any]]]... [--retry-after S]
+       [--delay MS] [--token-lifetime S] [--classes N] [--sandboxes a,b] [--count-mints]
+       [--public-key-file F]
+
+options (every command):
+  --auth-url URL  --base-url URL  --profile NAME  --sandbox NAME
+  --client-id ID  --org-id ID  --scopes a,b  --auth-method oauth|jwt
+  --technical-account-id ID  --private-key-file F  --metascopes a,b  --ca-file F
+  --no-cache      do not use the on-disk token cache
+  -v, --verbose   report mints, retries and request ids on standard error
+  -h, --help      show this help
+
+The client secret is read from AEP_CLIENT_SECRET (or CLIENT_SECRET), a profile in
+$XDG_CONFIG_HOME/platform-auth/config.json, or .env; never from a flag.
+exit codes: 0 ok, 1 other, 2 usage or configuration, 3 credentials refused, 4 API error, 5 network`;
+
+const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
+  token: tokenCommand,
+  headers: headersCommand,
+  test: testCommand,
+  call: callCommand,
+  jwt: jwtCommand,
+  inspect: inspectCommand,
+  emulator: emulatorCommand,
+};
+
+/**
+ * Runs the CLI and resolves with its exit code.
+ *
+ * @example
+ * process.exitCode = await main(["test", "--sandbox", "prod"]);
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    (command === undefined ? io.stderr : io.stdout)(`${usage}\n`);
+    return command === undefined ? 2 : 0;
   }
-  process.stderr.write(`platform-auth: unknown command ${JSON.stringify(argv[0])}\n`);
-  return 2;
+  const run = COMMANDS[command];
+  if (!run) {
+    io.stderr(
+      `platform-auth: unknown command ${JSON.stringify(command)}; commands: ${Object.keys(COMMANDS).join(", ")}\n`,
+    );
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(`${usage}\n`);
+    return 0;
+  }
+  try {
+    return await run(rest, io);
+  } catch (err) {
+    return reportError(err, io.stderr, rest.includes("--verbose") || rest.includes("-v"));
+  }
 }

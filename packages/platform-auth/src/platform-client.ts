@@ -32,6 +32,8 @@ export interface PlatformClientOptions extends SettingsInput {
   env?: ResolveSettingsOptions["env"];
   cwd?: string;
   configFile?: string;
+  /** Token cache file to use when no setting names one (the CLI's default; the library's is none). */
+  defaultTokenCache?: string;
 }
 
 export type PlatformBody = string | Uint8Array | URLSearchParams | FormData;
@@ -71,7 +73,18 @@ export class PlatformClient {
   readonly #baseOrigin: string;
 
   constructor(options: PlatformClientOptions = {}) {
-    const { profile, refreshMarginMs, retry, now, onEvent, env, cwd, configFile, ...input } = options;
+    const {
+      profile,
+      refreshMarginMs,
+      retry,
+      now,
+      onEvent,
+      env,
+      cwd,
+      configFile,
+      defaultTokenCache,
+      ...input
+    } = options;
     const settings = resolveSettings({ options: { ...input, profile }, env, cwd, configFile });
     this.#settings = settings;
     if (refreshMarginMs !== undefined && !(Number.isFinite(refreshMarginMs) && refreshMarginMs >= 0)) {
@@ -85,7 +98,7 @@ export class PlatformClient {
     this.#transport = createHttpTransport({ env, caFile: settings.caFile });
     this.#baseOrigin = new URL(settings.baseUrl).origin;
     const provider = this.#createProvider(now);
-    const cacheSetting = settings.tokenCache;
+    const cacheSetting = settings.tokenCache ?? defaultTokenCache;
     const file =
       cacheSetting !== undefined && cacheSetting !== "off"
         ? {

@@ -29,6 +29,8 @@ export interface ResolveSettingsOptions {
   cwd?: string;
   /** Config file path; default `$XDG_CONFIG_HOME/platform-auth/config.json`. */
   configFile?: string;
+  /** For work that never sends the secret (building a JWT, reading the cache): do not require it. */
+  secretOptional?: boolean;
 }
 
 /**
@@ -64,7 +66,9 @@ export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSett
     layers.find((l) => l[key] !== undefined)?.[key];
 
   const authMethod = checkAuthMethod(pick("authMethod") ?? "oauth");
-  const required: SettingField["key"][] = ["clientId", "clientSecret", "orgId"];
+  const required: SettingField["key"][] = opts.secretOptional
+    ? ["clientId", "orgId"]
+    : ["clientId", "clientSecret", "orgId"];
   if (authMethod === "jwt") required.push("technicalAccountId");
   const missing = SETTING_FIELDS.filter((f) => required.includes(f.key) && pick(f.key) === undefined);
   if (authMethod === "jwt" && pick("privateKeyFile") === undefined && pick("privateKey") === undefined) {
@@ -74,7 +78,7 @@ export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSett
 
   return {
     clientId: pick("clientId") as string,
-    clientSecret: pick("clientSecret") as string,
+    clientSecret: (pick("clientSecret") as string | undefined) ?? "",
     orgId: pick("orgId") as string,
     sandbox: checkSandbox(pick("sandbox") as string | undefined),
     scopes: toList(pick("scopes")) ?? [...DEFAULT_SCOPES],
