@@ -13,6 +13,18 @@ const minimumTextForDetection = 40;
  */
 export function declaredTag(tag: string | null | undefined): string | null {
   if (!tag) return null;
+  // Every entry of a feed repeats the feed's tag; canonicalising is the costly part, so remember it.
+  const known = canonicalTags.get(tag);
+  if (known !== undefined) return known;
+  const canonical = canonicalTag(tag);
+  if (canonicalTags.size > 1000) canonicalTags.clear();
+  canonicalTags.set(tag, canonical);
+  return canonical;
+}
+
+const canonicalTags = new Map<string, string | null>();
+
+function canonicalTag(tag: string): string | null {
   const t = tag.trim().replace(/_/g, "-");
   if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(t)) return null;
   try {

@@ -3,9 +3,11 @@
  * limiter (overall and per host), one shared connection pool, progress reported per feed and a
  * summary at the end. Feeds that fail are recorded on the feed and counted, never dropped.
  */
+import { availableParallelism } from "node:os";
 import type { Store } from "../store/store.js";
 import { createFetchAgent, type FetchOptions } from "./fetch-feed.js";
 import { FetchLimiter, type FetchLimiterOptions } from "./fetch-limiter.js";
+import { ParsePool } from "./parse-pool.js";
 import { type RefreshResult, refreshFeed } from "./refresh-feed.js";
 import type { SchedulePolicy } from "./schedule-policy.js";
 
@@ -17,6 +19,11 @@ export interface IngestPassOptions extends FetchLimiterOptions {
   fetch?: Omit<FetchOptions, "etag" | "lastModified" | "dispatcher">;
   policy?: SchedulePolicy;
   now?: () => number;
+  /**
+   * Worker threads for the parse stage (default: 1 when the machine has more than one core, else
+   * 0 = parse on the main thread).
+   */
+  parseWorkers?: number;
   /** Reuse a limiter across passes (the scheduler does, so that Retry-After holds persist). */
   limiter?: FetchLimiter;
   onProgress?: (done: number, total: number, last: RefreshResult) => void;
@@ -57,6 +64,8 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
   };
   const dispatcher = createFetchAgent({ ...opts.fetch, connections: limiter.perHost });
   const languageIds = new Map<string, number>();
+  const parseWorkers = opts.parseWorkers ?? (availableParallelism() > 1 ? 1 : 0);
+  const parse = parseWorkers > 0 && feeds.length > 1 ? new ParsePool(parseWorkers) : undefined;
   let next = 0;
   let done = 0;
   const worker = async () => {
@@ -70,6 +79,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
         policy: opts.policy,
         now: opts.now,
         languageIds,
+        parse,
       });
       if (result.outcome === "updated") summary.updated++;
       else if (result.outcome === "not-modified") summary.notModified++;
@@ -93,6 +103,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
     await Promise.all(Array.from({ length: workers }, worker));
   } finally {
     await dispatcher.close().catch(() => {});
+    await parse?.close();
   }
   summary.durationMs = Date.now() - started;
   return summary;

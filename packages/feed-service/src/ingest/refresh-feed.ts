@@ -11,7 +11,8 @@ import { declaredTag, languageCodeFor } from "./detect-language.js";
 import { FeedFetchError } from "./fetch-error.js";
 import { type FetchOptions, fetchFeed } from "./fetch-feed.js";
 import type { FetchLimiter } from "./fetch-limiter.js";
-import { processFeedDocument } from "./process-document.js";
+import type { ParsePool } from "./parse-pool.js";
+import { type ProcessedDocument, processFeedDocument } from "./process-document.js";
 import {
   defaultSchedulePolicy,
   nextFetchAfterError,
@@ -27,6 +28,8 @@ export interface RefreshContext {
   fetch?: Omit<FetchOptions, "etag" | "lastModified" | "dispatcher">;
   policy?: SchedulePolicy;
   now?: () => number;
+  /** Runs the parse stage elsewhere (a worker pool); inline when absent. */
+  parse?: ParsePool;
   /** Language tag -> row id, shared across the feeds of a pass. */
   languageIds?: Map<string, number>;
 }
@@ -175,9 +178,11 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
     }
     return { feedId: feed.feedId, outcome: "not-modified", inserted: 0, updated: 0 };
   }
-  let doc: ReturnType<typeof processFeedDocument>;
+  let doc: ProcessedDocument;
   try {
-    doc = processFeedDocument(fetched.body, fetched.contentType, fetched.url, now);
+    doc = ctx.parse
+      ? await ctx.parse.process(fetched.body, fetched.contentType, fetched.url, now)
+      : processFeedDocument(fetched.body, fetched.contentType, fetched.url, now);
   } catch (error) {
     return recordFailure(ctx, feed, "parse", error, now);
   }

@@ -1,0 +1,45 @@
+// Generated feeds for the ingest benchmark: RSS 2.0 documents with a declared language and items
+// of about 1 KB of HTML each (design.md, "Benchmark inputs"). Deterministic for a given seed.
+const words =
+  "aggregator river signal harbour lantern meadow quartz timber velvet orbit canyon ember falcon glacier horizon island jasmine kernel lagoon mosaic nectar onyx prairie quiver saffron tundra umbra vortex willow yonder zephyr".split(
+    " ",
+  );
+
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function sentence(rand, n) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(words[Math.floor(rand() * words.length)]);
+  return out.join(" ");
+}
+
+/** One feed document (a Buffer) with `items` items. */
+export function feedDocument(feedIndex, items, baseUrl) {
+  const rand = rng(feedIndex + 1);
+  const now = Date.UTC(2026, 0, 1);
+  const parts = [
+    `<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/">`,
+    `<channel><title>Bench feed ${feedIndex}</title><link>${baseUrl}/site/${feedIndex}/</link>`,
+    `<description>Generated feed ${feedIndex}</description><language>en-US</language>`,
+  ];
+  for (let i = 0; i < items; i++) {
+    const date = new Date(now - (feedIndex * items + i) * 60_000).toUTCString();
+    const html =
+      `<p>${sentence(rand, 40)} <a href="/site/${feedIndex}/posts/${i}">read</a></p>` +
+      `<p>${sentence(rand, 40)} <img src="/img/${i}.png" alt="x"></p><blockquote>${sentence(rand, 30)}</blockquote>` +
+      `<ul><li>${sentence(rand, 8)}</li><li>${sentence(rand, 8)}</li></ul>`;
+    parts.push(
+      `<item><title>${sentence(rand, 6)} &amp; ${i}</title><link>${baseUrl}/site/${feedIndex}/posts/${i}</link>`,
+      `<guid isPermaLink="false">bench:${feedIndex}:${i}</guid><pubDate>${date}</pubDate><dc:creator>Author ${i % 7}</dc:creator>`,
+      `<description><![CDATA[${html.slice(0, 300)}]]></description><content:encoded><![CDATA[${html}]]></content:encoded></item>`,
+    );
+  }
+  parts.push("</channel></rss>");
+  return Buffer.from(parts.join("\n"));
+}

@@ -1,0 +1,103 @@
+/**
+ * A small pool of worker threads for the parse stage (see parse-worker.ts). Each document goes to
+ * the worker with the fewest in flight; its bytes are transferred, not copied. Errors come back
+ * as the same FeedServiceError the inline parser throws, so the orchestrator cannot tell the two
+ * apart. A worker that dies fails its documents and is replaced.
+ */
+import { Worker } from "node:worker_threads";
+import { FeedServiceError, type FeedServiceErrorCode } from "../errors.js";
+import type { ParseReply, ParseRequest } from "./parse-worker.js";
+import type { ProcessedDocument } from "./process-document.js";
+
+interface Pending {
+  resolve: (doc: ProcessedDocument) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+/**
+ * The worker's entry. Built code runs dist/ingest/parse-worker.js. Run from the TypeScript
+ * sources (the tests, under tsx), a worker does not inherit tsx's loader, so a tiny module
+ * registers it first and then imports the .ts entry.
+ */
+function workerEntry(): URL {
+  if (!import.meta.url.endsWith(".ts")) return new URL("./parse-worker.js", import.meta.url);
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./parse-worker.ts", import.meta.url).href;
+  const code = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+}
+
+export class ParsePool {
+  readonly #slots: Slot[] = [];
+  #nextId = 1;
+  #closed = false;
+
+  /**
+   * @example
+   * const pool = new ParsePool(1);
+   * const doc = await pool.process(bytes, "application/rss+xml", url, Date.now());
+   * await pool.close();
+   */
+  constructor(size: number) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError("a parse pool needs at least one worker");
+    for (let i = 0; i < size; i++) this.#slots.push(this.#spawn());
+  }
+
+  #spawn(): Slot {
+    const slot: Slot = { worker: new Worker(workerEntry()), pending: new Map() };
+    slot.worker.unref();
+    slot.worker.on("message", (reply: ParseReply) => {
+      const p = slot.pending.get(reply.id);
+      if (!p) return;
+      slot.pending.delete(reply.id);
+      if (reply.ok) p.resolve(reply.doc);
+      else p.reject(new FeedServiceError(reply.code as FeedServiceErrorCode, reply.message));
+    });
+    const fail = (error: unknown) => {
+      for (const p of slot.pending.values()) {
+        p.reject(
+          new FeedServiceError("FEED_PARSE_FAILED", "The parser stopped while reading the feed.", {
+            cause: error,
+          }),
+        );
+      }
+      slot.pending.clear();
+      const i = this.#slots.indexOf(slot);
+      if (i >= 0 && !this.#closed) this.#slots[i] = this.#spawn();
+    };
+    slot.worker.on("error", fail);
+    slot.worker.on("exit", (code) => {
+      if (!this.#closed || slot.pending.size > 0) fail(new Error(`parse worker exited with code ${code}`));
+    });
+    return slot;
+  }
+
+  /** Decodes, parses and normalises one document on a worker thread. */
+  process(
+    body: Uint8Array,
+    contentType: string | null,
+    url: string,
+    now: number,
+  ): Promise<ProcessedDocument> {
+    if (this.#closed) return Promise.reject(new Error("the parse pool is closed"));
+    const slot = this.#slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+    const id = this.#nextId++;
+    // A private copy whose buffer can be transferred (the fetched body may share a pooled buffer).
+    const bytes = new Uint8Array(body);
+    const req: ParseRequest = { id, body: bytes, contentType, url, now };
+    return new Promise((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject });
+      slot.worker.postMessage(req, [bytes.buffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.#slots.map((s) => s.worker.terminate()));
+  }
+}

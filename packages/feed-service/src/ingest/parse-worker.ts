@@ -1,0 +1,33 @@
+/**
+ * The worker thread side of the parse pool: runs `processFeedDocument` on the documents the
+ * ingest pass sends, so that decoding, parsing and sanitising (CPU-bound) run on another core
+ * while the main thread fetches and writes to the database.
+ */
+import { parentPort } from "node:worker_threads";
+import { FeedServiceError } from "../errors.js";
+import { processFeedDocument } from "./process-document.js";
+
+export interface ParseRequest {
+  id: number;
+  body: Uint8Array;
+  contentType: string | null;
+  url: string;
+  now: number;
+}
+
+export type ParseReply =
+  | { id: number; ok: true; doc: ReturnType<typeof processFeedDocument> }
+  | { id: number; ok: false; code: string; message: string };
+
+parentPort?.on("message", (req: ParseRequest) => {
+  let reply: ParseReply;
+  try {
+    reply = { id: req.id, ok: true, doc: processFeedDocument(req.body, req.contentType, req.url, req.now) };
+  } catch (error) {
+    reply =
+      error instanceof FeedServiceError
+        ? { id: req.id, ok: false, code: error.code, message: error.message }
+        : { id: req.id, ok: false, code: "FEED_PARSE_FAILED", message: "The document could not be read." };
+  }
+  parentPort?.postMessage(reply);
+});
