@@ -108,6 +108,22 @@ describe("QueryBean response encoding (Axis 1.x shape)", () => {
     ]);
   });
 
+  test("dateTime: zero-padded UTC with milliseconds, the same as toISOString for every year", () => {
+    const instants = [
+      Date.UTC(2024, 0, 5, 3, 4, 5, 6),
+      Date.UTC(2024, 11, 31, 23, 59, 59, 99),
+      Date.UTC(500, 5, 6, 7, 8, 9, 10),
+      Date.UTC(12000, 0, 1),
+      -1,
+    ];
+    const { bean } = multiRef(encode({ rows: instants.map((t) => [1, "", 0, t]) }));
+    assert.deepEqual(
+      cells(bean).map((row) => row[3]![1]),
+      instants.map((t) => new Date(t).toISOString()),
+    );
+    assert.equal(cells(bean)[0]![3]![1], "2024-01-05T03:04:05.006Z");
+  });
+
   test("an empty result keeps its columnList and writes data as anyType[][0]", () => {
     const { bean } = multiRef(encode({ rows: [] }));
     assert.equal(child(bean, "columnList").children.length, 4);

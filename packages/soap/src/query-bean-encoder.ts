@@ -37,8 +37,27 @@ function instantText(value: CellValue, row: number, column: ColumnSpec): string 
   const time = date.getTime();
   if (Number.isNaN(time))
     throw invalidCell(row, column, value, "a Date, epoch milliseconds or ISO 8601 text");
-  // toISOString is exactly yyyy-MM-ddTHH:mm:ss.SSSZ in UTC for years 0 to 9999.
-  return date.toISOString();
+  return utcInstant(date);
+}
+
+function twoDigits(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+/**
+ * yyyy-MM-ddTHH:mm:ss.SSSZ in UTC, the form Axis writes for xsd:dateTime. Assembled by hand
+ * because it measures about twice as fast as toISOString, which it equals for years 1000 to 9999;
+ * other years take toISOString's form.
+ */
+function utcInstant(date: Date): string {
+  const year = date.getUTCFullYear();
+  if (year < 1000 || year > 9999) return date.toISOString();
+  const ms = date.getUTCMilliseconds();
+  return (
+    `${year}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}` +
+    `T${twoDigits(date.getUTCHours())}:${twoDigits(date.getUTCMinutes())}:${twoDigits(date.getUTCSeconds())}` +
+    `.${ms < 10 ? `00${ms}` : ms < 100 ? `0${ms}` : ms}Z`
+  );
 }
 
 /**
@@ -47,8 +66,8 @@ function instantText(value: CellValue, row: number, column: ColumnSpec): string 
  * `columnList` and `data` arrays repeat their own name for their items (as Axis 1.2.1+ does);
  * every non-null cell carries the `xsi:type` of its column; a null is `<data xsi:nil="true"/>`.
  *
- * Every tag that does not depend on the data is built here, once; each call then appends cell
- * text to one string (the result is a rope that V8 flattens once, when it is written out).
+ * Every tag that does not depend on the data is built here, once; each call only escapes or
+ * formats the cells and joins ready pieces into one flat string.
  *
  * @example
  * const encode = compileQueryBeanEncoder("getLanguages", [{ name: "languageId", type: "int" }], "http://webservices", "http://rpc.xml.coldfusion");
@@ -82,7 +101,10 @@ export function compileQueryBeanEncoder(
 
   return (bean) => {
     const rows = bean.rows;
-    let out = head + rows.length + afterCount;
+    // Pieces collected and joined once: join copies into one flat string, where a chain of `+=`
+    // builds a rope that must be flattened again when it is written out (about half again as slow,
+    // measured with the benchmark's 50 x 12 result turned into bytes).
+    const parts: string[] = [head, String(rows.length), afterCount];
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
       if (row.length !== n) {
@@ -91,42 +113,38 @@ export function compileQueryBeanEncoder(
           `Row ${r} has ${row.length} cells; operation ${operationName} returns ${n} columns.`,
         );
       }
-      out += rowOpen;
+      parts.push(rowOpen);
       for (let c = 0; c < n; c++) {
         const value = row[c];
         if (value === null || value === undefined) {
-          out += nilCell;
+          parts.push(nilCell);
           continue;
         }
+        let text: string;
         switch (columnKinds[c]) {
           case INT:
             if (typeof value === "number" ? !Number.isSafeInteger(value) : !integerText.test(String(value))) {
               throw invalidCell(r, columns[c]!, value, "a whole number");
             }
-            out += cellOpen[c] + String(value) + cellClose;
+            text = String(value);
             break;
           case DOUBLE:
             if (typeof value !== "number") throw invalidCell(r, columns[c]!, value, "a number");
-            out += cellOpen[c] + doubleText(value) + cellClose;
+            text = doubleText(value);
             break;
           case STRING:
-            out +=
-              cellOpen[c] +
-              escapeXmlText(
-                typeof value === "string"
-                  ? value
-                  : value instanceof Date
-                    ? value.toISOString()
-                    : String(value),
-              ) +
-              cellClose;
+            text = escapeXmlText(
+              typeof value === "string" ? value : value instanceof Date ? value.toISOString() : String(value),
+            );
             break;
           default:
-            out += cellOpen[c] + instantText(value, r, columns[c]!) + cellClose;
+            text = instantText(value, r, columns[c]!);
         }
+        parts.push(cellOpen[c]!, text, cellClose);
       }
-      out += "</data>";
+      parts.push("</data>");
     }
-    return out + tail;
+    parts.push(tail);
+    return parts.join("");
   };
 }

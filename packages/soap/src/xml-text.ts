@@ -11,7 +11,12 @@ const needsWorkText = /[&<>\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\u
 const needsWorkAttribute = /[&<>"\t\n\r\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
 const forbidden =
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const textSpecials = /[&<>]/g;
+const forbiddenPresent = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
+// Three replaces with constant replacement strings measure about twice as fast in V8 as one
+// replace with a callback, and escaping is most of the encoder's time on text-heavy rows.
+const ampersands = /&/g;
+const lessThans = /</g;
+const greaterThans = />/g;
 // In attributes, whitespace other than space must be a reference or it is normalised away on read
 // (XML 1.0 §3.3.3).
 const attributeSpecials = /[&<>"\t\n\r]/g;
@@ -38,7 +43,8 @@ function reference(ch: string): string {
  */
 export function escapeXmlText(value: string): string {
   if (!needsWorkText.test(value)) return value;
-  return value.replace(forbidden, "").replace(textSpecials, reference);
+  const allowed = forbiddenPresent.test(value) ? value.replace(forbidden, "") : value;
+  return allowed.replace(ampersands, "&amp;").replace(lessThans, "&lt;").replace(greaterThans, "&gt;");
 }
 
 /**
