@@ -1,0 +1,34 @@
+// The benchmark corpus of the feed service: a SQLite database written once by the demo generator
+// (the same code and store API that `feed-service demo` uses) and cached in the OS temp folder,
+// never in git. Imports the BUILT package: run `npx tsc -b` first.
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const dist = new URL("../packages/feed-service/dist/", import.meta.url);
+export const { openStore } = await import(new URL("store/open-store.js", dist).href);
+export const { loadDemoData } = await import(new URL("demo/load-demo-data.js", dist).href);
+
+/** Demo data is generated relative to "now"; the bench pins it so the cached file stays valid. */
+export const corpusNow = Date.UTC(2026, 0, 15, 12, 0, 0);
+
+/** Opens (building first when missing) the corpus of `posts` posts; returns the store and its path. */
+export async function openCorpus(posts) {
+  const folder = join(tmpdir(), "feed-toolkit-bench");
+  mkdirSync(folder, { recursive: true });
+  const path = join(folder, `feed-service-${posts}.db`);
+  if (!existsSync(path)) {
+    const partial = `${path}.building`;
+    rmSync(partial, { force: true });
+    rmSync(`${partial}-wal`, { force: true });
+    rmSync(`${partial}-shm`, { force: true });
+    const started = Date.now();
+    process.stderr.write(`building ${posts} posts into ${path} (once; cached for later runs)...\n`);
+    const store = await openStore(partial);
+    await loadDemoData(store, { posts, now: corpusNow });
+    await store.close();
+    renameSync(partial, path);
+    process.stderr.write(`built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  }
+  return { store: await openStore(path), path };
+}

@@ -1,0 +1,195 @@
+// SOAP throughput of getMostRecentPosts(limit=20) on a 1,000,000-post SQLite database, 32
+// connections, measured with wrk (a C load generator: a Node one would take a core from the
+// server on this 2-core machine). In the same run:
+//   service — the feed service (HTTP server, SOAP decoder, operation table, store, encoder);
+//   limit   — a bare node:http server answering the identical precomputed response bytes;
+//   peer    — node-soap serving the same operation from the same store.
+// Usage: npx tsc -b && node bench/feed-service-soap.bench.mjs [--posts N] [--seconds S]
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs, promisify } from "node:util";
+import soap from "soap";
+import { corpusNow, openCorpus } from "./feed-service-corpus.mjs";
+
+const { values } = parseArgs({ options: { posts: { type: "string" }, seconds: { type: "string" } } });
+const posts = Number(values.posts ?? 1_000_000);
+const seconds = Number(values.seconds ?? 10);
+const connections = 32;
+
+const dist = new URL("../packages/feed-service/dist/", import.meta.url);
+const { createFeedServer } = await import(new URL("http/feed-server.js", dist).href);
+const { createOperationRunner } = await import(new URL("operations/operation-runner.js", dist).href);
+const { parseSearchQuery } = await import(new URL("search/parse-search-query.js", dist).href);
+
+const { store } = await openCorpus(posts);
+const path = "/webservices/FeedAggregator";
+const requestBody =
+  '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +
+  'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>' +
+  '<ns1:getMostRecentPosts soapenv:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/" xmlns:ns1="http://webservices">' +
+  '<limit xsi:type="xsd:double">20</limit><offset xsi:type="xsd:double">0</offset><languageIds xsi:type="xsd:string"></languageIds>' +
+  "</ns1:getMostRecentPosts></soapenv:Body></soapenv:Envelope>";
+const lua = join(tmpdir(), "feed-service-soap-bench.lua");
+writeFileSync(
+  lua,
+  `wrk.method = "POST"\nwrk.body = ${JSON.stringify(requestBody)}\n` +
+    `wrk.headers["Content-Type"] = "text/xml; charset=utf-8"\nwrk.headers["SOAPAction"] = '""'\n`,
+);
+
+const run = promisify(execFile);
+
+/** Runs wrk against url (asynchronously: the servers live in this process); returns req/s and p99 ms. */
+async function runWrk(url) {
+  // A short warm-up so that JIT and page cache are settled for every contender alike.
+  await run("wrk", ["-t1", `-c${connections}`, "-d2s", "-s", lua, url]);
+  const { stdout: out } = await run("wrk", [
+    "-t1",
+    `-c${connections}`,
+    `-d${seconds}s`,
+    "--latency",
+    "-s",
+    lua,
+    url,
+  ]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
+  const scale = { us: 0.001, ms: 1, s: 1000 };
+  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? "0";
+  const socketErrors = /Socket errors: (.*)/.exec(out)?.[1] ?? "none";
+  return { rps, p99: p99 ? Number(p99[1]) * scale[p99[2]] : Number.NaN, errors, socketErrors };
+}
+
+async function listen(server) {
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${server.address().port}${path}`;
+}
+
+const results = {};
+
+// 1. The service itself.
+const runner = createOperationRunner({ store, parseSearch: parseSearchQuery, now: () => corpusNow });
+const service = createFeedServer({ store, runner, publicUrl: "http://127.0.0.1:8080" });
+const serviceAddress = await service.listen(0, "127.0.0.1");
+const serviceUrl = `http://127.0.0.1:${serviceAddress.port}${path}`;
+const sample = await fetch(serviceUrl, {
+  method: "POST",
+  headers: { "Content-Type": "text/xml" },
+  body: requestBody,
+});
+const responseBytes = Buffer.from(await sample.arrayBuffer());
+const rows = (responseBytes.toString().match(/soapenc:arrayType="xsd:anyType\[12\]"/g) ?? []).length;
+if (sample.status !== 200 || rows !== 20)
+  throw new Error(`the service answered ${sample.status} with ${rows} rows`);
+results.service = await runWrk(serviceUrl);
+const wsdl = await (await fetch(`${serviceUrl}?wsdl`)).text();
+await service.close();
+
+// 2. The limit: the same bytes, precomputed, from a bare node:http server.
+const bare = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    res.writeHead(200, { "Content-Type": "text/xml; charset=utf-8", "Content-Length": responseBytes.length });
+    res.end(responseBytes);
+  });
+});
+results.limit = await runWrk(await listen(bare));
+await new Promise((resolve) => bare.close(resolve));
+bare.closeAllConnections?.();
+
+// 3. The peer: node-soap serving the same operation, from the same store, with the same WSDL.
+const peerServer = createServer((_req, res) => {
+  res.writeHead(404);
+  res.end();
+});
+const peerUrl = await listen(peerServer);
+const toRow = (p) => [
+  p.postId,
+  p.postTitle,
+  p.postLink,
+  p.postExcerpt,
+  new Date(p.postDate),
+  p.feedId,
+  p.feedName,
+  p.categoryId,
+  p.categoryName,
+  p.languageId,
+  p.clicks,
+  `http://127.0.0.1:8080/click/${p.postId}`,
+];
+const columnList = [
+  "postId",
+  "postTitle",
+  "postLink",
+  "postExcerpt",
+  "postDate",
+  "feedId",
+  "feedName",
+  "categoryId",
+  "categoryName",
+  "languageId",
+  "clicks",
+  "trackingLink",
+];
+const port = {
+  async getMostRecentPosts(args) {
+    // node-soap hands typed elements over as { attributes, $value }.
+    const num = (v) => Number(typeof v === "object" && v !== null ? v.$value : v);
+    const list = await store.recentPosts({
+      limit: num(args.limit),
+      offset: num(args.offset),
+      languageIds: null,
+    });
+    return {
+      getMostRecentPostsReturn: {
+        columnList: { item: columnList },
+        data: { item: list.map((p) => ({ item: toRow(p) })) },
+      },
+    };
+  },
+};
+const serviceDef = { FeedAggregatorService: {} };
+const portName =
+  /<wsdl:port [^>]*name="([^"]+)"/.exec(wsdl)?.[1] ?? /<wsdl:port name="([^"]+)"/.exec(wsdl)?.[1];
+serviceDef.FeedAggregatorService[portName] = port;
+soap.listen(peerServer, { path, services: serviceDef, xml: wsdl });
+const peerSample = await fetch(peerUrl, {
+  method: "POST",
+  headers: { "Content-Type": "text/xml", SOAPAction: '""' },
+  body: requestBody,
+});
+const peerText = await peerSample.text();
+if (peerSample.status !== 200 || !peerText.includes("postTitle")) {
+  throw new Error(`node-soap answered ${peerSample.status}: ${peerText.slice(0, 2000)}`);
+}
+results.peer = await runWrk(peerUrl);
+await new Promise((resolve) => peerServer.close(resolve));
+await store.close();
+
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
+console.log(
+  `getMostRecentPosts(limit=20), ${posts.toLocaleString("en")} posts, wrk -t1 -c${connections} -d${seconds}s, response ${responseBytes.length} bytes`,
+);
+console.log(
+  "| contender                         | req/s   | p99 ms | service ÷ this | non-2xx | socket errors |",
+);
+console.log(
+  "|-----------------------------------|---------|--------|----------------|---------|---------------|",
+);
+const names = {
+  service: "feed-service (ours)",
+  limit: "bare node:http, same bytes (limit)",
+  peer: "node-soap, same store (peer)",
+};
+for (const key of ["service", "limit", "peer"]) {
+  const r = results[key];
+  const ratio = key === "service" ? "1.00" : fmt(results.service.rps / r.rps, 2);
+  console.log(
+    `| ${names[key].padEnd(33)} | ${fmt(r.rps).padStart(7)} | ${fmt(r.p99, 2).padStart(6)} | ${ratio.padStart(14)} | ${r.errors.padStart(7)} | ${r.socketErrors.padEnd(13)} |`,
+  );
+}
+console.log(
+  `targets: service ≥ 0.5× limit (got ${fmt(results.service.rps / results.limit.rps, 2)}×), ≥ 3× peer (got ${fmt(results.service.rps / results.peer.rps, 2)}×), p99 < 20 ms (got ${fmt(results.service.p99, 2)} ms)`,
+);
