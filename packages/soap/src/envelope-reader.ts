@@ -1,4 +1,5 @@
-import { type SaxesAttributeNS, SaxesParser, type SaxesTagNS } from "saxes";
+import { SaxesParser, type SaxesTag } from "saxes";
+import { openScope, resolveName, rootScope, type Scope } from "./namespace-scope.js";
 import { SOAP_ENCODING_NS, SOAP_ENVELOPE_NS, SOAP12_ENVELOPE_NS, XSI_NS } from "./namespaces.js";
 import { requestLimits } from "./service-types.js";
 import { SoapError } from "./soap-error.js";
@@ -37,29 +38,37 @@ function isTrue(value: string): boolean {
   return v === "true" || v === "1";
 }
 
-function toBodyElement(tag: SaxesTagNS): BodyElement {
+/**
+ * Resolves an element and its attributes in its scope. Every prefixed attribute is resolved, even
+ * on elements that are not kept, so that an unbound prefix anywhere is refused.
+ */
+function toBodyElement(tag: SaxesTag, scope: Scope): BodyElement {
   let nil = false;
   let href: string | undefined;
   let id: string | undefined;
   let notRoot = false;
-  const attributes = tag.attributes as Record<string, SaxesAttributeNS>;
+  const attributes = tag.attributes as Record<string, string>;
   for (const name in attributes) {
-    const a = attributes[name]!;
-    if (a.uri === "") {
-      if (a.local === "href") href = a.value.startsWith("#") ? a.value.slice(1) : a.value;
-      else if (a.local === "id") id = a.value;
-    } else if (a.uri === XSI_NS) {
-      if (a.local === "nil") nil = isTrue(a.value);
+    const value = attributes[name]!;
+    if (name.indexOf(":") < 0) {
+      if (name === "href") href = value.startsWith("#") ? value.slice(1) : value;
+      else if (name === "id") id = value;
+      continue;
+    }
+    const a = resolveName(scope, name, true);
+    if (a.uri === XSI_NS) {
+      if (a.local === "nil") nil = isTrue(value);
     } else if (a.uri === SOAP_ENCODING_NS && a.local === "root") {
-      notRoot = !isTrue(a.value);
+      notRoot = !isTrue(value);
     }
   }
-  return { uri: tag.uri, local: tag.local, text: "", children: [], nil, href, id, notRoot };
+  const { uri, local } = resolveName(scope, tag.name, false);
+  return { uri, local, text: "", children: [], nil, href, id, notRoot };
 }
 
 /**
- * Reads a SOAP 1.1 envelope with a strict, namespace-aware parser (saxes) and returns the Body's
- * child elements. Prefixes are irrelevant: everything is matched by namespace URI. The Header,
+ * Reads a SOAP 1.1 envelope with a strict XML parser (saxes; namespaces resolved by
+ * namespace-scope.ts) and returns the Body's child elements. Prefixes are irrelevant: everything is matched by namespace URI. The Header,
  * when present, is parsed for well-formedness and limits but otherwise ignored.
  *
  * Refuses, as a `SoapError` for a Client fault: text that is not well-formed XML, any DOCTYPE
@@ -72,7 +81,10 @@ function toBodyElement(tag: SaxesTagNS): BodyElement {
  * body[0].local; // "op"
  */
 export function readEnvelope(xml: string, limits: EnvelopeLimits = requestLimits): BodyElement[] {
-  const parser = new SaxesParser({ xmlns: true });
+  // Namespaces are resolved by namespace-scope.ts, not by saxes: see there for why.
+  const parser = new SaxesParser();
+  const scopes: Scope[] = [];
+  let scope = rootScope;
   const stack: BodyElement[] = [];
   let bodyChildren: BodyElement[] | undefined;
   let sawBody = false;
@@ -106,23 +118,26 @@ export function readEnvelope(xml: string, limits: EnvelopeLimits = requestLimits
         `The request has more than ${limits.maxElements} elements, the most this service accepts.`,
       );
     }
+    scopes.push(scope);
+    scope = openScope(scope, tag.attributes as Record<string, string>);
+    const element = toBodyElement(tag, scope);
     if (depth === 1) {
-      if (tag.local === "Envelope" && tag.uri === SOAP12_ENVELOPE_NS) {
+      if (element.local === "Envelope" && element.uri === SOAP12_ENVELOPE_NS) {
         throw new SoapError(
           "SOAP_NOT_ENVELOPE",
           "The request is a SOAP 1.2 envelope; this service speaks SOAP 1.1 only " +
             `(Envelope namespace ${SOAP_ENVELOPE_NS}).`,
         );
       }
-      if (tag.local !== "Envelope" || tag.uri !== SOAP_ENVELOPE_NS) {
+      if (element.local !== "Envelope" || element.uri !== SOAP_ENVELOPE_NS) {
         throw new SoapError("SOAP_NOT_ENVELOPE", `${envelopeProblem}; got a root element named ${tag.name}.`);
       }
       return;
     }
     if (headerDepth > 0) return;
     if (depth === 2) {
-      if (tag.uri === SOAP_ENVELOPE_NS && tag.local === "Header" && !sawBody) headerDepth = depth;
-      else if (tag.uri === SOAP_ENVELOPE_NS && tag.local === "Body" && !sawBody) {
+      if (element.uri === SOAP_ENVELOPE_NS && element.local === "Header" && !sawBody) headerDepth = depth;
+      else if (element.uri === SOAP_ENVELOPE_NS && element.local === "Body" && !sawBody) {
         sawBody = true;
         bodyDepth = depth;
         bodyChildren = [];
@@ -131,12 +146,12 @@ export function readEnvelope(xml: string, limits: EnvelopeLimits = requestLimits
       return;
     }
     if (bodyDepth === 0) return;
-    const element = toBodyElement(tag);
     if (depth === bodyDepth + 1) bodyChildren!.push(element);
     else stack[stack.length - 1]!.children.push(element);
     stack.push(element);
   });
   parser.on("closetag", () => {
+    scope = scopes.pop()!;
     if (headerDepth > 0) {
       if (depth === headerDepth) headerDepth = 0;
     } else if (bodyDepth > 0) {
