@@ -17,7 +17,9 @@ export interface HttpTransport {
  * and there is no option to disable it. `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` (either case)
  * are honoured; an extra CA file is added to the system's roots, not put in their place.
  */
-export function createHttpTransport(opts: { env?: Env; caFile?: string } = {}): HttpTransport {
+export function createHttpTransport(
+  opts: { env?: Env; caFile?: string; attemptTimeoutMs?: number } = {},
+): HttpTransport {
   const env = opts.env ?? process.env;
   const tls: { rejectUnauthorized: true; ca?: string[] } = { rejectUnauthorized: true };
   if (opts.caFile !== undefined) {
@@ -41,6 +43,8 @@ export function createHttpTransport(opts: { env?: Env; caFile?: string } = {}): 
     noProxy: pick("NO_PROXY", "no_proxy"),
     // Bounded per origin: a burst of calls queues instead of opening a socket each.
     connections: 32,
+    headersTimeout: opts.attemptTimeoutMs ?? 30_000,
+    bodyTimeout: opts.attemptTimeoutMs ?? 30_000,
     connect: tls,
     requestTls: tls,
     proxyTls: tls,

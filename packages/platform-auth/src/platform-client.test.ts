@@ -339,6 +339,40 @@ test("an unreachable service is PA_NETWORK after the bounded attempts", async ()
   await c.close();
 });
 
+test("a slow answer is PA_TIMEOUT after the per-attempt timeout, retried within the attempt budget", async () => {
+  // undici checks these timeouts on a ~0.5 s tick, so the figures here are seconds, not milliseconds.
+  const c = client({ retry: { attemptTimeoutMs: 1000, maxAttempts: 2, baseDelayMs: 1 } });
+  await c.accessToken();
+  const before = fx.emulator.stats().apiCalls;
+  fx.emulator.setDelay(2200);
+  try {
+    const err = await rejects(c.json(CLASSES, { headers: XED_ID }), "timeout");
+    assert.equal(err.code, "PA_TIMEOUT");
+    assert.match(err.message, /after 2 attempts: attempt timed out/);
+    assert.equal(fx.emulator.stats().apiCalls - before, 2);
+  } finally {
+    fx.emulator.setDelay(0);
+  }
+  await c.close();
+});
+
+test("options are checked at construction with named errors", async () => {
+  const bad = await rejects((async () => client({ retry: { maxAttempts: 0 } }))(), "bad retry");
+  assert.match(bad.message, /retry option maxAttempts must be a number ≥ 1/);
+  const margin = await rejects((async () => client({ refreshMarginMs: -1 }))(), "bad margin");
+  assert.match(margin.message, /refreshMarginMs/);
+  const key = await rejects(
+    (async () =>
+      client({ authMethod: "jwt", technicalAccountId: "t@techacct.adobe.com", privateKey: "not a key" }))(),
+    "bad key",
+  );
+  assert.equal(key.code, "PA_KEY_INVALID");
+  const c = client();
+  const body = await rejects(c.fetch(CLASSES, { method: "POST", body: {} as unknown as string }), "bad body");
+  assert.match(body.message, /request body must be a string/);
+  await c.close();
+});
+
 test("no secret or token appears in any error, event or inspected object of this file", async () => {
   const c = client();
   await c.accessToken();

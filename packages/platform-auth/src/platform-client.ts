@@ -95,7 +95,11 @@ export class PlatformClient {
     }
     this.#retry = checkRetryOptions(retry);
     this.#onEvent = onEvent;
-    this.#transport = createHttpTransport({ env, caFile: settings.caFile });
+    this.#transport = createHttpTransport({
+      env,
+      caFile: settings.caFile,
+      attemptTimeoutMs: this.#retry.attemptTimeoutMs,
+    });
     this.#baseOrigin = new URL(settings.baseUrl).origin;
     const provider = this.#createProvider(now);
     const cacheSetting = settings.tokenCache ?? defaultTokenCache;

@@ -10,7 +10,10 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** Total time budget for all attempts and waits (default 60 s). */
   maxTotalMs?: number;
-  /** Timeout of each single attempt (default 30 s). */
+  /**
+   * Time to wait for an answer's headers, and between body chunks, per attempt (default 30 s).
+   * Enforced by undici's timers, which tick about every 0.5 s: treat it as accurate to a second.
+   */
   attemptTimeoutMs?: number;
   /** Source of randomness for the jitter, in [0, 1) (tests pass a fixed one). */
   random?: () => number;
@@ -66,7 +69,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
  * came at all.
  */
 export async function sendWithRetries(
-  send: (signal: AbortSignal) => Promise<Response>,
+  send: (signal: AbortSignal | undefined) => Promise<Response>,
   opts: {
     policy: Required<RetryOptions>;
     idempotent: boolean;
@@ -77,12 +80,12 @@ export async function sendWithRetries(
   const { policy } = opts;
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
-    const timeout = AbortSignal.timeout(policy.attemptTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     let res: Response | undefined;
     let failure: unknown;
     try {
-      res = await send(signal);
+      // The per-attempt timeout lives in the dispatcher (headersTimeout/bodyTimeout), not in an
+      // AbortSignal per request: a timer per call was measurable on the hot path.
+      res = await send(opts.signal);
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       failure = err;
@@ -97,9 +100,9 @@ export async function sendWithRetries(
     const canRetry = retryable && attempt < policy.maxAttempts && elapsed + delay <= policy.maxTotalMs;
     if (!canRetry) {
       if (res) return res;
-      throw networkError(failure, timeout.aborted, attempt);
+      throw networkError(failure, attempt);
     }
-    const reason = res ? `HTTP ${res.status}` : describeFailure(failure, timeout.aborted);
+    const reason = res ? `HTTP ${res.status}` : describeFailure(failure);
     opts.onRetry?.({
       type: "retry",
       attempt,
@@ -118,16 +121,25 @@ function isConnectFailure(err: unknown): boolean {
   return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN";
 }
 
-function describeFailure(err: unknown, timedOut: boolean): string {
-  if (timedOut) return "attempt timed out";
+function isTimeout(err: unknown): boolean {
+  const code = (err as { cause?: { code?: string } })?.cause?.code;
+  return (
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT" ||
+    code === "UND_ERR_CONNECT_TIMEOUT"
+  );
+}
+
+function describeFailure(err: unknown): string {
+  if (isTimeout(err)) return "attempt timed out";
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : "network error");
 }
 
-function networkError(err: unknown, timedOut: boolean, attempts: number): PlatformAuthError {
-  const what = describeFailure(err, timedOut);
+function networkError(err: unknown, attempts: number): PlatformAuthError {
+  const what = describeFailure(err);
   return new PlatformAuthError(
-    timedOut ? "PA_TIMEOUT" : "PA_NETWORK",
+    isTimeout(err) ? "PA_TIMEOUT" : "PA_NETWORK",
     `request failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${what}`,
     { cause: err },
   );
