@@ -5,7 +5,9 @@ import { categoriesCommand } from "./categories-command.js";
 import type { Command } from "./command.js";
 import { demoCommand } from "./demo-command.js";
 import { feedsCommand } from "./feeds-command.js";
+import { ingestCommand } from "./ingest-command.js";
 import { languagesCommand } from "./languages-command.js";
+import { opmlCommand } from "./opml-command.js";
 import { serveCommand } from "./serve-command.js";
 import { smartCategoriesCommand } from "./smart-categories-command.js";
 import { startDemoCommand } from "./start-demo-command.js";
@@ -15,6 +17,8 @@ export const commandTable: readonly Command[] = [
   demoCommand,
   startDemoCommand,
   feedsCommand,
+  ingestCommand,
+  opmlCommand,
   categoriesCommand,
   smartCategoriesCommand,
   languagesCommand,

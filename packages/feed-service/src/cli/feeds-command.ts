@@ -9,6 +9,7 @@ import {
   readIdArgument,
   withStore,
 } from "./admin-actions.js";
+import { discoverForAdd } from "./feed-discovery-hook.js";
 import { isoOrNull, printRecords } from "./output.js";
 
 const usage = `usage: feed-service feeds <action> [--database <location>] [--json]
@@ -16,7 +17,8 @@ const usage = `usage: feed-service feeds <action> [--database <location>] [--jso
 actions:
   list                                   every feed with its fetch state
   add <url> [--name <name>] [--category <name|id>] [--language <code|id>]
-                                         subscribe to a feed; prints the new feed's id
+                                         subscribe to a feed (a web page is followed to the
+                                         feed it links to); prints the new feed's id
                                          (--json: the feed row)
   remove <id>                            unsubscribe, removing the feed's posts`;
 
@@ -80,10 +82,12 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
         typeof values.category === "string" ? await findCategory(store, values.category) : undefined;
       const language =
         typeof values.language === "string" ? await findLanguage(store, values.language) : undefined;
-      // Until the first fetch learns the feed's title, its host names it.
+      const found = await discoverForAdd(feedUrl, context.output);
+      // Without --name: the feed's title, or its host until the first fetch learns the title.
       return store.addFeed({
-        feedUrl,
-        feedName: name || new URL(feedUrl).hostname,
+        feedUrl: found.feedUrl,
+        feedName: name || found.title || new URL(found.feedUrl).hostname,
+        siteUrl: found.siteUrl,
         categoryId: category?.categoryId ?? null,
         languageId: language?.languageId,
       });

@@ -8,6 +8,7 @@ import type { Store } from "../store/store.js";
 import type { Command, CommandContext } from "./command.js";
 import { parseCommandLine, readIntegerOption, readStringOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
+import { startBackgroundIngest } from "./ingest-command.js";
 
 const usage = `usage: feed-service serve [options]
 
@@ -79,9 +80,10 @@ export async function serveStore(
       "",
     ].join("\n"),
   );
-  // Feed refreshing while serving (settings.ingest) is started here by the ingest scheduler.
+  const scheduler = settings.ingest ? startBackgroundIngest(store, context.output) : null;
   const signal = await stopped;
   context.output.out(`feed-service: ${signal}, stopping\n`);
+  await scheduler?.stop();
   await service.close();
   await store.close();
   return 0;

@@ -1,0 +1,147 @@
+// `feed-service ingest`, `opml import|export`, discovery in `feeds add` and the scheduler in
+// `serve`, run in-process through main() against a real local HTTP server and SQLite files.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { main } from "../cli.js";
+import { openStore } from "../store/open-store.js";
+
+let server: Server;
+let base: string;
+const dir = mkdtempSync(join(tmpdir(), "feed-ingest-cli-"));
+const rss = (title: string) =>
+  `<rss version="2.0"><channel><title>${title}</title><link>https://site.example/</link><language>en</language>
+   <item><title>Hello</title><link>https://site.example/hello</link><guid>h1</guid><description>Hi there</description></item>
+   </channel></rss>`;
+
+before(async () => {
+  server = createServer((req, res) => {
+    if (req.url === "/page/") {
+      res.writeHead(200, { "content-type": "text/html" });
+      return void res.end(
+        '<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head></html>',
+      );
+    }
+    if (req.url === "/feed.xml") {
+      if (req.headers["if-none-match"] === '"1"') return void res.writeHead(304).end();
+      return void res.writeHead(200, { etag: '"1"' }).end(rss("Found Feed"));
+    }
+    if (req.url === "/other.xml") return void res.writeHead(200).end(rss("Other Feed"));
+    if (req.url === "/plain/")
+      return void res.writeHead(200, { "content-type": "text/html" }).end("<html></html>");
+    res.writeHead(500).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function cli(args: string[], stopSignal?: Promise<string>) {
+  let stdout = "";
+  let stderr = "";
+  const output = {
+    out: (t: string) => {
+      stdout += t;
+    },
+    err: (t: string) => {
+      stderr += t;
+    },
+  };
+  const code = await main(args, { env: {}, output, stopSignal });
+  return { code, stdout, stderr };
+}
+
+test("feeds add discovers the feed behind a page; ingest stores it and sums up; feeds list shows errors", async () => {
+  const db = ["--database", join(dir, "a.db")];
+  const added = await cli(["feeds", "add", `${base}/page/`, "--json", ...db]);
+  assert.equal(added.code, 0, added.stderr);
+  const row = JSON.parse(added.stdout);
+  assert.equal(row.feedUrl, `${base}/feed.xml`);
+  assert.equal(row.feedName, "Found Feed");
+  const refused = await cli(["feeds", "add", `${base}/plain/`, ...db]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /No feed found at .*names no feed/);
+  assert.equal((await cli(["feeds", "add", `${base}/broken.xml`, "--name", "Broken", ...db])).code, 0);
+
+  const first = await cli(["ingest", ...db]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(
+    first.stdout,
+    /^ingest: 2 feeds: 1 updated, 0 not modified, 1 failed, 0 deferred; 1 new posts, 0 updated posts/,
+  );
+  assert.match(first.stdout, /broken\.xml: fetch: The server answered HTTP 500\./);
+  const nothingDue = await cli(["ingest", ...db]);
+  assert.match(nothingDue.stdout, /^ingest: 0 feeds:/);
+  const again = JSON.parse((await cli(["ingest", "--all", "--json", ...db])).stdout);
+  assert.deepEqual([again.feeds, again.notModified, again.failed], [2, 1, 1]);
+
+  const list = JSON.parse((await cli(["feeds", "list", "--json", ...db])).stdout);
+  const broken = list.find((f: { feedName: string }) => f.feedName === "Broken");
+  assert.equal(broken.errorCount, 2);
+  assert.equal(broken.lastError, "fetch: The server answered HTTP 500.");
+  assert.match((await cli(["feeds", "list", ...db])).stdout, /errorCount.*lastError/);
+});
+
+test("ingest exits 1 when every feed failed, 2 on a usage error", async () => {
+  const db = ["--database", join(dir, "b.db")];
+  await cli(["feeds", "add", `${base}/down.xml`, "--name", "Down", ...db]);
+  const r = await cli(["ingest", ...db]);
+  assert.equal(r.code, 1);
+  assert.equal((await cli(["ingest", "extra", ...db])).code, 2);
+  assert.equal((await cli(["ingest", "--concurrency", "0", ...db])).code, 2);
+});
+
+test("opml export then import into another database round-trips the subscriptions", async () => {
+  const a = ["--database", join(dir, "c.db")];
+  await cli(["categories", "add", "Tech", ...a]);
+  await cli(["feeds", "add", `${base}/feed.xml`, "--category", "Tech", ...a]);
+  await cli(["feeds", "add", `${base}/other.xml`, ...a]);
+  const exported = await cli(["opml", "export", ...a]);
+  assert.equal(exported.code, 0, exported.stderr);
+  assert.match(exported.stdout, /<opml version="2.0">/);
+  const file = join(dir, "subs.opml");
+  writeFileSync(file, exported.stdout);
+  const b = ["--database", join(dir, "d.db")];
+  const imported = await cli(["opml", "import", file, ...b]);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.match(imported.stdout, /2 feeds in the file: 2 added, 0 already subscribed, 0 skipped/);
+  const feeds = JSON.parse((await cli(["feeds", "list", "--json", ...b])).stdout);
+  assert.deepEqual(
+    feeds.map((f: { categoryName: string | null }) => f.categoryName).sort(),
+    ["Tech", null].sort(),
+  );
+  const missing = await cli(["opml", "import", join(dir, "nope.opml"), ...b]);
+  assert.notEqual(missing.code, 0);
+  assert.match(missing.stderr, /no such file/);
+});
+
+test("serve refreshes feeds in the background unless --no-ingest", async () => {
+  const path = join(dir, "e.db");
+  await cli(["feeds", "add", `${base}/other.xml`, "--name", "Other", "--database", path]);
+  for (const ingest of [false, true]) {
+    let stop!: (s: string) => void;
+    const stopped = new Promise<string>((r) => {
+      stop = r;
+    });
+    const args = ["serve", "--port", "0", "--host", "127.0.0.1", "--database", path];
+    const running = cli(ingest ? args : [...args, "--no-ingest"], stopped);
+    let posts = 0;
+    for (let i = 0; i < 40 && posts === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const store = await openStore(path);
+      posts = (await store.recentPosts({ limit: 10, offset: 0, languageIds: null })).length;
+      await store.close();
+    }
+    stop("SIGTERM");
+    assert.equal((await running).code, 0);
+    assert.equal(posts > 0, ingest, ingest ? "the scheduler stored nothing" : "--no-ingest still ingested");
+  }
+});
