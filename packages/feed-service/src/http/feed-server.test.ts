@@ -104,6 +104,14 @@ test("/click counts once per client per post per 10 minutes and redirects; unkno
   }
 });
 
+test("the mxna2.cfc alias answers the same operations", async () => {
+  const viaAlias = await callOperation(service.baseUrl, "getCategories", {}, "/webservices/mxna2.cfc");
+  const viaMain = await callOperation(service.baseUrl, "getCategories", {});
+  assert.equal(viaAlias.status, 200);
+  assert.deepEqual(viaAlias.rows, viaMain.rows);
+  assert.equal(viaAlias.rows!.length, 3);
+});
+
 test("/healthz, 404 and 405", async () => {
   const health = await fetch(`${service.baseUrl}/healthz`);
   assert.equal(health.status, 200);
