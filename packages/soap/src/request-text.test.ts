@@ -45,6 +45,23 @@ test("refuses invalid bytes and unknown charsets with a message that says which"
 test("surrogate-pair references (Axis 1.x's astral characters) become the character; others stay", () => {
   assert.equal(joinSurrogateReferences("<t>&#xD83D;&#xDE00; &#55357;&#56832;</t>"), "<t>😀 😀</t>");
   assert.equal(joinSurrogateReferences("<t>&#xFC;&#xDF;</t>"), "<t>&#xFC;&#xDF;</t>");
+  // Axis writes every non-ASCII character as a reference: the pair may follow another one.
+  assert.equal(
+    joinSurrogateReferences("<t>&#xFC;&#xD83D;&#xDE00;&#252;&#55357;&#56832;</t>"),
+    "<t>&#xFC;😀&#252;😀</t>",
+  );
+  // Every high and low surrogate, at the edges of their ranges, in both notations.
+  for (const [h, l] of [
+    [0xd800, 0xdc00],
+    [0xdbff, 0xdfff],
+    [0xd83d, 0xde00],
+  ] as const) {
+    const expected = `<t>${String.fromCharCode(h, l)}</t>`;
+    assert.equal(joinSurrogateReferences(`<t>&#x${h.toString(16)};&#x${l.toString(16)};</t>`), expected);
+    assert.equal(joinSurrogateReferences(`<t>&#${h};&#${l};</t>`), expected);
+  }
+  assert.equal(joinSurrogateReferences("<t>&#55295;&#56320;</t>"), "<t>&#55295;&#56320;</t>");
+  assert.equal(joinSurrogateReferences("<t>&#55296;&#57344;</t>"), "<t>&#55296;&#57344;</t>");
   // A lone or reversed surrogate is left for the parser to refuse.
   assert.equal(joinSurrogateReferences("<t>&#xDE00;&#xD83D;</t>"), "<t>&#xDE00;&#xD83D;</t>");
   assert.equal(joinSurrogateReferences("<t>&#xD83D;x</t>"), "<t>&#xD83D;x</t>");

@@ -39,6 +39,18 @@ describe("createSoapService", () => {
     );
   });
 
+  test("reads a body in the charset its XML declaration or Content-Type names", async () => {
+    const xml =
+      '<?xml version="1.0" encoding="ISO-8859-1"?>' +
+      `<s:Envelope xmlns:s="${env}"><s:Body><echoArguments><number>1</number><text>Köln</text></echoArguments></s:Body></s:Envelope>`;
+    for (const contentType of ["text/xml", "text/xml; charset=iso-8859-1"]) {
+      const response = await createProbeService().handle(Buffer.from(xml, "latin1"), contentType);
+      assert.equal(response.status, 200);
+      const row = child(child(child(parseXmlTree(response.body), "Body"), "multiRef"), "data").children[0]!;
+      assert.equal(row.children[1]!.text, "Köln");
+    }
+  });
+
   test("an operation error: Server.userException with the typed, empty ComponentInvocationException detail", async () => {
     const response = await createProbeService().handle(
       call("<failWith><reason>no &amp; never</reason></failWith>"),

@@ -6,7 +6,13 @@
  * reference is left alone, and the parser then refuses it.
  */
 
-const pairOfReferences = /&#(x[0-9a-fA-F]{1,6}|[0-9]{1,7});&#(x[0-9a-fA-F]{1,6}|[0-9]{1,7});/g;
+// A high-surrogate reference (U+D800-U+DBFF, hex or decimal) directly followed by a low one
+// (U+DC00-U+DFFF). Only a high reference may start a match, so that in `&#xFC;&#xD83D;&#xDE00;`
+// the ü is not paired with the high surrogate and the real pair is still found.
+const high = "x0*[dD][89abAB][0-9a-fA-F]{2}|0*(?:5529[6-9]|55[3-9][0-9]{2}|56[0-2][0-9]{2}|563[01][0-9])";
+const low =
+  "x0*[dD][c-fC-F][0-9a-fA-F]{2}|0*(?:5632[0-9]|563[3-9][0-9]|56[4-9][0-9]{2}|57[0-2][0-9]{2}|573[0-3][0-9]|5734[0-3])";
+const pairOfReferences = new RegExp(`&#(${high});&#(${low});`, "g");
 
 function codeOf(reference: string): number {
   return reference[0] === "x" ? Number.parseInt(reference.slice(1), 16) : Number.parseInt(reference, 10);

@@ -16,7 +16,7 @@ import webservices.InteropProbeServiceLocator;
 public class AxisClient {
   public static void main(String[] args) throws Exception {
     InteropProbe port = new InteropProbeServiceLocator().getInteropProbeCfc(new URL(args[0]));
-    print("echo", port.echoArguments(2.5, "Gr\u00fc\u00dfe \u6771\u4eac \ud83d\ude00", "2024-01-02T03:04:05Z"));
+    print("echo", port.echoArguments(2.5, "Gr\u00fc\u00dfe \u6771\u4eac\ud83d\ude00", "2024-01-02T03:04:05Z"));
     print("echoNull", port.echoArguments(-1, "", null));
     print("samples", port.getSamples());
     print("nothing", port.getNothing(0));

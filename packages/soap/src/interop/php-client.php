@@ -14,7 +14,7 @@ $fault = function (callable $call) {
     }
 };
 $out = [];
-$out['echo'] = $bean($client->echoArguments(2.5, "Grüße 東京 😀", "2024-01-02T03:04:05Z"));
+$out['echo'] = $bean($client->echoArguments(2.5, "Grüße 東京😀", "2024-01-02T03:04:05Z"));
 $out['echoNull'] = $bean($client->echoArguments(-1, "", null));
 $out['samples'] = $bean($client->getSamples());
 $out['nothing'] = $bean($client->getNothing(0));
