@@ -19,7 +19,7 @@ const allowedTags = [
 ];
 
 const allowedAttributes: sanitizeHtml.IOptions["allowedAttributes"] = {
-  a: ["href", "title"],
+  a: ["href", "title", "rel"],
   img: ["src", "srcset", "alt", "title", "width", "height"],
   source: ["src", "srcset", "type", "media"],
   audio: ["src", "controls"],
@@ -45,7 +45,7 @@ function resolveAttr(attribs: Record<string, string>, name: string, base: string
   const value = attribs[name];
   if (value === undefined) return;
   const resolved = absoluteUrl(value, base);
-  if (resolved === undefined) delete attribs[name];
+  if (resolved === undefined || !/^(https?|mailto|tel):/i.test(resolved)) delete attribs[name];
   else attribs[name] = resolved;
 }
 
@@ -66,7 +66,8 @@ function urlTransform(base: string | null, extra?: Record<string, string>): sani
     const out = { ...attribs };
     for (const name of ["href", "src", "poster", "cite"]) resolveAttr(out, name, base);
     if (out.srcset !== undefined) out.srcset = srcsetResolved(out.srcset, base);
-    return { tagName, attribs: extra ? { ...out, ...extra } : out };
+    // Only real links open off-site; an anchor without href gets no rel.
+    return { tagName, attribs: extra && out.href !== undefined ? { ...out, ...extra } : out };
   };
 }
 
