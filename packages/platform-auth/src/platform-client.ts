@@ -1,11 +1,13 @@
 import type { AccessToken } from "./access-token.js";
+import { apiErrorFrom, saysTokenInvalid } from "./api-error.js";
 import { parseErrorBody } from "./error-body.js";
-import { PlatformAuthError, redactSecrets } from "./errors.js";
+import { PlatformAuthError } from "./errors.js";
 import { createHttpTransport, type HttpTransport } from "./http-transport.js";
 import { loadPrivateKey } from "./jwt-assertion.js";
 import { JwtTokenProvider } from "./jwt-token-provider.js";
 import { OAuthTokenProvider } from "./oauth-token-provider.js";
 import { iteratePages } from "./page-iterator.js";
+import { checkBody, resolveTarget } from "./request-target.js";
 import { checkRetryOptions, type RetryEvent, type RetryOptions, sendWithRetries } from "./retry-policy.js";
 import type { ResolvedSettings, SettingsInput } from "./settings.js";
 import { type ResolveSettingsOptions, resolveSettings } from "./settings-resolver.js";
@@ -48,8 +50,6 @@ export interface PlatformRequestInit {
   sandbox?: string;
   signal?: AbortSignal;
 }
-
-const INVALID_TOKEN_CODES = new Set(["401013", "401014"]);
 
 /**
  * A client for one credential set: mints a token on first need, caches it (memory, and a file when
@@ -141,15 +141,14 @@ export class PlatformClient {
    * the answer whatever its status; use {@link PlatformClient.json} to get errors thrown.
    */
   async fetch(target: string, init: PlatformRequestInit = {}): Promise<Response> {
-    const url = this.#resolveUrl(target);
+    const url = resolveTarget(target, this.#settings.baseUrl, this.#baseOrigin);
     checkBody(init.body);
     let token = this.#cache.fresh() ?? (await this.#cache.get());
     let res = await this.#send(url, init, token.accessToken);
     if (res.status === 401) {
       const parsed = parseErrorBody(401, res.headers, await res.clone().text());
-      const code = parsed.serviceCode ?? "";
-      if (INVALID_TOKEN_CODES.has(code) || /token.*(invalid|not valid|expired)/i.test(parsed.message)) {
-        this.#onEvent?.({ type: "remint", reason: code || "401", requestId: parsed.requestId });
+      if (saysTokenInvalid(parsed)) {
+        this.#onEvent?.({ type: "remint", reason: parsed.serviceCode ?? "401", requestId: parsed.requestId });
         await res.arrayBuffer().catch(() => undefined);
         this.#cache.invalidate(token.accessToken);
         token = await this.#cache.get();
@@ -199,16 +198,10 @@ export class PlatformClient {
 
   /** Turns an error answer into the one error type, scrubbed of secrets. */
   async errorFrom(res: Response, text: string, method: string, target: string): Promise<PlatformAuthError> {
-    const parsed = parseErrorBody(res.status, res.headers, text);
-    const token = this.#cache.fresh()?.accessToken;
-    const message = redactSecrets(parsed.message, [this.#settings.clientSecret, token]);
-    const code = parsed.serviceCode ? ` ${parsed.serviceCode}` : "";
-    const rid = parsed.requestId ? ` (request id ${parsed.requestId})` : "";
-    return new PlatformAuthError(
-      "PA_API_ERROR",
-      `${method.toUpperCase()} ${pathOf(target)} failed: HTTP ${res.status}${code}: ${message}${rid}`,
-      { status: res.status, serviceCode: parsed.serviceCode, requestId: parsed.requestId },
-    );
+    return apiErrorFrom(res, text, method, target, [
+      this.#settings.clientSecret,
+      this.#cache.fresh()?.accessToken,
+    ]);
   }
 
   /** Closes the connection pool. */
@@ -255,45 +248,4 @@ export class PlatformClient {
       },
     );
   }
-
-  #resolveUrl(target: string): string {
-    if (target.startsWith("/")) return this.#settings.baseUrl + target;
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw new PlatformAuthError(
-        "PA_USAGE",
-        `path ${JSON.stringify(target)} must start with "/" or be a full URL`,
-      );
-    }
-    // The credential headers go only to the configured platform, never to a host named in a reply.
-    if (url.origin !== this.#baseOrigin) {
-      throw new PlatformAuthError(
-        "PA_USAGE",
-        `URL ${url.origin} is not on the base URL's origin ${this.#baseOrigin}; credentials are sent there only`,
-      );
-    }
-    return url.href;
-  }
-}
-
-function checkBody(body: unknown): void {
-  if (
-    body === undefined ||
-    typeof body === "string" ||
-    body instanceof Uint8Array ||
-    body instanceof URLSearchParams ||
-    body instanceof FormData
-  ) {
-    return;
-  }
-  throw new PlatformAuthError(
-    "PA_USAGE",
-    "request body must be a string, Uint8Array, URLSearchParams or FormData (sent again on retry, so streams are not allowed)",
-  );
-}
-
-function pathOf(target: string): string {
-  return target.startsWith("/") ? target.split("?")[0] : new URL(target).pathname;
 }
