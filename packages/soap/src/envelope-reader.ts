@@ -68,8 +68,9 @@ function toBodyElement(tag: SaxesTag, scope: Scope): BodyElement {
 
 /**
  * Reads a SOAP 1.1 envelope with a strict XML parser (saxes; namespaces resolved by
- * namespace-scope.ts) and returns the Body's child elements. Prefixes are irrelevant: everything is matched by namespace URI. The Header,
- * when present, is parsed for well-formedness and limits but otherwise ignored.
+ * namespace-scope.ts) and returns the Body's child elements. Prefixes are irrelevant: everything
+ * is matched by namespace URI. The Header, when present, is parsed for well-formedness and limits
+ * but otherwise ignored.
  *
  * Refuses, as a `SoapError` for a Client fault: text that is not well-formed XML, any DOCTYPE
  * (before a single entity could be expanded: the parser reports the declaration as soon as it
@@ -95,7 +96,10 @@ export function readEnvelope(xml: string, limits: EnvelopeLimits = requestLimits
   let bodyDepth = 0;
 
   parser.on("error", (error: Error) => {
-    throw new SoapError("SOAP_MALFORMED_XML", `The request is not well-formed XML: ${error.message}.`);
+    throw new SoapError(
+      "SOAP_MALFORMED_XML",
+      `The request is not well-formed XML: ${error.message.replace(/\.$/, "")}.`,
+    );
   });
   parser.on("doctype", () => {
     throw new SoapError(

@@ -116,6 +116,7 @@ describe("createSoapService", () => {
       const fault = faultOf(response.body);
       assert.equal(fault.code, "soapenv:Client");
       assert.match(fault.string, message);
+      assert.match(fault.string, /[^.]\.$/, "one sentence, one full stop");
       assert.equal(fault.detail.children.length, 0);
     }
   });
