@@ -208,5 +208,11 @@ export interface Store {
 
   /** True when the database answers (for /healthz). */
   ping(): Promise<boolean>;
+  /**
+   * A value that changes whenever any data changes, by this process or another one, so that a
+   * cache of answers can tell it is still valid. A dialect that cannot tell returns a new value on
+   * every call, which simply turns such caches off.
+   */
+  dataVersion(): Promise<string>;
   close(): Promise<void>;
 }

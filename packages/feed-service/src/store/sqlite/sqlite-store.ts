@@ -184,6 +184,16 @@ export class SqliteStore implements Store {
       return Promise.resolve(false);
     }
   }
+  dataVersion(): Promise<string> {
+    // total_changes() counts rows written through this connection; data_version changes when
+    // another connection (another process) commits. Together they change on every write.
+    return settle(() => {
+      const v = this.#stmts
+        .get("SELECT total_changes() AS t, (SELECT data_version FROM pragma_data_version) AS d")
+        .get() as { t: number; d: number };
+      return `${v.t}.${v.d}`;
+    });
+  }
   close(): Promise<void> {
     if (this.#db.open) this.#db.close();
     return Promise.resolve();
