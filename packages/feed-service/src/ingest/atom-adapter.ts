@@ -50,7 +50,14 @@ function adaptEntry(entry: AtomFeed.Entry<string>, feedLang: string | null): Par
     author: entry.authors?.[0]?.name ?? entry.dc?.creators?.[0] ?? null,
     published: entry.published ?? entry.dc?.dates?.[0] ?? null,
     updated: entry.updated ?? null,
-    language: entry.xml?.lang ?? entry.dc?.languages?.[0] ?? feedLang,
+    // xml:lang is inherited (XML 1.0 §2.12): the text constructs' own, then the entry's, then the feed's.
+    language:
+      (content as { xml?: { lang?: string } } | undefined)?.xml?.lang ??
+      (entry.summary as { xml?: { lang?: string } } | undefined)?.xml?.lang ??
+      (entry.title as { xml?: { lang?: string } } | undefined)?.xml?.lang ??
+      entry.xml?.lang ??
+      entry.dc?.languages?.[0] ??
+      feedLang,
     base: entry.xml?.base ?? null,
   };
 }

@@ -37,6 +37,8 @@ export type FetchOutcome =
       movedTo: string | null;
       body: Uint8Array;
       contentType: string | null;
+      /** The Content-Language header: the document's language when it declares none itself. */
+      contentLanguage: string | null;
       etag: string | null;
       lastModified: string | null;
     }
@@ -194,6 +196,7 @@ export async function fetchFeed(target: string, opts: FetchOptions = {}): Promis
         movedTo: movedTo(),
         body,
         contentType: header(res.headers, "content-type"),
+        contentLanguage: header(res.headers, "content-language"),
         etag,
         lastModified,
       };

@@ -4,7 +4,13 @@
  * and parsed again. A recognised feed with nothing feedsmith keeps (an empty channel) is an empty
  * feed, not an error.
  */
-import { parseFeed as feedsmithParse, ParseError } from "feedsmith";
+import {
+  type AnyFeed,
+  DetectError,
+  parseFeed as feedsmithParse,
+  MalformedError,
+  ParseError,
+} from "feedsmith";
 import { FeedServiceError } from "../errors.js";
 import { adaptAtom } from "./atom-adapter.js";
 import { detectDocumentKind } from "./detect-format.js";
@@ -40,17 +46,16 @@ function rootFormat(xml: string): FeedFormat | null {
   return name === "rss" ? "rss" : name === "feed" ? "atom" : "rdf";
 }
 
-function tryParse(text: string): ParsedFeed {
-  const { format, feed } = feedsmithParse(text);
-  switch (format) {
+function adapt(parsed: AnyFeed): ParsedFeed {
+  switch (parsed.format) {
     case "rss":
-      return adaptRss(feed);
+      return adaptRss(parsed.feed);
     case "atom":
-      return adaptAtom(feed);
+      return adaptAtom(parsed.feed);
     case "rdf":
-      return adaptRdf(feed);
+      return adaptRdf(parsed.feed);
     case "json":
-      return adaptJsonFeed(feed);
+      return adaptJsonFeed(parsed.feed);
   }
 }
 
@@ -70,27 +75,37 @@ function notAFeed(reason: string, cause?: unknown): FeedServiceError {
 export function parseFeedText(input: string): ParseOutcome {
   const kind = detectDocumentKind(input);
   if (kind === "html") throw notAFeed("it is an HTML page");
+  if (kind === "unknown") throw notAFeed("it is neither XML nor JSON");
+  // Only the library's own refusals are caught here: an error in our adapters is a bug and must
+  // surface, not be mistaken for a malformed document.
   if (kind === "json") {
+    let parsed: AnyFeed;
     try {
-      return { feed: tryParse(input), repaired: false };
+      parsed = feedsmithParse(input);
     } catch (error) {
       throw notAFeed("it is JSON but not a JSON Feed", error);
     }
+    return { feed: adapt(parsed), repaired: false };
   }
-  if (kind === "unknown") throw notAFeed("it is neither XML nor JSON");
   const text = stripDoctype(stripForbiddenXmlChars(input));
-  const repairedFlag = text.length !== input.length;
+  const cleaned = text.length !== input.length;
+  const format = rootFormat(text);
   try {
-    return { feed: tryParse(text), repaired: repairedFlag };
+    return { feed: adapt(feedsmithParse(text)), repaired: cleaned };
   } catch (first) {
-    const format = rootFormat(text);
-    if (first instanceof ParseError && format) return { feed: emptyFeed(format), repaired: repairedFlag };
-    const repaired = repairXml(text);
-    try {
-      return { feed: tryParse(repaired), repaired: true };
-    } catch (second) {
-      if (second instanceof ParseError && format) return { feed: emptyFeed(format), repaired: true };
-      throw notAFeed("it is not well-formed RSS, Atom or RDF even after repair", second);
-    }
+    if (!isLibraryError(first)) throw first;
+    if (first instanceof ParseError && format) return { feed: emptyFeed(format), repaired: cleaned };
   }
+  let parsed: AnyFeed;
+  try {
+    parsed = feedsmithParse(repairXml(text));
+  } catch (second) {
+    if (second instanceof ParseError && format) return { feed: emptyFeed(format), repaired: true };
+    throw notAFeed("it is not well-formed RSS, Atom or RDF even after repair", second);
+  }
+  return { feed: adapt(parsed), repaired: true };
+}
+
+function isLibraryError(error: unknown): boolean {
+  return error instanceof ParseError || error instanceof MalformedError || error instanceof DetectError;
 }

@@ -83,13 +83,14 @@ export class ParsePool {
     contentType: string | null,
     url: string,
     now: number,
+    contentLanguage: string | null = null,
   ): Promise<ProcessedDocument> {
     if (this.#closed) return Promise.reject(new Error("the parse pool is closed"));
     const slot = this.#slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     const id = this.#nextId++;
     // A private copy whose buffer can be transferred (the fetched body may share a pooled buffer).
     const bytes = new Uint8Array(body);
-    const req: ParseRequest = { id, body: bytes, contentType, url, now };
+    const req: ParseRequest = { id, body: bytes, contentType, contentLanguage, url, now };
     return new Promise((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
       slot.worker.postMessage(req, [bytes.buffer]);

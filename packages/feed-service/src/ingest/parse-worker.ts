@@ -11,6 +11,7 @@ export interface ParseRequest {
   id: number;
   body: Uint8Array;
   contentType: string | null;
+  contentLanguage: string | null;
   url: string;
   now: number;
 }
@@ -22,7 +23,11 @@ export type ParseReply =
 parentPort?.on("message", (req: ParseRequest) => {
   let reply: ParseReply;
   try {
-    reply = { id: req.id, ok: true, doc: processFeedDocument(req.body, req.contentType, req.url, req.now) };
+    reply = {
+      id: req.id,
+      ok: true,
+      doc: processFeedDocument(req.body, req.contentType, req.url, req.now, req.contentLanguage),
+    };
   } catch (error) {
     reply =
       error instanceof FeedServiceError

@@ -33,9 +33,16 @@ export function processFeedDocument(
   contentType: string | null,
   feedUrl: string,
   now: number,
+  contentLanguage: string | null = null,
 ): ProcessedDocument {
   const decoded = decodeBytes(bytes, contentType);
   const { feed, repaired } = parseFeedText(decoded.text);
+  // HTTP Content-Language (first tag) stands in for a language the document does not declare.
+  const httpLanguage = contentLanguage?.split(",")[0]?.trim() || null;
+  if (httpLanguage) {
+    feed.language ??= httpLanguage;
+    for (const e of feed.entries) e.language ??= httpLanguage;
+  }
   const entries = feed.entries
     .slice(0, maxEntriesPerDocument)
     .map((e) => normaliseEntry(e, feed, feedUrl, now));

@@ -181,8 +181,8 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
   let doc: ProcessedDocument;
   try {
     doc = ctx.parse
-      ? await ctx.parse.process(fetched.body, fetched.contentType, fetched.url, now)
-      : processFeedDocument(fetched.body, fetched.contentType, fetched.url, now);
+      ? await ctx.parse.process(fetched.body, fetched.contentType, fetched.url, now, fetched.contentLanguage)
+      : processFeedDocument(fetched.body, fetched.contentType, fetched.url, now, fetched.contentLanguage);
   } catch (error) {
     return recordFailure(ctx, feed, "parse", error, now);
   }

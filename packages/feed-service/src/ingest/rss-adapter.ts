@@ -14,6 +14,24 @@ function firstNonEmpty(...values: Array<string | undefined | null>): string | nu
   return null;
 }
 
+/**
+ * The name in an RSS author: RSS 2.0 asks for `email (Name)`, publishers also write
+ * `Name <email>` or just a name.
+ */
+function personName(text: string | null): string | null {
+  if (!text) return null;
+  const paren = /^\s*\S+@\S+\s*\((.+)\)\s*$/.exec(text);
+  if (paren) return paren[1]!.trim();
+  const angle = /^\s*(.+?)\s*<\S+@\S+>\s*$/.exec(text);
+  return (angle ? angle[1]! : text).trim() || null;
+}
+
+function authorText(author: unknown): string | null {
+  if (typeof author === "string") return author;
+  const person = author as { name?: string; email?: string } | undefined;
+  return person?.name ?? person?.email ?? null;
+}
+
 function adaptItem(item: AnyItem, feedLang: string | null): ParsedEntry {
   const rss = item as RssFeed.Item<string>;
   const rdf = item as RdfFeed.Item<string>;
@@ -25,7 +43,7 @@ function adaptItem(item: AnyItem, feedLang: string | null): ParsedEntry {
     title: titleText(firstNonEmpty(item.title, rss.dc?.titles?.[0], rss.media?.title?.value), "html"),
     contentHtml: firstNonEmpty(item.content?.encoded),
     summaryHtml: firstNonEmpty(item.description, rss.dc?.descriptions?.[0], rss.media?.description?.value),
-    author: firstNonEmpty(rss.dc?.creators?.[0], rss.authors?.[0] as string | undefined),
+    author: personName(firstNonEmpty(rss.dc?.creators?.[0], authorText(rss.authors?.[0]))),
     published: firstNonEmpty(rss.pubDate, rss.dc?.dates?.[0], rss.dcterms?.issued?.[0], rss.atom?.published),
     updated: firstNonEmpty(rss.dcterms?.modified?.[0], rss.atom?.updated),
     language: firstNonEmpty(rss.dc?.languages?.[0], rss.xml?.lang) ?? feedLang,

@@ -13,9 +13,12 @@ export function escapeHtml(text: string): string {
   );
 }
 
-/** Collapses runs of whitespace to one space and trims. */
+/**
+ * Collapses runs of ASCII whitespace to one space and trims. Non-breaking and typographic spaces
+ * (U+00A0, U+2002, U+2009, ...) are content the author chose, and stay.
+ */
 export function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return text.replace(/[ \t\n\r\f]+/g, " ").replace(/^ | $/g, "");
 }
 
 /**
