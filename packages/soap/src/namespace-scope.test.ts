@@ -46,7 +46,7 @@ test("refuses what Namespaces in XML forbids, as not well-formed", () => {
   malformed(wrap('<op xmlns:xmlns="urn:x"/>'), /reserved prefix/);
   malformed(wrap("<a:b:c/>", ' xmlns:a="urn:a"'), /not a valid qualified name/);
   malformed(wrap("<op :x='1'/>"), /not (a valid qualified name|well-formed)/);
-  // Prefixes are looked up in a Map: names of Object.prototype members are not bound by accident.
+  // Prefixes are compared as strings, not looked up as object keys: Object.prototype names stay unbound.
   malformed(wrap("<constructor:op/>"), /unbound namespace prefix: constructor/);
   malformed(wrap("<__proto__:op/>"), /unbound namespace prefix: __proto__/);
 });
