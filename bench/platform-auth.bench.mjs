@@ -1,13 +1,19 @@
 #!/usr/bin/env node
-// The client's own HTTP stack (undici 7, hoisted to the root node_modules), to separate what the
-// client adds from the difference between undici 7 and the fetch bundled with this Node.
-import { Agent, fetch as undiciFetch } from "undici";
 // 10,000 sequential calls to the emulator's global-classes listing (limit=1) through PlatformClient,
 // against the same calls with plain fetch and hand-written headers, in the same run and against the
 // same emulator. A third peer, undici 7's fetch with hand-written headers, isolates the client's
-// own cost from the HTTP stack's. The client adds: the cached-token lookup, the header set, the retry wrapper and
-// undici's pooled dispatcher. Target: ratio <= 1.1 and exactly one mint for the client's calls.
+// own cost from the HTTP stack's. The client adds the cached-token lookup, the header set, the retry
+// wrapper and its pooled dispatcher. Targets: client / plain fetch <= 1.1, and exactly one mint.
 // Needs the built package: run `npx tsc -b` first.
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+
+// The client's own HTTP stack (undici 7, resolved from the platform-auth package as the client
+// resolves it), to separate what the client adds from the difference between undici 7 and the
+// fetch bundled with this Node.
+const fromPackage = createRequire(new URL("../packages/platform-auth/package.json", import.meta.url));
+const { Agent, fetch: undiciFetch } = await import(pathToFileURL(fromPackage.resolve("undici")).href);
+
 import { PlatformClient, PlatformEmulator } from "../packages/platform-auth/dist/index.js";
 
 const CALLS = Number(process.env.CALLS ?? 10_000);
