@@ -14,6 +14,8 @@ $fault = function (callable $call) {
     }
 };
 $out = [];
+// How PHP read the WSDL: parameter types as declared, QueryBean as the return type.
+$out['functions'] = $client->__getFunctions();
 $out['echo'] = $bean($client->echoArguments(2.5, "Grüße 東京😀", "2024-01-02T03:04:05Z"));
 $out['echoNull'] = $bean($client->echoArguments(-1, "", null));
 $out['samples'] = $bean($client->getSamples());

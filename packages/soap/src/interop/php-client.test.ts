@@ -19,6 +19,13 @@ test("PHP SoapClient (WSDL mode) calls every probe operation and decodes every s
   try {
     const { stdout } = await run("php", [script, `${probe.url}?wsdl`], { timeout: 60_000 });
     const got = JSON.parse(stdout);
+    assert.deepEqual(got.functions, [
+      "QueryBean echoArguments(double $number, string $text, anyType $anything)",
+      "QueryBean getSamples()",
+      "QueryBean getNothing(double $limit)",
+      "QueryBean failWith(string $reason)",
+      "QueryBean crash()",
+    ]);
     assert.deepEqual(got.echo, {
       columns: ["numberValue", "textValue", "anyValue"],
       rows: [[2.5, "Grüße 東京😀", "2024-01-02T03:04:05Z"]],
