@@ -14,6 +14,7 @@ import { createClickRoute } from "./click-route.js";
 import { createFeedSoapEndpoint } from "./feed-soap-endpoint.js";
 import { handleHealth } from "./health-route.js";
 import { readRequestBody } from "./request-body.js";
+import { ResponseCache } from "./response-cache.js";
 import { sendText } from "./responses.js";
 
 /** The SOAP endpoint and its ColdFusion-era alias (spec §1). */
@@ -28,6 +29,11 @@ export interface FeedServerOptions {
   /** The whole request must arrive within this time (spec §3: 30 s). */
   readonly bodyTimeoutMs?: number;
   readonly maxBodyBytes?: number;
+  /**
+   * Keep answers of pure operations while the data is unchanged (default true); see
+   * response-cache.ts. Off, every call decodes, queries and encodes.
+   */
+  readonly responseCache?: boolean;
   /** Where unexpected handler errors are reported (server side only). */
   readonly logError?: (message: string) => void;
 }
@@ -51,6 +57,7 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
   const maxBodyBytes = options.maxBodyBytes ?? requestLimits.maxBodyBytes;
   const logError =
     options.logError ?? ((message: string) => process.stderr.write(`feed-service: ${message}\n`));
+  const cache = options.responseCache === false ? undefined : new ResponseCache();
   const soapPathByLowerCase = new Map(soapPaths.map((p) => [p.toLowerCase(), p]));
 
   async function handleSoapPost(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -69,16 +76,24 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
       return;
     }
     if (read.kind !== "ok") return;
-    const response = await soap.handle(
-      read.body,
-      req.headers["content-type"],
-      requestBaseUrl(req, publicUrl),
-    );
-    res.writeHead(response.status, {
-      "Content-Type": response.contentType,
-      "Content-Length": Buffer.byteLength(response.body),
-    });
-    res.end(response.body);
+    const contentType = req.headers["content-type"];
+    const baseUrl = requestBaseUrl(req, publicUrl);
+    const key = cache?.key(read.body, contentType, baseUrl);
+    // The version is read before the call, so a write during the call leaves the entry stale.
+    const version = key === undefined ? undefined : await options.store.dataVersion().catch(() => undefined);
+    const hit = key !== undefined && version !== undefined ? cache?.get(key, version) : undefined;
+    if (hit) return sendBytes(res, 200, hit.contentType, hit.body);
+    const { response, pure } = await soap.handle(read.body, contentType, baseUrl);
+    const body = Buffer.from(response.body, "utf8");
+    if (pure && response.status === 200 && key !== undefined && version !== undefined) {
+      cache?.set(key, { version, contentType: response.contentType, body });
+    }
+    sendBytes(res, response.status, response.contentType, body);
+  }
+
+  function sendBytes(res: ServerResponse, status: number, contentType: string, body: Buffer): void {
+    res.writeHead(status, { "Content-Type": contentType, "Content-Length": body.length });
+    res.end(body);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

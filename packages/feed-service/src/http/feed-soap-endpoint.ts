@@ -7,11 +7,25 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createSoapService, type SoapResponse, type SoapService } from "@feed-toolkit/soap";
 import { describeOperationError, type OperationRunner } from "../operations/operation-runner.js";
 
+export interface EndpointAnswer {
+  readonly response: SoapResponse;
+  readonly pure: boolean;
+}
+
+/** What one call carries from the HTTP request to the operation and back. */
+interface CallContext {
+  readonly baseUrl: string;
+  pure: boolean;
+}
+
 export interface FeedSoapEndpoint {
   /** The WSDL with `soap:address` set to the given absolute URL (cached per address). */
   wsdl(soapAddress: string): string;
-  /** Handles one request body; tracking links in the answer start with `baseUrl`. Never throws. */
-  handle(body: Buffer, contentType: string | undefined, baseUrl: string): Promise<SoapResponse>;
+  /**
+   * Handles one request body; tracking links in the answer start with `baseUrl`. `pure` tells
+   * whether the call was to a pure operation (its answer may be cached). Never throws.
+   */
+  handle(body: Buffer, contentType: string | undefined, baseUrl: string): Promise<EndpointAnswer>;
   tooLarge(): SoapResponse;
 }
 
@@ -25,11 +39,15 @@ export const feedSoapNames = {
 const wsdlCacheSize = 32;
 
 export function createFeedSoapEndpoint(runner: OperationRunner): FeedSoapEndpoint {
-  const requestBase = new AsyncLocalStorage<string>();
+  const calls = new AsyncLocalStorage<CallContext>();
   const soap: SoapService = createSoapService({
     ...feedSoapNames,
     operations: runner.specs,
-    handler: (operation, args) => runner.call(operation, args, requestBase.getStore() ?? ""),
+    handler: (operation, args) => {
+      const call = calls.getStore();
+      if (call) call.pure = runner.isPure(operation);
+      return runner.call(operation, args, call?.baseUrl ?? "");
+    },
     describeError: describeOperationError,
   });
   // The WSDL depends only on the address; a small cache keeps repeated ?wsdl fetches cheap while a
@@ -45,7 +63,11 @@ export function createFeedSoapEndpoint(runner: OperationRunner): FeedSoapEndpoin
       }
       return doc;
     },
-    handle: (body, contentType, baseUrl) => requestBase.run(baseUrl, () => soap.handle(body, contentType)),
+    async handle(body, contentType, baseUrl) {
+      const call: CallContext = { baseUrl, pure: false };
+      const response = await calls.run(call, () => soap.handle(body, contentType));
+      return { response, pure: call.pure };
+    },
     tooLarge: () => soap.tooLarge(),
   };
 }

@@ -27,6 +27,8 @@ export interface OperationRunner {
    *   "http://localhost:8080");
    */
   call(operation: string, args: Arguments, baseUrl: string): Promise<QueryBean>;
+  /** Whether answers of this operation may be reused while the data is unchanged (see FeedOperation.pure). */
+  isPure(operation: string): boolean;
 }
 
 export function createOperationRunner(options: OperationRunnerOptions): OperationRunner {
@@ -43,6 +45,7 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
       }
       return op.run(args, { store: options.store, now: now(), baseUrl, parseSearch: options.parseSearch });
     },
+    isPure: (operation) => operationsByName.get(operation)?.pure === true,
   };
 }
 

@@ -51,6 +51,11 @@ export interface FeedOperation {
   readonly name: string;
   readonly parameters: readonly ParameterSpec[];
   readonly columns: readonly ColumnSpec[];
+  /**
+   * True when the answer depends only on the arguments and the data: no clock (daysBack windows,
+   * "last 24 hours") and no side effect (search records history). Only these may be cached.
+   */
+  readonly pure: boolean;
   readonly run: (args: Arguments, call: OperationCall) => Promise<QueryBean>;
 }
 
@@ -72,6 +77,7 @@ function page(args: Arguments, languages = true) {
 export const operationTable: readonly FeedOperation[] = [
   {
     name: "search",
+    pure: false,
     parameters: [d("limit"), d("offset"), s("searchTerms"), s("sortBy"), s("languageIds")],
     columns: withExtra(postColumns, { name: "score", type: "double" }),
     async run(args, { store, now, baseUrl, parseSearch }) {
@@ -89,6 +95,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getMostRecentPosts",
+    pure: true,
     parameters: [d("limit"), d("offset"), s("languageIds")],
     columns: postColumns,
     async run(args, { store, baseUrl }) {
@@ -99,6 +106,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getPostsByCategory",
+    pure: true,
     parameters: [d("limit"), d("offset"), d("categoryId"), s("languageIds"), any("sincepost")],
     columns: postColumns,
     async run(args, { store, baseUrl }) {
@@ -113,6 +121,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getPostsByFeed",
+    pure: true,
     parameters: [d("limit"), d("offset"), d("feedId")],
     columns: postColumns,
     async run(args, { store, baseUrl }) {
@@ -126,6 +135,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getPostsBySmartCategory",
+    pure: true,
     parameters: [d("limit"), d("offset"), d("smartCategoryId"), s("smartCategoryKey"), s("languageIds")],
     columns: postColumns,
     async run(args, { store, baseUrl, parseSearch }) {
@@ -140,6 +150,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getMostPopularPosts",
+    pure: false,
     parameters: [d("daysBack"), d("limit"), any("categoryId")],
     columns: withExtra(postColumns, { name: "periodClicks", type: "int" }),
     async run(args, { store, now, baseUrl }) {
@@ -154,24 +165,28 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getCategories",
+    pure: true,
     parameters: [],
     columns: categoryColumns,
     run: async (_args, { store }) => ({ rows: (await store.categories()).map(categoryRow) }),
   },
   {
     name: "getSmartCategories",
+    pure: true,
     parameters: [],
     columns: smartCategoryColumns,
     run: async (_args, { store }) => ({ rows: (await store.smartCategories()).map(smartCategoryRow) }),
   },
   {
     name: "getLanguages",
+    pure: true,
     parameters: [],
     columns: languageColumns,
     run: async (_args, { store }) => ({ rows: (await store.languages()).map(languageRow) }),
   },
   {
     name: "getMostPopularFeeds",
+    pure: false,
     parameters: [d("daysBack"), d("limit")],
     columns: withExtra(feedColumns, { name: "periodClicks", type: "int" }),
     async run(args, { store, now }) {
@@ -184,6 +199,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getMostProlificFeeds",
+    pure: false,
     parameters: [d("daysBack"), d("limit")],
     columns: withExtra(feedColumns, { name: "periodPosts", type: "int" }),
     async run(args, { store, now }) {
@@ -196,12 +212,14 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getFeeds",
+    pure: true,
     parameters: [],
     columns: feedColumns,
     run: async (_args, { store }) => ({ rows: (await store.feeds()).map(feedRow) }),
   },
   {
     name: "getFeedsByCategory",
+    pure: true,
     parameters: [d("categoryId")],
     columns: feedColumns,
     async run(args, { store }) {
@@ -212,6 +230,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getSearchHistory",
+    pure: true,
     parameters: [],
     columns: searchHistoryColumns,
     run: async (_args, { store }) => ({
@@ -220,6 +239,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getFeedsByLanguage",
+    pure: true,
     parameters: [d("languageId")],
     columns: feedColumns,
     async run(args, { store }) {
@@ -230,6 +250,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getAggregateLanguageData",
+    pure: false,
     parameters: [],
     columns: languageDataColumns,
     run: async (_args, { store, now }) => ({
