@@ -90,8 +90,10 @@ export async function sendWithRetries(
       if (opts.signal?.aborted) throw err;
       failure = err;
     }
+    // Success returns before any header is read: this loop sits on every call's path.
+    if (res && !RETRYABLE_STATUSES.has(res.status)) return res;
     const retryable = res
-      ? RETRYABLE_STATUSES.has(res.status) && (opts.idempotent || SAFE_FOR_ANY_METHOD.has(res.status))
+      ? opts.idempotent || SAFE_FOR_ANY_METHOD.has(res.status)
       : opts.idempotent || isConnectFailure(failure);
     const elapsed = Date.now() - started;
     const backoff = policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
