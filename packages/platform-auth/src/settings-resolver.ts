@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import { PlatformAuthError } from "./errors.js";
 import { readConfigFile } from "./profile-file.js";
@@ -44,17 +44,20 @@ export interface ResolveSettingsOptions {
  */
 export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSettings {
   const env = opts.env ?? process.env;
-  const dotenv = readDotenv(opts.cwd ?? process.cwd());
+  const cwd = opts.cwd ?? process.cwd();
+  const dotenv = readDotenv(cwd);
+  // File settings are relative to the given folder, not to wherever the process happens to run.
+  const fromCwd = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(cwd, p));
   const fromEnv = settingsFromEnv(env);
   const fromDotenv = settingsFromEnv(dotenv);
   const configPath = opts.configFile ?? configFilePath(env);
-  const file = readConfigFile(configPath);
+  const config = readConfigFile(configPath);
 
   const named = opts.options?.profile ?? nonEmpty(env.AEP_PROFILE) ?? nonEmpty(dotenv.AEP_PROFILE);
-  const profileName = named ?? file?.defaultProfile ?? "default";
-  const fromProfile = file?.profiles[profileName];
+  const profileName = named ?? config?.defaultProfile ?? "default";
+  const fromProfile = config?.profiles[profileName];
   if (named !== undefined && fromProfile === undefined) {
-    const known = file ? Object.keys(file.profiles).join(", ") || "none" : "none (no config file)";
+    const known = config ? Object.keys(config.profiles).join(", ") || "none" : "none (no config file)";
     throw new PlatformAuthError(
       "PA_CONFIG_INVALID",
       `profile "${named}" not found in ${configPath}; profiles there: ${known}`,
@@ -84,13 +87,13 @@ export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSett
     scopes: toList(pick("scopes")) ?? [...DEFAULT_SCOPES],
     authMethod,
     technicalAccountId: pick("technicalAccountId") as string | undefined,
-    privateKeyFile: pick("privateKeyFile") as string | undefined,
+    privateKeyFile: fromCwd(pick("privateKeyFile") as string | undefined),
     privateKey: pick("privateKey") as string | undefined,
     metascopes: toList(pick("metascopes")) ?? [...DEFAULT_METASCOPES],
     authUrl: checkServiceUrl("auth URL", (pick("authUrl") as string | undefined) ?? DEFAULT_AUTH_URL),
     baseUrl: checkServiceUrl("base URL", (pick("baseUrl") as string | undefined) ?? DEFAULT_BASE_URL),
-    tokenCache: pick("tokenCache") as string | undefined,
-    caFile: pick("caFile") as string | undefined,
+    tokenCache: pick("tokenCache") === "off" ? "off" : fromCwd(pick("tokenCache") as string | undefined),
+    caFile: fromCwd(pick("caFile") as string | undefined),
     profile: fromProfile ? profileName : undefined,
   };
 }
