@@ -67,7 +67,7 @@ function utcInstant(date: Date): string {
  * every non-null cell carries the `xsi:type` of its column; a null is `<data xsi:nil="true"/>`.
  *
  * Every tag that does not depend on the data is built here, once; each call only escapes or
- * formats the cells and joins ready pieces into one flat string.
+ * formats the cells and appends them between ready pieces.
  *
  * @example
  * const encode = compileQueryBeanEncoder("getLanguages", [{ name: "languageId", type: "int" }], "http://webservices", "http://rpc.xml.coldfusion");
@@ -101,10 +101,9 @@ export function compileQueryBeanEncoder(
 
   return (bean) => {
     const rows = bean.rows;
-    // Pieces collected and joined once: join copies into one flat string, where a chain of `+=`
-    // builds a rope that must be flattened again when it is written out (about half again as slow,
-    // measured with the benchmark's 50 x 12 result turned into bytes).
-    const parts: string[] = [head, String(rows.length), afterCount];
+    // One string grown with `+=` (a rope V8 flattens once, when it is turned into bytes): measured
+    // in CPU time, 10-15% faster than collecting the pieces in an array and joining them.
+    let out = head + rows.length + afterCount;
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
       if (row.length !== n) {
@@ -113,11 +112,11 @@ export function compileQueryBeanEncoder(
           `Row ${r} has ${row.length} cells; operation ${operationName} returns ${n} columns.`,
         );
       }
-      parts.push(rowOpen);
+      out += rowOpen;
       for (let c = 0; c < n; c++) {
         const value = row[c];
         if (value === null || value === undefined) {
-          parts.push(nilCell);
+          out += nilCell;
           continue;
         }
         let text: string;
@@ -140,11 +139,10 @@ export function compileQueryBeanEncoder(
           default:
             text = instantText(value, r, columns[c]!);
         }
-        parts.push(cellOpen[c]!, text, cellClose);
+        out += cellOpen[c]! + text + cellClose;
       }
-      parts.push("</data>");
+      out += "</data>";
     }
-    parts.push(tail);
-    return parts.join("");
+    return out + tail;
   };
 }
