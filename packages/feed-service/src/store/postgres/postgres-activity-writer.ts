@@ -1,0 +1,83 @@
+/** What readers do, on PostgreSQL: clicks (deduplicated per client), searches, the install secret. */
+import { randomBytes } from "node:crypto";
+import type pg from "pg";
+import { FeedServiceError } from "../../errors.js";
+import { searchTermsKey } from "../sqlite/sqlite-activity-writer.js";
+import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+
+async function insertClickRow(sql: Sql, postId: number, clientHash: string, at: number): Promise<void> {
+  await sql.query("INSERT INTO clicks (post_id, clicked_at, client_hash) VALUES ($1, $2, $3)", [
+    postId,
+    at,
+    clientHash,
+  ]);
+  await sql.query("UPDATE posts SET clicks = clicks + 1 WHERE id = $1", [postId]);
+}
+
+export async function recordClick(
+  pool: pg.Pool,
+  postId: number,
+  clientHash: string,
+  at: number,
+  dedupeWindowMs: number,
+): Promise<{ link: string } | undefined> {
+  return inTransaction(pool, async (sql) => {
+    // FOR UPDATE: the check and the insert hold the post's row lock together, so two processes
+    // (or machines) serving the same client cannot both count one click.
+    const [post] = await rows<{ link: string }>(sql, "SELECT link FROM posts WHERE id = $1 FOR UPDATE", [
+      postId,
+    ]);
+    if (!post) return undefined;
+    const recent = await rows(
+      sql,
+      `SELECT 1 FROM clicks WHERE post_id = $1 AND client_hash = $2 AND clicked_at > $3 AND clicked_at <= $4 LIMIT 1`,
+      [postId, clientHash, at - dedupeWindowMs, at],
+    );
+    if (recent.length === 0) await insertClickRow(sql, postId, clientHash, at);
+    return { link: post.link };
+  });
+}
+
+export async function insertClick(
+  pool: pg.Pool,
+  postId: number,
+  clientHash: string,
+  at: number,
+): Promise<void> {
+  return inTransaction(pool, async (sql) => {
+    if ((await rows(sql, "SELECT 1 FROM posts WHERE id = $1 FOR UPDATE", [postId])).length === 0) {
+      throw new FeedServiceError("FEED_NOT_FOUND", `No post has id ${postId}.`);
+    }
+    await insertClickRow(sql, postId, clientHash, at);
+  });
+}
+
+export async function recordSearch(pool: pg.Pool, terms: string, at: number): Promise<void> {
+  // PostgreSQL text cannot hold NUL; SQLite keeps it. Dropping it changes no search word.
+  const spelling = terms.replaceAll("\u0000", "").trim().replace(/\s+/gu, " ");
+  if (spelling === "") return;
+  await rows(
+    pool,
+    `INSERT INTO searches (terms_key, terms, search_count, last_searched) VALUES ($1, $2, 1, $3)
+      ON CONFLICT (terms_key) DO UPDATE SET
+        search_count = searches.search_count + 1,
+        terms = CASE WHEN excluded.last_searched >= searches.last_searched THEN excluded.terms ELSE searches.terms END,
+        last_searched = greatest(searches.last_searched, excluded.last_searched)`,
+    [searchTermsKey(spelling), spelling, at],
+  );
+}
+
+const SECRET = "click_hash_secret";
+
+export async function installSecret(pool: pg.Pool): Promise<string> {
+  const read = async () =>
+    (await rows<{ value: string }>(pool, "SELECT value FROM settings WHERE name = $1", [SECRET]))[0]?.value;
+  const found = await read();
+  if (found !== undefined) return found;
+  // DO NOTHING: when two processes start together, the first one's secret is the install's.
+  await rows(pool, "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [
+    SECRET,
+    randomBytes(32).toString("hex"),
+  ]);
+  return (await read())!;
+}

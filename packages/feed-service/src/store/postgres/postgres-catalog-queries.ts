@@ -1,0 +1,152 @@
+/**
+ * The non-post reads of the 16 operations on PostgreSQL: categories, smart categories, languages,
+ * feeds (plain and ranked), search history, language data, single-row lookups and due feeds. Same
+ * queries and orderings as on SQLite; "by name" is the "C"-collated `name_key`.
+ */
+import type {
+  CategoryRecord,
+  FeedAdminRecord,
+  FeedRecord,
+  LanguageDataRecord,
+  LanguageRecord,
+  SearchHistoryRecord,
+  SmartCategoryRecord,
+} from "../store.js";
+import { FEED_ADMIN_COLUMNS, FEED_COLUMNS, FEED_JOINS } from "./postgres-columns.js";
+import { rows, type Sql } from "./postgres-connection.js";
+
+const CATEGORY_COLUMNS = `c.id AS "categoryId", c.name AS "categoryName",
+  (SELECT count(*) FROM feeds WHERE category_id = c.id) AS "feedCount"`;
+const SMART_CATEGORY_COLUMNS = `id AS "smartCategoryId", key AS "smartCategoryKey", name AS "smartCategoryName",
+  query AS "smartCategoryQuery"`;
+const LANGUAGE_COLUMNS = `id AS "languageId", name AS "languageName", code AS "languageCode"`;
+
+async function first<T>(promise: Promise<T[]>): Promise<T | undefined> {
+  return (await promise)[0];
+}
+
+export function categories(sql: Sql): Promise<CategoryRecord[]> {
+  return rows(sql, `SELECT ${CATEGORY_COLUMNS} FROM categories c ORDER BY c.name_key, c.id`);
+}
+
+export function categoryById(sql: Sql, id: number): Promise<CategoryRecord | undefined> {
+  return first(rows(sql, `SELECT ${CATEGORY_COLUMNS} FROM categories c WHERE c.id = $1`, [id]));
+}
+
+export function smartCategories(sql: Sql): Promise<SmartCategoryRecord[]> {
+  return rows(sql, `SELECT ${SMART_CATEGORY_COLUMNS} FROM smart_categories ORDER BY name_key, id`);
+}
+
+export function smartCategoryById(sql: Sql, id: number): Promise<SmartCategoryRecord | undefined> {
+  return first(rows(sql, `SELECT ${SMART_CATEGORY_COLUMNS} FROM smart_categories WHERE id = $1`, [id]));
+}
+
+export function smartCategoryByKey(sql: Sql, key: string): Promise<SmartCategoryRecord | undefined> {
+  return first(
+    rows(sql, `SELECT ${SMART_CATEGORY_COLUMNS} FROM smart_categories WHERE key = $1`, [
+      key.trim().toLowerCase(),
+    ]),
+  );
+}
+
+export function languages(sql: Sql): Promise<LanguageRecord[]> {
+  return rows(sql, `SELECT ${LANGUAGE_COLUMNS} FROM languages ORDER BY id`);
+}
+
+export function languageById(sql: Sql, id: number): Promise<LanguageRecord | undefined> {
+  return first(rows(sql, `SELECT ${LANGUAGE_COLUMNS} FROM languages WHERE id = $1`, [id]));
+}
+
+export function feeds(
+  sql: Sql,
+  filter: { categoryId?: number; languageId?: number } = {},
+): Promise<FeedRecord[]> {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (filter.categoryId !== undefined) {
+    params.push(filter.categoryId);
+    conditions.push(`f.category_id = $${params.length}`);
+  }
+  if (filter.languageId !== undefined) {
+    params.push(filter.languageId);
+    conditions.push(`f.language_id = $${params.length}`);
+  }
+  const where = conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
+  return rows(
+    sql,
+    `SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS} ${where} ORDER BY f.name_key, f.id`,
+    params,
+  );
+}
+
+export function feedById(sql: Sql, id: number): Promise<FeedAdminRecord | undefined> {
+  return first(rows(sql, `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.id = $1`, [id]));
+}
+
+export function adminFeeds(sql: Sql): Promise<FeedAdminRecord[]> {
+  return rows(sql, `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} ORDER BY f.id`);
+}
+
+export function dueFeeds(sql: Sql, now: number, all: boolean, limit: number): Promise<FeedAdminRecord[]> {
+  const where = all ? "" : "WHERE f.next_fetch_at <= $2";
+  return rows(
+    sql,
+    `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} ${where} ORDER BY f.next_fetch_at, f.id LIMIT $1`,
+    all ? [limit < 0 ? null : limit] : [limit < 0 ? null : limit, now],
+  );
+}
+
+export function mostPopularFeeds(
+  sql: Sql,
+  args: { since: number; limit: number },
+): Promise<Array<FeedRecord & { periodClicks: number }>> {
+  if (args.limit === 0) return Promise.resolve([]);
+  return rows(
+    sql,
+    `WITH w AS (SELECT p.feed_id, count(*) AS n FROM clicks k JOIN posts p ON p.id = k.post_id
+        WHERE k.clicked_at >= $1 GROUP BY p.feed_id)
+      SELECT ${FEED_COLUMNS}, w.n AS "periodClicks" FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
+      ORDER BY w.n DESC, f.id LIMIT $2`,
+    [args.since, args.limit],
+  );
+}
+
+export function mostProlificFeeds(
+  sql: Sql,
+  args: { since: number; limit: number },
+): Promise<Array<FeedRecord & { periodPosts: number }>> {
+  if (args.limit === 0) return Promise.resolve([]);
+  return rows(
+    sql,
+    `SELECT * FROM (SELECT ${FEED_COLUMNS},
+        (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= $1) AS "periodPosts"
+        FROM feeds f ${FEED_JOINS}) AS ranked
+      WHERE "periodPosts" > 0 ORDER BY "periodPosts" DESC, "feedId" LIMIT $2`,
+    [args.since, args.limit],
+  );
+}
+
+export function searchHistory(sql: Sql, limit: number): Promise<SearchHistoryRecord[]> {
+  return rows(
+    sql,
+    `SELECT terms AS "searchTerms", search_count AS "searchCount", last_searched AS "lastSearched"
+      FROM searches ORDER BY last_searched DESC, id LIMIT $1`,
+    [limit],
+  );
+}
+
+const DAY_MS = 86_400_000;
+
+export function aggregateLanguageData(sql: Sql, now: number): Promise<LanguageDataRecord[]> {
+  return rows(
+    sql,
+    `SELECT l.id AS "languageId", l.name AS "languageName", l.code AS "languageCode",
+        (SELECT count(*) FROM feeds WHERE language_id = l.id) AS "feedCount",
+        (SELECT count(*) FROM posts WHERE language_id = l.id) AS "postCount",
+        (SELECT count(*) FROM posts WHERE language_id = l.id AND post_date > $1 AND post_date <= $2) AS "postsLast24Hours",
+        (SELECT coalesce(sum(clicks), 0) FROM posts WHERE language_id = l.id AND clicks > 0) AS "clicks",
+        (SELECT max(post_date) FROM posts WHERE language_id = l.id) AS "lastPostDate"
+      FROM languages l ORDER BY l.id`,
+    [now - DAY_MS, now],
+  );
+}

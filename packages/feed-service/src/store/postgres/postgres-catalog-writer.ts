@@ -1,0 +1,88 @@
+/** Categories, smart categories and languages on PostgreSQL: the admin side of the catalogue. */
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { badArgument, FeedServiceError } from "../../errors.js";
+import { canonicalLanguageTag, languageName, primarySubtag } from "../language-tags.js";
+import { requireText } from "../sqlite/sqlite-text-checks.js";
+import type { CategoryRecord, LanguageRecord, SmartCategoryRecord } from "../store.js";
+import { categoryById, smartCategoryById } from "./postgres-catalog-queries.js";
+import { changes, inTransaction, rows } from "./postgres-connection.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function addCategory(pool: pg.Pool, rawName: string): Promise<CategoryRecord> {
+  const name = requireText(rawName, "category name", 200);
+  return inTransaction(pool, async (sql) => {
+    const [existing] = await rows<{ id: number }>(sql, "SELECT id FROM categories WHERE name_key = $1", [
+      name.toLowerCase(),
+    ]);
+    if (existing) {
+      throw new FeedServiceError(
+        "FEED_CONFLICT",
+        `A category named ${JSON.stringify(name)} already exists (id ${existing.id}).`,
+      );
+    }
+    const [row] = await rows<{ id: number }>(
+      sql,
+      "INSERT INTO categories (name, name_key) VALUES ($1, $2) RETURNING id",
+      [name, name.toLowerCase()],
+    );
+    return (await categoryById(sql, row!.id))!;
+  });
+}
+
+export async function removeCategory(pool: pg.Pool, id: number): Promise<boolean> {
+  // ON DELETE SET NULL clears the copies on feeds and posts in the same statement.
+  return changes(pool, "DELETE FROM categories WHERE id = $1", [id]).then((n) => n > 0);
+}
+
+export async function addSmartCategory(
+  pool: pg.Pool,
+  args: { name: string; query: string; key?: string },
+): Promise<SmartCategoryRecord> {
+  const name = requireText(args.name, "smart category name", 200);
+  const query = requireText(args.query, "smart category query", 256);
+  const key = args.key === undefined ? randomUUID() : args.key.trim().toLowerCase();
+  if (!UUID.test(key)) {
+    throw badArgument(
+      `The smart category key must be a UUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301; got ${JSON.stringify(args.key)}.`,
+    );
+  }
+  return inTransaction(pool, async (sql) => {
+    const [existing] = await rows<{ id: number }>(sql, "SELECT id FROM smart_categories WHERE key = $1", [
+      key,
+    ]);
+    if (existing) {
+      throw new FeedServiceError(
+        "FEED_CONFLICT",
+        `A smart category with key ${key} already exists (id ${existing.id}).`,
+      );
+    }
+    const [row] = await rows<{ id: number }>(
+      sql,
+      "INSERT INTO smart_categories (key, name, name_key, query) VALUES ($1, $2, $3, $4) RETURNING id",
+      [key, name, name.toLowerCase(), query],
+    );
+    return (await smartCategoryById(sql, row!.id))!;
+  });
+}
+
+export async function removeSmartCategory(pool: pg.Pool, id: number): Promise<boolean> {
+  return (await changes(pool, "DELETE FROM smart_categories WHERE id = $1", [id])) > 0;
+}
+
+/** The row for a tag's primary subtag, created when new (same rule as SQLite: the first tag given is kept). */
+export async function ensureLanguage(pool: pg.Pool, code: string, name?: string): Promise<LanguageRecord> {
+  const tag = canonicalLanguageTag(code);
+  const subtag = primarySubtag(tag);
+  const select = `SELECT id AS "languageId", name AS "languageName", code AS "languageCode" FROM languages WHERE subtag = $1`;
+  const [found] = await rows<LanguageRecord>(pool, select, [subtag]);
+  if (found) return found;
+  const display = name === undefined ? languageName(tag) : requireText(name, "language name", 100);
+  await rows(
+    pool,
+    "INSERT INTO languages (code, subtag, name) VALUES ($1, $2, $3) ON CONFLICT (subtag) DO NOTHING",
+    [tag, subtag, display],
+  );
+  return (await rows<LanguageRecord>(pool, select, [subtag]))[0]!;
+}

@@ -1,0 +1,131 @@
+/**
+ * The PostgreSQL connection pool for the store (driver `pg`): 64-bit integers (instants in epoch
+ * milliseconds, counts) read as JavaScript numbers, an optional schema to work in, a transaction
+ * helper, and the translation of driver errors into the package's error type, without SQL text,
+ * host names or credentials.
+ */
+import pg from "pg";
+import { badArgument, FeedServiceError } from "../../errors.js";
+
+/** Anything that runs a statement: the pool or a client inside a transaction. */
+export interface Sql {
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** Per-pool parsers, so that other users of `pg` in the same process keep the driver's defaults. */
+const types = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    // Epoch milliseconds and counts stay far below 2^53.
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export interface PostgresPoolOptions {
+  /** A `postgres://` URL. */
+  url: string;
+  /** Work in this schema (created when missing); default: the server's search_path. */
+  schema?: string;
+  /** Pool size (default 10). */
+  max?: number;
+  /** Create the schema when missing (default true; a read replica cannot). */
+  createSchema?: boolean;
+}
+
+const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * @example
+ * const pool = await openPostgresPool({ url: "postgres://feeds@db/feeds" });
+ */
+export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg.Pool> {
+  if (options.schema !== undefined && !SCHEMA.test(options.schema)) {
+    throw badArgument(
+      `A PostgreSQL schema name must be lower-case letters, digits and _; got ${JSON.stringify(options.schema)}.`,
+    );
+  }
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max ?? 10,
+    types,
+    connectionTimeoutMillis: 10_000,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on("error", () => {});
+  try {
+    if (options.schema && options.createSchema !== false)
+      await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    else await pool.query("SELECT 1");
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw translatePostgresError(error);
+  }
+  return pool;
+}
+
+/** Runs `fn` in a transaction on one client of the pool; rolls back on any error. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw translatePostgresError(error);
+  }
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw translatePostgresError(error);
+  } finally {
+    client.release();
+  }
+}
+
+/** The rows of one statement, with driver errors translated. */
+export async function rows<T>(sql: Sql, text: string, values: unknown[] = []): Promise<T[]> {
+  try {
+    return (await sql.query(text, values)).rows as T[];
+  } catch (error) {
+    throw translatePostgresError(error);
+  }
+}
+
+/** The number of rows a statement changed. */
+export async function changes(sql: Sql, text: string, values: unknown[] = []): Promise<number> {
+  try {
+    return (await sql.query(text, values)).rowCount ?? 0;
+  } catch (error) {
+    throw translatePostgresError(error);
+  }
+}
+
+/** Turns driver errors into the package's error type without leaking SQL text, hosts or paths. */
+export function translatePostgresError(error: unknown, conflictMessage?: string): unknown {
+  if (error instanceof FeedServiceError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "23505") {
+    return new FeedServiceError(
+      "FEED_CONFLICT",
+      conflictMessage ?? "That would duplicate an existing entry.",
+      {
+        cause: error,
+      },
+    );
+  }
+  if (code === "22021" || code === "22P05") {
+    return badArgument("Text must not contain NUL characters or bytes that are not UTF-8.");
+  }
+  if (code === "23503") {
+    return new FeedServiceError("FEED_NOT_FOUND", "A referenced row does not exist.", { cause: error });
+  }
+  return new FeedServiceError("FEED_STORE_UNAVAILABLE", "The database is busy or unavailable; try again.", {
+    cause: error,
+  });
+}

@@ -1,0 +1,247 @@
+/**
+ * Feeds and their posts on PostgreSQL: adding and removing feeds, and applying one refresh in one
+ * transaction (the same rules as SQLite: posts upserted by (feed, guid), first-seen time kept,
+ * search vectors and the feed's post count kept in step). The feed row is locked first, so two
+ * workers refreshing one feed (a lease that expired under a slow worker) apply one after the other.
+ */
+import type pg from "pg";
+import { badArgument, FeedServiceError } from "../../errors.js";
+import { htmlToIndexText } from "../index-text.js";
+import { requireText } from "../sqlite/sqlite-text-checks.js";
+import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
+import { feedById } from "./postgres-catalog-queries.js";
+import { changes, inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
+import { searchVector } from "./postgres-text-search.js";
+
+interface ExistingPost {
+  id: number;
+  link: string;
+  title: string;
+  excerpt: string;
+  content: string;
+  published_at: number | null;
+  updated_at: number | null;
+  seen_at: number;
+  language_id: number;
+}
+
+async function requireFeed(sql: Sql, feedId: number): Promise<FeedAdminRecord> {
+  const feed = await feedById(sql, feedId);
+  if (!feed) throw new FeedServiceError("FEED_NOT_FOUND", `No feed has id ${feedId}.`);
+  return feed;
+}
+
+async function requireReference(sql: Sql, table: "categories" | "languages", id: number): Promise<void> {
+  if ((await rows(sql, `SELECT 1 FROM ${table} WHERE id = $1`, [id])).length === 0) {
+    const what = table === "categories" ? "category" : "language";
+    throw new FeedServiceError("FEED_NOT_FOUND", `No ${what} has id ${id}.`);
+  }
+}
+
+function vectorOf(post: { title: string; excerpt: string; content: string }, feedName: string): string {
+  return searchVector(feedName, post.title, `${post.excerpt} ${htmlToIndexText(post.content)}`);
+}
+
+/** Re-writes the search vectors of a feed's posts after its name (an indexed field) changed. */
+async function reindexFeed(sql: Sql, feedId: number, feedName: string): Promise<void> {
+  const posts = await rows<{ id: number; title: string; excerpt: string; content: string }>(
+    sql,
+    "SELECT id, title, excerpt, content FROM posts WHERE feed_id = $1",
+    [feedId],
+  );
+  for (const p of posts) {
+    await sql.query("UPDATE posts SET search_vector = $1::tsvector WHERE id = $2", [
+      vectorOf(p, feedName),
+      p.id,
+    ]);
+  }
+}
+
+export async function addFeed(pool: pg.Pool, feed: NewFeed): Promise<FeedAdminRecord> {
+  const url = requireText(feed.feedUrl, "feed URL", 2048);
+  const name = requireText(feed.feedName, "feed name", 500);
+  const categoryId = feed.categoryId ?? null;
+  const languageId = feed.languageId ?? 1;
+  return inTransaction(pool, async (sql) => {
+    if (categoryId !== null) await requireReference(sql, "categories", categoryId);
+    await requireReference(sql, "languages", languageId);
+    const [existing] = await rows<{ id: number }>(sql, "SELECT id FROM feeds WHERE url = $1", [url]);
+    if (existing) {
+      throw new FeedServiceError("FEED_CONFLICT", `A feed with this URL already exists (id ${existing.id}).`);
+    }
+    const [row] = await rows<{ id: number }>(
+      sql,
+      `INSERT INTO feeds (url, name, name_key, site_url, description, category_id, language_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+      [
+        url,
+        name,
+        name.toLowerCase(),
+        feed.siteUrl ?? null,
+        feed.feedDescription ?? null,
+        categoryId,
+        languageId,
+      ],
+    );
+    return requireFeed(sql, row!.id);
+  });
+}
+
+export async function removeFeed(pool: pg.Pool, feedId: number): Promise<boolean> {
+  return (await changes(pool, "DELETE FROM feeds WHERE id = $1", [feedId])) > 0;
+}
+
+function checkPost(post: IncomingPost): void {
+  if (typeof post.guid !== "string" || post.guid === "")
+    throw badArgument("A post must have a non-empty guid.");
+  if (!Number.isFinite(post.seenAt))
+    throw badArgument(`The post ${JSON.stringify(post.guid)} has no seen time.`);
+}
+
+function postDate(post: IncomingPost, seenAt: number): number {
+  return post.publishedAt ?? post.updatedAt ?? seenAt;
+}
+
+async function upsertPost(
+  sql: Sql,
+  feed: { id: number; name: string; categoryId: number | null },
+  post: IncomingPost,
+): Promise<"inserted" | "updated" | "unchanged"> {
+  checkPost(post);
+  const [old] = await rows<ExistingPost>(
+    sql,
+    `SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, language_id
+      FROM posts WHERE feed_id = $1 AND guid = $2`,
+    [feed.id, post.guid],
+  );
+  if (!old) {
+    await sql.query(
+      `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
+          post_date, language_id, category_id, search_vector)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::tsvector)`,
+      [
+        feed.id,
+        post.guid,
+        post.link,
+        post.title,
+        post.excerpt,
+        post.content,
+        post.publishedAt,
+        post.updatedAt,
+        post.seenAt,
+        postDate(post, post.seenAt),
+        post.languageId,
+        feed.categoryId,
+        vectorOf(post, feed.name),
+      ],
+    );
+    return "inserted";
+  }
+  const same =
+    old.link === post.link &&
+    old.title === post.title &&
+    old.excerpt === post.excerpt &&
+    old.content === post.content &&
+    old.published_at === post.publishedAt &&
+    old.updated_at === post.updatedAt &&
+    old.language_id === post.languageId;
+  if (same) return "unchanged";
+  // seen_at is the first-seen time: an update keeps it.
+  await sql.query(
+    `UPDATE posts SET link = $1, title = $2, excerpt = $3, content = $4, published_at = $5, updated_at = $6,
+        post_date = $7, language_id = $8, search_vector = $9::tsvector WHERE id = $10`,
+    [
+      post.link,
+      post.title,
+      post.excerpt,
+      post.content,
+      post.publishedAt,
+      post.updatedAt,
+      postDate(post, old.seen_at),
+      post.languageId,
+      vectorOf(post, feed.name),
+      old.id,
+    ],
+  );
+  return "updated";
+}
+
+const fetchStateColumns = {
+  etag: "etag",
+  lastModified: "last_modified",
+  nextFetchAt: "next_fetch_at",
+  lastFetchedAt: "last_fetched_at",
+  errorCount: "error_count",
+  lastError: "last_error",
+} as const;
+
+const metadataColumns = {
+  feedName: "name",
+  siteUrl: "site_url",
+  feedDescription: "description",
+  feedUrl: "url",
+  languageId: "language_id",
+} as const;
+
+async function saveFeedColumns(
+  sql: Sql,
+  feedId: number,
+  update: FeedUpdate,
+  renamed: string | null,
+): Promise<void> {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  const set = (column: string, value: unknown) => {
+    params.push(value);
+    sets.push(`${column} = $${params.length}`);
+  };
+  for (const [field, column] of Object.entries(fetchStateColumns)) {
+    const value = (update.fetchState as Record<string, unknown>)[field];
+    if (value !== undefined) set(column, value);
+  }
+  for (const [field, column] of Object.entries(metadataColumns)) {
+    const value = (update.feed as Record<string, unknown> | undefined)?.[field];
+    if (value !== undefined) set(column, value);
+  }
+  if (renamed !== null) set("name_key", renamed.toLowerCase());
+  if (sets.length === 0) return;
+  params.push(feedId);
+  await sql.query(`UPDATE feeds SET ${sets.join(", ")} WHERE id = $${params.length}`, params);
+}
+
+export async function applyFeedUpdate(
+  pool: pg.Pool,
+  feedId: number,
+  update: FeedUpdate,
+): Promise<FeedUpdateResult> {
+  return inTransaction(pool, async (sql) => {
+    await sql.query("SELECT 1 FROM feeds WHERE id = $1 FOR UPDATE", [feedId]);
+    const feed = await requireFeed(sql, feedId);
+    const meta = { ...(update.feed ?? {}) };
+    if (meta.feedName !== undefined) meta.feedName = requireText(meta.feedName, "feed name", 500);
+    if (meta.feedUrl !== undefined) requireText(meta.feedUrl, "feed URL", 2048);
+    if (meta.languageId !== undefined) await requireReference(sql, "languages", meta.languageId);
+    const renamed = meta.feedName !== undefined && meta.feedName !== feed.feedName ? meta.feedName : null;
+    try {
+      await saveFeedColumns(sql, feedId, { ...update, feed: meta }, renamed);
+    } catch (error) {
+      throw translatePostgresError(error, "Another feed already has this URL.");
+    }
+    const name = renamed ?? feed.feedName;
+    if (renamed !== null) await reindexFeed(sql, feedId, name);
+    const result: FeedUpdateResult = { inserted: 0, updated: 0 };
+    const target = { id: feedId, name, categoryId: feed.categoryId };
+    for (const post of update.posts) {
+      const outcome = await upsertPost(sql, target, post);
+      if (outcome !== "unchanged") result[outcome]++;
+    }
+    if (result.inserted + result.updated > 0) {
+      await sql.query(
+        `UPDATE feeds SET (post_count, last_post_date) =
+          (SELECT count(*), max(post_date) FROM posts WHERE feed_id = $1) WHERE id = $1`,
+        [feedId],
+      );
+    }
+    return result;
+  });
+}

