@@ -90,6 +90,22 @@ test("the built bin mints a token, and a second process reuses it from the owner
   assert.equal(fx.emulator.stats().mints - m0, 2, "--no-cache mints");
 });
 
+test("processes started together on a cold cache file mint once between them (file lock)", async () => {
+  const cacheEnv = { ...env, XDG_CACHE_HOME: join(fx.dir, "parallel-cache") };
+  const m0 = fx.emulator.stats().mints;
+  const runs = await Promise.all(
+    Array.from({ length: 4 }, () =>
+      promisify(execFile)(process.execPath, [bin, "token"], { env: cacheEnv, cwd }),
+    ),
+  );
+  for (const r of runs) {
+    sweep.add("parallel bin token stdout", r.stdout, true);
+    sweep.add("parallel bin token stderr", r.stderr);
+  }
+  assert.equal(new Set(runs.map((r) => r.stdout)).size, 1);
+  assert.equal(fx.emulator.stats().mints - m0, 1);
+});
+
 test("headers: curl, json and env formats carry all credential headers and the sandbox", async () => {
   const token = (await cli(["token"])).stdout.trim();
   const curl = await cli(["headers", "--sandbox", "dev"]);

@@ -67,8 +67,18 @@ export class TokenCache {
   }
 
   async #obtain(): Promise<AccessToken> {
-    const stored = this.#file?.store.load(this.#file.key);
-    if (stored && this.#now() < refreshTimeOf(stored, this.#margin)) return this.#keep(stored);
+    const file = this.#file;
+    if (!file) return this.#mint();
+    // Other processes share the file: look there first, and mint under its lock so that they
+    // find this token instead of minting their own.
+    return file.store.withLock(async () => {
+      const stored = file.store.load(file.key);
+      if (stored && this.#now() < refreshTimeOf(stored, this.#margin)) return this.#keep(stored);
+      return this.#mint();
+    });
+  }
+
+  async #mint(): Promise<AccessToken> {
     const token = await this.#provider.mint();
     this.#onMint?.({ method: token.method, expiresAt: token.expiresAt });
     this.#file?.store.save(this.#file.key, token);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmodSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { PlatformAuthError } from "./errors.js";
@@ -86,4 +86,33 @@ test("a damaged cache file costs a mint, not a failure; remove() keeps a newer t
   assert.equal(store.load(key)?.accessToken, "new-token-value");
   store.remove(key, "new-token-value");
   assert.equal(store.load(key), undefined);
+});
+
+test("the mint lock: held by one at a time, a stale lock is taken over, a live one is waited for only so long", async () => {
+  const store = new TokenFileStore(join(fx.dir, "locks", "tokens.json"));
+  const order: string[] = [];
+  const slow = store.withLock(async () => {
+    order.push("a start");
+    await new Promise((r) => setTimeout(r, 150));
+    order.push("a end");
+  });
+  await new Promise((r) => setTimeout(r, 20));
+  await store.withLock(async () => {
+    order.push("b");
+  });
+  await slow;
+  assert.deepEqual(order, ["a start", "a end", "b"]);
+  assert.equal(existsSync(`${store.path}.lock`), false, "released");
+
+  writeFileSync(`${store.path}.lock`, "", { mode: 0o600 });
+  utimesSync(`${store.path}.lock`, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+  const t0 = Date.now();
+  assert.equal(await store.withLock(async () => "ran"), "ran");
+  assert.ok(Date.now() - t0 < 1000, "a stale lock does not make anyone wait");
+
+  writeFileSync(`${store.path}.lock`, "", { mode: 0o600 });
+  const t1 = Date.now();
+  assert.equal(await store.withLock(async () => "ran anyway", { maxWaitMs: 200 }), "ran anyway");
+  assert.ok(Date.now() - t1 >= 200);
+  assert.equal(existsSync(`${store.path}.lock`), true, "someone else's live lock is left alone");
 });

@@ -1,14 +1,18 @@
 import { createHash } from "node:crypto";
 import {
   chmodSync,
+  closeSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AccessToken } from "./access-token.js";
 import { PlatformAuthError } from "./errors.js";
 
@@ -71,6 +75,40 @@ export class TokenFileStore {
     if (entries[key]?.accessToken !== accessToken) return;
     delete entries[key];
     this.#write(entries);
+  }
+
+  /**
+   * Runs `work` while holding `<file>.lock`, so that processes started together (a shell loop, a
+   * parallel build) mint once between them: the first mints, the others wait and then find its
+   * token in the file. A lock older than `staleMs` is taken to belong to a crashed process; after
+   * `maxWaitMs` the work runs anyway, since a spare mint is better than a hang.
+   */
+  async withLock<T>(work: () => Promise<T>, opts: { maxWaitMs?: number; staleMs?: number } = {}): Promise<T> {
+    const lock = `${this.path}.lock`;
+    const deadline = Date.now() + (opts.maxWaitMs ?? 30_000);
+    let held = false;
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    while (!held && Date.now() < deadline) {
+      try {
+        closeSync(openSync(lock, "wx", 0o600));
+        held = true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") break;
+        try {
+          if (Date.now() - statSync(lock).mtimeMs > (opts.staleMs ?? 60_000)) unlinkSync(lock);
+        } catch {}
+        await sleep(25);
+      }
+    }
+    try {
+      return await work();
+    } finally {
+      if (held) {
+        try {
+          unlinkSync(lock);
+        } catch {}
+      }
+    }
   }
 
   #read(): Entries {
