@@ -19,6 +19,11 @@ export interface ParsedErrorBody {
 const REQUEST_ID_HEADERS = ["x-request-id", "x-debug-id", "x-correlation-id"];
 const MAX_TEXT = 300;
 
+/**
+ * @example
+ * parseErrorBody(401, res.headers, '{"error_code":"401013","message":"Oauth token is not valid"}');
+ * // { serviceCode: "401013", message: "Oauth token is not valid", requestId: <x-request-id> }
+ */
 export function parseErrorBody(status: number, headers: Headers, text: string): ParsedErrorBody {
   let requestId = REQUEST_ID_HEADERS.map((h) => headers.get(h)).find((v) => v) ?? undefined;
   const fallback = `HTTP ${status}`;

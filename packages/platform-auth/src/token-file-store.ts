@@ -45,6 +45,11 @@ type Entries = Record<string, AccessToken>;
  * Tokens kept on disk between processes, in one JSON file readable by its owner only (mode 0600, in
  * a 0700 folder), like ssh keys. A file that others can read, or that another user owns, is refused
  * rather than trusted: its tokens may already have leaked, or been planted.
+ *
+ * @example
+ * const store = new TokenFileStore(`${process.env.HOME}/.cache/platform-auth/tokens.json`);
+ * const key = tokenCacheKey({ method: "oauth", authUrl, clientId, orgId, scopes });
+ * const cached = store.load(key); // AccessToken | undefined
  */
 export class TokenFileStore {
   readonly path: string;
