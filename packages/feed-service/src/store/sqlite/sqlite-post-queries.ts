@@ -1,37 +1,28 @@
 /**
- * The post lists of the 16 operations on SQLite. Each list is one indexed scan in
- * (post_date, id) order: by date overall, per feed, per category (posts carry their feed's
- * category), per language; search goes through the FTS5 index.
+ * The post lists of the 16 operations on SQLite. Each list is found as ids in order through one
+ * index (by date overall, per feed, per category, per language, or the FTS5 index), and only the
+ * page's rows are then read in full: the sort never carries titles and excerpts of rows it drops.
  */
 import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
 import { LANGUAGE_FILTER, NEWEST_FIRST, POST_COLUMNS, POST_JOINS } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { newestIds } from "./sqlite-newest-ids.js";
 
-/** The WHERE parts and their parameters, in order. */
-interface Filter {
-  readonly sql: string[];
-  readonly params: unknown[];
-}
-
-function languageFilter(filter: Filter, languageIds: readonly number[] | null): void {
-  if (languageIds === null) return;
-  filter.sql.push(LANGUAGE_FILTER);
-  filter.params.push(JSON.stringify(languageIds));
-}
-
-function whereClause(filter: Filter): string {
-  return filter.sql.length === 0 ? "" : `WHERE ${filter.sql.join(" AND ")}`;
+/** The rows of the given posts, in the order of `ids`. */
+export function postsInOrder(stmts: StatementCache, ids: readonly number[]): PostRecord[] {
+  if (ids.length === 0) return [];
+  const rows = stmts
+    .get(`SELECT ${POST_COLUMNS} FROM posts p ${POST_JOINS} WHERE p.id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ids)) as PostRecord[];
+  const byId = new Map(rows.map((r) => [r.postId, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 export function recentPosts(stmts: StatementCache, page: PostPage): PostRecord[] {
   if (page.limit === 0 || page.languageIds?.length === 0) return [];
-  const filter: Filter = { sql: [], params: [] };
-  languageFilter(filter, page.languageIds);
-  const sql = `SELECT ${POST_COLUMNS} FROM posts p ${POST_JOINS} ${whereClause(filter)}
-    ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`;
-  return stmts.get(sql).all(...filter.params, page.limit, page.offset) as PostRecord[];
+  return postsInOrder(stmts, newestIds(stmts, [], page));
 }
 
 export function postsByCategory(
@@ -39,19 +30,10 @@ export function postsByCategory(
   page: PostPage & { categoryId: number; sincePostId: number | null; sinceDate: number | null },
 ): PostRecord[] {
   if (page.limit === 0 || page.languageIds?.length === 0) return [];
-  const filter: Filter = { sql: ["p.category_id = ?"], params: [page.categoryId] };
-  if (page.sincePostId !== null) {
-    filter.sql.push("p.id > ?");
-    filter.params.push(page.sincePostId);
-  }
-  if (page.sinceDate !== null) {
-    filter.sql.push("p.post_date > ?");
-    filter.params.push(page.sinceDate);
-  }
-  languageFilter(filter, page.languageIds);
-  const sql = `SELECT ${POST_COLUMNS} FROM posts p ${POST_JOINS} ${whereClause(filter)}
-    ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`;
-  return stmts.get(sql).all(...filter.params, page.limit, page.offset) as PostRecord[];
+  const filters: Array<[string, unknown]> = [["p.category_id = ?", page.categoryId]];
+  if (page.sincePostId !== null) filters.push(["p.id > ?", page.sincePostId]);
+  if (page.sinceDate !== null) filters.push(["p.post_date > ?", page.sinceDate]);
+  return postsInOrder(stmts, newestIds(stmts, filters, page));
 }
 
 export function postsByFeed(
@@ -59,19 +41,21 @@ export function postsByFeed(
   page: { limit: number; offset: number; feedId: number },
 ): PostRecord[] {
   if (page.limit === 0) return [];
-  const sql = `SELECT ${POST_COLUMNS} FROM posts p ${POST_JOINS} WHERE p.feed_id = ?
-    ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`;
-  return stmts.get(sql).all(page.feedId, page.limit, page.offset) as PostRecord[];
+  const ids = stmts
+    .get(`SELECT p.id FROM posts p WHERE p.feed_id = ? ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`)
+    .pluck()
+    .all(page.feedId, page.limit, page.offset) as number[];
+  return postsInOrder(stmts, ids);
 }
 
 /**
- * Relevance is FTS5's bm25 with the title weighted above the body and the feed name; bm25 is
+ * Relevance is FTS5's bm25 with the title weighted above the feed name and the body; bm25 is
  * negative with lower better, so the score is its negation (positive, higher better, spec §4).
  */
 const SCORE = "-bm25(posts_fts, 4.0, 1.0, 2.0)";
 
 const searchOrder: Record<SearchSort, string> = {
-  relevance: `score DESC, p.id DESC`,
+  relevance: "score DESC, t.rowid DESC",
   date: NEWEST_FIRST,
   clicks: "p.clicks DESC, p.id DESC",
 };
@@ -82,14 +66,27 @@ export function searchPosts(
 ): Array<PostRecord & { score: number }> {
   const match = toFts5Match(page.query);
   if (match === null || page.limit === 0 || page.languageIds?.length === 0) return [];
-  const filter: Filter = { sql: ["posts_fts MATCH ?"], params: [match] };
-  languageFilter(filter, page.languageIds);
-  const sql = `SELECT ${POST_COLUMNS}, ${SCORE} AS score
-    FROM posts_fts JOIN posts p ON p.id = posts_fts.rowid ${POST_JOINS} ${whereClause(filter)}
-    ORDER BY ${searchOrder[page.sort]} LIMIT ? OFFSET ?`;
-  return stmts.get(sql).all(...filter.params, page.limit, page.offset) as Array<
-    PostRecord & { score: number }
-  >;
+  const params: unknown[] = [match];
+  let where = "posts_fts MATCH ?";
+  if (page.languageIds !== null) {
+    where += ` AND ${LANGUAGE_FILTER}`;
+    params.push(JSON.stringify(page.languageIds));
+  }
+  // Relevance needs no post column unless languages are filtered: the FTS index answers alone.
+  // Otherwise the sort keys come from posts_sort_keys (the planner would read the wide rows).
+  const join =
+    page.sort === "relevance" && page.languageIds === null
+      ? ""
+      : "JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid";
+  const hits = stmts
+    .get(`SELECT t.rowid AS id, ${SCORE} AS score FROM posts_fts t ${join} WHERE ${where}
+      ORDER BY ${searchOrder[page.sort]} LIMIT ? OFFSET ?`)
+    .all(...params, page.limit, page.offset) as Array<{ id: number; score: number }>;
+  const rows = postsInOrder(
+    stmts,
+    hits.map((h) => h.id),
+  );
+  return rows.map((row, i) => ({ ...row, score: hits[i]!.score }));
 }
 
 /**
@@ -101,13 +98,17 @@ export function mostPopularPosts(
   args: { since: number; limit: number; categoryId: number | null },
 ): Array<PostRecord & { periodClicks: number }> {
   if (args.limit === 0) return [];
-  const filter: Filter = { sql: [], params: [args.since] };
-  if (args.categoryId !== null) {
-    filter.sql.push("p.category_id = ?");
-    filter.params.push(args.categoryId);
-  }
-  const sql = `WITH w AS (SELECT post_id, count(*) AS n FROM clicks INDEXED BY clicks_by_time WHERE clicked_at >= ? GROUP BY post_id)
-    SELECT ${POST_COLUMNS}, w.n AS periodClicks FROM w JOIN posts p ON p.id = w.post_id ${POST_JOINS}
-    ${whereClause(filter)} ORDER BY w.n DESC, ${NEWEST_FIRST} LIMIT ?`;
-  return stmts.get(sql).all(...filter.params, args.limit) as Array<PostRecord & { periodClicks: number }>;
+  const category = args.categoryId === null ? "" : "WHERE p.category_id = ?";
+  const params = args.categoryId === null ? [args.since] : [args.since, args.categoryId];
+  const ranked = stmts
+    .get(`WITH w AS (SELECT post_id, count(*) AS n FROM clicks INDEXED BY clicks_by_time
+        WHERE clicked_at >= ? GROUP BY post_id)
+      SELECT p.id AS id, w.n AS n FROM w JOIN posts p ON p.id = w.post_id ${category}
+      ORDER BY w.n DESC, ${NEWEST_FIRST} LIMIT ?`)
+    .all(...params, args.limit) as Array<{ id: number; n: number }>;
+  const rows = postsInOrder(
+    stmts,
+    ranked.map((r) => r.id),
+  );
+  return rows.map((row, i) => ({ ...row, periodClicks: ranked[i]!.n }));
 }

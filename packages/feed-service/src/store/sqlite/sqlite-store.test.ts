@@ -14,7 +14,7 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { openStore } from "../open-store.js";
 import { runStoreContract } from "../store-contract.js";
 import { toFts5Match } from "./fts5-match.js";
-import { latestSchemaVersion, migrateSqlite, schemaVersion } from "./sqlite-migrations.js";
+import { latestSchemaVersion, migrateSqlite, schemaVersion, sqliteMigrations } from "./sqlite-migrations.js";
 
 const dir = mkdtempSync(join(tmpdir(), "feed-store-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,7 +60,7 @@ describe("sqlite store", () => {
     const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
     assert.deepEqual(
       versions.map((v) => (v as { version: number }).version),
-      [1, 2, 3],
+      sqliteMigrations.map((m) => m.version),
     );
     db.close();
   });
@@ -71,8 +71,10 @@ describe("sqlite store", () => {
     await (await openStore(`sqlite:${path}`)).close();
     const db = new Database(path);
     assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
-    assert.equal(db.prepare("SELECT count(*) AS n FROM schema_migrations").get()!.constructor, Object);
-    assert.equal((db.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n, 3);
+    assert.equal(
+      (db.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n,
+      latestSchemaVersion,
+    );
     db.close();
   });
 
@@ -91,6 +93,8 @@ describe("sqlite store", () => {
       plan(`${cols} WHERE p.feed_id = ? ${order}`, 1),
       plan(`${cols} WHERE p.category_id = ? ${order}`, 1),
       plan(`${cols} WHERE p.category_id = ? AND p.post_date > ? ${order}`, 1, 0),
+      plan(`${cols} WHERE p.language_id = ? ${order}`, 1),
+      plan(`${cols} WHERE p.category_id = ? AND p.language_id = ? ${order}`, 1, 1),
     ];
     for (const detail of checks) {
       assert.match(detail, /USING (COVERING )?INDEX posts_by_/, detail);

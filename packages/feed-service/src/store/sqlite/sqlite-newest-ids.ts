@@ -1,0 +1,45 @@
+/**
+ * The ids of a newest-first page of posts, optionally restricted to some languages. With no
+ * language filter, one index walk in (post_date, id) order answers. With languages, SQLite would
+ * gather every post of those languages and sort them (seconds on a million posts), so instead each
+ * language is read newest-first from its own index, `offset + limit` ids at most, and the lists
+ * are merged: the cost grows with the page, not with the database.
+ */
+import { NEWEST_FIRST } from "./sqlite-columns.js";
+import type { StatementCache } from "./sqlite-connection.js";
+
+/** Extra conditions, each SQL with one `?` and its value (category, sincepost). */
+export type PostFilters = ReadonlyArray<readonly [string, unknown]>;
+
+interface Page {
+  limit: number;
+  offset: number;
+  languageIds: readonly number[] | null;
+}
+
+export function newestIds(stmts: StatementCache, filters: PostFilters, page: Page): number[] {
+  const conditions = filters.map(([sql]) => sql);
+  const values = filters.map(([, value]) => value);
+  const languages = page.languageIds === null ? null : [...new Set(page.languageIds)];
+  if (languages === null || languages.length === 1) {
+    if (languages !== null) {
+      conditions.push("p.language_id = ?");
+      values.push(languages[0]);
+    }
+    const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
+    return stmts
+      .get(`SELECT p.id FROM posts p ${where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`)
+      .pluck()
+      .all(...values, page.limit, page.offset) as number[];
+  }
+  const stmt = stmts.get(`SELECT p.id AS id, p.post_date AS date FROM posts p
+    WHERE ${[...conditions, "p.language_id = ?"].join(" AND ")} ORDER BY ${NEWEST_FIRST} LIMIT ?`);
+  const merged: Array<{ id: number; date: number }> = [];
+  for (const languageId of languages) {
+    merged.push(
+      ...(stmt.all(...values, languageId, page.offset + page.limit) as Array<{ id: number; date: number }>),
+    );
+  }
+  merged.sort((a, b) => b.date - a.date || b.id - a.id);
+  return merged.slice(page.offset, page.offset + page.limit).map((r) => r.id);
+}
