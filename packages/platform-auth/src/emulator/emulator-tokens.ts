@@ -11,7 +11,7 @@ export interface IssuedClaims {
 }
 
 /**
- * Issues and checks the emulator's access tokens. They are shaped like the platform's: a JWT whose
+ * Signs and checks the emulator's access tokens. They are shaped like the platform's: a JWT whose
  * payload holds `type`, `client_id`, `scope`, `created_at` and `expires_in` (both milliseconds, as
  * strings). They are signed HS256 with a key made at start-up, so only this emulator accepts them.
  */
