@@ -1,30 +1,42 @@
 /**
- * Opens the store named by a `--database` value (spec §6): a file path, `sqlite:<path>`, or
- * `:memory:`. PostgreSQL URLs are recognised and refused with a clear message until that dialect
- * ships.
+ * Opens the store named by a `--database` value (spec §6): a file path, `sqlite:<path>`,
+ * `:memory:`, or a `postgres://` URL (optionally with a read replica for the query side).
  */
 import { resolve } from "node:path";
-import { badArgument, FeedServiceError } from "../errors.js";
+import { badArgument } from "../errors.js";
+import { openPostgresStore } from "./postgres/postgres-store.js";
 import { openSqliteStore } from "./sqlite/sqlite-store.js";
 import type { Store } from "./store.js";
+
+export interface OpenStoreOptions {
+  /** A read replica (`postgres://` only) that serves the reads of the 16 operations. */
+  readLocation?: string;
+}
+
+const postgresUrl = /^postgres(ql)?:\/\//i;
 
 /**
  * @example
  * const store = await openStore("./data/feeds.db");
  * const memory = await openStore(":memory:");
+ * const shared = await openStore("postgres://feeds@db/feeds", { readLocation: "postgres://feeds@replica/feeds" });
  */
-export async function openStore(location: string): Promise<Store> {
+export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
   const value = location.trim();
   if (value === "") {
     throw badArgument(
       "The database must be a file path, sqlite:<path>, :memory: or a postgres:// URL; got nothing.",
     );
   }
-  if (/^postgres(ql)?:\/\//i.test(value)) {
-    throw new FeedServiceError(
-      "FEED_STORE_UNAVAILABLE",
-      "PostgreSQL databases are not supported yet; use a SQLite file path (or sqlite:<path>).",
-    );
+  const readLocation = options.readLocation?.trim() || undefined;
+  if (postgresUrl.test(value)) {
+    if (readLocation !== undefined && !postgresUrl.test(readLocation)) {
+      throw badArgument("The read database must be a postgres:// URL, like the database it replicates.");
+    }
+    return openPostgresStore({ url: value, readUrl: readLocation });
+  }
+  if (readLocation !== undefined) {
+    throw badArgument("A read database can only be given with a postgres:// database; SQLite has one file.");
   }
   if (value === ":memory:" || value === "sqlite::memory:") return openSqliteStore(":memory:");
   const path = value.startsWith("sqlite:") ? value.slice("sqlite:".length) : value;

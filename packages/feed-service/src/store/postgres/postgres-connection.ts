@@ -62,7 +62,16 @@ export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg
     else await pool.query("SELECT 1");
   } catch (error) {
     await pool.end().catch(() => {});
-    throw translatePostgresError(error);
+    const translated = translatePostgresError(error);
+    if (translated instanceof FeedServiceError && translated.code === "FEED_STORE_UNAVAILABLE") {
+      // Names neither the host nor the credentials: this may be shown to whoever started the process.
+      throw new FeedServiceError(
+        "FEED_STORE_UNAVAILABLE",
+        "Could not connect to the PostgreSQL database: check the URL, that the server is up and the credentials.",
+        { cause: error },
+      );
+    }
+    throw translated;
   }
   return pool;
 }

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { openStore } from "../open-store.js";
 import { runStoreContract } from "../store-contract.js";
 import { openPostgresStore } from "./postgres-store.js";
 import { searchVector, toTsquery } from "./postgres-text-search.js";
@@ -63,6 +64,51 @@ describe("postgres store", () => {
         error.code === "FEED_STORE_UNAVAILABLE" &&
         !error.message.includes("secret-word") &&
         !error.message.includes("127.0.0.1"),
+    );
+  });
+
+  it("is what openStore opens for a postgres:// URL, with the reads of the operations on the read database", async () => {
+    const primaryUrl = await server.createDatabase("routing_primary");
+    const replicaUrl = await server.createDatabase("routing_replica");
+    // A separate database stands in for a replica: what it answers shows where each read went.
+    const replicaSeed = await openStore(replicaUrl);
+    await replicaSeed.addCategory("Only on the replica");
+    await replicaSeed.close();
+    const store = await openStore(primaryUrl, { readLocation: replicaUrl });
+    try {
+      assert.equal(store.dialect, "postgres");
+      const feed = await store.addFeed({ feedUrl: "https://p.test/feed", feedName: "Primary feed" });
+      await store.applyFeedUpdate(feed.feedId, {
+        fetchState: { nextFetchAt: 5 },
+        posts: [
+          {
+            guid: "g",
+            link: "https://p.test/1",
+            title: "Hello",
+            excerpt: "",
+            content: "",
+            publishedAt: 1,
+            updatedAt: null,
+            seenAt: 1,
+            languageId: 1,
+          },
+        ],
+      });
+      assert.deepEqual(
+        (await store.categories()).map((c) => c.categoryName),
+        ["Only on the replica"],
+      );
+      assert.deepEqual(await store.recentPosts({ limit: 10, offset: 0, languageIds: null }), []);
+      assert.equal((await store.feedById(feed.feedId))?.postCount, 1, "ingest reads from the primary");
+      assert.equal((await store.dueFeeds(10)).length, 1);
+      assert.equal(await store.ping(), true);
+    } finally {
+      await store.close();
+    }
+    await assert.rejects(openStore(primaryUrl, { readLocation: "./replica.db" }), /postgres:\/\/ URL/);
+    await assert.rejects(
+      openStore(":memory:", { readLocation: replicaUrl }),
+      /only be given with a postgres/,
     );
   });
 });
