@@ -119,7 +119,8 @@ export function mostPopularFeeds(
 ): Array<FeedRecord & { periodClicks: number }> {
   if (args.limit === 0) return [];
   return stmts
-    .get(`WITH w AS (SELECT p.feed_id, count(*) AS n FROM clicks k INDEXED BY clicks_by_time JOIN posts p ON p.id = k.post_id
+    .get(`WITH w AS (SELECT p.feed_id, count(*) AS n FROM clicks k INDEXED BY clicks_by_time
+        JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.post_id
         WHERE k.clicked_at >= ? GROUP BY p.feed_id)
       SELECT ${FEED_COLUMNS}, w.n AS periodClicks FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
       ORDER BY w.n DESC, f.id LIMIT ?`)

@@ -160,6 +160,15 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         CREATE INDEX posts_sort_keys ON posts (id, post_date, language_id, clicks);
       `),
   },
+  {
+    version: 5,
+    description: "feed and category in the search sort index, for click rankings by feed or category",
+    up: (db) =>
+      db.exec(`
+        DROP INDEX posts_sort_keys;
+        CREATE INDEX posts_sort_keys ON posts (id, post_date, language_id, clicks, feed_id, category_id);
+      `),
+  },
 ];
 
 /** The version the code expects: the last migration's. */

@@ -103,7 +103,7 @@ export function mostPopularPosts(
   const ranked = stmts
     .get(`WITH w AS (SELECT post_id, count(*) AS n FROM clicks INDEXED BY clicks_by_time
         WHERE clicked_at >= ? GROUP BY post_id)
-      SELECT p.id AS id, w.n AS n FROM w JOIN posts p ON p.id = w.post_id ${category}
+      SELECT p.id AS id, w.n AS n FROM w JOIN posts p INDEXED BY posts_sort_keys ON p.id = w.post_id ${category}
       ORDER BY w.n DESC, ${NEWEST_FIRST} LIMIT ?`)
     .all(...params, args.limit) as Array<{ id: number; n: number }>;
   const rows = postsInOrder(

@@ -8,6 +8,7 @@ import type { SearchQuery } from "../../search/search-query.js";
 import type {
   CategoryRecord,
   FeedAdminRecord,
+  FeedClaimOptions,
   FeedRecord,
   FeedUpdate,
   FeedUpdateResult,
@@ -25,6 +26,7 @@ import * as activity from "./sqlite-activity-writer.js";
 import * as catalog from "./sqlite-catalog-queries.js";
 import * as catalogWriter from "./sqlite-catalog-writer.js";
 import { openSqliteDatabase, StatementCache, translateSqliteError } from "./sqlite-connection.js";
+import * as claims from "./sqlite-feed-claims.js";
 import * as feedWriter from "./sqlite-feed-writer.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { postKeys } from "./sqlite-post-keys.js";
@@ -165,6 +167,12 @@ export class SqliteStore implements Store {
 
   dueFeeds(now: number, opts: { all?: boolean; limit?: number } = {}): Promise<FeedAdminRecord[]> {
     return settle(() => catalog.dueFeeds(this.#stmts, now, opts.all ?? false, opts.limit ?? -1));
+  }
+  claimDueFeeds(now: number, opts: FeedClaimOptions): Promise<FeedAdminRecord[]> {
+    return settle(() => claims.claimDueFeeds(this.#db, now, opts));
+  }
+  releaseFeedClaim(feedId: number, worker: string): Promise<void> {
+    return settle(() => claims.releaseFeedClaim(this.#db, feedId, worker));
   }
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
     return settle(() => feedWriter.applyFeedUpdate(this.#db, this.#stmts, feedId, update));

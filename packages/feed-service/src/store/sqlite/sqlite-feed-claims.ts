@@ -1,0 +1,47 @@
+/**
+ * Ingest claims on SQLite: the same lease rule as PostgreSQL (`../postgres/postgres-feed-claims.ts`)
+ * for several processes over one database file. The claim table is created on first use, so
+ * databases need no migration for it; claims are taken inside an IMMEDIATE transaction, which holds
+ * the file's write lock, so two processes never claim the same feed.
+ */
+import type Database from "better-sqlite3";
+import type { FeedAdminRecord, FeedClaimOptions } from "../store.js";
+import { FEED_ADMIN_COLUMNS, FEED_JOINS } from "./sqlite-columns.js";
+
+const createTable = `CREATE TABLE IF NOT EXISTS feed_claims (
+  feed_id INTEGER PRIMARY KEY REFERENCES feeds (id) ON DELETE CASCADE,
+  claimed_by TEXT,
+  claimed_at INTEGER NOT NULL,
+  expires_at INTEGER
+)`;
+
+export function claimDueFeeds(db: Database.Database, now: number, opts: FeedClaimOptions): FeedAdminRecord[] {
+  const run = db.transaction((): FeedAdminRecord[] => {
+    db.exec(createTable);
+    const due = opts.all ? "(k.claimed_at IS NULL OR k.claimed_at < ?)" : "f.next_fetch_at <= ?";
+    const feeds = db
+      .prepare(
+        `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} LEFT JOIN feed_claims k ON k.feed_id = f.id
+          WHERE ${due} AND (k.expires_at IS NULL OR k.expires_at <= ?)
+          ORDER BY f.next_fetch_at, f.id LIMIT ?`,
+      )
+      .all(opts.all ? (opts.passStart ?? now) : now, now, opts.limit) as FeedAdminRecord[];
+    const claim = db.prepare(
+      `INSERT INTO feed_claims (feed_id, claimed_by, claimed_at, expires_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (feed_id) DO UPDATE SET claimed_by = excluded.claimed_by, claimed_at = excluded.claimed_at,
+          expires_at = excluded.expires_at`,
+    );
+    for (const feed of feeds) claim.run(feed.feedId, opts.worker, now, now + opts.leaseMs);
+    return feeds;
+  });
+  return run.immediate();
+}
+
+export function releaseFeedClaim(db: Database.Database, feedId: number, worker: string): void {
+  db.transaction(() => {
+    db.exec(createTable);
+    db.prepare(
+      "UPDATE feed_claims SET claimed_by = NULL, expires_at = NULL WHERE feed_id = ? AND claimed_by = ?",
+    ).run(feedId, worker);
+  }).immediate();
+}
