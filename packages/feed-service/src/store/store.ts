@@ -122,6 +122,18 @@ export interface FeedUpdate {
   feed?: Partial<Pick<NewFeed, "feedName" | "siteUrl" | "feedDescription" | "feedUrl" | "languageId">>;
 }
 
+/** How an ingest worker claims feeds (see `Store.claimDueFeeds`). */
+export interface FeedClaimOptions {
+  /** The claimant, unique per worker (host, process, pass). */
+  worker: string;
+  /** How long a claim holds when the worker never releases it. */
+  leaseMs: number;
+  limit: number;
+  /** Every feed not claimed since `passStart` (`ingest --all`), instead of the due ones. */
+  all?: boolean;
+  passStart?: number;
+}
+
 export interface FeedUpdateResult {
   inserted: number;
   updated: number;
@@ -192,6 +204,14 @@ export interface Store {
   // --- ingest ---
   /** Feeds whose next fetch time has come (all feeds with `all`), soonest first. */
   dueFeeds(now: number, opts?: { all?: boolean; limit?: number }): Promise<FeedAdminRecord[]>;
+  /**
+   * Claims up to `limit` due feeds for one ingest worker, soonest due first, with a lease: until
+   * the lease runs out or the worker releases the feed, no other worker (process or machine) is
+   * handed it, so a feed is never fetched twice at once and a crashed worker's feeds come back.
+   */
+  claimDueFeeds(now: number, opts: FeedClaimOptions): Promise<FeedAdminRecord[]>;
+  /** Ends a worker's claim on a feed (after its refresh, whatever the outcome). */
+  releaseFeedClaim(feedId: number, worker: string): Promise<void>;
   /** Applies one refresh in one transaction: posts upserted by (feed, guid), fetch state and metadata saved. */
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult>;
   /**
