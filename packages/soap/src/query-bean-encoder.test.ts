@@ -162,6 +162,12 @@ describe("QueryBean response encoding (Axis 1.x shape)", () => {
         (e: unknown) => e instanceof SoapError && e.code === "SOAP_INVALID_CELL" && pattern.test(e.message),
       );
     refused([1.5, "", 0, 0], /Row 0, column postId \(int\) holds 1\.5; expected a whole number/);
+    refused(
+      [2147483648, "", 0, 0],
+      /holds 2147483648; expected a whole number from -2147483648 to 2147483647/,
+    );
+    refused(["-2147483649", "", 0, 0], /holds "-2147483649"/);
+    refused([Number.NaN, "", 0, 0], /holds NaN/);
     refused([1, "", "high", 0], /column score \(double\) holds "high"/);
     refused([1, "", 0, "not a date"], /column postDate \(dateTime\) holds "not a date"/);
     refused([1, ""], /Row 0 has 2 cells; operation search returns 4 columns/);

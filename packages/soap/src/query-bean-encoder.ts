@@ -122,10 +122,21 @@ export function compileQueryBeanEncoder(
         let text: string;
         switch (columnKinds[c]) {
           case INT:
-            if (typeof value === "number" ? !Number.isSafeInteger(value) : !integerText.test(String(value))) {
-              throw invalidCell(r, columns[c]!, value, "a whole number");
+            text = typeof value === "number" ? String(value) : String(value).trim();
+            // xsd:int is 32-bit (XML Schema Part 2 §3.3.17): a larger value would make Java and
+            // .NET clients fail on the whole response, so it is refused here, where it is visible.
+            if (
+              !(typeof value === "number" ? Number.isInteger(value) : integerText.test(text)) ||
+              Number(text) > 2147483647 ||
+              Number(text) < -2147483648
+            ) {
+              throw invalidCell(
+                r,
+                columns[c]!,
+                value,
+                "a whole number from -2147483648 to 2147483647 (xsd:int)",
+              );
             }
-            text = String(value);
             break;
           case DOUBLE:
             if (typeof value !== "number") throw invalidCell(r, columns[c]!, value, "a number");

@@ -96,6 +96,11 @@ export interface SoapService {
   handle(body: Buffer, contentType?: string): Promise<SoapResponse>;
   /** The Client fault response for a body over the size limit (HTTP 413). */
   tooLarge(): SoapResponse;
+  /**
+   * A `soapenv:Client` fault with the given person-readable message, for refusals the HTTP layer
+   * makes itself (a body that did not arrive in time, say). Status 500 unless given.
+   */
+  clientFault(message: string, status?: number): SoapResponse;
 }
 
 /** Request limits of the spec (§3): the HTTP layer enforces size and time, the decoder the rest. */

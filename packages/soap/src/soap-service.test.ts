@@ -131,6 +131,19 @@ describe("createSoapService", () => {
     assert.match(fault.string, /larger than 1048576 bytes \(1 MiB\)/);
   });
 
+  test("clientFault: a Client fault with the HTTP layer's own message and status", () => {
+    const response = createProbeService().clientFault("The request body did not arrive within 30 s.", 408);
+    assert.equal(response.status, 408);
+    assert.equal(response.contentType, "text/xml; charset=utf-8");
+    const fault = faultOf(response.body);
+    assert.deepEqual(
+      [fault.code, fault.string],
+      ["soapenv:Client", "The request body did not arrive within 30 s."],
+    );
+    assert.equal(createProbeService().clientFault("x & y").status, 500);
+    assert.equal(faultOf(createProbeService().clientFault("x & y").body).string, "x & y");
+  });
+
   test("the WSDL comes from the same table the dispatcher uses", () => {
     const wsdl = parseXmlTree(createProbeService().wsdl("http://127.0.0.1:1/probe"));
     const portType = child(wsdl, "portType");

@@ -86,6 +86,11 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
   return {
     wsdl,
     tooLarge: () => tooLargeResponse,
+    clientFault: (message, status = 500) => ({
+      status,
+      contentType: xmlContentType,
+      body: writeClientFault(message),
+    }),
     async handle(body: Buffer, contentType?: string): Promise<SoapResponse> {
       if (body.length > requestLimits.maxBodyBytes) return tooLargeResponse;
       let operation: OperationSpec;
