@@ -23,7 +23,7 @@ export async function toolAvailable(
 
 /** Skips (or, under CI, fails) a test whose external tool is missing, with a message that says so. */
 export function missingTool(t: { skip(message?: string): void }, what: string, install: string): void {
-  const message = `${what} is not available; install ${install} to run this interop test`;
+  const message = `missing ${what}; install ${install} to run this interop test`;
   if (process.env.CI === "true") throw new Error(`CI=true: ${message}`);
   console.warn(`\n!!! SKIPPED: ${message} !!!\n`);
   t.skip(message);
