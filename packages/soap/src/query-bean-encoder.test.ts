@@ -59,6 +59,34 @@ describe("QueryBean response encoding (Axis 1.x shape)", () => {
     );
   });
 
+  test("the whole envelope, byte for byte, for a one-row result with a null (the Axis 1.x shape)", () => {
+    const small = compileQueryBeanEncoder(
+      "getLanguages",
+      [
+        { name: "languageId", type: "int" },
+        { name: "languageName", type: "string" },
+      ],
+      "http://webservices",
+      "http://rpc.xml.coldfusion",
+    );
+    assert.equal(
+      small({ rows: [[1, null]] }),
+      '<?xml version="1.0" encoding="UTF-8"?>' +
+        '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">' +
+        "<soapenv:Body>" +
+        '<ns1:getLanguagesResponse soapenv:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/" xmlns:ns1="http://webservices">' +
+        '<getLanguagesReturn href="#id0"/></ns1:getLanguagesResponse>' +
+        '<multiRef id="id0" soapenc:root="0" soapenv:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/" xsi:type="ns2:QueryBean" xmlns:soapenc="http://schemas.xmlsoap.org/soap/encoding/" xmlns:ns2="http://rpc.xml.coldfusion">' +
+        '<columnList soapenc:arrayType="xsd:string[2]" xsi:type="soapenc:Array">' +
+        '<columnList xsi:type="xsd:string">languageId</columnList><columnList xsi:type="xsd:string">languageName</columnList>' +
+        "</columnList>" +
+        '<data soapenc:arrayType="xsd:anyType[][1]" xsi:type="soapenc:Array">' +
+        '<data soapenc:arrayType="xsd:anyType[2]" xsi:type="soapenc:Array">' +
+        '<data xsi:type="xsd:int">1</data><data xsi:nil="true"/>' +
+        "</data></data></multiRef></soapenv:Body></soapenv:Envelope>",
+    );
+  });
+
   test("columnList: a soapenc:Array of xsd:string items that repeat its name", () => {
     const list = child(multiRef(encode({ rows: [] })).bean, "columnList");
     assert.equal(list.attributes["soapenc:arrayType"], "xsd:string[4]");
