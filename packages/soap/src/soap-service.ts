@@ -1,4 +1,4 @@
-import { decodeCall } from "./call-decoder.js";
+import { type DecodedCall, decodeCall } from "./call-decoder.js";
 import { readEnvelope } from "./envelope-reader.js";
 import { xmlContentType } from "./envelope-writer.js";
 import { compileUserFaultWriter, writeClientFault } from "./fault-writer.js";
@@ -7,6 +7,7 @@ import { compileQueryBeanEncoder, type QueryBeanEncoder } from "./query-bean-enc
 import { decodeRequestText } from "./request-text.js";
 import {
   type OperationSpec,
+  type QueryBean,
   requestLimits,
   type SoapResponse,
   type SoapService,
@@ -93,22 +94,22 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
     }),
     async handle(body: Buffer, contentType?: string): Promise<SoapResponse> {
       if (body.length > requestLimits.maxBodyBytes) return tooLargeResponse;
-      let operation: OperationSpec;
-      let args: Record<string, unknown>;
+      let call: DecodedCall;
       try {
-        ({ operation, args } = decodeCall(
+        call = decodeCall(
           readEnvelope(joinSurrogateReferences(decodeRequestText(body, contentType))),
           operations,
-        ));
+        );
       } catch (error) {
         if (error instanceof SoapError) {
           return fault(error.isClientFault ? writeClientFault(error.message) : userFault(error.message));
         }
         return internal(error, "(decoding)");
       }
-      let result: Awaited<ReturnType<typeof options.handler>>;
+      const { operation, args } = call;
+      let result: QueryBean;
       try {
-        result = await options.handler(operation.name, args as Parameters<typeof options.handler>[1]);
+        result = await options.handler(operation.name, args);
       } catch (error) {
         const message = describe(error);
         return message === undefined ? internal(error, operation.name) : fault(userFault(message));
