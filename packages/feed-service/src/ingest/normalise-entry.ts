@@ -6,8 +6,9 @@
  * (spec §4 `postExcerpt`), and forbidden XML characters removed everywhere.
  */
 
+import { languageCodeFor } from "./detect-language.js";
 import { entryIdentity } from "./entry-identity.js";
-import { detectLanguageInput, type NormalisedEntry } from "./normalised-entry.js";
+import type { NormalisedEntry } from "./normalised-entry.js";
 import { parseFeedDate } from "./parse-date.js";
 import type { ParsedEntry, ParsedFeed } from "./parsed-feed.js";
 import { absoluteUrl, sanitiseHtml } from "./sanitise-html.js";
@@ -74,6 +75,7 @@ export function normaliseEntry(
     publishedAt: clamp(parseFeedDate(entry.published)),
     updatedAt: clamp(parseFeedDate(entry.updated)),
     declaredLanguage: entry.language,
-    languageText: detectLanguageInput(title, excerpt),
+    // Title and excerpt are enough text for a guess, without reading the content again.
+    language: languageCodeFor(entry.language, `${title}. ${excerpt}`),
   };
 }

@@ -15,11 +15,6 @@ export interface NormalisedEntry {
   updatedAt: number | null;
   /** The language tag the entry or feed declares, if any. */
   declaredLanguage: string | null;
-  /** Text used to guess the language when none is declared. */
-  languageText: string;
-}
-
-/** Title and excerpt joined: enough text for a language guess without parsing the content again. */
-export function detectLanguageInput(title: string, excerpt: string): string {
-  return `${title}. ${excerpt}`;
+  /** The tag to store: the declared one in BCP 47 form, else a guess from the text, else `und`. */
+  language: string;
 }

@@ -7,10 +7,10 @@
 import { Worker } from "node:worker_threads";
 import { FeedServiceError, type FeedServiceErrorCode } from "../errors.js";
 import type { ParseReply, ParseRequest } from "./parse-worker.js";
-import type { ProcessedDocument } from "./process-document.js";
+import type { DocumentForStore } from "./process-document.js";
 
 interface Pending {
-  resolve: (doc: ProcessedDocument) => void;
+  resolve: (doc: DocumentForStore) => void;
   reject: (error: unknown) => void;
 }
 
@@ -84,7 +84,7 @@ export class ParsePool {
     url: string,
     now: number,
     contentLanguage: string | null = null,
-  ): Promise<ProcessedDocument> {
+  ): Promise<DocumentForStore> {
     if (this.#closed) return Promise.reject(new Error("the parse pool is closed"));
     const slot = this.#slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     const id = this.#nextId++;

@@ -5,7 +5,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { FeedServiceError } from "../errors.js";
-import { processFeedDocument } from "./process-document.js";
+import { type DocumentForStore, processFeedDocument } from "./process-document.js";
 
 export interface ParseRequest {
   id: number;
@@ -17,17 +17,21 @@ export interface ParseRequest {
 }
 
 export type ParseReply =
-  | { id: number; ok: true; doc: ReturnType<typeof processFeedDocument> }
+  | { id: number; ok: true; doc: DocumentForStore }
   | { id: number; ok: false; code: string; message: string };
 
 parentPort?.on("message", (req: ParseRequest) => {
   let reply: ParseReply;
   try {
-    reply = {
-      id: req.id,
-      ok: true,
-      doc: processFeedDocument(req.body, req.contentType, req.url, req.now, req.contentLanguage),
-    };
+    // Only what the store needs crosses the thread boundary; the raw parse stays here.
+    const { parsed: _raw, ...doc } = processFeedDocument(
+      req.body,
+      req.contentType,
+      req.url,
+      req.now,
+      req.contentLanguage,
+    );
+    reply = { id: req.id, ok: true, doc };
   } catch (error) {
     reply =
       error instanceof FeedServiceError

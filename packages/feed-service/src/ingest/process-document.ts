@@ -10,12 +10,17 @@ import type { NormalisedEntry } from "./normalised-entry.js";
 import { parseFeedText } from "./parse-feed.js";
 import type { ParsedFeed } from "./parsed-feed.js";
 
-export interface ProcessedDocument {
+/** What the store needs from a document (and what a parse worker sends back). */
+export interface DocumentForStore {
   encoding: string;
   repaired: boolean;
-  parsed: ParsedFeed;
   metadata: FeedMetadata;
   entries: NormalisedEntry[];
+}
+
+export interface ProcessedDocument extends DocumentForStore {
+  /** The document as the format adapter read it, before normalising. */
+  parsed: ParsedFeed;
 }
 
 /** At most this many entries are read from one document (the newest, as feeds list them first). */

@@ -7,12 +7,12 @@
 import type { Dispatcher } from "undici";
 import { FeedServiceError } from "../errors.js";
 import type { FeedAdminRecord, FeedUpdate, IncomingPost, Store } from "../store/store.js";
-import { declaredTag, languageCodeFor } from "./detect-language.js";
+import { declaredTag } from "./detect-language.js";
 import { FeedFetchError } from "./fetch-error.js";
 import { type FetchOptions, fetchFeed } from "./fetch-feed.js";
 import type { FetchLimiter } from "./fetch-limiter.js";
 import type { ParsePool } from "./parse-pool.js";
-import { type ProcessedDocument, processFeedDocument } from "./process-document.js";
+import { type DocumentForStore, processFeedDocument } from "./process-document.js";
 import {
   defaultSchedulePolicy,
   nextFetchAfterError,
@@ -178,7 +178,7 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
     }
     return { feedId: feed.feedId, outcome: "not-modified", inserted: 0, updated: 0 };
   }
-  let doc: ProcessedDocument;
+  let doc: DocumentForStore;
   try {
     doc = ctx.parse
       ? await ctx.parse.process(fetched.body, fetched.contentType, fetched.url, now, fetched.contentLanguage)
@@ -188,6 +188,9 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
   }
   try {
     const identities = await resolveIdentities(ctx.store, feed.feedId, doc.entries);
+    const languageIds = new Map<string, number>();
+    for (const tag of new Set(doc.entries.map((e) => e.language)))
+      languageIds.set(tag, await languageId(ctx, tag));
     const posts: IncomingPost[] = [];
     for (const { entry, guid } of identities) {
       posts.push({
@@ -199,7 +202,7 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
         publishedAt: entry.publishedAt,
         updatedAt: entry.updatedAt,
         seenAt: now,
-        languageId: await languageId(ctx, languageCodeFor(entry.declaredLanguage, entry.languageText)),
+        languageId: languageIds.get(entry.language)!,
       });
     }
     const feedTag = declaredTag(doc.metadata.language);
