@@ -50,7 +50,7 @@ export type FetchOutcome =
       lastModified: string | null;
     };
 
-export const defaultUserAgent = "feed-service/0.1 (feed aggregator; +https://github.com/feed-toolkit)";
+export const defaultUserAgent = "feed-service/0.1 (feed aggregator; polls politely, honours Retry-After)";
 const accept =
   "application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, */*;q=0.5";
 
