@@ -6,7 +6,9 @@ export { EntryWriter, HEX_ENTRY_BYTES, MAX_TEXT_ENTRY } from "./entry-writer.js"
 export { HexFormatter } from "./hex-formatter.js";
 export { IndentSlots } from "./indent-slots.js";
 export { LineAssembler } from "./line-assembler.js";
-export type { LogDestination, LogWaiter, LogWriterOptions } from "./log-writer.js";
+export type { DestinationEvents, LogDestination } from "./log-destinations.js";
+export { FileDestination, StreamDestination } from "./log-destinations.js";
+export type { LogWaiter, LogWriterOptions } from "./log-writer.js";
 export { LogWriter } from "./log-writer.js";
 export type { RelayErrorCode } from "./relay-error.js";
 export { RelayError, relayErrorCodes } from "./relay-error.js";

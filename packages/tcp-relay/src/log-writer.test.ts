@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { StreamDestination } from "./log-destinations.js";
 import { LogWriter } from "./log-writer.js";
 
 /** A destination that takes `delayMs` per write, recording the batches it got. */
@@ -20,7 +21,7 @@ function slowDestination(delayMs: number) {
 
 test("entries of one turn go out as one batch at the end of the turn", async () => {
   const d = slowDestination(0);
-  const log = new LogWriter([{ name: "test", stream: d.stream, owned: true }]);
+  const log = new LogWriter([new StreamDestination("test", d.stream, true)]);
   for (let k = 0; k < 100; k++) log.writeText(`line ${k}\n`);
   assert.equal(d.batches.length, 0, "nothing is written before the turn ends");
   await sleep(5);
@@ -31,7 +32,7 @@ test("entries of one turn go out as one batch at the end of the turn", async () 
 
 test("a full batch is written at once, and the buffer rest is reused without overwriting it", async () => {
   const d = slowDestination(0);
-  const log = new LogWriter([{ name: "test", stream: d.stream, owned: true }], { batchBytes: 8192 });
+  const log = new LogWriter([new StreamDestination("test", d.stream, true)], { batchBytes: 8192 });
   const line = `${"x".repeat(99)}\n`;
   for (let k = 0; k < 300; k++) log.writeText(line);
   assert.ok(d.batches.length >= 3, `got ${d.batches.length} batches`);
@@ -41,7 +42,7 @@ test("a full batch is written at once, and the buffer rest is reused without ove
 
 test("a slow destination makes the log congested until it drains, and waiters resume then", async () => {
   const d = slowDestination(2);
-  const log = new LogWriter([{ name: "slow", stream: d.stream, owned: true }], {
+  const log = new LogWriter([new StreamDestination("slow", d.stream, true)], {
     batchBytes: 4096,
     highWaterMark: 16 * 1024,
   });
@@ -64,10 +65,7 @@ test("a failing destination is reported once and dropped; the others still get t
   });
   const errors: string[] = [];
   const log = new LogWriter(
-    [
-      { name: "bad file", stream: bad, owned: true },
-      { name: "good", stream: good.stream, owned: true },
-    ],
+    [new StreamDestination("bad file", bad, true), new StreamDestination("good", good.stream, true)],
     { onError: (d, e) => errors.push(`${d.name}: ${(e as NodeJS.ErrnoException).code}`) },
   );
   log.writeText("one\n");

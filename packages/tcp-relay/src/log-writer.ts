@@ -1,14 +1,5 @@
-import type { Writable } from "node:stream";
 import type { ByteSink } from "./byte-sink.js";
-
-/** A stream the log goes to: the console, a log file. */
-export interface LogDestination {
-  /** Shown in the error line when writing to it fails, e.g. `"log file /tmp/relay.log"`. */
-  name: string;
-  stream: Writable;
-  /** Whether closing the log ends the stream (true for a log file, false for stdout). */
-  owned: boolean;
-}
+import type { LogDestination } from "./log-destinations.js";
 
 /** Something paused because the log could not keep up: a direction of a connection. */
 export interface LogWaiter {
@@ -37,7 +28,7 @@ const MIN_REUSABLE = 4096;
  * dropping entries or growing without bound.
  *
  * @example
- * const log = new LogWriter([{ name: "console", stream: process.stdout, owned: false }]);
+ * const log = new LogWriter([new StreamDestination("the console", process.stdout, false)]);
  * log.writeText("starting proxy for example.com:80 on port 8080\n");
  * await log.close();
  */
@@ -57,10 +48,11 @@ export class LogWriter implements ByteSink {
     this.onError = options.onError;
     this.destinations = destinations;
     this.buf = Buffer.allocUnsafe(this.batchBytes);
-    for (const d of destinations) {
-      d.stream.on("drain", this.onDrain);
-      d.stream.on("error", (error: Error) => this.dropDestination(d, error));
-    }
+    const events = {
+      onDrain: this.onDrain,
+      onError: (d: LogDestination, e: Error) => this.dropDestination(d, e),
+    };
+    for (const d of destinations) d.attach(events);
   }
 
   reserve(n: number): void {
@@ -85,7 +77,7 @@ export class LogWriter implements ByteSink {
   flush(): void {
     if (this.pos === 0) return;
     const batch = this.buf.subarray(0, this.pos);
-    for (const d of this.destinations) d.stream.write(batch);
+    for (const d of this.destinations) d.write(batch);
     this.buf =
       this.buf.length - this.pos >= MIN_REUSABLE
         ? this.buf.subarray(this.pos)
@@ -95,7 +87,7 @@ export class LogWriter implements ByteSink {
 
   /** True while some destination has more than `highWaterMark` bytes queued. */
   get congested(): boolean {
-    for (const d of this.destinations) if (d.stream.writableLength > this.highWaterMark) return true;
+    for (const d of this.destinations) if (d.pendingBytes > this.highWaterMark) return true;
     return false;
   }
 
@@ -105,19 +97,10 @@ export class LogWriter implements ByteSink {
     if (!this.congested) queueMicrotask(this.onDrain);
   }
 
-  /** Flushes, ends the owned destinations and waits until everything has been written. */
+  /** Flushes, closes the destinations and waits until everything has been written. */
   async close(): Promise<void> {
     this.flush();
-    await Promise.all(
-      this.destinations.map(
-        (d) =>
-          new Promise<void>((resolve) => {
-            if (d.stream.destroyed) resolve();
-            else if (d.owned) d.stream.end(resolve);
-            else d.stream.write("", () => resolve());
-          }),
-      ),
-    );
+    await Promise.all(this.destinations.map((d) => d.close()));
   }
 
   private readonly onTurnEnd = (): void => {

@@ -4,7 +4,8 @@ import { type AddressInfo, createServer, type Server, type Socket } from "node:n
 import { resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { IndentSlots } from "./indent-slots.js";
-import { type LogDestination, LogWriter } from "./log-writer.js";
+import { FileDestination, type LogDestination, StreamDestination } from "./log-destinations.js";
+import { LogWriter } from "./log-writer.js";
 import { RelayConnection, type RelayContext } from "./relay-connection.js";
 import { RelayError } from "./relay-error.js";
 import { type Clock, TimestampPrefix } from "./timestamp.js";
@@ -56,11 +57,10 @@ async function resolveHost(host: string): Promise<string> {
   }
 }
 
-async function openLogFile(file: string): Promise<{ path: string; stream: Writable }> {
+async function openLogFile(file: string): Promise<{ path: string; destination: FileDestination }> {
   const path = resolve(file);
   try {
-    const handle = await open(path, "a");
-    return { path, stream: handle.createWriteStream() };
+    return { path, destination: new FileDestination(`log file ${path}`, await open(path, "a")) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "open failed";
     throw new RelayError("TCP_RELAY_LOG_FILE", `cannot open log file ${path} for appending (${code})`, {
@@ -113,7 +113,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   try {
     await listen(server, options.localPort, options.bind);
   } catch (error) {
-    file?.stream.destroy();
+    await file?.destination.close();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
@@ -121,12 +121,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   let startup = `starting proxy for ${options.host}:${options.remotePort} on port ${port}\n`;
   if (file !== undefined) startup += `using logfile: ${file.path}\n`;
   consoleOut.write(startup);
-  file?.stream.write(startup);
+  file?.destination.write(Buffer.from(startup));
 
   const destinations: LogDestination[] = [];
-  if (!options.quiet) destinations.push({ name: "the console", stream: consoleOut, owned: false });
-  if (file !== undefined)
-    destinations.push({ name: `log file ${file.path}`, stream: file.stream, owned: true });
+  if (!options.quiet) destinations.push(new StreamDestination("the console", consoleOut, false));
+  if (file !== undefined) destinations.push(file.destination);
   const log =
     destinations.length === 0
       ? null
@@ -138,7 +137,6 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
             errorsOut.write(`tcp-relay: cannot write to ${d.name} (${code}); it gets no more entries\n`);
           },
         });
-  if (file !== undefined && log === null) file.stream.end();
 
   const connections = new Set<RelayConnection>();
   let accepted = 0;
