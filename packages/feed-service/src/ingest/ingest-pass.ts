@@ -3,8 +3,9 @@
  * limiter (overall and per host), one shared connection pool, progress reported per feed and a
  * summary at the end. Feeds that fail are recorded on the feed and counted, never dropped.
  */
-import { availableParallelism } from "node:os";
-import type { Store } from "../store/store.js";
+import { randomUUID } from "node:crypto";
+import { availableParallelism, hostname } from "node:os";
+import type { FeedAdminRecord, Store } from "../store/store.js";
 import { createFetchAgent, type FetchOptions } from "./fetch-feed.js";
 import { FetchLimiter, type FetchLimiterOptions } from "./fetch-limiter.js";
 import { ParsePool } from "./parse-pool.js";
@@ -27,6 +28,11 @@ export interface IngestPassOptions extends FetchLimiterOptions {
   /** Reuse a limiter across passes (the scheduler does, so that Retry-After holds persist). */
   limiter?: FetchLimiter;
   onProgress?: (done: number, total: number, last: RefreshResult) => void;
+  /**
+   * How long this pass's claim on a feed holds if the process dies mid-refresh (default 5
+   * minutes); other workers skip claimed feeds until then.
+   */
+  claimLeaseMs?: number;
 }
 
 export interface IngestSummary {
@@ -50,9 +56,13 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
   const clock = opts.now ?? Date.now;
   const started = Date.now();
   const limiter = opts.limiter ?? new FetchLimiter(opts);
-  const feeds = await store.dueFeeds(clock(), { all: opts.all, limit: opts.limit });
+  // Feeds are claimed in small batches rather than listed up front, so that workers of other
+  // processes or machines running passes at the same time share the due feeds: no feed is fetched
+  // twice at once, and a batch is never more than this worker can start soon.
+  const claims = new FeedClaims(store, clock, opts);
+  const feeds = await claims.estimate();
   const summary: IngestSummary = {
-    feeds: feeds.length,
+    feeds: 0,
     updated: 0,
     notModified: 0,
     failed: 0,
@@ -65,12 +75,11 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
   const dispatcher = createFetchAgent({ ...opts.fetch, connections: limiter.perHost });
   const languageIds = new Map<string, number>();
   const parseWorkers = opts.parseWorkers ?? (availableParallelism() > 1 ? 1 : 0);
-  const parse = parseWorkers > 0 && feeds.length > 1 ? new ParsePool(parseWorkers) : undefined;
-  let next = 0;
+  const parse = parseWorkers > 0 && feeds > 1 ? new ParsePool(parseWorkers) : undefined;
   let done = 0;
   const worker = async () => {
-    while (next < feeds.length) {
-      const feed = feeds[next++]!;
+    for (let feed = await claims.next(limiter.overall); feed; feed = await claims.next(limiter.overall)) {
+      summary.feeds++;
       const result = await refreshFeed(feed, {
         store,
         limiter,
@@ -80,7 +89,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
         now: opts.now,
         languageIds,
         parse,
-      });
+      }).finally(() => claims.release(feed.feedId));
       if (result.outcome === "updated") summary.updated++;
       else if (result.outcome === "not-modified") summary.notModified++;
       else if (result.outcome === "deferred") summary.deferred++;
@@ -94,12 +103,12 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
       }
       summary.postsInserted += result.inserted;
       summary.postsUpdated += result.updated;
-      opts.onProgress?.(++done, feeds.length, result);
+      opts.onProgress?.(++done, Math.max(feeds, summary.feeds), result);
     }
   };
   try {
     // A few more workers than fetch slots, so that parsing and storing overlap with fetching.
-    const workers = Math.min(feeds.length, limiter.overall + 2);
+    const workers = Math.min(feeds, limiter.overall + 2);
     await Promise.all(Array.from({ length: workers }, worker));
   } finally {
     await dispatcher.close().catch(() => {});
@@ -107,4 +116,83 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
   }
   summary.durationMs = Date.now() - started;
   return summary;
+}
+
+/** The feeds of one pass, claimed from the store a batch at a time and released one by one. */
+class FeedClaims {
+  readonly #store: Store;
+  readonly #clock: () => number;
+  readonly #all: boolean;
+  readonly #limit: number;
+  readonly #leaseMs: number;
+  readonly #worker = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  #queue: FeedAdminRecord[] = [];
+  #claimed = 0;
+  #exhausted = false;
+  #claiming: Promise<void> | null = null;
+
+  constructor(store: Store, clock: () => number, opts: IngestPassOptions) {
+    this.#store = store;
+    this.#clock = clock;
+    this.#all = opts.all ?? false;
+    this.#limit = opts.limit ?? Number.POSITIVE_INFINITY;
+    this.#leaseMs = opts.claimLeaseMs ?? 5 * 60_000;
+  }
+
+  /** How many feeds are due now (for progress; other workers may take some of them). */
+  async estimate(): Promise<number> {
+    const limit = Number.isFinite(this.#limit) ? this.#limit : undefined;
+    return (await this.#store.dueFeeds(this.#clock(), { all: this.#all, limit })).length;
+  }
+
+  /** The next feed of this pass, claiming another batch of `batch` when the queue is empty. */
+  async next(batch: number): Promise<FeedAdminRecord | undefined> {
+    while (this.#queue.length === 0 && !this.#exhausted) {
+      // One claim at a time per pass: concurrent callers wait for the batch in flight.
+      this.#claiming ??= this.#claim(batch).finally(() => {
+        this.#claiming = null;
+      });
+      await this.#claiming;
+    }
+    return this.#queue.shift();
+  }
+
+  async #claim(batch: number): Promise<void> {
+    const limit = Math.min(Math.max(1, batch), this.#limit - this.#claimed);
+    if (limit <= 0) {
+      this.#exhausted = true;
+      return;
+    }
+    const feeds = await this.#store.claimDueFeeds(this.#clock(), {
+      worker: this.#worker,
+      leaseMs: this.#leaseMs,
+      limit,
+      all: this.#all,
+      isAbandoned: isDeadLocalWorker,
+    });
+    this.#claimed += feeds.length;
+    if (feeds.length === 0) this.#exhausted = true;
+    this.#queue.push(...feeds);
+  }
+
+  release(feedId: number): Promise<void> {
+    return this.#store.releaseFeedClaim(feedId, this.#worker).catch(() => {});
+  }
+}
+
+/**
+ * True when a claimant named `host/pid/pass` ran on this host in a process that no longer exists:
+ * a pass restarted after a crash takes that process's feeds back at once instead of waiting for
+ * their leases (other hosts' claims always wait: their processes cannot be checked from here).
+ */
+function isDeadLocalWorker(worker: string): boolean {
+  const [host, pidText] = worker.split("/");
+  const pid = Number(pidText);
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
 }

@@ -124,14 +124,18 @@ export interface FeedUpdate {
 
 /** How an ingest worker claims feeds (see `Store.claimDueFeeds`). */
 export interface FeedClaimOptions {
-  /** The claimant, unique per worker (host, process, pass). */
+  /** The claimant, unique per pass: a feed is claimed at most once by one claimant while it stays the last. */
   worker: string;
   /** How long a claim holds when the worker never releases it. */
   leaseMs: number;
   limit: number;
-  /** Every feed not claimed since `passStart` (`ingest --all`), instead of the due ones. */
+  /** Every feed, not only the due ones (`ingest --all`). */
   all?: boolean;
-  passStart?: number;
+  /**
+   * True for a claimant known to be gone (a dead process on this host): its claims count as
+   * expired at once instead of when their lease runs out.
+   */
+  isAbandoned?: (worker: string) => boolean;
 }
 
 export interface FeedUpdateResult {

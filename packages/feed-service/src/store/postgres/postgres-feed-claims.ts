@@ -6,20 +6,9 @@
  * crashed worker's feeds come back when its lease runs out.
  */
 import type pg from "pg";
-import type { FeedAdminRecord } from "../store.js";
+import type { FeedClaimOptions as ClaimOptions, FeedAdminRecord } from "../store.js";
 import { FEED_ADMIN_COLUMNS, FEED_JOINS } from "./postgres-columns.js";
 import { changes, inTransaction, rows } from "./postgres-connection.js";
-
-export interface ClaimOptions {
-  /** Who claims (shown in the row; a release only frees the claimant's own claims). */
-  worker: string;
-  /** How long the claim holds if the worker never releases it. */
-  leaseMs: number;
-  limit: number;
-  /** Every feed not claimed since `passStart`, instead of the due ones. */
-  all?: boolean;
-  passStart?: number;
-}
 
 export async function claimDueFeeds(
   pool: pg.Pool,
@@ -27,16 +16,26 @@ export async function claimDueFeeds(
   opts: ClaimOptions,
 ): Promise<FeedAdminRecord[]> {
   return inTransaction(pool, async (sql) => {
-    const due = opts.all ? "(f.claimed_at IS NULL OR f.claimed_at < $3)" : "f.next_fetch_at <= $3";
+    // Once per pass (a worker id is unique per pass, and the last claimant stays on the row): a
+    // feed is not handed out to the same pass again, even when its refresh could not move its next
+    // fetch time (a database error), so a pass always ends.
+    const due = opts.all ? "" : "AND f.next_fetch_at <= $2";
+    const holders = await rows<{ worker: string }>(
+      sql,
+      "SELECT DISTINCT claimed_by AS worker FROM feeds WHERE claim_expires_at > $1",
+      [now],
+    );
+    const abandoned = holders.map((h) => h.worker).filter((w) => opts.isAbandoned?.(w) ?? false);
     const claimed = await rows<{ id: number }>(
       sql,
-      `UPDATE feeds SET claimed_by = $1, claimed_at = $2, claim_expires_at = $2 + $4::bigint
+      `UPDATE feeds SET claimed_by = $1, claimed_at = $2, claim_expires_at = $2 + $3::bigint
         WHERE id IN (
           SELECT f.id FROM feeds f
-          WHERE ${due} AND (f.claim_expires_at IS NULL OR f.claim_expires_at <= $2)
-          ORDER BY f.next_fetch_at, f.id LIMIT $5 FOR UPDATE SKIP LOCKED)
+          WHERE f.claimed_by IS DISTINCT FROM $1 ${due}
+            AND (f.claim_expires_at IS NULL OR f.claim_expires_at <= $2 OR f.claimed_by = ANY($5::text[]))
+          ORDER BY f.next_fetch_at, f.id LIMIT $4 FOR UPDATE SKIP LOCKED)
         RETURNING id`,
-      [opts.worker, now, opts.all ? (opts.passStart ?? now) : now, opts.leaseMs, opts.limit],
+      [opts.worker, now, opts.leaseMs, opts.limit, abandoned],
     );
     if (claimed.length === 0) return [];
     return rows<FeedAdminRecord>(
@@ -49,9 +48,8 @@ export async function claimDueFeeds(
 }
 
 export async function releaseFeedClaim(pool: pg.Pool, feedId: number, worker: string): Promise<void> {
-  await changes(
-    pool,
-    "UPDATE feeds SET claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND claimed_by = $2",
-    [feedId, worker],
-  );
+  await changes(pool, "UPDATE feeds SET claim_expires_at = NULL WHERE id = $1 AND claimed_by = $2", [
+    feedId,
+    worker,
+  ]);
 }

@@ -9,6 +9,7 @@ import type { SearchQuery } from "../../search/search-query.js";
 import type {
   CategoryRecord,
   FeedAdminRecord,
+  FeedClaimOptions,
   FeedRecord,
   FeedUpdate,
   FeedUpdateResult,
@@ -26,7 +27,7 @@ import * as activity from "./postgres-activity-writer.js";
 import * as catalog from "./postgres-catalog-queries.js";
 import * as catalogWriter from "./postgres-catalog-writer.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
-import { type ClaimOptions, claimDueFeeds, releaseFeedClaim } from "./postgres-feed-claims.js";
+import { claimDueFeeds, releaseFeedClaim } from "./postgres-feed-claims.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import * as posts from "./postgres-post-queries.js";
@@ -159,7 +160,7 @@ export class PostgresStore implements Store {
   dueFeeds(now: number, opts: { all?: boolean; limit?: number } = {}): Promise<FeedAdminRecord[]> {
     return catalog.dueFeeds(this.#pool, now, opts.all ?? false, opts.limit ?? -1);
   }
-  claimDueFeeds(now: number, opts: ClaimOptions): Promise<FeedAdminRecord[]> {
+  claimDueFeeds(now: number, opts: FeedClaimOptions): Promise<FeedAdminRecord[]> {
     return claimDueFeeds(this.#pool, now, opts);
   }
   releaseFeedClaim(feedId: number, worker: string): Promise<void> {

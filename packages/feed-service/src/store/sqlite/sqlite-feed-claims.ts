@@ -18,14 +18,25 @@ const createTable = `CREATE TABLE IF NOT EXISTS feed_claims (
 export function claimDueFeeds(db: Database.Database, now: number, opts: FeedClaimOptions): FeedAdminRecord[] {
   const run = db.transaction((): FeedAdminRecord[] => {
     db.exec(createTable);
-    const due = opts.all ? "(k.claimed_at IS NULL OR k.claimed_at < ?)" : "f.next_fetch_at <= ?";
+    // Once per pass, as on PostgreSQL (the last claimant stays on the row): a pass always ends,
+    // even when a refresh could not move a feed's next fetch time.
+    const due = opts.all ? "" : "AND f.next_fetch_at <= ?";
+    const holders = db
+      .prepare("SELECT DISTINCT claimed_by AS worker FROM feed_claims WHERE expires_at > ?")
+      .all(now) as Array<{ worker: string }>;
+    const abandoned = holders.map((h) => h.worker).filter((w) => opts.isAbandoned?.(w) ?? false);
     const feeds = db
       .prepare(
         `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} LEFT JOIN feed_claims k ON k.feed_id = f.id
-          WHERE ${due} AND (k.expires_at IS NULL OR k.expires_at <= ?)
+          WHERE (k.claimed_by IS NULL OR k.claimed_by <> ?) ${due} AND (k.expires_at IS NULL OR k.expires_at <= ? OR k.claimed_by IN (SELECT value FROM json_each(?)))
           ORDER BY f.next_fetch_at, f.id LIMIT ?`,
       )
-      .all(opts.all ? (opts.passStart ?? now) : now, now, opts.limit) as FeedAdminRecord[];
+      .all(
+        ...(opts.all ? [opts.worker] : [opts.worker, now]),
+        now,
+        JSON.stringify(abandoned),
+        opts.limit,
+      ) as FeedAdminRecord[];
     const claim = db.prepare(
       `INSERT INTO feed_claims (feed_id, claimed_by, claimed_at, expires_at) VALUES (?, ?, ?, ?)
         ON CONFLICT (feed_id) DO UPDATE SET claimed_by = excluded.claimed_by, claimed_at = excluded.claimed_at,
@@ -40,8 +51,9 @@ export function claimDueFeeds(db: Database.Database, now: number, opts: FeedClai
 export function releaseFeedClaim(db: Database.Database, feedId: number, worker: string): void {
   db.transaction(() => {
     db.exec(createTable);
-    db.prepare(
-      "UPDATE feed_claims SET claimed_by = NULL, expires_at = NULL WHERE feed_id = ? AND claimed_by = ?",
-    ).run(feedId, worker);
+    db.prepare("UPDATE feed_claims SET expires_at = NULL WHERE feed_id = ? AND claimed_by = ?").run(
+      feedId,
+      worker,
+    );
   }).immediate();
 }
