@@ -16,6 +16,8 @@ export interface LogDestination {
   readonly name: string;
   /** Bytes accepted but not written yet. */
   readonly pendingBytes: number;
+  /** Whether the destination keeps a reference to a batch after `write` returns. */
+  readonly retainsBatches: boolean;
   attach(events: DestinationEvents): void;
   write(batch: Buffer): void;
   /** Writes what is pending and releases the destination (a file is closed, stdout is not). */
@@ -33,6 +35,7 @@ export interface LogDestination {
  */
 export class FileDestination implements LogDestination {
   readonly pendingBytes = 0;
+  readonly retainsBatches = false;
   private events: DestinationEvents | undefined;
   private failed = false;
 
@@ -65,6 +68,7 @@ export class FileDestination implements LogDestination {
  * caller passes in. Its own buffer is what `pendingBytes` reports.
  */
 export class StreamDestination implements LogDestination {
+  readonly retainsBatches = true;
   constructor(
     readonly name: string,
     private readonly stream: Writable,

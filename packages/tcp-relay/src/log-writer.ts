@@ -77,9 +77,15 @@ export class LogWriter implements ByteSink {
   flush(): void {
     if (this.pos === 0) return;
     const batch = this.buf.subarray(0, this.pos);
-    for (const d of this.destinations) d.write(batch);
-    this.buf =
-      this.buf.length - this.pos >= MIN_REUSABLE
+    let retained = false;
+    for (const d of this.destinations) {
+      d.write(batch);
+      retained ||= d.retainsBatches;
+    }
+    // A batch nobody kept (a log file is written synchronously) leaves the whole buffer reusable.
+    this.buf = !retained
+      ? this.buf
+      : this.buf.length - this.pos >= MIN_REUSABLE
         ? this.buf.subarray(this.pos)
         : Buffer.allocUnsafe(this.batchBytes);
     this.pos = 0;
