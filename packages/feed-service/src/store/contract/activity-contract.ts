@@ -69,6 +69,17 @@ export function activityContract(factory: StoreFactory): void {
         const web = await store.mostPopularPosts({ since, limit: 10, categoryId: cat.web });
         assert.deepEqual(guids(web), ["a3", "a2"]);
         assert.deepEqual(guids(await store.mostPopularPosts({ since, limit: 1, categoryId: null })), ["l1"]);
+        // The page boundary falls inside a tie on clicks: the newer post wins, then the larger id.
+        assert.deepEqual(guids(await store.mostPopularPosts({ since, limit: 2, categoryId: null })), [
+          "l1",
+          "a3",
+        ]);
+        assert.deepEqual(guids(await store.mostPopularPosts({ since, limit: 4, categoryId: null })), [
+          "l1",
+          "a3",
+          "a2",
+          "g2",
+        ]);
         assert.deepEqual(await store.mostPopularPosts({ since: T0, limit: 10, categoryId: null }), []);
         assert.deepEqual(await store.mostPopularPosts({ since, limit: 0, categoryId: null }), []);
       }),
