@@ -44,10 +44,12 @@ test("--help everywhere; usage errors exit 2 with one line on stderr", async () 
   const top = await cli(["--help"]);
   assert.equal(top.code, 0);
   assert.match(top.stdout, /^usage: feed-service /);
-  for (const c of ["serve", "demo", "start-demo", "feeds", "categories", "smart-categories", "languages"]) {
-    const r = await cli([c, "--help"]);
-    assert.equal(r.code, 0, c);
-    assert.match(r.stdout, new RegExp(`usage: feed-service ${c}`));
+  // Independent runs go in parallel: each is a process start, and this machine is shared.
+  const commands = ["serve", "demo", "start-demo", "feeds", "categories", "smart-categories", "languages"];
+  const helps = await Promise.all(commands.map((c) => cli([c, "--help"])));
+  for (const [i, r] of helps.entries()) {
+    assert.equal(r.code, 0, commands[i]);
+    assert.match(r.stdout, new RegExp(`usage: feed-service ${commands[i]}`));
   }
   assert.equal((await cli([])).code, 2);
   const unknown = await cli(["frobnicate"]);
@@ -66,7 +68,9 @@ test("--help everywhere; usage errors exit 2 with one line on stderr", async () 
   assert.equal(envBool.code, 2);
   assert.match(envBool.stderr, /FEED_SERVICE_NO_INGEST must be 1, true, 0 or false; got "maybe"/);
   assert.match((await cli(["serve", "--workers", "4"])).stderr, /not supported yet/);
-  assert.match((await cli(["serve", "--read-database", "x.db"])).stderr, /not supported yet/);
+  const replica = await cli(["serve", "--database", join(tempFolder(), "a.db"), "--read-database", "x.db"]);
+  assert.equal(replica.code, 2);
+  assert.match(replica.stderr, /read database can only be given with a postgres:\/\/ database/);
 });
 
 test("admin commands: categories, languages, smart categories, feeds — tables, --json, exit codes", async () => {

@@ -68,7 +68,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     },
   };
   try {
-    return await command.run(rest, context);
+    return await (await command.load()).run(rest, context);
   } catch (error) {
     if (error instanceof FeedServiceError) {
       output.err(`feed-service ${name}: ${error.message.split("\n")[0]}\n`);

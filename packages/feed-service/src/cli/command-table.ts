@@ -1,25 +1,61 @@
 /**
- * Every command of `feed-service`, one line each; a new command is one file plus one line here.
+ * Every command of `feed-service`, one entry each; a new command is one file plus one entry here.
+ * Commands are imported only when run: ingest pulls in parsers, sanitiser and HTTP client, which
+ * `--help` or `categories list` should not wait for.
  */
-import { categoriesCommand } from "./categories-command.js";
 import type { Command } from "./command.js";
-import { demoCommand } from "./demo-command.js";
-import { feedsCommand } from "./feeds-command.js";
-import { ingestCommand } from "./ingest-command.js";
-import { languagesCommand } from "./languages-command.js";
-import { opmlCommand } from "./opml-command.js";
-import { serveCommand } from "./serve-command.js";
-import { smartCategoriesCommand } from "./smart-categories-command.js";
-import { startDemoCommand } from "./start-demo-command.js";
 
-export const commandTable: readonly Command[] = [
-  serveCommand,
-  demoCommand,
-  startDemoCommand,
-  feedsCommand,
-  ingestCommand,
-  opmlCommand,
-  categoriesCommand,
-  smartCategoriesCommand,
-  languagesCommand,
+export interface CommandEntry {
+  readonly name: string;
+  /** One line for the top-level help (the same as the command's own `summary`). */
+  readonly summary: string;
+  load(): Promise<Command>;
+}
+
+export const commandTable: readonly CommandEntry[] = [
+  {
+    name: "serve",
+    summary: "serve the SOAP endpoint, WSDL, /click and /healthz",
+    load: async () => (await import("./serve-command.js")).serveCommand,
+  },
+  {
+    name: "demo",
+    summary: "load the deterministic demo corpus into an empty database",
+    load: async () => (await import("./demo-command.js")).demoCommand,
+  },
+  {
+    name: "start-demo",
+    summary: "create ./data/feeds.db with demo data on first run, then serve it (npm start)",
+    load: async () => (await import("./start-demo-command.js")).startDemoCommand,
+  },
+  {
+    name: "feeds",
+    summary: "list, add and remove feeds",
+    load: async () => (await import("./feeds-command.js")).feedsCommand,
+  },
+  {
+    name: "ingest",
+    summary: "refresh the due feeds once (--all: every feed)",
+    load: async () => (await import("./ingest-command.js")).ingestCommand,
+  },
+  {
+    name: "opml",
+    summary: "import and export subscriptions as OPML",
+    load: async () => (await import("./opml-command.js")).opmlCommand,
+  },
+  {
+    name: "categories",
+    summary: "list, add and remove categories",
+    load: async () => (await import("./categories-command.js")).categoriesCommand,
+  },
+  {
+    name: "smart-categories",
+    summary: "list, add and remove smart categories (saved searches)",
+    load: async () => (await import("./smart-categories-command.js")).smartCategoriesCommand,
+  },
+  {
+    name: "languages",
+    summary: "list and add languages",
+    load: async () => (await import("./languages-command.js")).languagesCommand,
+  },
 ];

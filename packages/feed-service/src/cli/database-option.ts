@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { openStore } from "../store/open-store.js";
+import { type OpenStoreOptions, openStore } from "../store/open-store.js";
 import type { Store } from "../store/store.js";
 import type { OptionSpec } from "./command-line.js";
 
@@ -18,10 +18,10 @@ export function databaseLocation(values: Record<string, string | boolean | undef
 }
 
 /** Opens (creating and migrating when new) the database; a SQLite file's folder is created first. */
-export async function openDatabase(location: string): Promise<Store> {
+export async function openDatabase(location: string, options: OpenStoreOptions = {}): Promise<Store> {
   if (!/^postgres(ql)?:\/\//i.test(location)) {
     const path = location.startsWith("sqlite:") ? location.slice("sqlite:".length) : location;
     if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
   }
-  return openStore(location);
+  return openStore(location, options);
 }

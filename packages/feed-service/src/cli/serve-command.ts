@@ -24,7 +24,8 @@ options (each also as an environment variable):
                          soap:address and tracking links (default: from each request's Host)
   --no-ingest            do not refresh feeds while serving         FEED_SERVICE_NO_INGEST=1
   --workers <n>          worker processes (only 1 is supported yet) FEED_SERVICE_WORKERS
-  --read-database <loc>  read replica (not supported yet)           FEED_SERVICE_READ_DATABASE
+  --read-database <loc>  a postgres:// read replica that serves the FEED_SERVICE_READ_DATABASE
+                         operations' reads (with a postgres:// --database only)
   --help                 show this help`;
 
 const options = {
@@ -101,9 +102,6 @@ export const serveCommand: Command = {
     }
     if (positionals.length > 0)
       throw badArgument(`serve takes no arguments; got ${JSON.stringify(positionals[0])}.`);
-    if (values["read-database"] !== undefined) {
-      throw badArgument("--read-database is not supported yet: this version serves from one database.");
-    }
     const workers = readIntegerOption(values, "workers", 1, 1, 1024);
     if (workers !== 1)
       throw badArgument(`--workers ${workers} is not supported yet: this version runs one process.`);
@@ -118,7 +116,9 @@ export const serveCommand: Command = {
         `--public-url must be an absolute http or https URL such as https://feeds.example.org; got ${JSON.stringify(settings.publicUrl)}.`,
       );
     }
-    const store = await openDatabase(databaseLocation(values));
+    const store = await openDatabase(databaseLocation(values), {
+      readLocation: readStringOption(values, "read-database"),
+    });
     return serveStore(store, settings, context);
   },
 };
