@@ -15,9 +15,13 @@ for (let b = 0x20; b < 0x7f; b++) {
   HEX_CHAR[b] = b;
 }
 TEXT_CHAR[0x0d] = 0x20;
-const HEX_DIGIT = Buffer.from("0123456789ABCDEF", "latin1");
+const HEX_HIGH = new Uint8Array(256);
+const HEX_LOW = new Uint8Array(256);
+for (let b = 0; b < 256; b++) {
+  HEX_HIGH[b] = "0123456789ABCDEF".charCodeAt(b >> 4);
+  HEX_LOW[b] = "0123456789ABCDEF".charCodeAt(b & 15);
+}
 
-const ARROW = Buffer.from(" -> [", "latin1");
 // The longest entry prefix besides indent and timestamp: label, a 16-digit offset, the arrow.
 const FIXED_OVERHEAD = 64;
 const HEX_CONTENT = HEX_ENTRY_BYTES * 3 - 1 + 2 + HEX_ENTRY_BYTES;
@@ -52,11 +56,21 @@ export class EntryWriter {
     this.indent = Buffer.from(indentText, "latin1");
   }
 
-  /** Writes indent, timestamp and label; returns the new write position. */
+  /**
+   * Writes indent, timestamp and label; returns the new write position. Byte loops rather than
+   * `Buffer#copy`: for a few bytes the native call costs more than the copy (measured: the hex
+   * formatter went from 83 to over 200 MB/s with this and the other small-copy loops).
+   */
   private head(buf: Buffer, p: number): number {
-    if (this.indent.length > 0) p += this.indent.copy(buf, p);
-    if (this.stamp !== null) p += this.stamp.bytes.copy(buf, p);
-    return p + this.label.copy(buf, p);
+    const indent = this.indent;
+    for (let k = 0; k < indent.length; k++) buf[p++] = indent[k]!;
+    if (this.stamp !== null) {
+      const stamp = this.stamp.bytes;
+      for (let k = 0; k < stamp.length; k++) buf[p++] = stamp[k]!;
+    }
+    const label = this.label;
+    for (let k = 0; k < label.length; k++) buf[p++] = label[k]!;
+    return p;
   }
 
   private reserveFor(contentBytes: number): void {
@@ -69,8 +83,7 @@ export class EntryWriter {
     this.reserveFor(end - start);
     const sink = this.sink;
     const buf = sink.buf;
-    let p = writeOffset(buf, this.head(buf, sink.pos), offset);
-    p += ARROW.copy(buf, p);
+    let p = writeArrow(buf, writeOffset(buf, this.head(buf, sink.pos), offset));
     for (let k = start; k < end; k++) buf[p++] = TEXT_CHAR[src[k]!]!;
     buf[p++] = 0x5d; // ]
     buf[p++] = 0x0a;
@@ -82,22 +95,22 @@ export class EntryWriter {
     this.reserveFor(HEX_CONTENT);
     const sink = this.sink;
     const buf = sink.buf;
-    let p = writeOffset(buf, this.head(buf, sink.pos), offset);
-    p += ARROW.copy(buf, p);
-    const count = end - start;
-    for (let k = 0; k < HEX_ENTRY_BYTES; k++) {
-      if (k < count) {
-        const b = src[start + k]!;
-        buf[p] = HEX_DIGIT[b >> 4]!;
-        buf[p + 1] = HEX_DIGIT[b & 15]!;
-      } else {
-        buf[p] = 0x20;
-        buf[p + 1] = 0x20;
-      }
-      p += 2;
-      if (k < HEX_ENTRY_BYTES - 1) buf[p++] = 0x20;
+    let p = writeArrow(buf, writeOffset(buf, this.head(buf, sink.pos), offset));
+    // "XX " per byte, "   " per missing byte: 48 columns, and one more space makes the two
+    // spaces between the hex (47 columns wide) and the characters.
+    for (let k = start; k < end; k++) {
+      const b = src[k]!;
+      buf[p] = HEX_HIGH[b]!;
+      buf[p + 1] = HEX_LOW[b]!;
+      buf[p + 2] = 0x20;
+      p += 3;
     }
-    buf[p++] = 0x20;
+    for (let k = end - start; k < HEX_ENTRY_BYTES; k++) {
+      buf[p] = 0x20;
+      buf[p + 1] = 0x20;
+      buf[p + 2] = 0x20;
+      p += 3;
+    }
     buf[p++] = 0x20;
     for (let k = start; k < end; k++) buf[p++] = HEX_CHAR[src[k]!]!;
     buf[p++] = 0x5d;
@@ -120,13 +133,30 @@ export class EntryWriter {
   }
 }
 
+/** Writes " -> [" and returns the new position. */
+function writeArrow(buf: Buffer, p: number): number {
+  buf[p] = 0x20;
+  buf[p + 1] = 0x2d;
+  buf[p + 2] = 0x3e;
+  buf[p + 3] = 0x20;
+  buf[p + 4] = 0x5b;
+  return p + 5;
+}
+
 /** Writes `value` in decimal, zero-padded to at least six digits; returns the new position. */
 export function writeOffset(buf: Buffer, p: number, value: number): number {
   let digits = 6;
   for (let limit = 1_000_000; value >= limit && digits < 16; limit *= 10) digits++;
   let v = value;
-  for (let k = p + digits - 1; k >= p; k--) {
+  let k = p + digits - 1;
+  // Integer division while the value fits in 31 bits (the first 2 GiB of a stream), doubles after.
+  for (; v > 0x7fffffff; k--) {
     const q = Math.floor(v / 10);
+    buf[k] = 0x30 + (v - q * 10);
+    v = q;
+  }
+  for (; k >= p; k--) {
+    const q = (v / 10) | 0;
     buf[k] = 0x30 + (v - q * 10);
     v = q;
   }
