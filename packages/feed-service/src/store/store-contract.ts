@@ -12,6 +12,7 @@ import { describe } from "node:test";
 import { activityContract } from "./contract/activity-contract.js";
 import { catalogContract } from "./contract/catalog-contract.js";
 import type { StoreFactory } from "./contract/contract-fixture.js";
+import { feedContract } from "./contract/feed-contract.js";
 import { postListContract } from "./contract/post-list-contract.js";
 import { searchContract } from "./contract/search-contract.js";
 
@@ -22,6 +23,7 @@ export function runStoreContract(dialect: string, factory: StoreFactory): void {
     postListContract(factory);
     searchContract(factory);
     catalogContract(factory);
+    feedContract(factory);
     activityContract(factory);
   });
 }

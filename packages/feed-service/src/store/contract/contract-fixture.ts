@@ -2,6 +2,8 @@
  * A small known corpus for the store contract: four feeds in three languages and two categories,
  * posts with chosen dates (including equal dates, to check ties), built only through the Store API.
  */
+import assert from "node:assert/strict";
+import { FeedServiceError } from "../../errors.js";
 import type { IncomingPost, Store } from "../store.js";
 
 export type StoreFactory = (name: string) => Promise<Store>;
@@ -154,5 +156,15 @@ export function withStore(
     } finally {
       await store.close();
     }
+  };
+}
+
+/** An assert.rejects check: a FeedServiceError with this code (and message pattern). */
+export function rejectsWith(code: string, pattern?: RegExp) {
+  return (error: unknown) => {
+    assert.ok(error instanceof FeedServiceError, `expected a FeedServiceError, got ${String(error)}`);
+    assert.equal(error.code, code);
+    if (pattern) assert.match(error.message, pattern);
+    return true;
   };
 }

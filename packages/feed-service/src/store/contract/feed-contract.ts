@@ -1,0 +1,168 @@
+/** Contract: feeds — listing, filters, fetch state, refresh rules and removal. */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { incoming, rejectsWith, type StoreFactory, T0, withCorpus } from "./contract-fixture.js";
+
+export function feedContract(factory: StoreFactory): void {
+  describe("feeds", () => {
+    it(
+      "lists by lower-case name then id, with post counts and last post dates",
+      withCorpus(factory, async ({ store, feed, cat, lang }) => {
+        const feeds = await store.feeds();
+        assert.deepEqual(
+          feeds.map((f) => f.feedName),
+          ["Alpha Blog", "ALPHA blog", "beta news", "Gamma"],
+        );
+        assert.deepEqual(feeds[0], {
+          feedId: feed.alpha,
+          feedName: "Alpha Blog",
+          feedUrl: "https://alpha.test/feed",
+          siteUrl: null,
+          feedDescription: null,
+          categoryId: cat.web,
+          categoryName: "Web",
+          languageId: lang.en,
+          postCount: 4,
+          lastPostDate: T0 - 3_600_000,
+        });
+        const empty = await store.addFeed({
+          feedUrl: "https://empty.test/",
+          feedName: "empty",
+          siteUrl: "https://e/",
+        });
+        assert.equal(empty.postCount, 0);
+        assert.equal(empty.lastPostDate, null);
+        assert.equal(empty.siteUrl, "https://e/");
+      }),
+    );
+
+    it(
+      "filters by category and by language",
+      withCorpus(factory, async ({ store, cat, lang }) => {
+        assert.deepEqual(
+          (await store.feeds({ categoryId: cat.web })).map((f) => f.feedName),
+          ["Alpha Blog", "beta news"],
+        );
+        assert.deepEqual(
+          (await store.feeds({ languageId: lang.en })).map((f) => f.feedName),
+          ["Alpha Blog", "ALPHA blog"],
+        );
+        assert.deepEqual(await store.feeds({ languageId: 9999 }), []);
+      }),
+    );
+
+    it(
+      "refuses a duplicate URL, an unknown category or language, an empty name",
+      withCorpus(factory, async ({ store }) => {
+        await assert.rejects(
+          store.addFeed({ feedUrl: "https://alpha.test/feed", feedName: "again" }),
+          rejectsWith("FEED_CONFLICT", /already exists/),
+        );
+        await assert.rejects(
+          store.addFeed({ feedUrl: "https://n.test/", feedName: "n", categoryId: 9999 }),
+          rejectsWith("FEED_NOT_FOUND", /No category has id 9999/),
+        );
+        await assert.rejects(
+          store.addFeed({ feedUrl: "https://n.test/", feedName: "n", languageId: 9999 }),
+          rejectsWith("FEED_NOT_FOUND", /No language has id 9999/),
+        );
+        await assert.rejects(
+          store.addFeed({ feedUrl: "https://n.test/", feedName: " " }),
+          rejectsWith("FEED_BAD_ARGUMENT"),
+        );
+      }),
+    );
+
+    it(
+      "keeps fetch state and metadata from refreshes, and lists due feeds soonest first",
+      withCorpus(factory, async ({ store, feed }) => {
+        await store.applyFeedUpdate(feed.beta, {
+          posts: [],
+          fetchState: {
+            etag: '"v2"',
+            lastModified: "Sat, 10 Jan 2026 00:00:00 GMT",
+            nextFetchAt: T0 + 60_000,
+          },
+          feed: { siteUrl: "https://beta.test/", feedDescription: "Les nouvelles" },
+        });
+        await store.applyFeedUpdate(feed.gamma, {
+          posts: [],
+          fetchState: {
+            nextFetchAt: T0 + 1000,
+            lastFetchedAt: T0,
+            errorCount: 2,
+            lastError: "fetch: HTTP 503",
+          },
+        });
+        const beta = await store.feedById(feed.beta);
+        assert.equal(beta?.etag, '"v2"');
+        assert.equal(beta?.lastModified, "Sat, 10 Jan 2026 00:00:00 GMT");
+        assert.equal(beta?.siteUrl, "https://beta.test/");
+        assert.equal(beta?.feedDescription, "Les nouvelles");
+        const gamma = await store.feedById(feed.gamma);
+        assert.deepEqual(
+          [gamma?.errorCount, gamma?.lastError, gamma?.lastFetchedAt],
+          [2, "fetch: HTTP 503", T0],
+        );
+        const due = await store.dueFeeds(T0 + 1000);
+        assert.deepEqual(
+          due.map((f) => f.feedId),
+          [feed.alpha, feed.loose, feed.gamma],
+        );
+        assert.deepEqual(
+          (await store.dueFeeds(T0, { all: true, limit: 2 })).map((f) => f.feedId),
+          [feed.alpha, feed.loose],
+        );
+        assert.equal((await store.dueFeeds(T0, { all: true })).length, 4);
+        assert.deepEqual(
+          (await store.adminFeeds()).map((f) => f.feedId),
+          [feed.alpha, feed.beta, feed.gamma, feed.loose],
+        );
+      }),
+    );
+
+    it(
+      "refuses updates to unknown feeds, posts without a guid, a URL another feed has",
+      withCorpus(factory, async ({ store, feed }) => {
+        await assert.rejects(
+          store.applyFeedUpdate(9999, { posts: [], fetchState: {} }),
+          rejectsWith("FEED_NOT_FOUND"),
+        );
+        await assert.rejects(
+          store.applyFeedUpdate(feed.alpha, { posts: [incoming("")], fetchState: {} }),
+          rejectsWith("FEED_BAD_ARGUMENT", /guid/),
+        );
+        await assert.rejects(
+          store.applyFeedUpdate(feed.alpha, {
+            posts: [],
+            fetchState: {},
+            feed: { feedUrl: "https://beta.test/rss" },
+          }),
+          rejectsWith("FEED_CONFLICT"),
+        );
+        await assert.rejects(
+          store.applyFeedUpdate(feed.alpha, {
+            posts: [incoming("new1"), incoming("")],
+            fetchState: { etag: "x" },
+          }),
+          rejectsWith("FEED_BAD_ARGUMENT"),
+        );
+        assert.equal((await store.feedById(feed.alpha))?.postCount, 4, "a failed refresh writes nothing");
+        assert.equal((await store.feedById(feed.alpha))?.etag, null);
+      }),
+    );
+
+    it(
+      "removes a feed with its posts and clicks",
+      withCorpus(factory, async ({ store, feed, post }) => {
+        await store.insertClick(post.a1!, "h", T0);
+        assert.equal(await store.removeFeed(feed.alpha), true);
+        assert.equal(await store.removeFeed(feed.alpha), false);
+        assert.equal(await store.feedById(feed.alpha), undefined);
+        assert.equal((await store.recentPosts({ limit: 100, offset: 0, languageIds: null })).length, 5);
+        assert.deepEqual(await store.mostPopularPosts({ since: 0, limit: 10, categoryId: null }), []);
+        assert.equal(await store.recordClick(post.a1!, "h", T0, 600_000), undefined);
+      }),
+    );
+  });
+}
