@@ -165,7 +165,8 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description: "feed and category in the search sort index, for click rankings by feed or category",
     up: (db) =>
       db.exec(`
-        DROP INDEX posts_sort_keys;
+        -- IF EXISTS: databases migrated by an earlier version 4 never had this index.
+        DROP INDEX IF EXISTS posts_sort_keys;
         CREATE INDEX posts_sort_keys ON posts (id, post_date, language_id, clicks, feed_id, category_id);
       `),
   },
