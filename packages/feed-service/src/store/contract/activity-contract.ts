@@ -126,6 +126,25 @@ export function activityContract(factory: StoreFactory): void {
           [[feed.beta, 1]],
         );
         assert.deepEqual(await store.mostProlificFeeds({ since: T0 + DAY, limit: 10 }), []);
+        const week = await store.mostProlificFeeds({ since: T0 - 7 * DAY, limit: 10 });
+        assert.deepEqual(
+          week.map((f) => [f.feedId, f.periodPosts]),
+          [
+            [feed.alpha, 4],
+            [feed.beta, 2],
+            [feed.gamma, 1],
+          ],
+        );
+        const all = await store.mostProlificFeeds({ since: T0 - 100 * DAY, limit: 10 });
+        assert.deepEqual(
+          all.map((f) => [f.feedId, f.periodPosts]),
+          [
+            [feed.alpha, 4],
+            [feed.beta, 2],
+            [feed.gamma, 2],
+            [feed.loose, 1],
+          ],
+        );
       }),
     );
   });

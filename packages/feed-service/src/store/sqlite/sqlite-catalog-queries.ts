@@ -132,13 +132,19 @@ export function mostProlificFeeds(
   args: { since: number; limit: number },
 ): Array<FeedRecord & { periodPosts: number }> {
   if (args.limit === 0) return [];
-  // One count per feed over the (feed_id, post_date) index: a few dozen short range scans.
+  // One count per feed over its (feed_id, post_date) index range. A window reaching back past
+  // most of a feed's history counts the posts before it instead and subtracts them from the
+  // feed's post count: whichever range is shorter is read.
   return stmts
     .get(`SELECT * FROM (SELECT ${FEED_COLUMNS},
-        (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= ?) AS periodPosts
+        CASE WHEN f.last_post_date IS NULL THEN 0
+          WHEN ? >= (f.last_post_date + (SELECT min(post_date) FROM posts WHERE feed_id = f.id)) / 2
+          THEN (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= ?)
+          ELSE f.post_count - (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date < ?)
+        END AS periodPosts
         FROM feeds f ${FEED_JOINS})
       WHERE periodPosts > 0 ORDER BY periodPosts DESC, feedId LIMIT ?`)
-    .all(args.since, args.limit) as Array<FeedRecord & { periodPosts: number }>;
+    .all(args.since, args.since, args.since, args.limit) as Array<FeedRecord & { periodPosts: number }>;
 }
 
 export function searchHistory(stmts: StatementCache, limit: number): SearchHistoryRecord[] {
