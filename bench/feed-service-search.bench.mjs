@@ -124,6 +124,9 @@ console.log(
   `search, ${posts.toLocaleString("en")} posts, limit 20; ${queries.length} rare-term queries (60% one word, 20% two ANDed, 20% OR)`,
 );
 console.log(
+  "corpus: built by the demo generator, then FTS5 'optimize' (segments merged after the bulk load)",
+);
+console.log(
   `rare words hit ${f(Math.min(...rareShares) * 100)}–${f(Math.max(...rareShares) * 100)}% of posts; common terms ${f(Math.min(...commonShares) * 100)}–${f(Math.max(...commonShares) * 100)}%`,
 );
 console.log("| what                                   | queries | p50 ms  | p99 ms  | mean ms |");
