@@ -1,0 +1,447 @@
+#!/usr/bin/env node
+// tcp-relay against its peers, all in the same run, through 127.0.0.1:
+//   (a) 1 GiB of random bytes, -q without a log file, vs socat (default options) and a bare Node
+//       pipe relay (socket.pipe both ways), with the direct connection as the limit;
+//   (b) 1 GiB of HTTP-like lines (~80 bytes) with the text log to a file, vs socat -v (log on
+//       stderr redirected to a file; run on a smaller size, see the table);
+//   (c) 1 GiB of random bytes with the -b (hex) log to a file, vs socat -x;
+//   (d) added round-trip latency of 10,000 sequential small request/response pairs, with logging
+//       to a file on, vs socat's (with and without -v).
+// Load generator: this script itself (Node net sockets: one sender, or one sequential ping-pong
+// client); the sink/responder is a separate Node process; each relay is its own process running
+// the BUILT code (run `npx tsc -b` first). (a) and (d) run ROUNDS times, interleaved, and compare
+// medians, because this two-core machine is shared and single runs are noisy.
+// Environment: SIZE_MIB (default 1024), PAIRS (default 10000), ROUNDS (default 3).
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const MiB = 1024 * 1024;
+const SIZE = Number(process.env.SIZE_MIB ?? 1024) * MiB;
+const SOCAT_LOG_SIZE = Math.min(SIZE, 32 * MiB);
+const PAIRS = Number(process.env.PAIRS ?? 10_000);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const SECTIONS = process.env.SECTIONS ?? "abcd";
+const relayBin = fileURLToPath(new URL("../packages/tcp-relay/bin/tcp-relay.js", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "tcp-relay-bench-"));
+const children = new Set();
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port) {
+  for (let k = 0; k < 500; k++) {
+    const ok = await new Promise((resolve) => {
+      const s = connect(port, "127.0.0.1");
+      s.on("connect", () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+function start(cmd, args, options = {}) {
+  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", options.stderr ?? "inherit"], ...options });
+  children.add(child);
+  child.stdout.resume();
+  return child;
+}
+
+async function stop(child) {
+  if (child.exitCode !== null) return;
+  child.kill("SIGTERM");
+  await once(child, "exit");
+  children.delete(child);
+}
+
+function peakRssMiB(child) {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+    return m ? (Number(m[1]) / 1024).toFixed(0) : "?";
+  } catch {
+    return "?";
+  }
+}
+
+const RESPONSE = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 64\r\n\r\n${"r".repeat(64)}`;
+// The sink counts bytes and, at the client's FIN, answers "done" (through the relay's half-close).
+// The responder answers every request of REQ bytes with RES bytes.
+const SINK = `
+const net = require("node:net");
+const s = net.createServer({ allowHalfOpen: true }, (c) => {
+  let n = 0;
+  c.on("data", (b) => { n += b.length; });
+  c.on("end", () => c.end(String(n)));
+});
+s.listen(0, "127.0.0.1", () => console.log(s.address().port));`;
+const RESPONDER = `
+const net = require("node:net");
+const res = Buffer.from(${JSON.stringify(RESPONSE)});
+const s = net.createServer((c) => {
+  c.setNoDelay(true);
+  let have = 0;
+  c.on("data", (b) => { have += b.length; while (have >= ${100}) { have -= 100; c.write(res); } });
+});
+s.listen(0, "127.0.0.1", () => console.log(s.address().port));`;
+const BARE = `
+const net = require("node:net");
+const [port, target] = process.argv.slice(1).map(Number);
+net.createServer({ allowHalfOpen: true }, (c) => {
+  const s = net.connect({ port: target, host: "127.0.0.1", allowHalfOpen: true });
+  c.pipe(s); s.pipe(c);
+  c.on("error", () => s.destroy()); s.on("error", () => c.destroy());
+}).listen(port, "127.0.0.1", () => console.log("ready"));`;
+
+async function startNode(code, args = []) {
+  const child = start(process.execPath, ["-e", code, ...args]);
+  const [line] = await once(child.stdout, "data");
+  return { child, port: Number(String(line).trim()) };
+}
+
+/** Sends `size` bytes (the pattern repeated) to port, waits for the sink's count; returns MB/s. */
+async function send(port, pattern, size) {
+  const t0 = process.hrtime.bigint();
+  const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: true });
+  await once(socket, "connect");
+  let sent = 0;
+  let reply = "";
+  socket.setEncoding("latin1");
+  socket.on("data", (d) => {
+    reply += d;
+  });
+  await new Promise((resolve) => {
+    const pump = () => {
+      while (sent < size) {
+        const n = Math.min(pattern.length, size - sent);
+        sent += n;
+        if (!socket.write(n === pattern.length ? pattern : pattern.subarray(0, n))) return;
+      }
+      socket.off("drain", pump);
+      socket.end();
+      resolve();
+    };
+    socket.on("drain", pump);
+    pump();
+  });
+  await once(socket, "end");
+  socket.destroy();
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (Number(reply) !== size) throw new Error(`sink got ${reply} bytes, expected ${size}`);
+  return size / 1e6 / seconds;
+}
+
+/** Sequential request/response pairs; returns the mean round trip in microseconds. */
+async function pingPong(port, pairs) {
+  const socket = connect({ port, host: "127.0.0.1", noDelay: true });
+  await once(socket, "connect");
+  const req = Buffer.from(`GET /item HTTP/1.1\r\nHost: bench\r\nX-Pad: ${"p".repeat(100 - 44)}\r\n\r\n`);
+  if (req.length !== 100) throw new Error(`request is ${req.length} bytes`);
+  const resLength = RESPONSE.length;
+  let got = 0;
+  let done;
+  socket.on("data", (d) => {
+    got += d.length;
+    if (got >= resLength) {
+      got -= resLength;
+      done();
+    }
+  });
+  const warmup = 200;
+  let t0 = 0n;
+  for (let k = 0; k < pairs + warmup; k++) {
+    if (k === warmup) t0 = process.hrtime.bigint();
+    const answered = new Promise((r) => {
+      done = r;
+    });
+    socket.write(req);
+    await answered;
+  }
+  const us = Number(process.hrtime.bigint() - t0) / 1e3 / pairs;
+  socket.destroy();
+  return us;
+}
+
+async function viaTcpRelay(targetPort, options, run) {
+  const port = await freePort();
+  const child = start(process.execPath, [
+    relayBin,
+    "127.0.0.1",
+    String(targetPort),
+    String(port),
+    ...options,
+  ]);
+  await once(child.stdout, "data");
+  try {
+    return { value: await run(port), rss: peakRssMiB(child) };
+  } finally {
+    await stop(child);
+  }
+}
+
+async function viaSocat(targetPort, options, logFile, run) {
+  const port = await freePort();
+  const { openSync, closeSync } = await import("node:fs");
+  const fd = logFile === undefined ? "ignore" : openSync(logFile, "w");
+  const child = start(
+    "socat",
+    [...options, `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `TCP:127.0.0.1:${targetPort}`],
+    { stderr: fd },
+  );
+  if (typeof fd === "number") closeSync(fd);
+  await waitForPort(port);
+  try {
+    return { value: await run(port), rss: "-" };
+  } finally {
+    await stop(child);
+  }
+}
+
+async function viaBare(targetPort, run) {
+  const port = await freePort();
+  const child = start(process.execPath, ["-e", BARE, String(port), String(targetPort)]);
+  await once(child.stdout, "data");
+  try {
+    return { value: await run(port), rss: peakRssMiB(child) };
+  } finally {
+    await stop(child);
+  }
+}
+
+function httpLikeLines(bytes) {
+  const lines = [];
+  let total = 0;
+  const words = [
+    "GET /feeds/item",
+    "Host: feeds.example.org",
+    "Accept: text/html",
+    "Cookie: session",
+    "X-Trace",
+  ];
+  for (let k = 0; total < bytes; k++) {
+    const head = `${words[k % words.length]}-${k}: `;
+    const line = `${head}${"abcdefghijklmnopqrstuvwxyz0123456789".repeat(3).slice(0, 78 - head.length)}\r\n`;
+    lines.push(line);
+    total += line.length;
+  }
+  return Buffer.from(lines.join("")).subarray(0, bytes);
+}
+
+function median(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function fileMiB(path) {
+  return (statSync(path).size / MiB).toFixed(0);
+}
+
+const rows = [];
+function row(section, what, size, value, unit, ratioTo, rss, note = "") {
+  rows.push({ section, what, size, value, unit, ratioTo, rss, note });
+}
+
+async function main() {
+  const random = randomBytes(4 * MiB);
+  const lines = httpLikeLines(4 * MiB);
+  const sink = await startNode(SINK);
+  const responder = await startNode(RESPONDER);
+  const sizeLabel = `${SIZE / MiB} MiB`;
+
+  if (SECTIONS.includes("a")) await sectionA(random, sizeLabel, sink);
+  if (SECTIONS.includes("b")) await sectionB(lines, sizeLabel, sink);
+  if (SECTIONS.includes("c")) await sectionC(random, sizeLabel, sink);
+  if (SECTIONS.includes("d")) await sectionD(responder);
+  await stop(sink.child);
+  await stop(responder.child);
+  print();
+}
+
+async function sectionA(random, sizeLabel, sink) {
+  // (a) plain relaying: the four in turn, ROUNDS times, medians compared.
+  const a = { direct: [], socat: [], bare: [], ours: [], bareRss: [], oursRss: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    a.direct.push(await send(sink.port, random, SIZE));
+    a.socat.push((await viaSocat(sink.port, [], undefined, (p) => send(p, random, SIZE))).value);
+    const bare = await viaBare(sink.port, (p) => send(p, random, SIZE));
+    a.bare.push(bare.value);
+    a.bareRss.push(bare.rss);
+    const ours = await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE));
+    a.ours.push(ours.value);
+    a.oursRss.push(ours.rss);
+  }
+  const runs = `${sizeLabel} x${ROUNDS}`;
+  row("a", "direct (limit)", runs, median(a.direct), "MB/s", undefined, "-");
+  row("a", "socat (default)", runs, median(a.socat), "MB/s", undefined, "-");
+  row("a", "bare Node pipe relay", runs, median(a.bare), "MB/s", undefined, a.bareRss.join("/"));
+  row(
+    "a",
+    "tcp-relay -q",
+    runs,
+    median(a.ours),
+    "MB/s",
+    [
+      ["socat", median(a.socat)],
+      ["bare", median(a.bare)],
+    ],
+    a.oursRss.join("/"),
+    "targets >= 1.0x socat, >= 0.9x bare",
+  );
+}
+
+async function sectionB(lines, sizeLabel, sink) {
+  // (b) text log to a file, HTTP-like lines
+  const textLog = join(work, "text.log");
+  const socatV = join(work, "socat-v.log");
+  const oursB = await viaTcpRelay(sink.port, ["-q", "-logfile", textLog], (p) => send(p, lines, SIZE));
+  const textLogSize = fileMiB(textLog);
+  rmSync(textLog);
+  const socatB = await viaSocat(sink.port, ["-v"], socatV, (p) => send(p, lines, SOCAT_LOG_SIZE));
+  const socatVSize = fileMiB(socatV);
+  rmSync(socatV);
+  row(
+    "b",
+    "socat -v 2>file",
+    `${SOCAT_LOG_SIZE / MiB} MiB`,
+    socatB.value,
+    "MB/s",
+    undefined,
+    "-",
+    `log ${socatVSize} MiB`,
+  );
+  row(
+    "b",
+    "tcp-relay -q -logfile",
+    sizeLabel,
+    oursB.value,
+    "MB/s",
+    [["socat -v", socatB.value]],
+    oursB.rss,
+    `log ${textLogSize} MiB; target >= 100 MB/s`,
+  );
+}
+
+async function sectionC(random, sizeLabel, sink) {
+  // (c) hex log to a file, random bytes
+  const hexLog = join(work, "hex.log");
+  const socatX = join(work, "socat-x.log");
+  const oursC = await viaTcpRelay(sink.port, ["-q", "-b", "-logfile", hexLog], (p) => send(p, random, SIZE));
+  const hexLogSize = fileMiB(hexLog);
+  rmSync(hexLog);
+  const socatC = await viaSocat(sink.port, ["-x"], socatX, (p) => send(p, random, SOCAT_LOG_SIZE));
+  const socatXSize = fileMiB(socatX);
+  rmSync(socatX);
+  row(
+    "c",
+    "socat -x 2>file",
+    `${SOCAT_LOG_SIZE / MiB} MiB`,
+    socatC.value,
+    "MB/s",
+    undefined,
+    "-",
+    `log ${socatXSize} MiB`,
+  );
+  row(
+    "c",
+    "tcp-relay -q -b -logfile",
+    sizeLabel,
+    oursC.value,
+    "MB/s",
+    [["socat -x", socatC.value]],
+    oursC.rss,
+    `log ${hexLogSize} MiB; target >= 50 MB/s`,
+  );
+}
+
+async function sectionD(responder) {
+  // (d) latency: the configurations in turn, ROUNDS times; added = median RTT - median direct RTT.
+  const lat = { direct: [], socat: [], socatV: [], ours: [], oursQuiet: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    lat.direct.push(await pingPong(responder.port, PAIRS));
+    lat.socat.push((await viaSocat(responder.port, [], undefined, (p) => pingPong(p, PAIRS))).value);
+    lat.socatV.push(
+      (await viaSocat(responder.port, ["-v"], join(work, "lat-socat.log"), (p) => pingPong(p, PAIRS))).value,
+    );
+    lat.ours.push(
+      (
+        await viaTcpRelay(responder.port, ["-q", "-logfile", join(work, "lat.log")], (p) =>
+          pingPong(p, PAIRS),
+        )
+      ).value,
+    );
+    lat.oursQuiet.push((await viaTcpRelay(responder.port, ["-q"], (p) => pingPong(p, PAIRS))).value);
+  }
+  const rtt = median(lat.direct);
+  const added = (xs) => median(xs) - rtt;
+  const pairs = `${PAIRS} pairs x${ROUNDS}`;
+  row("d", "direct round trip", pairs, rtt, "µs RTT", undefined, "-");
+  row("d", "socat (default), added", pairs, added(lat.socat), "µs", undefined, "-");
+  row("d", "socat -v 2>file, added", pairs, added(lat.socatV), "µs", undefined, "-");
+  row(
+    "d",
+    "tcp-relay -q (no log), added",
+    pairs,
+    added(lat.oursQuiet),
+    "µs",
+    [["socat", added(lat.socat)]],
+    "-",
+  );
+  row(
+    "d",
+    "tcp-relay -q -logfile, added",
+    pairs,
+    added(lat.ours),
+    "µs",
+    [
+      ["socat", added(lat.socat)],
+      ["socat -v", added(lat.socatV)],
+    ],
+    "-",
+    "target <= 1.2x",
+  );
+}
+
+function print() {
+  const table = rows.map((r) => ({
+    "": r.section,
+    run: r.what,
+    size: r.size,
+    figure: `${r.value.toFixed(r.unit === "MB/s" ? 1 : 1)} ${r.unit}`,
+    ratio:
+      r.ratioTo === undefined
+        ? ""
+        : r.ratioTo
+            .map(([name, v]) => `${(r.unit === "MB/s" ? r.value / v : r.value / v).toFixed(2)}x ${name}`)
+            .join(", "),
+    "peak RSS MiB": r.rss,
+    note: r.note,
+  }));
+  console.log(`node ${process.version}, ${new Date().toISOString()}; MB = 10^6 bytes`);
+  console.table(table);
+  console.log(
+    "ratios: throughput ours/peer (higher is better); latency ours/peer added µs (lower is better)",
+  );
+}
+
+try {
+  await main();
+} finally {
+  for (const c of children) c.kill("SIGKILL");
+  rmSync(work, { recursive: true, force: true });
+}
