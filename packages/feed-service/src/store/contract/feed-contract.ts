@@ -147,6 +147,13 @@ export function feedContract(factory: StoreFactory): void {
           }),
           rejectsWith("FEED_BAD_ARGUMENT"),
         );
+        await assert.rejects(
+          store.applyFeedUpdate(feed.alpha, {
+            posts: [incoming("new2", { languageId: 9999 })],
+            fetchState: {},
+          }),
+          rejectsWith("FEED_NOT_FOUND"),
+        );
         assert.equal((await store.feedById(feed.alpha))?.postCount, 4, "a failed refresh writes nothing");
         assert.equal((await store.feedById(feed.alpha))?.etag, null);
       }),
@@ -162,6 +169,12 @@ export function feedContract(factory: StoreFactory): void {
         assert.equal((await store.recentPosts({ limit: 100, offset: 0, languageIds: null })).length, 5);
         assert.deepEqual(await store.mostPopularPosts({ since: 0, limit: 10, categoryId: null }), []);
         assert.equal(await store.recordClick(post.a1!, "h", T0, 600_000), undefined);
+        const en = (await store.aggregateLanguageData(T0)).find((l) => l.languageId === 1);
+        assert.deepEqual(
+          [en?.postCount, en?.clicks, en?.feedCount],
+          [1, 0, 1],
+          "only the loose feed's post is left",
+        );
       }),
     );
   });

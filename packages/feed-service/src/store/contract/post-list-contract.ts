@@ -150,6 +150,7 @@ export function postListContract(factory: StoreFactory): void {
     it(
       "keeps the first-seen time and updates the post in place on a later refresh",
       withCorpus(factory, async ({ store, feed, post }) => {
+        await store.insertClick(post.b2!, "client", T0);
         const result = await store.applyFeedUpdate(feed.beta, {
           fetchState: {},
           posts: [
@@ -174,6 +175,16 @@ export function postListContract(factory: StoreFactory): void {
         const beta = await store.feedById(feed.beta);
         assert.equal(beta?.postCount, 3);
         assert.equal(beta?.lastPostDate, T0 - HOUR / 2);
+        const langs = new Map((await store.aggregateLanguageData(T0)).map((l) => [l.languageCode, l]));
+        assert.deepEqual(
+          ["en", "fr", "und"].map((code) => [langs.get(code)?.postCount, langs.get(code)?.clicks]),
+          [
+            [6, 0],
+            [1, 0],
+            [1, 1],
+          ],
+          "the post and its click moved to und",
+        );
       }),
     );
   });

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { addClickToLanguage } from "./sqlite-language-counts.js";
 
 export function recordClick(
   db: Database.Database,
@@ -33,6 +34,7 @@ function insertClickRow(stmts: StatementCache, postId: number, clientHash: strin
     .get("INSERT INTO clicks (post_id, clicked_at, client_hash) VALUES (?, ?, ?)")
     .run(postId, at, clientHash);
   stmts.get("UPDATE posts SET clicks = clicks + 1 WHERE id = ?").run(postId);
+  addClickToLanguage(stmts, postId);
 }
 
 export function insertClick(

@@ -160,9 +160,9 @@ export function aggregateLanguageData(stmts: StatementCache, now: number): Langu
   return stmts
     .get(`SELECT l.id AS languageId, l.name AS languageName, l.code AS languageCode,
         (SELECT count(*) FROM feeds WHERE language_id = l.id) AS feedCount,
-        (SELECT count(*) FROM posts WHERE language_id = l.id) AS postCount,
+        l.post_count AS postCount,
         (SELECT count(*) FROM posts WHERE language_id = l.id AND post_date > ? AND post_date <= ?) AS postsLast24Hours,
-        (SELECT coalesce(sum(clicks), 0) FROM posts WHERE language_id = l.id AND clicks > 0) AS clicks,
+        l.clicks AS clicks,
         (SELECT max(post_date) FROM posts WHERE language_id = l.id) AS lastPostDate
       FROM languages l ORDER BY l.id`)
     .all(now - DAY_MS, now) as LanguageDataRecord[];

@@ -62,6 +62,13 @@ export function translateSqliteError(error: unknown, conflictMessage?: string): 
         },
       );
     }
+    if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+      return new FeedServiceError(
+        "FEED_NOT_FOUND",
+        "The change refers to a category, language, feed or post that does not exist.",
+        { cause: error },
+      );
+    }
     if (
       code.startsWith("SQLITE_BUSY") ||
       code.startsWith("SQLITE_IOERR") ||

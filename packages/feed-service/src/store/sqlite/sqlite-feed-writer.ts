@@ -9,6 +9,7 @@ import { htmlToIndexText } from "../index-text.js";
 import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
+import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
 import { requireText } from "./sqlite-text-checks.js";
 
 interface ExistingPost {
@@ -21,6 +22,7 @@ interface ExistingPost {
   updated_at: number | null;
   seen_at: number;
   language_id: number;
+  clicks: number;
 }
 
 function requireFeed(stmts: StatementCache, feedId: number): FeedAdminRecord {
@@ -91,6 +93,7 @@ export function removeFeed(db: Database.Database, stmts: StatementCache, feedId:
   return db.transaction(() => {
     // The index is contentless: its rows go explicitly, before the cascade removes the posts.
     stmts.get("DELETE FROM posts_fts WHERE rowid IN (SELECT id FROM posts WHERE feed_id = ?)").run(feedId);
+    subtractFeedPosts(stmts, feedId);
     return stmts.get("DELETE FROM feeds WHERE id = ?").run(feedId).changes > 0;
   })();
 }
@@ -110,10 +113,11 @@ function upsertPost(
   stmts: StatementCache,
   feed: { id: number; name: string; categoryId: number | null },
   post: IncomingPost,
+  languageCounts: LanguageCountChanges,
 ): "inserted" | "updated" | "unchanged" {
   checkPost(post);
   const old = stmts
-    .get(`SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, language_id
+    .get(`SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, language_id, clicks
       FROM posts WHERE feed_id = ? AND guid = ?`)
     .get(feed.id, post.guid) as ExistingPost | undefined;
   if (!old) {
@@ -135,6 +139,7 @@ function upsertPost(
         feed.categoryId,
       );
     indexPost(stmts, Number(lastInsertRowid), post, feed.name);
+    languageCounts.add(post.languageId, 1);
     return "inserted";
   }
   const same =
@@ -163,6 +168,8 @@ function upsertPost(
     );
   unindexPost(stmts, old.id);
   indexPost(stmts, old.id, post, feed.name);
+  languageCounts.add(old.language_id, -1, -old.clicks);
+  languageCounts.add(post.languageId, 1, old.clicks);
   return "updated";
 }
 
@@ -234,10 +241,12 @@ export function applyFeedUpdate(
     if (renamed !== null) reindexFeed(stmts, feedId, name);
     const result: FeedUpdateResult = { inserted: 0, updated: 0 };
     const target = { id: feedId, name, categoryId: feed.categoryId };
+    const languageCounts = new LanguageCountChanges();
     for (const post of update.posts) {
-      const outcome = upsertPost(stmts, target, post);
+      const outcome = upsertPost(stmts, target, post, languageCounts);
       if (outcome !== "unchanged") result[outcome]++;
     }
+    languageCounts.write(stmts);
     if (result.inserted + result.updated > 0) {
       stmts
         .get(`UPDATE feeds SET (post_count, last_post_date) =

@@ -170,6 +170,19 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         CREATE INDEX posts_sort_keys ON posts (id, post_date, language_id, clicks, feed_id, category_id);
       `),
   },
+  {
+    version: 6,
+    description: "posts and clicks per language kept on the language rows",
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE languages ADD COLUMN post_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE languages ADD COLUMN clicks INTEGER NOT NULL DEFAULT 0;
+        UPDATE languages SET
+          post_count = (SELECT count(*) FROM posts WHERE language_id = languages.id),
+          clicks = (SELECT coalesce(sum(clicks), 0) FROM posts WHERE language_id = languages.id);
+        DROP INDEX posts_clicked_by_language;
+      `),
+  },
 ];
 
 /** The version the code expects: the last migration's. */

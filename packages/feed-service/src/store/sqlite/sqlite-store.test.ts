@@ -52,6 +52,8 @@ describe("sqlite store", () => {
       );
       await store.recordClick(found[0]!.postId, "h", 2000, 600_000);
       assert.equal((await store.recentPosts({ limit: 1, offset: 0, languageIds: null }))[0]!.clicks, 1);
+      const en = (await store.aggregateLanguageData(3000)).find((l) => l.languageId === 1);
+      assert.deepEqual([en?.postCount, en?.clicks, en?.lastPostDate], [1, 1, 1000]);
     } finally {
       await store.close();
     }
