@@ -67,7 +67,6 @@ test("--help everywhere; usage errors exit 2 with one line on stderr", async () 
   const envBool = await cli(["serve", "--port", "0"], { env: { FEED_SERVICE_NO_INGEST: "maybe" } });
   assert.equal(envBool.code, 2);
   assert.match(envBool.stderr, /FEED_SERVICE_NO_INGEST must be 1, true, 0 or false; got "maybe"/);
-  assert.match((await cli(["serve", "--workers", "4"])).stderr, /not supported yet/);
   const replica = await cli(["serve", "--database", join(tempFolder(), "a.db"), "--read-database", "x.db"]);
   assert.equal(replica.code, 2);
   assert.match(replica.stderr, /read database can only be given with a postgres:\/\/ database/);
