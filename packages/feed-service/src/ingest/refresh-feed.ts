@@ -135,7 +135,11 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
   const host = hostOf(feed.feedUrl);
   const heldUntil = ctx.limiter.hostHeldUntil(host, clock());
   if (heldUntil !== null) {
-    await ctx.store.applyFeedUpdate(feed.feedId, { posts: [], fetchState: { nextFetchAt: heldUntil } });
+    try {
+      await ctx.store.applyFeedUpdate(feed.feedId, { posts: [], fetchState: { nextFetchAt: heldUntil } });
+    } catch (error) {
+      return recordFailure(ctx, feed, "store", error, clock());
+    }
     return { feedId: feed.feedId, outcome: "deferred", inserted: 0, updated: 0 };
   }
   let fetched: Awaited<ReturnType<typeof fetchFeed>>;
