@@ -1,6 +1,5 @@
 /**
- * Writes one demo post: a title of everyday words in the feed's language plus, usually, a
- * technology term; about 1 KB of HTML content (paragraphs, a list, a link, inline code); a plain
+ * Writes one demo post: a headline in the feed's language, usually about a technology; about 1 KB of HTML content (paragraphs, a list, a link, inline code); a plain
  * excerpt; and the date fields the way real feeds fill them (most published, some only updated,
  * a few with neither).
  */
@@ -21,6 +20,33 @@ function sentence(rng: SeededRandom, common: readonly string[], length: number, 
   for (let i = 0; i < length; i++) parts.push(rng.pickSkewed(common));
   for (const word of extra) parts.splice(rng.int(0, parts.length), 0, word);
   const text = parts.join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Headline shapes per language: {T} a technology (or a word), {w} an everyday word. */
+const titleTemplates: Readonly<Record<string, readonly string[]>> = {
+  en: [
+    "How to {w} {w} with {T}",
+    "{T} {w}: a {w} {w}",
+    "Why {w} {w} matters",
+    "What's new in {T} {w}",
+    "{w} {w} in {T}",
+  ],
+  fr: ["Comment {w} {w} avec {T}", "{T} : {w} {w}", "Pourquoi {w} {w}", "Les {w} de {T}"],
+  de: ["Wie man {w} mit {T} {w}", "{T}: {w} und {w}", "Warum {w} {w} wichtig ist"],
+  es: ["Cómo {w} {w} con {T}", "{T}: {w} y {w}", "Por qué {w} {w} importa"],
+  "pt-BR": ["Como {w} {w} com {T}", "{T}: {w} e {w}", "Por que {w} {w} importa"],
+  ja: ["{T} の {w} {w}", "{T} で {w} を {w} する 方法", "{w} {w} 入門"],
+  it: ["Come {w} {w} con {T}", "{T}: {w} e {w}", "Perché {w} {w} conta"],
+  nl: ["Hoe je {w} {w} met {T}", "{T}: {w} en {w}", "Waarom {w} {w} belangrijk is"],
+};
+
+function headline(rng: SeededRandom, languageCode: string, tech: string | null): string {
+  const common = demoCommonWords[languageCode]!;
+  const text = rng
+    .pick(titleTemplates[languageCode]!)
+    .replace("{T}", tech ?? rng.pickSkewed(common))
+    .replace(/\{w\}/g, () => rng.pickSkewed(common));
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
@@ -69,10 +95,9 @@ export function writeDemoPost(
   at: number,
   now: number,
 ): IncomingPost {
-  const common = demoCommonWords[ctx.languageCode]!;
-  const tech = rng.chance(0.7) ? [rng.pick(demoTechTerms)] : [];
+  const tech = rng.chance(0.7) ? rng.pick(demoTechTerms) : null;
   const rare = rng.chance(0.8) ? [rng.pick(demoRareWords)] : [];
-  const title = sentence(rng, common, rng.int(3, 6), tech);
+  const title = headline(rng, ctx.languageCode, tech);
   const { content, excerpt } = body(rng, ctx, rare);
   const seenAt = Math.min(now, at + rng.int(0, 2 * 3_600_000));
   const shape = rng.next();
