@@ -58,4 +58,9 @@ export const commandTable: readonly CommandEntry[] = [
     summary: "list and add languages",
     load: async () => (await import("./languages-command.js")).languagesCommand,
   },
+  {
+    name: "migrate-data",
+    summary: "copy a whole database between SQLite and PostgreSQL",
+    load: async () => (await import("./migrate-data-command.js")).migrateDataCommand,
+  },
 ];

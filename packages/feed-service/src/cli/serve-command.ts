@@ -1,5 +1,6 @@
 /** `feed-service serve`: opens the database and serves SOAP, WSDL, /click and /healthz until stopped. */
 
+import { isClusterWorker, runServeCluster, runsIngestInCluster } from "../cluster/serve-cluster.js";
 import { badArgument } from "../errors.js";
 import { createFeedServer } from "../http/feed-server.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
@@ -23,7 +24,7 @@ options (each also as an environment variable):
   --public-url <url>     base URL clients reach the service at, for FEED_SERVICE_PUBLIC_URL
                          soap:address and tracking links (default: from each request's Host)
   --no-ingest            do not refresh feeds while serving         FEED_SERVICE_NO_INGEST=1
-  --workers <n>          worker processes (only 1 is supported yet) FEED_SERVICE_WORKERS
+  --workers <n>          processes serving the one port (default 1) FEED_SERVICE_WORKERS
   --read-database <loc>  a postgres:// read replica that serves the FEED_SERVICE_READ_DATABASE
                          operations' reads (with a postgres:// --database only)
   --help                 show this help`;
@@ -103,18 +104,22 @@ export const serveCommand: Command = {
     if (positionals.length > 0)
       throw badArgument(`serve takes no arguments; got ${JSON.stringify(positionals[0])}.`);
     const workers = readIntegerOption(values, "workers", 1, 1, 1024);
-    if (workers !== 1)
-      throw badArgument(`--workers ${workers} is not supported yet: this version runs one process.`);
     const settings: ServeSettings = {
       port: readIntegerOption(values, "port", 8080, 0, 65535),
       host: readStringOption(values, "host") ?? "0.0.0.0",
       publicUrl: readStringOption(values, "public-url"),
-      ingest: values["no-ingest"] !== true,
+      // In a cluster (--workers N) one worker runs the background ingest, not every one.
+      ingest: values["no-ingest"] !== true && runsIngestInCluster(),
     };
     if (settings.publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+/i.test(settings.publicUrl)) {
       throw badArgument(
         `--public-url must be an absolute http or https URL such as https://feeds.example.org; got ${JSON.stringify(settings.publicUrl)}.`,
       );
+    }
+    if (workers > 1 && !isClusterWorker()) {
+      // The primary only supervises: each worker opens the database and listens itself.
+      const { stopSignal, env, output } = context;
+      return runServeCluster({ workers, argv, env, output, stopSignal });
     }
     const store = await openDatabase(databaseLocation(values), {
       readLocation: readStringOption(values, "read-database"),

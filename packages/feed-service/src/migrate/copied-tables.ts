@@ -1,0 +1,97 @@
+/**
+ * What `migrate-data` copies: every table of the store schema that holds data, in an order that
+ * respects the foreign keys, with the columns both dialects share. Search indexes are not copied
+ * (each dialect rebuilds its own from the posts) and neither are ingest claims (a lease is only
+ * meaningful on the database it was taken on).
+ */
+
+export interface CopiedTable {
+  readonly name: string;
+  /** The key the copy pages by (ascending); unique. */
+  readonly key: string;
+  readonly columns: readonly string[];
+  /** Whether its `id` comes from a sequence that must continue after the copied ids. */
+  readonly sequence: boolean;
+}
+
+export const copiedTables: readonly CopiedTable[] = [
+  { name: "languages", key: "id", columns: ["id", "code", "subtag", "name"], sequence: true },
+  { name: "categories", key: "id", columns: ["id", "name", "name_key"], sequence: true },
+  {
+    name: "feeds",
+    key: "id",
+    columns: [
+      "id",
+      "url",
+      "name",
+      "name_key",
+      "site_url",
+      "description",
+      "category_id",
+      "language_id",
+      "post_count",
+      "last_post_date",
+      "etag",
+      "last_modified",
+      "next_fetch_at",
+      "last_fetched_at",
+      "error_count",
+      "last_error",
+    ],
+    sequence: true,
+  },
+  {
+    name: "posts",
+    key: "id",
+    columns: [
+      "id",
+      "feed_id",
+      "guid",
+      "link",
+      "title",
+      "excerpt",
+      "content",
+      "published_at",
+      "updated_at",
+      "seen_at",
+      "post_date",
+      "language_id",
+      "category_id",
+      "clicks",
+    ],
+    sequence: true,
+  },
+  {
+    name: "smart_categories",
+    key: "id",
+    columns: ["id", "key", "name", "name_key", "query"],
+    sequence: true,
+  },
+  {
+    name: "searches",
+    key: "id",
+    columns: ["id", "terms_key", "terms", "search_count", "last_searched"],
+    sequence: true,
+  },
+  { name: "clicks", key: "id", columns: ["id", "post_id", "clicked_at", "client_hash"], sequence: true },
+  { name: "settings", key: "name", columns: ["name", "value"], sequence: false },
+];
+
+/** A row as the copy moves it: values in the table's column order. */
+export type Row = unknown[];
+
+/** One side of a copy: a migrated database of either dialect. */
+export interface CopyEndpoint {
+  readonly description: string;
+  /** Rows in the table (languages: beyond the two every new database has). */
+  count(table: CopiedTable): Promise<number>;
+  /** Up to `limit` rows with a key after `after` (null: from the start), by key. */
+  read(table: CopiedTable, after: unknown, limit: number): Promise<Row[]>;
+  /** Writes rows (posts: with their search index entry, named by `feedNames`). */
+  write(table: CopiedTable, rows: readonly Row[], feedNames: ReadonlyMap<number, string>): Promise<void>;
+  /** Removes every row of every copied table (and the search index), for `--force`. */
+  clear(): Promise<void>;
+  /** After the copy: sequences continue after the copied ids. */
+  finish(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,109 @@
+/**
+ * `migrate-data`: copies a whole feed-service database from one backend to another (SQLite to
+ * PostgreSQL when one machine is no longer enough, or back). Every table is copied with its ids,
+ * in key order and in batches, so a million posts never sit in memory at once; each side's search
+ * index is rebuilt from the copied posts, and sequences continue after the copied ids. A target
+ * that already holds data is refused unless `force` is set, which empties it first.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { badArgument, FeedServiceError } from "../errors.js";
+import { type CopiedTable, type CopyEndpoint, copiedTables } from "./copied-tables.js";
+import { PostgresEndpoint } from "./postgres-endpoint.js";
+import { SqliteEndpoint } from "./sqlite-endpoint.js";
+
+export interface MigrateDataOptions {
+  /** `sqlite:<path>`, a path, or a `postgres://` URL. */
+  from: string;
+  to: string;
+  /** Empty a target that holds data instead of refusing it. */
+  force?: boolean;
+  /** Rows per batch (default 2000). */
+  batchSize?: number;
+  onProgress?: (table: string, copied: number, total: number) => void;
+}
+
+export interface MigrateDataSummary {
+  /** Rows copied per table, in copy order. */
+  tables: Array<{ table: string; rows: number }>;
+  durationMs: number;
+}
+
+const postgresUrl = /^postgres(ql)?:\/\//i;
+
+async function openEndpoint(location: string, role: "source" | "target"): Promise<CopyEndpoint> {
+  const value = location.trim();
+  if (postgresUrl.test(value)) return PostgresEndpoint.open(value);
+  const path = value.startsWith("sqlite:") ? value.slice("sqlite:".length) : value;
+  if (path === "" || path === ":memory:" || /^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+    throw badArgument(
+      `The ${role} must be a SQLite file path, sqlite:<path> or a postgres:// URL; got ${JSON.stringify(location)}.`,
+    );
+  }
+  const file = resolve(path);
+  if (role === "source" && !existsSync(file)) {
+    throw new FeedServiceError("FEED_NOT_FOUND", `The source database ${path} does not exist.`);
+  }
+  if (role === "target") mkdirSync(dirname(file), { recursive: true });
+  return new SqliteEndpoint(file);
+}
+
+/** A key that names a table's key column value in the last row of a batch. */
+function lastKey(table: CopiedTable, rows: readonly unknown[][]): unknown {
+  return rows[rows.length - 1]![table.columns.indexOf(table.key)];
+}
+
+/**
+ * @example
+ * const summary = await migrateData({ from: "sqlite:./data/feeds.db", to: "postgres://feeds@db/feeds" });
+ * console.log(summary.tables); // [{ table: "languages", rows: 12 }, ...]
+ */
+export async function migrateData(options: MigrateDataOptions): Promise<MigrateDataSummary> {
+  const started = Date.now();
+  const batchSize = options.batchSize ?? 2000;
+  if (options.from.trim() === options.to.trim()) {
+    throw badArgument("The source and the target are the same database.");
+  }
+  const source = await openEndpoint(options.from, "source");
+  let target: CopyEndpoint | undefined;
+  try {
+    target = await openEndpoint(options.to, "target");
+    const nonEmpty: string[] = [];
+    for (const table of copiedTables) {
+      if (table.name !== "settings" && (await target.count(table)) > 0) nonEmpty.push(table.name);
+    }
+    if (nonEmpty.length > 0) {
+      if (!options.force) {
+        throw new FeedServiceError(
+          "FEED_CONFLICT",
+          `The target already holds data (${nonEmpty.join(", ")}); use --force to replace it.`,
+        );
+      }
+    }
+    if (options.force) await target.clear();
+    const summary: MigrateDataSummary = { tables: [], durationMs: 0 };
+    const feedNames = new Map<number, string>();
+    for (const table of copiedTables) {
+      const total = await source.count(table);
+      let copied = 0;
+      let after: unknown = null;
+      options.onProgress?.(table.name, 0, total);
+      for (;;) {
+        const rows = await source.read(table, after, batchSize);
+        if (rows.length === 0) break;
+        if (table.name === "feeds") for (const r of rows) feedNames.set(Number(r[0]), String(r[2]));
+        await target.write(table, rows, feedNames);
+        copied += rows.length;
+        after = lastKey(table, rows);
+        options.onProgress?.(table.name, copied, Math.max(total, copied));
+      }
+      summary.tables.push({ table: table.name, rows: copied });
+    }
+    await target.finish();
+    summary.durationMs = Date.now() - started;
+    return summary;
+  } finally {
+    await source.close();
+    await target?.close();
+  }
+}

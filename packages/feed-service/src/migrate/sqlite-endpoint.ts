@@ -1,0 +1,95 @@
+/** The SQLite side of `migrate-data`: reads and writes the store tables of one database file. */
+import type Database from "better-sqlite3";
+import { htmlToIndexText } from "../store/index-text.js";
+import { openSqliteDatabase } from "../store/sqlite/sqlite-connection.js";
+import { migrateSqlite } from "../store/sqlite/sqlite-migrations.js";
+import type { CopiedTable, CopyEndpoint, Row } from "./copied-tables.js";
+
+const POST_TITLE = 4;
+const POST_EXCERPT = 5;
+const POST_CONTENT = 6;
+const POST_FEED = 1;
+
+export class SqliteEndpoint implements CopyEndpoint {
+  readonly description: string;
+  readonly #db: Database.Database;
+
+  constructor(path: string) {
+    this.description = `SQLite database ${path}`;
+    this.#db = openSqliteDatabase(path);
+    migrateSqlite(this.#db);
+  }
+
+  count(table: CopiedTable): Promise<number> {
+    const where = table.name === "languages" ? "WHERE id > 2" : "";
+    const row = this.#db.prepare(`SELECT count(*) AS n FROM ${table.name} ${where}`).get() as { n: number };
+    return Promise.resolve(row.n);
+  }
+
+  read(table: CopiedTable, after: unknown, limit: number): Promise<Row[]> {
+    const where = after === null ? "" : `WHERE ${table.key} > ?`;
+    const stmt = this.#db
+      .prepare(`SELECT ${table.columns.join(", ")} FROM ${table.name} ${where} ORDER BY ${table.key} LIMIT ?`)
+      .raw(true);
+    return Promise.resolve((after === null ? stmt.all(limit) : stmt.all(after, limit)) as Row[]);
+  }
+
+  write(table: CopiedTable, rows: readonly Row[], feedNames: ReadonlyMap<number, string>): Promise<void> {
+    const marks = table.columns.map(() => "?").join(", ");
+    // Languages 1 and 2 exist in every database: the copy's spelling replaces them.
+    const insert = this.#db.prepare(
+      `INSERT INTO ${table.name} (${table.columns.join(", ")}) VALUES (${marks})
+        ON CONFLICT (${table.key}) DO UPDATE SET ${table.columns.map((c) => `${c} = excluded.${c}`).join(", ")}`,
+    );
+    const index = this.#db.prepare(
+      "INSERT INTO posts_fts (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)",
+    );
+    this.#db.transaction(() => {
+      for (const row of rows) {
+        insert.run(...row);
+        if (table.name === "posts") {
+          index.run(
+            row[0],
+            row[POST_TITLE],
+            `${row[POST_EXCERPT]} ${htmlToIndexText(String(row[POST_CONTENT]))}`,
+            feedNames.get(Number(row[POST_FEED])) ?? "",
+          );
+        }
+      }
+    })();
+    return Promise.resolve();
+  }
+
+  clear(): Promise<void> {
+    this.#db.transaction(() => {
+      this.#db.exec("INSERT INTO posts_fts (posts_fts) VALUES ('delete-all')");
+      const claims = this.#db.prepare(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'feed_claims'",
+      );
+      if (claims.get()) this.#db.exec("DELETE FROM feed_claims");
+      for (const name of [
+        "clicks",
+        "searches",
+        "smart_categories",
+        "posts",
+        "feeds",
+        "categories",
+        "settings",
+      ]) {
+        this.#db.exec(`DELETE FROM ${name}`);
+      }
+      this.#db.exec("DELETE FROM languages WHERE id > 2");
+    })();
+    return Promise.resolve();
+  }
+
+  finish(): Promise<void> {
+    // INTEGER PRIMARY KEY continues after the largest id by itself.
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.#db.close();
+    return Promise.resolve();
+  }
+}
