@@ -147,6 +147,15 @@ describe("sqlite store", () => {
       const match = toFts5Match(parseSearchQuery(text));
       if (match !== null) assert.doesNotThrow(() => stmt.get(match), `${JSON.stringify(text)} -> ${match}`);
     }
+    // The longest inputs the operation allows (256 characters): 128 ANDed words, 86 ORed, 85 exclusions.
+    for (const text of [
+      Array(128).fill("a").join(" "),
+      Array(86).fill("x").join(" OR "),
+      `a ${"-b ".repeat(84)}`,
+    ]) {
+      const match = toFts5Match(parseSearchQuery(text))!;
+      assert.doesNotThrow(() => stmt.get(match), text.slice(0, 30));
+    }
     db.close();
   });
 });
