@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { main } from "../cli.js";
 import { loadDemoData } from "../demo/load-demo-data.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
@@ -141,5 +142,39 @@ describe("migrate-data", () => {
       migrateData({ from: source, to: "mysql://x/y" }),
       /SQLite file path, sqlite:<path> or a postgres/,
     );
+  });
+
+  it("runs as feed-service migrate-data: progress on stderr, a summary on stdout, exit codes", async () => {
+    const source = join(dir, "cli-source.db");
+    const s = await openStore(source);
+    await loadDemoData(s, { posts: 50, now: NOW, seed: 1 });
+    await s.close();
+    const cli = async (argv: string[]) => {
+      let stdout = "";
+      let stderr = "";
+      const code = await main(argv, {
+        env: {},
+        output: { out: (t) => void (stdout += t), err: (t) => void (stderr += t) },
+      });
+      return { code, stdout, stderr };
+    };
+    const pgUrl = await server.createDatabase("from_cli");
+    const done = await cli(["migrate-data", "--from", `sqlite:${source}`, "--to", pgUrl]);
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stdout, /posts\s+50\b/);
+    assert.match(done.stderr, /migrate-data: posts 50\/50/);
+    assert.ok(!done.stderr.includes("postgres:"), "the URL (with its password) is not printed");
+    const again = await cli(["migrate-data", "--from", source, "--to", pgUrl]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /^feed-service migrate-data: The target already holds data .*--force to replace it\.\n$/);
+    const forced = await cli(["migrate-data", "--from", source, "--to", pgUrl, "--force", "--json"]);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.equal(
+      JSON.parse(forced.stdout).tables.find((t: { table: string }) => t.table === "posts").rows,
+      50,
+    );
+    const missing = await cli(["migrate-data", "--from", source]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /needs both --from and --to/);
   });
 });
