@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { after, test } from "node:test";
 import { startRelay } from "./relay-server.js";
 import { memoryOf, spawnRelay } from "./test-support/relay-process.js";
@@ -145,4 +146,46 @@ test("a fast writer and a slow reader (1 GiB): the relay stays under 150 MB, eve
     hwm < 150,
     `relay peak RSS ${hwm.toFixed(1)} MiB (sampled peak ${peak.toFixed(1)} MiB) must stay under 150`,
   );
+});
+
+test("a console that cannot keep up slows the relay down; no entry is lost, memory stays bounded", async (t) => {
+  const SIZE = 8 * MiB;
+  let maxQueued = 0;
+  let logged = 0;
+  // A console that takes 1 ms per write: far slower than the relay can format.
+  const slowConsole = new Writable({
+    highWaterMark: 16 * 1024,
+    write(chunk: Buffer, _e, done) {
+      logged += chunk.length;
+      maxQueued = Math.max(maxQueued, slowConsole.writableLength);
+      setTimeout(done, 1);
+    },
+  });
+  const lines = Buffer.from(`${"x".repeat(79)}\n`.repeat(SIZE / 80));
+  const sink = await listenLocal((s: Socket) => {
+    s.resume();
+    s.on("end", () => s.end());
+  });
+  const relay = await startRelay({
+    host: "127.0.0.1",
+    remotePort: sink.port,
+    localPort: 0,
+    bind: "127.0.0.1",
+    console: slowConsole,
+    logHighWaterMark: 256 * 1024,
+  });
+  const client = connect({ host: "127.0.0.1", port: relay.port, allowHalfOpen: true });
+  await once(client, "connect");
+  client.end(lines);
+  client.resume();
+  await once(client, "end");
+  client.destroy();
+  await relay.close();
+  sink.close();
+  const entries = lines.length / 80;
+  // "C-0-#000000 -> [" (16, 17 past a million) + 79 + "]\n", plus start-up and Finished lines.
+  t.diagnostic(`console queue peaked at ${maxQueued} bytes`);
+  assert.ok(logged > entries * 97, `the whole log reached the console (${logged} bytes)`);
+  // Past the mark: at most the batch and the formatted chunk in flight when the relay paused.
+  assert.ok(maxQueued < 512 * 1024, `the console queue stayed bounded (${maxQueued} bytes)`);
 });

@@ -10,7 +10,7 @@ import {
   Agent as HttpAgent,
   request as httpRequest,
 } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -227,4 +227,40 @@ test("a client reset mid-transfer tears down both sides; Finished lines are stil
   await relay.close();
   server.close();
   await sleep(0);
+});
+
+test("host names and IPv6 literals: the relay reaches the server either way", async (t) => {
+  const byName = await listenLocal((s: Socket) => s.end("by name\n"));
+  const { relay } = await relayTo(byName.port, { host: "localhost" });
+  const client = await dial(relay.port);
+  await ended(client);
+  client.destroy();
+  assert.equal(client.received().toString(), "by name\n");
+  await relay.close();
+  byName.close();
+
+  const v6 = createServer({ allowHalfOpen: true }, (s: Socket) => s.end("over IPv6\n"));
+  const listening = await new Promise<boolean>((done) => {
+    v6.once("error", () => done(false));
+    v6.listen(0, "::1", () => done(true));
+  });
+  if (!listening) {
+    t.skip("this machine has no IPv6 loopback (::1)");
+    return;
+  }
+  const v6relay = await relayTo((v6.address() as AddressInfo).port, { host: "::1", bind: "::1" });
+  const c6 = connect({ host: "::1", port: v6relay.relay.port, allowHalfOpen: true });
+  let got = "";
+  c6.setEncoding("utf8").on("data", (d: string) => {
+    got += d;
+  });
+  await once(c6, "end");
+  c6.destroy();
+  assert.equal(got, "over IPv6\n");
+  await v6relay.relay.close();
+  v6.close();
+  assert.match(
+    v6relay.consoleOut.text(),
+    /^starting proxy for ::1:\d+ on port \d+\nS-0-#000000 -> \[over IPv6\]/,
+  );
 });

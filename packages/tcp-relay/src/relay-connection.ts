@@ -9,8 +9,8 @@ import type { Clock, TimestampPrefix } from "./timestamp.js";
 
 /** What every connection of one relay shares. */
 export interface RelayContext {
-  /** Resolved address and port of the server. */
-  address: string;
+  /** The server's host as given (a name is looked up per connection, trying every address). */
+  host: string;
   port: number;
   /** Null when nothing is logged (`-q` without a log file): the formatter never runs. */
   log: LogWriter | null;
@@ -43,7 +43,7 @@ export class RelayConnection {
   ) {
     this.acceptedAt = context.clock();
     this.slot = context.slots.acquire(n);
-    this.server = connect({ host: context.address, port: context.port, allowHalfOpen: true, noDelay: true });
+    this.server = connect({ host: context.host, port: context.port, allowHalfOpen: true, noDelay: true });
     const indent = IndentSlots.indentFor(this.slot);
     const c = this.directionLog("C", indent);
     const s = this.directionLog("S", indent);
@@ -82,7 +82,7 @@ export class RelayConnection {
   private readonly onServerError = (error: Error): void => {
     if (!this.connected && this.serverWriter !== null) {
       this.context.stamp?.refresh();
-      this.serverWriter.notice(`Error: ${error.message}`);
+      this.serverWriter.notice(`Error: ${describeConnectError(error)}`);
     }
     this.destroy();
   };
@@ -110,4 +110,15 @@ export class RelayConnection {
     this.client.destroy();
     this.server.destroy();
   }
+}
+
+/**
+ * The reason a connection to the server failed, in one line. With a name that resolves to several
+ * addresses, Node tries each and reports an AggregateError whose own message can be empty.
+ */
+export function describeConnectError(error: Error): string {
+  if (error.message !== "") return error.message;
+  const inner = (error as Error & { errors?: Error[] }).errors;
+  if (inner !== undefined && inner.length > 0) return inner.map((e) => e.message).join("; ");
+  return (error as NodeJS.ErrnoException).code ?? "connection failed";
 }

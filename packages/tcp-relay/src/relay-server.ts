@@ -46,9 +46,11 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-async function resolveHost(host: string): Promise<string> {
+// The host is looked up once at start-up so that a typo fails at once (exit 2); connections then
+// use the host as given, so that a name with IPv4 and IPv6 addresses gets Node's "happy eyeballs".
+async function checkHost(host: string): Promise<void> {
   try {
-    return (await lookup(host)).address;
+    await lookup(host, { all: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "lookup failed";
     throw new RelayError("TCP_RELAY_UNKNOWN_HOST", `cannot resolve host "${host}" (${code})`, {
@@ -106,7 +108,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const consoleOut = options.console ?? process.stdout;
   const errorsOut = options.errors ?? process.stderr;
   const clock = options.now ?? Date.now;
-  const address = await resolveHost(options.host);
+  await checkHost(options.host);
   const file = options.logFile === undefined ? undefined : await openLogFile(options.logFile);
 
   const server = createServer({ allowHalfOpen: true, pauseOnConnect: true, noDelay: true });
@@ -142,7 +144,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   let accepted = 0;
   let closing: (() => void) | undefined;
   const context: RelayContext = {
-    address,
+    host: options.host,
     port: options.remotePort,
     log,
     stamp: options.timestamps ? new TimestampPrefix(clock) : null,
