@@ -1,7 +1,7 @@
 /**
  * Feeds and their posts on SQLite: adding and removing feeds, and applying one refresh (posts
- * upserted by (feed, guid), fetch state and metadata saved, the full-text rows and the feed's
- * post count kept in step) in one transaction.
+ * upserted by (feed, guid), fetch state and metadata saved, the full-text rows, the feed's post
+ * count and the per-language counts kept in step) in one transaction.
  */
 import type Database from "better-sqlite3";
 import { badArgument, FeedServiceError } from "../../errors.js";
