@@ -56,6 +56,33 @@ describe("call decoding", () => {
     }
   });
 
+  test("base64-typed text (SOAP::Lite's raw API for any non-ASCII string) is read as UTF-8", () => {
+    const b64 = Buffer.from("Grüße, 東京 😀").toString("base64");
+    assert.deepEqual(
+      args(
+        `<c-gensym3 xsi:type="xsd:double">2</c-gensym3><c-gensym5 xsi:type="xsd:base64Binary">${b64}</c-gensym5>` +
+          `<c-gensym7 xsi:type="enc:base64">${Buffer.from(" 7 ").toString("base64")}</c-gensym7>`,
+      ),
+      { limit: 2, searchTerms: "Grüße, 東京 😀", sincepost: "7" },
+    );
+    // Only the base64 types change how text is read; an unresolvable other type stays ignored.
+    assert.equal(
+      args('<searchTerms xsi:type="b:base64Binary" xmlns:b="urn:other">QQ==</searchTerms>').searchTerms,
+      "QQ==",
+    );
+    assert.equal(args('<searchTerms xsi:type="nope:string">QQ==</searchTerms>').searchTerms, "QQ==");
+    refusal(
+      '<search><searchTerms xsi:type="xsd:base64Binary">not base64!</searchTerms></search>',
+      "SOAP_BAD_ARGUMENT",
+      /searchTerms argument is typed base64Binary but is not base64; got "not base64!"/,
+    );
+    refusal(
+      `<search><searchTerms xsi:type="xsd:base64Binary">${Buffer.from([0xff, 0xfe]).toString("base64")}</searchTerms></search>`,
+      "SOAP_BAD_ARGUMENT",
+      /its bytes are not UTF-8 text/,
+    );
+  });
+
   test("doubles as 2, 2.0, -1, 1e3, with or without xsi:type of any prefix", () => {
     const cases: Array<[string, number]> = [
       ["<limit>2</limit>", 2],

@@ -49,6 +49,21 @@ function resolve(
   return current;
 }
 
+const base64Text = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The text of a base64-typed value, read as the UTF-8 bytes it encodes. */
+function decodeBase64(parameter: ParameterSpec, text: string): string {
+  if (!base64Text.test(text)) {
+    throw badArgument(parameter, `is typed base64Binary but is not base64; got ${showValue(text)}.`);
+  }
+  try {
+    return utf8.decode(Buffer.from(text, "base64"));
+  } catch {
+    throw badArgument(parameter, "is typed base64Binary, but its bytes are not UTF-8 text.");
+  }
+}
+
 function coerce(parameter: ParameterSpec, element: BodyElement): ArgumentValue {
   if (element.children.length > 0) {
     throw badArgument(
@@ -56,18 +71,19 @@ function coerce(parameter: ParameterSpec, element: BodyElement): ArgumentValue {
       `must be a single ${parameter.type === "double" ? "number" : "value"}; got an element with child elements (a struct or an array).`,
     );
   }
+  const received = element.base64 && !element.nil ? decodeBase64(parameter, element.text) : element.text;
   switch (parameter.type) {
     case "string":
       // ColdFusion passes a nil string argument as "" (spec §3 Requests).
-      return element.nil ? "" : element.text;
+      return element.nil ? "" : received;
     case "anyType": {
       if (element.nil) return null;
-      const text = element.text.trim();
+      const text = received.trim();
       return text === "" ? null : text;
     }
     case "double": {
       if (element.nil) throw badArgument(parameter, "must be a number (xsd:double); got nil.");
-      const text = element.text.trim();
+      const text = received.trim();
       if (!xsdDouble.test(text)) {
         throw badArgument(
           parameter,

@@ -1,6 +1,6 @@
 import { SaxesParser, type SaxesTag } from "saxes";
 import { openScope, resolveName, rootScope, type Scope } from "./namespace-scope.js";
-import { SOAP_ENCODING_NS, SOAP_ENVELOPE_NS, SOAP12_ENVELOPE_NS, XSI_NS } from "./namespaces.js";
+import { SOAP_ENCODING_NS, SOAP_ENVELOPE_NS, SOAP12_ENVELOPE_NS, XSD_NS, XSI_NS } from "./namespaces.js";
 import { requestLimits } from "./service-types.js";
 import { SoapError } from "./soap-error.js";
 
@@ -22,6 +22,8 @@ export interface BodyElement {
   readonly id: string | undefined;
   /** `soapenc:root="0"`: a serialization root that is not the call (SOAP 1.1 §5.6). */
   readonly notRoot: boolean;
+  /** `xsi:type` is `xsd:base64Binary` or `soapenc:base64`: the text is base64 of the value's bytes. */
+  readonly base64: boolean;
 }
 
 export interface EnvelopeLimits {
@@ -38,6 +40,20 @@ function isTrue(value: string): boolean {
   return v === "true" || v === "1";
 }
 
+// SOAP::Lite's raw call API types any text with a character above U+007F as base64Binary (its
+// autotyping takes such text for bytes). Only these two types change how text is read, so other
+// xsi:type values are left unresolved: clients send them with prefixes they never declare.
+const base64TypeName = /(?:^|:)base64(?:Binary)?\s*$/;
+
+function isBase64Type(scope: Scope, value: string): boolean {
+  try {
+    const { uri, local } = resolveName(scope, value.trim(), false);
+    return (uri === XSD_NS && local === "base64Binary") || (uri === SOAP_ENCODING_NS && local === "base64");
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Resolves an element and its attributes in its scope. Every prefixed attribute is resolved, even
  * on elements that are not kept, so that an unbound prefix anywhere is refused.
@@ -47,6 +63,7 @@ function toBodyElement(tag: SaxesTag, scope: Scope): BodyElement {
   let href: string | undefined;
   let id: string | undefined;
   let notRoot = false;
+  let base64 = false;
   const attributes = tag.attributes as Record<string, string>;
   for (const name in attributes) {
     const value = attributes[name]!;
@@ -58,12 +75,13 @@ function toBodyElement(tag: SaxesTag, scope: Scope): BodyElement {
     const a = resolveName(scope, name, true);
     if (a.uri === XSI_NS) {
       if (a.local === "nil") nil = isTrue(value);
+      else if (a.local === "type" && base64TypeName.test(value)) base64 = isBase64Type(scope, value);
     } else if (a.uri === SOAP_ENCODING_NS && a.local === "root") {
       notRoot = !isTrue(value);
     }
   }
   const { uri, local } = resolveName(scope, tag.name, false);
-  return { uri, local, text: "", children: [], nil, href, id, notRoot };
+  return { uri, local, text: "", children: [], nil, href, id, notRoot, base64 };
 }
 
 /**

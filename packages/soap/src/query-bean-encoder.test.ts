@@ -136,6 +136,24 @@ describe("QueryBean response encoding (Axis 1.x shape)", () => {
     ]);
   });
 
+  test("an empty string cell holds an empty CDATA section, so that zeep keeps it in its place", () => {
+    // zeep (4.2) drops an array item whose typed element has no text node, shortening the row.
+    const xml = encode({
+      rows: [
+        [1, "", 0, 0],
+        [2, "\u0001", 0, 0],
+      ],
+    });
+    assert.equal(xml.split('<data xsi:type="xsd:string"><![CDATA[]]></data>').length, 3);
+    assert.deepEqual(
+      cells(multiRef(xml).bean).map((row) => row[1]),
+      [
+        ["xsd:string", ""],
+        ["xsd:string", ""],
+      ],
+    );
+  });
+
   test("dateTime: zero-padded UTC with milliseconds, the same as toISOString for every year", () => {
     const instants = [
       Date.UTC(2024, 0, 5, 3, 4, 5, 6),

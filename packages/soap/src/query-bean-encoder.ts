@@ -16,6 +16,7 @@ const integerText = /^-?\d+$/;
 
 const nilCell = '<data xsi:nil="true"/>';
 const cellClose = "</data>";
+const emptyText = "<![CDATA[]]>";
 
 function invalidCell(row: number, column: ColumnSpec, value: unknown, expected: string): SoapError {
   const shown = typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : String(value);
@@ -146,6 +147,9 @@ export function compileQueryBeanEncoder(
             text = escapeXmlText(
               typeof value === "string" ? value : value instanceof Date ? value.toISOString() : String(value),
             );
+            // zeep drops a typed cell whose element has no text node at all, shortening the row;
+            // an empty CDATA section gives it an empty text node, and every other client reads "".
+            if (text === "") text = emptyText;
             break;
           default:
             text = instantText(value, r, columns[c]!);
