@@ -17,6 +17,8 @@ const integerText = /^-?\d+$/;
 const nilCell = '<data xsi:nil="true"/>';
 const cellClose = "</data>";
 const emptyText = "<![CDATA[]]>";
+const closeThenNil = cellClose + nilCell;
+const closeThenRowClose = cellClose + cellClose;
 
 function invalidCell(row: number, column: ColumnSpec, value: unknown, expected: string): SoapError {
   const shown = typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : String(value);
@@ -83,6 +85,7 @@ export function compileQueryBeanEncoder(
   const n = columns.length;
   const columnKinds = columns.map((c) => kinds[c.type]);
   const cellOpen = columns.map((c) => `<data xsi:type="xsd:${c.type}">`);
+  const closeThenOpen = cellOpen.map((open) => cellClose + open);
   let columnList = `<columnList soapenc:arrayType="xsd:string[${n}]" xsi:type="soapenc:Array">`;
   for (const c of columns)
     columnList += `<columnList xsi:type="xsd:string">${escapeXmlText(c.name)}</columnList>`;
@@ -114,10 +117,12 @@ export function compileQueryBeanEncoder(
         );
       }
       out += rowOpen;
+      let open = false; // whether the last cell written awaits its close tag
       for (let c = 0; c < n; c++) {
         const value = row[c];
         if (value === null || value === undefined) {
-          out += nilCell;
+          out += open ? closeThenNil : nilCell;
+          open = false;
           continue;
         }
         let text: string;
@@ -154,9 +159,13 @@ export function compileQueryBeanEncoder(
           default:
             text = instantText(value, r, columns[c]!);
         }
-        out += cellOpen[c]! + text + cellClose;
+        // The previous cell's close tag goes out with this cell's open tag, in one ready string:
+        // fewer pieces for V8 to walk when it flattens the result into bytes.
+        out += open ? closeThenOpen[c]! : cellOpen[c]!;
+        out += text;
+        open = true;
       }
-      out += "</data>";
+      out += open ? closeThenRowClose : cellClose;
     }
     return out + tail;
   };
