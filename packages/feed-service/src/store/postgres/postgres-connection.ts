@@ -4,12 +4,14 @@
  * helper, and the translation of driver errors into the package's error type, without SQL text,
  * host names or credentials.
  */
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { badArgument, FeedServiceError } from "../../errors.js";
 
 /** Anything that runs a statement: the pool or a client inside a transaction. */
 export interface Sql {
   query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
+  query(config: pg.QueryConfig): Promise<pg.QueryResult>;
 }
 
 const INT8 = 20;
@@ -97,10 +99,26 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<
   }
 }
 
-/** The rows of one statement, with driver errors translated. */
+const statementNames = new Map<string, string>();
+
+/**
+ * A name per SQL text, so that each connection parses and plans a statement once and reuses the
+ * plan (an unnamed statement is planned on every call, which costs more than the short queries of
+ * the operations themselves).
+ */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `feed_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/** The rows of one (prepared, see `statementName`) statement, with driver errors translated. */
 export async function rows<T>(sql: Sql, text: string, values: unknown[] = []): Promise<T[]> {
   try {
-    return (await sql.query(text, values)).rows as T[];
+    return (await sql.query({ name: statementName(text), text, values })).rows as T[];
   } catch (error) {
     throw translatePostgresError(error);
   }

@@ -44,12 +44,18 @@ export function postsByFeed(
   );
 }
 
+/** The order of the matches: on the ranked ids (`hits`) for relevance, on the posts otherwise. */
 const searchOrder: Record<SearchSort, string> = {
-  relevance: `"score" DESC, p.id DESC`,
+  relevance: "hits.score DESC, p.id DESC",
   date: NEWEST_FIRST,
   clicks: "p.clicks DESC, p.id DESC",
 };
 
+/**
+ * In two steps: first the page of matching ids (ranking every match costs a tsvector read per
+ * match, so only the relevance sort ranks them all; the other sorts rank just the page), then the
+ * columns of those ids only.
+ */
 export function searchPosts(
   sql: Sql,
   page: PostPage & { query: SearchQuery; sort: SearchSort },
@@ -59,8 +65,14 @@ export function searchPosts(
   // $1 is the tsquery: SEARCH_SCORE refers to it by number.
   const where = new Where().add("p.search_vector @@ ?::tsquery", tsquery);
   languageFilter(where, page.languageIds);
-  const text = `SELECT ${POST_COLUMNS}, ${SEARCH_SCORE} AS "score" FROM posts p ${POST_JOINS} ${where.sql}
-    ORDER BY ${searchOrder[page.sort]} LIMIT ${where.next(page.limit)} OFFSET ${where.next(page.offset)}`;
+  const relevance = page.sort === "relevance";
+  const inner = relevance
+    ? { columns: `p.id, ${SEARCH_SCORE} AS score`, order: "score DESC, p.id DESC" }
+    : { columns: "p.id", order: searchOrder[page.sort] };
+  const text = `WITH hits AS (SELECT ${inner.columns} FROM posts p ${where.sql}
+      ORDER BY ${inner.order} LIMIT ${where.next(page.limit)} OFFSET ${where.next(page.offset)})
+    SELECT ${POST_COLUMNS}, ${relevance ? "hits.score" : SEARCH_SCORE} AS "score"
+    FROM hits JOIN posts p ON p.id = hits.id ${POST_JOINS} ORDER BY ${searchOrder[page.sort]}`;
   return rows(sql, text, where.params);
 }
 
