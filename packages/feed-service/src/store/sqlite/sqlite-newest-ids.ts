@@ -17,21 +17,36 @@ interface Page {
   languageIds: readonly number[] | null;
 }
 
-export function newestIds(stmts: StatementCache, filters: PostFilters, page: Page): number[] {
+/**
+ * The SQL (one `SELECT p.id ...` with its values, paging last) of a newest-first page that one
+ * index walk answers, or null when several languages must be merged (see `newestIds`). Callers may
+ * wrap it in a statement that reads the page's full rows in the same step.
+ */
+export function newestIdsQuery(filters: PostFilters, page: Page): { sql: string; values: unknown[] } | null {
+  const languages = page.languageIds === null ? null : [...new Set(page.languageIds)];
+  if (languages !== null && languages.length !== 1) return null;
   const conditions = filters.map(([sql]) => sql);
   const values = filters.map(([, value]) => value);
-  const languages = page.languageIds === null ? null : [...new Set(page.languageIds)];
-  if (languages === null || languages.length === 1) {
-    if (languages !== null) {
-      conditions.push("p.language_id = ?");
-      values.push(languages[0]);
-    }
-    const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
-    return stmts
-      .get(`SELECT p.id FROM posts p ${where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`)
-      .pluck()
-      .all(...values, page.limit, page.offset) as number[];
+  if (languages !== null) {
+    conditions.push("p.language_id = ?");
+    values.push(languages[0]);
   }
+  const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
+  values.push(page.limit, page.offset);
+  return { sql: `SELECT p.id FROM posts p ${where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`, values };
+}
+
+export function newestIds(stmts: StatementCache, filters: PostFilters, page: Page): number[] {
+  const single = newestIdsQuery(filters, page);
+  if (single !== null) {
+    return stmts
+      .get(single.sql)
+      .pluck()
+      .all(...single.values) as number[];
+  }
+  const languages = [...new Set(page.languageIds)];
+  const conditions = filters.map(([sql]) => sql);
+  const values = filters.map(([, value]) => value);
   const stmt = stmts.get(`SELECT p.id AS id, p.post_date AS date FROM posts p
     WHERE ${[...conditions, "p.language_id = ?"].join(" AND ")} ORDER BY ${NEWEST_FIRST} LIMIT ?`);
   const merged: Array<{ id: number; date: number }> = [];
