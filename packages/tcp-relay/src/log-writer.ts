@@ -78,11 +78,8 @@ export class LogWriter implements ByteSink {
     if (this.pos === 0) return;
     const batch = this.buf.subarray(0, this.pos);
     let retained = false;
-    for (const d of this.destinations) {
-      d.write(batch);
-      retained ||= d.retainsBatches;
-    }
-    // A batch nobody kept (a log file is written synchronously) leaves the whole buffer reusable.
+    for (const d of this.destinations) if (d.write(batch)) retained = true;
+    // A batch nobody kept (written synchronously) leaves the whole buffer reusable.
     this.buf = !retained
       ? this.buf
       : this.buf.length - this.pos >= MIN_REUSABLE

@@ -89,6 +89,8 @@ export class RelayConnection {
 
   private readonly onClientClose = (): void => {
     if (this.connected) this.clientToServer.finish();
+    // A client gone before the server answered leaves nobody to relay for.
+    else this.server.destroy();
     this.closed();
   };
 

@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { FileDestination } from "./log-destinations.js";
+
+const dir = mkdtempSync(join(tmpdir(), "tcp-relay-dest-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test("a log file gets small batches at once and large ones queued, all in order", async () => {
+  const path = join(dir, "mixed.log");
+  const file = new FileDestination("log file", await open(path, "a"));
+  let drains = 0;
+  file.attach({ onDrain: () => drains++, onError: (_d, e) => assert.fail(e) });
+  const batches: Buffer[] = [];
+  const retained: boolean[] = [];
+  for (let k = 0; k < 40; k++) {
+    const batch = randomBytes(k % 3 === 2 ? 64 * 1024 : 100 + k);
+    batches.push(batch);
+    retained.push(file.write(batch));
+  }
+  assert.deepEqual(
+    retained.slice(0, 4),
+    [false, false, true, true],
+    "small at once; full queued, and after it all",
+  );
+  assert.ok(file.pendingBytes > 0, "queued bytes are reported");
+  await file.close();
+  assert.equal(file.pendingBytes, 0);
+  assert.ok(drains > 0);
+  assert.ok(readFileSync(path).equals(Buffer.concat(batches)), "the file holds every batch in order");
+});
