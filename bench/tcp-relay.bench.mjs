@@ -416,7 +416,7 @@ async function sectionC(random, sizeLabel, sink) {
 
 async function sectionD(responder) {
   // (d) latency: the configurations in turn, ROUNDS times; added = median RTT - median direct RTT.
-  const lat = { direct: [], socat: [], socatV: [], ours: [], oursQuiet: [] };
+  const lat = { direct: [], socat: [], socatV: [], bare: [], ours: [], oursQuiet: [] };
   for (let round = 0; round < ROUNDS; round++) {
     lat.direct.push(await pingPong(responder.port, PAIRS));
     lat.socat.push((await viaSocat(responder.port, [], undefined, (p) => pingPong(p, PAIRS))).value);
@@ -431,6 +431,7 @@ async function sectionD(responder) {
       ).value,
     );
     lat.oursQuiet.push((await viaTcpRelay(responder.port, ["-q"], (p) => pingPong(p, PAIRS))).value);
+    lat.bare.push((await viaBare(responder.port, (p) => pingPong(p, PAIRS))).value);
   }
   const rtt = median(lat.direct);
   const added = (xs) => median(xs) - rtt;
