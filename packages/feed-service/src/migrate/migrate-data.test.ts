@@ -152,10 +152,15 @@ describe("migrate-data", () => {
     const cli = async (argv: string[]) => {
       let stdout = "";
       let stderr = "";
-      const code = await main(argv, {
-        env: {},
-        output: { out: (t) => void (stdout += t), err: (t) => void (stderr += t) },
-      });
+      const output = {
+        out: (text: string) => {
+          stdout += text;
+        },
+        err: (text: string) => {
+          stderr += text;
+        },
+      };
+      const code = await main(argv, { env: {}, output });
       return { code, stdout, stderr };
     };
     const pgUrl = await server.createDatabase("from_cli");
@@ -166,7 +171,10 @@ describe("migrate-data", () => {
     assert.ok(!done.stderr.includes("postgres:"), "the URL (with its password) is not printed");
     const again = await cli(["migrate-data", "--from", source, "--to", pgUrl]);
     assert.equal(again.code, 1);
-    assert.match(again.stderr, /^feed-service migrate-data: The target already holds data .*--force to replace it\.\n$/);
+    assert.match(
+      again.stderr,
+      /^feed-service migrate-data: The target already holds data .*--force to replace it\.\n$/,
+    );
     const forced = await cli(["migrate-data", "--from", source, "--to", pgUrl, "--force", "--json"]);
     assert.equal(forced.code, 0, forced.stderr);
     assert.equal(
