@@ -439,13 +439,17 @@ async function sectionD(responder) {
   row("d", "direct round trip", pairs, rtt, "µs RTT", undefined, "-");
   row("d", "socat (default), added", pairs, added(lat.socat), "µs", undefined, "-");
   row("d", "socat -v 2>file, added", pairs, added(lat.socatV), "µs", undefined, "-");
+  row("d", "bare Node pipe relay, added", pairs, added(lat.bare), "µs", undefined, "-");
   row(
     "d",
     "tcp-relay -q (no log), added",
     pairs,
     added(lat.oursQuiet),
     "µs",
-    [["socat", added(lat.socat)]],
+    [
+      ["socat", added(lat.socat)],
+      ["bare", added(lat.bare)],
+    ],
     "-",
   );
   row(
@@ -468,13 +472,11 @@ function print() {
     "": r.section,
     run: r.what,
     size: r.size,
-    figure: `${r.value.toFixed(r.unit === "MB/s" ? 1 : 1)} ${r.unit}`,
+    figure: `${r.value.toFixed(1)} ${r.unit}`,
     ratio:
       r.ratioTo === undefined
         ? ""
-        : r.ratioTo
-            .map(([name, v]) => `${(r.unit === "MB/s" ? r.value / v : r.value / v).toFixed(2)}x ${name}`)
-            .join(", "),
+        : r.ratioTo.map(([name, v]) => `${(r.value / v).toFixed(2)}x ${name}`).join(", "),
     "peak RSS MiB": r.rss,
     note: r.note,
   }));
