@@ -43,9 +43,9 @@ function instantText(value: CellValue, row: number, column: ColumnSpec): string 
   return utcInstant(date);
 }
 
-function twoDigits(n: number): string {
-  return n < 10 ? `0${n}` : String(n);
-}
+// Zero-padded numbers from tables built once: formatting an instant then allocates no digits.
+const twoDigits = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, "0"));
+const threeDigits = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
 
 /**
  * yyyy-MM-ddTHH:mm:ss.SSSZ in UTC, the form Axis writes for xsd:dateTime. Assembled by hand
@@ -55,11 +55,10 @@ function twoDigits(n: number): string {
 function utcInstant(date: Date): string {
   const year = date.getUTCFullYear();
   if (year < 1000 || year > 9999) return date.toISOString();
-  const ms = date.getUTCMilliseconds();
   return (
-    `${year}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}` +
-    `T${twoDigits(date.getUTCHours())}:${twoDigits(date.getUTCMinutes())}:${twoDigits(date.getUTCSeconds())}` +
-    `.${ms < 10 ? `00${ms}` : ms < 100 ? `0${ms}` : ms}Z`
+    `${year}-${twoDigits[date.getUTCMonth() + 1]}-${twoDigits[date.getUTCDate()]}` +
+    `T${twoDigits[date.getUTCHours()]}:${twoDigits[date.getUTCMinutes()]}:${twoDigits[date.getUTCSeconds()]}` +
+    `.${threeDigits[date.getUTCMilliseconds()]}Z`
   );
 }
 
