@@ -1,8 +1,13 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
+import Database from "better-sqlite3";
 import { FeedServiceError } from "../errors.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
+import { searchIndexSegments } from "../store/sqlite/sqlite-search-maintenance.js";
 import type { Store } from "../store/store.js";
 import { demoRareWords } from "./demo-vocabulary.js";
 import { loadDemoData } from "./load-demo-data.js";
@@ -99,6 +104,57 @@ describe("loadDemoData", () => {
       assert.ok(seen > 30, "rare words do occur");
     } finally {
       await store.close();
+    }
+  });
+
+  it("leaves the SQLite full-text index merged into one segment", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "feed-demo-"));
+    const path = join(dir, "demo.db");
+    try {
+      const store = await openStore(path);
+      let feedId: number;
+      try {
+        await loadDemoData(store, { posts: 2000, now: NOW });
+        feedId = (await store.feeds())[0]!.feedId;
+      } finally {
+        await store.close();
+      }
+      const db = new Database(path);
+      try {
+        assert.equal(searchIndexSegments(db), 1);
+      } finally {
+        db.close();
+      }
+      // The count is real: one more write transaction adds a segment of its own.
+      const again = await openStore(path);
+      try {
+        await again.applyFeedUpdate(feedId, {
+          fetchState: {},
+          posts: [
+            {
+              guid: "extra",
+              link: "https://example.test/extra",
+              title: "One more post",
+              excerpt: "after the load",
+              content: "<p>after the load</p>",
+              publishedAt: NOW,
+              updatedAt: null,
+              seenAt: NOW,
+              languageId: 1,
+            },
+          ],
+        });
+      } finally {
+        await again.close();
+      }
+      const db2 = new Database(path);
+      try {
+        assert.equal(searchIndexSegments(db2), 2);
+      } finally {
+        db2.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -198,6 +198,8 @@ export async function loadDemoData(store: Store, options: DemoOptions = {}): Pro
   await loadPosts(store, rng, feeds, { posts, now, undId, onProgress: options.onProgress });
   const clicks = await loadClicks(store, rng, feeds, { now, onProgress: options.onProgress });
   for (const s of demoSmartCategories) await store.addSmartCategory({ ...s, key: rng.uuid() });
+  // The load wrote the index in thousands of transactions; searches read one doclist per segment.
+  await store.optimizeSearchIndex?.();
   return {
     languages: (await store.languages()).length,
     categories: demoCategories.length,

@@ -230,6 +230,12 @@ export interface Store {
   /** Adds a click row directly (demo data and tests only; bypasses deduplication). */
   insertClick(postId: number, clientHash: string, at: number): Promise<void>;
 
+  /**
+   * Compacts the full-text index after a bulk load (the demo loader calls it last). Optional: a
+   * dialect whose index needs no such step (PostgreSQL's GIN index) leaves it out.
+   */
+  optimizeSearchIndex?(): Promise<void>;
+
   /** True when the database answers (for /healthz). */
   ping(): Promise<boolean>;
   /**

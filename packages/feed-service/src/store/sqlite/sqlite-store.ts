@@ -31,6 +31,7 @@ import * as feedWriter from "./sqlite-feed-writer.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { postKeys } from "./sqlite-post-keys.js";
 import * as posts from "./sqlite-post-queries.js";
+import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
 
 /** Runs a synchronous store call as a promise, with driver errors translated. */
 function settle<T>(fn: () => T): Promise<T> {
@@ -183,6 +184,10 @@ export class SqliteStore implements Store {
     keys: { guids: readonly string[]; links: readonly string[] },
   ): Promise<Array<{ guid: string; link: string }>> {
     return settle(() => postKeys(this.#stmts, feedId, keys));
+  }
+
+  optimizeSearchIndex(): Promise<void> {
+    return settle(() => optimizeSearchIndex(this.#db));
   }
 
   ping(): Promise<boolean> {
