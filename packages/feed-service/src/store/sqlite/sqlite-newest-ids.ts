@@ -18,11 +18,14 @@ interface Page {
 }
 
 /**
- * The SQL (one `SELECT p.id ...` with its values, paging last) of a newest-first page that one
- * index walk answers, or null when several languages must be merged (see `newestIds`). Callers may
- * wrap it in a statement that reads the page's full rows in the same step.
+ * The WHERE clause (possibly empty) and values (paging last, for `LIMIT ? OFFSET ?`) of a
+ * newest-first page over `posts p` that one index walk answers, or null when several languages
+ * must be merged (see `newestIds`). Callers may read the page's full rows in the same statement.
  */
-export function newestIdsQuery(filters: PostFilters, page: Page): { sql: string; values: unknown[] } | null {
+export function newestPageFilter(
+  filters: PostFilters,
+  page: Page,
+): { where: string; values: unknown[] } | null {
   const languages = page.languageIds === null ? null : [...new Set(page.languageIds)];
   if (languages !== null && languages.length !== 1) return null;
   const conditions = filters.map(([sql]) => sql);
@@ -33,14 +36,14 @@ export function newestIdsQuery(filters: PostFilters, page: Page): { sql: string;
   }
   const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
   values.push(page.limit, page.offset);
-  return { sql: `SELECT p.id FROM posts p ${where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`, values };
+  return { where, values };
 }
 
 export function newestIds(stmts: StatementCache, filters: PostFilters, page: Page): number[] {
-  const single = newestIdsQuery(filters, page);
+  const single = newestPageFilter(filters, page);
   if (single !== null) {
     return stmts
-      .get(single.sql)
+      .get(`SELECT p.id FROM posts p ${single.where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`)
       .pluck()
       .all(...single.values) as number[];
   }

@@ -8,7 +8,7 @@ import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
 import { LANGUAGE_FILTER, NEWEST_FIRST, POST_CELLS, POST_JOINS, postRecord } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { newestIds, newestIdsQuery, type PostFilters } from "./sqlite-newest-ids.js";
+import { newestIds, newestPageFilter, type PostFilters } from "./sqlite-newest-ids.js";
 
 /** The rows of the given posts, in the order of `ids`. */
 export function postsInOrder(stmts: StatementCache, ids: readonly number[]): PostRecord[] {
@@ -24,16 +24,24 @@ export function postsInOrder(stmts: StatementCache, ids: readonly number[]): Pos
 }
 
 /**
- * A newest-first page in one statement: the ids come from one index walk (a co-routine: SQLite
- * does not flatten a subquery with LIMIT into a join) and only those rows are read in full. Half
- * the cost of finding the ids first and reading the rows with a second statement.
+ * A newest-first page in one statement. The first page walks the date index and reads each row as
+ * it goes (CROSS JOIN keeps posts the outer loop, so the walk uses the same index as the ids
+ * query). A later page would read the full rows of every skipped post, so there the ids come from
+ * a subquery (a co-routine over the index alone: SQLite does not flatten a subquery with LIMIT
+ * into a join) and only the page's rows are read. Either way about half the cost of finding the
+ * ids first and reading the rows with a second statement.
  */
 function newestPage(stmts: StatementCache, filters: PostFilters, page: PostPage): PostRecord[] {
-  const single = newestIdsQuery(filters, page);
+  const single = newestPageFilter(filters, page);
   if (single === null) return postsInOrder(stmts, newestIds(stmts, filters, page));
+  const paged = `${single.where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`;
+  const sql =
+    page.offset === 0
+      ? `SELECT ${POST_CELLS} FROM posts p CROSS ${POST_JOINS} ${paged}`
+      : `SELECT ${POST_CELLS} FROM (SELECT p.id FROM posts p ${paged}) AS page
+        CROSS JOIN posts p ON p.id = page.id ${POST_JOINS} ORDER BY ${NEWEST_FIRST}`;
   const rows = stmts
-    .get(`SELECT ${POST_CELLS} FROM (${single.sql}) AS page CROSS JOIN posts p ON p.id = page.id
-      ${POST_JOINS} ORDER BY ${NEWEST_FIRST}`)
+    .get(sql)
     .raw()
     .all(...single.values) as unknown[][];
   return rows.map(postRecord);
