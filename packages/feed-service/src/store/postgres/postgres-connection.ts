@@ -59,9 +59,13 @@ export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on("error", () => {});
   try {
-    if (options.schema && options.createSchema !== false)
-      await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
-    else await pool.query("SELECT 1");
+    if (options.schema && options.createSchema !== false) {
+      // Two processes creating the schema at once: IF NOT EXISTS can still lose the race with a
+      // unique violation; the schema exists either way.
+      await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`).catch((error: { code?: string }) => {
+        if (error.code !== "23505" && error.code !== "42P06") throw error;
+      });
+    } else await pool.query("SELECT 1");
   } catch (error) {
     await pool.end().catch(() => {});
     const translated = translatePostgresError(error);
