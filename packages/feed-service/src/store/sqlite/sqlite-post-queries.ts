@@ -174,9 +174,11 @@ export function mostPopularPosts(
             WHERE p.category_id = ? ORDER BY w.n DESC, ${NEWEST_FIRST} LIMIT ?`)
           .all(args.since, args.categoryId, args.limit)
   ) as Array<{ id: number; n: number }>;
-  const rows = postsInOrder(
-    stmts,
-    ranked.map((r) => r.id),
-  );
-  return rows.map((row, i) => ({ ...row, periodClicks: ranked[i]!.n }));
+  // By id, not by position: a post deleted by another process between the two statements would
+  // otherwise shift every later count onto the wrong row.
+  const counts = new Map(ranked.map((r) => [r.id, r.n]));
+  return postsInOrder(stmts, [...counts.keys()]).map((row) => ({
+    ...row,
+    periodClicks: counts.get(row.postId)!,
+  }));
 }
