@@ -1,16 +1,15 @@
 /**
- * A real running service for the end-to-end tests: a SQLite database in a temp folder, the real
- * store, operation table, SOAP package and HTTP server on 127.0.0.1, port 0, with a pinned clock;
- * and a small corpus written through the Store API whose every order and filter is known.
+ * A real running service for the end-to-end tests: a fresh database of the given backend (SQLite
+ * in a temp folder unless told otherwise, or PostgreSQL), the real store, operation table, SOAP
+ * package and HTTP server on 127.0.0.1, port 0, with a pinned clock; and a small corpus written
+ * through the Store API whose every order and filter is known.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
 import type { IncomingPost, Store } from "../store/store.js";
 import { createFeedServer, type FeedServerOptions } from "./feed-server.js";
+import { sqliteBackend, type TestBackend } from "./test-backends.js";
 
 export const hour = 3_600_000;
 export const day = 24 * hour;
@@ -20,29 +19,41 @@ export const fixtureNow = Date.UTC(2026, 0, 15, 12, 0, 0);
 export interface RunningService {
   readonly baseUrl: string;
   readonly store: Store;
-  readonly folder: string;
+  /** The database's `--database` location: another connection (process) opens it with this. */
+  readonly database: string;
   close(): Promise<void>;
 }
 
+/**
+ * @example
+ * const service = await startTestService({ backend: postgresBackend() });
+ * const fx = await seedFixture(service.store);
+ * await callOperation(service.baseUrl, "getCategories");
+ */
 export async function startTestService(
   options: Partial<Pick<FeedServerOptions, "publicUrl" | "bodyTimeoutMs" | "logError">> & {
     now?: () => number;
+    /** Where the fresh database lives (default SQLite). */
+    backend?: TestBackend;
   } = {},
 ): Promise<RunningService> {
-  const folder = mkdtempSync(join(tmpdir(), "feed-service-test-"));
-  const store = await openStore(join(folder, "feeds.db"));
-  const now = options.now ?? (() => fixtureNow);
+  const { backend = sqliteBackend, now = () => fixtureNow, ...serverOptions } = options;
+  const database = await backend.newDatabase();
+  const store = await openStore(database.location);
+  // A suite that believes it runs on PostgreSQL must not quietly run on SQLite.
+  if (store.dialect !== backend.name)
+    throw new Error(`${backend.name} backend opened a ${store.dialect} store`);
   const runner = createOperationRunner({ store, parseSearch: parseSearchQuery, now });
-  const service = createFeedServer({ store, runner, now, logError: () => {}, ...options });
+  const service = createFeedServer({ store, runner, now, logError: () => {}, ...serverOptions });
   const address = await service.listen(0, "127.0.0.1");
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
     store,
-    folder,
+    database: database.location,
     async close() {
       await service.close();
       await store.close();
-      rmSync(folder, { recursive: true, force: true });
+      database.drop();
     },
   };
 }
