@@ -183,6 +183,18 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         DROP INDEX posts_clicked_by_language;
       `),
   },
+  {
+    version: 7,
+    description: "ingest claims: which process refreshes which feed, until when",
+    // IF NOT EXISTS: before this migration the claims module created the table on first use.
+    up: (db) =>
+      db.exec(`CREATE TABLE IF NOT EXISTS feed_claims (
+        feed_id INTEGER PRIMARY KEY REFERENCES feeds (id) ON DELETE CASCADE,
+        claimed_by TEXT,
+        claimed_at INTEGER NOT NULL,
+        expires_at INTEGER
+      )`),
+  },
 ];
 
 /** The version the code expects: the last migration's. */
