@@ -87,6 +87,9 @@ describe("migrate-data", () => {
       progress.includes(`posts ${expected.recent.length}/${expected.recent.length}`),
       progress.join(),
     );
+    // Every table's first report already names the total that is then copied.
+    for (const { table, rows } of there.tables)
+      assert.ok(progress.includes(`${table} 0/${rows}`), progress.join());
 
     const pgStore = await openStore(pgUrl);
     try {
