@@ -5,7 +5,9 @@
  * workers refreshing one feed (a lease that expired under a slow worker) apply one after the other.
  */
 import type pg from "pg";
-import { badArgument, FeedServiceError } from "../../errors.js";
+import { FeedServiceError } from "../../errors.js";
+import { feedColumnUpdates } from "../feed-update-columns.js";
+import { checkPost, postDate, postUnchanged } from "../incoming-posts.js";
 import { htmlToIndexText } from "../index-text.js";
 import { requireText } from "../sqlite/sqlite-text-checks.js";
 import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
@@ -91,17 +93,6 @@ export async function removeFeed(pool: pg.Pool, feedId: number): Promise<boolean
   return (await changes(pool, "DELETE FROM feeds WHERE id = $1", [feedId])) > 0;
 }
 
-function checkPost(post: IncomingPost): void {
-  if (typeof post.guid !== "string" || post.guid === "")
-    throw badArgument("A post must have a non-empty guid.");
-  if (!Number.isFinite(post.seenAt))
-    throw badArgument(`The post ${JSON.stringify(post.guid)} has no seen time.`);
-}
-
-function postDate(post: IncomingPost, seenAt: number): number {
-  return post.publishedAt ?? post.updatedAt ?? seenAt;
-}
-
 async function upsertPost(
   sql: Sql,
   feed: { id: number; name: string; categoryId: number | null },
@@ -137,15 +128,7 @@ async function upsertPost(
     );
     return "inserted";
   }
-  const same =
-    old.link === post.link &&
-    old.title === post.title &&
-    old.excerpt === post.excerpt &&
-    old.content === post.content &&
-    old.published_at === post.publishedAt &&
-    old.updated_at === post.updatedAt &&
-    old.language_id === post.languageId;
-  if (same) return "unchanged";
+  if (postUnchanged(old, post)) return "unchanged";
   // seen_at is the first-seen time: an update keeps it.
   await sql.query(
     `UPDATE posts SET link = $1, title = $2, excerpt = $3, content = $4, published_at = $5, updated_at = $6,
@@ -166,47 +149,17 @@ async function upsertPost(
   return "updated";
 }
 
-const fetchStateColumns = {
-  etag: "etag",
-  lastModified: "last_modified",
-  nextFetchAt: "next_fetch_at",
-  lastFetchedAt: "last_fetched_at",
-  errorCount: "error_count",
-  lastError: "last_error",
-} as const;
-
-const metadataColumns = {
-  feedName: "name",
-  siteUrl: "site_url",
-  feedDescription: "description",
-  feedUrl: "url",
-  languageId: "language_id",
-} as const;
-
 async function saveFeedColumns(
   sql: Sql,
   feedId: number,
   update: FeedUpdate,
   renamed: string | null,
 ): Promise<void> {
-  const sets: string[] = [];
-  const params: unknown[] = [];
-  const set = (column: string, value: unknown) => {
-    params.push(value);
-    sets.push(`${column} = $${params.length}`);
-  };
-  for (const [field, column] of Object.entries(fetchStateColumns)) {
-    const value = (update.fetchState as Record<string, unknown>)[field];
-    if (value !== undefined) set(column, value);
-  }
-  for (const [field, column] of Object.entries(metadataColumns)) {
-    const value = (update.feed as Record<string, unknown> | undefined)?.[field];
-    if (value !== undefined) set(column, value);
-  }
-  if (renamed !== null) set("name_key", renamed.toLowerCase());
-  if (sets.length === 0) return;
-  params.push(feedId);
-  await sql.query(`UPDATE feeds SET ${sets.join(", ")} WHERE id = $${params.length}`, params);
+  const pairs = feedColumnUpdates(update, renamed);
+  if (pairs.length === 0) return;
+  const sets = pairs.map(([column], i) => `${column} = $${i + 1}`).join(", ");
+  const params = [...pairs.map(([, value]) => value), feedId];
+  await sql.query(`UPDATE feeds SET ${sets} WHERE id = $${params.length}`, params);
 }
 
 export async function applyFeedUpdate(

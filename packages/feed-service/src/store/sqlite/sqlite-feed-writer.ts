@@ -4,7 +4,9 @@
  * count and the per-language counts kept in step) in one transaction.
  */
 import type Database from "better-sqlite3";
-import { badArgument, FeedServiceError } from "../../errors.js";
+import { FeedServiceError } from "../../errors.js";
+import { feedColumnUpdates } from "../feed-update-columns.js";
+import { checkPost, postDate, postUnchanged } from "../incoming-posts.js";
 import { htmlToIndexText } from "../index-text.js";
 import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
 import { feedById } from "./sqlite-catalog-queries.js";
@@ -98,17 +100,6 @@ export function removeFeed(db: Database.Database, stmts: StatementCache, feedId:
   })();
 }
 
-function checkPost(post: IncomingPost): void {
-  if (typeof post.guid !== "string" || post.guid === "")
-    throw badArgument("A post must have a non-empty guid.");
-  if (!Number.isFinite(post.seenAt))
-    throw badArgument(`The post ${JSON.stringify(post.guid)} has no seen time.`);
-}
-
-function postDate(post: IncomingPost, seenAt: number): number {
-  return post.publishedAt ?? post.updatedAt ?? seenAt;
-}
-
 function upsertPost(
   stmts: StatementCache,
   feed: { id: number; name: string; categoryId: number | null },
@@ -142,15 +133,7 @@ function upsertPost(
     languageCounts.add(post.languageId, 1);
     return "inserted";
   }
-  const same =
-    old.link === post.link &&
-    old.title === post.title &&
-    old.excerpt === post.excerpt &&
-    old.content === post.content &&
-    old.published_at === post.publishedAt &&
-    old.updated_at === post.updatedAt &&
-    old.language_id === post.languageId;
-  if (same) return "unchanged";
+  if (postUnchanged(old, post)) return "unchanged";
   // seen_at is the first-seen time: an update keeps it.
   stmts
     .get(`UPDATE posts SET link = ?, title = ?, excerpt = ?, content = ?, published_at = ?, updated_at = ?,
@@ -173,50 +156,16 @@ function upsertPost(
   return "updated";
 }
 
-const fetchStateColumns = {
-  etag: "etag",
-  lastModified: "last_modified",
-  nextFetchAt: "next_fetch_at",
-  lastFetchedAt: "last_fetched_at",
-  errorCount: "error_count",
-  lastError: "last_error",
-} as const;
-
-const metadataColumns = {
-  feedName: "name",
-  siteUrl: "site_url",
-  feedDescription: "description",
-  feedUrl: "url",
-  languageId: "language_id",
-} as const;
-
 function saveFeedColumns(
   stmts: StatementCache,
   feedId: number,
   update: FeedUpdate,
   renamed: string | null,
 ): void {
-  const sets: string[] = [];
-  const params: unknown[] = [];
-  for (const [field, column] of Object.entries(fetchStateColumns)) {
-    const value = (update.fetchState as Record<string, unknown>)[field];
-    if (value !== undefined) {
-      sets.push(`${column} = ?`);
-      params.push(value);
-    }
-  }
-  for (const [field, column] of Object.entries(metadataColumns)) {
-    const value = (update.feed as Record<string, unknown> | undefined)?.[field];
-    if (value !== undefined) {
-      sets.push(`${column} = ?`);
-      params.push(value);
-    }
-  }
-  if (renamed !== null) {
-    sets.push("name_key = ?");
-    params.push(renamed.toLowerCase());
-  }
-  if (sets.length > 0) stmts.get(`UPDATE feeds SET ${sets.join(", ")} WHERE id = ?`).run(...params, feedId);
+  const pairs = feedColumnUpdates(update, renamed);
+  if (pairs.length === 0) return;
+  const sets = pairs.map(([column]) => `${column} = ?`).join(", ");
+  stmts.get(`UPDATE feeds SET ${sets} WHERE id = ?`).run(...pairs.map(([, value]) => value), feedId);
 }
 
 export function applyFeedUpdate(
