@@ -4,8 +4,9 @@ import { type DemoSummary, loadDemoData } from "../demo/load-demo-data.js";
 import { badArgument } from "../errors.js";
 import { parseIsoInstant } from "../operations/argument-readers.js";
 import type { Command } from "./command.js";
-import { parseCommandLine, readIntegerOption } from "./command-line.js";
+import { readIntegerOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
+import { parseOptionsOnly } from "./options-only-command-line.js";
 
 const usage = `usage: feed-service demo [--database <location>] [--posts N] [--now <ISO 8601>] [--json]
 
@@ -46,13 +47,8 @@ export const demoCommand: Command = {
   summary: "load the deterministic demo corpus into an empty database",
   usage,
   async run(argv, context) {
-    const { values, positionals } = parseCommandLine(argv, options, context.env);
-    if (values.help) {
-      context.output.out(`${usage}\n`);
-      return 0;
-    }
-    if (positionals.length > 0)
-      throw badArgument(`demo takes no arguments; got ${JSON.stringify(positionals[0])}.`);
+    const values = parseOptionsOnly("demo", usage, argv, options, context);
+    if (!values) return 0;
     const posts = readIntegerOption(values, "posts", 3000, 0, 5_000_000);
     const now = readNowOption(typeof values.now === "string" ? values.now : undefined);
     const location = databaseLocation(values);

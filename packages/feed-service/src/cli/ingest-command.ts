@@ -4,13 +4,14 @@
  * a whole (there were feeds and not one could be refreshed); single failing feeds are reported
  * and recorded on the feed, and the pass still succeeds.
  */
-import { badArgument, FeedServiceError } from "../errors.js";
+import { FeedServiceError } from "../errors.js";
 import { type IngestSummary, runIngestPass } from "../ingest/ingest-pass.js";
 import { IngestScheduler } from "../ingest/ingest-scheduler.js";
 import type { Store } from "../store/store.js";
 import type { Command } from "./command.js";
-import { parseCommandLine, readIntegerOption } from "./command-line.js";
+import { readIntegerOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
+import { parseOptionsOnly } from "./options-only-command-line.js";
 import { type Output, processOutput } from "./output.js";
 
 const usage = `usage: feed-service ingest [--database <location>] [--all] [--json]
@@ -59,13 +60,8 @@ export const ingestCommand: Command = {
   summary: "refresh the due feeds once (--all: every feed)",
   usage,
   async run(argv, context) {
-    const { values, positionals } = parseCommandLine(argv, options, context.env);
-    if (values.help) {
-      context.output.out(`${usage}\n`);
-      return 0;
-    }
-    if (positionals.length > 0)
-      throw badArgument(`ingest takes no arguments; got ${JSON.stringify(positionals[0])}.`);
+    const values = parseOptionsOnly("ingest", usage, argv, options, context);
+    if (!values) return 0;
     const overall = readIntegerOption(values, "concurrency", 16, 1, 256);
     const perHost = readIntegerOption(values, "per-host", 2, 1, 64);
     const tty = context.output === processOutput && process.stderr.isTTY === true && values.json !== true;

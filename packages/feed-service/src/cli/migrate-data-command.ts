@@ -6,7 +6,8 @@
 import { badArgument } from "../errors.js";
 import { migrateData } from "../migrate/migrate-data.js";
 import type { Command } from "./command.js";
-import { parseCommandLine, readIntegerOption, readStringOption } from "./command-line.js";
+import { readIntegerOption, readStringOption } from "./command-line.js";
+import { parseOptionsOnly } from "./options-only-command-line.js";
 import { formatTable } from "./output.js";
 
 const usage = `usage: feed-service migrate-data --from <location> --to <location> [--force] [--json]
@@ -35,13 +36,8 @@ export const migrateDataCommand: Command = {
   summary: "copy a whole database between SQLite and PostgreSQL",
   usage,
   async run(argv, context) {
-    const { values, positionals } = parseCommandLine(argv, options, context.env);
-    if (values.help) {
-      context.output.out(`${usage}\n`);
-      return 0;
-    }
-    if (positionals.length > 0)
-      throw badArgument(`migrate-data takes no arguments; got ${JSON.stringify(positionals[0])}.`);
+    const values = parseOptionsOnly("migrate-data", usage, argv, options, context);
+    if (!values) return 0;
     const from = readStringOption(values, "from")?.trim();
     const to = readStringOption(values, "to")?.trim();
     if (!from || !to) {

@@ -7,9 +7,10 @@ import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import type { Store } from "../store/store.js";
 import type { Command, CommandContext } from "./command.js";
-import { parseCommandLine, readIntegerOption, readStringOption } from "./command-line.js";
+import { readIntegerOption, readStringOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
 import { startBackgroundIngest } from "./ingest-command.js";
+import { parseOptionsOnly } from "./options-only-command-line.js";
 
 const usage = `usage: feed-service serve [options]
 
@@ -96,13 +97,8 @@ export const serveCommand: Command = {
   summary: "serve the SOAP endpoint, WSDL, /click and /healthz",
   usage,
   async run(argv, context) {
-    const { values, positionals } = parseCommandLine(argv, options, context.env);
-    if (values.help) {
-      context.output.out(`${usage}\n`);
-      return 0;
-    }
-    if (positionals.length > 0)
-      throw badArgument(`serve takes no arguments; got ${JSON.stringify(positionals[0])}.`);
+    const values = parseOptionsOnly("serve", usage, argv, options, context);
+    if (!values) return 0;
     const workers = readIntegerOption(values, "workers", 1, 1, 1024);
     const settings: ServeSettings = {
       port: readIntegerOption(values, "port", 8080, 0, 65535),

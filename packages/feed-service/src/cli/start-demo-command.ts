@@ -6,11 +6,11 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadDemoData } from "../demo/load-demo-data.js";
-import { badArgument } from "../errors.js";
 import type { Command } from "./command.js";
-import { parseCommandLine, readIntegerOption, readStringOption } from "./command-line.js";
+import { readIntegerOption, readStringOption } from "./command-line.js";
 import { defaultDatabase, openDatabase } from "./database-option.js";
 import { describeDemo } from "./demo-command.js";
+import { parseOptionsOnly } from "./options-only-command-line.js";
 import { serveStore } from "./serve-command.js";
 
 const usage = `usage: feed-service start-demo [--port 8080] [--host 0.0.0.0] [--public-url <url>]
@@ -29,13 +29,8 @@ export const startDemoCommand: Command = {
   summary: "create ./data/feeds.db with demo data on first run, then serve it (npm start)",
   usage,
   async run(argv, context) {
-    const { values, positionals } = parseCommandLine(argv, options, context.env);
-    if (values.help) {
-      context.output.out(`${usage}\n`);
-      return 0;
-    }
-    if (positionals.length > 0)
-      throw badArgument(`start-demo takes no arguments; got ${JSON.stringify(positionals[0])}.`);
+    const values = parseOptionsOnly("start-demo", usage, argv, options, context);
+    if (!values) return 0;
     const settings = {
       port: readIntegerOption(values, "port", 8080, 0, 65535),
       host: readStringOption(values, "host") ?? "0.0.0.0",
