@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { main } from "../cli.js";
+
+async function cli(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const output = {
+    out: (t: string) => {
+      stdout += t;
+    },
+    err: (t: string) => {
+      stderr += t;
+    },
+  };
+  const code = await main(args, { env: {}, output });
+  return { code, stdout, stderr };
+}
+
+test("options-only commands refuse a stray argument by name and answer --help with their usage", async () => {
+  for (const command of ["demo", "ingest", "serve", "migrate-data", "start-demo"]) {
+    const stray = await cli([command, "extra"]);
+    assert.equal(stray.code, 2, command);
+    assert.equal(stray.stdout, "", command);
+    assert.match(
+      stray.stderr,
+      new RegExp(`^feed-service ${command}: ${command} takes no arguments; got "extra"\\.\\n$`),
+    );
+    const help = await cli([command, "--help"]);
+    assert.equal(help.code, 0, command);
+    assert.match(help.stdout, new RegExp(`^usage: feed-service ${command}`));
+  }
+});
