@@ -1,14 +1,12 @@
 /** Categories, smart categories and languages on PostgreSQL: the admin side of the catalogue. */
-import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { badArgument, FeedServiceError } from "../../errors.js";
+import { FeedServiceError } from "../../errors.js";
 import { canonicalLanguageTag, languageName, primarySubtag } from "../language-tags.js";
-import { requireText } from "../sqlite/sqlite-text-checks.js";
+import { smartCategoryFields } from "../smart-category-fields.js";
 import type { CategoryRecord, LanguageRecord, SmartCategoryRecord } from "../store.js";
+import { requireText } from "../text-checks.js";
 import { categoryById, smartCategoryById } from "./postgres-catalog-queries.js";
 import { changes, inTransaction, rows } from "./postgres-connection.js";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function addCategory(pool: pg.Pool, rawName: string): Promise<CategoryRecord> {
   const name = requireText(rawName, "category name", 200);
@@ -40,14 +38,7 @@ export async function addSmartCategory(
   pool: pg.Pool,
   args: { name: string; query: string; key?: string },
 ): Promise<SmartCategoryRecord> {
-  const name = requireText(args.name, "smart category name", 200);
-  const query = requireText(args.query, "smart category query", 256);
-  const key = args.key === undefined ? randomUUID() : args.key.trim().toLowerCase();
-  if (!UUID.test(key)) {
-    throw badArgument(
-      `The smart category key must be a UUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301; got ${JSON.stringify(args.key)}.`,
-    );
-  }
+  const { name, query, key } = smartCategoryFields(args);
   return inTransaction(pool, async (sql) => {
     const [existing] = await rows<{ id: number }>(sql, "SELECT id FROM smart_categories WHERE key = $1", [
       key,

@@ -1,14 +1,12 @@
 /** Categories, smart categories and languages on SQLite: the admin side of the catalogue. */
-import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
-import { badArgument, FeedServiceError } from "../../errors.js";
+import { FeedServiceError } from "../../errors.js";
 import { canonicalLanguageTag, languageName, primarySubtag } from "../language-tags.js";
+import { smartCategoryFields } from "../smart-category-fields.js";
 import type { CategoryRecord, LanguageRecord, SmartCategoryRecord } from "../store.js";
+import { requireText } from "../text-checks.js";
 import { categoryById, smartCategoryById } from "./sqlite-catalog-queries.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { requireText } from "./sqlite-text-checks.js";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function addCategory(db: Database.Database, stmts: StatementCache, rawName: string): CategoryRecord {
   const name = requireText(rawName, "category name", 200);
@@ -43,14 +41,7 @@ export function addSmartCategory(
   stmts: StatementCache,
   args: { name: string; query: string; key?: string },
 ): SmartCategoryRecord {
-  const name = requireText(args.name, "smart category name", 200);
-  const query = requireText(args.query, "smart category query", 256);
-  const key = args.key === undefined ? randomUUID() : args.key.trim().toLowerCase();
-  if (!UUID.test(key)) {
-    throw badArgument(
-      `The smart category key must be a UUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301; got ${JSON.stringify(args.key)}.`,
-    );
-  }
+  const { name, query, key } = smartCategoryFields(args);
   return db.transaction(() => {
     const existing = stmts.get("SELECT id FROM smart_categories WHERE key = ?").get(key) as
       | { id: number }

@@ -9,10 +9,10 @@ import { feedColumnUpdates } from "../feed-update-columns.js";
 import { checkPost, postDate, postUnchanged } from "../incoming-posts.js";
 import { htmlToIndexText } from "../index-text.js";
 import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
+import { requireText } from "../text-checks.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
 import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
-import { requireText } from "./sqlite-text-checks.js";
 
 interface ExistingPost {
   id: number;

@@ -1,5 +1,5 @@
-/** Checks on the free-text values admin commands and ingest hand to the store. */
-import { badArgument } from "../../errors.js";
+/** Checks on the free-text values admin commands and ingest hand to the store, in either dialect. */
+import { badArgument } from "../errors.js";
 
 /** The text trimmed; a clear error when it is empty or longer than `max` characters. */
 export function requireText(value: unknown, what: string, max: number): string {
