@@ -1,7 +1,9 @@
+import { type AccessToken, expiryOf } from "./access-token.js";
 import { parseErrorBody } from "./error-body.js";
 import { PlatformAuthError, redactSecrets } from "./errors.js";
 import type { HttpTransport } from "./http-transport.js";
 import { type RetryEvent, type RetryOptions, sendWithRetries } from "./retry-policy.js";
+import type { AuthMethod } from "./settings.js";
 
 /** The fields of an identity-service token answer that we use. */
 export interface TokenAnswer {
@@ -63,4 +65,71 @@ export async function requestToken(
     );
   }
   return { accessToken: data.access_token, expiresIn };
+}
+
+/** What every token provider mints with: the retry policy, an optional clock and a retry observer. */
+export interface TokenExchangeOptions {
+  retry: Required<RetryOptions>;
+  now?: () => number;
+  onRetry?: (e: RetryEvent) => void;
+}
+
+/** One mint request of a method: where it goes, what it sends, and the unit of its `expires_in`. */
+export interface MintRequest {
+  method: AuthMethod;
+  url: string;
+  body: URLSearchParams | FormData;
+  /** Values sent that must never appear in an error message. */
+  secrets: string[];
+  /** When the mint started (from `now()`), the origin of the expiry. */
+  obtainedAt: number;
+  /** Milliseconds per unit of the answer's `expires_in`: 1000 for OAuth (seconds), 1 for JWT (ms). */
+  expiresInUnitMs: 1 | 1000;
+}
+
+/**
+ * The part of minting both methods share: the transport, retries and clock, and turning the
+ * identity service's answer into an `AccessToken`. Each provider only builds its own request.
+ *
+ * @example
+ * const exchange = new TokenExchange(transport, { retry });
+ * const token = await exchange.mint({ method: "oauth", url, body, secrets: [secret], obtainedAt: exchange.now(), expiresInUnitMs: 1000 });
+ */
+export class TokenExchange {
+  readonly #transport: HttpTransport;
+  readonly #retry: Required<RetryOptions>;
+  readonly #now: () => number;
+  readonly #onRetry: ((e: RetryEvent) => void) | undefined;
+
+  constructor(transport: HttpTransport, opts: TokenExchangeOptions) {
+    this.#transport = transport;
+    this.#retry = opts.retry;
+    this.#now = opts.now ?? Date.now;
+    this.#onRetry = opts.onRetry;
+  }
+
+  /** The clock a mint's `obtainedAt` is read from. */
+  now(): number {
+    return this.#now();
+  }
+
+  async mint(request: MintRequest, signal?: AbortSignal): Promise<AccessToken> {
+    const answer = await requestToken(this.#transport, request.url, request.body, {
+      secrets: request.secrets,
+      retry: this.#retry,
+      onRetry: this.#onRetry,
+      signal,
+    });
+    const expiresAt = expiryOf(
+      answer.accessToken,
+      request.obtainedAt,
+      answer.expiresIn * request.expiresInUnitMs,
+    );
+    return {
+      accessToken: answer.accessToken,
+      expiresAt,
+      obtainedAt: request.obtainedAt,
+      method: request.method,
+    };
+  }
 }

@@ -1,9 +1,8 @@
 import type { KeyObject } from "node:crypto";
-import { type AccessToken, expiryOf } from "./access-token.js";
+import type { AccessToken } from "./access-token.js";
 import type { HttpTransport } from "./http-transport.js";
-import { requestToken } from "./identity-exchange.js";
+import { TokenExchange, type TokenExchangeOptions } from "./identity-exchange.js";
 import { buildJwtAssertion } from "./jwt-assertion.js";
-import type { RetryEvent, RetryOptions } from "./retry-policy.js";
 import type { TokenProvider } from "./token-provider.js";
 
 export interface JwtCredentials {
@@ -28,38 +27,25 @@ export interface JwtCredentials {
 export class JwtTokenProvider implements TokenProvider {
   readonly method = "jwt" as const;
   readonly #creds: JwtCredentials;
-  readonly #transport: HttpTransport;
-  readonly #retry: Required<RetryOptions>;
-  readonly #now: () => number;
-  readonly #onRetry: ((e: RetryEvent) => void) | undefined;
+  readonly #exchange: TokenExchange;
 
-  constructor(
-    creds: JwtCredentials,
-    transport: HttpTransport,
-    opts: { retry: Required<RetryOptions>; now?: () => number; onRetry?: (e: RetryEvent) => void },
-  ) {
+  constructor(creds: JwtCredentials, transport: HttpTransport, opts: TokenExchangeOptions) {
     this.#creds = creds;
-    this.#transport = transport;
-    this.#retry = opts.retry;
-    this.#now = opts.now ?? Date.now;
-    this.#onRetry = opts.onRetry;
+    this.#exchange = new TokenExchange(transport, opts);
   }
 
   async mint(signal?: AbortSignal): Promise<AccessToken> {
     const c = this.#creds;
-    const obtainedAt = this.#now();
+    const obtainedAt = this.#exchange.now();
     const jwt = await buildJwtAssertion({ ...c, nowSeconds: Math.floor(obtainedAt / 1000) });
     const body = new FormData();
     body.set("client_id", c.clientId);
     body.set("client_secret", c.clientSecret);
     body.set("jwt_token", jwt);
-    const answer = await requestToken(this.#transport, `${c.authUrl}/ims/exchange/jwt`, body, {
-      secrets: [c.clientSecret, jwt],
-      retry: this.#retry,
-      onRetry: this.#onRetry,
+    const url = `${c.authUrl}/ims/exchange/jwt`;
+    return this.#exchange.mint(
+      { method: "jwt", url, body, secrets: [c.clientSecret, jwt], obtainedAt, expiresInUnitMs: 1 },
       signal,
-    });
-    const expiresAt = expiryOf(answer.accessToken, obtainedAt, answer.expiresIn);
-    return { accessToken: answer.accessToken, expiresAt, obtainedAt, method: "jwt" };
+    );
   }
 }

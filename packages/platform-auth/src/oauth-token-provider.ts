@@ -1,7 +1,6 @@
-import { type AccessToken, expiryOf } from "./access-token.js";
+import type { AccessToken } from "./access-token.js";
 import type { HttpTransport } from "./http-transport.js";
-import { requestToken } from "./identity-exchange.js";
-import type { RetryEvent, RetryOptions } from "./retry-policy.js";
+import { TokenExchange, type TokenExchangeOptions } from "./identity-exchange.js";
 import type { TokenProvider } from "./token-provider.js";
 
 export interface OAuthCredentials {
@@ -23,21 +22,11 @@ export class OAuthTokenProvider implements TokenProvider {
   readonly method = "oauth" as const;
   // Private fields: a logged or inspected provider shows no secret.
   readonly #creds: OAuthCredentials;
-  readonly #transport: HttpTransport;
-  readonly #retry: Required<RetryOptions>;
-  readonly #now: () => number;
-  readonly #onRetry: ((e: RetryEvent) => void) | undefined;
+  readonly #exchange: TokenExchange;
 
-  constructor(
-    creds: OAuthCredentials,
-    transport: HttpTransport,
-    opts: { retry: Required<RetryOptions>; now?: () => number; onRetry?: (e: RetryEvent) => void },
-  ) {
+  constructor(creds: OAuthCredentials, transport: HttpTransport, opts: TokenExchangeOptions) {
     this.#creds = creds;
-    this.#transport = transport;
-    this.#retry = opts.retry;
-    this.#now = opts.now ?? Date.now;
-    this.#onRetry = opts.onRetry;
+    this.#exchange = new TokenExchange(transport, opts);
   }
 
   async mint(signal?: AbortSignal): Promise<AccessToken> {
@@ -48,14 +37,11 @@ export class OAuthTokenProvider implements TokenProvider {
       client_secret: c.clientSecret,
       scope: c.scopes.join(","),
     });
-    const obtainedAt = this.#now();
-    const answer = await requestToken(this.#transport, `${c.authUrl}/ims/token/v3`, body, {
-      secrets: [c.clientSecret],
-      retry: this.#retry,
-      onRetry: this.#onRetry,
+    const url = `${c.authUrl}/ims/token/v3`;
+    const obtainedAt = this.#exchange.now();
+    return this.#exchange.mint(
+      { method: "oauth", url, body, secrets: [c.clientSecret], obtainedAt, expiresInUnitMs: 1000 },
       signal,
-    });
-    const expiresAt = expiryOf(answer.accessToken, obtainedAt, answer.expiresIn * 1000);
-    return { accessToken: answer.accessToken, expiresAt, obtainedAt, method: "oauth" };
+    );
   }
 }
