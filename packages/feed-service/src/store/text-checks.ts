@@ -12,3 +12,23 @@ export function requireText(value: unknown, what: string, max: number): string {
   }
   return trimmed;
 }
+
+/**
+ * A feed's URL, trimmed and at most 2048 characters (both dialects, new feeds and redirects alike).
+ *
+ * @example
+ * const url = feedUrlText(feed.feedUrl);
+ */
+export function feedUrlText(value: unknown): string {
+  return requireText(value, "feed URL", 2048);
+}
+
+/**
+ * A feed's name, trimmed and at most 500 characters.
+ *
+ * @example
+ * const name = feedNameText(feed.feedName);
+ */
+export function feedNameText(value: unknown): string {
+  return requireText(value, "feed name", 500);
+}

@@ -7,24 +7,17 @@
 import type pg from "pg";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
-import { checkPost, postDate, postUnchanged } from "../incoming-posts.js";
+import { checkPost, postDate, postUnchanged, type StoredPostFields } from "../incoming-posts.js";
 import { htmlToIndexText } from "../index-text.js";
 import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
-import { requireText } from "../text-checks.js";
+import { feedNameText, feedUrlText } from "../text-checks.js";
 import { feedById } from "./postgres-catalog-queries.js";
 import { changes, inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
 import { searchVector } from "./postgres-text-search.js";
 
-interface ExistingPost {
+interface ExistingPost extends StoredPostFields {
   id: number;
-  link: string;
-  title: string;
-  excerpt: string;
-  content: string;
-  published_at: number | null;
-  updated_at: number | null;
   seen_at: number;
-  language_id: number;
 }
 
 async function requireFeed(sql: Sql, feedId: number): Promise<FeedAdminRecord> {
@@ -60,8 +53,8 @@ async function reindexFeed(sql: Sql, feedId: number, feedName: string): Promise<
 }
 
 export async function addFeed(pool: pg.Pool, feed: NewFeed): Promise<FeedAdminRecord> {
-  const url = requireText(feed.feedUrl, "feed URL", 2048);
-  const name = requireText(feed.feedName, "feed name", 500);
+  const url = feedUrlText(feed.feedUrl);
+  const name = feedNameText(feed.feedName);
   const categoryId = feed.categoryId ?? null;
   const languageId = feed.languageId ?? 1;
   return inTransaction(pool, async (sql) => {
@@ -171,8 +164,8 @@ export async function applyFeedUpdate(
     await sql.query("SELECT 1 FROM feeds WHERE id = $1 FOR UPDATE", [feedId]);
     const feed = await requireFeed(sql, feedId);
     const meta = { ...(update.feed ?? {}) };
-    if (meta.feedName !== undefined) meta.feedName = requireText(meta.feedName, "feed name", 500);
-    if (meta.feedUrl !== undefined) requireText(meta.feedUrl, "feed URL", 2048);
+    if (meta.feedName !== undefined) meta.feedName = feedNameText(meta.feedName);
+    if (meta.feedUrl !== undefined) feedUrlText(meta.feedUrl);
     if (meta.languageId !== undefined) await requireReference(sql, "languages", meta.languageId);
     const renamed = meta.feedName !== undefined && meta.feedName !== feed.feedName ? meta.feedName : null;
     try {

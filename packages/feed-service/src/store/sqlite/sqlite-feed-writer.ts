@@ -6,24 +6,17 @@
 import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
-import { checkPost, postDate, postUnchanged } from "../incoming-posts.js";
+import { checkPost, postDate, postUnchanged, type StoredPostFields } from "../incoming-posts.js";
 import { htmlToIndexText } from "../index-text.js";
 import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
-import { requireText } from "../text-checks.js";
+import { feedNameText, feedUrlText } from "../text-checks.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
 import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
 
-interface ExistingPost {
+interface ExistingPost extends StoredPostFields {
   id: number;
-  link: string;
-  title: string;
-  excerpt: string;
-  content: string;
-  published_at: number | null;
-  updated_at: number | null;
   seen_at: number;
-  language_id: number;
   clicks: number;
 }
 
@@ -64,8 +57,8 @@ function reindexFeed(stmts: StatementCache, feedId: number, feedName: string): v
 }
 
 export function addFeed(db: Database.Database, stmts: StatementCache, feed: NewFeed): FeedAdminRecord {
-  const url = requireText(feed.feedUrl, "feed URL", 2048);
-  const name = requireText(feed.feedName, "feed name", 500);
+  const url = feedUrlText(feed.feedUrl);
+  const name = feedNameText(feed.feedName);
   const categoryId = feed.categoryId ?? null;
   const languageId = feed.languageId ?? 1;
   return db.transaction(() => {
@@ -177,8 +170,8 @@ export function applyFeedUpdate(
   const run = db.transaction((): FeedUpdateResult => {
     const feed = requireFeed(stmts, feedId);
     const meta = { ...(update.feed ?? {}) };
-    if (meta.feedName !== undefined) meta.feedName = requireText(meta.feedName, "feed name", 500);
-    if (meta.feedUrl !== undefined) requireText(meta.feedUrl, "feed URL", 2048);
+    if (meta.feedName !== undefined) meta.feedName = feedNameText(meta.feedName);
+    if (meta.feedUrl !== undefined) feedUrlText(meta.feedUrl);
     if (meta.languageId !== undefined) requireReference(stmts, "languages", meta.languageId);
     const renamed = meta.feedName !== undefined && meta.feedName !== feed.feedName ? meta.feedName : null;
     try {
