@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { main } from "../cli.js";
 import { openStore } from "../store/open-store.js";
+import { runCaptured } from "./captured-run.js";
 
 let server: Server;
 let base: string;
@@ -44,20 +44,7 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(args: string[], stopSignal?: Promise<string>) {
-  let stdout = "";
-  let stderr = "";
-  const output = {
-    out: (t: string) => {
-      stdout += t;
-    },
-    err: (t: string) => {
-      stderr += t;
-    },
-  };
-  const code = await main(args, { env: {}, output, stopSignal });
-  return { code, stdout, stderr };
-}
+const cli = runCaptured;
 
 test("feeds add discovers the feed behind a page; ingest stores it and sums up; feeds list shows errors", async () => {
   const db = ["--database", join(dir, "a.db")];

@@ -1,21 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { main } from "../cli.js";
+import { runCaptured } from "./captured-run.js";
 
-async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const output = {
-    out: (t: string) => {
-      stdout += t;
-    },
-    err: (t: string) => {
-      stderr += t;
-    },
-  };
-  const code = await main(args, { env: {}, output });
-  return { code, stdout, stderr };
-}
+const cli = runCaptured;
 
 test("options-only commands refuse a stray argument by name and answer --help with their usage", async () => {
   for (const command of ["demo", "ingest", "serve", "migrate-data", "start-demo"]) {

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { main } from "../cli.js";
+import { runCaptured } from "../cli/captured-run.js";
 import { loadDemoData } from "../demo/load-demo-data.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
@@ -152,20 +152,7 @@ describe("migrate-data", () => {
     const s = await openStore(source);
     await loadDemoData(s, { posts: 50, now: NOW, seed: 1 });
     await s.close();
-    const cli = async (argv: string[]) => {
-      let stdout = "";
-      let stderr = "";
-      const output = {
-        out: (text: string) => {
-          stdout += text;
-        },
-        err: (text: string) => {
-          stderr += text;
-        },
-      };
-      const code = await main(argv, { env: {}, output });
-      return { code, stdout, stderr };
-    };
+    const cli = (argv: string[]) => runCaptured(argv);
     const pgUrl = await server.createDatabase("from_cli");
     const done = await cli(["migrate-data", "--from", `sqlite:${source}`, "--to", pgUrl]);
     assert.equal(done.code, 0, done.stderr);
