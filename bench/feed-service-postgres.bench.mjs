@@ -6,12 +6,13 @@
 // Every request carries a unique XML comment, so the service's answer cache never hits: this
 // measures decoding, the database and encoding, not the cache.
 // Usage: npx tsc -b && node bench/feed-service-postgres.bench.mjs [--posts N] [--seconds S]
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs, promisify } from "node:util";
+import { parseArgs } from "node:util";
 import { openPostgresCorpus } from "./feed-service-postgres-corpus.mjs";
+import { runWrk } from "./wrk-load.mjs";
 
 const { values } = parseArgs({ options: { posts: { type: "string" }, seconds: { type: "string" } } });
 const posts = Number(values.posts ?? 1_000_000);
@@ -21,7 +22,6 @@ const path = "/webservices/FeedAggregator";
 const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { demoRareWords } = await import(new URL("demo/demo-vocabulary.js", dist).href);
-const run = promisify(execFile);
 
 const envelope = (body) =>
   '<?xml version="1.0" encoding="UTF-8"?><!--@NONCE@--><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +
@@ -65,24 +65,6 @@ end
 `,
   );
   return file;
-}
-
-async function runWrk(url, lua) {
-  await run("wrk", ["-t1", `-c${connections}`, "-d2s", "-s", lua, url]);
-  const { stdout: out } = await run("wrk", [
-    "-t1",
-    `-c${connections}`,
-    `-d${seconds}s`,
-    "--latency",
-    "-s",
-    lua,
-    url,
-  ]);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
-  const scale = { us: 0.001, ms: 1, s: 1000 };
-  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  return { rps, p99: p99 ? Number(p99[1]) * scale[p99[2]] : Number.NaN, errors };
 }
 
 /** Starts `feed-service serve --workers N`; resolves with its URL and a stop function. */
@@ -153,7 +135,7 @@ try {
           const text = await sample.text();
           if (sample.status !== 200)
             throw new Error(`${backend} ${operation}: HTTP ${sample.status} ${text.slice(0, 300)}`);
-          const r = await runWrk(service.url, luaScript(template));
+          const r = await runWrk({ url: service.url, lua: luaScript(template), connections, seconds });
           results.push({ backend, workers, operation, ...r });
           process.stderr.write(`${backend} x${workers} ${operation}: ${r.rps} req/s\n`);
         }

@@ -5,14 +5,14 @@
 //   limit   — a bare node:http server answering the identical precomputed response bytes;
 //   peer    — node-soap serving the same operation from the same store.
 // Usage: npx tsc -b && node bench/feed-service-soap.bench.mjs [--posts N] [--seconds S]
-import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs, promisify } from "node:util";
+import { parseArgs } from "node:util";
 import soap from "soap";
 import { corpusNow, openCorpus } from "./feed-service-corpus.mjs";
+import { runWrk } from "./wrk-load.mjs";
 
 const { values } = parseArgs({ options: { posts: { type: "string" }, seconds: { type: "string" } } });
 const posts = Number(values.posts ?? 1_000_000);
@@ -39,28 +39,7 @@ writeFileSync(
     `wrk.headers["Content-Type"] = "text/xml; charset=utf-8"\nwrk.headers["SOAPAction"] = '""'\n`,
 );
 
-const run = promisify(execFile);
-
-/** Runs wrk against url (asynchronously: the servers live in this process); returns req/s and p99 ms. */
-async function runWrk(url) {
-  // A short warm-up so that JIT and page cache are settled for every contender alike.
-  await run("wrk", ["-t1", `-c${connections}`, "-d2s", "-s", lua, url]);
-  const { stdout: out } = await run("wrk", [
-    "-t1",
-    `-c${connections}`,
-    `-d${seconds}s`,
-    "--latency",
-    "-s",
-    lua,
-    url,
-  ]);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
-  const scale = { us: 0.001, ms: 1, s: 1000 };
-  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? "0";
-  const socketErrors = /Socket errors: (.*)/.exec(out)?.[1] ?? "none";
-  return { rps, p99: p99 ? Number(p99[1]) * scale[p99[2]] : Number.NaN, errors, socketErrors };
-}
+const wrk = (url) => runWrk({ url, lua, connections, seconds });
 
 async function listen(server) {
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -90,7 +69,7 @@ for (const [key, responseCache] of [
   const rows = (responseBytes.toString().match(/soapenc:arrayType="xsd:anyType\[12\]"/g) ?? []).length;
   if (sample.status !== 200 || rows !== 20)
     throw new Error(`the service answered ${sample.status} with ${rows} rows`);
-  results[key] = await runWrk(serviceUrl);
+  results[key] = await wrk(serviceUrl);
   wsdl = await (await fetch(`${serviceUrl}?wsdl`)).text();
   await service.close();
 }
@@ -103,7 +82,7 @@ const bare = createServer((req, res) => {
     res.end(responseBytes);
   });
 });
-results.limit = await runWrk(await listen(bare));
+results.limit = await wrk(await listen(bare));
 await new Promise((resolve) => bare.close(resolve));
 bare.closeAllConnections?.();
 
@@ -172,7 +151,7 @@ const peerText = await peerSample.text();
 if (peerSample.status !== 200 || !peerText.includes("postTitle")) {
   throw new Error(`node-soap answered ${peerSample.status}: ${peerText.slice(0, 2000)}`);
 }
-results.peer = await runWrk(peerUrl);
+results.peer = await wrk(peerUrl);
 await new Promise((resolve) => peerServer.close(resolve));
 await store.close();
 
@@ -196,7 +175,7 @@ for (const key of ["service", "uncached", "limit", "peer"]) {
   const r = results[key];
   const ratio = key === "service" ? "1.00" : fmt(results.service.rps / r.rps, 2);
   console.log(
-    `| ${names[key].padEnd(34)} | ${fmt(r.rps).padStart(7)} | ${fmt(r.p99, 2).padStart(6)} | ${ratio.padStart(14)} | ${r.errors.padStart(7)} | ${r.socketErrors.padEnd(13)} |`,
+    `| ${names[key].padEnd(34)} | ${fmt(r.rps).padStart(7)} | ${fmt(r.p99, 2).padStart(6)} | ${ratio.padStart(14)} | ${String(r.errors).padStart(7)} | ${r.socketErrors.padEnd(13)} |`,
   );
 }
 for (const key of ["service", "uncached"]) {

@@ -1,0 +1,30 @@
+// One wrk run as both feed-service benchmarks use it: a 2 s warm-up so that JIT and page cache are
+// settled for every contender alike, then the measured run with --latency. wrk is a C load
+// generator: a Node one would take a core from the server on this 2-core machine.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const unitMs = { us: 0.001, ms: 1, s: 1000 };
+
+/**
+ * Runs wrk (asynchronously, so servers in the calling process keep serving) against `url` with the
+ * Lua script `lua`; returns requests per second, p99 in ms, non-2xx/3xx count and socket errors.
+ */
+export async function runWrk({ url, lua, connections, seconds }) {
+  await run("wrk", ["-t1", `-c${connections}`, "-d2s", "-s", lua, url]);
+  const { stdout: out } = await run("wrk", [
+    "-t1",
+    `-c${connections}`,
+    `-d${seconds}s`,
+    "--latency",
+    "-s",
+    lua,
+    url,
+  ]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
+  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const socketErrors = /Socket errors: (.*)/.exec(out)?.[1] ?? "none";
+  return { rps, p99: p99 ? Number(p99[1]) * unitMs[p99[2]] : Number.NaN, errors, socketErrors };
+}
