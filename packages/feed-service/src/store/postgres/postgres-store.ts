@@ -31,6 +31,7 @@ import { claimDueFeeds, releaseFeedClaim } from "./postgres-feed-claims.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import * as posts from "./postgres-post-queries.js";
+import { searchPosts } from "./postgres-search-queries.js";
 
 export class PostgresStore implements Store {
   readonly dialect = "postgres" as const;
@@ -57,7 +58,7 @@ export class PostgresStore implements Store {
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
-    return posts.searchPosts(this.#read, page);
+    return searchPosts(this.#read, page);
   }
   mostPopularPosts(args: {
     since: number;

@@ -32,6 +32,7 @@ import { migrateSqlite } from "./sqlite-migrations.js";
 import { postKeys } from "./sqlite-post-keys.js";
 import * as posts from "./sqlite-post-queries.js";
 import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
+import { searchPosts } from "./sqlite-search-queries.js";
 
 /** Runs a synchronous store call as a promise, with driver errors translated. */
 function settle<T>(fn: () => T): Promise<T> {
@@ -67,7 +68,7 @@ export class SqliteStore implements Store {
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
-    return settle(() => posts.searchPosts(this.#stmts, page));
+    return settle(() => searchPosts(this.#stmts, page));
   }
   mostPopularPosts(args: {
     since: number;
