@@ -16,6 +16,10 @@ export const feedServiceErrorCodes = {
   FEED_PARSE_FAILED: "a feed document could not be read",
   /** The database failed or is unavailable (HTTP 503, exit 1). */
   FEED_STORE_UNAVAILABLE: "the database failed or is unavailable",
+  /** A query ran past the query deadline and was stopped (SOAP fault, HTTP 503, exit 1). */
+  FEED_QUERY_TIMEOUT: "a query ran past the query deadline and was stopped",
+  /** Too many queries are waiting already; the call was refused at once (SOAP fault, HTTP 503 with Retry-After). */
+  FEED_OVERLOADED: "too many queries are waiting; the call was refused at once",
 } as const;
 
 export type FeedServiceErrorCode = keyof typeof feedServiceErrorCodes;
