@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { FeedServiceError } from "../../errors.js";
-import { searchTermsKey } from "../sqlite/sqlite-activity-writer.js";
+import { searchTermsKey, searchTermsSpelling } from "../search-terms-key.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 
 async function insertClickRow(sql: Sql, postId: number, clientHash: string, at: number): Promise<void> {
@@ -54,7 +54,7 @@ export async function insertClick(
 
 export async function recordSearch(pool: pg.Pool, terms: string, at: number): Promise<void> {
   // PostgreSQL text cannot hold NUL; SQLite keeps it. Dropping it changes no search word.
-  const spelling = terms.replaceAll("\u0000", "").trim().replace(/\s+/gu, " ");
+  const spelling = searchTermsSpelling(terms.replaceAll("\u0000", ""));
   if (spelling === "") return;
   await rows(
     pool,

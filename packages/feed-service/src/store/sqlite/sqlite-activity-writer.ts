@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
+import { searchTermsKey, searchTermsSpelling } from "../search-terms-key.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { addClickToLanguage } from "./sqlite-language-counts.js";
 
@@ -52,17 +53,8 @@ export function insertClick(
   })();
 }
 
-/** The history key: trimmed, runs of whitespace as one space, Unicode lower case (spec §4, op 14). */
-export function searchTermsKey(terms: string): string {
-  return collapseWhitespace(terms).toLowerCase();
-}
-
-function collapseWhitespace(terms: string): string {
-  return terms.trim().replace(/\s+/gu, " ");
-}
-
 export function recordSearch(stmts: StatementCache, terms: string, at: number): void {
-  const spelling = collapseWhitespace(terms);
+  const spelling = searchTermsSpelling(terms);
   if (spelling === "") return;
   // The latest spelling wins; an out-of-order older record only adds to the count.
   stmts
