@@ -8,9 +8,9 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { badArgument, FeedServiceError } from "../errors.js";
-import { type CopiedTable, type CopyEndpoint, copiedTables } from "./copied-tables.js";
-import { PostgresEndpoint } from "./postgres-endpoint.js";
-import { SqliteEndpoint } from "./sqlite-endpoint.js";
+import { type CopiedTable, type CopyEndpoint, copiedTables } from "../store/copied-tables.js";
+import { PostgresEndpoint } from "../store/postgres/postgres-copy-endpoint.js";
+import { SqliteEndpoint } from "../store/sqlite/sqlite-copy-endpoint.js";
 
 export interface MigrateDataOptions {
   /** `sqlite:<path>`, a path, or a `postgres://` URL. */
