@@ -6,6 +6,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { FeedServiceError, type FeedServiceErrorCode } from "../errors.js";
+import { workerEntryUrl } from "../threads/worker-entry-url.js";
 import type { ParseReply, ParseRequest } from "./parse-worker.js";
 import type { DocumentForStore } from "./process-document.js";
 
@@ -17,19 +18,6 @@ interface Pending {
 interface Slot {
   worker: Worker;
   pending: Map<number, Pending>;
-}
-
-/**
- * The worker's entry. Built code runs dist/ingest/parse-worker.js. Run from the TypeScript
- * sources (the tests, under tsx), a worker does not inherit tsx's loader, so a tiny module
- * registers it first and then imports the .ts entry.
- */
-function workerEntry(): URL {
-  if (!import.meta.url.endsWith(".ts")) return new URL("./parse-worker.js", import.meta.url);
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const entry = new URL("./parse-worker.ts", import.meta.url).href;
-  const code = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
-  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
 }
 
 export class ParsePool {
@@ -50,7 +38,7 @@ export class ParsePool {
 
   #spawn(): Slot {
     const slot: Slot = {
-      worker: new Worker(workerEntry(), {
+      worker: new Worker(workerEntryUrl(import.meta.url, "parse-worker"), {
         // Parsing allocates many short-lived strings and objects: a larger young generation
         // means fewer scavenges (about 6% less CPU per document measured on the ingest bench).
         resourceLimits: { maxYoungGenerationSizeMb: 96 },

@@ -5,12 +5,20 @@
 import { resolve } from "node:path";
 import { badArgument } from "../errors.js";
 import { openPostgresStore } from "./postgres/postgres-store.js";
+import type { QueryLimits } from "./query-limits.js";
+import { SqlitePooledStore } from "./sqlite/sqlite-pooled-store.js";
 import { openSqliteStore } from "./sqlite/sqlite-store.js";
 import type { Store } from "./store.js";
 
 export interface OpenStoreOptions {
   /** A read replica (`postgres://` only) that serves the reads of the 16 operations. */
   readLocation?: string;
+  /**
+   * Serve the reads of the 16 operations off the calling thread, with a deadline and a bounded
+   * queue (what `serve` does): a SQLite file gets a pool of query threads. Left out, every call
+   * runs on the calling thread (the admin commands, ingest, tests of the store itself).
+   */
+  queryLimits?: QueryLimits;
 }
 
 const postgresUrl = /^postgres(ql)?:\/\//i;
@@ -45,5 +53,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
       `The database must be a file path, sqlite:<path>, :memory: or a postgres:// URL; got ${JSON.stringify(location)}.`,
     );
   }
-  return openSqliteStore(resolve(path));
+  const file = resolve(path);
+  const store = openSqliteStore(file);
+  return options.queryLimits ? new SqlitePooledStore(store, file, options.queryLimits) : store;
 }

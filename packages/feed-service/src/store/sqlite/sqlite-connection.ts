@@ -29,6 +29,24 @@ export function openSqliteDatabase(path: string): Database.Database {
   return db;
 }
 
+/**
+ * Opens an existing, already migrated database for reading only: the connection of a query
+ * thread. WAL lets it read beside the writer of this or another process.
+ */
+export function openSqliteReader(path: string): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new FeedServiceError("FEED_STORE_UNAVAILABLE", "The SQLite database could not be opened.", {
+      cause: error,
+    });
+  }
+  db.pragma("busy_timeout = 5000");
+  db.pragma("cache_size = -65536");
+  return db;
+}
+
 /** Prepared statements by SQL text, compiled on first use and reused for the connection's life. */
 export class StatementCache {
   readonly #db: Database.Database;

@@ -1,0 +1,101 @@
+/**
+ * The SQLite store as `serve` opens it (reads on query threads, writes on the calling thread):
+ * the whole store contract unchanged, the query deadline with the real store, and a writer's
+ * commits seen at once by the query threads.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { FeedServiceError } from "../../errors.js";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { incoming, T0 } from "../contract/contract-fixture.js";
+import { openStore } from "../open-store.js";
+import { runStoreContract } from "../store-contract.js";
+import { SqlitePooledStore } from "./sqlite-pooled-store.js";
+
+const dir = mkdtempSync(join(tmpdir(), "feed-pooled-store-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function fileFor(name: string): string {
+  return join(dir, `${name.replace(/[^A-Za-z0-9-]+/g, "_").slice(0, 80)}.db`);
+}
+
+// One query thread per lane keeps the suite's many stores cheap; the lanes' logic is the same.
+runStoreContract("sqlite, reads on query threads", (name) =>
+  openStore(fileFor(name), { queryLimits: { threads: 1 } }),
+);
+
+describe("sqlite store with query threads", () => {
+  it("is what openStore gives for a file with query limits, and a plain store for :memory:", async () => {
+    const pooled = await openStore(fileFor("kind"), { queryLimits: {} });
+    const memory = await openStore(":memory:", { queryLimits: {} });
+    try {
+      assert.ok(pooled instanceof SqlitePooledStore);
+      assert.ok(!(memory instanceof SqlitePooledStore));
+    } finally {
+      await pooled.close();
+      await memory.close();
+    }
+  });
+
+  it("sees each write at once on its query threads", async () => {
+    const store = await openStore(fileFor("fresh-reads"), { queryLimits: { threads: 2 } });
+    try {
+      const feed = await store.addFeed({ feedUrl: "https://fresh.test/rss", feedName: "Fresh" });
+      for (let i = 1; i <= 5; i++) {
+        await store.applyFeedUpdate(feed.feedId, {
+          posts: [incoming(`p${i}`, { seenAt: T0 + i })],
+          fetchState: {},
+        });
+        const page = await store.recentPosts({ limit: 10, offset: 0, languageIds: null });
+        assert.equal(page.length, i);
+        assert.equal(page[0]!.postTitle, `Title p${i}`);
+      }
+      assert.deepEqual(
+        (await store.feeds()).map((f) => f.postCount),
+        [5],
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("answers a call still running at the deadline with FEED_QUERY_TIMEOUT and keeps serving", async () => {
+    const path = fileFor("deadline");
+    const writer = await openStore(path);
+    const feed = await writer.addFeed({ feedUrl: "https://slow.test/rss", feedName: "Slow" });
+    const posts = Array.from({ length: 2000 }, (_, i) =>
+      incoming(`s${i}`, { seenAt: T0 + i, title: `common words ${i}`, excerpt: "common words again" }),
+    );
+    await writer.applyFeedUpdate(feed.feedId, { posts, fetchState: {} });
+    await writer.close();
+    // 1 ms: no search (not even a thread's start) finishes in time.
+    const strict = (await openStore(path, {
+      queryLimits: { queryTimeoutMs: 1, threads: 1 },
+    })) as SqlitePooledStore;
+    const relaxed = await openStore(path, { queryLimits: { threads: 1 } });
+    const search = {
+      limit: 20,
+      offset: 0,
+      languageIds: null,
+      query: parseSearchQuery("common"),
+      sort: "relevance" as const,
+    };
+    try {
+      const error = await strict.searchPosts(search).then(
+        () => assert.fail("the search should have passed the deadline"),
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof FeedServiceError);
+      assert.equal(error.code, "FEED_QUERY_TIMEOUT");
+      assert.match(error.message, /1 ms query deadline/);
+      assert.equal(strict.laneStats.heavy.timedOut, 1);
+      assert.equal((await relaxed.searchPosts(search)).length, 20);
+    } finally {
+      await strict.close();
+      await relaxed.close();
+    }
+  });
+});

@@ -1,0 +1,228 @@
+/**
+ * The SQLite store as `serve` uses it: every read of the 16 operations runs on a query thread with
+ * its own read-only connection (sqlite-read-worker.ts), so the request thread only decodes,
+ * dispatches and encodes; writes (clicks, search history, ingest, admin) stay on this thread's
+ * connection, as SQLite has one writer anyway. Two lanes: the catalog lookups on a thread of their
+ * own, everything else on `threads` threads (the cores), each call with the query deadline.
+ */
+import { FeedServiceError, type FeedServiceErrorCode, feedServiceErrorCodes } from "../../errors.js";
+import type { SearchQuery } from "../../search/search-query.js";
+import { ThreadLane, type ThreadLaneStats } from "../../threads/thread-lane.js";
+import { workerEntryUrl } from "../../threads/worker-entry-url.js";
+import {
+  defaultMaxQueued,
+  defaultQueryThreads,
+  defaultQueryTimeoutMs,
+  overloadedError,
+  type QueryLimits,
+  queryTimeoutError,
+} from "../query-limits.js";
+import type {
+  CategoryRecord,
+  FeedAdminRecord,
+  FeedClaimOptions,
+  FeedRecord,
+  FeedUpdate,
+  FeedUpdateResult,
+  LanguageDataRecord,
+  LanguageRecord,
+  NewFeed,
+  PostPage,
+  PostRecord,
+  SearchHistoryRecord,
+  SearchSort,
+  SmartCategoryRecord,
+  Store,
+} from "../store.js";
+import { lightReadMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
+import type { SqliteStore } from "./sqlite-store.js";
+
+const lightMethods = new Set<string>(lightReadMethods);
+
+function workerError(reply: { code?: string; message: string }): Error {
+  if (reply.code !== undefined && reply.code in feedServiceErrorCodes) {
+    return new FeedServiceError(reply.code as FeedServiceErrorCode, reply.message);
+  }
+  // Not meant for clients (a bug, a driver error): adapters answer these with a generic message.
+  return new Error(`query thread: ${reply.message}`);
+}
+
+export class SqlitePooledStore implements Store {
+  readonly dialect = "sqlite" as const;
+  readonly #main: SqliteStore;
+  readonly #light: ThreadLane;
+  readonly #heavy: ThreadLane;
+
+  /** `writer` is the open, migrated store of `path`; the pool opens its own readers of the file. */
+  constructor(writer: SqliteStore, path: string, limits: QueryLimits = {}) {
+    this.#main = writer;
+    const timeoutMs = limits.queryTimeoutMs ?? defaultQueryTimeoutMs;
+    const lane = (threads: number) =>
+      new ThreadLane({
+        entry: workerEntryUrl(import.meta.url, "sqlite-read-worker"),
+        workerData: { path },
+        threads,
+        timeoutMs,
+        maxQueued: limits.maxQueued ?? defaultMaxQueued,
+        timeoutError: () => queryTimeoutError(timeoutMs),
+        overloadError: overloadedError,
+        workerError,
+      });
+    this.#light = lane(1);
+    this.#heavy = lane(limits.threads ?? defaultQueryThreads());
+  }
+
+  /** Threads, busy, queued, and counts of replaced threads, timeouts and shed calls, per lane. */
+  get laneStats(): { light: ThreadLaneStats; heavy: ThreadLaneStats } {
+    return { light: this.#light.stats, heavy: this.#heavy.stats };
+  }
+
+  #read<T>(method: SqliteReadMethod, ...args: unknown[]): Promise<T> {
+    const lane = lightMethods.has(method) ? this.#light : this.#heavy;
+    return lane.run(method, args) as Promise<T>;
+  }
+
+  // --- reads of the 16 operations: on the query threads ---
+  recentPosts(page: PostPage): Promise<PostRecord[]> {
+    return this.#read("recentPosts", page);
+  }
+  postsByCategory(
+    page: PostPage & { categoryId: number; sincePostId: number | null; sinceDate: number | null },
+  ): Promise<PostRecord[]> {
+    return this.#read("postsByCategory", page);
+  }
+  postsByFeed(page: Omit<PostPage, "languageIds"> & { feedId: number }): Promise<PostRecord[]> {
+    return this.#read("postsByFeed", page);
+  }
+  searchPosts(
+    page: PostPage & { query: SearchQuery; sort: SearchSort },
+  ): Promise<Array<PostRecord & { score: number }>> {
+    return this.#read("searchPosts", page);
+  }
+  mostPopularPosts(args: {
+    since: number;
+    limit: number;
+    categoryId: number | null;
+  }): Promise<Array<PostRecord & { periodClicks: number }>> {
+    return this.#read("mostPopularPosts", args);
+  }
+  mostPopularFeeds(args: {
+    since: number;
+    limit: number;
+  }): Promise<Array<FeedRecord & { periodClicks: number }>> {
+    return this.#read("mostPopularFeeds", args);
+  }
+  mostProlificFeeds(args: {
+    since: number;
+    limit: number;
+  }): Promise<Array<FeedRecord & { periodPosts: number }>> {
+    return this.#read("mostProlificFeeds", args);
+  }
+  aggregateLanguageData(now: number): Promise<LanguageDataRecord[]> {
+    return this.#read("aggregateLanguageData", now);
+  }
+  categories(): Promise<CategoryRecord[]> {
+    return this.#read("categories");
+  }
+  smartCategories(): Promise<SmartCategoryRecord[]> {
+    return this.#read("smartCategories");
+  }
+  languages(): Promise<LanguageRecord[]> {
+    return this.#read("languages");
+  }
+  feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
+    return this.#read("feeds", filter);
+  }
+  searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
+    return this.#read("searchHistory", limit);
+  }
+  categoryById(id: number): Promise<CategoryRecord | undefined> {
+    return this.#read("categoryById", id);
+  }
+  feedById(id: number): Promise<FeedAdminRecord | undefined> {
+    return this.#read("feedById", id);
+  }
+  languageById(id: number): Promise<LanguageRecord | undefined> {
+    return this.#read("languageById", id);
+  }
+  smartCategoryById(id: number): Promise<SmartCategoryRecord | undefined> {
+    return this.#read("smartCategoryById", id);
+  }
+  smartCategoryByKey(key: string): Promise<SmartCategoryRecord | undefined> {
+    return this.#read("smartCategoryByKey", key);
+  }
+
+  // --- writes, ingest and admin: on this thread's connection ---
+  recordSearch(terms: string, at: number): Promise<void> {
+    return this.#main.recordSearch(terms, at);
+  }
+  recordClick(
+    postId: number,
+    clientHash: string,
+    at: number,
+    dedupeWindowMs: number,
+  ): Promise<{ link: string } | undefined> {
+    return this.#main.recordClick(postId, clientHash, at, dedupeWindowMs);
+  }
+  installSecret(): Promise<string> {
+    return this.#main.installSecret();
+  }
+  insertClick(postId: number, clientHash: string, at: number): Promise<void> {
+    return this.#main.insertClick(postId, clientHash, at);
+  }
+  addCategory(name: string): Promise<CategoryRecord> {
+    return this.#main.addCategory(name);
+  }
+  removeCategory(id: number): Promise<boolean> {
+    return this.#main.removeCategory(id);
+  }
+  addSmartCategory(args: { name: string; query: string; key?: string }): Promise<SmartCategoryRecord> {
+    return this.#main.addSmartCategory(args);
+  }
+  removeSmartCategory(id: number): Promise<boolean> {
+    return this.#main.removeSmartCategory(id);
+  }
+  ensureLanguage(code: string, name?: string): Promise<LanguageRecord> {
+    return this.#main.ensureLanguage(code, name);
+  }
+  addFeed(feed: NewFeed): Promise<FeedAdminRecord> {
+    return this.#main.addFeed(feed);
+  }
+  removeFeed(id: number): Promise<boolean> {
+    return this.#main.removeFeed(id);
+  }
+  adminFeeds(): Promise<FeedAdminRecord[]> {
+    return this.#main.adminFeeds();
+  }
+  dueFeeds(now: number, opts?: { all?: boolean; limit?: number }): Promise<FeedAdminRecord[]> {
+    return this.#main.dueFeeds(now, opts);
+  }
+  claimDueFeeds(now: number, opts: FeedClaimOptions): Promise<FeedAdminRecord[]> {
+    return this.#main.claimDueFeeds(now, opts);
+  }
+  releaseFeedClaim(feedId: number, worker: string): Promise<void> {
+    return this.#main.releaseFeedClaim(feedId, worker);
+  }
+  applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
+    return this.#main.applyFeedUpdate(feedId, update);
+  }
+  postKeys(
+    feedId: number,
+    keys: { guids: readonly string[]; links: readonly string[] },
+  ): Promise<Array<{ guid: string; link: string }>> {
+    return this.#main.postKeys(feedId, keys);
+  }
+  optimizeSearchIndex(): Promise<void> {
+    return this.#main.optimizeSearchIndex();
+  }
+  ping(): Promise<boolean> {
+    return this.#main.ping();
+  }
+  dataVersion(): Promise<string> {
+    return this.#main.dataVersion();
+  }
+  async close(): Promise<void> {
+    await Promise.all([this.#light.close(), this.#heavy.close()]);
+    await this.#main.close();
+  }
+}

@@ -1,0 +1,147 @@
+// The thread lane with real worker threads: calls run off the calling thread, the deadline stops a
+// runaway call and replaces its thread, a full queue refuses at once, a lost thread is replaced.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { threadId } from "node:worker_threads";
+import { ThreadLane, type ThreadLaneOptions } from "./thread-lane.js";
+
+// A worker speaking the lane's protocol: echo, spin (busy for N ms, as a runaway query is),
+// fail (an error with a code), crash (the thread dies), thread (its thread id).
+const workerCode = `
+import { parentPort, threadId } from "node:worker_threads";
+parentPort.on("message", ({ id, method, args }) => {
+  if (method === "crash") process.exit(3);
+  if (method === "fail") return parentPort.postMessage({ id, ok: false, code: "FEED_NOT_FOUND", message: "No post has id 9." });
+  if (method === "spin") { const end = Date.now() + args[0]; while (Date.now() < end); }
+  parentPort.postMessage({ id, ok: true, value: method === "thread" ? threadId : args[0] });
+});`;
+const entry = new URL(`data:text/javascript,${encodeURIComponent(workerCode)}`);
+
+class Coded extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function lane(overrides: Partial<ThreadLaneOptions> = {}): ThreadLane {
+  return new ThreadLane({
+    entry,
+    threads: 1,
+    timeoutMs: 5000,
+    maxQueued: 8,
+    timeoutError: () => new Coded("TIMEOUT", "past the deadline"),
+    overloadError: () => new Coded("BUSY", "queue full"),
+    workerError: (reply) => new Coded(reply.code ?? "LOST", reply.message),
+    ...overrides,
+  });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Coded> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Coded;
+  }
+  assert.fail("expected a rejection");
+}
+
+describe("thread lane", () => {
+  it("runs calls on another thread and answers each with its own value", async () => {
+    const l = lane({ threads: 2 });
+    try {
+      const values = await Promise.all([1, 2, 3, 4, 5].map((n) => l.run("echo", [{ n }])));
+      assert.deepEqual(values, [1, 2, 3, 4, 5].map((n) => ({ n })));
+      const thread = (await l.run("thread", [])) as number;
+      assert.notEqual(thread, threadId);
+      assert.equal((await rejection(l.run("fail", []))).code, "FEED_NOT_FOUND");
+    } finally {
+      await l.close();
+    }
+  });
+
+  it("keeps the calling thread free while a call runs", async () => {
+    const l = lane();
+    try {
+      await l.run("echo", [0]); // the thread is up
+      const spinning = l.run("spin", [800]);
+      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const late = performance.now() - started - 20;
+      assert.ok(late < 300, `a 20 ms timer fired ${late.toFixed(0)} ms late while the lane was busy`);
+      assert.equal(await spinning, 800);
+    } finally {
+      await l.close();
+    }
+  });
+
+  it("stops a call at the deadline, replaces its thread, and answers the next call", async () => {
+    const l = lane({ timeoutMs: 300 });
+    try {
+      const first = (await l.run("thread", [])) as number;
+      const started = performance.now();
+      const error = await rejection(l.run("spin", [20_000]));
+      const waited = performance.now() - started;
+      assert.equal(error.code, "TIMEOUT");
+      assert.ok(waited >= 290 && waited < 3000, `answered after ${waited.toFixed(0)} ms`);
+      const next = (await l.run("thread", [])) as number;
+      assert.notEqual(next, first, "the runaway thread was replaced");
+      assert.equal(l.stats.timedOut, 1);
+      assert.equal(l.stats.replaced, 1);
+    } finally {
+      await l.close();
+    }
+  });
+
+  it("times out a call that waited in the queue for the whole deadline", async () => {
+    const l = lane({ timeoutMs: 300 });
+    try {
+      await l.run("echo", [0]);
+      const running = rejection(l.run("spin", [20_000]));
+      const waiting = rejection(l.run("echo", ["never"]));
+      assert.equal((await waiting).code, "TIMEOUT");
+      assert.equal((await running).code, "TIMEOUT");
+      assert.equal(l.stats.queued, 0);
+      assert.equal(await l.run("echo", ["after"]), "after");
+    } finally {
+      await l.close();
+    }
+  });
+
+  it("refuses a call at once when the queue is full, and serves the queued ones", async () => {
+    const l = lane({ maxQueued: 2 });
+    try {
+      await l.run("echo", [0]);
+      const running = l.run("spin", [600]);
+      const queued = [l.run("echo", ["a"]), l.run("echo", ["b"])];
+      const started = performance.now();
+      const refused = await rejection(l.run("echo", ["c"]));
+      assert.equal(refused.code, "BUSY");
+      assert.ok(performance.now() - started < 200, "the refusal did not wait for the running call");
+      assert.equal(l.stats.shed, 1);
+      assert.deepEqual(await Promise.all([running, ...queued]), [600, "a", "b"]);
+    } finally {
+      await l.close();
+    }
+  });
+
+  it("fails the call of a thread that dies and replaces the thread", async () => {
+    const l = lane();
+    try {
+      const error = await rejection(l.run("crash", []));
+      assert.equal(error.code, "LOST");
+      assert.equal(await l.run("echo", ["still here"]), "still here");
+      assert.equal(l.stats.replaced, 1);
+    } finally {
+      await l.close();
+    }
+  });
+
+  it("refuses calls after close", async () => {
+    const l = lane();
+    await l.close();
+    assert.equal((await rejection(l.run("echo", [1]))).code, "LOST");
+  });
+});
