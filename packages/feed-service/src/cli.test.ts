@@ -67,6 +67,15 @@ test("--help everywhere; usage errors exit 2 with one line on stderr", async () 
   const envBool = await cli(["serve", "--port", "0"], { env: { FEED_SERVICE_NO_INGEST: "maybe" } });
   assert.equal(envBool.code, 2);
   assert.match(envBool.stderr, /FEED_SERVICE_NO_INGEST must be 1, true, 0 or false; got "maybe"/);
+  const zeroTimeout = await cli(["serve", "--query-timeout", "0"]);
+  assert.equal(zeroTimeout.code, 2);
+  assert.match(
+    zeroTimeout.stderr,
+    /--query-timeout must be a number of seconds above 0 and at most 3600 \(fractions allowed, e\.g\. 2\.5\); got "0"/,
+  );
+  const envTimeout = await cli(["serve"], { env: { FEED_SERVICE_QUERY_TIMEOUT: "ten" } });
+  assert.equal(envTimeout.code, 2);
+  assert.match(envTimeout.stderr, /--query-timeout must be a number of seconds[^\n]*got "ten"/);
   const replica = await cli(["serve", "--database", join(tempFolder(), "a.db"), "--read-database", "x.db"]);
   assert.equal(replica.code, 2);
   assert.match(replica.stderr, /read database can only be given with a postgres:\/\/ database/);
@@ -189,10 +198,49 @@ test("demo then serve: prints the URLs, answers SOAP and /healthz, stops cleanly
     assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: "ok" });
     const wsdl = await (await fetch(`${base}/webservices/FeedAggregator?wsdl`)).text();
     assert.match(wsdl, /location="https:\/\/feeds\.example\.org\/webservices\/FeedAggregator"/);
+    // Answered by the query threads of the built package.
+    const recent = await soapCall(
+      base,
+      "<getMostRecentPosts><limit>5</limit><offset>0</offset><languageIds/></getMostRecentPosts>",
+    );
+    assert.equal(recent.status, 200);
+    assert.equal((recent.body.match(/<data soapenc:arrayType="xsd:anyType\[12\]"/g) ?? []).length, 5);
   } finally {
     assert.equal(await stop(child), 0);
   }
+  // A deadline no query can meet: the call gets a fault that says so, and the server keeps serving.
+  const strict = await startBin(
+    ["serve", "--host", "127.0.0.1", "--no-ingest", "--query-timeout", "0.001"],
+    cwd,
+    {
+      FEED_SERVICE_PORT: "0",
+    },
+  );
+  try {
+    const search = await soapCall(
+      strict.base,
+      "<search><limit>20</limit><offset>0</offset><searchTerms>the</searchTerms><sortBy/><languageIds/></search>",
+    );
+    assert.equal(search.status, 500);
+    assert.match(search.body, /<faultcode>soapenv:Server\.userException<\/faultcode>/);
+    assert.match(
+      search.body,
+      /ComponentInvocationException: The query ran past the 1 ms query deadline and was stopped/,
+    );
+    assert.deepEqual(await (await fetch(`${strict.base}/healthz`)).json(), { status: "ok" });
+  } finally {
+    assert.equal(await stop(strict.child), 0);
+  }
 });
+
+async function soapCall(base: string, call: string): Promise<{ status: number; body: string }> {
+  const r = await fetch(`${base}/webservices/FeedAggregator`, {
+    method: "POST",
+    headers: { "Content-Type": "text/xml" },
+    body: `<Envelope xmlns="http://schemas.xmlsoap.org/soap/envelope/"><Body>${call.replace(/^<(\w+)/, '<$1 xmlns="http://webservices"')}</Body></Envelope>`,
+  });
+  return { status: r.status, body: await r.text() };
+}
 
 test("start-demo creates ./data/feeds.db on first run and reuses it after", async () => {
   const cwd = tempFolder();

@@ -76,6 +76,29 @@ export function readIntegerOption(
   return n;
 }
 
+/**
+ * A duration in seconds, fractions allowed (`--query-timeout 2.5`), within (0, max]; returned in
+ * milliseconds.
+ */
+export function readSecondsOption(
+  values: ParsedCommandLine["values"],
+  name: string,
+  fallbackMs: number,
+  maxSeconds: number,
+): number {
+  const raw = values[name];
+  if (raw === undefined) return fallbackMs;
+  const text = String(raw).trim();
+  const seconds = /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  const ms = Math.round(seconds * 1000);
+  if (!Number.isFinite(seconds) || ms < 1 || seconds > maxSeconds) {
+    throw badArgument(
+      `--${name} must be a number of seconds above 0 and at most ${maxSeconds} (fractions allowed, e.g. 2.5); got ${JSON.stringify(raw)}.`,
+    );
+  }
+  return ms;
+}
+
 export function readStringOption(values: ParsedCommandLine["values"], name: string): string | undefined {
   const raw = values[name];
   return typeof raw === "string" ? raw : undefined;

@@ -5,9 +5,10 @@ import { badArgument } from "../errors.js";
 import { createFeedServer } from "../http/feed-server.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
+import { defaultQueryThreads, defaultQueryTimeoutMs } from "../store/query-limits.js";
 import type { Store } from "../store/store.js";
 import type { Command, CommandContext } from "./command.js";
-import { readIntegerOption, readStringOption } from "./command-line.js";
+import { readIntegerOption, readSecondsOption, readStringOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
 import { startBackgroundIngest } from "./ingest-command.js";
 import { parseOptionsOnly } from "./options-only-command-line.js";
@@ -28,6 +29,9 @@ options (each also as an environment variable):
   --workers <n>          processes serving the one port (default 1) FEED_SERVICE_WORKERS
   --read-database <loc>  a postgres:// read replica that serves the FEED_SERVICE_READ_DATABASE
                          operations' reads (with a postgres:// --database only)
+  --query-timeout <s>    a query still running after this many      FEED_SERVICE_QUERY_TIMEOUT
+                         seconds is stopped and its call answered with a fault (default 10;
+                         fractions allowed)
   --help                 show this help`;
 
 const options = {
@@ -38,7 +42,11 @@ const options = {
   "no-ingest": { type: "boolean", env: true },
   workers: { type: "string", env: true },
   "read-database": { type: "string", env: true },
+  "query-timeout": { type: "string", env: true },
 } as const;
+
+/** The longest query deadline `--query-timeout` accepts: an hour. */
+const maxQueryTimeoutSeconds = 3600;
 
 export interface ServeSettings {
   readonly port: number;
@@ -100,6 +108,12 @@ export const serveCommand: Command = {
     const values = parseOptionsOnly("serve", usage, argv, options, context);
     if (!values) return 0;
     const workers = readIntegerOption(values, "workers", 1, 1, 1024);
+    const queryTimeoutMs = readSecondsOption(
+      values,
+      "query-timeout",
+      defaultQueryTimeoutMs,
+      maxQueryTimeoutSeconds,
+    );
     const settings: ServeSettings = {
       port: readIntegerOption(values, "port", 8080, 0, 65535),
       host: readStringOption(values, "host") ?? "0.0.0.0",
@@ -119,6 +133,8 @@ export const serveCommand: Command = {
     }
     const store = await openDatabase(databaseLocation(values), {
       readLocation: readStringOption(values, "read-database"),
+      // The processes of a cluster share the cores: each gets its part of the query threads.
+      queryLimits: { queryTimeoutMs, threads: Math.max(1, Math.floor(defaultQueryThreads() / workers)) },
     });
     return serveStore(store, settings, context);
   },

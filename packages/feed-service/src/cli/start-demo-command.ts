@@ -54,6 +54,6 @@ export const startDemoCommand: Command = {
     } else {
       context.output.out(`using the existing ${defaultDatabase}\n`);
     }
-    return serveStore(await openDatabase(path), settings, context);
+    return serveStore(await openDatabase(path, { queryLimits: {} }), settings, context);
   },
 };
