@@ -14,6 +14,7 @@ import type {
 } from "../store.js";
 import { FEED_ADMIN_COLUMNS, FEED_COLUMNS, FEED_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { DAY_MS } from "./postgres-page-seek.js";
 
 const CATEGORY_COLUMNS = `c.id AS "categoryId", c.name AS "categoryName",
   (SELECT count(*) FROM feeds WHERE category_id = c.id) AS "feedCount"`;
@@ -96,6 +97,10 @@ export function dueFeeds(sql: Sql, now: number, all: boolean, limit: number): Pr
   );
 }
 
+/**
+ * Clicks per feed in the window: whole days from `click_days`, the window's partial first day
+ * from `clicks` (at most a day of clicks).
+ */
 export function mostPopularFeeds(
   sql: Sql,
   args: { since: number; limit: number },
@@ -103,14 +108,19 @@ export function mostPopularFeeds(
   if (args.limit === 0) return Promise.resolve([]);
   return rows(
     sql,
-    `WITH w AS (SELECT p.feed_id, count(*) AS n FROM clicks k JOIN posts p ON p.id = k.post_id
-        WHERE k.clicked_at >= $1 GROUP BY p.feed_id)
+    `WITH w AS (SELECT feed_id, sum(n) AS n FROM (
+          SELECT feed_id, clicks AS n FROM click_days WHERE day > post_day($1)
+          UNION ALL
+          SELECT p.feed_id, count(*) FROM clicks k JOIN posts p ON p.id = k.post_id
+            WHERE k.clicked_at >= $1 AND k.clicked_at < (post_day($1) + 1) * ${DAY_MS}::bigint GROUP BY p.feed_id
+        ) parts GROUP BY feed_id HAVING sum(n) > 0)
       SELECT ${FEED_COLUMNS}, w.n AS "periodClicks" FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
       ORDER BY w.n DESC, f.id LIMIT $2`,
     [args.since, args.limit],
   );
 }
 
+/** Posts per feed in the window: whole days from `post_days`, the partial first day from `posts`. */
 export function mostProlificFeeds(
   sql: Sql,
   args: { since: number; limit: number },
@@ -118,10 +128,14 @@ export function mostProlificFeeds(
   if (args.limit === 0) return Promise.resolve([]);
   return rows(
     sql,
-    `SELECT * FROM (SELECT ${FEED_COLUMNS},
-        (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= $1) AS "periodPosts"
-        FROM feeds f ${FEED_JOINS}) AS ranked
-      WHERE "periodPosts" > 0 ORDER BY "periodPosts" DESC, "feedId" LIMIT $2`,
+    `WITH w AS (SELECT feed_id, sum(n) AS n FROM (
+          SELECT feed_id, posts AS n FROM post_days WHERE day > post_day($1)
+          UNION ALL
+          SELECT f.id, (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= $1
+              AND p.post_date < (post_day($1) + 1) * ${DAY_MS}::bigint) FROM feeds f
+        ) parts GROUP BY feed_id HAVING sum(n) > 0)
+      SELECT ${FEED_COLUMNS}, w.n AS "periodPosts" FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
+      ORDER BY w.n DESC, f.id LIMIT $2`,
     [args.since, args.limit],
   );
 }
@@ -135,18 +149,21 @@ export function searchHistory(sql: Sql, limit: number): Promise<SearchHistoryRec
   );
 }
 
-const DAY_MS = 86_400_000;
-
+/**
+ * Post and click totals from `post_days` (its click sums are of the posts' all-time counters);
+ * the last 24 hours and the newest post per language are ranges of posts_by_language.
+ */
 export function aggregateLanguageData(sql: Sql, now: number): Promise<LanguageDataRecord[]> {
   return rows(
     sql,
-    `SELECT l.id AS "languageId", l.name AS "languageName", l.code AS "languageCode",
+    `WITH totals AS (SELECT language_id, sum(posts) AS posts, sum(clicks) AS clicks FROM post_days GROUP BY language_id)
+      SELECT l.id AS "languageId", l.name AS "languageName", l.code AS "languageCode",
         (SELECT count(*) FROM feeds WHERE language_id = l.id) AS "feedCount",
-        (SELECT count(*) FROM posts WHERE language_id = l.id) AS "postCount",
+        coalesce(t.posts, 0) AS "postCount",
         (SELECT count(*) FROM posts WHERE language_id = l.id AND post_date > $1 AND post_date <= $2) AS "postsLast24Hours",
-        (SELECT coalesce(sum(clicks), 0) FROM posts WHERE language_id = l.id AND clicks > 0) AS "clicks",
+        coalesce(t.clicks, 0) AS "clicks",
         (SELECT max(post_date) FROM posts WHERE language_id = l.id) AS "lastPostDate"
-      FROM languages l ORDER BY l.id`,
+      FROM languages l LEFT JOIN totals t ON t.language_id = l.id ORDER BY l.id`,
     [now - DAY_MS, now],
   );
 }

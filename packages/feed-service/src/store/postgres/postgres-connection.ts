@@ -35,6 +35,8 @@ export interface PostgresPoolOptions {
   max?: number;
   /** Create the schema when missing (default true; a read replica cannot). */
   createSchema?: boolean;
+  /** Every statement of the pool is cancelled by the server after this long (default: never). */
+  statementTimeoutMs?: number;
 }
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -49,12 +51,19 @@ export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg
       `A PostgreSQL schema name must be lower-case letters, digits and _; got ${JSON.stringify(options.schema)}.`,
     );
   }
+  // Startup options of each connection: set once per connection, no round trip per query.
+  const settings = [
+    ...(options.schema ? [`-c search_path=${options.schema}`] : []),
+    ...(options.statementTimeoutMs !== undefined
+      ? [`-c statement_timeout=${options.statementTimeoutMs}`]
+      : []),
+  ];
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     types,
     connectionTimeoutMillis: 10_000,
-    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    ...(settings.length > 0 ? { options: settings.join(" ") } : {}),
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on("error", () => {});
@@ -152,6 +161,17 @@ export function translatePostgresError(error: unknown, conflictMessage?: string)
   }
   if (code === "22021" || code === "22P05") {
     return badArgument("Text must not contain NUL characters or bytes that are not UTF-8.");
+  }
+  if (code === "57014") {
+    // The pool's statement_timeout (or an operator's pg_cancel_backend); the store that set the
+    // deadline rewrites the message with its length (see postgres-read-side.ts).
+    return new FeedServiceError(
+      "FEED_QUERY_TIMEOUT",
+      "The query ran past the query deadline and was stopped.",
+      {
+        cause: error,
+      },
+    );
   }
   if (code === "23503") {
     return new FeedServiceError("FEED_NOT_FOUND", "A referenced row does not exist.", { cause: error });

@@ -1,10 +1,10 @@
 /** The PostgreSQL side of `migrate-data`: reads and writes the store tables of one database. */
 import type pg from "pg";
+import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
 import { htmlToIndexText } from "../index-text.js";
 import { inTransaction, openPostgresPool, rows } from "./postgres-connection.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { searchVector } from "./postgres-text-search.js";
-import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
 
 const POST_TITLE = 4;
 const POST_EXCERPT = 5;

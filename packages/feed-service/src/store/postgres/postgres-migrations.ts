@@ -11,6 +11,7 @@
 import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { createRollups } from "./postgres-rollups.js";
 import { searchVector } from "./postgres-text-search.js";
 
 interface PostgresMigration {
@@ -194,6 +195,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
           body_length = length(ts_filter(search_vector, '{d}'));
       `);
     },
+  },
+  {
+    version: 6,
+    description:
+      "roll-ups kept by triggers: posts per feed, category, language and day; clicks per feed and day; indexes by clicks",
+    up: createRollups,
   },
 ];
 

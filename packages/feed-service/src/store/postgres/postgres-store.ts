@@ -1,8 +1,10 @@
 /**
  * The PostgreSQL dialect of the `Store` (driver `pg`, a connection pool per process). Reads of the
  * 16 operations may go to a read replica (`readUrl`); every write (clicks, search history, admin,
- * ingest) and every read a write depends on goes to the primary. The SQL lives in the query and
- * writer modules next to this file; this class wires them to the interface and owns the pools.
+ * ingest) and every read a write depends on goes to the primary. The reads of the operations run
+ * on their own pool, with the query deadline and the heavy lane of `PostgresReadSide`; writes
+ * have no deadline (a migration or a large refresh may take longer). The SQL lives in the query
+ * and writer modules next to this file; this class wires them to the interface and owns the pools.
  */
 import type pg from "pg";
 import type { SearchQuery } from "../../search/search-query.js";
@@ -30,92 +32,102 @@ import { openPostgresPool, rows } from "./postgres-connection.js";
 import { claimDueFeeds, releaseFeedClaim } from "./postgres-feed-claims.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
+import { mostPopularPosts } from "./postgres-popular-posts.js";
 import * as posts from "./postgres-post-queries.js";
+import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
 import { searchPosts } from "./postgres-search-queries.js";
+
+/** Pages starting past this many posts go through the heavy lane. */
+const DEEP_OFFSET = 1000;
 
 export class PostgresStore implements Store {
   readonly dialect = "postgres" as const;
   readonly #pool: pg.Pool;
-  readonly #read: pg.Pool;
+  readonly #read: PostgresReadSide;
 
-  /** Takes open pools on a migrated database; use `openPostgresStore` to open a URL. */
-  constructor(pool: pg.Pool, readPool: pg.Pool = pool) {
+  /** Takes an open primary pool and read side on a migrated database; use `openPostgresStore` to open a URL. */
+  constructor(pool: pg.Pool, read: PostgresReadSide) {
     this.#pool = pool;
-    this.#read = readPool;
+    this.#read = read;
+  }
+
+  /** The read side (its lane's load, and slow reads in tests). */
+  get readSide(): PostgresReadSide {
+    return this.#read;
   }
 
   recentPosts(page: PostPage): Promise<PostRecord[]> {
-    return posts.recentPosts(this.#read, page);
+    return this.#read.read(page.offset > DEEP_OFFSET, (sql) => posts.recentPosts(sql, page));
   }
   postsByCategory(
     page: PostPage & { categoryId: number; sincePostId: number | null; sinceDate: number | null },
   ): Promise<PostRecord[]> {
-    return posts.postsByCategory(this.#read, page);
+    return this.#read.read(page.offset > DEEP_OFFSET, (sql) => posts.postsByCategory(sql, page));
   }
   postsByFeed(page: Omit<PostPage, "languageIds"> & { feedId: number }): Promise<PostRecord[]> {
-    return posts.postsByFeed(this.#read, page);
+    return this.#read.read(page.offset > DEEP_OFFSET, (sql) => posts.postsByFeed(sql, page));
   }
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
-    return searchPosts(this.#read, page);
+    return this.#read.heavy((sql) => searchPosts(sql, page));
   }
   mostPopularPosts(args: {
     since: number;
     limit: number;
     categoryId: number | null;
   }): Promise<Array<PostRecord & { periodClicks: number }>> {
-    return posts.mostPopularPosts(this.#read, args);
+    return this.#read.heavy((sql) => mostPopularPosts(sql, args));
   }
   categories(): Promise<CategoryRecord[]> {
-    return catalog.categories(this.#read);
+    return this.#read.cheap((sql) => catalog.categories(sql));
   }
   smartCategories(): Promise<SmartCategoryRecord[]> {
-    return catalog.smartCategories(this.#read);
+    return this.#read.cheap((sql) => catalog.smartCategories(sql));
   }
   languages(): Promise<LanguageRecord[]> {
-    return catalog.languages(this.#read);
+    return this.#read.cheap((sql) => catalog.languages(sql));
   }
   mostPopularFeeds(args: {
     since: number;
     limit: number;
   }): Promise<Array<FeedRecord & { periodClicks: number }>> {
-    return catalog.mostPopularFeeds(this.#read, args);
+    return this.#read.heavy((sql) => catalog.mostPopularFeeds(sql, args));
   }
   mostProlificFeeds(args: {
     since: number;
     limit: number;
   }): Promise<Array<FeedRecord & { periodPosts: number }>> {
-    return catalog.mostProlificFeeds(this.#read, args);
+    return this.#read.heavy((sql) => catalog.mostProlificFeeds(sql, args));
   }
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
-    return catalog.feeds(this.#read, filter);
+    return this.#read.cheap((sql) => catalog.feeds(sql, filter));
   }
   searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
-    return catalog.searchHistory(this.#read, limit);
+    return this.#read.cheap((sql) => catalog.searchHistory(sql, limit));
   }
   recordSearch(terms: string, at: number): Promise<void> {
     return activity.recordSearch(this.#pool, terms, at);
   }
   aggregateLanguageData(now: number): Promise<LanguageDataRecord[]> {
-    return catalog.aggregateLanguageData(this.#read, now);
+    return this.#read.heavy((sql) => catalog.aggregateLanguageData(sql, now));
   }
 
   categoryById(id: number): Promise<CategoryRecord | undefined> {
-    return catalog.categoryById(this.#read, id);
+    return this.#read.cheap((sql) => catalog.categoryById(sql, id));
   }
   /** From the primary: ingest and the admin commands read a feed right after writing it. */
   feedById(id: number): Promise<FeedAdminRecord | undefined> {
     return catalog.feedById(this.#pool, id);
   }
   languageById(id: number): Promise<LanguageRecord | undefined> {
-    return catalog.languageById(this.#read, id);
+    return this.#read.cheap((sql) => catalog.languageById(sql, id));
   }
   smartCategoryById(id: number): Promise<SmartCategoryRecord | undefined> {
-    return catalog.smartCategoryById(this.#read, id);
+    return this.#read.cheap((sql) => catalog.smartCategoryById(sql, id));
   }
   smartCategoryByKey(key: string): Promise<SmartCategoryRecord | undefined> {
-    return catalog.smartCategoryByKey(this.#read, key);
+    return this.#read.cheap((sql) => catalog.smartCategoryByKey(sql, key));
   }
 
   recordClick(
@@ -185,7 +197,7 @@ export class PostgresStore implements Store {
   async ping(): Promise<boolean> {
     try {
       await this.#pool.query("SELECT 1");
-      if (this.#read !== this.#pool) await this.#read.query("SELECT 1");
+      await this.#read.pool.query("SELECT 1");
       return true;
     } catch {
       return false;
@@ -197,27 +209,24 @@ export class PostgresStore implements Store {
    * replayed so far, so a cache never holds an answer newer or older than what the replica shows.
    */
   async dataVersion(): Promise<string> {
-    const [row] = await rows<{ v: string }>(
-      this.#read,
-      "SELECT coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text AS v",
+    const [row] = await this.#read.cheap((sql) =>
+      rows<{ v: string }>(sql, "SELECT coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text AS v"),
     );
     return row!.v;
   }
   async close(): Promise<void> {
     await this.#pool.end().catch(() => {});
-    if (this.#read !== this.#pool) await this.#read.end().catch(() => {});
+    await this.#read.end().catch(() => {});
   }
 }
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends ReadSideOptions {
   /** The primary: a `postgres://` URL. */
   url: string;
   /** A read replica for the operations' reads (optional). */
   readUrl?: string;
   /** Work in this schema (created when missing). */
   schema?: string;
-  /** Connections per pool (default 10). */
-  poolSize?: number;
 }
 
 /**
@@ -228,18 +237,23 @@ export interface PostgresStoreOptions {
  * await store.recentPosts({ limit: 20, offset: 0, languageIds: null });
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const pool = await openPostgresPool({ url: options.url, schema: options.schema, max: options.poolSize });
+  const readOptions = resolveReadSideOptions(options);
+  const pool = await openPostgresPool({
+    url: options.url,
+    schema: options.schema,
+    max: readOptions.poolSize,
+  });
   try {
     await migratePostgres(pool);
-    const read = options.readUrl
-      ? await openPostgresPool({
-          url: options.readUrl,
-          schema: options.schema,
-          max: options.poolSize,
-          createSchema: false,
-        })
-      : pool;
-    return new PostgresStore(pool, read);
+    // Its own pool even without a replica: the deadline (statement_timeout) must not stop writes.
+    const read = await openPostgresPool({
+      url: options.readUrl ?? options.url,
+      schema: options.schema,
+      max: readOptions.poolSize,
+      createSchema: false,
+      statementTimeoutMs: readOptions.queryTimeoutMs,
+    });
+    return new PostgresStore(pool, new PostgresReadSide(read, readOptions));
   } catch (error) {
     await pool.end().catch(() => {});
     throw error;

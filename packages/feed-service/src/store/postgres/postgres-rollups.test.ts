@@ -1,0 +1,110 @@
+/**
+ * The roll-ups of migration 6 on a real PostgreSQL server: after every kind of write (ingest,
+ * updates that move a post to another day or language, clicks, a category removal's SET NULL, a
+ * feed removal's cascade, migrate-data's TRUNCATE, a backfill of an older database) they equal
+ * what counting the base tables gives.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type pg from "pg";
+import { DAY, HOUR, incoming, seedCorpus, T0 } from "../contract/contract-fixture.js";
+import { openPostgresPool, rows } from "./postgres-connection.js";
+import { PostgresEndpoint } from "./postgres-copy-endpoint.js";
+import { migratePostgres } from "./postgres-migrations.js";
+import { openPostgresStore } from "./postgres-store.js";
+import { startTestPostgres, type TestPostgres } from "./test-postgres-server.js";
+
+let server: TestPostgres;
+before(async () => {
+  server = await startTestPostgres();
+});
+after(() => server?.stop());
+
+/** The roll-ups and the same figures counted from the base tables, for deepEqual. */
+async function rollupsAndCounts(pool: pg.Pool) {
+  const postDays = `SELECT feed_id, category_id, language_id, day, posts, clicks FROM post_days
+    WHERE posts <> 0 OR clicks <> 0 ORDER BY 1, 2, 3, 4`;
+  const postCounts = `SELECT feed_id, category_id, language_id, post_day(post_date) AS day, count(*) AS posts,
+    sum(clicks) AS clicks FROM posts GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`;
+  const clickDays = "SELECT feed_id, day, clicks FROM click_days WHERE clicks <> 0 ORDER BY 1, 2";
+  const clickCounts = `SELECT p.feed_id, post_day(k.clicked_at) AS day, count(*) AS clicks
+    FROM clicks k JOIN posts p ON p.id = k.post_id GROUP BY 1, 2 ORDER BY 1, 2`;
+  // Bounds may be wider than the ids after deletes, never narrower.
+  const badBounds = `SELECT count(*) AS n FROM posts p JOIN post_days d ON d.feed_id = p.feed_id
+    AND d.day = post_day(p.post_date) AND d.language_id = p.language_id
+    AND d.category_id IS NOT DISTINCT FROM p.category_id WHERE p.id < d.min_id OR p.id > d.max_id`;
+  return {
+    rollups: { days: await rows(pool, postDays), clicks: await rows(pool, clickDays) },
+    counts: { days: await rows(pool, postCounts), clicks: await rows(pool, clickCounts) },
+    badBounds: (await rows<{ n: number }>(pool, badBounds))[0]!.n,
+  };
+}
+
+async function assertInStep(pool: pg.Pool, when: string): Promise<void> {
+  const { rollups, counts, badBounds } = await rollupsAndCounts(pool);
+  assert.deepEqual(rollups, counts, `roll-ups out of step ${when}`);
+  assert.equal(badBounds, 0, `id bounds too narrow ${when}`);
+}
+
+describe("postgres roll-ups", () => {
+  it("stay equal to counts of posts and clicks through every kind of write", async () => {
+    const url = await server.createDatabase("rollups_writes");
+    const store = await openPostgresStore({ url });
+    const pool = await openPostgresPool({ url });
+    try {
+      const { post, feed, cat } = await seedCorpus(store);
+      await assertInStep(pool, "after ingest");
+      await store.insertClick(post.a1!, "x", T0 - HOUR);
+      await store.insertClick(post.a1!, "y", T0 - 3 * DAY);
+      await store.recordClick(post.g1!, "z", T0, 600_000);
+      await store.recordClick(post.g1!, "z", T0 + 1, 600_000); // deduplicated
+      await store.insertClick(post.b2!, "x", T0 - 2 * DAY);
+      await assertInStep(pool, "after clicks");
+      // a2 moves to another day and language; a3 is unchanged; a new post arrives.
+      await store.applyFeedUpdate(feed.alpha, {
+        fetchState: {},
+        posts: [
+          incoming("a2", { title: "Node streams", publishedAt: T0 - 40 * DAY, languageId: 2 }),
+          incoming("a3", { title: "Deno and Bun", publishedAt: T0 - 2 * HOUR }),
+          incoming("a5", { title: "Fresh", publishedAt: T0 + HOUR }),
+        ],
+      });
+      await assertInStep(pool, "after an update");
+      await store.removeCategory(cat.data);
+      await assertInStep(pool, "after a category removal");
+      await store.removeFeed(feed.gamma);
+      await store.removeFeed(feed.alpha);
+      await assertInStep(pool, "after feed removals");
+      const endpoint = await PostgresEndpoint.open(url);
+      await endpoint.clear();
+      await endpoint.close();
+      await assertInStep(pool, "after migrate-data's clear");
+      assert.equal((await rows<{ n: number }>(pool, "SELECT count(*) AS n FROM post_days"))[0]!.n, 0);
+    } finally {
+      await pool.end();
+      await store.close();
+    }
+  });
+
+  it("are filled from the rows of a database that had none", async () => {
+    const url = await server.createDatabase("rollups_backfill");
+    const pool = await openPostgresPool({ url });
+    try {
+      assert.equal(await migratePostgres(pool, 5), 5);
+      await pool.query(
+        `INSERT INTO categories (id, name, name_key) VALUES (1, 'C', 'c');
+         INSERT INTO feeds (id, url, name, name_key, category_id, language_id) VALUES
+           (1, 'https://a.test/f', 'A', 'a', 1, 1), (2, 'https://b.test/f', 'B', 'b', NULL, 2);
+         INSERT INTO posts (id, feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, category_id, clicks)
+           SELECT i, 1 + i % 2, 'g' || i, 'https://a.test/' || i, 't', '', '', 0, ${T0} - i * ${HOUR}, 1 + i % 2,
+             CASE WHEN i % 2 = 0 THEN NULL ELSE 1 END, i % 4 FROM generate_series(1, 300) i;
+         INSERT INTO clicks (post_id, clicked_at, client_hash)
+           SELECT p.id, ${T0} - g * ${DAY}, 'h' FROM posts p, generate_series(1, p.clicks) g;`,
+      );
+      assert.equal(await migratePostgres(pool), 6);
+      await assertInStep(pool, "after the backfill");
+    } finally {
+      await pool.end();
+    }
+  });
+});
