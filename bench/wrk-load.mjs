@@ -9,10 +9,15 @@ const unitMs = { us: 0.001, ms: 1, s: 1000 };
 
 /**
  * Runs wrk (asynchronously, so servers in the calling process keep serving) against `url` with the
- * Lua script `lua`; returns requests per second, p99 in ms, non-2xx/3xx count and socket errors.
+ * Lua script `lua`; returns requests per second, p50 and p99 in ms, non-2xx/3xx count and socket errors.
  */
 export async function runWrk({ url, lua, connections, seconds }) {
   await run("wrk", ["-t1", `-c${connections}`, "-d2s", "-s", lua, url]);
+  return runWrkOnce({ url, lua, connections, seconds });
+}
+
+/** One measured wrk run without the warm-up (for runs that must overlap another load). */
+export async function runWrkOnce({ url, lua, connections, seconds }) {
   const { stdout: out } = await run("wrk", [
     "-t1",
     `-c${connections}`,
@@ -23,8 +28,10 @@ export async function runWrk({ url, lua, connections, seconds }) {
     url,
   ]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p50 = /\s50%\s+([\d.]+)(us|ms|s)\b/.exec(out);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
   const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socketErrors = /Socket errors: (.*)/.exec(out)?.[1] ?? "none";
-  return { rps, p99: p99 ? Number(p99[1]) * unitMs[p99[2]] : Number.NaN, errors, socketErrors };
+  const ms = (m) => (m ? Number(m[1]) * unitMs[m[2]] : Number.NaN);
+  return { rps, p50: ms(p50), p99: ms(p99), errors, socketErrors };
 }

@@ -38,6 +38,8 @@ import { lightReadMethods, type SqliteReadMethod } from "./sqlite-read-methods.j
 import type { SqliteStore } from "./sqlite-store.js";
 
 const lightMethods = new Set<string>(lightReadMethods);
+/** The nice value of the heavy query threads (0 is normal, 19 the lowest priority). */
+const HEAVY_NICE = 10;
 
 function workerError(reply: { code?: string; message: string }): Error {
   if (reply.code !== undefined && reply.code in feedServiceErrorCodes) {
@@ -57,10 +59,10 @@ export class SqlitePooledStore implements Store {
   constructor(writer: SqliteStore, path: string, limits: QueryLimits = {}) {
     this.#main = writer;
     const timeoutMs = limits.queryTimeoutMs ?? defaultQueryTimeoutMs;
-    const lane = (threads: number) =>
+    const lane = (threads: number, nice: number) =>
       new ThreadLane({
         entry: workerEntryUrl(import.meta.url, "sqlite-read-worker"),
-        workerData: { path },
+        workerData: { path, nice },
         threads,
         timeoutMs,
         maxQueued: limits.maxQueued ?? defaultMaxQueued,
@@ -68,8 +70,10 @@ export class SqlitePooledStore implements Store {
         overloadError: overloadedError,
         workerError,
       });
-    this.#light = lane(1);
-    this.#heavy = lane(limits.threads ?? defaultQueryThreads());
+    // The heavy threads run at a lower CPU priority than this thread and the light lane: with every
+    // core busy with searches, a request still gets decoded and a cheap call answered at once.
+    this.#light = lane(1, 0);
+    this.#heavy = lane(limits.threads ?? defaultQueryThreads(), HEAVY_NICE);
   }
 
   /** Threads, busy, queued, and counts of replaced threads, timeouts and shed calls, per lane. */

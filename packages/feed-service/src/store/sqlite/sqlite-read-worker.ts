@@ -6,11 +6,13 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { FeedServiceError } from "../../errors.js";
 import type { WorkerReply } from "../../threads/thread-lane.js";
+import { lowerThisThreadPriority } from "../../threads/thread-priority.js";
 import { openSqliteReader } from "./sqlite-connection.js";
 import { readMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
 import { SqliteStore } from "./sqlite-store.js";
 
-const { path } = workerData as { path: string };
+const { path, nice } = workerData as { path: string; nice: number };
+if (nice !== 0) lowerThisThreadPriority(nice);
 const store = new SqliteStore(openSqliteReader(path));
 const allowed = new Set<string>(readMethods);
 
