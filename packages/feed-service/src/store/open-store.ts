@@ -15,8 +15,9 @@ export interface OpenStoreOptions {
   readLocation?: string;
   /**
    * Serve the reads of the 16 operations off the calling thread, with a deadline and a bounded
-   * queue (what `serve` does): a SQLite file gets a pool of query threads. Left out, every call
-   * runs on the calling thread (the admin commands, ingest, tests of the store itself).
+   * queue (what `serve` does): a SQLite file gets a pool of query threads. Left out, every SQLite
+   * call runs on the calling thread (the admin commands, ingest, tests of the store itself).
+   * PostgreSQL reads always run with a deadline and a heavy lane; `queryTimeoutMs` sets it.
    */
   queryLimits?: QueryLimits;
 }
@@ -41,7 +42,14 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     if (readLocation !== undefined && !postgresUrl.test(readLocation)) {
       throw badArgument("The read database must be a postgres:// URL, like the database it replicates.");
     }
-    return openPostgresStore({ url: value, readUrl: readLocation });
+    // PostgreSQL always reads with the deadline (statement_timeout) and a heavy lane; serve's
+    // --query-timeout sets the deadline.
+    const deadline = options.queryLimits?.queryTimeoutMs;
+    return openPostgresStore({
+      url: value,
+      readUrl: readLocation,
+      ...(deadline === undefined ? {} : { queryTimeoutMs: deadline }),
+    });
   }
   if (readLocation !== undefined) {
     throw badArgument("A read database can only be given with a postgres:// database; SQLite has one file.");
