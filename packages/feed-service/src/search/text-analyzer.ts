@@ -1,0 +1,101 @@
+/**
+ * The text analyzer of search (spec §4): one function that turns text into the tokens both the
+ * index and the query use, on every backend, so that SQLite and PostgreSQL find the same posts.
+ *
+ * - Unicode NFKC first: full-width Latin and digits become ASCII, half-width katakana full-width,
+ *   compatibility characters their plain form.
+ * - Scripts written with spaces: words as `searchWords` defines them (letters, digits, the
+ *   combining diacritics), lower-cased, Latin diacritics removed.
+ * - Han, Hiragana, Katakana and Hangul, written without spaces between words: each run of one of
+ *   these scripts gives each character and each pair of neighbours, interleaved (`東京都` ->
+ *   `東 東京 京 京都 都`), the model of Elasticsearch's cjk_bigram filter with unigrams kept. A
+ *   query term analysed the same way and searched as a phrase then matches wherever its
+ *   characters occur in that order inside a run (`東京` finds `東京都`), a single character
+ *   included, and never across the edge of a run.
+ * - Thai, written without spaces: words as the platform's dictionary segmenter (Intl.Segmenter,
+ *   ICU) finds them.
+ *
+ * Tokens hold no whitespace, so a backend can store them joined by spaces and split them back.
+ */
+import { foldSearchChar } from "./search-words.js";
+
+type RunKind = "word" | "han" | "hiragana" | "katakana" | "hangul" | "thai";
+
+const han = /\p{Script=Han}/u;
+const hiragana = /\p{Script=Hiragana}/u;
+const katakana = /\p{Script=Katakana}/u;
+const hangul = /\p{Script=Hangul}/u;
+const thai = /\p{Script=Thai}/u;
+/** Characters of no one script used inside kana words: the prolonged sound mark ー and its half-width form. */
+const kanaCommon = /[\u30fc\uff70]/u;
+const letterOrDigit = /[\p{L}\p{N}\p{Co}]/u;
+const mark = /\p{M}/u;
+
+/** Which kind of run a character belongs to (or null for a separator), given the run it follows. */
+function kindOf(ch: string, previous: RunKind | null): RunKind | null {
+  if (han.test(ch)) return "han";
+  if (hiragana.test(ch)) return "hiragana";
+  if (katakana.test(ch)) return "katakana";
+  if (kanaCommon.test(ch)) return previous === "hiragana" ? "hiragana" : "katakana";
+  if (hangul.test(ch)) return "hangul";
+  if (thai.test(ch)) return letterOrDigit.test(ch) || mark.test(ch) ? "thai" : null;
+  if (letterOrDigit.test(ch)) return "word";
+  // A combining mark continues the word it follows (é written as e + U+0301).
+  if (mark.test(ch) && previous === "word") return "word";
+  return null;
+}
+
+let thaiSegmenter: Intl.Segmenter | undefined;
+
+function thaiWords(run: string, out: string[]): void {
+  thaiSegmenter ??= new Intl.Segmenter("th", { granularity: "word" });
+  for (const part of thaiSegmenter.segment(run)) {
+    if (part.isWordLike) out.push(part.segment);
+  }
+}
+
+function foldWord(run: string): string {
+  let folded = "";
+  for (const ch of run) folded += foldSearchChar(ch.codePointAt(0)!);
+  return folded;
+}
+
+function emit(kind: RunKind, run: string, out: string[]): void {
+  if (kind === "word") {
+    const word = foldWord(run);
+    if (word !== "") out.push(word);
+  } else if (kind === "thai") {
+    thaiWords(run, out);
+  } else {
+    const chars = [...run];
+    for (let i = 0; i < chars.length; i++) {
+      out.push(chars[i]!);
+      if (i + 1 < chars.length) out.push(chars[i]! + chars[i + 1]!);
+    }
+  }
+}
+
+/**
+ * The search tokens of a text, in order.
+ *
+ * @example
+ * analyzeText("Crème brûlée"); // ["creme", "brulee"]
+ * analyzeText("東京都の天気"); // ["東", "東京", "京", "京都", "都", "の", "天", "天気", "気"]
+ * analyzeText("iPhone発売"); // ["iphone", "発", "発売", "売"]
+ */
+export function analyzeText(text: string): string[] {
+  const out: string[] = [];
+  let kind: RunKind | null = null;
+  let run = "";
+  for (const ch of text.normalize("NFKC")) {
+    const next = kindOf(ch, kind);
+    if (next !== kind) {
+      if (kind !== null && run !== "") emit(kind, run, out);
+      run = "";
+      kind = next;
+    }
+    if (next !== null) run += ch;
+  }
+  if (kind !== null && run !== "") emit(kind, run, out);
+  return out;
+}
