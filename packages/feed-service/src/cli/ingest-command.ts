@@ -4,15 +4,13 @@
  * a whole (there were feeds and not one could be refreshed); single failing feeds are reported
  * and recorded on the feed, and the pass still succeeds.
  */
-import { FeedServiceError } from "../errors.js";
+import { formatIngestSummary } from "../ingest/background-ingest.js";
 import { type IngestSummary, runIngestPass } from "../ingest/ingest-pass.js";
-import { IngestScheduler } from "../ingest/ingest-scheduler.js";
-import type { Store } from "../store/store.js";
 import type { Command } from "./command.js";
 import { readIntegerOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
 import { parseOptionsOnly } from "./options-only-command-line.js";
-import { type Output, processOutput } from "./output.js";
+import { processOutput } from "./output.js";
 
 const usage = `usage: feed-service ingest [--database <location>] [--all] [--json]
 
@@ -33,21 +31,6 @@ const options = {
   concurrency: { type: "string", env: true },
   "per-host": { type: "string", env: true },
 } as const;
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
-
-/** The summary for people: one line of counts, then one line per failing feed. */
-export function formatSummary(s: IngestSummary): string {
-  const lines = [
-    `ingest: ${s.feeds} feed${s.feeds === 1 ? "" : "s"}: ${s.updated} updated, ${s.notModified} not modified, ` +
-      `${s.failed} failed, ${s.deferred} deferred; ${s.postsInserted} new posts, ${s.postsUpdated} updated posts ` +
-      `in ${seconds(s.durationMs)}`,
-  ];
-  for (const f of s.failures) lines.push(`  feed ${f.feedId} ${f.feedUrl}: ${f.error}`);
-  return `${lines.join("\n")}\n`;
-}
 
 function progressBar(done: number, total: number): string {
   const width = 30;
@@ -78,31 +61,8 @@ export const ingestCommand: Command = {
       await store.close();
     }
     if (tty && summary.feeds > 0) context.output.err("\n");
-    context.output.out(values.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+    context.output.out(values.json ? `${JSON.stringify(summary, null, 2)}\n` : formatIngestSummary(summary));
     const failedAsWhole = summary.feeds > 0 && summary.failed === summary.feeds;
     return failedAsWhole ? 1 : 0;
   },
 };
-
-/**
- * The scheduler `serve` runs unless --no-ingest: a pass over due feeds every minute, a one-line
- * log of each pass that did something.
- *
- * @example
- * const scheduler = startBackgroundIngest(store, context.output);
- * // ... on shutdown:
- * await scheduler.stop();
- */
-export function startBackgroundIngest(store: Store, output: Output): IngestScheduler {
-  const scheduler = new IngestScheduler(store, {
-    onPass: (s) => {
-      if (s.feeds > 0) output.out(formatSummary(s));
-    },
-    onError: (error) =>
-      output.err(
-        `feed-service: ingest pass failed: ${error instanceof FeedServiceError ? error.message : "unexpected error"}\n`,
-      ),
-  });
-  scheduler.start();
-  return scheduler;
-}

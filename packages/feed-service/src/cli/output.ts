@@ -1,16 +1,10 @@
 /** How admin commands print: an aligned table for people, or JSON with `--json` for scripts. */
 
+import type { Output } from "../console-output.js";
+
+export { type Output, processOutput } from "../console-output.js";
+
 export type Cell = string | number | boolean | null | undefined;
-
-export interface Output {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-export const processOutput: Output = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-};
 
 /** Epoch milliseconds as ISO 8601 UTC; null stays null. */
 export function isoOrNull(ms: number | null | undefined): string | null {

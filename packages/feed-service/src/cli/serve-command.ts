@@ -3,6 +3,7 @@
 import { isClusterWorker, runServeCluster, runsIngestInCluster } from "../cluster/serve-cluster.js";
 import { badArgument } from "../errors.js";
 import { createFeedServer } from "../http/feed-server.js";
+import { startBackgroundIngest } from "../ingest/background-ingest.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { defaultQueryThreads, defaultQueryTimeoutMs } from "../store/query-limits.js";
@@ -10,7 +11,6 @@ import type { Store } from "../store/store.js";
 import type { Command, CommandContext } from "./command.js";
 import { readIntegerOption, readSecondsOption, readStringOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
-import { startBackgroundIngest } from "./ingest-command.js";
 import { parseOptionsOnly } from "./options-only-command-line.js";
 
 const usage = `usage: feed-service serve [options]

@@ -8,8 +8,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Env } from "../cli/command-line.js";
-import type { Output } from "../cli/output.js";
+import type { Output } from "../console-output.js";
 
 /** Set in a worker's environment: the `serve` arguments, as JSON. */
 export const CLUSTER_ARGV_ENV = "FEED_SERVICE_CLUSTER_ARGV";
@@ -20,7 +19,7 @@ export interface ServeClusterOptions {
   workers: number;
   /** The `serve` arguments, handed to every worker unchanged. */
   argv: readonly string[];
-  env: Env;
+  env: Readonly<Record<string, string | undefined>>;
   output: Output;
   stopSignal: Promise<string>;
   /** Restarts allowed within `restartWindowMs` before the primary gives up (default 5 in 30 s). */
