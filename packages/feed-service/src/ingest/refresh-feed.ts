@@ -19,7 +19,7 @@ import {
   nextFetchAfterSuccess,
   type SchedulePolicy,
 } from "./schedule-policy.js";
-import { resolveIdentities } from "./unstable-guids.js";
+import { identityLookup, resolveIdentities } from "./unstable-guids.js";
 
 export interface RefreshContext {
   store: Store;
@@ -191,7 +191,9 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
     return recordFailure(ctx, feed, "parse", error, now);
   }
   try {
-    const identities = await resolveIdentities(ctx.store, feed.feedId, doc.entries);
+    const lookup = identityLookup(doc.entries);
+    const stored = lookup.unique.length === 0 ? [] : await ctx.store.postKeys(feed.feedId, lookup.keys);
+    const identities = resolveIdentities(lookup, stored);
     const languageIds = new Map<string, number>();
     for (const tag of new Set(doc.entries.map((e) => e.language)))
       languageIds.set(tag, await languageId(ctx, tag));

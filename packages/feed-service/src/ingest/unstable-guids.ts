@@ -6,7 +6,6 @@
  * stored guid, so it updates the post instead of adding a duplicate. Links shared by several
  * entries (everything pointing at a home page) are never used for this.
  */
-import type { Store } from "../store/store.js";
 import type { NormalisedEntry } from "./normalised-entry.js";
 
 export interface ResolvedEntry {
@@ -20,21 +19,35 @@ function counts(values: ReadonlyArray<string | null>): Map<string, number> {
   return m;
 }
 
+/** A document's entries with a new identity, and what the store must say about them. */
+export interface IdentityLookup {
+  readonly unique: readonly NormalisedEntry[];
+  readonly linkCounts: ReadonlyMap<string, number>;
+  /** The keys to look up among the feed's stored posts (Store.postKeys). */
+  readonly keys: { guids: string[]; links: string[] };
+}
+
 /**
+ * The first step: which stored posts to look up (the entries' guids, and links that occur once).
+ *
  * @example
- * const resolved = await resolveIdentities(store, feedId, doc.entries);
+ * const lookup = identityLookup(doc.entries);
+ * const identities = resolveIdentities(lookup, await store.postKeys(feedId, lookup.keys));
  */
-export async function resolveIdentities(
-  store: Store,
-  feedId: number,
-  entries: readonly NormalisedEntry[],
-): Promise<ResolvedEntry[]> {
+export function identityLookup(entries: readonly NormalisedEntry[]): IdentityLookup {
   const seen = new Set<string>();
   const unique = entries.filter((e) => !seen.has(e.identity) && seen.add(e.identity));
-  if (unique.length === 0) return [];
   const linkCounts = counts(unique.map((e) => e.link));
   const links = [...linkCounts].filter(([, n]) => n === 1).map(([l]) => l);
-  const stored = await store.postKeys(feedId, { guids: unique.map((e) => e.identity), links });
+  return { unique, linkCounts, keys: { guids: unique.map((e) => e.identity), links } };
+}
+
+/** The second step: each entry's guid, given the stored posts the lookup found. */
+export function resolveIdentities(
+  lookup: IdentityLookup,
+  stored: ReadonlyArray<{ guid: string; link: string }>,
+): ResolvedEntry[] {
+  const { unique, linkCounts } = lookup;
   const storedGuids = new Set(stored.map((s) => s.guid));
   const storedLinkCounts = counts(stored.map((s) => s.link));
   const guidByLink = new Map(stored.map((s) => [s.link, s.guid]));
