@@ -46,16 +46,18 @@ export class DirectionPump implements LogWaiter {
     this.dst.on("drain", this.onPeerDrain);
   }
 
+  // The chunk is handed to the peer before it is formatted: the write goes to the kernel at once
+  // (libuv tries it synchronously), so the log's work is never on the relayed bytes' path.
   private readonly onData = (chunk: Buffer): void => {
     this.bytes += chunk.length;
+    if (!this.dst.write(chunk)) {
+      this.waitingForPeer = true;
+      this.src.pause();
+    }
     const assembler = this.assembler;
     if (assembler !== null) {
       this.stamp?.refresh();
       assembler.push(chunk);
-    }
-    if (!this.dst.write(chunk)) {
-      this.waitingForPeer = true;
-      this.src.pause();
     }
     const log = this.log;
     if (log !== null && !this.waitingForLog && log.congested) {

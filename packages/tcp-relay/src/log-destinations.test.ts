@@ -10,7 +10,7 @@ import { FileDestination } from "./log-destinations.js";
 const dir = mkdtempSync(join(tmpdir(), "tcp-relay-dest-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test("a log file gets small batches at once and large ones queued, all in order", async () => {
+test("a log file queues every batch for the thread pool and writes them all in order", async () => {
   const path = join(dir, "mixed.log");
   const file = new FileDestination("log file", await open(path, "a"));
   let drains = 0;
@@ -22,10 +22,9 @@ test("a log file gets small batches at once and large ones queued, all in order"
     batches.push(batch);
     retained.push(file.write(batch));
   }
-  assert.deepEqual(
-    retained.slice(0, 4),
-    [false, false, true, true],
-    "small at once; full queued, and after it all",
+  assert.ok(
+    retained.every((kept) => kept),
+    "every batch is kept until the thread pool has written it",
   );
   assert.ok(file.pendingBytes > 0, "queued bytes are reported");
   await file.close();
