@@ -8,6 +8,7 @@
  */
 import type Database from "better-sqlite3";
 import { htmlToIndexText } from "../index-text.js";
+import { rollupTables } from "./sqlite-rollup-schema.js";
 
 export interface SqliteMigration {
   readonly version: number;
@@ -194,6 +195,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         claimed_at INTEGER NOT NULL,
         expires_at INTEGER
       )`),
+  },
+  {
+    version: 8,
+    description:
+      "roll-ups that bound read costs: date range per id block, posts per day, clicks per feed and day",
+    up: (db) => db.exec(rollupTables),
   },
 ];
 

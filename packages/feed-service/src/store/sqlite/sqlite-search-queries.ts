@@ -1,12 +1,20 @@
 /**
- * Full-text search on SQLite (operation 1, and the smart categories built on it): the FTS5 index
- * finds the matches, the page's rows are read through `postsInOrder`.
+ * Full-text search on SQLite (operation 1, and the smart categories built on it). The FTS5 index
+ * finds the matches; each sort reads only what its page needs:
+ * - date: the newest hits, walked from the highest id down with an exact early stop
+ *   (sqlite-newest-hits.ts);
+ * - clicks: from the clicked posts or from the hits, whichever is cheaper (sqlite-clicked-hits.ts);
+ * - relevance: every hit ranked when at most 10,000 match; otherwise only the 10,000 newest, as
+ *   spec §4 allows (a bounded cost, as recency-tiered search engines do).
+ * The page's rows are then read through `postsInOrder`, each with its bm25 score.
  */
 import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
-import { LANGUAGE_FILTER, NEWEST_FIRST } from "./sqlite-columns.js";
+import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
+import { FTS_ROWID, LANGUAGE_FILTER } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { type HitFilter, newestHitPage } from "./sqlite-newest-hits.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 
 /**
@@ -15,11 +23,8 @@ import { postsInOrder } from "./sqlite-post-queries.js";
  */
 const SCORE = "-bm25(posts_fts, 4.0, 1.0, 2.0)";
 
-const searchOrder: Record<SearchSort, string> = {
-  relevance: "score DESC, t.rowid DESC",
-  date: NEWEST_FIRST,
-  clicks: "p.clicks DESC, p.id DESC",
-};
+/** Spec §4: when more than this many posts match, relevance ranks only this many newest. */
+export const RELEVANCE_POOL = 10_000;
 
 export function searchPosts(
   stmts: StatementCache,
@@ -27,55 +32,84 @@ export function searchPosts(
 ): Array<PostRecord & { score: number }> {
   const match = toFts5Match(page.query);
   if (match === null || page.limit === 0 || page.languageIds?.length === 0) return [];
-  const params: unknown[] = [match];
-  let where = "posts_fts MATCH ?";
-  if (page.languageIds !== null) {
-    where += ` AND ${LANGUAGE_FILTER}`;
-    params.push(JSON.stringify(page.languageIds));
-  }
-  // Relevance needs no post column unless languages are filtered: the FTS index answers alone.
-  // Otherwise the sort keys come from posts_sort_keys (the planner would read the wide rows).
-  const join =
-    page.sort === "relevance" && page.languageIds === null
-      ? ""
-      : "JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid";
-  if (page.sort === "date") return newestHits(stmts, match, join, where, params, page);
-  const hits = stmts
-    .get(`SELECT t.rowid AS id, ${SCORE} AS score FROM posts_fts t ${join} WHERE ${where}
-      ORDER BY ${searchOrder[page.sort]} LIMIT ? OFFSET ?`)
-    .all(...params, page.limit, page.offset) as Array<{ id: number; score: number }>;
-  return withScores(stmts, new Map(hits.map((h) => [h.id, h.score])));
+  const filter: HitFilter = {
+    match,
+    languages: page.languageIds === null ? null : JSON.stringify(page.languageIds),
+  };
+  if (page.sort === "relevance") return relevancePage(stmts, filter, page);
+  const ids =
+    page.sort === "date"
+      ? newestHitPage(stmts, filter, page.offset, page.limit).map(([id]) => id)
+      : mostClickedHitPage(stmts, filter, page.offset, page.limit);
+  if (ids.length === 0) return [];
+  const scores = scoresOf(stmts, match, ids);
+  return withScores(stmts, new Map(ids.map((id) => [id, scores.get(id)!])));
 }
 
 /**
- * Newest hits first. The order needs no score, and bm25 is the dearest part of ranking every hit
- * (a docsize lookup and the phrase positions per hit), so the page's ids are found first and the
- * scores are computed afterwards for the hits between the page's lowest and highest id only: post
- * ids grow with time under ingest, so that range is a small slice of the hits (37% less time on
- * the rare-term benchmark). The scores are the same: bm25's corpus statistics do not depend on
- * the rowid range (https://sqlite.org/fts5.html#the_bm25_function).
+ * The bm25 scores of some hits, in one statement: FTS5 computes bm25's corpus statistics once per
+ * statement (one pass over each phrase's whole doclist, https://sqlite.org/fts5.html#the_bm25_function),
+ * so a statement per id would repeat that pass for each. FTS5 walks the hits between the lowest and
+ * the highest id (cheap without scoring), and the `+rowid IN` filter, which FTS5 never sees, lets
+ * only the wanted ones be scored. The scores are those of ranking every hit.
  */
-function newestHits(
+function scoresOf(stmts: StatementCache, match: string, ids: readonly number[]): Map<number, number> {
+  let low = ids[0]!;
+  let high = ids[0]!;
+  for (const id of ids) {
+    low = Math.min(low, id);
+    high = Math.max(high, id);
+  }
+  const rows = stmts
+    .get(`SELECT t.rowid, ${SCORE} FROM posts_fts t WHERE posts_fts MATCH ?
+      AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +t.rowid IN (SELECT value FROM json_each(?))`)
+    .raw()
+    .all(match, low, high, JSON.stringify(ids)) as Array<[number, number]>;
+  return new Map(rows);
+}
+
+/** How many posts match, counting no further than `cap`. */
+function countUpTo(stmts: StatementCache, filter: HitFilter, cap: number): number {
+  if (filter.languages === null) {
+    return stmts
+      .get("SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?)")
+      .pluck()
+      .get(filter.match, cap) as number;
+  }
+  return stmts
+    .get(`SELECT count(*) FROM (SELECT t.rowid FROM posts_fts t
+      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
+      WHERE posts_fts MATCH ? AND ${LANGUAGE_FILTER} LIMIT ?)`)
+    .pluck()
+    .get(filter.match, filter.languages, cap) as number;
+}
+
+function relevancePage(
   stmts: StatementCache,
-  match: string,
-  join: string,
-  where: string,
-  params: unknown[],
+  filter: HitFilter,
   page: PostPage,
 ): Array<PostRecord & { score: number }> {
-  const ids = stmts
-    .get(`SELECT t.rowid FROM posts_fts t ${join} WHERE ${where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`)
-    .pluck()
-    .all(...params, page.limit, page.offset) as number[];
-  if (ids.length === 0) return [];
-  const scored = stmts
-    .get(
-      `SELECT t.rowid, ${SCORE} FROM posts_fts t WHERE posts_fts MATCH ? AND t.rowid >= ? AND t.rowid <= ?`,
-    )
-    .raw()
-    .all(match, Math.min(...ids), Math.max(...ids)) as Array<[number, number]>;
-  const scores = new Map(scored);
-  return withScores(stmts, new Map(ids.map((id) => [id, scores.get(id)!])));
+  if (page.offset >= RELEVANCE_POOL) return [];
+  const limit = Math.min(page.limit, RELEVANCE_POOL - page.offset);
+  if (countUpTo(stmts, filter, RELEVANCE_POOL + 1) <= RELEVANCE_POOL) {
+    const join = filter.languages === null ? "" : "JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid";
+    const where = filter.languages === null ? "" : `AND ${LANGUAGE_FILTER}`;
+    const hits = stmts
+      .get(`SELECT t.rowid, ${SCORE} AS score FROM posts_fts t ${join} WHERE posts_fts MATCH ? ${where}
+        ORDER BY score DESC, t.rowid DESC LIMIT ? OFFSET ?`)
+      .raw()
+      .all(
+        filter.match,
+        ...(filter.languages === null ? [] : [filter.languages]),
+        limit,
+        page.offset,
+      ) as Array<[number, number]>;
+    return withScores(stmts, new Map(hits));
+  }
+  const pool = newestHitPage(stmts, filter, 0, RELEVANCE_POOL).map(([id]) => id);
+  const scored = [...scoresOf(stmts, filter.match, pool)];
+  scored.sort((a, b) => b[1] - a[1] || b[0] - a[0]);
+  return withScores(stmts, new Map(scored.slice(page.offset, page.offset + limit)));
 }
 
 /** The rows of the hits, in the map's order, each with its score. */

@@ -1,0 +1,154 @@
+/**
+ * The newest full-text hits, exactly, without reading every hit of a common word. FTS5 yields hits
+ * by id, and ids grow roughly with time, so the hits are walked from the highest id down, a few id
+ * blocks at a time, each chunk sorted by date inside SQLite; the walk stops as soon as no block
+ * below the chunk can hold a post newer than the page's last row. `post_id_blocks` (migration 8)
+ * bounds each block's dates, so the stop is exact for posts dated out of id order too: such posts
+ * only widen their block's bounds and make the walk go further.
+ *
+ * Deep pages skip whole stretches of id blocks without reading any post: where every date above a
+ * block boundary is at least every date below it (a "cut", typically once per ingest day), the
+ * hits above are counted by FTS5 alone (tens of nanoseconds each) and skipped when the offset lies
+ * beyond them. Lucene's top-k early termination and Twitter's Earlybird (time-ordered segments)
+ * are the models (design.md).
+ */
+import { FTS_ROWID } from "./sqlite-columns.js";
+import type { StatementCache } from "./sqlite-connection.js";
+
+/** One hit: post id and post_date. */
+export type Hit = readonly [id: number, date: number];
+
+interface Blocks {
+  /** Block numbers (id >> 10), ascending. */
+  block: number[];
+  /** The highest date in blocks 0..i. */
+  maxUpTo: number[];
+  /** True when every date in blocks i.. is at least every date in blocks ..i-1. */
+  cutBelow: boolean[];
+}
+
+const FIRST_CHUNK_BLOCKS = 8;
+
+function loadBlocks(stmts: StatementCache): Blocks {
+  const rows = stmts
+    .get("SELECT block, min_date, max_date FROM post_id_blocks ORDER BY block")
+    .raw()
+    .all() as Array<[number, number, number]>;
+  const n = rows.length;
+  const block = new Array<number>(n);
+  const maxUpTo = new Array<number>(n);
+  const cutBelow = new Array<boolean>(n);
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    block[i] = rows[i]![0];
+    max = Math.max(max, rows[i]![2]);
+    maxUpTo[i] = max;
+  }
+  let min = Number.POSITIVE_INFINITY;
+  for (let i = n - 1; i >= 0; i--) {
+    min = Math.min(min, rows[i]![1]);
+    cutBelow[i] = i === 0 || min >= maxUpTo[i - 1]!;
+  }
+  return { block, maxUpTo, cutBelow };
+}
+
+const firstId = (block: number) => block * 1024;
+const lastId = (block: number) => block * 1024 + 1023;
+
+/** Newest first, ties by id descending. */
+function newer(a: Hit, b: Hit): boolean {
+  return a[1] > b[1] || (a[1] === b[1] && a[0] > b[0]);
+}
+
+/** The first `k` of two newest-first lists, merged. */
+function mergeNewest(a: readonly Hit[], b: readonly Hit[], k: number): Hit[] {
+  const out: Hit[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < k && (i < a.length || j < b.length)) {
+    if (j >= b.length || (i < a.length && newer(a[i]!, b[j]!))) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
+}
+
+export interface HitFilter {
+  /** The FTS5 MATCH expression. */
+  match: string;
+  /** JSON array of language ids, or null for every language. */
+  languages: string | null;
+}
+
+/**
+ * The hits from `offset` to `offset + limit` in newest-first order (postDate desc, id desc).
+ *
+ * @example
+ * newestHitPage(stmts, { match: '"rust"', languages: null }, 0, 20); // [[id, date], ...]
+ */
+export function newestHitPage(
+  stmts: StatementCache,
+  filter: HitFilter,
+  offset: number,
+  limit: number,
+): Hit[] {
+  const blocks = loadBlocks(stmts);
+  const chunkSql = `SELECT t.rowid, p.post_date FROM posts_fts t
+    CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
+    WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}
+    ${filter.languages === null ? "" : "AND p.language_id IN (SELECT value FROM json_each(?))"}
+    ORDER BY p.post_date DESC, t.rowid DESC LIMIT ?`;
+  const chunk = stmts.get(chunkSql).raw();
+  const count = stmts
+    .get(
+      `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
+    )
+    .pluck();
+  const extra = filter.languages === null ? [] : [filter.languages];
+  let skip = offset;
+  const page: Hit[] = [];
+  let top = blocks.block.length - 1;
+  while (top >= 0 && page.length < limit) {
+    let bottom = top;
+    while (!blocks.cutBelow[bottom]) bottom--;
+    const from = firstId(blocks.block[bottom]!);
+    const to = lastId(blocks.block[top]!);
+    // A stretch wholly before the offset is counted by the index alone (no post rows read).
+    if (skip > 0 && filter.languages === null) {
+      const hits = count.get(filter.match, from, to) as number;
+      if (hits <= skip) {
+        skip -= hits;
+        top = bottom - 1;
+        continue;
+      }
+    }
+    const want = skip + limit - page.length;
+    let best: Hit[] = [];
+    let high = top;
+    let size = FIRST_CHUNK_BLOCKS;
+    let complete = false;
+    while (high >= bottom) {
+      const low = Math.max(bottom, high - size + 1);
+      const rows = chunk.all(
+        filter.match,
+        firstId(blocks.block[low]!),
+        lastId(blocks.block[high]!),
+        ...extra,
+        want,
+      ) as Hit[];
+      best = mergeNewest(best, rows, want);
+      high = low - 1;
+      size *= 2;
+      // Every hit below `high` is dated at most maxUpTo[high]; on an equal date its smaller id
+      // loses the tie, so the page's last row stands once it is that new.
+      if (best.length === want && (high < 0 || best[want - 1]![1] >= blocks.maxUpTo[high]!)) {
+        complete = true;
+        break;
+      }
+    }
+    page.push(...best.slice(skip));
+    if (complete) break;
+    skip = Math.max(0, skip - best.length);
+    top = bottom - 1;
+  }
+  return page.slice(0, limit);
+}
