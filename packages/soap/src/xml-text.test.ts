@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { escapeXmlAttribute, escapeXmlText } from "./xml-text.js";
+import { escapeXmlAttribute, escapeXmlText, stripForbiddenXmlChars } from "./xml-text.js";
 
 test("text: escapes markup, keeps tab/LF/CR and astral characters, drops what XML 1.0 forbids", () => {
   assert.equal(escapeXmlText("plain"), "plain");
@@ -47,4 +47,14 @@ test("text: the one-pass escaping equals three plain replaces on random mixes of
     for (let k = random(12); k > 0; k--) s += pieces[random(pieces.length)];
     assert.equal(escapeXmlText(s), reference(s), JSON.stringify(s));
   }
+});
+
+test("stripForbiddenXmlChars drops exactly what XML 1.0 forbids and keeps the rest", () => {
+  assert.equal(stripForbiddenXmlChars("plain"), "plain");
+  assert.equal(stripForbiddenXmlChars("a\u0000b\u0007c\u001F\uFFFE\uFFFF"), "abc");
+  assert.equal(stripForbiddenXmlChars("tab\tlf\ncr\r"), "tab\tlf\ncr\r");
+  assert.equal(
+    stripForbiddenXmlChars("pair \uD83D\uDE00 lone \uD83D x \uDE00"),
+    "pair \uD83D\uDE00 lone  x ",
+  );
 });

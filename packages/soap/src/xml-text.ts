@@ -30,6 +30,17 @@ function reference(ch: string): string {
 }
 
 /**
+ * Removes the characters that XML 1.0 forbids, as the escapers below do: for text that is kept
+ * rather than written at once (feed text at ingest, so that it never reaches the wire).
+ *
+ * @example
+ * stripForbiddenXmlChars("a\u0000b\u0007c"); // "abc"
+ */
+export function stripForbiddenXmlChars(text: string): string {
+  return forbiddenPresent.test(text) ? text.replace(forbidden, "") : text;
+}
+
+/**
  * Escapes text content for XML and drops the characters XML 1.0 cannot carry.
  *
  * @example

@@ -6,6 +6,7 @@
  * (spec §4 `postExcerpt`), and forbidden XML characters removed everywhere.
  */
 
+import { stripForbiddenXmlChars } from "@feed-toolkit/soap";
 import { languageCodeFor } from "./detect-language.js";
 import { entryIdentity } from "./entry-identity.js";
 import type { NormalisedEntry } from "./normalised-entry.js";
@@ -13,7 +14,6 @@ import { parseFeedDate } from "./parse-date.js";
 import type { ParsedEntry, ParsedFeed } from "./parsed-feed.js";
 import { absoluteUrl, sanitiseHtml } from "./sanitise-html.js";
 import { htmlToText } from "./text-fields.js";
-import { stripForbiddenXmlChars } from "./xml-characters.js";
 
 export const maxExcerptLength = 500;
 const maxTitleLength = 1000;

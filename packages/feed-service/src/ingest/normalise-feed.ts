@@ -2,10 +2,11 @@
  * The feed-level metadata learnt from a document: its title, site link (absolute), description
  * and declared language, cleaned the same way as entries.
  */
+
+import { stripForbiddenXmlChars } from "@feed-toolkit/soap";
 import { feedBase } from "./normalise-entry.js";
 import type { ParsedFeed } from "./parsed-feed.js";
 import { absoluteUrl } from "./sanitise-html.js";
-import { stripForbiddenXmlChars } from "./xml-characters.js";
 
 export interface FeedMetadata {
   title: string | null;

@@ -4,6 +4,8 @@
  * and parsed again. A recognised feed with nothing feedsmith keeps (an empty channel) is an empty
  * feed, not an error.
  */
+
+import { stripForbiddenXmlChars } from "@feed-toolkit/soap";
 import {
   type AnyFeed,
   DetectError,
@@ -18,7 +20,6 @@ import { adaptJsonFeed } from "./json-feed-adapter.js";
 import type { FeedFormat, ParsedFeed } from "./parsed-feed.js";
 import { repairXml, stripDoctype } from "./repair-xml.js";
 import { adaptRdf, adaptRss } from "./rss-adapter.js";
-import { stripForbiddenXmlChars } from "./xml-characters.js";
 
 export interface ParseOutcome {
   feed: ParsedFeed;

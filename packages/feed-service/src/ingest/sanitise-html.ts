@@ -4,8 +4,9 @@
  * link and image made absolute against the entry's base (relative URLs mean nothing once the
  * content is shown elsewhere). Links get `rel="noopener noreferrer"` because they open off-site.
  */
+
+import { stripForbiddenXmlChars } from "@feed-toolkit/soap";
 import sanitizeHtml from "sanitize-html";
-import { stripForbiddenXmlChars } from "./xml-characters.js";
 
 const allowedTags = [
   ...sanitizeHtml.defaults.allowedTags,

@@ -4,12 +4,12 @@
  * own `category` attribute, first path segment) is its category.
  */
 
+import { stripForbiddenXmlChars } from "@feed-toolkit/soap";
 import type { Opml } from "feedsmith";
 import { parseOpml } from "feedsmith";
 import { FeedServiceError } from "../errors.js";
 import { decodeBytes } from "../ingest/decode-bytes.js";
 import { stripDoctype } from "../ingest/repair-xml.js";
-import { stripForbiddenXmlChars } from "../ingest/xml-characters.js";
 
 export interface OpmlSubscription {
   feedUrl: string;
