@@ -15,4 +15,4 @@ export * from "./service-types.js";
 export { SoapError, type SoapErrorCode, soapErrorCodes } from "./soap-error.js";
 export { createSoapService, internalErrorMessage } from "./soap-service.js";
 export { compileWsdl, type WsdlNames } from "./wsdl-writer.js";
-export { escapeXmlAttribute, escapeXmlText } from "./xml-text.js";
+export { escapeXmlAttribute, escapeXmlText, stripForbiddenXmlChars } from "./xml-text.js";
