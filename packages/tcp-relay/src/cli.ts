@@ -4,12 +4,13 @@ import { parseRelayArguments } from "./relay-options.js";
 import { startRelay } from "./relay-server.js";
 
 /** Usage text, shaped after the classic proxy.jar command line. */
-export const usage = `usage: tcp-relay <host> <remoteport> <localport> [-q] [-b] [-t] [-logfile <file>] [-i [n]] [-bind <address>]
+export const usage = `usage: tcp-relay <host> <remoteport> <localport> [-q] [-b] [-t | -tms] [-logfile <file>] [-i [n]] [-bind <address>]
 
 Relays every TCP connection on <localport> to <host>:<remoteport> and logs the conversation.
   -q                 quiet: no entries on the console (start-up lines and errors still are)
   -b                 binary mode: hex and characters, 16 bytes per entry
   -t                 timestamp every entry and Finished line
+  -tms               the same with milliseconds (YYYY-MM-DD HH:MM:SS.mmm)
   -logfile <file>    also append the log to <file>
   -i [n]             indent entries by connection slot (n slots, default 16; 0 = none)
   -bind <address>    listen on this local address only (default: all interfaces)
@@ -51,6 +52,7 @@ export async function main(argv: string[]): Promise<number> {
       quiet: args.quiet,
       binary: args.binary,
       timestamps: args.timestamps,
+      timestampMillis: args.timestampMillis,
       logFile: args.logFile,
       indent: args.indent,
     });

@@ -87,9 +87,10 @@ function normalise(text: string, remotePort: number, localPort: number, logFile:
 
 async function golden(
   name: string,
-  options: { binary?: boolean; timestamps?: boolean; indent?: number },
+  options: { binary?: boolean; timestamps?: boolean; timestampMillis?: boolean; indent?: number },
   conversation: (port: number) => Promise<void>,
   serverKind: () => ReturnType<typeof listenLocal>,
+  clock: () => number = fixedClock,
 ): Promise<void> {
   const server = await serverKind();
   const consoleOut = new Transcript();
@@ -101,7 +102,7 @@ async function golden(
     bind: "127.0.0.1",
     logFile,
     console: consoleOut,
-    now: fixedClock,
+    now: clock,
     ...options,
   });
   try {
@@ -126,6 +127,11 @@ test("binary mode (-b): the same conversation as hex rows", () =>
 
 test("timestamps (-t) on entries and Finished lines, from the injected clock", () =>
   golden("timestamps", { timestamps: true }, keepAliveConversation, httpLikeServer));
+
+test("millisecond timestamps (-tms) on entries and Finished lines, from the injected clock", () =>
+  golden("timestamps-ms", { timestampMillis: true }, keepAliveConversation, httpLikeServer, () =>
+    new Date(2024, 0, 2, 3, 4, 5, 67).getTime(),
+  ));
 
 test("indentation (-i 2) with parallel connections: lowest free slot, n mod 2 when all are busy", () =>
   golden("indent", { indent: 2 }, parallelConversation, pingServer));

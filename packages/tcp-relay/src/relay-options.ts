@@ -11,6 +11,8 @@ export interface RelayArguments {
   binary: boolean;
   /** Entries and Finished lines start with `[YYYY-MM-DD HH:MM:SS] `. */
   timestamps: boolean;
+  /** Timestamps with milliseconds, `[YYYY-MM-DD HH:MM:SS.mmm] ` (implies `timestamps`). */
+  timestampMillis: boolean;
   /** Also append the log to this file (as given; resolved to an absolute path when opened). */
   logFile: string | undefined;
   /** Number of indentation slots; 0 means no indentation. */
@@ -26,7 +28,7 @@ export const DEFAULT_INDENT_SLOTS = 16;
 /** More slots than this would only push entries off any screen; it also bounds the prefix size. */
 export const MAX_INDENT_SLOTS = 256;
 
-const ALLOWED = "-q, -b, -t, -logfile <file>, -i [n], -bind <address>, --help, --version";
+const ALLOWED = "-q, -b, -t, -tms, -logfile <file>, -i [n], -bind <address>, --help, --version";
 
 function parsePort(name: string, value: string | undefined): number {
   if (value === undefined) {
@@ -65,6 +67,7 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
     quiet: false,
     binary: false,
     timestamps: false,
+    timestampMillis: false,
     logFile: undefined,
     indent: 0,
     bind: undefined,
@@ -86,6 +89,11 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
       case "-t":
       case "--timestamps":
         parsed.timestamps = true;
+        break;
+      case "-tms":
+      case "--timestamps-ms":
+        parsed.timestamps = true;
+        parsed.timestampMillis = true;
         break;
       case "-logfile":
       case "--logfile":

@@ -22,6 +22,8 @@ export interface RelayOptions {
   quiet?: boolean;
   binary?: boolean;
   timestamps?: boolean;
+  /** Timestamps with milliseconds (`-tms`); implies `timestamps`. */
+  timestampMillis?: boolean;
   logFile?: string;
   /** Number of indentation slots; 0 or absent means none. */
   indent?: number;
@@ -147,7 +149,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     host: options.host,
     port: options.remotePort,
     log,
-    stamp: options.timestamps ? new TimestampPrefix(clock) : null,
+    stamp:
+      options.timestamps || options.timestampMillis
+        ? new TimestampPrefix(clock, options.timestampMillis ?? false)
+        : null,
     binary: options.binary ?? false,
     slots: new IndentSlots(options.indent ?? 0),
     clock,

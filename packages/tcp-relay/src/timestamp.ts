@@ -5,18 +5,22 @@ function two(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
 
-/** Formats `ms` as the local time `YYYY-MM-DD HH:MM:SS`, the classic tool's `-t` format. */
-export function formatLocalTime(ms: number): string {
+/**
+ * Formats `ms` as the local time `YYYY-MM-DD HH:MM:SS`, the classic tool's `-t` format, or with
+ * `millis` as `YYYY-MM-DD HH:MM:SS.mmm` (`-tms`).
+ */
+export function formatLocalTime(ms: number, millis = false): string {
   const d = new Date(ms);
-  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(
+  const seconds = `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(
     d.getMinutes(),
   )}:${two(d.getSeconds())}`;
+  return millis ? `${seconds}.${String(d.getMilliseconds()).padStart(3, "0")}` : seconds;
 }
 
 /**
- * The current `[YYYY-MM-DD HH:MM:SS] ` prefix as bytes, rebuilt only when the second changes:
- * one shared instance serves every connection, and `refresh()` is called once per received chunk
- * rather than once per entry.
+ * The current `[YYYY-MM-DD HH:MM:SS] ` prefix as bytes (with `millis`, `[... HH:MM:SS.mmm] `),
+ * rebuilt only when the second (or millisecond) changes: one shared instance serves every
+ * connection, and `refresh()` is called once per received chunk rather than once per entry.
  *
  * @example
  * const stamp = new TimestampPrefix(() => Date.now());
@@ -25,13 +29,19 @@ export function formatLocalTime(ms: number): string {
  */
 export class TimestampPrefix {
   bytes: Buffer = Buffer.alloc(0);
-  private second = Number.NaN;
-  constructor(readonly now: Clock) {}
+  private unit = Number.NaN;
+  private readonly unitMs: number;
+  constructor(
+    readonly now: Clock,
+    readonly millis = false,
+  ) {
+    this.unitMs = millis ? 1 : 1000;
+  }
 
   refresh(): void {
-    const second = Math.floor(this.now() / 1000);
-    if (second === this.second) return;
-    this.second = second;
-    this.bytes = Buffer.from(`[${formatLocalTime(second * 1000)}] `, "latin1");
+    const unit = Math.floor(this.now() / this.unitMs);
+    if (unit === this.unit) return;
+    this.unit = unit;
+    this.bytes = Buffer.from(`[${formatLocalTime(unit * this.unitMs, this.millis)}] `, "latin1");
   }
 }

@@ -1,0 +1,28 @@
+// The options of the views beyond the original: each off by default, each with its value checked.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { RelayError } from "./relay-error.js";
+import { parseRelayArguments } from "./relay-options.js";
+
+const base = ["example.com", "80", "8080"];
+
+function badArgument(argv: string[], message: RegExp): void {
+  assert.throws(
+    () => parseRelayArguments([...base, ...argv]),
+    (e: unknown) => e instanceof RelayError && e.code === "TCP_RELAY_BAD_ARGUMENT" && message.test(e.message),
+  );
+}
+
+test("every view is off by default", () => {
+  const a = parseRelayArguments(base);
+  assert.equal(a.timestampMillis, false);
+});
+
+test("-tms turns on timestamps with milliseconds; -t alone keeps seconds", () => {
+  const ms = parseRelayArguments([...base, "-tms"]);
+  assert.equal(ms.timestamps, true);
+  assert.equal(ms.timestampMillis, true);
+  const s = parseRelayArguments([...base, "-t"]);
+  assert.equal(s.timestampMillis, false);
+  badArgument(["-tmss"], /unknown option "-tmss" \(allowed: .*-tms/);
+});
