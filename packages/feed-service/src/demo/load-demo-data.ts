@@ -8,6 +8,7 @@
  * transactions.
  */
 import { FeedServiceError } from "../errors.js";
+import { UNDETERMINED_CODE } from "../store/language-tags.js";
 import type { Store } from "../store/store.js";
 import { demoCategories, demoFeeds, demoSmartCategories } from "./demo-catalog.js";
 import { writeDemoPost } from "./demo-post-writer.js";
@@ -194,7 +195,7 @@ export async function loadDemoData(store: Store, options: DemoOptions = {}): Pro
   }
   const rng = new SeededRandom(seed);
   const feeds = await loadCatalog(store);
-  const undId = (await store.ensureLanguage("und")).languageId;
+  const undId = (await store.ensureLanguage(UNDETERMINED_CODE)).languageId;
   await loadPosts(store, rng, feeds, { posts, now, undId, onProgress: options.onProgress });
   const clicks = await loadClicks(store, rng, feeds, { now, onProgress: options.onProgress });
   for (const s of demoSmartCategories) await store.addSmartCategory({ ...s, key: rng.uuid() });

@@ -3,6 +3,7 @@
  * else a guess from the text with tinyld, else `und` (spec §4: "Undetermined").
  */
 import { detect } from "tinyld";
+import { UNDETERMINED_CODE } from "../store/language-tags.js";
 
 /** Below this many letters a statistical guess is noise. */
 const minimumTextForDetection = 40;
@@ -44,7 +45,7 @@ function canonicalTag(tag: string): string | null {
 export function languageCodeFor(declared: string | null | undefined, text: string): string {
   const tag = declaredTag(declared);
   if (tag) return tag;
-  if (text.replace(/[^\p{L}]/gu, "").length < minimumTextForDetection) return "und";
+  if (text.replace(/[^\p{L}]/gu, "").length < minimumTextForDetection) return UNDETERMINED_CODE;
   const guess = detect(text.slice(0, 2000));
-  return guess ? guess.toLowerCase() : "und";
+  return guess ? guess.toLowerCase() : UNDETERMINED_CODE;
 }

@@ -100,8 +100,3 @@ export function parseSearchQuery(input: string): SearchQuery {
   }
   return { clauses, excluded };
 }
-
-/** True when the query can match nothing (no positive term; exclusions alone match nothing). */
-export function isEmptySearch(query: SearchQuery): boolean {
-  return query.clauses.length === 0;
-}
