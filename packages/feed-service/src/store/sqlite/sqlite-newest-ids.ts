@@ -54,9 +54,13 @@ export function newestIds(stmts: StatementCache, filters: PostFilters, page: Pag
     WHERE ${[...conditions, "p.language_id = ?"].join(" AND ")} ORDER BY ${NEWEST_FIRST} LIMIT ?`);
   const merged: Array<{ id: number; date: number }> = [];
   for (const languageId of languages) {
-    merged.push(
-      ...(stmt.all(...values, languageId, page.offset + page.limit) as Array<{ id: number; date: number }>),
-    );
+    // A loop, not push(...rows): a deep page's rows overflow the argument stack.
+    for (const row of stmt.all(...values, languageId, page.offset + page.limit) as Array<{
+      id: number;
+      date: number;
+    }>) {
+      merged.push(row);
+    }
   }
   merged.sort((a, b) => b.date - a.date || b.id - a.id);
   return merged.slice(page.offset, page.offset + page.limit).map((r) => r.id);

@@ -4,8 +4,9 @@
  * page's rows are then read in full: the sort never carries titles and excerpts of rows it drops.
  */
 import type { PostPage, PostRecord } from "../store.js";
-import { NEWEST_FIRST, POST_CELLS, POST_JOINS, postRecord } from "./sqlite-columns.js";
+import { LANGUAGE_FILTER, NEWEST_FIRST, POST_CELLS, POST_JOINS, postRecord } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { type DayScope, seekDay } from "./sqlite-day-seek.js";
 import { newestIds, newestPageFilter, type PostFilters } from "./sqlite-newest-ids.js";
 
 /** The rows of the given posts, in the order of `ids`. */
@@ -29,12 +30,26 @@ export function postsInOrder(stmts: StatementCache, ids: readonly number[]): Pos
  * into a join) and only the page's rows are read. Either way about half the cost of finding the
  * ids first and reading the rows with a second statement.
  */
-function newestPage(stmts: StatementCache, filters: PostFilters, page: PostPage): PostRecord[] {
-  const single = newestPageFilter(filters, page);
-  if (single === null) return postsInOrder(stmts, newestIds(stmts, filters, page));
+function newestPage(
+  stmts: StatementCache,
+  filters: PostFilters,
+  scope: DayScope,
+  page: PostPage,
+): PostRecord[] {
+  // The exact counts of a seek see the language filter; the page query applies it its own way.
+  const counted: PostFilters =
+    page.languageIds === null ? filters : [...filters, [LANGUAGE_FILTER, JSON.stringify(page.languageIds)]];
+  const seek = seekDay(stmts, scope, counted, page.offset);
+  if (seek === null) return [];
+  const bounded: Array<readonly [string, unknown]> = [...filters];
+  if (seek.before !== null) bounded.push(["p.post_date < ?", seek.before]);
+  if (seek.notBefore !== null) bounded.push(["p.post_date >= ?", seek.notBefore]);
+  const sought = { ...page, offset: seek.skip };
+  const single = newestPageFilter(bounded, sought);
+  if (single === null) return postsInOrder(stmts, newestIds(stmts, bounded, sought));
   const paged = `${single.where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`;
   const sql =
-    page.offset === 0
+    sought.offset === 0
       ? `SELECT ${POST_CELLS} FROM posts p CROSS ${POST_JOINS} ${paged}`
       : `SELECT ${POST_CELLS} FROM (SELECT p.id FROM posts p ${paged}) AS page
         CROSS JOIN posts p ON p.id = page.id ${POST_JOINS} ORDER BY ${NEWEST_FIRST}`;
@@ -47,7 +62,7 @@ function newestPage(stmts: StatementCache, filters: PostFilters, page: PostPage)
 
 export function recentPosts(stmts: StatementCache, page: PostPage): PostRecord[] {
   if (page.limit === 0 || page.languageIds?.length === 0) return [];
-  return newestPage(stmts, [], page);
+  return newestPage(stmts, [], { languageIds: page.languageIds }, page);
 }
 
 export function postsByCategory(
@@ -58,7 +73,7 @@ export function postsByCategory(
   const filters: Array<[string, unknown]> = [["p.category_id = ?", page.categoryId]];
   if (page.sincePostId !== null) filters.push(["p.id > ?", page.sincePostId]);
   if (page.sinceDate !== null) filters.push(["p.post_date > ?", page.sinceDate]);
-  return newestPage(stmts, filters, page);
+  return newestPage(stmts, filters, page, page);
 }
 
 export function postsByFeed(
@@ -66,7 +81,12 @@ export function postsByFeed(
   page: { limit: number; offset: number; feedId: number },
 ): PostRecord[] {
   if (page.limit === 0) return [];
-  return newestPage(stmts, [["p.feed_id = ?", page.feedId]], { ...page, languageIds: null });
+  return newestPage(
+    stmts,
+    [["p.feed_id = ?", page.feedId]],
+    { feedId: page.feedId, languageIds: null },
+    { ...page, languageIds: null },
+  );
 }
 
 /**

@@ -1,0 +1,118 @@
+/**
+ * Deep pages of the newest-first post lists without reading the rows they skip. `post_days`
+ * (migration 8) counts posts per UTC day per feed, language and category; adding the counts from
+ * the newest day down finds the day where the offset lands, and the page query then starts at the
+ * end of that day and skips only within it (about one day of posts instead of `offset` rows).
+ * SQLite's own advice on paging is the model: seek, do not skip (https://sqlite.org/rowvalue.html#scrolling_window_queries).
+ */
+import type { StatementCache } from "./sqlite-connection.js";
+import type { PostFilters } from "./sqlite-newest-ids.js";
+
+const DAY = 86_400_000;
+
+/** Shallower offsets are cheaper to skip in the index than to locate. */
+const SEEK_FROM = 2_000;
+
+/** Which posts a list holds, as `post_days` can tell. */
+export interface DayScope {
+  feedId?: number;
+  categoryId?: number;
+  languageIds: readonly number[] | null;
+  sincePostId?: number | null;
+  sinceDate?: number | null;
+}
+
+/** Where a page starts: its rows are dated before `before` (when set), after skipping `skip` of them. */
+export interface Seek {
+  before: number | null;
+  /** Posts dated from here on (a lower bound that only trims a scan, never a row). */
+  notBefore: number | null;
+  skip: number;
+}
+
+function scopeConditions(scope: DayScope): { sql: string[]; values: unknown[] } {
+  const sql: string[] = [];
+  const values: unknown[] = [];
+  if (scope.feedId !== undefined) {
+    sql.push("feed_id = ?");
+    values.push(scope.feedId);
+  }
+  if (scope.categoryId !== undefined) {
+    sql.push("category_id = ?");
+    values.push(scope.categoryId);
+  }
+  if (scope.languageIds !== null) {
+    sql.push("language_id IN (SELECT value FROM json_each(?))");
+    values.push(JSON.stringify(scope.languageIds));
+  }
+  return { sql, values };
+}
+
+/**
+ * The lowest day that can hold a post with id above `sincePostId`: a list restricted by id ends
+ * there, so its last page never scans the older days.
+ */
+function lowestDayAbove(stmts: StatementCache, scope: DayScope, sincePostId: number): number | null {
+  const { sql, values } = scopeConditions(scope);
+  return stmts
+    .get(`SELECT min(day) FROM post_days WHERE ${[...sql, "max_id > ?"].join(" AND ")}`)
+    .pluck()
+    .get(...values, sincePostId) as number | null;
+}
+
+/**
+ * Finds the day where `offset` lands, or null when the list is shorter than the offset.
+ *
+ * @example
+ * seekDay(stmts, { languageIds: null }, [], 999_000); // { before: <end of a day>, skip: 1234, ... }
+ */
+export function seekDay(
+  stmts: StatementCache,
+  scope: DayScope,
+  filters: PostFilters,
+  offset: number,
+): Seek | null {
+  const sinceId = scope.sincePostId ?? null;
+  const sinceDate = scope.sinceDate ?? null;
+  let notBefore: number | null = null;
+  if (sinceId !== null) {
+    const low = lowestDayAbove(stmts, scope, sinceId);
+    if (low === null) return null;
+    notBefore = low * DAY;
+  }
+  if (offset < SEEK_FROM) return { before: null, notBefore, skip: offset };
+  const { sql, values } = scopeConditions(scope);
+  // Days after the one holding `sinceDate` hold only posts dated after it.
+  const sinceDay = sinceDate === null ? null : Math.floor(sinceDate / DAY);
+  if (sinceDay !== null) {
+    sql.push("day > ?");
+    values.push(sinceDay);
+  }
+  const days = stmts
+    .get(`SELECT day, sum(posts), min(min_id), max(max_id) FROM post_days
+      ${sql.length === 0 ? "" : `WHERE ${sql.join(" AND ")}`} GROUP BY day ORDER BY day DESC`)
+    .raw();
+  const exact = stmts
+    .get(
+      `SELECT count(*) FROM posts p WHERE ${[
+        ...filters.map(([condition]) => condition),
+        "p.post_date >= ? AND p.post_date < ?",
+      ].join(" AND ")}`,
+    )
+    .pluck();
+  let skipped = 0;
+  // all(), not iterate(): the exact counts below need the connection meanwhile. A row per day.
+  for (const [day, posts, minId, maxId] of days.all(...values) as Array<[number, number, number, number]>) {
+    let n = posts;
+    if (sinceId !== null && maxId <= sinceId) n = 0;
+    else if (sinceId !== null && minId <= sinceId) {
+      // A day holding ids on both sides of sincepost: counted exactly (one day's index range).
+      n = exact.get(...filters.map(([, value]) => value), day * DAY, (day + 1) * DAY) as number;
+    }
+    if (skipped + n > offset) return { before: (day + 1) * DAY, notBefore, skip: offset - skipped };
+    skipped += n;
+  }
+  // What remains is the part of sincepost's own day after it (the page query filters on it).
+  if (sinceDay !== null) return { before: (sinceDay + 1) * DAY, notBefore, skip: offset - skipped };
+  return null;
+}
