@@ -15,7 +15,7 @@ export function detectDocumentKind(text: string, contentType?: string | null): D
     .slice(0, 4096)
     .replace(/^\uFEFF/, "")
     .replace(/^(\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->)+/, "");
-  if (head.startsWith("{")) return "json";
+  if (head.startsWith("{") || head.startsWith("[")) return "json";
   if (/^<!DOCTYPE\s+html|^<html[\s>]/i.test(head)) return "html";
   if (
     /^<(!DOCTYPE\s+)?(rss|feed|rdf:RDF|RDF|channel)\b/i.test(head) ||

@@ -15,11 +15,13 @@ import {
 } from "feedsmith";
 import { FeedServiceError } from "../errors.js";
 import { adaptAtom } from "./atom-adapter.js";
+import { decodeAtom03Base64 } from "./atom03-base64.js";
 import { detectDocumentKind } from "./detect-format.js";
 import { adaptJsonFeed } from "./json-feed-adapter.js";
 import type { FeedFormat, ParsedFeed } from "./parsed-feed.js";
 import { repairXml, stripDoctype } from "./repair-xml.js";
 import { adaptRdf, adaptRss } from "./rss-adapter.js";
+import { readJsonFeed } from "./tolerant-json-feed.js";
 
 export interface ParseOutcome {
   feed: ParsedFeed;
@@ -79,17 +81,10 @@ export function parseFeedText(input: string): ParseOutcome {
   if (kind === "unknown") throw notAFeed("it is neither XML nor JSON");
   // Only the library's own refusals are caught here: an error in our adapters is a bug and must
   // surface, not be mistaken for a malformed document.
-  if (kind === "json") {
-    let parsed: AnyFeed;
-    try {
-      parsed = feedsmithParse(input);
-    } catch (error) {
-      throw notAFeed("it is JSON but not a JSON Feed", error);
-    }
-    return { feed: adapt(parsed), repaired: false };
-  }
-  const text = stripDoctype(stripForbiddenXmlChars(input));
-  const cleaned = text.length !== input.length;
+  if (kind === "json") return { feed: adaptJsonFeed(readJsonFeed(input)), repaired: false };
+  const stripped = stripDoctype(stripForbiddenXmlChars(input));
+  const cleaned = stripped.length !== input.length;
+  const text = decodeAtom03Base64(stripped);
   const format = rootFormat(text);
   try {
     return { feed: adapt(feedsmithParse(text)), repaired: cleaned };
