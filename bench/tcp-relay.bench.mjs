@@ -5,6 +5,7 @@
 //   (b) 1 GiB of HTTP-like lines (~80 bytes) with the text log to a file, vs socat -v (log on
 //       stderr redirected to a file; run on a smaller size, see the table);
 //   (c) 1 GiB of random bytes with the -b (hex) log to a file, vs socat -x;
+//   (e) the views: -json to a file (HTTP-like lines) beside the text log;
 //   (d) round-trip latency of 5,000 sequential 100-byte requests (129-byte answers): the mean
 //       added to the direct round trip and the p99, tcp-relay with and without a log file, vs the
 //       bare Node relay and socat (with and without -v).
@@ -27,7 +28,7 @@ const SIZE = Number(process.env.SIZE_MIB ?? 1024) * MiB;
 const SOCAT_LOG_SIZE = Math.min(SIZE, 16 * MiB);
 const PAIRS = Number(process.env.PAIRS ?? 5_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const SECTIONS = process.env.SECTIONS ?? "abcd";
+const SECTIONS = process.env.SECTIONS ?? "abcde";
 const relayBin = fileURLToPath(new URL("../packages/tcp-relay/bin/tcp-relay.js", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "tcp-relay-bench-"));
 const children = new Set();
@@ -303,6 +304,7 @@ async function main() {
   if (SECTIONS.includes("b")) await sectionB(lines, sizeLabel, sink);
   if (SECTIONS.includes("c")) await sectionC(random, sizeLabel, sink);
   if (SECTIONS.includes("d")) await sectionD(responder);
+  if (SECTIONS.includes("e")) await sectionE(lines, sizeLabel, sink);
   await stop(sink.child);
   await stop(responder.child);
   print();
@@ -509,6 +511,44 @@ async function sectionD(responder) {
       "target <= 2x socat",
     );
   }
+}
+
+async function sectionE(lines, sizeLabel, sink) {
+  // (e) the views beyond the original, each beside its peer measured in the same run: -json to a
+  // file beside the text log to a file, both on HTTP-like lines.
+  const textLog = join(work, "e-text.log");
+  const jsonLog = join(work, "e-json.log");
+  const text = await viaTcpRelay(sink.port, ["-q", "-logfile", textLog], (p) => send(p, lines, SIZE));
+  const textSize = fileMiB(textLog);
+  rmSync(textLog);
+  const json = await viaTcpRelay(sink.port, ["-q", "-json", "-logfile", jsonLog], (p) =>
+    send(p, lines, SIZE),
+  );
+  const jsonSize = fileMiB(jsonLog);
+  rmSync(jsonLog);
+  row(
+    "e",
+    "tcp-relay -q -logfile (text)",
+    sizeLabel,
+    text.value,
+    "MB/s",
+    undefined,
+    text.rss,
+    `log ${textSize} MiB`,
+  );
+  row(
+    "e",
+    "tcp-relay -q -json -logfile",
+    sizeLabel,
+    json.value,
+    "MB/s",
+    [
+      ["text log", text.value],
+      ["target 100 MB/s", 100],
+    ],
+    json.rss,
+    `log ${jsonSize} MiB; target >= 100 MB/s`,
+  );
 }
 
 function print() {

@@ -4,7 +4,7 @@ import { parseRelayArguments } from "./relay-options.js";
 import { startRelay } from "./relay-server.js";
 
 /** Usage text, shaped after the classic proxy.jar command line. */
-export const usage = `usage: tcp-relay <host> <remoteport> <localport> [-q] [-b] [-t | -tms] [-logfile <file>] [-i [n]] [-bind <address>]
+export const usage = `usage: tcp-relay <host> <remoteport> <localport> [options]
 
 Relays every TCP connection on <localport> to <host>:<remoteport> and logs the conversation.
   -q                 quiet: no entries on the console (start-up lines and errors still are)
@@ -13,6 +13,7 @@ Relays every TCP connection on <localport> to <host>:<remoteport> and logs the c
   -tms               the same with milliseconds (YYYY-MM-DD HH:MM:SS.mmm)
   -logfile <file>    also append the log to <file>
   -i [n]             indent entries by connection slot (n slots, default 16; 0 = none)
+  -json              the log as JSON lines (start, entry, finished, error objects)
   -bind <address>    listen on this local address only (default: all interfaces)
   --help             show this help
   --version          show the version
@@ -55,6 +56,7 @@ export async function main(argv: string[]): Promise<number> {
       timestampMillis: args.timestampMillis,
       logFile: args.logFile,
       indent: args.indent,
+      json: args.json,
     });
   } catch (error) {
     if (error instanceof RelayError) {

@@ -1,15 +1,16 @@
 import type { Socket } from "node:net";
+import type { DirectionWriter, TimeSource } from "./direction-writer.js";
 import type { EntryAssembler } from "./entry-assembler.js";
-import type { EntryWriter } from "./entry-writer.js";
 import type { LogWaiter, LogWriter } from "./log-writer.js";
-import type { Clock, TimestampPrefix } from "./timestamp.js";
+import type { Clock } from "./timestamp.js";
 
 /** How a direction's log is written; all null when nothing is logged (`-q` without a log file). */
 export interface DirectionLog {
   log: LogWriter;
-  writer: EntryWriter;
+  writer: DirectionWriter;
   assembler: EntryAssembler;
-  stamp: TimestampPrefix | null;
+  /** The shared time prefix (`-t`, `-tms`, or JSON's `time`), refreshed once per chunk. */
+  stamp: TimeSource | null;
 }
 
 /**
@@ -26,7 +27,7 @@ export class DirectionPump implements LogWaiter {
   private waitingForLog = false;
   private readonly log: LogWriter | null;
   private readonly assembler: EntryAssembler | null;
-  private readonly stamp: TimestampPrefix | null;
+  private readonly stamp: TimeSource | null;
 
   constructor(
     private readonly src: Socket,
@@ -92,9 +93,7 @@ export class DirectionPump implements LogWaiter {
     if (logging === null) return;
     logging.assembler.end();
     logging.stamp?.refresh();
-    logging.writer.notice(
-      `Finished: ${this.bytes} bytes (${rate(this.bytes, this.clock() - this.acceptedAt)} kb/s)`,
-    );
+    logging.writer.finished(this.bytes, rate(this.bytes, this.clock() - this.acceptedAt));
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ByteSink } from "./byte-sink.js";
+import type { DirectionWriter } from "./direction-writer.js";
 import type { TimestampPrefix } from "./timestamp.js";
 
 /** The classic tool splits a line longer than this many bytes into several entries. */
@@ -8,15 +9,15 @@ export const HEX_ENTRY_BYTES = 16;
 
 // Byte -> shown character, decided once: printable ASCII as is, CR as a space in text mode, the
 // rest as "." (binary mode shows CR as "." too, as in the classic tool's `0D 0A  ..`).
-const TEXT_CHAR = new Uint8Array(256).fill(0x2e);
-const HEX_CHAR = new Uint8Array(256).fill(0x2e);
+export const TEXT_CHAR = new Uint8Array(256).fill(0x2e);
+export const HEX_CHAR = new Uint8Array(256).fill(0x2e);
 for (let b = 0x20; b < 0x7f; b++) {
   TEXT_CHAR[b] = b;
   HEX_CHAR[b] = b;
 }
 TEXT_CHAR[0x0d] = 0x20;
-const HEX_HIGH = new Uint8Array(256);
-const HEX_LOW = new Uint8Array(256);
+export const HEX_HIGH = new Uint8Array(256);
+export const HEX_LOW = new Uint8Array(256);
 for (let b = 0; b < 256; b++) {
   HEX_HIGH[b] = "0123456789ABCDEF".charCodeAt(b >> 4);
   HEX_LOW[b] = "0123456789ABCDEF".charCodeAt(b & 15);
@@ -37,7 +38,7 @@ const HEX_CONTENT = HEX_ENTRY_BYTES * 3 - 1 + 2 + HEX_ENTRY_BYTES;
  * w.textEntry(Buffer.from("GET / HTTP/1.1\r"), 0, 15, 0);
  * sink.text(); // "C-0-#000000 -> [GET / HTTP/1.1 ]\n"
  */
-export class EntryWriter {
+export class EntryWriter implements DirectionWriter {
   private readonly label: Buffer;
   private readonly indent: Buffer;
 
@@ -116,6 +117,14 @@ export class EntryWriter {
     buf[p++] = 0x5d;
     buf[p++] = 0x0a;
     sink.pos = p;
+  }
+
+  finished(bytes: number, rate: string): void {
+    this.notice(`Finished: ${bytes} bytes (${rate} kb/s)`);
+  }
+
+  connectError(message: string): void {
+    this.notice(`Error: ${message}`);
   }
 
   /**

@@ -1,5 +1,6 @@
+import type { DirectionWriter } from "./direction-writer.js";
 import type { EntryAssembler } from "./entry-assembler.js";
-import { type EntryWriter, HEX_ENTRY_BYTES } from "./entry-writer.js";
+import { HEX_ENTRY_BYTES } from "./entry-writer.js";
 
 /**
  * Binary mode (`-b`): one entry per 16 bytes of the stream, fewer only at the end of the
@@ -17,7 +18,7 @@ export class HexFormatter implements EntryAssembler {
   private readonly held = Buffer.allocUnsafe(HEX_ENTRY_BYTES);
   private heldLength = 0;
 
-  constructor(private readonly writer: EntryWriter) {}
+  constructor(private readonly writer: DirectionWriter) {}
 
   push(chunk: Buffer): void {
     const n = chunk.length;

@@ -1,5 +1,6 @@
+import type { DirectionWriter } from "./direction-writer.js";
 import type { EntryAssembler } from "./entry-assembler.js";
-import { type EntryWriter, MAX_TEXT_ENTRY } from "./entry-writer.js";
+import { MAX_TEXT_ENTRY } from "./entry-writer.js";
 
 const LF = 0x0a;
 
@@ -25,7 +26,7 @@ export class LineAssembler implements EntryAssembler {
   /** The last entry was cut at the length limit right at a chunk's end: an LF next is its end. */
   private cutAtLimit = false;
 
-  constructor(private readonly writer: EntryWriter) {}
+  constructor(private readonly writer: DirectionWriter) {}
 
   push(chunk: Buffer): void {
     const n = chunk.length;

@@ -8,7 +8,7 @@ import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { startRelay } from "./relay-server.js";
+import { type RelayOptions, startRelay } from "./relay-server.js";
 import { dial, listenLocal, receiveBytes, Transcript } from "./test-support/sockets.js";
 
 const fixedClock = () => new Date(2024, 0, 2, 3, 4, 5).getTime();
@@ -82,12 +82,13 @@ async function parallelConversation(port: number): Promise<void> {
 function normalise(text: string, remotePort: number, localPort: number, logFile: string): string {
   return text
     .replaceAll(`:${remotePort} on port ${localPort}`, ":REMOTEPORT on port LOCALPORT")
+    .replaceAll(`"remotePort":${remotePort},"localPort":${localPort}`, '"remotePort":0,"localPort":0')
     .replaceAll(logFile, "LOGFILE");
 }
 
 async function golden(
   name: string,
-  options: { binary?: boolean; timestamps?: boolean; timestampMillis?: boolean; indent?: number },
+  options: Partial<RelayOptions>,
   conversation: (port: number) => Promise<void>,
   serverKind: () => ReturnType<typeof listenLocal>,
   clock: () => number = fixedClock,
@@ -135,3 +136,18 @@ test("millisecond timestamps (-tms) on entries and Finished lines, from the inje
 
 test("indentation (-i 2) with parallel connections: lowest free slot, n mod 2 when all are busy", () =>
   golden("indent", { indent: 2 }, parallelConversation, pingServer));
+
+// UTC, so that the ISO times do not depend on the machine's time zone.
+const utcClock = () => Date.UTC(2024, 0, 2, 3, 4, 5, 67);
+
+test("-json: the same conversation as JSON lines, start-up lines included", () =>
+  golden("json-socket", { json: true }, keepAliveConversation, httpLikeServer, utcClock));
+
+test("-json -b -i 2 -t: hex entries; indent and -t do not apply to JSON", () =>
+  golden(
+    "json-binary-socket",
+    { json: true, binary: true, indent: 2, timestamps: true },
+    keepAliveConversation,
+    httpLikeServer,
+    utcClock,
+  ));

@@ -1,11 +1,13 @@
 import { connect, type Socket } from "node:net";
 import { type DirectionLog, DirectionPump } from "./direction-pump.js";
+import type { DirectionWriter } from "./direction-writer.js";
 import { EntryWriter } from "./entry-writer.js";
 import { HexFormatter } from "./hex-formatter.js";
 import { IndentSlots } from "./indent-slots.js";
+import { JsonEntryWriter } from "./json-entry-writer.js";
 import { LineAssembler } from "./line-assembler.js";
 import type { LogWriter } from "./log-writer.js";
-import type { Clock, TimestampPrefix } from "./timestamp.js";
+import type { Clock, IsoTimestamp, TimestampPrefix } from "./timestamp.js";
 
 /** What every connection of one relay shares. */
 export interface RelayContext {
@@ -15,6 +17,8 @@ export interface RelayContext {
   /** Null when nothing is logged (`-q` without a log file): the formatter never runs. */
   log: LogWriter | null;
   stamp: TimestampPrefix | null;
+  /** With `-json`: the shared `time` of the JSON lines (then `stamp` and the indent are unused). */
+  json: IsoTimestamp | null;
   binary: boolean;
   slots: IndentSlots;
   clock: Clock;
@@ -32,7 +36,7 @@ export class RelayConnection {
   private readonly acceptedAt: number;
   private readonly clientToServer: DirectionPump;
   private readonly serverToClient: DirectionPump;
-  private readonly serverWriter: EntryWriter | null;
+  private readonly serverWriter: DirectionWriter | null;
   private connected = false;
   private openSockets = 2;
 
@@ -59,11 +63,14 @@ export class RelayConnection {
   }
 
   private directionLog(direction: "C" | "S", indent: string): DirectionLog | null {
-    const { log, stamp, binary } = this.context;
+    const { log, stamp, json, binary } = this.context;
     if (log === null) return null;
-    const writer = new EntryWriter(log, `${direction}-${this.n}-`, indent, stamp);
+    const writer =
+      json !== null
+        ? new JsonEntryWriter(log, this.n, direction, json)
+        : new EntryWriter(log, `${direction}-${this.n}-`, indent, stamp);
     const assembler = binary ? new HexFormatter(writer) : new LineAssembler(writer);
-    return { log, writer, assembler, stamp };
+    return { log, writer, assembler, stamp: json ?? stamp };
   }
 
   private readonly onConnect = (): void => {
@@ -81,8 +88,8 @@ export class RelayConnection {
   // Before the connection is made this is the server being unreachable: one line says why.
   private readonly onServerError = (error: Error): void => {
     if (!this.connected && this.serverWriter !== null) {
-      this.context.stamp?.refresh();
-      this.serverWriter.notice(`Error: ${describeConnectError(error)}`);
+      (this.context.json ?? this.context.stamp)?.refresh();
+      this.serverWriter.connectError(describeConnectError(error));
     }
     this.destroy();
   };

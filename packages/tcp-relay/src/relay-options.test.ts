@@ -35,6 +35,7 @@ test("the classic command line with every option", () => {
       timestampMillis: false,
       logFile: "x.log",
       indent: 4,
+      json: false,
       bind: undefined,
       help: false,
       version: false,
@@ -76,7 +77,10 @@ test("bad arguments name what was wrong and what is allowed", () => {
   badArgument(["h", "http", "8080"], /remoteport must be a port number from 1 to 65535; got "http"/);
   badArgument(["h", "80", "0"], /localport .* got "0"/);
   badArgument(["h", "80", "65536"], /got "65536"/);
-  badArgument(["h", "80", "8080", "-x"], /unknown option "-x" \(allowed: -q, -b, -t, -tms, -logfile <file>/);
+  badArgument(
+    ["h", "80", "8080", "-x"],
+    /unknown option "-x" \(allowed: -q, -b, -t, -tms, -logfile <file>, -i \[n\], -json/,
+  );
   badArgument(["h", "80", "8080", "-logfile"], /-logfile needs a file name/);
   badArgument(["h", "80", "8080", "extra"], /unexpected argument "extra"/);
 });

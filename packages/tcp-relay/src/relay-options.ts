@@ -17,6 +17,8 @@ export interface RelayArguments {
   logFile: string | undefined;
   /** Number of indentation slots; 0 means no indentation. */
   indent: number;
+  /** The log as JSON lines. */
+  json: boolean;
   /** Local address to listen on; undefined means all interfaces. */
   bind: string | undefined;
   help: boolean;
@@ -28,7 +30,7 @@ export const DEFAULT_INDENT_SLOTS = 16;
 /** More slots than this would only push entries off any screen; it also bounds the prefix size. */
 export const MAX_INDENT_SLOTS = 256;
 
-const ALLOWED = "-q, -b, -t, -tms, -logfile <file>, -i [n], -bind <address>, --help, --version";
+const ALLOWED = "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -bind <address>, --help, --version";
 
 function parsePort(name: string, value: string | undefined): number {
   if (value === undefined) {
@@ -70,6 +72,7 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
     timestampMillis: false,
     logFile: undefined,
     indent: 0,
+    json: false,
     bind: undefined,
     help: false,
     version: false,
@@ -99,6 +102,10 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
       case "--logfile":
       case "--log-file":
         parsed.logFile = requireValue(arg, argv[++k], "a file name");
+        break;
+      case "-json":
+      case "--json":
+        parsed.json = true;
         break;
       case "-bind":
       case "--bind":

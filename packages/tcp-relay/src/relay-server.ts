@@ -8,7 +8,7 @@ import { FileDestination, type LogDestination, StreamDestination } from "./log-d
 import { LogWriter } from "./log-writer.js";
 import { RelayConnection, type RelayContext } from "./relay-connection.js";
 import { RelayError } from "./relay-error.js";
-import { type Clock, TimestampPrefix } from "./timestamp.js";
+import { type Clock, IsoTimestamp, TimestampPrefix } from "./timestamp.js";
 
 /** Everything a relay needs; the command line fills it from its arguments. */
 export interface RelayOptions {
@@ -27,6 +27,8 @@ export interface RelayOptions {
   logFile?: string;
   /** Number of indentation slots; 0 or absent means none. */
   indent?: number;
+  /** The log as JSON lines (`-json`), on the console and in the log file. */
+  json?: boolean;
   /** Where start-up lines and (unless quiet) entries go; default process.stdout. */
   console?: Writable;
   /** Where problems met while running go (a failing log file); default process.stderr. */
@@ -97,6 +99,26 @@ function listen(server: Server, port: number, bind: string | undefined): Promise
   });
 }
 
+/** The start-up lines, as text or (with `-json`) as `start` objects that carry their text. */
+function startupLines(
+  options: RelayOptions,
+  port: number,
+  logPath: string | undefined,
+  json: IsoTimestamp | null,
+): string {
+  const starting = `starting proxy for ${options.host}:${options.remotePort} on port ${port}`;
+  const using = logPath === undefined ? undefined : `using logfile: ${logPath}`;
+  if (json === null) return using === undefined ? `${starting}\n` : `${starting}\n${using}\n`;
+  const time = json.text();
+  let lines = `{"time":"${time}","type":"start","text":${JSON.stringify(starting)},"host":${JSON.stringify(
+    options.host,
+  )},"remotePort":${options.remotePort},"localPort":${port}}\n`;
+  if (using !== undefined) {
+    lines += `{"time":"${time}","type":"start","text":${JSON.stringify(using)},"logFile":${JSON.stringify(logPath)}}\n`;
+  }
+  return lines;
+}
+
 /**
  * Resolves the host, opens the log file, listens, and writes the start-up lines: from then on
  * every accepted connection is relayed to `host:remotePort` and logged.
@@ -122,8 +144,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   }
   const port = (server.address() as AddressInfo).port;
 
-  let startup = `starting proxy for ${options.host}:${options.remotePort} on port ${port}\n`;
-  if (file !== undefined) startup += `using logfile: ${file.path}\n`;
+  const json = options.json ? new IsoTimestamp(clock) : null;
+  const startup = startupLines(options, port, file?.path, json);
   consoleOut.write(startup);
   file?.destination.write(Buffer.from(startup));
 
@@ -149,6 +171,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     host: options.host,
     port: options.remotePort,
     log,
+    json,
     stamp:
       options.timestamps || options.timestampMillis
         ? new TimestampPrefix(clock, options.timestampMillis ?? false)

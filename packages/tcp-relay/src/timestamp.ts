@@ -45,3 +45,31 @@ export class TimestampPrefix {
     this.bytes = Buffer.from(`[${formatLocalTime(unit * this.unitMs, this.millis)}] `, "latin1");
   }
 }
+
+/**
+ * The JSON log's `time`: ISO 8601 UTC with milliseconds (`2024-01-02T03:04:05.067Z`) as bytes,
+ * rebuilt only when the millisecond changes, shared by every connection like `TimestampPrefix`.
+ *
+ * @example
+ * const time = new IsoTimestamp(() => 0);
+ * time.refresh();
+ * time.bytes.toString(); // "1970-01-01T00:00:00.000Z"
+ */
+export class IsoTimestamp {
+  bytes: Buffer = Buffer.alloc(0);
+  private ms = Number.NaN;
+  constructor(readonly now: Clock) {}
+
+  refresh(): void {
+    const ms = this.now();
+    if (ms === this.ms) return;
+    this.ms = ms;
+    this.bytes = Buffer.from(new Date(ms).toISOString(), "latin1");
+  }
+
+  /** The current time as a string, for the rare lines built as strings. */
+  text(): string {
+    this.refresh();
+    return this.bytes.toString("latin1");
+  }
+}

@@ -16,6 +16,7 @@ function badArgument(argv: string[], message: RegExp): void {
 test("every view is off by default", () => {
   const a = parseRelayArguments(base);
   assert.equal(a.timestampMillis, false);
+  assert.equal(a.json, false);
 });
 
 test("-tms turns on timestamps with milliseconds; -t alone keeps seconds", () => {
@@ -25,4 +26,9 @@ test("-tms turns on timestamps with milliseconds; -t alone keeps seconds", () =>
   const s = parseRelayArguments([...base, "-t"]);
   assert.equal(s.timestampMillis, false);
   badArgument(["-tmss"], /unknown option "-tmss" \(allowed: .*-tms/);
+});
+
+test("-json (and --json) turns the log into JSON lines", () => {
+  assert.equal(parseRelayArguments([...base, "-json"]).json, true);
+  assert.equal(parseRelayArguments(["--json", ...base]).json, true);
 });
