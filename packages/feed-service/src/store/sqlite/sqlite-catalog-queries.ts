@@ -1,6 +1,6 @@
 /**
  * The non-post reads of the 16 operations on SQLite: categories, smart categories, languages,
- * feeds (plain and ranked by clicks or posts in a window), search history, language data, and
+ * feeds (the rankings over a window are in sqlite-feed-rankings.ts), search history, language data, and
  * the single-row lookups used to check arguments. "By name" is the `name_key` index (Unicode
  * lower case, code point order), ties by id.
  */
@@ -111,40 +111,6 @@ export function dueFeeds(stmts: StatementCache, now: number, all: boolean, limit
       `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} ${where} ORDER BY f.next_fetch_at, f.id LIMIT ?`,
     )
     .all(...params) as FeedAdminRecord[];
-}
-
-export function mostPopularFeeds(
-  stmts: StatementCache,
-  args: { since: number; limit: number },
-): Array<FeedRecord & { periodClicks: number }> {
-  if (args.limit === 0) return [];
-  return stmts
-    .get(`WITH w AS (SELECT p.feed_id, count(*) AS n FROM clicks k INDEXED BY clicks_by_time
-        JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.post_id
-        WHERE k.clicked_at >= ? GROUP BY p.feed_id)
-      SELECT ${FEED_COLUMNS}, w.n AS periodClicks FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
-      ORDER BY w.n DESC, f.id LIMIT ?`)
-    .all(args.since, args.limit) as Array<FeedRecord & { periodClicks: number }>;
-}
-
-export function mostProlificFeeds(
-  stmts: StatementCache,
-  args: { since: number; limit: number },
-): Array<FeedRecord & { periodPosts: number }> {
-  if (args.limit === 0) return [];
-  // One count per feed over its (feed_id, post_date) index range. A window reaching back past
-  // most of a feed's history counts the posts before it instead and subtracts them from the
-  // feed's post count: whichever range is shorter is read.
-  return stmts
-    .get(`SELECT * FROM (SELECT ${FEED_COLUMNS},
-        CASE WHEN f.last_post_date IS NULL THEN 0
-          WHEN ? >= (f.last_post_date + (SELECT min(post_date) FROM posts WHERE feed_id = f.id)) / 2
-          THEN (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= ?)
-          ELSE f.post_count - (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date < ?)
-        END AS periodPosts
-        FROM feeds f ${FEED_JOINS})
-      WHERE periodPosts > 0 ORDER BY periodPosts DESC, feedId LIMIT ?`)
-    .all(args.since, args.since, args.since, args.limit) as Array<FeedRecord & { periodPosts: number }>;
 }
 
 export function searchHistory(stmts: StatementCache, limit: number): SearchHistoryRecord[] {

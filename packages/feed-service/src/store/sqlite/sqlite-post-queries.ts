@@ -88,38 +88,3 @@ export function postsByFeed(
     { ...page, languageIds: null },
   );
 }
-
-/**
- * Clicks in the window are found by time (a window is a short range of a long history); the
- * planner would otherwise walk the per-client index over every click ever made to save a sort.
- * Without a category, only posts with at least the page's lowest click count are joined for the
- * date tie-break: on a 30-day window of a million-post demo that skips ~50,000 lookups (4x faster).
- */
-export function mostPopularPosts(
-  stmts: StatementCache,
-  args: { since: number; limit: number; categoryId: number | null },
-): Array<PostRecord & { periodClicks: number }> {
-  if (args.limit === 0) return [];
-  const windowed = `w AS MATERIALIZED (SELECT post_id, count(*) AS n FROM clicks INDEXED BY clicks_by_time
-    WHERE clicked_at >= ? GROUP BY post_id)`;
-  const ranked = (
-    args.categoryId === null
-      ? stmts
-          .get(`WITH ${windowed}, cut AS (SELECT n FROM w ORDER BY n DESC LIMIT 1 OFFSET ?)
-            SELECT p.id AS id, w.n AS n FROM w JOIN posts p INDEXED BY posts_sort_keys ON p.id = w.post_id
-            WHERE w.n >= coalesce((SELECT n FROM cut), 0) ORDER BY w.n DESC, ${NEWEST_FIRST} LIMIT ?`)
-          .all(args.since, args.limit - 1, args.limit)
-      : stmts
-          .get(`WITH ${windowed}
-            SELECT p.id AS id, w.n AS n FROM w JOIN posts p INDEXED BY posts_sort_keys ON p.id = w.post_id
-            WHERE p.category_id = ? ORDER BY w.n DESC, ${NEWEST_FIRST} LIMIT ?`)
-          .all(args.since, args.categoryId, args.limit)
-  ) as Array<{ id: number; n: number }>;
-  // By id, not by position: a post deleted by another process between the two statements would
-  // otherwise shift every later count onto the wrong row.
-  const counts = new Map(ranked.map((r) => [r.id, r.n]));
-  return postsInOrder(stmts, [...counts.keys()]).map((row) => ({
-    ...row,
-    periodClicks: counts.get(row.postId)!,
-  }));
-}

@@ -27,8 +27,10 @@ import * as catalog from "./sqlite-catalog-queries.js";
 import * as catalogWriter from "./sqlite-catalog-writer.js";
 import { openSqliteDatabase, StatementCache, translateSqliteError } from "./sqlite-connection.js";
 import * as claims from "./sqlite-feed-claims.js";
+import * as feedRankings from "./sqlite-feed-rankings.js";
 import * as feedWriter from "./sqlite-feed-writer.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
+import { mostPopularPosts } from "./sqlite-popular-posts.js";
 import { postKeys } from "./sqlite-post-keys.js";
 import * as posts from "./sqlite-post-queries.js";
 import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
@@ -75,7 +77,7 @@ export class SqliteStore implements Store {
     limit: number;
     categoryId: number | null;
   }): Promise<Array<PostRecord & { periodClicks: number }>> {
-    return settle(() => posts.mostPopularPosts(this.#stmts, args));
+    return settle(() => mostPopularPosts(this.#stmts, args));
   }
   categories(): Promise<CategoryRecord[]> {
     return settle(() => catalog.categories(this.#stmts));
@@ -90,13 +92,13 @@ export class SqliteStore implements Store {
     since: number;
     limit: number;
   }): Promise<Array<FeedRecord & { periodClicks: number }>> {
-    return settle(() => catalog.mostPopularFeeds(this.#stmts, args));
+    return settle(() => feedRankings.mostPopularFeeds(this.#stmts, args));
   }
   mostProlificFeeds(args: {
     since: number;
     limit: number;
   }): Promise<Array<FeedRecord & { periodPosts: number }>> {
-    return settle(() => catalog.mostProlificFeeds(this.#stmts, args));
+    return settle(() => feedRankings.mostProlificFeeds(this.#stmts, args));
   }
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
     return settle(() => catalog.feeds(this.#stmts, filter));

@@ -1,0 +1,56 @@
+/**
+ * Feeds ranked over a window on SQLite (most popular: clicks on their posts; most prolific: posts
+ * dated within it). A window of `daysBack` up to 100 years is whole UTC days plus the part of its
+ * first day after `since`: the whole days come from the per-day roll-ups of migration 8
+ * (`feed_click_days`, `post_days`: a few thousand rows for a 90-day history), the partial day from
+ * the clicks or posts themselves (at most one day of them). The counts are exact.
+ */
+import type { FeedRecord } from "../store.js";
+import { FEED_COLUMNS, FEED_JOINS } from "./sqlite-columns.js";
+import type { StatementCache } from "./sqlite-connection.js";
+
+const DAY = 86_400_000;
+
+/** The first whole day of a window starting at `since`, and where that day starts. */
+function firstWholeDay(since: number): { day: number; start: number } {
+  const day = Math.ceil(since / DAY);
+  return { day, start: day * DAY };
+}
+
+export function mostPopularFeeds(
+  stmts: StatementCache,
+  args: { since: number; limit: number },
+): Array<FeedRecord & { periodClicks: number }> {
+  if (args.limit === 0) return [];
+  const whole = firstWholeDay(args.since);
+  return stmts
+    .get(`WITH w AS (SELECT feed_id, sum(n) AS n FROM (
+        SELECT feed_id, clicks AS n FROM feed_click_days WHERE day >= ?
+        UNION ALL
+        SELECT p.feed_id, count(*) FROM clicks k INDEXED BY clicks_by_time
+          JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.post_id
+          WHERE k.clicked_at >= ? AND k.clicked_at < ? GROUP BY p.feed_id
+      ) GROUP BY feed_id HAVING sum(n) > 0)
+      SELECT ${FEED_COLUMNS}, w.n AS periodClicks FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
+      ORDER BY w.n DESC, f.id LIMIT ?`)
+    .all(whole.day, args.since, whole.start, args.limit) as Array<FeedRecord & { periodClicks: number }>;
+}
+
+export function mostProlificFeeds(
+  stmts: StatementCache,
+  args: { since: number; limit: number },
+): Array<FeedRecord & { periodPosts: number }> {
+  if (args.limit === 0) return [];
+  const whole = firstWholeDay(args.since);
+  // The partial day is one range of each feed's (feed_id, post_date) index.
+  return stmts
+    .get(`WITH w AS (SELECT feed_id, sum(n) AS n FROM (
+        SELECT feed_id, posts AS n FROM post_days WHERE day >= ?
+        UNION ALL
+        SELECT f.id, (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= ? AND p.post_date < ?)
+          FROM feeds f
+      ) GROUP BY feed_id HAVING sum(n) > 0)
+      SELECT ${FEED_COLUMNS}, w.n AS periodPosts FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
+      ORDER BY w.n DESC, f.id LIMIT ?`)
+    .all(whole.day, args.since, whole.start, args.limit) as Array<FeedRecord & { periodPosts: number }>;
+}

@@ -1,0 +1,118 @@
+/**
+ * Most popular posts over a window (operation 6) on SQLite, exactly, by the cheaper of two ways:
+ * - a short window: its clicks are read by time and counted per post (a day of clicks is a few
+ *   thousand index entries);
+ * - a long one: the clicked posts are walked by all-time clicks (`posts.clicks`), most first and
+ *   newest first within a count (`posts_by_clicks`), and each post's window count is its all-time
+ *   count less its clicks before the window. A post's window count is at most its all-time count,
+ *   so the walk stops once the next post's all-time count cannot beat the page's last row (Fagin's
+ *   threshold algorithm). Over a long window the two counts are close and the walk ends after
+ *   about `limit` posts.
+ * The window's size is known beforehand from `feed_click_days` (migration 8); the walk is also
+ * cut short, for the scan, once it has read as many posts as the scan would read clicks.
+ */
+import type { PostRecord } from "../store.js";
+import type { StatementCache } from "./sqlite-connection.js";
+import { postsInOrder } from "./sqlite-post-queries.js";
+
+const DAY = 86_400_000;
+/** Windows of up to this many clicks are scanned (about 0.5 µs a click). */
+const SCAN_CLICKS = 40_000;
+/** A walked post costs about as much as this many scanned clicks (about 1.3 µs a post). */
+const WALK_COST_IN_CLICKS = 2.5;
+const BATCH = 256;
+
+/** A ranked post: id, window clicks, post_date. */
+type Ranked = [id: number, n: number, date: number];
+
+/** Ranked before: more window clicks, then newer, then the larger id. */
+function before(a: Ranked, b: Ranked): boolean {
+  return a[1] > b[1] || (a[1] === b[1] && (a[2] > b[2] || (a[2] === b[2] && a[0] > b[0])));
+}
+
+function windowClicksAtMost(stmts: StatementCache, since: number): number {
+  return stmts
+    .get("SELECT coalesce(sum(clicks), 0) FROM feed_click_days WHERE day >= ?")
+    .pluck()
+    .get(Math.floor(since / DAY)) as number;
+}
+
+export function scanWindow(stmts: StatementCache, args: Args): Ranked[] {
+  return stmts
+    .get(`WITH w AS MATERIALIZED (SELECT post_id, count(*) AS n FROM clicks INDEXED BY clicks_by_time
+        WHERE clicked_at >= ? GROUP BY post_id)
+      SELECT p.id, w.n, p.post_date FROM w JOIN posts p INDEXED BY posts_sort_keys ON p.id = w.post_id
+      ${args.categoryId === null ? "" : "WHERE p.category_id = ?"}
+      ORDER BY w.n DESC, p.post_date DESC, p.id DESC LIMIT ?`)
+    .raw()
+    .all(args.since, ...(args.categoryId === null ? [] : [args.categoryId]), args.limit) as Ranked[];
+}
+
+/** The walk; null when it has read `budget` posts without finishing. */
+export function walkAllTime(stmts: StatementCache, args: Args, budget: number): Ranked[] | null {
+  const scope = args.categoryId === null ? "" : "category_id = ? AND";
+  const index = args.categoryId === null ? "posts_by_clicks" : "posts_by_category_clicks";
+  const next = stmts
+    .get(`SELECT id, clicks, post_date FROM posts INDEXED BY ${index}
+      WHERE ${scope} clicks > 0 AND (clicks, post_date, id) < (?, ?, ?)
+      ORDER BY clicks DESC, post_date DESC, id DESC LIMIT ?`)
+    .raw();
+  const earlier = stmts
+    .get(`SELECT post_id, count(*) FROM clicks INDEXED BY clicks_by_client
+      WHERE post_id IN (SELECT value FROM json_each(?)) AND clicked_at < ? GROUP BY post_id`)
+    .raw();
+  const scopeValues = args.categoryId === null ? [] : [args.categoryId];
+  const top: Ranked[] = [];
+  let after: Ranked = [0, Number.MAX_SAFE_INTEGER, 0];
+  let read = 0;
+  for (;;) {
+    const rows = next.all(...scopeValues, after[1], after[2], after[0], BATCH) as Ranked[];
+    if (rows.length === 0) return top;
+    const old = new Map(
+      earlier.all(JSON.stringify(rows.map((r) => r[0])), args.since) as Array<[number, number]>,
+    );
+    for (const row of rows) {
+      const last = top[args.limit - 1];
+      // `row` holds its all-time count: no post from here on can rank above the last row.
+      if (last !== undefined && !before(row, last)) return top;
+      const n = row[1] - (old.get(row[0]) ?? 0);
+      if (n > 0) insertRanked(top, [row[0], n, row[2]], args.limit);
+    }
+    read += rows.length;
+    if (read >= budget) return null;
+    after = rows[rows.length - 1]!;
+  }
+}
+
+/** Inserts into a ranked list kept at `limit` rows. */
+function insertRanked(top: Ranked[], item: Ranked, limit: number): void {
+  let i = top.length;
+  while (i > 0 && before(item, top[i - 1]!)) i--;
+  if (i >= limit) return;
+  top.splice(i, 0, item);
+  if (top.length > limit) top.pop();
+}
+
+export interface Args {
+  since: number;
+  limit: number;
+  categoryId: number | null;
+}
+
+export function mostPopularPosts(
+  stmts: StatementCache,
+  args: Args,
+): Array<PostRecord & { periodClicks: number }> {
+  if (args.limit === 0) return [];
+  const clicks = windowClicksAtMost(stmts, args.since);
+  const ranked =
+    (clicks > SCAN_CLICKS ? walkAllTime(stmts, args, clicks / WALK_COST_IN_CLICKS) : null) ??
+    scanWindow(stmts, args);
+  // By id, not by position: a post deleted by another process between the two statements would
+  // otherwise shift every later count onto the wrong row.
+  const counts = new Map(ranked.map(([id, n]) => [id, n]));
+  return postsInOrder(stmts, [...counts.keys()]).map((row) => ({
+    ...row,
+    periodClicks: counts.get(row.postId)!,
+  }));
+}
