@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import soap from "soap";
-import { corpusNow, openCorpus } from "./feed-service-corpus.mjs";
+import { corpusNow, openCorpus, openStore } from "./feed-service-corpus.mjs";
 import { runWrk } from "./wrk-load.mjs";
 
 const { values } = parseArgs({ options: { posts: { type: "string" }, seconds: { type: "string" } } });
@@ -24,7 +24,11 @@ const { createFeedServer } = await import(new URL("http/feed-server.js", dist).h
 const { createOperationRunner } = await import(new URL("operations/operation-runner.js", dist).href);
 const { parseSearchQuery } = await import(new URL("search/parse-search-query.js", dist).href);
 
-const { store } = await openCorpus(posts);
+// Opened as `serve` opens it: reads of the operations on the query threads, with the deadline and
+// the bounded queue (the plain store openCorpus returns runs every query on this thread).
+const corpus = await openCorpus(posts);
+await corpus.store.close();
+const store = await openStore(corpus.path, { queryLimits: {} });
 const path = "/webservices/FeedAggregator";
 const requestBody =
   '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +

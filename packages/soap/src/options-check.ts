@@ -39,7 +39,8 @@ function checkUnique(what: string, names: readonly string[]): void {
  * is reported where it is made and not as a broken WSDL in some client. Returns the WSDL names
  * with their defaults filled in.
  */
-export function checkServiceOptions(options: SoapServiceOptions): WsdlNames {
+// `never`: the check reads the options, never calls the handler, so any context type fits.
+export function checkServiceOptions(options: SoapServiceOptions<never>): WsdlNames {
   const names: WsdlNames = {
     targetNamespace: options.targetNamespace,
     rpcNamespace: options.rpcNamespace ?? COLDFUSION_RPC_NS,

@@ -52,10 +52,19 @@ export type ArgumentValue = number | string | null | undefined;
 
 export type Arguments = Readonly<Record<string, ArgumentValue>>;
 
-/** What the service's handler answers for one call. Throwing makes a Server.userException fault. */
-export type OperationHandler = (operation: string, args: Arguments) => QueryBean | Promise<QueryBean>;
+/**
+ * What the service's handler answers for one call. Throwing makes a Server.userException fault.
+ * `context` is whatever the transport passed to `handle` for this call (the base URL the request
+ * reached the service at, say): an argument rather than ambient state, so that nothing has to
+ * follow the call through its awaits.
+ */
+export type OperationHandler<Context = undefined> = (
+  operation: string,
+  args: Arguments,
+  context: Context,
+) => QueryBean | Promise<QueryBean>;
 
-export interface SoapServiceOptions {
+export interface SoapServiceOptions<Context = undefined> {
   /** Target namespace of the WSDL and of the response elements, e.g. `http://webservices`. */
   readonly targetNamespace: string;
   /** Port type name, e.g. `FeedAggregator`. */
@@ -63,7 +72,7 @@ export interface SoapServiceOptions {
   /** Service name, e.g. `FeedAggregatorService`. */
   readonly serviceName: string;
   readonly operations: readonly OperationSpec[];
-  readonly handler: OperationHandler;
+  readonly handler: OperationHandler<Context>;
   /**
    * The person-readable message for an error thrown by the handler, or undefined when the error
    * is not meant for the client (then a generic message is sent: never a stack trace, SQL or path).
@@ -87,13 +96,23 @@ export interface SoapResponse {
   readonly status: number;
   readonly contentType: string;
   readonly body: string;
+  /**
+   * The operation the request called, once the decoder knew it (absent for requests that are not
+   * a call at all): the transport's key for metrics and for deciding whether an answer may be kept.
+   */
+  readonly operation?: string;
+  /** Which kind of fault the body holds, if any (`client`: soapenv:Client; `server`: the rest). */
+  readonly fault?: "client" | "server";
 }
 
-export interface SoapService {
+export interface SoapService<Context = undefined> {
   /** The WSDL document with `soap:address` set to the given absolute URL. */
   wsdl(soapAddress: string): string;
-  /** Decodes one request body, calls the handler, and encodes the response or fault. Never throws. */
-  handle(body: Buffer, contentType?: string): Promise<SoapResponse>;
+  /**
+   * Decodes one request body, calls the handler with `context`, and encodes the response or
+   * fault. Never throws.
+   */
+  handle(body: Buffer, contentType?: string, context?: Context): Promise<SoapResponse>;
   /** The Client fault response for a body over the size limit (HTTP 413). */
   tooLarge(): SoapResponse;
   /**

@@ -121,6 +121,32 @@ describe("createSoapService", () => {
     }
   });
 
+  test("the context given to handle reaches the handler; the answer names its operation and fault kind", async () => {
+    const seen: unknown[] = [];
+    const service = createSoapService<{ baseUrl: string }>({
+      ...probeOptions(),
+      handler: (operation, _args, context) => {
+        seen.push([operation, context.baseUrl]);
+        if (operation === "getSamples") throw new Error("unexpected");
+        return { rows: [] };
+      },
+    });
+    const ok = await service.handle(call("<getNothing><limit>1</limit></getNothing>"), "text/xml", {
+      baseUrl: "http://a.example",
+    });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.operation, "getNothing");
+    assert.equal(ok.fault, undefined);
+    const failed = await service.handle(call("<getSamples/>"), "text/xml", { baseUrl: "http://b.example" });
+    assert.deepEqual([failed.operation, failed.fault], ["getSamples", "server"]);
+    const unknown = await service.handle(call("<dropTables/>"), "text/xml", { baseUrl: "http://c.example" });
+    assert.deepEqual([unknown.operation, unknown.fault], [undefined, "client"]);
+    assert.deepEqual(seen, [
+      ["getNothing", "http://a.example"],
+      ["getSamples", "http://b.example"],
+    ]);
+  });
+
   test("a body over 1 MiB is refused with HTTP 413 and a Client fault, without parsing it", async () => {
     const service = createProbeService();
     const response = await service.handle(Buffer.alloc(requestLimits.maxBodyBytes + 1, 0x3c));

@@ -21,8 +21,8 @@ import { compileWsdl } from "./wsdl-writer.js";
 export const internalErrorMessage =
   "The operation could not be completed because of an internal error; please try again later.";
 
-function fault(body: string): SoapResponse {
-  return { status: 500, contentType: xmlContentType, body };
+function fault(body: string, kind: "client" | "server", operation?: string): SoapResponse {
+  return { status: 500, contentType: xmlContentType, body, fault: kind, operation };
 }
 
 /**
@@ -46,7 +46,9 @@ function fault(body: string): SoapResponse {
  * const response = await service.handle(requestBody, request.headers["content-type"]);
  * reply.status(response.status).type(response.contentType).send(response.body);
  */
-export function createSoapService(options: SoapServiceOptions): SoapService {
+export function createSoapService<Context = undefined>(
+  options: SoapServiceOptions<Context>,
+): SoapService<Context> {
   const names = checkServiceOptions(options);
   const operations = new Map<string, OperationSpec>();
   const encoders = new Map<string, QueryBeanEncoder>();
@@ -65,6 +67,7 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
     body: writeClientFault(
       `The request body is larger than ${requestLimits.maxBodyBytes} bytes (1 MiB), the most this service accepts.`,
     ),
+    fault: "client",
   };
 
   const internal = (error: unknown, operation: string): SoapResponse => {
@@ -73,7 +76,11 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
     } catch {
       // A failing logger must not turn a fault into a crash.
     }
-    return fault(userFault(internalErrorMessage));
+    return fault(
+      userFault(internalErrorMessage),
+      "server",
+      operation === "(decoding)" ? undefined : operation,
+    );
   };
 
   const describe = (error: unknown): string | undefined => {
@@ -91,8 +98,9 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
       status,
       contentType: xmlContentType,
       body: writeClientFault(message),
+      fault: "client",
     }),
-    async handle(body: Buffer, contentType?: string): Promise<SoapResponse> {
+    async handle(body: Buffer, contentType?: string, context?: Context): Promise<SoapResponse> {
       if (body.length > requestLimits.maxBodyBytes) return tooLargeResponse;
       let call: DecodedCall;
       try {
@@ -102,20 +110,30 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
         );
       } catch (error) {
         if (error instanceof SoapError) {
-          return fault(error.isClientFault ? writeClientFault(error.message) : userFault(error.message));
+          return error.isClientFault
+            ? fault(writeClientFault(error.message), "client")
+            : fault(userFault(error.message), "server");
         }
         return internal(error, "(decoding)");
       }
       const { operation, args } = call;
       let result: QueryBean;
       try {
-        result = await options.handler(operation.name, args);
+        // A transport that passes no context has a handler typed for `undefined`.
+        result = await options.handler(operation.name, args, context as Context);
       } catch (error) {
         const message = describe(error);
-        return message === undefined ? internal(error, operation.name) : fault(userFault(message));
+        return message === undefined
+          ? internal(error, operation.name)
+          : fault(userFault(message), "server", operation.name);
       }
       try {
-        return { status: 200, contentType: xmlContentType, body: encoders.get(operation.name)!(result) };
+        return {
+          status: 200,
+          contentType: xmlContentType,
+          body: encoders.get(operation.name)!(result),
+          operation: operation.name,
+        };
       } catch (error) {
         return internal(error, operation.name);
       }

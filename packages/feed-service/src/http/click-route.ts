@@ -4,14 +4,14 @@
  * HMAC-SHA256 under the install's secret, so every process of one install hashes alike.
  */
 import { createHmac } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Store } from "../store/store.js";
 import { sendText } from "./responses.js";
 
 export const clickDedupeWindowMs = 10 * 60_000;
 
 export interface ClickRoute {
-  handle(req: IncomingMessage, res: ServerResponse, idText: string): Promise<void>;
+  handle(request: FastifyRequest<{ Params: { postId: string } }>, reply: FastifyReply): Promise<void>;
 }
 
 export function createClickRoute(store: Store, now: () => number = Date.now): ClickRoute {
@@ -28,24 +28,25 @@ export function createClickRoute(store: Store, now: () => number = Date.now): Cl
     }
   };
   return {
-    async handle(req, res, idText) {
+    async handle(request, reply) {
+      const idText = request.params.postId;
       const postId = /^\d{1,15}$/.test(idText) ? Number(idText) : Number.NaN;
       if (!Number.isSafeInteger(postId) || postId < 1) {
-        sendText(res, 404, "No post has this id.\n");
+        sendText(reply, 404, "No post has this id.\n");
         return;
       }
-      const clientHash = await hashClient(req.socket.remoteAddress ?? "unknown");
+      const clientHash = await hashClient(request.socket.remoteAddress ?? "unknown");
       const hit = await store.recordClick(postId, clientHash, now(), clickDedupeWindowMs);
       if (!hit) {
-        sendText(res, 404, `No post has id ${postId}.\n`);
+        sendText(reply, 404, `No post has id ${postId}.\n`);
         return;
       }
-      res.writeHead(302, {
-        Location: hit.link,
-        "Content-Type": "text/plain; charset=utf-8",
-        "Cache-Control": "no-store",
-      });
-      res.end(`Redirecting to the post.\n`);
+      reply
+        .code(302)
+        .header("location", hit.link)
+        .header("content-type", "text/plain; charset=utf-8")
+        .header("cache-control", "no-store")
+        .send("Redirecting to the post.\n");
     },
   };
 }

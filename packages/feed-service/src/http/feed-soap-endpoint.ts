@@ -1,21 +1,20 @@
 /**
  * The SOAP face of the operation table: the SOAP package builds the WSDL, decoder and encoders from
- * the table once at start-up; each call runs with the base URL of its request, so that tracking
- * links point where the client reached the service.
+ * the table once at start-up; each call runs with the base URL of its request (passed to the
+ * handler as its context), so that tracking links point where the client reached the service, and
+ * the operations' records are laid out as QueryBean rows in column order.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
-import { createSoapService, type SoapResponse, type SoapService } from "@feed-toolkit/soap";
-import { describeOperationError, type OperationRunner } from "../operations/operation-runner.js";
+import { type ColumnSpec, createSoapService, type SoapResponse, type SoapService } from "@feed-toolkit/soap";
+import { recordRow } from "../operations/column-sets.js";
+import {
+  type CallContext,
+  describeOperationError,
+  type OperationRunner,
+} from "../operations/operation-runner.js";
 
 export interface EndpointAnswer {
   readonly response: SoapResponse;
   readonly pure: boolean;
-}
-
-/** What one call carries from the HTTP request to the operation and back. */
-interface CallContext {
-  readonly baseUrl: string;
-  pure: boolean;
 }
 
 export interface FeedSoapEndpoint {
@@ -27,6 +26,8 @@ export interface FeedSoapEndpoint {
    */
   handle(body: Buffer, contentType: string | undefined, baseUrl: string): Promise<EndpointAnswer>;
   tooLarge(): SoapResponse;
+  /** A soapenv:Client fault for a refusal the HTTP layer makes itself. */
+  clientFault(message: string): SoapResponse;
 }
 
 /** Names fixed by spec §2; the binding name is the SOAP package's choice. */
@@ -39,14 +40,14 @@ export const feedSoapNames = {
 const wsdlCacheSize = 32;
 
 export function createFeedSoapEndpoint(runner: OperationRunner): FeedSoapEndpoint {
-  const calls = new AsyncLocalStorage<CallContext>();
-  const soap: SoapService = createSoapService({
+  const columnsOf = new Map<string, readonly ColumnSpec[]>(runner.specs.map((op) => [op.name, op.columns]));
+  const soap: SoapService<CallContext> = createSoapService<CallContext>({
     ...feedSoapNames,
     operations: runner.specs,
-    handler: (operation, args) => {
-      const call = calls.getStore();
-      if (call) call.pure = runner.isPure(operation);
-      return runner.call(operation, args, call?.baseUrl ?? "");
+    handler: async (operation, args, context) => {
+      const records = await runner.call(operation, args, context);
+      const columns = columnsOf.get(operation) ?? [];
+      return { rows: records.map((record) => recordRow(columns, record)) };
     },
     describeError: describeOperationError,
   });
@@ -64,10 +65,10 @@ export function createFeedSoapEndpoint(runner: OperationRunner): FeedSoapEndpoin
       return doc;
     },
     async handle(body, contentType, baseUrl) {
-      const call: CallContext = { baseUrl, pure: false };
-      const response = await calls.run(call, () => soap.handle(body, contentType));
-      return { response, pure: call.pure };
+      const response = await soap.handle(body, contentType, { baseUrl });
+      return { response, pure: response.operation !== undefined && runner.isPure(response.operation) };
     },
     tooLarge: () => soap.tooLarge(),
+    clientFault: (message) => soap.clientFault(message),
   };
 }

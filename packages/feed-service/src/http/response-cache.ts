@@ -10,6 +10,10 @@ export interface CachedResponse {
   readonly version: string;
   readonly contentType: string;
   readonly body: Buffer;
+  /** The operation that answered (for the metrics of answers served from here). */
+  readonly operation?: string;
+  /** The entity tag of `body` (HTTP answers that are validated with If-None-Match). */
+  readonly etag?: string;
 }
 
 export interface ResponseCacheLimits {
@@ -34,10 +38,14 @@ export class ResponseCache {
     this.#limits = limits;
   }
 
-  /** The key for a request, or undefined when the request is too large to be worth caching. */
-  key(body: Buffer, contentType: string | undefined, baseUrl: string): string | undefined {
+  /**
+   * The key for a request (a SOAP body, or the method and URL of a GET), or undefined when the
+   * request is too large to be worth caching.
+   */
+  key(body: Buffer | string, contentType: string | undefined, baseUrl: string): string | undefined {
     if (body.length > this.#limits.maxRequestBytes) return undefined;
-    return `${baseUrl}\n${contentType ?? ""}\n${body.toString("latin1")}`;
+    const text = typeof body === "string" ? body : body.toString("latin1");
+    return `${baseUrl}\n${contentType ?? ""}\n${text}`;
   }
 
   get(key: string, version: string): CachedResponse | undefined {

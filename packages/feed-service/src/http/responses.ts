@@ -1,26 +1,21 @@
-/** The small plain responses the server sends besides SOAP (404 pages, health, errors). */
-import type { ServerResponse } from "node:http";
+/** The small plain responses the server sends besides its adapters' own (404 pages, health, errors). */
+import type { FastifyReply } from "fastify";
 
 export function sendText(
-  res: ServerResponse,
+  reply: FastifyReply,
   status: number,
   text: string,
   headers?: Record<string, string>,
 ): void {
-  res.writeHead(status, {
-    "Content-Type": "text/plain; charset=utf-8",
-    "Content-Length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+  reply.code(status).header("content-type", "text/plain; charset=utf-8");
+  if (headers) reply.headers(headers);
+  reply.send(text);
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, {
-    "Content-Type": "application/json; charset=utf-8",
-    "Content-Length": Buffer.byteLength(text),
-    "Cache-Control": "no-store",
-  });
-  res.end(text);
+export function sendJson(reply: FastifyReply, status: number, value: unknown): void {
+  reply
+    .code(status)
+    .header("content-type", "application/json; charset=utf-8")
+    .header("cache-control", "no-store")
+    .send(JSON.stringify(value));
 }

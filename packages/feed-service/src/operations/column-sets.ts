@@ -1,19 +1,29 @@
 /**
  * The column sets of spec §4: names, case, order and types are part of the contract, extra columns
- * come last. Each set has its row builder, which lays a store record out in column order.
+ * come last. Operations answer named records whose keys are these column names; each adapter lays
+ * them out in its own wire form (SOAP rows in column order, JSON objects, feed items).
  */
 import type { CellValue, ColumnSpec } from "@feed-toolkit/soap";
-import type {
-  CategoryRecord,
-  FeedRecord,
-  LanguageDataRecord,
-  LanguageRecord,
-  PostRecord,
-  SearchHistoryRecord,
-  SmartCategoryRecord,
-} from "../store/store.js";
+import type { PostRecord } from "../store/store.js";
 
-type Row = CellValue[];
+/** One answer row of an operation: a value for every column of its set, by column name. */
+export type OperationRecord = Readonly<Record<string, CellValue>>;
+
+/**
+ * Store records seen as operation records: the constraint checks that every field holds a cell
+ * value, so the cast only forgets the interface's name.
+ */
+export function asRecords<T extends { [K in keyof T]: CellValue }>(
+  rows: readonly T[],
+): readonly OperationRecord[] {
+  return rows as unknown as readonly OperationRecord[];
+}
+
+/** A post as the post column set shows it: the store's record plus its tracking link. */
+// A mapped type (not the interface itself), so that it fits OperationRecord's index signature.
+export type PostItem = { readonly [K in keyof PostRecord]: PostRecord[K] } & {
+  readonly trackingLink: string;
+};
 
 export const postColumns: readonly ColumnSpec[] = [
   { name: "postId", type: "int" },
@@ -31,21 +41,21 @@ export const postColumns: readonly ColumnSpec[] = [
 ];
 
 /** `trackingLink` is the absolute URL of `GET /click/<postId>` under the service's public base URL. */
-export function postRow(p: PostRecord, baseUrl: string): Row {
-  return [
-    p.postId,
-    p.postTitle,
-    p.postLink,
-    p.postExcerpt,
-    p.postDate,
-    p.feedId,
-    p.feedName,
-    p.categoryId,
-    p.categoryName,
-    p.languageId,
-    p.clicks,
-    `${baseUrl}/click/${p.postId}`,
-  ];
+export function postItem(p: PostRecord, baseUrl: string): PostItem {
+  return {
+    postId: p.postId,
+    postTitle: p.postTitle,
+    postLink: p.postLink,
+    postExcerpt: p.postExcerpt,
+    postDate: p.postDate,
+    feedId: p.feedId,
+    feedName: p.feedName,
+    categoryId: p.categoryId,
+    categoryName: p.categoryName,
+    languageId: p.languageId,
+    clicks: p.clicks,
+    trackingLink: `${baseUrl}/click/${p.postId}`,
+  };
 }
 
 export const feedColumns: readonly ColumnSpec[] = [
@@ -61,30 +71,11 @@ export const feedColumns: readonly ColumnSpec[] = [
   { name: "lastPostDate", type: "dateTime" },
 ];
 
-export function feedRow(f: FeedRecord): Row {
-  return [
-    f.feedId,
-    f.feedName,
-    f.feedUrl,
-    f.siteUrl,
-    f.feedDescription,
-    f.categoryId,
-    f.categoryName,
-    f.languageId,
-    f.postCount,
-    f.lastPostDate,
-  ];
-}
-
 export const categoryColumns: readonly ColumnSpec[] = [
   { name: "categoryId", type: "int" },
   { name: "categoryName", type: "string" },
   { name: "feedCount", type: "int" },
 ];
-
-export function categoryRow(c: CategoryRecord): Row {
-  return [c.categoryId, c.categoryName, c.feedCount];
-}
 
 export const smartCategoryColumns: readonly ColumnSpec[] = [
   { name: "smartCategoryId", type: "int" },
@@ -93,29 +84,17 @@ export const smartCategoryColumns: readonly ColumnSpec[] = [
   { name: "smartCategoryQuery", type: "string" },
 ];
 
-export function smartCategoryRow(s: SmartCategoryRecord): Row {
-  return [s.smartCategoryId, s.smartCategoryKey, s.smartCategoryName, s.smartCategoryQuery];
-}
-
 export const languageColumns: readonly ColumnSpec[] = [
   { name: "languageId", type: "int" },
   { name: "languageName", type: "string" },
   { name: "languageCode", type: "string" },
 ];
 
-export function languageRow(l: LanguageRecord): Row {
-  return [l.languageId, l.languageName, l.languageCode];
-}
-
 export const searchHistoryColumns: readonly ColumnSpec[] = [
   { name: "searchTerms", type: "string" },
   { name: "searchCount", type: "int" },
   { name: "lastSearched", type: "dateTime" },
 ];
-
-export function searchHistoryRow(h: SearchHistoryRecord): Row {
-  return [h.searchTerms, h.searchCount, h.lastSearched];
-}
 
 export const languageDataColumns: readonly ColumnSpec[] = [
   ...languageColumns,
@@ -126,20 +105,19 @@ export const languageDataColumns: readonly ColumnSpec[] = [
   { name: "lastPostDate", type: "dateTime" },
 ];
 
-export function languageDataRow(l: LanguageDataRecord): Row {
-  return [
-    l.languageId,
-    l.languageName,
-    l.languageCode,
-    l.feedCount,
-    l.postCount,
-    l.postsLast24Hours,
-    l.clicks,
-    l.lastPostDate,
-  ];
+/** A column set followed by one extra column (extra columns come last, spec §4). */
+/**
+ * The row of `record` in the order of `columns` (the SOAP QueryBean layout).
+ *
+ * @example
+ * recordRow(categoryColumns, { categoryId: 1, categoryName: "News", feedCount: 3 }); // [1, "News", 3]
+ */
+export function recordRow(columns: readonly ColumnSpec[], record: OperationRecord): CellValue[] {
+  const row = new Array<CellValue>(columns.length);
+  for (let i = 0; i < columns.length; i++) row[i] = record[columns[i].name] ?? null;
+  return row;
 }
 
-/** A column set followed by one extra column (extra columns come last, spec §4). */
 export function withExtra(columns: readonly ColumnSpec[], extra: ColumnSpec): readonly ColumnSpec[] {
   return [...columns, extra];
 }

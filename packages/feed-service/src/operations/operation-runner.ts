@@ -1,12 +1,13 @@
 /**
  * Runs operations of the table against one store: the single entry point every adapter calls
- * (SOAP now; JSON, output feeds and pages later), so that all of them share the same rules.
+ * (SOAP, JSON, output feeds, pages), so that all of them share the same rules.
  */
-import type { Arguments, OperationSpec, QueryBean } from "@feed-toolkit/soap";
+import type { Arguments, OperationSpec } from "@feed-toolkit/soap";
 import { FeedServiceError } from "../errors.js";
 import type { SearchQuery } from "../search/search-query.js";
 import type { Store } from "../store/store.js";
-import { operationsByName, operationTable } from "./operation-table.js";
+import type { OperationRecord } from "./column-sets.js";
+import { type FeedOperation, operationsByName, operationTable } from "./operation-table.js";
 
 export interface OperationRunnerOptions {
   readonly store: Store;
@@ -16,26 +17,35 @@ export interface OperationRunnerOptions {
   readonly now?: () => number;
 }
 
+/** What an adapter knows about the one call it is making, passed along with the arguments. */
+export interface CallContext {
+  /** Absolute base URL without a trailing slash that tracking links start with. */
+  readonly baseUrl: string;
+}
+
 export interface OperationRunner {
   /** The table's rows as the SOAP package reads them (name, parameters, columns). */
   readonly specs: readonly OperationSpec[];
   /**
-   * Runs one operation. Throws FeedServiceError for bad arguments and ids that name nothing.
+   * Runs one operation and answers its records (keys: the operation's column names). Throws
+   * FeedServiceError for bad arguments and ids that name nothing.
    *
    * @example
-   * const bean = await runner.call("getMostRecentPosts", { limit: 20, offset: 0, languageIds: "" },
-   *   "http://localhost:8080");
+   * const posts = await runner.call("getMostRecentPosts", { limit: 20, offset: 0, languageIds: "" },
+   *   { baseUrl: "http://localhost:8080" });
    */
-  call(operation: string, args: Arguments, baseUrl: string): Promise<QueryBean>;
+  call(operation: string, args: Arguments, context: CallContext): Promise<readonly OperationRecord[]>;
   /** Whether answers of this operation may be reused while the data is unchanged (see FeedOperation.pure). */
   isPure(operation: string): boolean;
+  /** The table row of an operation (name, parameters, columns, purity), or undefined. */
+  operation(name: string): FeedOperation | undefined;
 }
 
 export function createOperationRunner(options: OperationRunnerOptions): OperationRunner {
   const now = options.now ?? Date.now;
   return {
     specs: operationTable.map(({ name, parameters, columns }) => ({ name, parameters, columns })),
-    async call(operation, args, baseUrl) {
+    async call(operation, args, { baseUrl }) {
       const op = operationsByName.get(operation);
       if (!op) {
         throw new FeedServiceError(
@@ -46,6 +56,7 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
       return op.run(args, { store: options.store, now: now(), baseUrl, parseSearch: options.parseSearch });
     },
     isPure: (operation) => operationsByName.get(operation)?.pure === true,
+    operation: (name) => operationsByName.get(name),
   };
 }
 

@@ -1,10 +1,10 @@
 /**
  * The 16 operations of spec §4, all visible at once: name, parameters with the XSD types the
- * original WSDL declares (§2), column set, and the handler (validate, query, lay out rows). The
- * SOAP adapter derives its WSDL and dispatcher from this table; later adapters (JSON, feeds, pages)
- * call the same handlers.
+ * original WSDL declares (§2), column set, and the handler (validate, query, answer named records).
+ * The SOAP adapter derives its WSDL and dispatcher from this table and lays the records out as
+ * QueryBean rows; the JSON API, output feeds and pages call the same handlers.
  */
-import type { Arguments, ColumnSpec, ParameterSpec, QueryBean } from "@feed-toolkit/soap";
+import type { Arguments, ColumnSpec, ParameterSpec } from "@feed-toolkit/soap";
 import type { SearchQuery } from "../search/search-query.js";
 import type { Store } from "../store/store.js";
 import {
@@ -19,20 +19,16 @@ import {
   readSortBy,
 } from "./argument-readers.js";
 import {
+  asRecords,
   categoryColumns,
-  categoryRow,
   feedColumns,
-  feedRow,
   languageColumns,
   languageDataColumns,
-  languageDataRow,
-  languageRow,
+  type OperationRecord,
   postColumns,
-  postRow,
+  postItem,
   searchHistoryColumns,
-  searchHistoryRow,
   smartCategoryColumns,
-  smartCategoryRow,
   withExtra,
 } from "./column-sets.js";
 import { requireCategory, requireFeed, requireLanguage, resolveSmartCategory } from "./id-lookups.js";
@@ -56,14 +52,15 @@ export interface FeedOperation {
    * "last 24 hours") and no side effect (search records history). Only these may be cached.
    */
   readonly pure: boolean;
-  readonly run: (args: Arguments, call: OperationCall) => Promise<QueryBean>;
+  /** Validates the arguments and answers one record per row, keyed by the column names. */
+  readonly run: (args: Arguments, call: OperationCall) => Promise<readonly OperationRecord[]>;
 }
 
 const d = (name: string): ParameterSpec => ({ name, type: "double" });
 const s = (name: string): ParameterSpec => ({ name, type: "string" });
 const any = (name: string): ParameterSpec => ({ name, type: "anyType" });
 
-const empty: QueryBean = { rows: [] };
+const empty: readonly OperationRecord[] = [];
 const searchHistorySize = 20;
 
 function page(args: Arguments, languages = true) {
@@ -90,7 +87,7 @@ export const operationTable: readonly FeedOperation[] = [
         p.limit === 0 || query.clauses.length === 0 ? [] : await store.searchPosts({ ...p, query, sort });
       // Only a successful first page counts as a search a person made (spec §4, operation 1).
       if (p.offset === 0) await store.recordSearch(terms.replace(/\s+/g, " "), now);
-      return { rows: rows.map((r) => [...postRow(r, baseUrl), r.score]) };
+      return rows.map((r) => ({ ...postItem(r, baseUrl), score: r.score }));
     },
   },
   {
@@ -101,7 +98,7 @@ export const operationTable: readonly FeedOperation[] = [
     async run(args, { store, baseUrl }) {
       const p = page(args);
       if (p.limit === 0) return empty;
-      return { rows: (await store.recentPosts(p)).map((r) => postRow(r, baseUrl)) };
+      return (await store.recentPosts(p)).map((r) => postItem(r, baseUrl));
     },
   },
   {
@@ -116,7 +113,7 @@ export const operationTable: readonly FeedOperation[] = [
       await requireCategory(store, categoryId);
       if (p.limit === 0) return empty;
       const rows = await store.postsByCategory({ ...p, categoryId, ...since });
-      return { rows: rows.map((r) => postRow(r, baseUrl)) };
+      return rows.map((r) => postItem(r, baseUrl));
     },
   },
   {
@@ -130,7 +127,7 @@ export const operationTable: readonly FeedOperation[] = [
       await requireFeed(store, feedId);
       if (limit === 0) return empty;
       const rows = await store.postsByFeed({ limit, offset, feedId });
-      return { rows: rows.map((r) => postRow(r, baseUrl)) };
+      return rows.map((r) => postItem(r, baseUrl));
     },
   },
   {
@@ -145,7 +142,7 @@ export const operationTable: readonly FeedOperation[] = [
       const query = parseSearch(smart.smartCategoryQuery);
       if (query.clauses.length === 0) return empty;
       const rows = await store.searchPosts({ ...p, query, sort: "date" });
-      return { rows: rows.map((r) => postRow(r, baseUrl)) };
+      return rows.map((r) => postItem(r, baseUrl));
     },
   },
   {
@@ -160,7 +157,7 @@ export const operationTable: readonly FeedOperation[] = [
       if (categoryId !== null) await requireCategory(store, categoryId);
       if (limit === 0) return empty;
       const rows = await store.mostPopularPosts({ since: now - windowMs, limit, categoryId });
-      return { rows: rows.map((r) => [...postRow(r, baseUrl), r.periodClicks]) };
+      return rows.map((r) => ({ ...postItem(r, baseUrl), periodClicks: r.periodClicks }));
     },
   },
   {
@@ -168,21 +165,21 @@ export const operationTable: readonly FeedOperation[] = [
     pure: true,
     parameters: [],
     columns: categoryColumns,
-    run: async (_args, { store }) => ({ rows: (await store.categories()).map(categoryRow) }),
+    run: async (_args, { store }) => asRecords(await store.categories()),
   },
   {
     name: "getSmartCategories",
     pure: true,
     parameters: [],
     columns: smartCategoryColumns,
-    run: async (_args, { store }) => ({ rows: (await store.smartCategories()).map(smartCategoryRow) }),
+    run: async (_args, { store }) => asRecords(await store.smartCategories()),
   },
   {
     name: "getLanguages",
     pure: true,
     parameters: [],
     columns: languageColumns,
-    run: async (_args, { store }) => ({ rows: (await store.languages()).map(languageRow) }),
+    run: async (_args, { store }) => asRecords(await store.languages()),
   },
   {
     name: "getMostPopularFeeds",
@@ -194,7 +191,7 @@ export const operationTable: readonly FeedOperation[] = [
       const limit = readLimit(args);
       if (limit === 0) return empty;
       const rows = await store.mostPopularFeeds({ since: now - windowMs, limit });
-      return { rows: rows.map((r) => [...feedRow(r), r.periodClicks]) };
+      return asRecords(rows);
     },
   },
   {
@@ -207,7 +204,7 @@ export const operationTable: readonly FeedOperation[] = [
       const limit = readLimit(args);
       if (limit === 0) return empty;
       const rows = await store.mostProlificFeeds({ since: now - windowMs, limit });
-      return { rows: rows.map((r) => [...feedRow(r), r.periodPosts]) };
+      return asRecords(rows);
     },
   },
   {
@@ -215,7 +212,7 @@ export const operationTable: readonly FeedOperation[] = [
     pure: true,
     parameters: [],
     columns: feedColumns,
-    run: async (_args, { store }) => ({ rows: (await store.feeds()).map(feedRow) }),
+    run: async (_args, { store }) => asRecords(await store.feeds()),
   },
   {
     name: "getFeedsByCategory",
@@ -225,7 +222,7 @@ export const operationTable: readonly FeedOperation[] = [
     async run(args, { store }) {
       const categoryId = readId(args, "categoryId");
       await requireCategory(store, categoryId);
-      return { rows: (await store.feeds({ categoryId })).map(feedRow) };
+      return asRecords(await store.feeds({ categoryId }));
     },
   },
   {
@@ -233,9 +230,7 @@ export const operationTable: readonly FeedOperation[] = [
     pure: true,
     parameters: [],
     columns: searchHistoryColumns,
-    run: async (_args, { store }) => ({
-      rows: (await store.searchHistory(searchHistorySize)).map(searchHistoryRow),
-    }),
+    run: async (_args, { store }) => asRecords(await store.searchHistory(searchHistorySize)),
   },
   {
     name: "getFeedsByLanguage",
@@ -245,7 +240,7 @@ export const operationTable: readonly FeedOperation[] = [
     async run(args, { store }) {
       const languageId = readId(args, "languageId");
       await requireLanguage(store, languageId);
-      return { rows: (await store.feeds({ languageId })).map(feedRow) };
+      return asRecords(await store.feeds({ languageId }));
     },
   },
   {
@@ -253,9 +248,7 @@ export const operationTable: readonly FeedOperation[] = [
     pure: false,
     parameters: [],
     columns: languageDataColumns,
-    run: async (_args, { store, now }) => ({
-      rows: (await store.aggregateLanguageData(now)).map(languageDataRow),
-    }),
+    run: async (_args, { store, now }) => asRecords(await store.aggregateLanguageData(now)),
   },
 ];
 
