@@ -14,6 +14,9 @@ Relays every TCP connection on <localport> to <host>:<remoteport> and logs the c
   -logfile <file>    also append the log to <file>
   -i [n]             indent entries by connection slot (n slots, default 16; 0 = none)
   -json              the log as JSON lines (start, entry, finished, error objects)
+  -http              HTTP view: one line per request/response pair (method, target, status,
+                     body sizes, time to first byte, total); non-HTTP traffic as bytes
+  -stall <seconds>   with -http: a "stalled" line for a request without response (default 10)
   -bind <address>    listen on this local address only (default: all interfaces)
   --help             show this help
   --version          show the version
@@ -57,6 +60,8 @@ export async function main(argv: string[]): Promise<number> {
       logFile: args.logFile,
       indent: args.indent,
       json: args.json,
+      http: args.http,
+      stallSeconds: args.stallSeconds,
     });
   } catch (error) {
     if (error instanceof RelayError) {

@@ -18,7 +18,13 @@ export class HexFormatter implements EntryAssembler {
   private readonly held = Buffer.allocUnsafe(HEX_ENTRY_BYTES);
   private heldLength = 0;
 
-  constructor(private readonly writer: DirectionWriter) {}
+  /** @param offset the stream offset of the first byte pushed (not 0 when a view hands over) */
+  constructor(
+    private readonly writer: DirectionWriter,
+    offset = 0,
+  ) {
+    this.offset = offset;
+  }
 
   push(chunk: Buffer): void {
     const n = chunk.length;

@@ -26,7 +26,13 @@ export class LineAssembler implements EntryAssembler {
   /** The last entry was cut at the length limit right at a chunk's end: an LF next is its end. */
   private cutAtLimit = false;
 
-  constructor(private readonly writer: DirectionWriter) {}
+  /** @param offset the stream offset of the first byte pushed (not 0 when a view hands over) */
+  constructor(
+    private readonly writer: DirectionWriter,
+    offset = 0,
+  ) {
+    this.offset = offset;
+  }
 
   push(chunk: Buffer): void {
     const n = chunk.length;

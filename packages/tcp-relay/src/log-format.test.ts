@@ -151,3 +151,9 @@ test("-json -b -i 2 -t: hex entries; indent and -t do not apply to JSON", () =>
     httpLikeServer,
     utcClock,
   ));
+
+test("-http: one line per request/response pair instead of the byte entries", () =>
+  golden("http-socket", { http: true, timestamps: true }, keepAliveConversation, httpLikeServer));
+
+test("-http on a connection that is not HTTP: one warning, then the byte entries", () =>
+  golden("http-fallback-socket", { http: true, indent: 2 }, parallelConversation, pingServer));

@@ -1,27 +1,15 @@
 import { connect, type Socket } from "node:net";
-import { type DirectionLog, DirectionPump } from "./direction-pump.js";
+import { connectionLogs, type LogSettings } from "./connection-logs.js";
+import { DirectionPump } from "./direction-pump.js";
 import type { DirectionWriter } from "./direction-writer.js";
-import { EntryWriter } from "./entry-writer.js";
-import { HexFormatter } from "./hex-formatter.js";
 import { IndentSlots } from "./indent-slots.js";
-import { JsonEntryWriter } from "./json-entry-writer.js";
-import { LineAssembler } from "./line-assembler.js";
-import type { LogWriter } from "./log-writer.js";
-import type { Clock, IsoTimestamp, TimestampPrefix } from "./timestamp.js";
 
 /** What every connection of one relay shares. */
-export interface RelayContext {
+export interface RelayContext extends LogSettings {
   /** The server's host as given (a name is looked up per connection, trying every address). */
   host: string;
   port: number;
-  /** Null when nothing is logged (`-q` without a log file): the formatter never runs. */
-  log: LogWriter | null;
-  stamp: TimestampPrefix | null;
-  /** With `-json`: the shared `time` of the JSON lines (then `stamp` and the indent are unused). */
-  json: IsoTimestamp | null;
-  binary: boolean;
   slots: IndentSlots;
-  clock: Clock;
   /** Called once both sockets of the connection have closed. */
   onClosed(connection: RelayConnection): void;
 }
@@ -49,8 +37,9 @@ export class RelayConnection {
     this.slot = context.slots.acquire(n);
     this.server = connect({ host: context.host, port: context.port, allowHalfOpen: true, noDelay: true });
     const indent = IndentSlots.indentFor(this.slot);
-    const c = this.directionLog("C", indent);
-    const s = this.directionLog("S", indent);
+    const logs = connectionLogs(context, n, indent);
+    const c = logs?.c ?? null;
+    const s = logs?.s ?? null;
     this.serverWriter = s?.writer ?? null;
     this.clientToServer = new DirectionPump(client, this.server, c, context.clock, this.acceptedAt);
     this.serverToClient = new DirectionPump(this.server, client, s, context.clock, this.acceptedAt);
@@ -60,17 +49,6 @@ export class RelayConnection {
     this.server.on("error", this.onServerError);
     this.server.on("close", this.onServerClose);
     this.server.once("connect", this.onConnect);
-  }
-
-  private directionLog(direction: "C" | "S", indent: string): DirectionLog | null {
-    const { log, stamp, json, binary } = this.context;
-    if (log === null) return null;
-    const writer =
-      json !== null
-        ? new JsonEntryWriter(log, this.n, direction, json)
-        : new EntryWriter(log, `${direction}-${this.n}-`, indent, stamp);
-    const assembler = binary ? new HexFormatter(writer) : new LineAssembler(writer);
-    return { log, writer, assembler, stamp: json ?? stamp };
   }
 
   private readonly onConnect = (): void => {

@@ -36,6 +36,8 @@ test("the classic command line with every option", () => {
       logFile: "x.log",
       indent: 4,
       json: false,
+      http: false,
+      stallSeconds: undefined,
       bind: undefined,
       help: false,
       version: false,

@@ -19,6 +19,10 @@ export interface RelayArguments {
   indent: number;
   /** The log as JSON lines. */
   json: boolean;
+  /** The HTTP view: one line per request/response pair. */
+  http: boolean;
+  /** With `http`: seconds before a request without a response gets a `stalled` line. */
+  stallSeconds: number | undefined;
   /** Local address to listen on; undefined means all interfaces. */
   bind: string | undefined;
   help: boolean;
@@ -30,7 +34,8 @@ export const DEFAULT_INDENT_SLOTS = 16;
 /** More slots than this would only push entries off any screen; it also bounds the prefix size. */
 export const MAX_INDENT_SLOTS = 256;
 
-const ALLOWED = "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -bind <address>, --help, --version";
+const ALLOWED =
+  "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -http, -stall <seconds>, -bind <address>, --help, --version";
 
 function parsePort(name: string, value: string | undefined): number {
   if (value === undefined) {
@@ -44,6 +49,18 @@ function parsePort(name: string, value: string | undefined): number {
     );
   }
   return port;
+}
+
+function parseSeconds(option: string, value: string | undefined): number {
+  const text = requireValue(option, value, "a number of seconds");
+  const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(seconds > 0 && seconds <= 86_400)) {
+    throw new RelayError(
+      "TCP_RELAY_BAD_ARGUMENT",
+      `${option} takes a number of seconds greater than 0 and at most 86400; got "${text}"`,
+    );
+  }
+  return seconds;
 }
 
 function requireValue(option: string, value: string | undefined, what: string): string {
@@ -73,6 +90,8 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
     logFile: undefined,
     indent: 0,
     json: false,
+    http: false,
+    stallSeconds: undefined,
     bind: undefined,
     help: false,
     version: false,
@@ -106,6 +125,14 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
       case "-json":
       case "--json":
         parsed.json = true;
+        break;
+      case "-http":
+      case "--http":
+        parsed.http = true;
+        break;
+      case "-stall":
+      case "--stall":
+        parsed.stallSeconds = parseSeconds(arg, argv[++k]);
         break;
       case "-bind":
       case "--bind":
@@ -147,6 +174,9 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
     }
   }
   if (parsed.help || parsed.version) return parsed;
+  if (parsed.stallSeconds !== undefined && !parsed.http) {
+    throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "-stall needs -http (it times requests of the HTTP view)");
+  }
   if (positional.length > 3) {
     throw new RelayError(
       "TCP_RELAY_BAD_ARGUMENT",

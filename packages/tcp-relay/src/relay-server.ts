@@ -10,6 +10,9 @@ import { RelayConnection, type RelayContext } from "./relay-connection.js";
 import { RelayError } from "./relay-error.js";
 import { type Clock, IsoTimestamp, TimestampPrefix } from "./timestamp.js";
 
+/** `-stall` when not given: the spec's default. */
+export const DEFAULT_STALL_SECONDS = 10;
+
 /** Everything a relay needs; the command line fills it from its arguments. */
 export interface RelayOptions {
   /** The server's host: a name, an IPv4 or an IPv6 literal. */
@@ -29,6 +32,10 @@ export interface RelayOptions {
   indent?: number;
   /** The log as JSON lines (`-json`), on the console and in the log file. */
   json?: boolean;
+  /** The HTTP view (`-http`): one line per request/response pair instead of byte entries. */
+  http?: boolean;
+  /** With `http`: seconds a request may wait for its response before a `stalled` line (default 10). */
+  stallSeconds?: number;
   /** Where start-up lines and (unless quiet) entries go; default process.stdout. */
   console?: Writable;
   /** Where problems met while running go (a failing log file); default process.stderr. */
@@ -172,6 +179,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     port: options.remotePort,
     log,
     json,
+    http: options.http
+      ? { stallMs: Math.round((options.stallSeconds ?? DEFAULT_STALL_SECONDS) * 1000) }
+      : null,
     stamp:
       options.timestamps || options.timestampMillis
         ? new TimestampPrefix(clock, options.timestampMillis ?? false)

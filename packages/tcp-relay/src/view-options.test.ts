@@ -17,6 +17,7 @@ test("every view is off by default", () => {
   const a = parseRelayArguments(base);
   assert.equal(a.timestampMillis, false);
   assert.equal(a.json, false);
+  assert.equal(a.http, false);
 });
 
 test("-tms turns on timestamps with milliseconds; -t alone keeps seconds", () => {
@@ -31,4 +32,17 @@ test("-tms turns on timestamps with milliseconds; -t alone keeps seconds", () =>
 test("-json (and --json) turns the log into JSON lines", () => {
   assert.equal(parseRelayArguments([...base, "-json"]).json, true);
   assert.equal(parseRelayArguments(["--json", ...base]).json, true);
+});
+
+test("-http with -stall <seconds>; -stall alone or with a bad number is refused", () => {
+  const a = parseRelayArguments([...base, "-http"]);
+  assert.deepEqual([a.http, a.stallSeconds], [true, undefined]);
+  assert.equal(parseRelayArguments([...base, "-http", "-stall", "2.5"]).stallSeconds, 2.5);
+  badArgument(["-stall", "5"], /-stall needs -http/);
+  badArgument(["-http", "-stall"], /option -stall needs a number of seconds/);
+  badArgument(
+    ["-http", "-stall", "0"],
+    /-stall takes a number of seconds greater than 0 and at most 86400; got "0"/,
+  );
+  badArgument(["-http", "-stall", "ten"], /got "ten"/);
 });
