@@ -11,6 +11,8 @@ import { createMetricsRoute } from "../metrics/metrics-route.js";
 import { createServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
+import { pages } from "../web/pages/page-table.js";
+import { createWebPages } from "../web/web-pages.js";
 import { createClickRoute } from "./click-route.js";
 import { handleHealth } from "./health-route.js";
 import { ResponseCache } from "./response-cache.js";
@@ -75,4 +77,21 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
   app.get("/click/:postId", clicks.handle);
   app.get("/healthz", (_request, reply) => handleHealth(store, reply));
   app.get("/metrics", metricsRoute);
+
+  // Web pages (spec §5.3): server-rendered HTML over the same runner, its hashed assets, the
+  // OpenSearch description and the favicon.
+  const web = createWebPages({ runner, publicUrl, now: options.now, logError });
+  app.get("/", web.page(pages.recent));
+  app.get("/search", web.page(pages.search));
+  app.get("/popular", web.page(pages.popular));
+  app.get("/categories", web.page(pages.categories));
+  app.get("/categories/:categoryId", web.page(pages.category));
+  app.get("/smart-categories", web.page(pages.smartCategories));
+  app.get("/smart-categories/:idOrKey", web.page(pages.smartCategory));
+  app.get("/feeds", web.page(pages.feeds));
+  app.get("/feeds/:feedId", web.page(pages.feed));
+  app.get("/languages", web.page(pages.languages));
+  app.get("/assets/:file", web.asset);
+  app.get("/opensearch.xml", web.openSearch);
+  app.get("/favicon.ico", web.favicon);
 }

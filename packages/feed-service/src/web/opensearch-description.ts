@@ -1,0 +1,28 @@
+/**
+ * `/opensearch.xml`: the OpenSearch 1.1 description that lets browsers add the site's search
+ * (https://github.com/dewitt/opensearch/blob/master/opensearch-1-1-draft-6.md): the results page
+ * and the search feeds (spec §5.2) as URL templates under the service's base URL.
+ */
+import { escapeHtml } from "./html.js";
+import { siteName } from "./page-layout.js";
+
+export const openSearchContentType = "application/opensearchdescription+xml; charset=utf-8";
+
+/** @example openSearchDescription("https://feeds.example.org") */
+export function openSearchDescription(baseUrl: string, faviconPath: string): string {
+  // XML escaping of attribute values is the same as HTML's for these five characters.
+  const base = escapeHtml(baseUrl);
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/" xmlns:moz="http://www.mozilla.org/2006/browser/search/">
+<ShortName>${escapeHtml(siteName)}</ShortName>
+<Description>Search the posts of every feed the aggregator reads</Description>
+<InputEncoding>UTF-8</InputEncoding>
+<Image width="16" height="16" type="image/svg+xml">${base}${escapeHtml(faviconPath)}</Image>
+<Url type="text/html" method="get" template="${base}/search?q={searchTerms}"/>
+<Url type="application/rss+xml" template="${base}/feeds/search.rss?q={searchTerms}"/>
+<Url type="application/atom+xml" template="${base}/feeds/search.atom?q={searchTerms}"/>
+<Url type="application/opensearchdescription+xml" rel="self" template="${base}/opensearch.xml"/>
+<moz:SearchForm>${base}/search</moz:SearchForm>
+</OpenSearchDescription>
+`;
+}

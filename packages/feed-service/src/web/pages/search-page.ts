@@ -1,0 +1,112 @@
+/**
+ * `/search?q=…&sort=…&lang=…&page=N`: search results with the matched words highlighted by the
+ * search analyzer (highlight.ts), the sort and language choices, and the recent searches. Without
+ * `q` it shows the form and the recent searches only: an empty box is not an error.
+ */
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { timeElement } from "../display-format.js";
+import { highlight, queryPhrases } from "../highlight.js";
+import { type Html, html } from "../html.js";
+import { languageFilter, languagesById, pager, pageSize, pageUrl } from "../list-controls.js";
+import { readLanguageFilter, readPageNumber, selectedLanguageIds } from "../page-arguments.js";
+import { callOperation, type PageContext, type PageRenderer } from "../page-context.js";
+import { outputFeedLinks, pageDocument } from "../page-layout.js";
+import { postList } from "../post-list.js";
+import { languageView, postView, searchHistoryView } from "../record-views.js";
+
+const sorts: ReadonlyArray<readonly [string, string]> = [
+  ["relevance", "Best match"],
+  ["date", "Newest"],
+  ["clicks", "Most read"],
+];
+
+function sortChoice(selected: string): Html {
+  const options = sorts.map(
+    ([value, label]) =>
+      html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`,
+  );
+  return html`<label class="sort">Sort by <select name="sort">${options}</select></label>`;
+}
+
+async function recentSearches(context: PageContext): Promise<Html> {
+  const history = (await callOperation(context, "getSearchHistory", {})).map(searchHistoryView);
+  if (history.length === 0) return html``;
+  return html`<section class="recent-searches" aria-labelledby="recent-searches-heading">
+<h2 id="recent-searches-heading">Recent searches</h2>
+<ul>${history.map((h) => html`<li><a href="${pageUrl("/search", { q: h.searchTerms })}">${h.searchTerms}</a> <span class="meta">${timeElement(h.lastSearched, context.now)}</span></li>`)}</ul>
+</section>`;
+}
+
+export const searchPage: PageRenderer = async (request, context) => {
+  const q = request.query.get("q") ?? "";
+  const sort = (request.query.get("sort") ?? "").trim().toLowerCase();
+  const page = readPageNumber(request.query);
+  const lang = readLanguageFilter(request.query);
+  const languages = (await callOperation(context, "getLanguages", {})).map(languageView);
+  const filter = (hidden: Record<string, string>) =>
+    languageFilter({
+      path: "/search",
+      languages,
+      selected: selectedLanguageIds(lang),
+      hidden,
+      extra: sortChoice(sort || "relevance"),
+    });
+
+  if (q.trim() === "") {
+    return {
+      cacheable: false,
+      body: pageDocument(
+        {
+          title: "Search",
+          section: "search",
+          main: html`<h1>Search</h1>
+<p>Words are matched whole, in any case and with or without accents; <code>"a phrase"</code> keeps words together, <code>-word</code> leaves posts out, <code>OR</code> offers alternatives.</p>
+${await recentSearches(context)}`,
+        },
+        context,
+      ),
+    };
+  }
+
+  const records = await callOperation(context, "search", {
+    limit: pageSize + 1,
+    offset: (page - 1) * pageSize,
+    searchTerms: q,
+    sortBy: sort,
+    languageIds: lang,
+  });
+  const phrases = queryPhrases(parseSearchQuery(q));
+  const posts = records.slice(0, pageSize).map(postView);
+  const keep = { q, sort: sort === "" || sort === "relevance" ? undefined : sort, lang };
+  const first = (page - 1) * pageSize + 1;
+  const summary =
+    posts.length === 0
+      ? page === 1
+        ? "No post matches."
+        : "No more posts match."
+      : `Results ${first}–${first + posts.length - 1}`;
+  const feedQuery = new URLSearchParams({ q, ...(lang === "" ? {} : { languageIds: lang }) }).toString();
+  return {
+    cacheable: false,
+    body: pageDocument(
+      {
+        title: `Search: ${q}`,
+        section: "search",
+        searchText: q,
+        feeds: outputFeedLinks(`Search: ${q}`, "/feeds/search", feedQuery),
+        main: html`<h1>Search: <q>${q}</q></h1>
+${filter({ q })}
+<p class="summary" role="status">${summary}</p>
+${postList(posts, {
+  now: context.now,
+  languages: languagesById(languages),
+  mark: (text) => highlight(text, phrases),
+  emptyText: "Try fewer words, another spelling, or every language.",
+})}
+${pager({ path: "/search", page, hasMore: records.length > pageSize, keep })}
+${page === 1 ? await recentSearches(context) : ""}`,
+      },
+      context,
+    ),
+  };
+};
