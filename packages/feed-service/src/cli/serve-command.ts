@@ -83,6 +83,8 @@ export async function serveStore(
   const base = (settings.publicUrl ?? `http://${shownHost}:${address.port}`).replace(/\/+$/, "");
   context.output.out(
     [
+      // The reading pages first: what a person who just ran `npm start` wants to open.
+      `Open ${base}/ in a browser to read the feeds.`,
       `feed-service listening on ${address.address}:${address.port}`,
       `  WSDL:    ${base}/webservices/FeedAggregator?wsdl`,
       `  SOAP:    ${base}/webservices/FeedAggregator (alias /webservices/mxna2.cfc)`,
