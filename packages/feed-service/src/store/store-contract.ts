@@ -10,6 +10,7 @@
  */
 import { describe } from "node:test";
 import { activityContract } from "./contract/activity-contract.js";
+import { boundsContract } from "./contract/bounds-contract.js";
 import { catalogContract } from "./contract/catalog-contract.js";
 import type { StoreFactory } from "./contract/contract-fixture.js";
 import { feedContract } from "./contract/feed-contract.js";
@@ -25,5 +26,6 @@ export function runStoreContract(dialect: string, factory: StoreFactory): void {
     catalogContract(factory);
     feedContract(factory);
     activityContract(factory);
+    boundsContract(factory);
   });
 }

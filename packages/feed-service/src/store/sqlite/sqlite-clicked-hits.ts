@@ -46,7 +46,7 @@ function estimateHits(stmts: StatementCache, filter: HitFilter): { hits: number;
 }
 
 /** The first `want` clicked hits by walking the clicked posts, or null when over budget. */
-function walkClicked(
+export function walkClicked(
   stmts: StatementCache,
   filter: HitFilter,
   want: number,
@@ -78,7 +78,7 @@ function walkClicked(
 }
 
 /** The first `want` clicked hits by gathering every hit. */
-function gatherClicked(stmts: StatementCache, filter: HitFilter, want: number): number[] {
+export function gatherClicked(stmts: StatementCache, filter: HitFilter, want: number): number[] {
   return stmts
     .get(`SELECT p.id FROM posts p INDEXED BY posts_clicked_by_id
       WHERE p.clicks > 0 AND p.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)

@@ -11,7 +11,7 @@ import type { PostFilters } from "./sqlite-newest-ids.js";
 const DAY = 86_400_000;
 
 /** Shallower offsets are cheaper to skip in the index than to locate. */
-const SEEK_FROM = 2_000;
+const SEEK_FROM = 500;
 
 /** Which posts a list holds, as `post_days` can tell. */
 export interface DayScope {

@@ -1,0 +1,167 @@
+/**
+ * The early-stopping reads of SQLite against plain full sorts, on a demo corpus large enough for
+ * the walks to stop early (20 id blocks) and with dates moved out of id order; and the roll-up
+ * tables of migration 8 against a recount from the rows after every kind of write.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { loadDemoData } from "../../demo/load-demo-data.js";
+import { incoming } from "../contract/contract-fixture.js";
+import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
+import { StatementCache } from "./sqlite-connection.js";
+import { migrateSqlite } from "./sqlite-migrations.js";
+import { newestHitPage } from "./sqlite-newest-hits.js";
+import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
+import { SqliteStore } from "./sqlite-store.js";
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 0, 10, 12);
+
+describe("SQLite bounded reads", () => {
+  const db = new Database(":memory:");
+  const stmts = new StatementCache(db);
+  const store = new SqliteStore(db);
+  before(async () => {
+    migrateSqlite(db);
+    await loadDemoData(store, { posts: 20_000, now: NOW });
+    // Dates out of id order: old posts moved to the newest day, new ones back by 60 days.
+    db.exec(`UPDATE posts SET post_date = post_date + 85 * ${DAY} WHERE id % 97 = 0 AND id < 3000;
+      UPDATE posts SET post_date = post_date - 60 * ${DAY} WHERE id % 89 = 0 AND id > 17000;`);
+  });
+  after(() => store.close());
+
+  const matches = ['"the"', '"data" OR "security"', '"rust"', '"the" AND "new"', '"le"', '"zzzunknown"'];
+
+  it("finds the newest hits exactly, at any offset and with languages", () => {
+    const reference = db.prepare(`SELECT t.rowid, p.post_date FROM posts_fts t JOIN posts p ON p.id = t.rowid
+      WHERE posts_fts MATCH ? AND (? IS NULL OR p.language_id IN (SELECT value FROM json_each(?)))
+      ORDER BY p.post_date DESC, p.id DESC LIMIT ? OFFSET ?`);
+    let compared = 0;
+    for (const match of matches) {
+      for (const languages of [null, "[1]", "[3,4]"]) {
+        for (const [offset, limit] of [
+          [0, 20],
+          [0, 1000],
+          [37, 5],
+          [2500, 20],
+          [7000, 50],
+        ] as const) {
+          const expected = reference.raw().all(match, languages, languages, limit, offset);
+          const actual = newestHitPage(stmts, { match, languages }, offset, limit);
+          assert.deepEqual(actual, expected, `${match} ${languages} ${offset}+${limit}`);
+          compared += expected.length;
+        }
+      }
+    }
+    assert.ok(compared > 10_000, `only ${compared} hits compared`);
+  });
+
+  it("finds the most clicked hits the same way from the clicked posts as from the hits", () => {
+    for (const match of matches) {
+      for (const languages of [null, "[1]", "[3,4]"]) {
+        const filter = { match, languages };
+        for (const want of [1, 20, 300]) {
+          const gathered = gatherClicked(stmts, filter, want);
+          assert.deepEqual(
+            walkClicked(stmts, filter, want, Number.MAX_SAFE_INTEGER),
+            gathered,
+            `${match} ${want}`,
+          );
+        }
+      }
+    }
+  });
+
+  it("ranks popular posts the same way by walking all-time counts as by scanning the window", () => {
+    for (const days of [0.5, 1, 3, 10, 45, 36_500]) {
+      for (const categoryId of [null, 1, 2]) {
+        for (const limit of [1, 20, 1000]) {
+          const args = { since: NOW - days * DAY, limit, categoryId };
+          const scanned = scanWindow(stmts, args);
+          assert.deepEqual(
+            walkAllTime(stmts, args, Number.MAX_SAFE_INTEGER),
+            scanned,
+            `${days}d ${categoryId} ${limit}`,
+          );
+        }
+      }
+    }
+  });
+});
+
+describe("SQLite roll-ups", () => {
+  it("equal a recount from the rows after inserts, edits, clicks and removals", async () => {
+    const db = new Database(":memory:");
+    migrateSqlite(db);
+    const store = new SqliteStore(db);
+    const day = (x: string) => `(${x} / 86400000 - (${x} % 86400000 < 0))`;
+    const recount = () => ({
+      days: db
+        .prepare(`SELECT ${day("post_date")} AS day, feed_id, language_id, coalesce(category_id, 0) AS category_id,
+          count(*) AS posts FROM posts GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`)
+        .all(),
+      kept: db
+        .prepare("SELECT day, feed_id, language_id, category_id, posts FROM post_days ORDER BY 1, 2, 3, 4")
+        .all(),
+      clicks: db
+        .prepare(`SELECT p.feed_id, ${day("k.clicked_at")} AS day, count(*) AS clicks FROM clicks k
+          JOIN posts p ON p.id = k.post_id GROUP BY 1, 2 ORDER BY 1, 2`)
+        .all(),
+      keptClicks: db
+        .prepare("SELECT feed_id, day, clicks FROM feed_click_days WHERE clicks > 0 ORDER BY 1, 2")
+        .all(),
+      // Block bounds must contain every post's date (they may be wider).
+      outside: db
+        .prepare(`SELECT count(*) AS n FROM posts p JOIN post_id_blocks b ON b.block = p.id >> 10
+          WHERE p.post_date < b.min_date OR p.post_date > b.max_date`)
+        .get(),
+      unblocked: db
+        .prepare("SELECT count(*) AS n FROM posts WHERE id >> 10 NOT IN (SELECT block FROM post_id_blocks)")
+        .get(),
+    });
+    const check = (when: string) => {
+      const r = recount();
+      assert.deepEqual(r.kept, r.days, `post_days ${when}`);
+      assert.deepEqual(r.keptClicks, r.clicks, `feed_click_days ${when}`);
+      assert.deepEqual([r.outside, r.unblocked], [{ n: 0 }, { n: 0 }], `post_id_blocks ${when}`);
+    };
+    await loadDemoData(store, { posts: 3000, now: NOW });
+    check("after loading");
+    const fr = (await store.ensureLanguage("fr")).languageId;
+    const [first] = await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
+    const guid = (db.prepare("SELECT guid FROM posts WHERE id = ?").get(first!.postId) as { guid: string })
+      .guid;
+    await store.applyFeedUpdate(first!.feedId, {
+      fetchState: {},
+      posts: [incoming(guid, { publishedAt: Date.UTC(1969, 11, 31, 23), languageId: fr })],
+    });
+    check("after a post moved before 1970 and to another language");
+    await store.insertClick(first!.postId, "x", Date.UTC(1969, 5, 1));
+    check("after a click before 1970");
+    await store.removeCategory(1);
+    check("after a category was removed");
+    await store.removeFeed(first!.feedId);
+    check("after a feed was removed");
+    for (const feed of await store.adminFeeds()) await store.removeFeed(feed.feedId);
+    check("after every feed was removed");
+    assert.deepEqual(db.prepare("SELECT count(*) AS n FROM post_days").get(), { n: 0 });
+    await store.close();
+  });
+
+  it("are filled when an older database is upgraded", async () => {
+    const db = new Database(":memory:");
+    migrateSqlite(db, 7);
+    const store = new SqliteStore(db);
+    await loadDemoData(store, { posts: 500, now: NOW });
+    migrateSqlite(db);
+    const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    assert.equal(n("SELECT sum(posts) AS n FROM post_days"), n("SELECT count(*) AS n FROM posts"));
+    assert.equal(n("SELECT sum(clicks) AS n FROM feed_click_days"), n("SELECT count(*) AS n FROM clicks"));
+    assert.equal(
+      n("SELECT count(*) AS n FROM post_id_blocks"),
+      n("SELECT count(DISTINCT id >> 10) AS n FROM posts"),
+    );
+    await store.close();
+  });
+});
