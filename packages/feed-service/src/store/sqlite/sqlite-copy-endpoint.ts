@@ -1,9 +1,9 @@
 /** The SQLite side of `migrate-data`: reads and writes the store tables of one database file. */
 import type Database from "better-sqlite3";
+import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
 import { htmlToIndexText } from "../index-text.js";
 import { openSqliteDatabase } from "./sqlite-connection.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
 
 const POST_TITLE = 4;
 const POST_EXCERPT = 5;
