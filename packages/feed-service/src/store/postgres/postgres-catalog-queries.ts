@@ -99,7 +99,8 @@ export function dueFeeds(sql: Sql, now: number, all: boolean, limit: number): Pr
 
 /**
  * Clicks per feed in the window: whole days from `click_days`, the window's partial first day
- * from `clicks` (at most a day of clicks).
+ * from `clicks` (at most a day of clicks, each looked up by id: OFFSET 0 keeps the planner from
+ * reading every post to join them).
  */
 export function mostPopularFeeds(
   sql: Sql,
@@ -111,7 +112,8 @@ export function mostPopularFeeds(
     `WITH w AS (SELECT feed_id, sum(n) AS n FROM (
           SELECT feed_id, clicks AS n FROM click_days WHERE day > post_day($1)
           UNION ALL
-          SELECT p.feed_id, count(*) FROM clicks k JOIN posts p ON p.id = k.post_id
+          SELECT p.feed_id, count(*) FROM clicks k
+            CROSS JOIN LATERAL (SELECT feed_id FROM posts p WHERE p.id = k.post_id OFFSET 0) p
             WHERE k.clicked_at >= $1 AND k.clicked_at < (post_day($1) + 1) * ${DAY_MS}::bigint GROUP BY p.feed_id
         ) parts GROUP BY feed_id HAVING sum(n) > 0)
       SELECT ${FEED_COLUMNS}, w.n AS "periodClicks" FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}

@@ -37,6 +37,8 @@ export interface PostgresPoolOptions {
   createSchema?: boolean;
   /** Every statement of the pool is cancelled by the server after this long (default: never). */
   statementTimeoutMs?: number;
+  /** Memory per sort, hash or bitmap of a statement, in kB (default: the server's). */
+  workMemKb?: number;
 }
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -12,6 +12,7 @@ import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createRollups } from "./postgres-rollups.js";
+import { createSearchFacets } from "./postgres-search-facets.js";
 import { searchVector } from "./postgres-text-search.js";
 
 interface PostgresMigration {
@@ -201,6 +202,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "roll-ups kept by triggers: posts per feed, category, language and day; clicks per feed and day; indexes by clicks",
     up: createRollups,
+  },
+  {
+    version: 7,
+    description:
+      "the search index also holds each post's day, language and click tier, so searches stop early",
+    up: createSearchFacets,
   },
 ];
 

@@ -39,13 +39,19 @@ async function countWindow(
   sql: Sql,
   args: { since: number; limit: number; categoryId: number | null },
 ): Promise<Array<{ id: number; period: number }>> {
-  const category = args.categoryId === null ? "" : "WHERE p.category_id = $3";
+  // Without a category, only posts with at least the limit-th highest count can make the top,
+  // so only those are looked up (for their dates, the tie-breaker). OFFSET 0 keeps the lookup a
+  // probe per post: joined, the planner would rather read every post.
+  const allCategories = args.categoryId === null;
   return rows(
     sql,
-    `WITH w AS (SELECT post_id, count(*) AS n FROM clicks WHERE clicked_at >= $1 GROUP BY post_id)
-      SELECT p.id, w.n AS period FROM w JOIN posts p ON p.id = w.post_id ${category}
-      ORDER BY w.n DESC, ${NEWEST_FIRST} LIMIT $2`,
-    args.categoryId === null ? [args.since, args.limit] : [args.since, args.limit, args.categoryId],
+    `WITH w AS MATERIALIZED (SELECT post_id, count(*) AS n FROM clicks WHERE clicked_at >= $1 GROUP BY post_id),
+        cut AS (SELECT ${allCategories ? "coalesce((SELECT n FROM w ORDER BY n DESC OFFSET $2 - 1 LIMIT 1), 1)" : "1"} AS n)
+      SELECT w.post_id AS id, w.n AS period FROM w CROSS JOIN cut
+        CROSS JOIN LATERAL (SELECT p.post_date, p.category_id FROM posts p WHERE p.id = w.post_id OFFSET 0) p
+      WHERE w.n >= cut.n ${allCategories ? "" : "AND p.category_id = $3"}
+      ORDER BY w.n DESC, p.post_date DESC, w.post_id DESC LIMIT $2`,
+    allCategories ? [args.since, args.limit] : [args.since, args.limit, args.categoryId],
   );
 }
 
@@ -56,8 +62,16 @@ async function walkTopPosts(
 ): Promise<Ranked[] | null> {
   const top: Ranked[] = [];
   let cursor: Ranked | null = null;
+  // A window that starts before the first click needs no correction: window count = all-time count.
+  const [first] = await rows<{ at: number | null }>(sql, "SELECT min(clicked_at) AS at FROM clicks");
+  const corrected = first!.at !== null && args.since > first!.at;
   for (let read = 0; read < WALK_BUDGET; read += WALK_BATCH) {
-    const params: unknown[] = [args.since, WALK_BATCH];
+    const params: unknown[] = [WALK_BATCH];
+    let period = "p.clicks";
+    if (corrected) {
+      params.push(args.since);
+      period = `p.clicks - (SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at < $${params.length})`;
+    }
     const conditions = ["p.clicks > 0"];
     if (args.categoryId !== null) {
       params.push(args.categoryId);
@@ -70,10 +84,8 @@ async function walkTopPosts(
     }
     const batch = await rows<Ranked>(
       sql,
-      `SELECT p.id, p.clicks, p.post_date,
-          p.clicks - (SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at < $1) AS period
-        FROM posts p WHERE ${conditions.join(" AND ")}
-        ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $2`,
+      `SELECT p.id, p.clicks, p.post_date, ${period} AS period FROM posts p WHERE ${conditions.join(" AND ")}
+        ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $1`,
       params,
     );
     for (const post of batch) {

@@ -37,6 +37,14 @@ import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
 import { searchPosts } from "./postgres-search-queries.js";
 
+/**
+ * work_mem of the read connections: a search's bitmap of matching rows must stay exact (one bit
+ * per row) across the whole table; past work_mem it turns lossy and every post of a lossy page is
+ * re-read and re-matched, which for a common word costs seconds (the 4 MB default covers about
+ * 500,000 posts). A million posts need about 12 MB.
+ */
+const READ_WORK_MEM_KB = 32 * 1024;
+
 /** Pages starting past this many posts go through the heavy lane. */
 const DEEP_OFFSET = 1000;
 
@@ -252,6 +260,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       max: readOptions.poolSize,
       createSchema: false,
       statementTimeoutMs: readOptions.queryTimeoutMs,
+      workMemKb: READ_WORK_MEM_KB,
     });
     return new PostgresStore(pool, new PostgresReadSide(read, readOptions));
   } catch (error) {
