@@ -12,6 +12,9 @@ Relays every TCP connection on <localport> to <host>:<remoteport> and logs the c
   -t                 timestamp every entry and Finished line
   -tms               the same with milliseconds (YYYY-MM-DD HH:MM:SS.mmm)
   -logfile <file>    also append the log to <file>
+  -logsize <bytes>   rotate the log file at this size (suffix k, m, g): name.1 ... name.n
+  -logcount <n>      with -logsize: rotated files kept (default 5)
+  -connlogs <dir>    also one log file per connection, <dir>/<n>.log
   -i [n]             indent entries by connection slot (n slots, default 16; 0 = none)
   -json              the log as JSON lines (start, entry, finished, error objects)
   -http              HTTP view: one line per request/response pair (method, target, status,
@@ -61,6 +64,9 @@ export async function main(argv: string[]): Promise<number> {
       indent: args.indent,
       json: args.json,
       http: args.http,
+      logSize: args.logSize,
+      logCount: args.logCount,
+      connLogs: args.connLogs,
       stallSeconds: args.stallSeconds,
     });
   } catch (error) {

@@ -6,7 +6,8 @@ import type { Clock } from "./timestamp.js";
 
 /** How a direction's log is written; all null when nothing is logged (`-q` without a log file). */
 export interface DirectionLog {
-  log: LogWriter;
+  /** Every log this direction feeds (the relay's, a connection's own): any behind pauses it. */
+  logs: LogWriter[];
   writer: DirectionWriter;
   assembler: EntryAssembler;
   /** The shared time prefix (`-t`, `-tms`, or JSON's `time`), refreshed once per chunk. */
@@ -25,7 +26,7 @@ export class DirectionPump implements LogWaiter {
   finished = false;
   private waitingForPeer = false;
   private waitingForLog = false;
-  private readonly log: LogWriter | null;
+  private readonly logs: LogWriter[];
   private readonly assembler: EntryAssembler | null;
   private readonly stamp: TimeSource | null;
 
@@ -36,7 +37,7 @@ export class DirectionPump implements LogWaiter {
     private readonly clock: Clock,
     private readonly acceptedAt: number,
   ) {
-    this.log = logging?.log ?? null;
+    this.logs = logging?.logs ?? [];
     this.assembler = logging?.assembler ?? null;
     this.stamp = logging?.stamp ?? null;
   }
@@ -60,11 +61,14 @@ export class DirectionPump implements LogWaiter {
       this.stamp?.refresh();
       assembler.push(chunk);
     }
-    const log = this.log;
-    if (log !== null && !this.waitingForLog && log.congested) {
-      this.waitingForLog = true;
-      this.src.pause();
-      log.waitForDrain(this);
+    const logs = this.logs;
+    for (let k = 0; k < logs.length && !this.waitingForLog; k++) {
+      const log = logs[k]!;
+      if (log.congested) {
+        this.waitingForLog = true;
+        this.src.pause();
+        log.waitForDrain(this);
+      }
     }
   };
 

@@ -44,10 +44,20 @@ export class FileDestination implements LogDestination {
   private writing = false;
   private idle: (() => void) | undefined;
 
+  private handle: FileHandle | undefined;
+  private opening: Promise<FileHandle> | undefined;
+
+  /**
+   * @param handle the open file, or its opening (a per-connection log is opened without waiting:
+   *   batches queue until it is open, and a failed open is reported like a failed write)
+   */
   constructor(
     readonly name: string,
-    private readonly handle: FileHandle,
-  ) {}
+    handle: FileHandle | Promise<FileHandle>,
+  ) {
+    if (handle instanceof Promise) this.opening = handle;
+    else this.handle = handle;
+  }
 
   attach(events: DestinationEvents): void {
     this.events = events;
@@ -63,9 +73,20 @@ export class FileDestination implements LogDestination {
 
   private writeQueued(): void {
     this.writing = true;
+    const handle = this.handle;
+    if (handle === undefined) {
+      this.opening!.then(
+        (opened) => {
+          this.handle = opened;
+          this.writeQueued();
+        },
+        (error: Error) => this.fail(error),
+      );
+      return;
+    }
     const batches = this.queue;
     this.queue = [];
-    writev(this.handle.fd, batches, (error, written) => {
+    writev(handle.fd, batches, (error, written) => {
       if (error !== null) {
         this.fail(error);
         return;
@@ -91,7 +112,8 @@ export class FileDestination implements LogDestination {
 
   async close(): Promise<void> {
     if (this.writing) await new Promise<void>((resolve) => (this.idle = resolve));
-    await this.handle.close();
+    const handle = this.handle ?? (await this.opening?.catch(() => undefined));
+    await handle?.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import { connect, type Socket } from "node:net";
-import { connectionLogs, type LogSettings } from "./connection-logs.js";
+import { type ConnectionLogs, connectionLogs, type LogSettings } from "./connection-logs.js";
 import { DirectionPump } from "./direction-pump.js";
 import type { DirectionWriter } from "./direction-writer.js";
 import { IndentSlots } from "./indent-slots.js";
@@ -10,8 +10,11 @@ export interface RelayContext extends LogSettings {
   host: string;
   port: number;
   slots: IndentSlots;
-  /** Called once both sockets of the connection have closed. */
-  onClosed(connection: RelayConnection): void;
+  /**
+   * Called once both sockets of the connection have closed, with the closing of its own log file
+   * (`-connlogs`), which the relay waits for when it shuts down.
+   */
+  onClosed(connection: RelayConnection, logsClosed: Promise<void>): void;
 }
 
 /**
@@ -25,6 +28,7 @@ export class RelayConnection {
   private readonly clientToServer: DirectionPump;
   private readonly serverToClient: DirectionPump;
   private readonly serverWriter: DirectionWriter | null;
+  private readonly logs: ConnectionLogs | null;
   private connected = false;
   private openSockets = 2;
 
@@ -38,6 +42,7 @@ export class RelayConnection {
     this.server = connect({ host: context.host, port: context.port, allowHalfOpen: true, noDelay: true });
     const indent = IndentSlots.indentFor(this.slot);
     const logs = connectionLogs(context, n, indent);
+    this.logs = logs;
     const c = logs?.c ?? null;
     const s = logs?.s ?? null;
     this.serverWriter = s?.writer ?? null;
@@ -89,7 +94,7 @@ export class RelayConnection {
   private closed(): void {
     if (--this.openSockets > 0) return;
     this.context.slots.release(this.n, this.slot);
-    this.context.onClosed(this);
+    this.context.onClosed(this, this.logs?.close() ?? Promise.resolve());
   }
 
   /** Tears down both sides (shutdown, or an error on one of them). */

@@ -19,6 +19,12 @@ export interface RelayArguments {
   indent: number;
   /** The log as JSON lines. */
   json: boolean;
+  /** Rotate the log file at this many bytes. */
+  logSize: number | undefined;
+  /** With `logSize`: rotated files kept. */
+  logCount: number | undefined;
+  /** Folder for one log file per connection. */
+  connLogs: string | undefined;
   /** The HTTP view: one line per request/response pair. */
   http: boolean;
   /** With `http`: seconds before a request without a response gets a `stalled` line. */
@@ -35,7 +41,7 @@ export const DEFAULT_INDENT_SLOTS = 16;
 export const MAX_INDENT_SLOTS = 256;
 
 const ALLOWED =
-  "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -http, -stall <seconds>, -bind <address>, --help, --version";
+  "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -http, -stall <seconds>, -logsize <bytes>, -logcount <n>, -connlogs <dir>, -bind <address>, --help, --version";
 
 function parsePort(name: string, value: string | undefined): number {
   if (value === undefined) {
@@ -49,6 +55,36 @@ function parsePort(name: string, value: string | undefined): number {
     );
   }
   return port;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+function parseSize(option: string, value: string | undefined): number {
+  const text = requireValue(option, value, "a size in bytes");
+  const m = /^(\d{1,15})([kKmMgG]?)$/.exec(text);
+  const bytes = m === null ? Number.NaN : Number(m[1]) * SIZE_UNITS[m[2]!.toLowerCase()]!;
+  if (!(bytes >= 1 && bytes <= Number.MAX_SAFE_INTEGER)) {
+    throw new RelayError(
+      "TCP_RELAY_BAD_ARGUMENT",
+      `${option} takes a size in bytes (at least 1; suffix k, m or g for KiB, MiB, GiB); got "${text}"`,
+    );
+  }
+  return bytes;
+}
+
+/** More rotated files than this is a mistake rather than a plan. */
+export const MAX_LOG_COUNT = 1000;
+
+function parseCount(option: string, value: string | undefined): number {
+  const text = requireValue(option, value, "a number of files");
+  const count = /^\d{1,4}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(count >= 1 && count <= MAX_LOG_COUNT)) {
+    throw new RelayError(
+      "TCP_RELAY_BAD_ARGUMENT",
+      `${option} takes a number of files from 1 to ${MAX_LOG_COUNT}; got "${text}"`,
+    );
+  }
+  return count;
 }
 
 function parseSeconds(option: string, value: string | undefined): number {
@@ -92,6 +128,9 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
     json: false,
     http: false,
     stallSeconds: undefined,
+    logSize: undefined,
+    logCount: undefined,
+    connLogs: undefined,
     bind: undefined,
     help: false,
     version: false,
@@ -125,6 +164,18 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
       case "-json":
       case "--json":
         parsed.json = true;
+        break;
+      case "-logsize":
+      case "--log-size":
+        parsed.logSize = parseSize(arg, argv[++k]);
+        break;
+      case "-logcount":
+      case "--log-count":
+        parsed.logCount = parseCount(arg, argv[++k]);
+        break;
+      case "-connlogs":
+      case "--conn-logs":
+        parsed.connLogs = requireValue(arg, argv[++k], "a folder");
         break;
       case "-http":
       case "--http":
@@ -174,6 +225,15 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
     }
   }
   if (parsed.help || parsed.version) return parsed;
+  if (parsed.logSize !== undefined && parsed.logFile === undefined) {
+    throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "-logsize needs -logfile (it rotates the log file)");
+  }
+  if (parsed.logCount !== undefined && parsed.logSize === undefined) {
+    throw new RelayError(
+      "TCP_RELAY_BAD_ARGUMENT",
+      "-logcount needs -logsize (files are kept only when rotated)",
+    );
+  }
   if (parsed.stallSeconds !== undefined && !parsed.http) {
     throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "-stall needs -http (it times requests of the HTTP view)");
   }

@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises";
-import { open } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { resolve } from "node:path";
 import type { Writable } from "node:stream";
@@ -8,7 +8,11 @@ import { FileDestination, type LogDestination, StreamDestination } from "./log-d
 import { LogWriter } from "./log-writer.js";
 import { RelayConnection, type RelayContext } from "./relay-connection.js";
 import { RelayError } from "./relay-error.js";
+import { RotatingFileDestination } from "./rotating-file-destination.js";
 import { type Clock, IsoTimestamp, TimestampPrefix } from "./timestamp.js";
+
+/** `-logcount` when `-logsize` is given without it. */
+export const DEFAULT_LOG_COUNT = 5;
 
 /** `-stall` when not given: the spec's default. */
 export const DEFAULT_STALL_SECONDS = 10;
@@ -32,6 +36,12 @@ export interface RelayOptions {
   indent?: number;
   /** The log as JSON lines (`-json`), on the console and in the log file. */
   json?: boolean;
+  /** Rotate the log file at this size in bytes (`-logsize`); needs `logFile`. */
+  logSize?: number;
+  /** With `logSize`: how many old files to keep, `name.1` … `name.<n>` (default 5). */
+  logCount?: number;
+  /** Also one log file per connection, `<connLogs>/<n>.log` (`-connlogs`); the folder is created. */
+  connLogs?: string;
   /** The HTTP view (`-http`): one line per request/response pair instead of byte entries. */
   http?: boolean;
   /** With `http`: seconds a request may wait for its response before a `stalled` line (default 10). */
@@ -70,13 +80,33 @@ async function checkHost(host: string): Promise<void> {
   }
 }
 
-async function openLogFile(file: string): Promise<{ path: string; destination: FileDestination }> {
+async function openLogFile(
+  file: string,
+  rotation: { maxBytes: number; count: number } | undefined,
+): Promise<{ path: string; destination: LogDestination }> {
   const path = resolve(file);
   try {
-    return { path, destination: new FileDestination(`log file ${path}`, await open(path, "a")) };
+    const destination =
+      rotation === undefined
+        ? new FileDestination(`log file ${path}`, await open(path, "a"))
+        : await RotatingFileDestination.open(path, rotation.maxBytes, rotation.count);
+    return { path, destination };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "open failed";
     throw new RelayError("TCP_RELAY_LOG_FILE", `cannot open log file ${path} for appending (${code})`, {
+      cause: error,
+    });
+  }
+}
+
+async function makeConnLogDir(dir: string): Promise<string> {
+  const path = resolve(dir);
+  try {
+    await mkdir(path, { recursive: true });
+    return path;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "mkdir failed";
+    throw new RelayError("TCP_RELAY_LOG_FILE", `cannot create the connection log folder ${path} (${code})`, {
       cause: error,
     });
   }
@@ -140,7 +170,15 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const errorsOut = options.errors ?? process.stderr;
   const clock = options.now ?? Date.now;
   await checkHost(options.host);
-  const file = options.logFile === undefined ? undefined : await openLogFile(options.logFile);
+  if (options.logSize !== undefined && options.logFile === undefined) {
+    throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "logSize (-logsize) needs a log file (-logfile)");
+  }
+  const rotation =
+    options.logSize === undefined
+      ? undefined
+      : { maxBytes: options.logSize, count: options.logCount ?? DEFAULT_LOG_COUNT };
+  const file = options.logFile === undefined ? undefined : await openLogFile(options.logFile, rotation);
+  const connLogDir = options.connLogs === undefined ? undefined : await makeConnLogDir(options.connLogs);
 
   const server = createServer({ allowHalfOpen: true, pauseOnConnect: true, noDelay: true });
   try {
@@ -156,6 +194,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   consoleOut.write(startup);
   file?.destination.write(Buffer.from(startup));
 
+  const reportLogError = (d: LogDestination, error: Error) => {
+    const code = (error as NodeJS.ErrnoException).code ?? error.message;
+    errorsOut.write(`tcp-relay: cannot write to ${d.name} (${code}); it gets no more entries\n`);
+  };
   const destinations: LogDestination[] = [];
   if (!options.quiet) destinations.push(new StreamDestination("the console", consoleOut, false));
   if (file !== undefined) destinations.push(file.destination);
@@ -165,13 +207,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       : new LogWriter(destinations, {
           batchBytes: options.logBatchBytes,
           highWaterMark: options.logHighWaterMark,
-          onError: (d, error) => {
-            const code = (error as NodeJS.ErrnoException).code ?? error.message;
-            errorsOut.write(`tcp-relay: cannot write to ${d.name} (${code}); it gets no more entries\n`);
-          },
+          onError: reportLogError,
         });
 
   const connections = new Set<RelayConnection>();
+  const connectionLogsClosing = new Set<Promise<void>>();
   let accepted = 0;
   let closing: (() => void) | undefined;
   const context: RelayContext = {
@@ -179,6 +219,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     port: options.remotePort,
     log,
     json,
+    connLogs: connLogDir === undefined ? null : { dir: connLogDir, onError: reportLogError },
     http: options.http
       ? { stallMs: Math.round((options.stallSeconds ?? DEFAULT_STALL_SECONDS) * 1000) }
       : null,
@@ -189,8 +230,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     binary: options.binary ?? false,
     slots: new IndentSlots(options.indent ?? 0),
     clock,
-    onClosed(connection) {
+    onClosed(connection, logsClosed) {
       connections.delete(connection);
+      if (options.connLogs !== undefined) {
+        connectionLogsClosing.add(logsClosed);
+        void logsClosed.finally(() => connectionLogsClosing.delete(logsClosed));
+      }
       if (connections.size === 0) closing?.();
     },
   };
@@ -219,6 +264,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           await allClosed;
         }
         await log?.close();
+        await Promise.all(connectionLogsClosing);
       })();
       return closed;
     },

@@ -18,6 +18,7 @@ test("every view is off by default", () => {
   assert.equal(a.timestampMillis, false);
   assert.equal(a.json, false);
   assert.equal(a.http, false);
+  assert.deepEqual([a.logSize, a.logCount, a.connLogs], [undefined, undefined, undefined]);
 });
 
 test("-tms turns on timestamps with milliseconds; -t alone keeps seconds", () => {
@@ -45,4 +46,26 @@ test("-http with -stall <seconds>; -stall alone or with a bad number is refused"
     /-stall takes a number of seconds greater than 0 and at most 86400; got "0"/,
   );
   badArgument(["-http", "-stall", "ten"], /got "ten"/);
+});
+
+test("-logsize (with k/m/g), -logcount and -connlogs; each needs what it works on", () => {
+  const a = parseRelayArguments([
+    ...base,
+    "-logfile",
+    "r.log",
+    "-logsize",
+    "10m",
+    "-logcount",
+    "3",
+    "-connlogs",
+    "conns",
+  ]);
+  assert.deepEqual([a.logSize, a.logCount, a.connLogs], [10 * 1024 * 1024, 3, "conns"]);
+  assert.equal(parseRelayArguments([...base, "-logfile", "r.log", "-logsize", "4096"]).logSize, 4096);
+  badArgument(["-logsize", "1k"], /-logsize needs -logfile/);
+  badArgument(["-logfile", "r.log", "-logcount", "2"], /-logcount needs -logsize/);
+  badArgument(["-logfile", "r.log", "-logsize", "0"], /-logsize takes a size in bytes .*got "0"/);
+  badArgument(["-logfile", "r.log", "-logsize", "1t"], /got "1t"/);
+  badArgument(["-logfile", "r.log", "-logsize", "1k", "-logcount", "0"], /from 1 to 1000; got "0"/);
+  badArgument(["-connlogs"], /option -connlogs needs a folder/);
 });

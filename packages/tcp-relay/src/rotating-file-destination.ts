@@ -1,0 +1,123 @@
+import { type FileHandle, open, rename, stat } from "node:fs/promises";
+import type { DestinationEvents, LogDestination } from "./log-destinations.js";
+
+const LF = 0x0a;
+
+/**
+ * A log file rotated at a size (`-logsize` with `-logcount`): when the next entry would take the
+ * file past `maxBytes`, `name` becomes `name.1`, `name.1` becomes `name.2`, ... up to
+ * `name.<count>` (the oldest beyond it is dropped), and a new `name` is started. Batches hold whole
+ * entries (lines), and a batch is cut only after an LF, so no entry is ever split between two
+ * files; an entry longer than `maxBytes` gets a file of its own. Batches are queued and written in
+ * order by the thread pool, renames included, like `FileDestination`'s.
+ *
+ * @example
+ * const file = await RotatingFileDestination.open("/var/log/relay.log", 10_000_000, 5);
+ */
+export class RotatingFileDestination implements LogDestination {
+  pendingBytes = 0;
+  readonly name: string;
+  private events: DestinationEvents | undefined;
+  private queue: Buffer[] = [];
+  private writing = false;
+  private failed = false;
+  private idle: (() => void) | undefined;
+
+  private constructor(
+    readonly path: string,
+    private handle: FileHandle,
+    private size: number,
+    readonly maxBytes: number,
+    readonly count: number,
+  ) {
+    this.name = `log file ${path}`;
+  }
+
+  /** Opens `path` for appending; its present size counts toward the first rotation. */
+  static async open(path: string, maxBytes: number, count: number): Promise<RotatingFileDestination> {
+    const handle = await open(path, "a");
+    const size = (await stat(path)).size;
+    return new RotatingFileDestination(path, handle, size, maxBytes, count);
+  }
+
+  attach(events: DestinationEvents): void {
+    this.events = events;
+  }
+
+  write(batch: Buffer): boolean {
+    if (this.failed) return false;
+    this.queue.push(batch);
+    this.pendingBytes += batch.length;
+    if (!this.writing) void this.drain();
+    return true;
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.shift()!;
+        await this.writeBatch(batch);
+        this.pendingBytes -= batch.length;
+      }
+    } catch (error) {
+      this.failed = true;
+      this.queue = [];
+      this.pendingBytes = 0;
+      this.writing = false;
+      this.idle?.();
+      this.events?.onError(this, error as Error);
+      return;
+    }
+    this.writing = false;
+    this.idle?.();
+    this.events?.onDrain();
+  }
+
+  private async writeBatch(batch: Buffer): Promise<void> {
+    let rest = batch;
+    while (rest.length > 0) {
+      const room = this.maxBytes - this.size;
+      if (rest.length <= room) {
+        await this.append(rest);
+        return;
+      }
+      // The longest run of whole entries that fits; an entry alone larger than the limit is
+      // written whole into a fresh file rather than split.
+      let cut = room > 0 ? rest.lastIndexOf(LF, room - 1) + 1 : 0;
+      if (cut === 0 && this.size === 0) cut = rest.indexOf(LF) + 1 || rest.length;
+      if (cut > 0) {
+        await this.append(rest.subarray(0, cut));
+        rest = rest.subarray(cut);
+      }
+      if (rest.length > 0 || this.size >= this.maxBytes) await this.rotate();
+    }
+  }
+
+  private async append(bytes: Buffer): Promise<void> {
+    for (let done = 0; done < bytes.length; ) {
+      const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done);
+      done += bytesWritten;
+    }
+    this.size += bytes.length;
+  }
+
+  private async rotate(): Promise<void> {
+    await this.handle.close();
+    for (let k = this.count - 1; k >= 1; k--) {
+      await rename(`${this.path}.${k}`, `${this.path}.${k + 1}`).catch(ignoreMissing);
+    }
+    await rename(this.path, `${this.path}.1`);
+    this.handle = await open(this.path, "a");
+    this.size = 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.writing) await new Promise<void>((resolve) => (this.idle = resolve));
+    await this.handle.close();
+  }
+}
+
+function ignoreMissing(error: NodeJS.ErrnoException): void {
+  if (error.code !== "ENOENT") throw error;
+}
