@@ -4,7 +4,12 @@
  * output feeds and the index page. Each adapter's handler parses arguments, calls the operation
  * runner, and lays the records out in its own wire form; nothing else lives in a handler.
  */
+import fastifySwagger from "@fastify/swagger";
+import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
+import { queryParameter } from "../api/api-arguments.js";
+import { createJsonApi } from "../api/json-api.js";
+import { openApiInfo } from "../api/openapi-info.js";
 import { instrumentRunner } from "../metrics/instrumented-runner.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createMetricsRoute } from "../metrics/metrics-route.js";
@@ -30,6 +35,14 @@ export interface RoutesOptions {
   readonly logError: (message: string) => void;
 }
 
+/** Registers the routes on the root instance itself (no plugin scope), after the OpenAPI plugin. */
+function unscoped<T>(plugin: T): T {
+  (plugin as Record<symbol, boolean>)[Symbol.for("skip-override")] = true;
+  return plugin;
+}
+
+const hidden = { schema: { hide: true } } as const;
+
 export function registerRoutes(app: FastifyInstance, options: RoutesOptions): void {
   const { store, publicUrl, logError } = options;
   const metrics = createServiceMetrics({
@@ -43,11 +56,16 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     metrics,
     parseMetricsAllow(options.metricsAllow ?? defaultMetricsAllow),
   );
+  const api = createJsonApi({ store, runner, publicUrl, cache, metrics, logError });
+  const web = createWebPages({ runner, publicUrl, now: options.now, logError });
 
   // The one body the service reads is a SOAP call: raw bytes, whatever the Content-Type says
   // (spec §3 decodes the charset itself), up to the server's body limit (1 MiB, else 413).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+  // Route schemas document the API; the operations validate (with the messages of spec §3).
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.addHook("onResponse", (request, reply, done) => {
     metrics.httpRequest(
@@ -58,7 +76,10 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     );
     done();
   });
-  app.setNotFoundHandler((_request, reply) => sendText(reply, 404, "Not found.\n"));
+  app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith("/api/")) return api.notFound(request, reply);
+    sendText(reply, 404, "Not found.\n");
+  });
   app.setErrorHandler((error, request, reply) => {
     logError(
       `${request.method} ${request.url.slice(0, 200)} failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -67,31 +88,80 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     sendText(reply, 500, "The server failed to answer this request.\n");
   });
 
-  // SOAP 1.1 (spec §1–§3): the endpoint and its alias; GET ?wsdl; other methods 405.
-  for (const path of soapPaths) {
-    app.post(path, { errorHandler: soap.error }, soap.post);
-    app.get(path, soap.get);
-    app.route({ method: ["PUT", "DELETE", "PATCH", "OPTIONS"], url: path, handler: soap.methodNotAllowed });
-  }
-  // Click-throughs (spec §4) and operations (§5.4).
-  app.get("/click/:postId", clicks.handle);
-  app.get("/healthz", (_request, reply) => handleHealth(store, reply));
-  app.get("/metrics", metricsRoute);
+  app.register(fastifySwagger, { openapi: openApiInfo });
+  // The interactive docs: Swagger UI with every asset served from the package, no CDN.
+  app.register(fastifySwaggerUi, {
+    routePrefix: "/api/docs",
+    staticCSP: true,
+    uiConfig: { deepLinking: true, validatorUrl: null },
+  });
 
-  // Web pages (spec §5.3): server-rendered HTML over the same runner, its hashed assets, the
-  // OpenSearch description and the favicon.
-  const web = createWebPages({ runner, publicUrl, now: options.now, logError });
-  app.get("/", web.page(pages.recent));
-  app.get("/search", web.page(pages.search));
-  app.get("/popular", web.page(pages.popular));
-  app.get("/categories", web.page(pages.categories));
-  app.get("/categories/:categoryId", web.page(pages.category));
-  app.get("/smart-categories", web.page(pages.smartCategories));
-  app.get("/smart-categories/:idOrKey", web.page(pages.smartCategory));
-  app.get("/feeds", web.page(pages.feeds));
-  app.get("/feeds/:feedId", web.page(pages.feed));
-  app.get("/languages", web.page(pages.languages));
-  app.get("/assets/:file", web.asset);
-  app.get("/opensearch.xml", web.openSearch);
-  app.get("/favicon.ico", web.favicon);
+  app.register(
+    unscoped(async (app: FastifyInstance) => {
+      // SOAP 1.1 (spec §1–§3): the endpoint and its alias; GET ?wsdl; other methods 405.
+      for (const path of soapPaths) {
+        app.post(path, { ...hidden, errorHandler: soap.error }, soap.post);
+        app.get(path, hidden, soap.get);
+        app.route({
+          method: ["PUT", "DELETE", "PATCH", "OPTIONS"],
+          url: path,
+          ...hidden,
+          handler: soap.methodNotAllowed,
+        });
+      }
+      // Click-throughs (spec §4) and operations (§5.4).
+      app.get("/click/:postId", hidden, clicks.handle);
+      app.get("/healthz", hidden, (_request, reply) => handleHealth(store, reply));
+      app.get("/metrics", hidden, metricsRoute);
+
+      // JSON API (spec §5.1): route, operation, query parameters with their defaults.
+      const page = { limit: 20, offset: 0 };
+      const languages = { languageIds: "" };
+      const json = (path: string, operation: string, query?: Parameters<typeof api.route>[2]) =>
+        app.get(path, api.route(path, operation, query));
+      json("/api/v1/posts", "getMostRecentPosts", { ...page, ...languages });
+      json("/api/v1/posts/popular", "getMostPopularPosts", { daysBack: 7, limit: 20, categoryId: null });
+      json("/api/v1/search", "search", {
+        q: queryParameter("searchTerms"),
+        sortBy: "",
+        ...page,
+        ...languages,
+      });
+      json("/api/v1/search/history", "getSearchHistory");
+      json("/api/v1/categories", "getCategories");
+      json("/api/v1/categories/:categoryId/posts", "getPostsByCategory", {
+        ...page,
+        ...languages,
+        since: queryParameter("sincepost", null),
+      });
+      json("/api/v1/categories/:categoryId/feeds", "getFeedsByCategory");
+      json("/api/v1/smart-categories", "getSmartCategories");
+      json("/api/v1/smart-categories/:idOrKey/posts", "getPostsBySmartCategory", { ...page, ...languages });
+      json("/api/v1/feeds", "getFeeds");
+      json("/api/v1/feeds/popular", "getMostPopularFeeds", { daysBack: 7, limit: 20 });
+      json("/api/v1/feeds/prolific", "getMostProlificFeeds", { daysBack: 7, limit: 20 });
+      json("/api/v1/feeds/:feedId/posts", "getPostsByFeed", page);
+      json("/api/v1/languages", "getLanguages");
+      json("/api/v1/languages/stats", "getAggregateLanguageData");
+      json("/api/v1/languages/:languageId/feeds", "getFeedsByLanguage");
+      app.options("/api/*", hidden, api.preflight);
+      app.get("/api/v1/openapi.json", { ...hidden, onRequest: api.cors }, async () => app.swagger());
+
+      // Web pages (spec §5.3): server-rendered HTML over the same runner, its hashed assets, the
+      // OpenSearch description and the favicon.
+      app.get("/", hidden, web.page(pages.recent));
+      app.get("/search", hidden, web.page(pages.search));
+      app.get("/popular", hidden, web.page(pages.popular));
+      app.get("/categories", hidden, web.page(pages.categories));
+      app.get("/categories/:categoryId", hidden, web.page(pages.category));
+      app.get("/smart-categories", hidden, web.page(pages.smartCategories));
+      app.get("/smart-categories/:idOrKey", hidden, web.page(pages.smartCategory));
+      app.get("/feeds", hidden, web.page(pages.feeds));
+      app.get("/feeds/:feedId", hidden, web.page(pages.feed));
+      app.get("/languages", hidden, web.page(pages.languages));
+      app.get("/assets/:file", hidden, web.asset);
+      app.get("/opensearch.xml", hidden, web.openSearch);
+      app.get("/favicon.ico", hidden, web.favicon);
+    }),
+  );
 }

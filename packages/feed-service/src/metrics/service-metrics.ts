@@ -104,16 +104,47 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   for (const result of ["hit", "miss", "skip"]) cacheLookups.inc({ result }, 0);
   for (const result of ["updated", "not_modified", "failed", "deferred"]) refreshes.inc({ result }, 0);
 
+  // The labelled children, kept by their label values: prom-client would otherwise hash the label
+  // object on every call, and these run on every request of the hot SOAP path.
+  type Child<M extends { labels: (...args: never[]) => unknown }> = ReturnType<M["labels"]>;
+  const requestSeries = new Map<
+    string,
+    { count: Child<typeof httpRequests>; duration: Child<typeof httpDuration> }
+  >();
+  const soapSeries = new Map<string, Child<typeof soapCalls>>();
+  const cacheSeries = new Map<CacheResult, Child<typeof cacheLookups>>();
+
   return {
     registry,
     httpRequest(route, method, status, seconds) {
-      const labels = { route, method, status: String(status) };
-      httpRequests.inc(labels);
-      httpDuration.observe(labels, seconds);
+      const key = `${route} ${method} ${status}`;
+      let series = requestSeries.get(key);
+      if (series === undefined) {
+        const labels = { route, method, status: String(status) };
+        series = { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
+        requestSeries.set(key, series);
+      }
+      series.count.inc();
+      series.duration.observe(seconds);
     },
-    soapCall: (operation, fault) => soapCalls.inc({ operation, fault }),
+    soapCall(operation, fault) {
+      const key = `${operation} ${fault}`;
+      let series = soapSeries.get(key);
+      if (series === undefined) {
+        series = soapCalls.labels({ operation, fault });
+        soapSeries.set(key, series);
+      }
+      series.inc();
+    },
     query: (operation, outcome, seconds) => queryDuration.observe({ operation, outcome }, seconds),
-    answerCache: (result) => cacheLookups.inc({ result }),
+    answerCache(result) {
+      let series = cacheSeries.get(result);
+      if (series === undefined) {
+        series = cacheLookups.labels({ result });
+        cacheSeries.set(result, series);
+      }
+      series.inc();
+    },
     ingestPass(counts) {
       refreshes.inc({ result: "updated" }, counts.updated);
       refreshes.inc({ result: "not_modified" }, counts.notModified);

@@ -6,6 +6,14 @@
 import type { CellValue, ColumnSpec } from "@feed-toolkit/soap";
 import type { PostRecord } from "../store/store.js";
 
+/**
+ * A column of a set: the SOAP package's name and type, and whether its cells may be null (the
+ * JSON schema of the OpenAPI document says so; SOAP writes a nil cell either way).
+ */
+export interface FeedColumnSpec extends ColumnSpec {
+  readonly nullable?: true;
+}
+
 /** One answer row of an operation: a value for every column of its set, by column name. */
 export type OperationRecord = Readonly<Record<string, CellValue>>;
 
@@ -25,7 +33,7 @@ export type PostItem = { readonly [K in keyof PostRecord]: PostRecord[K] } & {
   readonly trackingLink: string;
 };
 
-export const postColumns: readonly ColumnSpec[] = [
+export const postColumns: readonly FeedColumnSpec[] = [
   { name: "postId", type: "int" },
   { name: "postTitle", type: "string" },
   { name: "postLink", type: "string" },
@@ -33,8 +41,8 @@ export const postColumns: readonly ColumnSpec[] = [
   { name: "postDate", type: "dateTime" },
   { name: "feedId", type: "int" },
   { name: "feedName", type: "string" },
-  { name: "categoryId", type: "int" },
-  { name: "categoryName", type: "string" },
+  { name: "categoryId", type: "int", nullable: true },
+  { name: "categoryName", type: "string", nullable: true },
   { name: "languageId", type: "int" },
   { name: "clicks", type: "int" },
   { name: "trackingLink", type: "string" },
@@ -58,51 +66,51 @@ export function postItem(p: PostRecord, baseUrl: string): PostItem {
   };
 }
 
-export const feedColumns: readonly ColumnSpec[] = [
+export const feedColumns: readonly FeedColumnSpec[] = [
   { name: "feedId", type: "int" },
   { name: "feedName", type: "string" },
   { name: "feedUrl", type: "string" },
-  { name: "siteUrl", type: "string" },
-  { name: "feedDescription", type: "string" },
-  { name: "categoryId", type: "int" },
-  { name: "categoryName", type: "string" },
+  { name: "siteUrl", type: "string", nullable: true },
+  { name: "feedDescription", type: "string", nullable: true },
+  { name: "categoryId", type: "int", nullable: true },
+  { name: "categoryName", type: "string", nullable: true },
   { name: "languageId", type: "int" },
   { name: "postCount", type: "int" },
-  { name: "lastPostDate", type: "dateTime" },
+  { name: "lastPostDate", type: "dateTime", nullable: true },
 ];
 
-export const categoryColumns: readonly ColumnSpec[] = [
+export const categoryColumns: readonly FeedColumnSpec[] = [
   { name: "categoryId", type: "int" },
   { name: "categoryName", type: "string" },
   { name: "feedCount", type: "int" },
 ];
 
-export const smartCategoryColumns: readonly ColumnSpec[] = [
+export const smartCategoryColumns: readonly FeedColumnSpec[] = [
   { name: "smartCategoryId", type: "int" },
   { name: "smartCategoryKey", type: "string" },
   { name: "smartCategoryName", type: "string" },
   { name: "smartCategoryQuery", type: "string" },
 ];
 
-export const languageColumns: readonly ColumnSpec[] = [
+export const languageColumns: readonly FeedColumnSpec[] = [
   { name: "languageId", type: "int" },
   { name: "languageName", type: "string" },
   { name: "languageCode", type: "string" },
 ];
 
-export const searchHistoryColumns: readonly ColumnSpec[] = [
+export const searchHistoryColumns: readonly FeedColumnSpec[] = [
   { name: "searchTerms", type: "string" },
   { name: "searchCount", type: "int" },
   { name: "lastSearched", type: "dateTime" },
 ];
 
-export const languageDataColumns: readonly ColumnSpec[] = [
+export const languageDataColumns: readonly FeedColumnSpec[] = [
   ...languageColumns,
   { name: "feedCount", type: "int" },
   { name: "postCount", type: "int" },
   { name: "postsLast24Hours", type: "int" },
   { name: "clicks", type: "int" },
-  { name: "lastPostDate", type: "dateTime" },
+  { name: "lastPostDate", type: "dateTime", nullable: true },
 ];
 
 /** A column set followed by one extra column (extra columns come last, spec §4). */
@@ -118,6 +126,9 @@ export function recordRow(columns: readonly ColumnSpec[], record: OperationRecor
   return row;
 }
 
-export function withExtra(columns: readonly ColumnSpec[], extra: ColumnSpec): readonly ColumnSpec[] {
+export function withExtra(
+  columns: readonly FeedColumnSpec[],
+  extra: FeedColumnSpec,
+): readonly FeedColumnSpec[] {
   return [...columns, extra];
 }

@@ -4,7 +4,7 @@
  * The SOAP adapter derives its WSDL and dispatcher from this table and lays the records out as
  * QueryBean rows; the JSON API, output feeds and pages call the same handlers.
  */
-import type { Arguments, ColumnSpec, ParameterSpec } from "@feed-toolkit/soap";
+import type { Arguments, ParameterSpec } from "@feed-toolkit/soap";
 import type { SearchQuery } from "../search/search-query.js";
 import type { Store } from "../store/store.js";
 import {
@@ -21,6 +21,7 @@ import {
 import {
   asRecords,
   categoryColumns,
+  type FeedColumnSpec,
   feedColumns,
   languageColumns,
   languageDataColumns,
@@ -46,7 +47,7 @@ export interface OperationCall {
 export interface FeedOperation {
   readonly name: string;
   readonly parameters: readonly ParameterSpec[];
-  readonly columns: readonly ColumnSpec[];
+  readonly columns: readonly FeedColumnSpec[];
   /**
    * True when the answer depends only on the arguments and the data: no clock (daysBack windows,
    * "last 24 hours") and no side effect (search records history). Only these may be cached.

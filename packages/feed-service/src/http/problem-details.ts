@@ -1,0 +1,86 @@
+/**
+ * Errors of the HTTP adapters (JSON API, output feeds) as RFC 9457 `application/problem+json`
+ * (spec §5.1): a bad argument 400, an id or key that names nothing 404, a database that does not
+ * answer, a query past its deadline or a full query queue 503 (the last two with `Retry-After`),
+ * anything else 500 with a generic detail. `detail` is the same person-readable message a SOAP
+ * client gets in its fault string.
+ */
+import { STATUS_CODES } from "node:http";
+import { internalErrorMessage } from "@feed-toolkit/soap";
+import type { FastifyReply } from "fastify";
+import { FeedServiceError, type FeedServiceErrorCode } from "../errors.js";
+import { describeOperationError } from "../operations/operation-runner.js";
+import { escapeJsonMarkup } from "./json-text.js";
+
+export const problemContentType = "application/problem+json; charset=utf-8";
+
+/**
+ * Seconds a client should wait before asking again. A full queue empties within a moment; a query
+ * that ran past its deadline will most likely do so again at once, so that client waits longer.
+ */
+export const retryAfterSeconds: Partial<Record<FeedServiceErrorCode, number>> = {
+  FEED_OVERLOADED: 1,
+  FEED_QUERY_TIMEOUT: 10,
+  FEED_STORE_UNAVAILABLE: 5,
+};
+
+const statusByCode: Partial<Record<FeedServiceErrorCode, number>> = {
+  FEED_BAD_ARGUMENT: 400,
+  FEED_NOT_FOUND: 404,
+  FEED_STORE_UNAVAILABLE: 503,
+  FEED_QUERY_TIMEOUT: 503,
+  FEED_OVERLOADED: 503,
+};
+
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  /** The FeedServiceError code, for programs that branch on the cause (an RFC 9457 extension member). */
+  readonly code: string;
+}
+
+/** The problem document and Retry-After (seconds, or undefined) for an error of an operation. */
+export function problemFor(error: unknown): { problem: Problem; retryAfter: number | undefined } {
+  const code = error instanceof FeedServiceError ? error.code : undefined;
+  const status = (code && statusByCode[code]) || 500;
+  const detail =
+    status === 500 ? internalErrorMessage : (describeOperationError(error) ?? internalErrorMessage);
+  return {
+    // "about:blank": the status says what kind of problem it is (RFC 9457 §4.2.1); `code` says more.
+    problem: {
+      type: "about:blank",
+      title: STATUS_CODES[status] ?? "Error",
+      status,
+      detail,
+      code: status === 500 ? "FEED_INTERNAL_ERROR" : (code ?? "FEED_INTERNAL_ERROR"),
+    },
+    retryAfter: code ? retryAfterSeconds[code] : undefined,
+  };
+}
+
+/** A problem document with a status and detail of the adapter's own (a route that does not exist). */
+export function plainProblem(status: number, detail: string, code: string): Problem {
+  return { type: "about:blank", title: STATUS_CODES[status] ?? "Error", status, detail, code };
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem, retryAfter?: number): void {
+  reply.code(problem.status).header("content-type", problemContentType).header("cache-control", "no-store");
+  if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
+  reply.send(escapeJsonMarkup(JSON.stringify(problem)));
+}
+
+/** Answers an error raised by an operation; errors meant for nobody but the server go to `logError`. */
+export function sendOperationError(
+  reply: FastifyReply,
+  error: unknown,
+  logError: (message: string) => void,
+  where: string,
+): void {
+  const { problem, retryAfter } = problemFor(error);
+  if (problem.status === 500) {
+    logError(`${where} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  sendProblem(reply, problem, retryAfter);
+}
