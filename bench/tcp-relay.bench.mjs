@@ -5,7 +5,8 @@
 //   (b) 1 GiB of HTTP-like lines (~80 bytes) with the text log to a file, vs socat -v (log on
 //       stderr redirected to a file; run on a smaller size, see the table);
 //   (c) 1 GiB of random bytes with the -b (hex) log to a file, vs socat -x;
-//   (e) the views: -json to a file (HTTP-like lines) beside the text log;
+//   (e) the views: -json to a file (HTTP-like lines) beside the text log; -pcap to a file (random
+//       bytes) beside the relay without a log;
 //   (d) round-trip latency of 5,000 sequential 100-byte requests (129-byte answers): the mean
 //       added to the direct round trip and the p99, tcp-relay with and without a log file, vs the
 //       bare Node relay and socat (with and without -v).
@@ -304,7 +305,7 @@ async function main() {
   if (SECTIONS.includes("b")) await sectionB(lines, sizeLabel, sink);
   if (SECTIONS.includes("c")) await sectionC(random, sizeLabel, sink);
   if (SECTIONS.includes("d")) await sectionD(responder);
-  if (SECTIONS.includes("e")) await sectionE(lines, sizeLabel, sink);
+  if (SECTIONS.includes("e")) await sectionE(lines, random, sizeLabel, sink);
   await stop(sink.child);
   await stop(responder.child);
   print();
@@ -513,9 +514,10 @@ async function sectionD(responder) {
   }
 }
 
-async function sectionE(lines, sizeLabel, sink) {
+async function sectionE(lines, random, sizeLabel, sink) {
   // (e) the views beyond the original, each beside its peer measured in the same run: -json to a
-  // file beside the text log to a file, both on HTTP-like lines.
+  // file beside the text log to a file, both on HTTP-like lines; -pcap to a file beside the relay
+  // without any log, on random bytes.
   const textLog = join(work, "e-text.log");
   const jsonLog = join(work, "e-json.log");
   const text = await viaTcpRelay(sink.port, ["-q", "-logfile", textLog], (p) => send(p, lines, SIZE));
@@ -548,6 +550,25 @@ async function sectionE(lines, sizeLabel, sink) {
     ],
     json.rss,
     `log ${jsonSize} MiB; target >= 100 MB/s`,
+  );
+  const capture = join(work, "e.pcap");
+  const plain = await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE));
+  const pcap = await viaTcpRelay(sink.port, ["-q", "-pcap", capture], (p) => send(p, random, SIZE));
+  const pcapSize = fileMiB(capture);
+  rmSync(capture);
+  row("e", "tcp-relay -q (no log)", sizeLabel, plain.value, "MB/s", undefined, plain.rss);
+  row(
+    "e",
+    "tcp-relay -q -pcap file",
+    sizeLabel,
+    pcap.value,
+    "MB/s",
+    [
+      ["no log", plain.value],
+      ["target 200 MB/s", 200],
+    ],
+    pcap.rss,
+    `capture ${pcapSize} MiB; target >= 200 MB/s`,
   );
 }
 

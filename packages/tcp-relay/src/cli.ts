@@ -15,6 +15,7 @@ Relays every TCP connection on <localport> to <host>:<remoteport> and logs the c
   -logsize <bytes>   rotate the log file at this size (suffix k, m, g): name.1 ... name.n
   -logcount <n>      with -logsize: rotated files kept (default 5)
   -connlogs <dir>    also one log file per connection, <dir>/<n>.log
+  -pcap <file>       also write the conversation as a libpcap file (Wireshark, tshark)
   -i [n]             indent entries by connection slot (n slots, default 16; 0 = none)
   -json              the log as JSON lines (start, entry, finished, error objects)
   -http              HTTP view: one line per request/response pair (method, target, status,
@@ -67,6 +68,7 @@ export async function main(argv: string[]): Promise<number> {
       logSize: args.logSize,
       logCount: args.logCount,
       connLogs: args.connLogs,
+      pcap: args.pcap,
       stallSeconds: args.stallSeconds,
     });
   } catch (error) {

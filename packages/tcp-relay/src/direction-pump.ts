@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import type { DirectionWriter, TimeSource } from "./direction-writer.js";
 import type { EntryAssembler } from "./entry-assembler.js";
 import type { LogWaiter, LogWriter } from "./log-writer.js";
+import type { PcapConnection } from "./pcap-connection.js";
 import type { Clock } from "./timestamp.js";
 
 /** How a direction's log is written; all null when nothing is logged (`-q` without a log file). */
@@ -27,17 +28,24 @@ export class DirectionPump implements LogWaiter {
   private waitingForPeer = false;
   private waitingForLog = false;
   private readonly logs: LogWriter[];
+  /** With `-pcap`: the connection's TCP conversation, set once the server has answered. */
+  capture: PcapConnection | null = null;
+  /** The source ended with a FIN (not an error or a teardown). */
+  private endedCleanly = false;
   private readonly assembler: EntryAssembler | null;
   private readonly stamp: TimeSource | null;
 
   constructor(
     private readonly src: Socket,
     private readonly dst: Socket,
+    private readonly dir: "C" | "S",
     private readonly logging: DirectionLog | null,
+    /** Every log this direction feeds besides `logging`'s (the capture file). */
+    extraLogs: LogWriter[],
     private readonly clock: Clock,
     private readonly acceptedAt: number,
   ) {
-    this.logs = logging?.logs ?? [];
+    this.logs = [...(logging?.logs ?? []), ...extraLogs];
     this.assembler = logging?.assembler ?? null;
     this.stamp = logging?.stamp ?? null;
   }
@@ -61,6 +69,7 @@ export class DirectionPump implements LogWaiter {
       this.stamp?.refresh();
       assembler.push(chunk);
     }
+    this.capture?.data(this.dir, chunk);
     const logs = this.logs;
     for (let k = 0; k < logs.length && !this.waitingForLog; k++) {
       const log = logs[k]!;
@@ -74,6 +83,7 @@ export class DirectionPump implements LogWaiter {
 
   // The source ended its writing (FIN): relay the half-close and let the other direction go on.
   private readonly onEnd = (): void => {
+    this.endedCleanly = true;
     this.finish();
     this.dst.end();
   };
@@ -93,6 +103,7 @@ export class DirectionPump implements LogWaiter {
   finish(): void {
     if (this.finished) return;
     this.finished = true;
+    this.capture?.end(this.dir, this.endedCleanly);
     const logging = this.logging;
     if (logging === null) return;
     logging.assembler.end();

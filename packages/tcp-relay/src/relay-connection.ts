@@ -3,6 +3,8 @@ import { type ConnectionLogs, connectionLogs, type LogSettings } from "./connect
 import { DirectionPump } from "./direction-pump.js";
 import type { DirectionWriter } from "./direction-writer.js";
 import { IndentSlots } from "./indent-slots.js";
+import type { LogWriter } from "./log-writer.js";
+import { type MicroClock, PcapConnection } from "./pcap-connection.js";
 
 /** What every connection of one relay shares. */
 export interface RelayContext extends LogSettings {
@@ -10,6 +12,8 @@ export interface RelayContext extends LogSettings {
   host: string;
   port: number;
   slots: IndentSlots;
+  /** With `-pcap`: the capture file's writer and the microsecond clock of its packets. */
+  pcap: { writer: LogWriter; clock: MicroClock } | null;
   /**
    * Called once both sockets of the connection have closed, with the closing of its own log file
    * (`-connlogs`), which the relay waits for when it shuts down.
@@ -46,8 +50,25 @@ export class RelayConnection {
     const c = logs?.c ?? null;
     const s = logs?.s ?? null;
     this.serverWriter = s?.writer ?? null;
-    this.clientToServer = new DirectionPump(client, this.server, c, context.clock, this.acceptedAt);
-    this.serverToClient = new DirectionPump(this.server, client, s, context.clock, this.acceptedAt);
+    const capture = context.pcap === null ? [] : [context.pcap.writer];
+    this.clientToServer = new DirectionPump(
+      client,
+      this.server,
+      "C",
+      c,
+      capture,
+      context.clock,
+      this.acceptedAt,
+    );
+    this.serverToClient = new DirectionPump(
+      this.server,
+      client,
+      "S",
+      s,
+      capture,
+      context.clock,
+      this.acceptedAt,
+    );
     client.setNoDelay(true);
     client.on("error", this.onClientError);
     client.on("close", this.onClientClose);
@@ -58,6 +79,19 @@ export class RelayConnection {
 
   private readonly onConnect = (): void => {
     this.connected = true;
+    const pcap = this.context.pcap;
+    if (pcap !== null) {
+      // The conversation as if client and server spoke directly: their own addresses and ports.
+      const tcp = new PcapConnection(
+        pcap.writer,
+        { address: this.client.remoteAddress ?? "0.0.0.0", port: this.client.remotePort ?? 0 },
+        { address: this.server.remoteAddress ?? "0.0.0.0", port: this.server.remotePort ?? 0 },
+        pcap.clock,
+      );
+      tcp.open();
+      this.clientToServer.capture = tcp;
+      this.serverToClient.capture = tcp;
+    }
     this.clientToServer.start();
     this.serverToClient.start();
     // The client was accepted paused so that nothing is read before there is somewhere to send it.

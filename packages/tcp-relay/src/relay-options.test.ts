@@ -41,6 +41,7 @@ test("the classic command line with every option", () => {
       logSize: undefined,
       logCount: undefined,
       connLogs: undefined,
+      pcap: undefined,
       bind: undefined,
       help: false,
       version: false,

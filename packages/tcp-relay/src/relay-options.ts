@@ -25,6 +25,8 @@ export interface RelayArguments {
   logCount: number | undefined;
   /** Folder for one log file per connection. */
   connLogs: string | undefined;
+  /** Also write the conversation as a libpcap file. */
+  pcap: string | undefined;
   /** The HTTP view: one line per request/response pair. */
   http: boolean;
   /** With `http`: seconds before a request without a response gets a `stalled` line. */
@@ -41,7 +43,7 @@ export const DEFAULT_INDENT_SLOTS = 16;
 export const MAX_INDENT_SLOTS = 256;
 
 const ALLOWED =
-  "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -http, -stall <seconds>, -logsize <bytes>, -logcount <n>, -connlogs <dir>, -bind <address>, --help, --version";
+  "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -http, -stall <seconds>, -logsize <bytes>, -logcount <n>, -connlogs <dir>, -pcap <file>, -bind <address>, --help, --version";
 
 function parsePort(name: string, value: string | undefined): number {
   if (value === undefined) {
@@ -131,6 +133,7 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
     logSize: undefined,
     logCount: undefined,
     connLogs: undefined,
+    pcap: undefined,
     bind: undefined,
     help: false,
     version: false,
@@ -176,6 +179,10 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
       case "-connlogs":
       case "--conn-logs":
         parsed.connLogs = requireValue(arg, argv[++k], "a folder");
+        break;
+      case "-pcap":
+      case "--pcap":
+        parsed.pcap = requireValue(arg, argv[++k], "a file name");
         break;
       case "-http":
       case "--http":

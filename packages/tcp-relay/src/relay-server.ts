@@ -6,6 +6,8 @@ import type { Writable } from "node:stream";
 import { IndentSlots } from "./indent-slots.js";
 import { FileDestination, type LogDestination, StreamDestination } from "./log-destinations.js";
 import { LogWriter } from "./log-writer.js";
+import { type MicroClock, microClock } from "./pcap-connection.js";
+import { openPcapFile } from "./pcap-file.js";
 import { RelayConnection, type RelayContext } from "./relay-connection.js";
 import { RelayError } from "./relay-error.js";
 import { RotatingFileDestination } from "./rotating-file-destination.js";
@@ -42,6 +44,10 @@ export interface RelayOptions {
   logCount?: number;
   /** Also one log file per connection, `<connLogs>/<n>.log` (`-connlogs`); the folder is created. */
   connLogs?: string;
+  /** Also write the conversation as a libpcap file (`-pcap`); truncated if it exists. */
+  pcap?: string;
+  /** Microsecond clock of the capture's packets; default the high-resolution timer. */
+  pcapClock?: MicroClock;
   /** The HTTP view (`-http`): one line per request/response pair instead of byte entries. */
   http?: boolean;
   /** With `http`: seconds a request may wait for its response before a `stalled` line (default 10). */
@@ -169,6 +175,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const consoleOut = options.console ?? process.stdout;
   const errorsOut = options.errors ?? process.stderr;
   const clock = options.now ?? Date.now;
+  const reportLogError = (d: LogDestination, error: Error) => {
+    const code = (error as NodeJS.ErrnoException).code ?? error.message;
+    errorsOut.write(`tcp-relay: cannot write to ${d.name} (${code}); it gets no more entries\n`);
+  };
   await checkHost(options.host);
   if (options.logSize !== undefined && options.logFile === undefined) {
     throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "logSize (-logsize) needs a log file (-logfile)");
@@ -179,12 +189,14 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       : { maxBytes: options.logSize, count: options.logCount ?? DEFAULT_LOG_COUNT };
   const file = options.logFile === undefined ? undefined : await openLogFile(options.logFile, rotation);
   const connLogDir = options.connLogs === undefined ? undefined : await makeConnLogDir(options.connLogs);
+  const pcap = options.pcap === undefined ? undefined : await openPcapFile(options.pcap, reportLogError);
 
   const server = createServer({ allowHalfOpen: true, pauseOnConnect: true, noDelay: true });
   try {
     await listen(server, options.localPort, options.bind);
   } catch (error) {
     await file?.destination.close();
+    await pcap?.writer.close();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
@@ -194,10 +206,6 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   consoleOut.write(startup);
   file?.destination.write(Buffer.from(startup));
 
-  const reportLogError = (d: LogDestination, error: Error) => {
-    const code = (error as NodeJS.ErrnoException).code ?? error.message;
-    errorsOut.write(`tcp-relay: cannot write to ${d.name} (${code}); it gets no more entries\n`);
-  };
   const destinations: LogDestination[] = [];
   if (!options.quiet) destinations.push(new StreamDestination("the console", consoleOut, false));
   if (file !== undefined) destinations.push(file.destination);
@@ -219,6 +227,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     port: options.remotePort,
     log,
     json,
+    pcap: pcap === undefined ? null : { writer: pcap.writer, clock: options.pcapClock ?? microClock },
     connLogs: connLogDir === undefined ? null : { dir: connLogDir, onError: reportLogError },
     http: options.http
       ? { stallMs: Math.round((options.stallSeconds ?? DEFAULT_STALL_SECONDS) * 1000) }
@@ -264,6 +273,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           await allClosed;
         }
         await log?.close();
+        await pcap?.writer.close();
         await Promise.all(connectionLogsClosing);
       })();
       return closed;

@@ -18,7 +18,7 @@ test("every view is off by default", () => {
   assert.equal(a.timestampMillis, false);
   assert.equal(a.json, false);
   assert.equal(a.http, false);
-  assert.deepEqual([a.logSize, a.logCount, a.connLogs], [undefined, undefined, undefined]);
+  assert.deepEqual([a.logSize, a.logCount, a.connLogs, a.pcap], [undefined, undefined, undefined, undefined]);
 });
 
 test("-tms turns on timestamps with milliseconds; -t alone keeps seconds", () => {
@@ -68,4 +68,9 @@ test("-logsize (with k/m/g), -logcount and -connlogs; each needs what it works o
   badArgument(["-logfile", "r.log", "-logsize", "1t"], /got "1t"/);
   badArgument(["-logfile", "r.log", "-logsize", "1k", "-logcount", "0"], /from 1 to 1000; got "0"/);
   badArgument(["-connlogs"], /option -connlogs needs a folder/);
+});
+
+test("-pcap <file>", () => {
+  assert.equal(parseRelayArguments([...base, "-pcap", "c.pcap"]).pcap, "c.pcap");
+  badArgument(["-pcap"], /option -pcap needs a file name/);
 });
