@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { incoming } from "../contract/contract-fixture.js";
 import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
@@ -55,6 +56,42 @@ describe("SQLite bounded reads", () => {
       }
     }
     assert.ok(compared > 10_000, `only ${compared} hits compared`);
+  });
+
+  it("ranks the 10,000 newest hits by relevance when more match, with ids out of date order", async () => {
+    const match = '"the" OR "le" OR "der"';
+    const all = db
+      .prepare(`SELECT t.rowid AS id, p.post_date AS date, -bm25(posts_fts, 4.0, 1.0, 2.0) AS score
+        FROM posts_fts t JOIN posts p ON p.id = t.rowid WHERE posts_fts MATCH ?`)
+      .all(match) as Array<{ id: number; date: number; score: number }>;
+    assert.ok(all.length > 10_000, `${all.length} hits`);
+    const pool = all
+      .sort((a, b) => b.date - a.date || b.id - a.id)
+      .slice(0, 10_000)
+      .sort((a, b) => b.score - a.score || b.id - a.id);
+    for (const [offset, limit] of [
+      [0, 50],
+      [4321, 7],
+      [9990, 20],
+    ] as const) {
+      const page = await store.searchPosts({
+        limit,
+        offset,
+        languageIds: null,
+        query: parseSearchQuery("the OR le OR der"),
+        sort: "relevance",
+      });
+      const expected = pool.slice(offset, offset + limit);
+      assert.deepEqual(
+        page.map((p) => p.postId),
+        expected.map((p) => p.id),
+        `offset ${offset}`,
+      );
+      assert.deepEqual(
+        page.map((p) => p.score),
+        expected.map((p) => p.score),
+      );
+    }
   });
 
   it("finds the most clicked hits the same way from the clicked posts as from the hits", () => {

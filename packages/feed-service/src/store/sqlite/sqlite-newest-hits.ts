@@ -152,3 +152,72 @@ export function newestHitPage(
   }
   return page.slice(0, limit);
 }
+
+/** The first block from `low` on that can hold a post dated after `date`. */
+function firstBlockAfter(blocks: Blocks, date: number, low: number): number {
+  let first = low;
+  let last = blocks.block.length - 1;
+  while (first < last) {
+    const mid = (first + last) >> 1;
+    if (blocks.maxUpTo[mid]! <= date) first = mid + 1;
+    else last = mid;
+  }
+  return first;
+}
+
+/** Where the `want` newest hits end: every hit in [from, to] dated (date, id) or newer, and no other. */
+export interface NewestCut {
+  from: number;
+  to: number;
+  date: number;
+  id: number;
+}
+
+/**
+ * The `want`-th newest hit and an id range holding every newer one, or null when fewer match.
+ * SQLite finds the `want`-th hit of a range itself (its sorter keeps `want` rows and hands back
+ * one), so no hit travels to JavaScript. The first range is sized from the hits among the newest
+ * blocks, with room for the day that straddles the cut; a range too short is doubled.
+ */
+export function newestCut(stmts: StatementCache, filter: HitFilter, want: number): NewestCut | null {
+  const blocks = loadBlocks(stmts);
+  const top = blocks.block.length - 1;
+  if (top < 0) return null;
+  const to = lastId(blocks.block[top]!);
+  const kth = stmts
+    .get(`SELECT p.post_date, t.rowid FROM posts_fts t
+      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
+      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}
+      ${filter.languages === null ? "" : "AND p.language_id IN (SELECT value FROM json_each(?))"}
+      ORDER BY p.post_date DESC, t.rowid DESC LIMIT 1 OFFSET ?`)
+    .raw();
+  const extra = filter.languages === null ? [] : [filter.languages];
+  let size = FIRST_CHUNK_BLOCKS;
+  if (filter.languages === null) {
+    const sample = stmts
+      .get(
+        `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
+      )
+      .pluck()
+      .get(filter.match, firstId(blocks.block[Math.max(0, top - size + 1)]!), to) as number;
+    size = Math.ceil((1.2 * want * size) / Math.max(sample, 1)) + 4;
+  }
+  for (;;) {
+    const low = Math.max(0, top - size + 1);
+    const row = kth.get(filter.match, firstId(blocks.block[low]!), to, ...extra, want - 1) as
+      | [number, number]
+      | undefined;
+    if (row !== undefined && (low === 0 || row[0] >= blocks.maxUpTo[low - 1]!)) {
+      return {
+        from: firstId(blocks.block[firstBlockAfter(blocks, row[0], low)]!),
+        to,
+        date: row[0],
+        id: row[1],
+      };
+    }
+    if (low === 0) return null;
+    // The range's own cut is no newer than the true one, so every block that can hold a hit newer
+    // than it is needed: start there next (or twice as low when the range held too few hits).
+    size = row === undefined ? size * 2 : top - firstBlockAfter(blocks, row[0], 0) + 1;
+  }
+}

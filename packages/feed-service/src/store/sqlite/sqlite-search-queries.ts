@@ -14,7 +14,7 @@ import { toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID, LANGUAGE_FILTER } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { type HitFilter, newestHitPage } from "./sqlite-newest-hits.js";
+import { type HitFilter, newestCut, newestHitPage } from "./sqlite-newest-hits.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 
 /**
@@ -106,10 +106,28 @@ function relevancePage(
       ) as Array<[number, number]>;
     return withScores(stmts, new Map(hits));
   }
-  const pool = newestHitPage(stmts, filter, 0, RELEVANCE_POOL).map(([id]) => id);
-  const scored = [...scoresOf(stmts, filter.match, pool)];
-  scored.sort((a, b) => b[1] - a[1] || b[0] - a[0]);
-  return withScores(stmts, new Map(scored.slice(page.offset, page.offset + limit)));
+  // More match: rank the 10,000 newest, found as a cut in date order (see newestCut). bm25 is
+  // computed only for rows that pass the cut (the select list is evaluated after the join).
+  const cut = newestCut(stmts, filter, RELEVANCE_POOL);
+  if (cut === null) return [];
+  const hits = stmts
+    .get(`SELECT t.rowid, ${SCORE} AS score FROM posts_fts t
+      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
+      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND (p.post_date, p.id) >= (?, ?)
+      ${filter.languages === null ? "" : `AND ${LANGUAGE_FILTER}`}
+      ORDER BY score DESC, t.rowid DESC LIMIT ? OFFSET ?`)
+    .raw()
+    .all(
+      filter.match,
+      cut.from,
+      cut.to,
+      cut.date,
+      cut.id,
+      ...(filter.languages === null ? [] : [filter.languages]),
+      limit,
+      page.offset,
+    ) as Array<[number, number]>;
+  return withScores(stmts, new Map(hits));
 }
 
 /** The rows of the hits, in the map's order, each with its score. */
