@@ -2,6 +2,7 @@
 // server for this file, a fresh database for every service a suite starts. Each suite also runs on
 // SQLite from its own test file.
 import { after } from "node:test";
+import { jsonApiSuite } from "../api/json-api.suite.js";
 import { feedServerSuite } from "./feed-server.suite.js";
 import { responseCacheSuite } from "./response-cache.suite.js";
 import { soapFaultsSuite } from "./soap-faults.suite.js";
@@ -15,3 +16,4 @@ soapOperationsSuite(backend);
 soapFaultsSuite(backend);
 feedServerSuite(backend);
 responseCacheSuite(backend);
+jsonApiSuite(backend);

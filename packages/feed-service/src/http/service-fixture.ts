@@ -7,6 +7,7 @@
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
+import type { QueryLimits } from "../store/query-limits.js";
 import type { IncomingPost, Store } from "../store/store.js";
 import { createFeedServer, type FeedServerOptions } from "./feed-server.js";
 import { sqliteBackend, type TestBackend } from "./test-backends.js";
@@ -31,15 +32,17 @@ export interface RunningService {
  * await callOperation(service.baseUrl, "getCategories");
  */
 export async function startTestService(
-  options: Partial<Pick<FeedServerOptions, "publicUrl" | "bodyTimeoutMs" | "logError">> & {
+  options: Partial<Pick<FeedServerOptions, "publicUrl" | "bodyTimeoutMs" | "logError" | "metricsAllow">> & {
     now?: () => number;
     /** Where the fresh database lives (default SQLite). */
     backend?: TestBackend;
+    /** Open the store as `serve` does, with these query limits (SQLite: query threads). */
+    queryLimits?: QueryLimits;
   } = {},
 ): Promise<RunningService> {
-  const { backend = sqliteBackend, now = () => fixtureNow, ...serverOptions } = options;
+  const { backend = sqliteBackend, now = () => fixtureNow, queryLimits, ...serverOptions } = options;
   const database = await backend.newDatabase();
-  const store = await openStore(database.location);
+  const store = await openStore(database.location, queryLimits ? { queryLimits } : {});
   // A suite that believes it runs on PostgreSQL must not quietly run on SQLite.
   if (store.dialect !== backend.name)
     throw new Error(`${backend.name} backend opened a ${store.dialect} store`);
