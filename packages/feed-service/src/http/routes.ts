@@ -10,6 +10,7 @@ import type { FastifyInstance } from "fastify";
 import { queryParameter } from "../api/api-arguments.js";
 import { createJsonApi } from "../api/json-api.js";
 import { openApiInfo } from "../api/openapi-info.js";
+import { createOutputFeeds, feedKinds } from "../feeds/output-feeds.js";
 import { instrumentRunner } from "../metrics/instrumented-runner.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createMetricsRoute } from "../metrics/metrics-route.js";
@@ -57,6 +58,7 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     parseMetricsAllow(options.metricsAllow ?? defaultMetricsAllow),
   );
   const api = createJsonApi({ store, runner, publicUrl, cache, metrics, logError });
+  const feed = createOutputFeeds({ store, runner, publicUrl, cache, metrics, now: options.now, logError });
   const web = createWebPages({ runner, publicUrl, now: options.now, logError });
 
   // The one body the service reads is a SOAP call: raw bytes, whatever the Content-Type says
@@ -146,6 +148,12 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       json("/api/v1/languages/:languageId/feeds", "getFeedsByLanguage");
       app.options("/api/*", hidden, api.preflight);
       app.get("/api/v1/openapi.json", { ...hidden, onRequest: api.cors }, async () => app.swagger());
+
+      // Output feeds (spec §5.2): .rss, .atom or .json.
+      app.get("/feeds/recent.:format", hidden, feed(feedKinds.recent));
+      app.get("/feeds/categories/:categoryId.:format", hidden, feed(feedKinds.category));
+      app.get("/feeds/smart-categories/:idOrKey.:format", hidden, feed(feedKinds.smartCategory));
+      app.get("/feeds/search.:format", hidden, feed(feedKinds.search));
 
       // Web pages (spec §5.3): server-rendered HTML over the same runner, its hashed assets, the
       // OpenSearch description and the favicon.
