@@ -34,7 +34,9 @@ function childPids(pid: number): number[] {
   }
 }
 
-function waitFor(read: () => string, pattern: RegExp, what: string, ms = 30_000): Promise<RegExpMatchArray> {
+// Generous: each process (and, on SQLite, each of its query threads) loads the TypeScript sources
+// through tsx, which takes many seconds on a loaded two-core machine.
+function waitFor(read: () => string, pattern: RegExp, what: string, ms = 120_000): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const poll = setInterval(() => {
