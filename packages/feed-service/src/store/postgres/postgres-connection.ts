@@ -35,10 +35,8 @@ export interface PostgresPoolOptions {
   max?: number;
   /** Create the schema when missing (default true; a read replica cannot). */
   createSchema?: boolean;
-  /** Every statement of the pool is cancelled by the server after this long (default: never). */
-  statementTimeoutMs?: number;
-  /** Memory per sort, hash or bitmap of a statement, in kB (default: the server's). */
-  workMemKb?: number;
+  /** Server settings for every connection of the pool (names and values without spaces). */
+  settings?: Readonly<Record<string, string | number>>;
 }
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -54,12 +52,10 @@ export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg
     );
   }
   // Startup options of each connection: set once per connection, no round trip per query.
-  const settings = [
-    ...(options.schema ? [`-c search_path=${options.schema}`] : []),
-    ...(options.statementTimeoutMs !== undefined
-      ? [`-c statement_timeout=${options.statementTimeoutMs}`]
-      : []),
-  ];
+  const settings = Object.entries({
+    ...(options.schema ? { search_path: options.schema } : {}),
+    ...options.settings,
+  }).map(([name, value]) => `-c ${name}=${value}`);
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,

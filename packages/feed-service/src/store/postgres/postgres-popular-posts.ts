@@ -16,7 +16,7 @@ import { NEWEST_FIRST, POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 
 /** Windows with at most this many clicks are counted directly. */
-const COUNT_DIRECTLY_UP_TO = 40_000;
+const COUNT_DIRECTLY_UP_TO = 90_000;
 /** Posts the walk reads per statement. */
 const WALK_BATCH = 500;
 /** Posts the walk may read before it hands over to counting. */

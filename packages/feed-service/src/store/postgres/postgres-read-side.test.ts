@@ -47,6 +47,13 @@ describe("postgres read side", () => {
       );
       assert.ok(Date.now() - started < 3000, `stopped after ${Date.now() - started} ms`);
       await assert.rejects(store.readSide.cheap(slow(5)), rejectsWith("FEED_QUERY_TIMEOUT"));
+      const [settings] = await store.readSide.cheap((sql) =>
+        rows(
+          sql,
+          "SELECT current_setting('statement_timeout') AS t, current_setting('work_mem') AS m, current_setting('enable_seqscan') AS s",
+        ),
+      );
+      assert.deepEqual(settings, { t: "300ms", m: "32MB", s: "off" });
       // The connection is usable again, and writes (the primary pool) have no deadline.
       assert.deepEqual(
         (await store.languages()).map((l) => l.languageCode),

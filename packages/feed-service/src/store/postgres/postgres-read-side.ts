@@ -69,7 +69,7 @@ export class PostgresReadSide {
   readonly options: ResolvedReadSideOptions;
   readonly #heavy: ReadLane;
 
-  /** `pool` must have been opened with `statementTimeoutMs: options.queryTimeoutMs`. */
+  /** `pool` must have been opened with the setting `statement_timeout: options.queryTimeoutMs`. */
   constructor(pool: pg.Pool, options: ResolvedReadSideOptions) {
     this.pool = pool;
     this.options = options;

@@ -1,14 +1,17 @@
 /**
- * The search index with facets (migration 7): the GIN index covers each post's words plus three
+ * The search index with facets (migration 7): the GIN index covers each post's words plus
  * lexemes that no search word can equal (they start with a space, and search words never hold
- * one): its UTC day (` day 20468`), its language (` lang 3`) and its click tier (` clk 4`: clicks
- * 8–15; tier 0 is no click, tier n is 2^(n-1) to 2^n - 1 clicks).
+ * one): its UTC day, 7-day week, 28-day month and 364-day year (` day 20468`, ` wk 2924`,
+ * ` mo 731`, ` yr 56`: each block of one level is whole blocks of the level below), its language
+ * (` lang 3`) and its click tier (` clk 4`: clicks 8–15; tier 0 is no click, tier n is 2^(n-1) to
+ * 2^n - 1 clicks).
  *
  * ANDing the query with an OR of facet lexemes lets GIN itself narrow a search to the newest
- * days, some languages or the most clicked posts: GIN intersects posting lists by skipping, so a
- * common word costs what its matches inside those facets cost, not what all its matches cost.
- * That is how date and relevance search stop after the newest matches, and a language filter
- * never reads posts of other languages.
+ * days, some languages or the most clicked posts: GIN intersects posting lists by skipping along
+ * the shortest, so a common word costs what its matches inside those facets cost, not what all
+ * its matches cost. The time levels keep "every day since D" down to a few lexemes (an OR of
+ * many long lists would be read whole). That is how date and relevance search stop after the
+ * newest matches, and a language filter never reads posts of other languages.
  */
 import type { Sql } from "./postgres-connection.js";
 
@@ -20,10 +23,12 @@ CREATE FUNCTION click_tier(clicks integer) RETURNS integer LANGUAGE sql IMMUTABL
   RETURN CASE WHEN clicks <= 0 THEN 0 ELSE 1 + floor(log(2, clicks))::integer END;
 CREATE FUNCTION post_facets(post_date bigint, language_id integer, clicks integer) RETURNS tsvector
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN array_to_tsvector(ARRAY[' day ' || post_day(post_date), ' lang ' || language_id, ' clk ' || click_tier(clicks)]);
+  RETURN array_to_tsvector(ARRAY[' day ' || post_day(post_date), ' wk ' || floor(post_day(post_date) / 7.0)::integer,
+    ' mo ' || floor(post_day(post_date) / 28.0)::integer, ' yr ' || floor(post_day(post_date) / 364.0)::integer,
+    ' lang ' || language_id, ' clk ' || click_tier(clicks)]);
 SET LOCAL maintenance_work_mem = '256MB';
 CREATE INDEX posts_search_facets ON posts USING GIN ((search_vector || post_facets(post_date, language_id, clicks)));
-DROP INDEX posts_search;
+DROP INDEX IF EXISTS posts_search;
 ANALYZE posts;
 `;
 
@@ -38,9 +43,33 @@ function anyLexeme(lexemes: readonly string[]): string {
   return `(${lexemes.map((l) => `'${l}'`).join(" | ")})`;
 }
 
-/** The OR of day lexemes (days are whole numbers). */
-export function daysFacet(days: readonly number[]): string {
-  return anyLexeme(days.map((d) => ` day ${d}`));
+/** Time blocks, each a whole number of blocks of the level before. */
+const TIME_LEVELS = [
+  { name: "day", days: 1 },
+  { name: "wk", days: 7 },
+  { name: "mo", days: 28 },
+  { name: "yr", days: 364 },
+] as const;
+
+/**
+ * The OR of the fewest time lexemes that cover every day from `from` to `to` (and at most a
+ * block past it): days up to a week's start, weeks up to a month's, months up to a year's, years.
+ *
+ * @example
+ * sinceDayFacet(20_466, 20_468); // "(' day 20466' | ' day 20467' | ' mo 731')"
+ */
+export function sinceDayFacet(from: number, to: number): string {
+  const lexemes: string[] = [];
+  let day = from;
+  TIME_LEVELS.forEach((level, i) => {
+    const next = TIME_LEVELS[i + 1]?.days;
+    // `day` is a multiple of level.days here; emit blocks until it is one of the next level's.
+    while (day <= to && (next === undefined || ((day % next) + next) % next !== 0)) {
+      lexemes.push(` ${level.name} ${Math.floor(day / level.days)}`);
+      day += level.days;
+    }
+  });
+  return anyLexeme(lexemes);
 }
 
 /** The OR of language lexemes (ids are whole numbers). */

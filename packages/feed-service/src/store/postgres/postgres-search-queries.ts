@@ -2,13 +2,15 @@
  * Full-text search on PostgreSQL (operation 1, and the smart categories built on it), with a cost
  * bounded by the page, not by how many posts match (spec §4 Latency):
  *
- * - `date`: the query is first run on the newest days only (an OR of day facets, sized from
- *   `post_days` to hold a few times the posts the page needs), then on many more days, then on
- *   all. A tier whose matches fill the page answers exactly: every post outside it is older.
+ * - `date`: a short walk of the date index when the statistics say the page lies in its first
+ *   posts; else the query is run on the newest days only (time facets, sized from `post_days` and
+ *   the statistics to hold the page's matches), then on 4 times as many posts, ..., then on all.
+ *   A tier whose matches fill the page answers exactly: every post outside it is older.
  * - `relevance`: the same tiers find the 10,000 newest matches (all of them when fewer match),
  *   and only those are ranked, as spec §4 allows.
- * - `clicks`: tiers of click counts from the top (16 or more, 8 or more, ...), then all posts;
- *   a tier that fills the page answers exactly: every post outside it has fewer clicks.
+ * - `clicks`: a short walk of the (clicks, id) index, else tiers of click counts from the top (16
+ *   or more, 8 or more, ...), then all posts; a tier that fills the page answers exactly: every
+ *   post outside it has fewer clicks.
  *
  * Each tier is one GIN lookup of the query ANDed with its facets (see postgres-search-facets.ts),
  * and the page's columns are read for its ids only.
@@ -17,110 +19,129 @@ import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql, translatePostgresError } from "./postgres-connection.js";
-import { clickTiersFacet, daysFacet, languagesFacet, SEARCH_EXPRESSION } from "./postgres-search-facets.js";
+import {
+  clickTiersFacet,
+  languagesFacet,
+  SEARCH_EXPRESSION,
+  sinceDayFacet,
+} from "./postgres-search-facets.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 
 /** Relevance ranks at most this many of the newest matches (spec §4). */
 export const RANKED_NEWEST = 10_000;
-/** A walk of the date or clicks index may read this many posts before the tiers take over. */
-const WALK_POSTS = 2_000;
+/** A walk of the date or clicks index reads at most this many posts before the tiers take over. */
+const WALK_POSTS = 1_000;
 /** Tiers are sized for this many times the matches the statistics promise (they can be wrong). */
-const TIER_MARGIN = 1.5;
+const TIER_MARGIN = 1.25;
 /** A tier holds at least this many posts; each further tier this many times the one before. */
 const MIN_TIER_POSTS = 2_000;
 const TIER_GROWTH = 4;
-/** Tiers hold at most this many posts (see dayTiers). */
-const MAX_TIER_POSTS = 60_000;
-/** A tier of more days than this searches every day instead (one facet per day in the query). */
-const MAX_TIER_DAYS = 400;
+/** Tiers reach back at most this many days with posts (past them, every post is searched). */
+const MAX_TIER_DAYS = 1_000;
 /** Click tiers tried before all posts: 16+ clicks, 8+, 4+, 2+, 1+. */
 const CLICK_TIERS = [5, 4, 3, 2, 1];
 
 type Page = PostPage & { query: SearchQuery; sort: SearchSort };
 
 /**
- * The share of posts the planner expects to match, from the search index's statistics: sizes the
- * walks and tiers. Only a guess (words are not independent), which is why every way it picks is
- * exact and falls back to the next.
+ * What the planner expects of a query, from the search index's statistics: how many posts match,
+ * and what share of all posts that is. It sizes the walks and tiers; only a guess (words are not
+ * independent), which is why every way it picks is exact and falls back to the next.
  */
-async function expectedShare(sql: Sql, tsquery: string): Promise<number> {
+async function expectation(sql: Sql, tsquery: string): Promise<{ matches: number; share: number }> {
   try {
-    // Unnamed: planned with this very query, and no prepared statement per query text.
+    // Unnamed: planned for this very query, and no prepared statement per query text.
     const [plan] = (
       await sql.query(
         `EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery`,
         [tsquery],
       )
     ).rows as Array<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>;
-    return Math.min(1, plan!["QUERY PLAN"][0]!.Plan["Plan Rows"] / (await postCount(sql)));
+    const [total] = await rows<{ n: number }>(
+      sql,
+      "SELECT greatest(reltuples, 1) AS n FROM pg_class WHERE oid = 'posts'::regclass",
+    );
+    const matches = plan!["QUERY PLAN"][0]!.Plan["Plan Rows"];
+    return { matches, share: Math.min(1, matches / total!.n) };
   } catch (error) {
     throw translatePostgresError(error);
   }
 }
 
-/** The planner's count of posts (what its estimates are relative to). */
-async function postCount(sql: Sql): Promise<number> {
-  const [total] = await rows<{ n: number }>(
-    sql,
-    "SELECT greatest(reltuples, 1) AS n FROM pg_class WHERE oid = 'posts'::regclass",
-  );
-  return total!.n;
+/** Whether the page lies within the first WALK_POSTS / 2 posts of an index, as expected. */
+function walkable(need: number, expected: { share: number }): boolean {
+  return need <= (expected.share * WALK_POSTS) / 2;
 }
 
 /**
- * The page of matches in `order`, read by walking that order's index over at most `posts` posts;
- * null when fewer matches than the page needs lie among them (the walk proves nothing then).
+ * The first `need` matches in `order`, read by walking that order's index over at most
+ * WALK_POSTS posts: all of them when that many lie among those posts, else the fewer found (the
+ * walk then proves nothing about the page, but says how common the query is).
+ */
+async function walk(sql: Sql, tsquery: string, need: number, order: string): Promise<number[]> {
+  const found = await rows<{ id: number }>(
+    sql,
+    `SELECT p.id FROM (SELECT id, post_date, clicks, language_id, search_vector FROM posts
+        ORDER BY ${order} LIMIT $3) p
+      WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery ORDER BY ${order} LIMIT $2`,
+    [tsquery, need, WALK_POSTS],
+  );
+  return found.map((r) => r.id);
+}
+
+/**
+ * The page from a walk when it found the whole page; otherwise null, with the expectation
+ * corrected by what the walk saw (a share measured on the newest posts beats the statistics;
+ * nothing found means few matches, best read all at once).
  */
 async function walkPage(
   sql: Sql,
   tsquery: string,
   page: Page,
   order: string,
-  posts: number,
+  expected: { matches: number; share: number },
 ): Promise<number[] | null> {
-  const found = await rows<{ id: number }>(
-    sql,
-    `SELECT p.id FROM (SELECT id, post_date, clicks, language_id, search_vector FROM posts
-        ORDER BY ${order} LIMIT $4) p
-      WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery ORDER BY ${order} LIMIT $2 OFFSET $3`,
-    [tsquery, page.limit, page.offset, posts],
-  );
-  return found.length === page.limit ? found.map((r) => r.id) : null;
+  const need = page.offset + page.limit;
+  const found = await walk(sql, tsquery, need, order);
+  if (found.length === need) return found.slice(page.offset);
+  const share = found.length / WALK_POSTS;
+  expected.matches = expected.share > 0 ? (expected.matches / expected.share) * share : 0;
+  expected.share = share;
+  return null;
 }
 
+/** A tier: every post from day `from` on (`to` is the newest day with posts); null: every post. */
+type DayTier = { from: number; to: number } | null;
+
 /**
- * The day facets of each tier, newest first, for `need` matches at `share` of the posts; null
- * stands for every day (always the last tier). GIN reads every post of a tier's days to OR them,
- * so tiers stop at MAX_TIER_POSTS posts (of every language): past that, searching every day costs
- * less (what all the matches cost), and the statistics say when even the first tier would.
+ * The tiers of newest days for `need` matches: the first holds the posts (of the languages) that
+ * should hold them, as the statistics expect; each next one TIER_GROWTH times more; then every
+ * post. None when so few matches are expected that reading them all costs less.
  */
 async function dayTiers(
   sql: Sql,
   languageIds: readonly number[] | null,
   need: number,
-  share: number,
-): Promise<Array<number[] | null>> {
-  const tiers: Array<number[] | null> = [];
-  const expected = share * (await postCount(sql));
-  if (expected > need * TIER_MARGIN) {
-    let target = Math.max(MIN_TIER_POSTS, (need / Math.max(share, 1e-6)) * TIER_MARGIN);
-    const perDay = await rows<{ day: number; scoped: number; all: number }>(
+  expected: { matches: number },
+): Promise<DayTier[]> {
+  const tiers: DayTier[] = [];
+  if (expected.matches > need * TIER_MARGIN) {
+    const perDay = await rows<{ day: number; n: number; total: number }>(
       sql,
-      `SELECT day, sum(posts) ${languageIds ? "FILTER (WHERE language_id = ANY($2::int[]))" : ""} AS scoped,
-          sum(posts) AS "all"
-        FROM post_days WHERE posts > 0 GROUP BY day ORDER BY day DESC LIMIT $1`,
+      `SELECT day, sum(posts) AS n, sum(sum(posts)) OVER () AS total FROM post_days
+        WHERE posts > 0 ${languageIds ? "AND language_id = ANY($2::int[])" : ""}
+        GROUP BY day ORDER BY day DESC LIMIT $1`,
       languageIds ? [MAX_TIER_DAYS + 1, languageIds] : [MAX_TIER_DAYS + 1],
     );
-    let scoped = 0;
-    let all = 0;
+    // The expected share among the posts in scope (the query holds the language facets).
+    const share = Math.min(1, expected.matches / Math.max(1, perDay[0]?.total ?? 1));
+    let target = Math.max(MIN_TIER_POSTS, (need / share) * TIER_MARGIN);
+    let posts = 0;
     let days = 0;
     for (;;) {
-      while (days < perDay.length && scoped < target) {
-        scoped += perDay[days]!.scoped ?? 0;
-        all += perDay[days++]!.all;
-      }
-      if (scoped < target || days >= perDay.length || all > MAX_TIER_POSTS) break;
-      tiers.push(perDay.slice(0, days).map((d) => d.day));
+      while (days < perDay.length && posts < target) posts += perDay[days++]!.n;
+      if (posts < target || days >= perDay.length) break;
+      tiers.push({ from: perDay[days - 1]!.day, to: perDay[0]!.day });
       target *= TIER_GROWTH;
     }
   }
@@ -128,22 +149,27 @@ async function dayTiers(
   return tiers;
 }
 
+/** The query narrowed to a tier. */
+function inTier(tsquery: string, tier: DayTier): string {
+  return tier ? `(${tsquery}) & ${sinceDayFacet(tier.from, tier.to)}` : tsquery;
+}
+
 /** The ids of one date-ordered page (exact). */
 async function newestPage(sql: Sql, tsquery: string, page: Page): Promise<number[]> {
   const need = page.offset + page.limit;
-  const share = await expectedShare(sql, tsquery);
-  if (need / Math.max(share, 1e-6) <= WALK_POSTS / 2) {
-    const walked = await walkPage(sql, tsquery, page, "post_date DESC, id DESC", WALK_POSTS);
+  const expected = await expectation(sql, tsquery);
+  if (walkable(need, expected)) {
+    const walked = await walkPage(sql, tsquery, page, "post_date DESC, id DESC", expected);
     if (walked) return walked;
   }
-  for (const days of await dayTiers(sql, page.languageIds, need, share)) {
+  for (const tier of await dayTiers(sql, page.languageIds, need, expected)) {
     const found = await rows<{ id: number }>(
       sql,
       `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery)
         SELECT id FROM m ORDER BY post_date DESC, id DESC LIMIT $2 OFFSET $3`,
-      [days ? `(${tsquery}) & ${daysFacet(days)}` : tsquery, page.limit, page.offset],
+      [inTier(tsquery, tier), page.limit, page.offset],
     );
-    if (found.length === page.limit || days === null) return found.map((r) => r.id);
+    if (found.length === page.limit || tier === null) return found.map((r) => r.id);
   }
   return [];
 }
@@ -159,14 +185,15 @@ async function rankedPage(
   page: Page,
 ): Promise<Array<{ id: number; score: number }>> {
   if (page.offset >= RANKED_NEWEST) return [];
-  const share = await expectedShare(sql, tsquery);
-  for (const days of await dayTiers(sql, page.languageIds, RANKED_NEWEST, share)) {
+  const expected = await expectation(sql, tsquery);
+  for (const tier of await dayTiers(sql, page.languageIds, RANKED_NEWEST, expected)) {
     const score = SEARCH_SCORE.replaceAll("$1", "$4");
-    // A tier holds a few more matches than it ranks: scored as they are found. Every day may
-    // hold many more: the newest are picked first and only they are read again to be scored.
+    // A tier (or a rare query) holds few more matches than are ranked: scored as they are found.
+    // Every day of a common query holds many more: the newest are picked first and only they are
+    // read again to be scored.
     const found = await rows<{ id: number; score: number; ranked: number }>(
       sql,
-      days
+      tier || expected.matches <= 2 * RANKED_NEWEST
         ? `WITH m AS MATERIALIZED (SELECT p.id, p.post_date, ${score} AS score
               FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery),
             newest AS MATERIALIZED (SELECT id, score FROM m ORDER BY post_date DESC, id DESC LIMIT ${RANKED_NEWEST})
@@ -176,10 +203,10 @@ async function rankedPage(
             newest AS MATERIALIZED (SELECT id FROM m ORDER BY post_date DESC, id DESC LIMIT ${RANKED_NEWEST})
             SELECT p.id, ${score} AS score, 0 AS ranked FROM newest JOIN posts p ON p.id = newest.id
             ORDER BY score DESC, p.id DESC LIMIT $2 OFFSET $3`,
-      [days ? `(${tsquery}) & ${daysFacet(days)}` : tsquery, page.limit, page.offset, words],
+      [inTier(tsquery, tier), page.limit, page.offset, words],
     );
     // An empty page of a tier says nothing about how many it ranked: only the last tier is sure.
-    if (days === null || (found.length > 0 && found[0]!.ranked >= RANKED_NEWEST)) return found;
+    if (tier === null || (found.length > 0 && found[0]!.ranked >= RANKED_NEWEST)) return found;
   }
   return [];
 }
@@ -187,9 +214,9 @@ async function rankedPage(
 /** The ids of one clicks-ordered page (exact): a walk, then the click tiers from the top. */
 async function mostClickedPage(sql: Sql, tsquery: string, page: Page): Promise<number[]> {
   const need = page.offset + page.limit;
-  const share = await expectedShare(sql, tsquery);
-  if (need / Math.max(share, 1e-6) <= WALK_POSTS / 2) {
-    const walked = await walkPage(sql, tsquery, page, "clicks DESC, id DESC", WALK_POSTS);
+  const expected = await expectation(sql, tsquery);
+  if (walkable(need, expected)) {
+    const walked = await walkPage(sql, tsquery, page, "clicks DESC, id DESC", expected);
     if (walked) return walked;
   }
   for (const lowest of [...CLICK_TIERS, null]) {

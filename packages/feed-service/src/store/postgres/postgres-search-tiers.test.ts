@@ -10,6 +10,7 @@ import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import type { SearchSort } from "../store.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
+import { sinceDayFacet } from "./postgres-search-facets.js";
 import { RANKED_NEWEST } from "./postgres-search-queries.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
@@ -109,6 +110,29 @@ const PAGES = [
 ];
 
 describe("postgres search tiers", () => {
+  it("covers every day from a tier's first on with whole time blocks, no gap and no overlap", () => {
+    const size: Record<string, number> = { day: 1, wk: 7, mo: 28, yr: 364 };
+    for (const [from, to] of [
+      [20_466, 20_468],
+      [20_000, 20_468],
+      [-400, 30],
+      [0, 0],
+      [12_345, 19_999],
+    ] as const) {
+      const blocks = [...sinceDayFacet(from, to).matchAll(/' (day|wk|mo|yr) (-?\d+)'/g)].map((m) => ({
+        start: Number(m[2]) * size[m[1]!]!,
+        days: size[m[1]!]!,
+      }));
+      let next = from;
+      for (const block of blocks) {
+        assert.equal(block.start, next, `blocks of ${from}..${to} are contiguous`);
+        next += block.days;
+      }
+      assert.ok(next > to && next - to <= 364, `blocks of ${from}..${to} end at ${next - 1}`);
+      assert.ok(blocks.length <= 6 + 3 + 12 + Math.ceil((to - from) / 364) + 1, "few lexemes");
+    }
+  });
+
   for (const sort of ["date", "relevance", "clicks"] as const) {
     it(`answers every ${sort} page exactly as searching every match would`, async () => {
       for (const terms of QUERIES) {

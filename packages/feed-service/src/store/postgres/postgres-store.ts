@@ -38,12 +38,18 @@ import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "
 import { searchPosts } from "./postgres-search-queries.js";
 
 /**
- * work_mem of the read connections: a search's bitmap of matching rows must stay exact (one bit
- * per row) across the whole table; past work_mem it turns lossy and every post of a lossy page is
- * re-read and re-matched, which for a common word costs seconds (the 4 MB default covers about
- * 500,000 posts). A million posts need about 12 MB.
+ * Settings of the read connections, besides the deadline:
+ * - work_mem 32 MB: a search's bitmap of matching rows must stay exact (one bit per row) across
+ *   the whole table; past work_mem it turns lossy and every post of a lossy page is re-read and
+ *   re-matched, which for a common word costs seconds (a million posts need about 12 MB).
+ * - no sequential scans where an index serves: the planner prices a text match like any
+ *   comparison, so for a common word it would rather read the whole table, decompressing every
+ *   post's words, than the index (seconds instead of milliseconds). Every read of the operations
+ *   has an index to use; a table without one is still scanned.
+ * - no parallel workers: the reads are built to touch few rows, and on a busy server a worker per
+ *   query only takes cores from the other queries.
  */
-const READ_WORK_MEM_KB = 32 * 1024;
+const READ_SETTINGS = { work_mem: "32MB", enable_seqscan: "off", max_parallel_workers_per_gather: 0 };
 
 /** Pages starting past this many posts go through the heavy lane. */
 const DEEP_OFFSET = 1000;
@@ -259,8 +265,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       schema: options.schema,
       max: readOptions.poolSize,
       createSchema: false,
-      statementTimeoutMs: readOptions.queryTimeoutMs,
-      workMemKb: READ_WORK_MEM_KB,
+      settings: { ...READ_SETTINGS, statement_timeout: readOptions.queryTimeoutMs },
     });
     return new PostgresStore(pool, new PostgresReadSide(read, readOptions));
   } catch (error) {
