@@ -4,6 +4,7 @@ import { isClusterWorker, runServeCluster, runsIngestInCluster } from "../cluste
 import { badArgument } from "../errors.js";
 import { createFeedServer } from "../http/feed-server.js";
 import { startBackgroundIngest } from "../ingest/background-ingest.js";
+import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { defaultQueryThreads, defaultQueryTimeoutMs } from "../store/query-limits.js";
@@ -15,8 +16,10 @@ import { parseOptionsOnly } from "./options-only-command-line.js";
 
 const usage = `usage: feed-service serve [options]
 
-Serves the SOAP endpoint (/webservices/FeedAggregator and /webservices/mxna2.cfc), its WSDL (?wsdl),
-/click/<postId> and /healthz.
+Serves the web pages (/), the SOAP endpoint (/webservices/FeedAggregator and
+/webservices/mxna2.cfc) and its WSDL (?wsdl), the JSON API (/api/v1, OpenAPI at
+/api/v1/openapi.json, docs at /api/docs), output feeds (/feeds/recent.rss|atom|json and more),
+/click/<postId>, /healthz and /metrics.
 
 options (each also as an environment variable):
   --port <n>             port to listen on (default 8080)           FEED_SERVICE_PORT
@@ -32,6 +35,8 @@ options (each also as an environment variable):
   --query-timeout <s>    a query still running after this many      FEED_SERVICE_QUERY_TIMEOUT
                          seconds is stopped and its call answered with a fault (default 10;
                          fractions allowed)
+  --metrics-allow <list> addresses and CIDR blocks that may read  FEED_SERVICE_METRICS_ALLOW
+                         /metrics, comma-separated (default 127.0.0.0/8,::1/128); others get 404
   --help                 show this help`;
 
 const options = {
@@ -43,6 +48,7 @@ const options = {
   workers: { type: "string", env: true },
   "read-database": { type: "string", env: true },
   "query-timeout": { type: "string", env: true },
+  "metrics-allow": { type: "string", env: true },
 } as const;
 
 /** The longest query deadline `--query-timeout` accepts: an hour. */
@@ -53,6 +59,8 @@ export interface ServeSettings {
   readonly host: string;
   readonly publicUrl?: string;
   readonly ingest: boolean;
+  /** Who may read /metrics (see metrics-access.ts); default loopback only. */
+  readonly metricsAllow?: string;
 }
 
 /** Serves `store` until the stop signal; closes the server and the store before resolving. */
@@ -64,7 +72,12 @@ export async function serveStore(
   // Listen for SIGINT/SIGTERM before announcing the address, so a stop sent right away is honoured.
   const stopped = context.stopSignal;
   const runner = createOperationRunner({ store, parseSearch: parseSearchQuery });
-  const service = createFeedServer({ store, runner, publicUrl: settings.publicUrl });
+  const service = createFeedServer({
+    store,
+    runner,
+    publicUrl: settings.publicUrl,
+    metricsAllow: settings.metricsAllow,
+  });
   let address: Awaited<ReturnType<typeof service.listen>>;
   try {
     address = await service.listen(settings.port, settings.host);
@@ -88,12 +101,17 @@ export async function serveStore(
       `feed-service listening on ${address.address}:${address.port}`,
       `  WSDL:    ${base}/webservices/FeedAggregator?wsdl`,
       `  SOAP:    ${base}/webservices/FeedAggregator (alias /webservices/mxna2.cfc)`,
+      `  JSON:    ${base}/api/v1/posts (OpenAPI ${base}/api/v1/openapi.json, docs ${base}/api/docs)`,
+      `  feeds:   ${base}/feeds/recent.rss (also .atom, .json)`,
       `  clicks:  ${base}/click/<postId>`,
       `  health:  ${base}/healthz`,
+      `  metrics: ${base}/metrics (from ${settings.metricsAllow ?? defaultMetricsAllow})`,
       "",
     ].join("\n"),
   );
-  const scheduler = settings.ingest ? startBackgroundIngest(store, context.output) : null;
+  const scheduler = settings.ingest
+    ? startBackgroundIngest(store, context.output, (pass) => service.metrics.ingestPass(pass))
+    : null;
   const signal = await stopped;
   context.output.out(`feed-service: ${signal}, stopping\n`);
   await scheduler?.stop();
@@ -104,7 +122,7 @@ export async function serveStore(
 
 export const serveCommand: Command = {
   name: "serve",
-  summary: "serve the SOAP endpoint, WSDL, /click and /healthz",
+  summary: "serve the web pages, SOAP endpoint and WSDL, JSON API, output feeds and /metrics",
   usage,
   async run(argv, context) {
     const values = parseOptionsOnly("serve", usage, argv, options, context);
@@ -122,7 +140,10 @@ export const serveCommand: Command = {
       publicUrl: readStringOption(values, "public-url"),
       // In a cluster (--workers N) one worker runs the background ingest, not every one.
       ingest: values["no-ingest"] !== true && runsIngestInCluster(),
+      metricsAllow: readStringOption(values, "metrics-allow"),
     };
+    // Checked before the database opens, so a typo is a usage error (exit 2) that names the entry.
+    if (settings.metricsAllow !== undefined) parseMetricsAllow(settings.metricsAllow);
     if (settings.publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+/i.test(settings.publicUrl)) {
       throw badArgument(
         `--public-url must be an absolute http or https URL such as https://feeds.example.org; got ${JSON.stringify(settings.publicUrl)}.`,

@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { requestLimits } from "@feed-toolkit/soap";
 import Fastify, { type FastifyInstance } from "fastify";
+import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
 import { normalisePublicUrl } from "./base-url.js";
@@ -43,6 +44,8 @@ export interface FeedServer {
   readonly server: Server;
   /** The Fastify instance (for `inject` in tests). */
   readonly app: FastifyInstance;
+  /** The figures of `/metrics`; the background ingest reports its passes here. */
+  readonly metrics: ServiceMetrics;
   /** Starts listening; resolves with the bound address (port 0 picks a free port). */
   listen(port: number, host: string): Promise<AddressInfo>;
   close(): Promise<void>;
@@ -77,7 +80,7 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
     forceCloseConnections: true,
     logger: false,
   });
-  registerRoutes(app, {
+  const metrics = registerRoutes(app, {
     ...options,
     publicUrl: options.publicUrl ? normalisePublicUrl(options.publicUrl) : undefined,
     logError: options.logError ?? ((message) => process.stderr.write(`feed-service: ${message}\n`)),
@@ -89,6 +92,7 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
       return server;
     },
     app,
+    metrics,
     async listen(port, host) {
       await ready;
       await app.listen({ port, host });

@@ -3,6 +3,7 @@
 // SQLite from its own test file.
 import { after } from "node:test";
 import { jsonApiSuite } from "../api/json-api.suite.js";
+import { outputFeedsSuite } from "../feeds/output-feeds.suite.js";
 import { feedServerSuite } from "./feed-server.suite.js";
 import { responseCacheSuite } from "./response-cache.suite.js";
 import { soapFaultsSuite } from "./soap-faults.suite.js";
@@ -17,3 +18,4 @@ soapFaultsSuite(backend);
 feedServerSuite(backend);
 responseCacheSuite(backend);
 jsonApiSuite(backend);
+outputFeedsSuite(backend);

@@ -14,7 +14,7 @@ import { createOutputFeeds, feedKinds } from "../feeds/output-feeds.js";
 import { instrumentRunner } from "../metrics/instrumented-runner.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createMetricsRoute } from "../metrics/metrics-route.js";
-import { createServiceMetrics } from "../metrics/service-metrics.js";
+import { createServiceMetrics, type ServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
 import { pages } from "../web/pages/page-table.js";
@@ -44,7 +44,8 @@ function unscoped<T>(plugin: T): T {
 
 const hidden = { schema: { hide: true } } as const;
 
-export function registerRoutes(app: FastifyInstance, options: RoutesOptions): void {
+/** Registers every route; answers the metrics they count into (the server hands them to ingest). */
+export function registerRoutes(app: FastifyInstance, options: RoutesOptions): ServiceMetrics {
   const { store, publicUrl, logError } = options;
   const metrics = createServiceMetrics({
     brokenFeeds: async () => (await store.adminFeeds()).filter((f) => f.errorCount > 0).length,
@@ -172,4 +173,5 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       app.get("/favicon.ico", hidden, web.favicon);
     }),
   );
+  return metrics;
 }

@@ -33,9 +33,15 @@ export function formatIngestSummary(s: IngestSummary): string {
  * // ... on shutdown:
  * await scheduler.stop();
  */
-export function startBackgroundIngest(store: Store, output: Output): IngestScheduler {
+export function startBackgroundIngest(
+  store: Store,
+  output: Output,
+  /** Also told of every pass (serve counts refreshes and new posts for /metrics). */
+  onPass?: (summary: IngestSummary) => void,
+): IngestScheduler {
   const scheduler = new IngestScheduler(store, {
     onPass: (s) => {
+      onPass?.(s);
       if (s.feeds > 0) output.out(formatIngestSummary(s));
     },
     onError: (error) =>

@@ -4,6 +4,7 @@
  * forwarding header is trusted: anyone can write one).
  */
 import { BlockList, isIP } from "node:net";
+import { badArgument } from "../errors.js";
 
 export const defaultMetricsAllow = "127.0.0.0/8,::1/128";
 
@@ -12,7 +13,7 @@ export interface MetricsAccess {
 }
 
 /**
- * Reads the allow list; throws an Error naming the entry that is neither an address nor a CIDR block.
+ * Reads the allow list; throws a FEED_BAD_ARGUMENT error naming the entry that is neither an address nor a CIDR block.
  *
  * @example
  * parseMetricsAllow("10.0.0.0/8, 192.168.1.7, fd00::/8").allows("10.1.2.3"); // true
@@ -26,7 +27,7 @@ export function parseMetricsAllow(text: string): MetricsAccess {
     const max = family === 4 ? 32 : 128;
     const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : -1;
     if (family === 0 || extra !== undefined || prefix < 0 || prefix > max) {
-      throw new Error(
+      throw badArgument(
         `The metrics allow list must hold IPv4 or IPv6 addresses or CIDR blocks such as 10.0.0.0/8 or fd00::/8, comma-separated; got ${JSON.stringify(entry)}.`,
       );
     }
