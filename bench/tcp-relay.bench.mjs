@@ -15,7 +15,7 @@
 // the BUILT code (run `npx tsc -b` first). (a) and (d) run ROUNDS times, interleaved, and compare
 // medians, because this two-core machine is shared and single runs are noisy.
 // Environment: SIZE_MIB (default 1024), PAIRS (default 5000), ROUNDS (default 3).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
@@ -71,6 +71,21 @@ async function stop(child) {
   child.kill("SIGTERM");
   await once(child, "exit");
   children.delete(child);
+}
+
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+
+/**
+ * CPU seconds the process has used (all its threads, user + system), from /proc: on this shared
+ * machine wall-clock throughput depends on the other work, CPU per byte much less.
+ */
+function cpuSeconds(child) {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function peakRssMiB(child) {
@@ -226,10 +241,17 @@ async function viaTcpRelay(targetPort, options, run) {
   ]);
   await once(child.stdout, "data");
   try {
-    return { value: await run(port), rss: peakRssMiB(child) };
+    const before = cpuSeconds(child);
+    const value = await run(port);
+    return { value, rss: peakRssMiB(child), cpu: cpuSeconds(child) - before };
   } finally {
     await stop(child);
   }
+}
+
+/** "relay CPU 1.23 s, 210 MB per CPU s" for `bytes` relayed. */
+function cpuNote(result, bytes) {
+  return `relay CPU ${result.cpu.toFixed(2)} s, ${(bytes / 1e6 / result.cpu).toFixed(0)} MB per CPU s`;
 }
 
 async function viaSocat(targetPort, options, logFile, run) {
@@ -536,7 +558,7 @@ async function sectionE(lines, random, sizeLabel, sink) {
     "MB/s",
     undefined,
     text.rss,
-    `log ${textSize} MiB`,
+    `log ${textSize} MiB; ${cpuNote(text, SIZE)}`,
   );
   row(
     "e",
@@ -549,14 +571,23 @@ async function sectionE(lines, random, sizeLabel, sink) {
       ["target 100 MB/s", 100],
     ],
     json.rss,
-    `log ${jsonSize} MiB; target >= 100 MB/s`,
+    `log ${jsonSize} MiB; target >= 100 MB/s; ${cpuNote(json, SIZE)}`,
   );
   const capture = join(work, "e.pcap");
   const plain = await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE));
   const pcap = await viaTcpRelay(sink.port, ["-q", "-pcap", capture], (p) => send(p, random, SIZE));
   const pcapSize = fileMiB(capture);
   rmSync(capture);
-  row("e", "tcp-relay -q (no log)", sizeLabel, plain.value, "MB/s", undefined, plain.rss);
+  row(
+    "e",
+    "tcp-relay -q (no log)",
+    sizeLabel,
+    plain.value,
+    "MB/s",
+    undefined,
+    plain.rss,
+    cpuNote(plain, SIZE),
+  );
   row(
     "e",
     "tcp-relay -q -pcap file",
@@ -568,7 +599,7 @@ async function sectionE(lines, random, sizeLabel, sink) {
       ["target 200 MB/s", 200],
     ],
     pcap.rss,
-    `capture ${pcapSize} MiB; target >= 200 MB/s`,
+    `capture ${pcapSize} MiB; target >= 200 MB/s; ${cpuNote(pcap, SIZE)}`,
   );
 }
 

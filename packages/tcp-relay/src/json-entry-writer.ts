@@ -37,10 +37,19 @@ export class JsonEntryWriter implements DirectionWriter {
     this.entryKeys = Buffer.from(`","type":"entry","conn":${conn},"dir":"${dir}","pos":`, "latin1");
   }
 
+  /** `{"time":"<time>","type":"entry","conn":n,"dir":"D","pos":` for the time it was built for. */
+  private prefix = Buffer.alloc(0);
+  private prefixTime: Buffer | null = null;
+
   private head(buf: Buffer, p: number, offset: number, key: Buffer): number {
-    p = copySmall(this.start, buf, p);
-    p = copySmall(this.time.bytes, buf, p);
-    p = copySmall(this.entryKeys, buf, p);
+    const time = this.time.bytes;
+    if (time !== this.prefixTime) {
+      // Rebuilt at most once per millisecond (the time's bytes are replaced when it changes), so
+      // each entry copies one ready prefix.
+      this.prefix = Buffer.concat([this.start, time, this.entryKeys]);
+      this.prefixTime = time;
+    }
+    p += this.prefix.copy(buf, p);
     p = writeDecimal(buf, p, offset);
     return copySmall(key, buf, p);
   }
