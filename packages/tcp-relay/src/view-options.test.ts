@@ -74,3 +74,13 @@ test("-pcap <file>", () => {
   assert.equal(parseRelayArguments([...base, "-pcap", "c.pcap"]).pcap, "c.pcap");
   badArgument(["-pcap"], /option -pcap needs a file name/);
 });
+
+test("every option beyond the original is in --help and in the README's option table", async () => {
+  const { usage } = await import("./cli.js");
+  const { readFileSync } = await import("node:fs");
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  for (const option of ["-tms", "-json", "-http", "-stall", "-logsize", "-logcount", "-connlogs", "-pcap"]) {
+    assert.match(usage, new RegExp(`^  ${option} `, "m"), `${option} in --help`);
+    assert.match(readme, new RegExp(`^\\| \`${option}[ \`]`, "m"), `${option} in the README`);
+  }
+});
