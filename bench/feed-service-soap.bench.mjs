@@ -1,9 +1,13 @@
 // SOAP throughput of getMostRecentPosts(limit=20) on a 1,000,000-post SQLite database, 32
 // connections, measured with wrk (a C load generator: a Node one would take a core from the
 // server on this 2-core machine). In the same run:
-//   service — the feed service (HTTP server, SOAP decoder, operation table, store, encoder);
-//   limit   — a bare node:http server answering the identical precomputed response bytes;
+//   service — the feed service (Fastify, SOAP decoder, operation table, store, encoder), with
+//             its answer cache and without;
+//   json    — the same service's `GET /api/v1/posts?limit=20` (the same operation as JSON);
+//   limit   — a bare node:http server answering the identical precomputed response bytes (one
+//             for the SOAP answer, one for the JSON answer);
 //   peer    — node-soap serving the same operation from the same store.
+// The store is opened as `serve` opens it: the operations' reads on query threads.
 // Usage: npx tsc -b && node bench/feed-service-soap.bench.mjs [--posts N] [--seconds S]
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -43,7 +47,12 @@ writeFileSync(
     `wrk.headers["Content-Type"] = "text/xml; charset=utf-8"\nwrk.headers["SOAPAction"] = '""'\n`,
 );
 
+const getLua = join(tmpdir(), "feed-service-get-bench.lua");
+writeFileSync(getLua, 'wrk.method = "GET"\n');
+const jsonPath = "/api/v1/posts?limit=20";
+
 const wrk = (url) => runWrk({ url, lua, connections, seconds });
+const wrkGet = (url) => runWrk({ url, lua: getLua, connections, seconds });
 
 async function listen(server) {
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -56,6 +65,7 @@ const results = {};
 // queries the store and encodes).
 const runner = createOperationRunner({ store, parseSearch: parseSearchQuery, now: () => corpusNow });
 let responseBytes;
+let jsonBytes;
 let wsdl;
 for (const [key, responseCache] of [
   ["service", true],
@@ -75,6 +85,15 @@ for (const [key, responseCache] of [
     throw new Error(`the service answered ${sample.status} with ${rows} rows`);
   results[key] = await wrk(serviceUrl);
   wsdl = await (await fetch(`${serviceUrl}?wsdl`)).text();
+  if (responseCache) {
+    const jsonUrl = `http://127.0.0.1:${serviceAddress.port}${jsonPath}`;
+    const jsonSample = await fetch(jsonUrl);
+    jsonBytes = Buffer.from(await jsonSample.arrayBuffer());
+    const items = JSON.parse(jsonBytes.toString()).items.length;
+    if (jsonSample.status !== 200 || items !== 20)
+      throw new Error(`the JSON API answered ${jsonSample.status} with ${items} items`);
+    results.json = await wrkGet(jsonUrl);
+  }
   await service.close();
 }
 
@@ -89,6 +108,20 @@ const bare = createServer((req, res) => {
 results.limit = await wrk(await listen(bare));
 await new Promise((resolve) => bare.close(resolve));
 bare.closeAllConnections?.();
+const bareJson = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    res.writeHead(200, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Length": jsonBytes.length,
+    });
+    res.end(jsonBytes);
+  });
+});
+await new Promise((resolve) => bareJson.listen(0, "127.0.0.1", resolve));
+results.jsonLimit = await wrkGet(`http://127.0.0.1:${bareJson.address().port}${jsonPath}`);
+await new Promise((resolve) => bareJson.close(resolve));
+bareJson.closeAllConnections?.();
 
 // 3. The peer: node-soap serving the same operation, from the same store, with the same WSDL.
 const peerServer = createServer((_req, res) => {
@@ -170,12 +203,14 @@ console.log(
   "|------------------------------------|---------|--------|----------------|---------|---------------|",
 );
 const names = {
-  service: "feed-service, answer cache on",
-  uncached: "feed-service, answer cache off",
-  limit: "bare node:http, same bytes (limit)",
+  service: "SOAP, answer cache on",
+  uncached: "SOAP, answer cache off",
+  limit: "bare node:http, same SOAP bytes",
   peer: "node-soap, same store (peer)",
+  json: "GET /api/v1/posts, answer cache on",
+  jsonLimit: "bare node:http, same JSON bytes",
 };
-for (const key of ["service", "uncached", "limit", "peer"]) {
+for (const key of ["service", "uncached", "limit", "peer", "json", "jsonLimit"]) {
   const r = results[key];
   const ratio = key === "service" ? "1.00" : fmt(results.service.rps / r.rps, 2);
   console.log(
@@ -188,3 +223,6 @@ for (const key of ["service", "uncached"]) {
     `${names[key]}: ${fmt(r.rps / results.limit.rps, 2)}× the limit (target ≥ 0.5), ${fmt(r.rps / results.peer.rps, 2)}× the peer (target ≥ 3), p99 ${fmt(r.p99, 2)} ms (target < 20)`,
   );
 }
+console.log(
+  `${names.json}: ${fmt(results.json.rps / results.jsonLimit.rps, 2)}× its limit (same JSON bytes), ${fmt(results.json.rps / results.limit.rps, 2)}× the SOAP limit (target ≥ 0.5), p99 ${fmt(results.json.p99, 2)} ms`,
+);

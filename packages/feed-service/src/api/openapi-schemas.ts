@@ -101,6 +101,26 @@ const idOrKeySchema: JsonSchema = {
   description: "The smart category's id (digits) or its key (a UUID).",
 };
 
+/** One line per operation for the docs page (the operation table names them; people read these). */
+const summaries: Record<string, string> = {
+  search: "Search posts (words, phrases, -exclusions, OR)",
+  getMostRecentPosts: "The newest posts",
+  getPostsByCategory: "The newest posts of a category's feeds",
+  getPostsByFeed: "The newest posts of a feed",
+  getPostsBySmartCategory: "The newest posts matching a smart category",
+  getMostPopularPosts: "The most clicked posts within a window",
+  getCategories: "Every category, by name",
+  getSmartCategories: "Every smart category, by name",
+  getLanguages: "Every language, by id",
+  getMostPopularFeeds: "The feeds whose posts were clicked most within a window",
+  getMostProlificFeeds: "The feeds with the most posts within a window",
+  getFeeds: "Every feed, by name",
+  getFeedsByCategory: "The feeds of a category, by name",
+  getSearchHistory: "The 20 most recent distinct searches",
+  getFeedsByLanguage: "The feeds of a language, by name",
+  getAggregateLanguageData: "Feeds, posts, clicks and last post per language",
+};
+
 export interface RouteSchemaInput {
   readonly path: string;
   readonly operation: FeedOperation;
@@ -141,7 +161,8 @@ export function routeSchema({
   };
   return {
     operationId: operation.name,
-    summary: `${operation.name} (${path.split("/")[3]})`,
+    summary: summaries[operation.name] ?? operation.name,
+    description: `The ${operation.name} operation: the same rules, order and messages as over SOAP.`,
     tags: [path.split("/")[3]],
     ...(query.size > 0 ? { querystring: { type: "object", properties: queryProperties, required } } : {}),
     ...(pathParameters.length > 0
@@ -149,7 +170,7 @@ export function routeSchema({
       : {}),
     response: {
       200: {
-        description: "The operation's items, in the order of spec §4.",
+        description: "The operation's items, in its order.",
         headers: {
           ETag: { type: "string", description: "Changes whenever the answer does." },
           "Cache-Control": { type: "string", description: "public, max-age=30" },
