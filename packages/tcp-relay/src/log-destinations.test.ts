@@ -32,3 +32,16 @@ test("a log file queues every batch for the thread pool and writes them all in o
   assert.ok(drains > 0);
   assert.ok(readFileSync(path).equals(Buffer.concat(batches)), "the file holds every batch in order");
 });
+
+test("a log file whose opening fails reports it on the first write, and a silent one just closes", async () => {
+  const missing = join(dir, "no-such-folder", "x.log");
+  const errors: string[] = [];
+  const written = new FileDestination("log file x", open(missing, "a"));
+  written.attach({ onDrain: () => {}, onError: (_d, e) => errors.push((e as NodeJS.ErrnoException).code!) });
+  written.write(Buffer.from("entry\n"));
+  const silent = new FileDestination("log file y", open(missing, "a"));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(errors, ["ENOENT"]);
+  await written.close();
+  await silent.close();
+});

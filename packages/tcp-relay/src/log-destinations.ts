@@ -55,8 +55,12 @@ export class FileDestination implements LogDestination {
     readonly name: string,
     handle: FileHandle | Promise<FileHandle>,
   ) {
-    if (handle instanceof Promise) this.opening = handle;
-    else this.handle = handle;
+    if (handle instanceof Promise) {
+      this.opening = handle;
+      // A failed open is reported by the first write; a file never written to must not turn it
+      // into an unhandled rejection (which would end the process).
+      handle.catch(() => {});
+    } else this.handle = handle;
   }
 
   attach(events: DestinationEvents): void {
