@@ -35,6 +35,13 @@ const mark = /\p{M}/u;
 
 // The same run kinds as the analyzer, read on the original (not NFKC) text so that offsets hold.
 function kindOf(ch: string, previous: UnitKind | null): UnitKind | null {
+  // ASCII, most of every page, without the Unicode property tests.
+  const code = ch.charCodeAt(0);
+  if (code < 0x80) {
+    return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39)
+      ? "word"
+      : null;
+  }
   if (han.test(ch)) return "han";
   if (hiragana.test(ch)) return "hiragana";
   if (katakana.test(ch)) return "katakana";
@@ -48,10 +55,27 @@ function kindOf(ch: string, previous: UnitKind | null): UnitKind | null {
 
 let thaiSegmenter: Intl.Segmenter | undefined;
 
+/**
+ * The analyzer's tokens of one word, remembered: a page repeats a small vocabulary, and the
+ * analyzer (NFKC, per-character folding) is the costly part of highlighting. Bounded by clearing.
+ */
+const wordTokens = new Map<string, string[]>();
+const wordTokensLimit = 20_000;
+
+function analyzeWord(word: string): string[] {
+  let tokens = wordTokens.get(word);
+  if (tokens === undefined) {
+    if (wordTokens.size >= wordTokensLimit) wordTokens.clear();
+    tokens = analyzeText(word);
+    wordTokens.set(word, tokens);
+  }
+  return tokens;
+}
+
 function pushRun(text: string, kind: UnitKind, start: number, end: number, out: TextToken[]): void {
   const run = text.slice(start, end);
   if (kind === "word") {
-    for (const token of analyzeText(run)) out.push({ token, start, end });
+    for (const token of analyzeWord(run)) out.push({ token, start, end });
   } else if (kind === "thai") {
     thaiSegmenter ??= new Intl.Segmenter("th", { granularity: "word" });
     for (const part of thaiSegmenter.segment(run)) {

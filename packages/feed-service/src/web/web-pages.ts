@@ -11,6 +11,7 @@ import { type AssetCatalog, assetCacheControl, loadAssetCatalog } from "./asset-
 import { openSearchContentType, openSearchDescription } from "./opensearch-description.js";
 import type { PageContext, PageRenderer } from "./page-context.js";
 import { errorPage, notFoundPage } from "./pages/error-page.js";
+import { cachingRunner } from "./record-cache.js";
 import { pageSecurityHeaders } from "./security-headers.js";
 
 export interface WebPagesOptions {
@@ -19,6 +20,11 @@ export interface WebPagesOptions {
   readonly now?: () => number;
   /** Where unexpected errors are reported (server side only; the page shows a generic message). */
   readonly logError?: (message: string) => void;
+  /**
+   * The store's data version (Store.dataVersion): with it, the records of pure operations are
+   * reused while the data is unchanged (record-cache.ts); without it, every page reads afresh.
+   */
+  readonly dataVersion?: () => Promise<string>;
   /** Assets already loaded (tests share one catalog); loaded from src/web/assets otherwise. */
   readonly assets?: AssetCatalog;
 }
@@ -52,8 +58,9 @@ export function createWebPages(options: WebPagesOptions): WebPages {
   const logError =
     options.logError ?? ((message: string) => process.stderr.write(`feed-service: ${message}\n`));
 
+  const runner = options.dataVersion ? cachingRunner(options.runner, options.dataVersion) : options.runner;
   const contextFor = (request: FastifyRequest): PageContext => ({
-    runner: options.runner,
+    runner,
     baseUrl: requestBaseUrl(request.raw, publicUrl),
     now: now(),
     assets,

@@ -42,16 +42,6 @@ export const searchPage: PageRenderer = async (request, context) => {
   const sort = (request.query.get("sort") ?? "").trim().toLowerCase();
   const page = readPageNumber(request.query);
   const lang = readLanguageFilter(request.query);
-  const languages = (await callOperation(context, "getLanguages", {})).map(languageView);
-  const filter = (hidden: Record<string, string>) =>
-    languageFilter({
-      path: "/search",
-      languages,
-      selected: selectedLanguageIds(lang),
-      hidden,
-      extra: sortChoice(sort || "relevance"),
-    });
-
   if (q.trim() === "") {
     return {
       cacheable: false,
@@ -68,13 +58,29 @@ ${await recentSearches(context)}`,
     };
   }
 
-  const records = await callOperation(context, "search", {
-    limit: pageSize + 1,
-    offset: (page - 1) * pageSize,
-    searchTerms: q,
-    sortBy: sort,
-    languageIds: lang,
-  });
+  // The three calls are independent: the recent searches may come without this one, which the
+  // box shows anyway.
+  const [records, recent, languageRecords] = await Promise.all([
+    callOperation(context, "search", {
+      limit: pageSize + 1,
+      offset: (page - 1) * pageSize,
+      searchTerms: q,
+      sortBy: sort,
+      languageIds: lang,
+    }),
+    page === 1 ? recentSearches(context) : html``,
+    callOperation(context, "getLanguages", {}),
+  ]);
+  const languages = languageRecords.map(languageView);
+  const filter = (hidden: Record<string, string>) =>
+    languageFilter({
+      path: "/search",
+      languages,
+      selected: selectedLanguageIds(lang),
+      hidden,
+      extra: sortChoice(sort || "relevance"),
+    });
+
   const phrases = queryPhrases(parseSearchQuery(q));
   const posts = records.slice(0, pageSize).map(postView);
   const keep = { q, sort: sort === "" || sort === "relevance" ? undefined : sort, lang };
@@ -104,7 +110,7 @@ ${postList(posts, {
   emptyText: "Try fewer words, another spelling, or every language.",
 })}
 ${pager({ path: "/search", page, hasMore: records.length > pageSize, keep })}
-${page === 1 ? await recentSearches(context) : ""}`,
+${recent}`,
       },
       context,
     ),
