@@ -6,54 +6,20 @@
  * bounds each block's dates, so the stop is exact for posts dated out of id order too: such posts
  * only widen their block's bounds and make the walk go further.
  *
- * Deep pages skip whole stretches of id blocks without reading any post: where every date above a
- * block boundary is at least every date below it (a "cut", typically once per ingest day), the
- * hits above are counted by FTS5 alone (tens of nanoseconds each) and skipped when the offset lies
- * beyond them. Lucene's top-k early termination and Twitter's Earlybird (time-ordered segments)
- * are the models (design.md).
+ * Deep pages skip whole days of hits without sorting them (sqlite-hit-days.ts): the hits dated on
+ * or after a day's start are counted, mostly by FTS5 alone, and the walk starts below the lowest
+ * day start that the offset passes. Lucene's top-k early termination and Twitter's Earlybird
+ * (time-ordered segments) are the models (design.md).
  */
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { SKIP_DAYS_FROM, skipWholeDays } from "./sqlite-hit-days.js";
+import { type Blocks, firstId, lastId, loadBlocks } from "./sqlite-id-blocks.js";
 
 /** One hit: post id and post_date. */
 export type Hit = readonly [id: number, date: number];
 
-interface Blocks {
-  /** Block numbers (id >> 10), ascending. */
-  block: number[];
-  /** The highest date in blocks 0..i. */
-  maxUpTo: number[];
-  /** True when every date in blocks i.. is at least every date in blocks ..i-1. */
-  cutBelow: boolean[];
-}
-
 const FIRST_CHUNK_BLOCKS = 8;
-
-function loadBlocks(stmts: StatementCache): Blocks {
-  const rows = stmts
-    .get("SELECT block, min_date, max_date FROM post_id_blocks ORDER BY block")
-    .raw()
-    .all() as Array<[number, number, number]>;
-  const n = rows.length;
-  const block = new Array<number>(n);
-  const maxUpTo = new Array<number>(n);
-  const cutBelow = new Array<boolean>(n);
-  let max = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < n; i++) {
-    block[i] = rows[i]![0];
-    max = Math.max(max, rows[i]![2]);
-    maxUpTo[i] = max;
-  }
-  let min = Number.POSITIVE_INFINITY;
-  for (let i = n - 1; i >= 0; i--) {
-    min = Math.min(min, rows[i]![1]);
-    cutBelow[i] = i === 0 || min >= maxUpTo[i - 1]!;
-  }
-  return { block, maxUpTo, cutBelow };
-}
-
-const firstId = (block: number) => block * 1024;
-const lastId = (block: number) => block * 1024 + 1023;
 
 /** Newest first, ties by id descending. */
 function newer(a: Hit, b: Hit): boolean {
@@ -92,65 +58,43 @@ export function newestHitPage(
   limit: number,
 ): Hit[] {
   const blocks = loadBlocks(stmts);
-  const chunkSql = `SELECT t.rowid, p.post_date FROM posts_fts t
-    CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
-    WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}
-    ${filter.languages === null ? "" : "AND p.language_id IN (SELECT value FROM json_each(?))"}
-    ORDER BY p.post_date DESC, t.rowid DESC LIMIT ?`;
-  const chunk = stmts.get(chunkSql).raw();
-  const count = stmts
-    .get(
-      `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
-    )
-    .pluck();
+  const days =
+    filter.languages === null && offset >= SKIP_DAYS_FROM
+      ? skipWholeDays(stmts, blocks, filter.match, offset)
+      : { before: null, hits: 0 };
+  const before = days.before ?? Number.MAX_SAFE_INTEGER;
+  const chunk = stmts
+    .get(`SELECT t.rowid, p.post_date FROM posts_fts t
+      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
+      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND p.post_date < ?
+      ${filter.languages === null ? "" : "AND p.language_id IN (SELECT value FROM json_each(?))"}
+      ORDER BY p.post_date DESC, t.rowid DESC LIMIT ?`)
+    .raw();
   const extra = filter.languages === null ? [] : [filter.languages];
-  let skip = offset;
-  const page: Hit[] = [];
-  let top = blocks.block.length - 1;
-  while (top >= 0 && page.length < limit) {
-    let bottom = top;
-    while (!blocks.cutBelow[bottom]) bottom--;
-    const from = firstId(blocks.block[bottom]!);
-    const to = lastId(blocks.block[top]!);
-    // A stretch wholly before the offset is counted by the index alone (no post rows read).
-    if (skip > 0 && filter.languages === null) {
-      const hits = count.get(filter.match, from, to) as number;
-      if (hits <= skip) {
-        skip -= hits;
-        top = bottom - 1;
-        continue;
-      }
-    }
-    const want = skip + limit - page.length;
-    let best: Hit[] = [];
-    let high = top;
-    let size = FIRST_CHUNK_BLOCKS;
-    let complete = false;
-    while (high >= bottom) {
-      const low = Math.max(bottom, high - size + 1);
-      const rows = chunk.all(
-        filter.match,
-        firstId(blocks.block[low]!),
-        lastId(blocks.block[high]!),
-        ...extra,
-        want,
-      ) as Hit[];
-      best = mergeNewest(best, rows, want);
-      high = low - 1;
-      size *= 2;
-      // Every hit below `high` is dated at most maxUpTo[high]; on an equal date its smaller id
-      // loses the tie, so the page's last row stands once it is that new.
-      if (best.length === want && (high < 0 || best[want - 1]![1] >= blocks.maxUpTo[high]!)) {
-        complete = true;
-        break;
-      }
-    }
-    page.push(...best.slice(skip));
-    if (complete) break;
-    skip = Math.max(0, skip - best.length);
-    top = bottom - 1;
+  const want = offset - days.hits + limit;
+  // Blocks dated wholly on or after `before` hold none of the hits still wanted.
+  let high = blocks.block.length - 1;
+  while (high >= 0 && blocks.minDate[high]! >= before) high--;
+  let best: Hit[] = [];
+  let size = FIRST_CHUNK_BLOCKS;
+  while (high >= 0) {
+    const low = Math.max(0, high - size + 1);
+    const rows = chunk.all(
+      filter.match,
+      firstId(blocks.block[low]!),
+      lastId(blocks.block[high]!),
+      before,
+      ...extra,
+      want,
+    ) as Hit[];
+    best = mergeNewest(best, rows, want);
+    high = low - 1;
+    size *= 2;
+    // Every hit below `high` is dated at most maxUpTo[high]; on an equal date its smaller id
+    // loses the tie, so the page's last row stands once it is that new.
+    if (best.length === want && high >= 0 && best[want - 1]![1] >= blocks.maxUpTo[high]!) break;
   }
-  return page.slice(0, limit);
+  return best.slice(offset - days.hits);
 }
 
 /** The first block from `low` on that can hold a post dated after `date`. */
