@@ -154,3 +154,26 @@ test("-stall: a request without a response gets one stalled line, then its recor
   view.client.end();
   view.server.end();
 });
+
+test("a client that pipelines more than 1000 requests without answers falls back to bytes", () => {
+  const sink = new MemorySink();
+  const records = new TextHttpRecordWriter(sink, 0, "", null);
+  const writer = new EntryWriter(sink, "C-0-", "", null);
+  const view = new HttpExchangeView(
+    0,
+    records,
+    (_d, offset) => new LineAssembler(writer, offset),
+    Date.now,
+    null,
+    0,
+  );
+  view.client.push(Buffer.from("GET / HTTP/1.1\r\n\r\n".repeat(1001)));
+  const lines = sink.text().split("\n");
+  assert.equal(
+    lines[0],
+    "H-0-Warning: not HTTP (more than 1000 requests without a response); logging the bytes",
+  );
+  assert.equal(lines[1], "C-0-#018000 -> [GET / HTTP/1.1 ]", "the bytes from the 1001st request on");
+  view.client.end();
+  view.server.end();
+});

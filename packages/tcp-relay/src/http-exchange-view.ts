@@ -4,6 +4,9 @@ import { type BodyFraming, type HttpMessageEvents, HttpMessageReader } from "./h
 import type { HttpExchange, HttpRecordWriter } from "./http-record-writer.js";
 import type { Clock } from "./timestamp.js";
 
+/** Requests waiting for their responses beyond this are not a conversation the view can follow. */
+export const MAX_PENDING_REQUESTS = 1000;
+
 const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP\/(\d)\.(\d)$/;
 const STATUS_LINE = /^HTTP\/(\d)\.(\d) (\d{3})(?: .*)?$/;
 
@@ -141,6 +144,10 @@ export class HttpExchangeView {
         };
         this.reading = p;
         this.queue.push(p);
+        if (this.queue.length > MAX_PENDING_REQUESTS) {
+          this.fallBack(`more than ${MAX_PENDING_REQUESTS} requests without a response`);
+          return;
+        }
         this.armTimer();
       },
       onHead: (text) => {

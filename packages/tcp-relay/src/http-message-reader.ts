@@ -198,6 +198,11 @@ export class HttpMessageReader {
         this.lineLength = 0;
         this.firstLine = true;
         this.events.onMessageStart();
+        if (this.state === State.Raw) {
+          // The view gave up on HTTP at this message: the bytes from its first one on are raw.
+          this.events.onRaw(chunk.subarray(i), this.offset + i);
+          return n;
+        }
       }
       this.appendHead(b);
       if (b === LF) {
