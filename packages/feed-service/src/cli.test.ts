@@ -251,7 +251,10 @@ test("start-demo creates ./data/feeds.db on first run and reuses it after", asyn
     assert.match(first.output(), /clicks: +http:\/\/127\.0\.0\.1:\d+\/click\/<postId>/);
     // `npm start` opens onto the pages: their address leads the banner, and they answer.
     const banner = first.output().slice(first.output().indexOf("Open "));
-    assert.match(banner, /^Open http:\/\/127\.0\.0\.1:\d+\/ in a browser to read the feeds\.\nfeed-service listening on /);
+    assert.match(
+      banner,
+      /^Open http:\/\/127\.0\.0\.1:\d+\/ in a browser to read the feeds\.\nfeed-service listening on /,
+    );
     assert.match(await (await fetch(`${first.base}/`)).text(), /<h1>Recent posts<\/h1>/);
     const r = await fetch(`${first.base}/webservices/FeedAggregator`, {
       method: "POST",
