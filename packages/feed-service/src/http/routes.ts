@@ -60,7 +60,7 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): Se
   );
   const api = createJsonApi({ store, runner, publicUrl, cache, metrics, logError });
   const feed = createOutputFeeds({ store, runner, publicUrl, cache, metrics, now: options.now, logError });
-  const web = createWebPages({ runner, publicUrl, now: options.now, logError });
+  const web = createWebPages({ runner, publicUrl, now: options.now, logError, dataVersion: () => store.dataVersion() });
 
   // The one body the service reads is a SOAP call: raw bytes, whatever the Content-Type says
   // (spec §3 decodes the charset itself), up to the server's body limit (1 MiB, else 413).
