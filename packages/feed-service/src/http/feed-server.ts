@@ -8,11 +8,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { requestLimits } from "@feed-toolkit/soap";
 import Fastify, { type FastifyInstance } from "fastify";
-import type { ServiceMetrics } from "../metrics/service-metrics.js";
+import { createServiceMetrics, type ServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
 import { normalisePublicUrl } from "./base-url.js";
+import { ResponseCache } from "./response-cache.js";
 import { registerRoutes } from "./routes.js";
+import { createSoapFastLane } from "./soap-fast-lane.js";
 import { canonicalSoapUrl } from "./soap-route.js";
 
 export { soapPaths } from "./soap-route.js";
@@ -58,6 +60,14 @@ export interface FeedServer {
  */
 export function createFeedServer(options: FeedServerOptions): FeedServer {
   const bodyTimeoutMs = options.bodyTimeoutMs ?? requestLimits.bodyTimeoutMs;
+  const maxBodyBytes = options.maxBodyBytes ?? requestLimits.maxBodyBytes;
+  const publicUrl = options.publicUrl ? normalisePublicUrl(options.publicUrl) : undefined;
+  const { store } = options;
+  const metrics = createServiceMetrics({
+    brokenFeeds: async () => (await store.adminFeeds()).filter((f) => f.errorCount > 0).length,
+  });
+  const cache = options.responseCache === false ? undefined : new ResponseCache();
+  const fastLane = cache && createSoapFastLane({ store, cache, publicUrl, metrics, maxBodyBytes });
   let server: Server | undefined;
   const app = Fastify({
     // The node:http server is made here so that its limits stay exactly those of spec §3.
@@ -70,19 +80,22 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
           connectionsCheckingInterval: Math.min(1000, bodyTimeoutMs),
           keepAliveTimeout: 5000,
         },
-        handler,
+        fastLane ? (req, res) => fastLane(req, res, () => handler(req, res)) : handler,
       );
       return server;
     },
     // SOAP clients of the Axis era write the endpoint path in any case (spec §1 names one spelling).
     rewriteUrl: (req) => canonicalSoapUrl(req.url ?? "/"),
-    bodyLimit: options.maxBodyBytes ?? requestLimits.maxBodyBytes,
+    bodyLimit: maxBodyBytes,
     forceCloseConnections: true,
     logger: false,
   });
-  const metrics = registerRoutes(app, {
+  registerRoutes(app, {
     ...options,
-    publicUrl: options.publicUrl ? normalisePublicUrl(options.publicUrl) : undefined,
+    metrics,
+    cache,
+    maxBodyBytes,
+    publicUrl,
     logError: options.logError ?? ((message) => process.stderr.write(`feed-service: ${message}\n`)),
   });
   const ready = app.ready();

@@ -6,7 +6,7 @@
  */
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
-import type { FastifyInstance } from "fastify";
+import { errorCodes, type FastifyInstance } from "fastify";
 import { queryParameter } from "../api/api-arguments.js";
 import { createJsonApi } from "../api/json-api.js";
 import { openApiInfo } from "../api/openapi-info.js";
@@ -14,24 +14,29 @@ import { createOutputFeeds, feedKinds } from "../feeds/output-feeds.js";
 import { instrumentRunner } from "../metrics/instrumented-runner.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createMetricsRoute } from "../metrics/metrics-route.js";
-import { createServiceMetrics, type ServiceMetrics } from "../metrics/service-metrics.js";
+import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
 import { pages } from "../web/pages/page-table.js";
 import { createWebPages } from "../web/web-pages.js";
 import { createClickRoute } from "./click-route.js";
 import { handleHealth } from "./health-route.js";
-import { ResponseCache } from "./response-cache.js";
+import { readRequestBody } from "./request-body.js";
+import type { ResponseCache } from "./response-cache.js";
 import { sendText } from "./responses.js";
+import { preReadSoapBody } from "./soap-fast-lane.js";
 import { createSoapRoute, soapPaths } from "./soap-route.js";
 
 export interface RoutesOptions {
   readonly store: Store;
+  readonly metrics: ServiceMetrics;
+  /** The answer cache, or undefined when it is off. */
+  readonly cache: ResponseCache | undefined;
+  readonly maxBodyBytes: number;
   readonly runner: OperationRunner;
   /** Normalised public base URL, or undefined to build it from each request's Host. */
   readonly publicUrl: string | undefined;
   readonly now?: () => number;
-  readonly responseCache?: boolean;
   readonly metricsAllow?: string;
   readonly logError: (message: string) => void;
 }
@@ -44,14 +49,9 @@ function unscoped<T>(plugin: T): T {
 
 const hidden = { schema: { hide: true } } as const;
 
-/** Registers every route; answers the metrics they count into (the server hands them to ingest). */
-export function registerRoutes(app: FastifyInstance, options: RoutesOptions): ServiceMetrics {
-  const { store, publicUrl, logError } = options;
-  const metrics = createServiceMetrics({
-    brokenFeeds: async () => (await store.adminFeeds()).filter((f) => f.errorCount > 0).length,
-  });
+export function registerRoutes(app: FastifyInstance, options: RoutesOptions): void {
+  const { store, publicUrl, logError, metrics, cache } = options;
   const runner = instrumentRunner(options.runner, metrics);
-  const cache = options.responseCache === false ? undefined : new ResponseCache();
   const soap = createSoapRoute({ store, runner, publicUrl, cache, metrics });
   const clicks = createClickRoute(store, options.now);
   const metricsRoute = createMetricsRoute(
@@ -60,12 +60,30 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): Se
   );
   const api = createJsonApi({ store, runner, publicUrl, cache, metrics, logError });
   const feed = createOutputFeeds({ store, runner, publicUrl, cache, metrics, now: options.now, logError });
-  const web = createWebPages({ runner, publicUrl, now: options.now, logError, dataVersion: () => store.dataVersion() });
+  const web = createWebPages({
+    runner,
+    publicUrl,
+    now: options.now,
+    logError,
+    dataVersion: () => store.dataVersion(),
+  });
 
   // The one body the service reads is a SOAP call: raw bytes, whatever the Content-Type says
-  // (spec §3 decodes the charset itself), up to the server's body limit (1 MiB, else 413).
+  // (spec §3 decodes the charset itself), up to 1 MiB (else 413). The SOAP fast lane may have
+  // read it already (soap-fast-lane.ts).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser("*", (request, payload, done) => {
+    const pre = preReadSoapBody(request.raw);
+    (pre ? Promise.resolve(pre.result) : readRequestBody(payload, options.maxBodyBytes)).then((read) => {
+      if (read.kind === "ok") return done(null, read.body);
+      // The rest of a body that is too large is drained, and the 413 closes the connection.
+      if (read.kind === "too-large") {
+        payload.resume();
+        return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      }
+      done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+    });
+  });
   // Route schemas document the API; the operations validate (with the messages of spec §3).
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -173,5 +191,4 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): Se
       app.get("/favicon.ico", hidden, web.favicon);
     }),
   );
-  return metrics;
 }

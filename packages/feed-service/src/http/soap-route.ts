@@ -10,6 +10,7 @@ import type { Store } from "../store/store.js";
 import { requestBaseUrl } from "./base-url.js";
 import { createFeedSoapEndpoint } from "./feed-soap-endpoint.js";
 import type { ResponseCache } from "./response-cache.js";
+import { preReadSoapBody } from "./soap-fast-lane.js";
 
 /** The SOAP endpoint and its ColdFusion-era alias (spec §1). */
 export const soapPaths: readonly string[] = ["/webservices/FeedAggregator", "/webservices/mxna2.cfc"];
@@ -50,19 +51,27 @@ export function createSoapRoute(options: SoapRouteOptions): SoapRoute {
 
   return {
     async post(request, reply) {
+      // The fast lane (soap-fast-lane.ts) has read the body and looked the call up already when
+      // the answer cache is on; otherwise the content-type parser of routes.ts read it.
+      const pre = preReadSoapBody(request.raw);
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const contentType = request.headers["content-type"];
       const baseUrl = requestBaseUrl(request.raw, publicUrl);
-      const key = cache?.key(body, contentType, baseUrl);
-      // The version is read before the call, so a write during the call leaves the entry stale.
-      const version = key === undefined ? undefined : await store.dataVersion().catch(() => undefined);
-      const hit = key !== undefined && version !== undefined ? cache?.get(key, version) : undefined;
-      metrics.answerCache(hit !== undefined ? "hit" : key !== undefined ? "miss" : "skip");
-      if (hit) {
-        metrics.soapCall(hit.operation ?? "unknown", "none");
-        reply.code(200).header("content-type", hit.contentType).send(hit.body);
-        return;
+      let key = pre?.key;
+      let version = pre?.version;
+      if (pre === undefined && cache !== undefined) {
+        key = cache.key(body, contentType, baseUrl);
+        // The version is read before the call, so a write during the call leaves the entry stale.
+        version = key === undefined ? undefined : await store.dataVersion().catch(() => undefined);
+        const hit = key !== undefined && version !== undefined ? cache.get(key, version) : undefined;
+        if (hit) {
+          metrics.answerCache("hit");
+          metrics.soapCall(hit.operation ?? "unknown", "none");
+          reply.code(200).header("content-type", hit.contentType).send(hit.body);
+          return;
+        }
       }
+      if (cache !== undefined) metrics.answerCache(key !== undefined ? "miss" : "skip");
       const { response, pure } = await soap.handle(body, contentType, baseUrl);
       metrics.soapCall(response.operation ?? "unknown", response.fault ?? "none");
       const bytes = Buffer.from(response.body, "utf8");
