@@ -6,7 +6,9 @@
  * or SQL.
  */
 import { FeedServiceError } from "../../errors.js";
+import { retryAfterSeconds } from "../../http/problem-details.js";
 import { describeOperationError } from "../../operations/operation-runner.js";
+import { plural } from "../display-format.js";
 import type { Html } from "../html.js";
 import { html } from "../html.js";
 import type { PageContext } from "../page-context.js";
@@ -18,9 +20,6 @@ export interface ErrorPage {
   /** Seconds a client should wait before retrying (503 only). */
   readonly retryAfterSeconds?: number;
 }
-
-/** Seconds before trying again: a shed request may retry soon, a database that is down later. */
-const retryAfter = { FEED_OVERLOADED: 5, FEED_QUERY_TIMEOUT: 10, FEED_STORE_UNAVAILABLE: 30 } as const;
 
 function describe(error: unknown): {
   status: number;
@@ -38,7 +37,13 @@ function describe(error: unknown): {
       case "FEED_OVERLOADED":
       case "FEED_QUERY_TIMEOUT":
       case "FEED_STORE_UNAVAILABLE":
-        return { status: 503, title: "Busy right now", message, retryAfterSeconds: retryAfter[error.code] };
+        // The same waits as the JSON API's and the feeds' 503 answers.
+        return {
+          status: 503,
+          title: "Busy right now",
+          message,
+          retryAfterSeconds: retryAfterSeconds[error.code],
+        };
     }
   }
   return {
@@ -59,7 +64,7 @@ export function errorPage(error: unknown, context: PageContext): ErrorPage {
         section: "none",
         main: html`<h1>${title}</h1>
 <p class="error-message">${message}</p>
-${retryAfterSeconds !== undefined && html`<p>Please try again in ${retryAfterSeconds} seconds.</p>`}
+${retryAfterSeconds !== undefined && html`<p>Please try again in ${plural(retryAfterSeconds, "second")}.</p>`}
 <p><a href="/">Back to the recent posts</a></p>`,
       },
       context,
