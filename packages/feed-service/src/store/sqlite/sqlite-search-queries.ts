@@ -68,20 +68,25 @@ function scoresOf(stmts: StatementCache, match: string, ids: readonly number[]):
   return new Map(rows);
 }
 
-/** How many posts match, counting no further than `cap`. */
-function countUpTo(stmts: StatementCache, filter: HitFilter, cap: number): number {
+/**
+ * The ids of the posts that match, or null when more than `cap` do. With languages every hit is
+ * dated and filtered, so the ids found are kept (and scored once) instead of counted and then
+ * looked for again.
+ */
+function matchesUpTo(stmts: StatementCache, filter: HitFilter, cap: number): number[] | null {
   if (filter.languages === null) {
-    return stmts
+    const n = stmts
       .get("SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?)")
       .pluck()
-      .get(filter.match, cap) as number;
+      .get(filter.match, cap + 1) as number;
+    return n > cap ? null : [];
   }
-  return stmts
-    .get(`SELECT count(*) FROM (SELECT t.rowid FROM posts_fts t
-      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
-      WHERE posts_fts MATCH ? AND ${LANGUAGE_FILTER} LIMIT ?)`)
+  const ids = stmts
+    .get(`SELECT t.rowid FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
+      WHERE posts_fts MATCH ? AND ${LANGUAGE_FILTER} LIMIT ?`)
     .pluck()
-    .get(filter.match, filter.languages, cap) as number;
+    .all(filter.match, filter.languages, cap + 1) as number[];
+  return ids.length > cap ? null : ids;
 }
 
 function relevancePage(
@@ -91,19 +96,18 @@ function relevancePage(
 ): Array<PostRecord & { score: number }> {
   if (page.offset >= RELEVANCE_POOL) return [];
   const limit = Math.min(page.limit, RELEVANCE_POOL - page.offset);
-  if (countUpTo(stmts, filter, RELEVANCE_POOL + 1) <= RELEVANCE_POOL) {
-    const join = filter.languages === null ? "" : "JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid";
-    const where = filter.languages === null ? "" : `AND ${LANGUAGE_FILTER}`;
+  const few = matchesUpTo(stmts, filter, RELEVANCE_POOL);
+  if (few !== null && filter.languages !== null) {
+    if (few.length === 0) return [];
+    const ranked = [...scoresOf(stmts, filter.match, few)].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
+    return withScores(stmts, new Map(ranked.slice(page.offset, page.offset + limit)));
+  }
+  if (few !== null) {
     const hits = stmts
-      .get(`SELECT t.rowid, ${SCORE} AS score FROM posts_fts t ${join} WHERE posts_fts MATCH ? ${where}
+      .get(`SELECT t.rowid, ${SCORE} AS score FROM posts_fts t WHERE posts_fts MATCH ?
         ORDER BY score DESC, t.rowid DESC LIMIT ? OFFSET ?`)
       .raw()
-      .all(
-        filter.match,
-        ...(filter.languages === null ? [] : [filter.languages]),
-        limit,
-        page.offset,
-      ) as Array<[number, number]>;
+      .all(filter.match, limit, page.offset) as Array<[number, number]>;
     return withScores(stmts, new Map(hits));
   }
   // More match: rank the 10,000 newest, found as a cut in date order (see newestCut). bm25 is
