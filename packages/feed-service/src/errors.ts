@@ -20,6 +20,11 @@ export const feedServiceErrorCodes = {
   FEED_QUERY_TIMEOUT: "a query ran past the query deadline and was stopped",
   /** Too many queries are waiting already; the call was refused at once (SOAP fault, HTTP 503 with Retry-After). */
   FEED_OVERLOADED: "too many queries are waiting; the call was refused at once",
+  /**
+   * An unexpected failure (a bug, a driver error), never thrown as such: the code JSON and feed
+   * clients see in a 500 problem, whose detail is generic while the cause stays in the server's log.
+   */
+  FEED_INTERNAL_ERROR: "an unexpected failure; the details stay in the server's log",
 } as const;
 
 export type FeedServiceErrorCode = keyof typeof feedServiceErrorCodes;

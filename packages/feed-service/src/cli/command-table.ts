@@ -15,7 +15,7 @@ export interface CommandEntry {
 export const commandTable: readonly CommandEntry[] = [
   {
     name: "serve",
-    summary: "serve the SOAP endpoint, WSDL, /click and /healthz",
+    summary: "serve the web pages, SOAP endpoint and WSDL, JSON API, output feeds and /metrics",
     load: async () => (await import("./serve-command.js")).serveCommand,
   },
   {
