@@ -50,7 +50,8 @@ const result = spawnSync(
     "tsx",
     "--test",
     "--test-concurrency=2",
-    "--test-timeout=300000",
+    // Per test file: the slowest start servers, browsers and whole demo corpora on two cores.
+    "--test-timeout=600000",
     ...passThrough,
     ...files.map((f) => relative(root, f)),
   ],
