@@ -38,14 +38,23 @@ function windowClicksAtMost(stmts: StatementCache, since: number): number {
 }
 
 export function scanWindow(stmts: StatementCache, args: Args): Ranked[] {
+  const windowed = `w AS MATERIALIZED (SELECT post_id, count(*) AS n FROM clicks INDEXED BY clicks_by_time
+    WHERE clicked_at >= ? GROUP BY post_id)`;
+  if (args.categoryId !== null) {
+    return stmts
+      .get(`WITH ${windowed}
+        SELECT p.id, w.n, p.post_date FROM w JOIN posts p INDEXED BY posts_sort_keys ON p.id = w.post_id
+        WHERE p.category_id = ? ORDER BY w.n DESC, p.post_date DESC, p.id DESC LIMIT ?`)
+      .raw()
+      .all(args.since, args.categoryId, args.limit) as Ranked[];
+  }
+  // Only posts with at least the page's lowest count are joined for the date tie-break.
   return stmts
-    .get(`WITH w AS MATERIALIZED (SELECT post_id, count(*) AS n FROM clicks INDEXED BY clicks_by_time
-        WHERE clicked_at >= ? GROUP BY post_id)
+    .get(`WITH ${windowed}, cut AS (SELECT n FROM w ORDER BY n DESC LIMIT 1 OFFSET ?)
       SELECT p.id, w.n, p.post_date FROM w JOIN posts p INDEXED BY posts_sort_keys ON p.id = w.post_id
-      ${args.categoryId === null ? "" : "WHERE p.category_id = ?"}
-      ORDER BY w.n DESC, p.post_date DESC, p.id DESC LIMIT ?`)
+      WHERE w.n >= coalesce((SELECT n FROM cut), 0) ORDER BY w.n DESC, p.post_date DESC, p.id DESC LIMIT ?`)
     .raw()
-    .all(args.since, ...(args.categoryId === null ? [] : [args.categoryId]), args.limit) as Ranked[];
+    .all(args.since, args.limit - 1, args.limit) as Ranked[];
 }
 
 /** The walk; null when it has read `budget` posts without finishing. */
