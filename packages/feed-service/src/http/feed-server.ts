@@ -65,6 +65,7 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
   const { store } = options;
   const metrics = createServiceMetrics({
     brokenFeeds: async () => (await store.adminFeeds()).filter((f) => f.errorCount > 0).length,
+    connections: store.connectionStats ? () => store.connectionStats!() : undefined,
   });
   const cache = options.responseCache === false ? undefined : new ResponseCache();
   const fastLane = cache && createSoapFastLane({ store, cache, publicUrl, metrics, maxBodyBytes });

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { FeedServiceError } from "../errors.js";
 import { seedFixture, startTestService } from "../http/service-fixture.js";
 import { callOperation } from "../http/soap-test-client.js";
+import { postgresBackend } from "../http/test-backends.js";
 import { parseMetricsAllow } from "./metrics-access.js";
 
 /** The value of one series in Prometheus text, or undefined when the series is absent. */
@@ -76,6 +77,46 @@ test("after traffic: requests by route and status, SOAP calls by operation and f
     assert.ok(sample(text, "feed_service_nodejs_eventloop_lag_seconds") !== undefined);
   } finally {
     await service.close();
+  }
+});
+
+test("database connections: the query threads' and the writer's, busy and waiting", async () => {
+  // As serve opens SQLite: one catalog thread, one heavy thread (here), the writer's connection.
+  const service = await startTestService({ queryLimits: { threads: 1 } });
+  try {
+    await seedFixture(service.store);
+    assert.equal((await fetch(`${service.baseUrl}/api/v1/categories`)).status, 200);
+    const text = await (await fetch(`${service.baseUrl}/metrics`)).text();
+    assert.equal(sample(text, "feed_service_database_connections", { state: "open" }), 3);
+    assert.equal(sample(text, "feed_service_database_connections", { state: "busy" }), 0);
+    assert.equal(sample(text, "feed_service_database_connections", { state: "waiting" }), 0);
+  } finally {
+    await service.close();
+  }
+});
+
+test("database connections on PostgreSQL: both pools' connections, at most the scrape's own busy", async () => {
+  const backend = postgresBackend();
+  try {
+    const service = await startTestService({ backend });
+    try {
+      await seedFixture(service.store);
+      assert.equal((await fetch(`${service.baseUrl}/api/v1/posts`)).status, 200);
+      const text = await (await fetch(`${service.baseUrl}/metrics`)).text();
+      assert.ok((sample(text, "feed_service_database_connections", { state: "open" }) ?? 0) >= 2);
+      // The broken-feeds gauge reads the database during the same scrape: that one query may be
+      // running or still waiting for its connection; nothing else is.
+      const busy = sample(text, "feed_service_database_connections", { state: "busy" });
+      const waiting = sample(text, "feed_service_database_connections", { state: "waiting" });
+      assert.ok(
+        busy !== undefined && waiting !== undefined && busy + waiting <= 1,
+        `${busy} busy, ${waiting} waiting`,
+      );
+    } finally {
+      await service.close();
+    }
+  } finally {
+    await backend.stop();
   }
 });
 

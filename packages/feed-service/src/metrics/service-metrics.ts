@@ -2,7 +2,7 @@
  * The figures of `GET /metrics` (spec §5.4), in a prom-client registry of their own (never the
  * global one, so that two servers in one process, as in the tests, count apart): HTTP requests
  * and durations by route and status, SOAP calls by operation and fault, query durations by
- * operation, feed refreshes by result, posts ingested, broken feeds, answer-cache hits and misses,
+ * operation, feed refreshes by result, posts ingested, broken feeds, database connections, answer-cache hits and misses,
  * and the process's own figures (CPU, memory, event-loop lag, handles).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
@@ -22,6 +22,8 @@ export interface IngestPassCounts {
 export interface ServiceMetricsOptions {
   /** Counts feeds whose last refresh failed, read at scrape time. */
   readonly brokenFeeds?: () => Promise<number>;
+  /** The store's database connections (open, busy, waiting), read at scrape time. */
+  readonly connections?: () => { open: number; busy: number; waiting: number };
 }
 
 export interface ServiceMetrics {
@@ -97,6 +99,21 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
       registers: [registry],
       async collect() {
         this.set(await brokenFeeds());
+      },
+    });
+  }
+  const connections = options.connections;
+  if (connections) {
+    new Gauge({
+      name: `${prefix}database_connections`,
+      help: "Database connections of the store: open, busy (running a query), and calls waiting for one.",
+      labelNames: ["state"] as const,
+      registers: [registry],
+      collect() {
+        const now = connections();
+        this.set({ state: "open" }, now.open);
+        this.set({ state: "busy" }, now.busy);
+        this.set({ state: "waiting" }, now.waiting);
       },
     });
   }

@@ -143,6 +143,13 @@ export interface FeedUpdateResult {
   updated: number;
 }
 
+/** See `Store.connectionStats`. */
+export interface ConnectionStats {
+  readonly open: number;
+  readonly busy: number;
+  readonly waiting: number;
+}
+
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
 
@@ -238,6 +245,12 @@ export interface Store {
 
   /** True when the database answers (for /healthz). */
   ping(): Promise<boolean>;
+  /**
+   * The database connections this store holds now, for /metrics: open, busy running a query, and
+   * calls waiting for one. Optional: a store with one connection on the calling thread has nothing
+   * worth watching.
+   */
+  connectionStats?(): ConnectionStats;
   /**
    * A value that changes whenever any data changes, by this process or another one, so that a
    * cache of answers can tell it is still valid. A dialect that cannot tell returns a new value on

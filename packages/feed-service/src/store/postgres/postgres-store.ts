@@ -10,6 +10,7 @@ import type pg from "pg";
 import type { SearchQuery } from "../../search/search-query.js";
 import type {
   CategoryRecord,
+  ConnectionStats,
   FeedAdminRecord,
   FeedClaimOptions,
   FeedRecord,
@@ -63,6 +64,20 @@ export class PostgresStore implements Store {
   constructor(pool: pg.Pool, read: PostgresReadSide) {
     this.#pool = pool;
     this.#read = read;
+  }
+
+  /** Both pools' connections: the writer's and the read side's (pg.Pool's own counts). */
+  connectionStats(): ConnectionStats {
+    const pools = this.#read.pool === this.#pool ? [this.#pool] : [this.#pool, this.#read.pool];
+    let open = 0;
+    let busy = 0;
+    let waiting = 0;
+    for (const pool of pools) {
+      open += pool.totalCount;
+      busy += pool.totalCount - pool.idleCount;
+      waiting += pool.waitingCount;
+    }
+    return { open, busy, waiting };
   }
 
   /** The read side (its lane's load, and slow reads in tests). */

@@ -19,6 +19,7 @@ import {
 } from "../query-limits.js";
 import type {
   CategoryRecord,
+  ConnectionStats,
   FeedAdminRecord,
   FeedClaimOptions,
   FeedRecord,
@@ -79,6 +80,16 @@ export class SqlitePooledStore implements Store {
   /** Threads, busy, queued, and counts of replaced threads, timeouts and shed calls, per lane. */
   get laneStats(): { light: ThreadLaneStats; heavy: ThreadLaneStats } {
     return { light: this.#light.stats, heavy: this.#heavy.stats };
+  }
+
+  /** Each query thread holds one connection; the calling thread holds the writer's. */
+  connectionStats(): ConnectionStats {
+    const { light, heavy } = this.laneStats;
+    return {
+      open: light.threads + heavy.threads + 1,
+      busy: light.busy + heavy.busy,
+      waiting: light.queued + heavy.queued,
+    };
   }
 
   #read<T>(method: SqliteReadMethod, ...args: unknown[]): Promise<T> {
