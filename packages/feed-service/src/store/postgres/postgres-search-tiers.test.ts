@@ -9,9 +9,9 @@ import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import type { SearchSort } from "../store.js";
-import { openPostgresPool, rows } from "./postgres-connection.js";
-import { sinceDayFacet } from "./postgres-search-facets.js";
-import { RANKED_NEWEST } from "./postgres-search-queries.js";
+import { openPostgresPool, rows, type Sql } from "./postgres-connection.js";
+import { SEARCH_EXPRESSION, sinceDayFacet } from "./postgres-search-facets.js";
+import { RANKED_NEWEST, searchPosts } from "./postgres-search-queries.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 import { startTestPostgres, type TestPostgres } from "./test-postgres-server.js";
@@ -100,7 +100,21 @@ async function assertSame(
   }
 }
 
-const QUERIES = ["the", "the w5", "w5 OR w6", '"the w7"', "k3 -the", "r77 OR r78", "nothing"];
+// Phrases: of common words ("the w5"), in every post holding both words ("w5 k5"), of three words,
+// never in that order ("k3 w5": a superset of GIN's that the check must empty), excluded.
+const QUERIES = [
+  "the",
+  "the w5",
+  "w5 OR w6",
+  '"the w7"',
+  '"w5 k5"',
+  '"the w7 k7"',
+  '"k3 w5" OR r77',
+  'the -"w5 k5"',
+  "k3 -the",
+  "r77 OR r78",
+  "nothing",
+];
 const PAGES = [
   { offset: 0, limit: 20 },
   { offset: 0, limit: 1000 },
@@ -147,4 +161,36 @@ describe("postgres search tiers", () => {
       }
     });
   }
+
+  it("reads matches at most twice (one tier, then all) and never checks a phrase through the index expression", async () => {
+    for (const terms of ['"the w5"', '"k3 the"', 'the -"w5 k5"', "the"]) {
+      for (const sort of ["date", "relevance", "clicks"] as const) {
+        for (const offset of [0, 3990, 23_000]) {
+          // The tsquery each statement reading matches hands to the GIN index.
+          const indexed: string[] = [];
+          const counting: Sql = {
+            query: ((config: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
+              const text = typeof config === "string" ? config : config.text;
+              const params = (typeof config === "string" ? values : config.values) ?? [];
+              const gin = text.indexOf(`${SEARCH_EXPRESSION} @@ $`);
+              if (gin >= 0 && !text.startsWith("EXPLAIN")) {
+                const n = Number(/^\$(\d+)/.exec(text.slice(gin + SEARCH_EXPRESSION.length + 4))![1]);
+                indexed.push(String(params[n - 1]));
+              }
+              return pool.query(config as string, values);
+            }) as Sql["query"],
+          };
+          const page = { query: parseSearchQuery(terms), sort, offset, limit: 20, languageIds: null };
+          await searchPosts(counting, page);
+          const label = `${terms} by ${sort} at ${offset}: ${JSON.stringify(indexed)}`;
+          // Walks answer some pages without reading matches through GIN; none reads them thrice.
+          assert.ok(indexed.length <= 2, label);
+          assert.ok(
+            indexed.every((q) => !q.includes("<->")),
+            label,
+          );
+        }
+      }
+    }
+  });
 });
