@@ -1,7 +1,7 @@
 /** `feed-service serve`: opens the database and serves SOAP, WSDL, /click and /healthz until stopped. */
 
 import { isClusterWorker, runServeCluster, runsIngestInCluster } from "../cluster/serve-cluster.js";
-import { badArgument } from "../errors.js";
+import { normalisePublicUrl } from "../http/base-url.js";
 import { createFeedServer } from "../http/feed-server.js";
 import { startBackgroundIngest } from "../ingest/background-ingest.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
@@ -144,11 +144,7 @@ export const serveCommand: Command = {
     };
     // Checked before the database opens, so a typo is a usage error (exit 2) that names the entry.
     if (settings.metricsAllow !== undefined) parseMetricsAllow(settings.metricsAllow);
-    if (settings.publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+/i.test(settings.publicUrl)) {
-      throw badArgument(
-        `--public-url must be an absolute http or https URL such as https://feeds.example.org; got ${JSON.stringify(settings.publicUrl)}.`,
-      );
-    }
+    if (settings.publicUrl !== undefined) normalisePublicUrl(settings.publicUrl);
     if (workers > 1 && !isClusterWorker()) {
       // The primary only supervises: each worker opens the database and listens itself.
       const { stopSignal, env, output } = context;

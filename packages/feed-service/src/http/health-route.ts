@@ -1,7 +1,6 @@
 /** `GET /healthz`: 200 `{"status":"ok"}` when the database answers, 503 otherwise (spec §5). */
 import type { FastifyReply } from "fastify";
 import type { Store } from "../store/store.js";
-import { sendJson } from "./responses.js";
 
 const pingTimeoutMs = 2000;
 
@@ -12,6 +11,7 @@ export async function handleHealth(store: Store, reply: FastifyReply): Promise<v
   });
   const ok = await Promise.race([store.ping().catch(() => false), timeout]);
   clearTimeout(timer);
-  if (ok) sendJson(reply, 200, { status: "ok" });
-  else sendJson(reply, 503, { status: "unavailable", reason: "the database does not answer" });
+  // Fastify serialises the object and labels it application/json; charset=utf-8.
+  reply.code(ok ? 200 : 503).header("cache-control", "no-store");
+  reply.send(ok ? { status: "ok" } : { status: "unavailable", reason: "the database does not answer" });
 }
