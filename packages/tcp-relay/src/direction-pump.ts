@@ -25,90 +25,102 @@ export class DirectionPump implements LogWaiter {
   /** Bytes relayed so far in this direction. */
   bytes = 0;
   finished = false;
-  private waitingForPeer = false;
-  private waitingForLog = false;
-  private readonly logs: LogWriter[];
+  #waitingForPeer = false;
+  #waitingForLog = false;
+  readonly #logs: LogWriter[];
   /** With `-pcap`: the connection's TCP conversation, set once the server has answered. */
   capture: PcapConnection | null = null;
   /** The source ended with a FIN (not an error or a teardown). */
-  private endedCleanly = false;
-  private readonly assembler: EntryAssembler | null;
-  private readonly stamp: TimeSource | null;
+  #endedCleanly = false;
+  readonly #assembler: EntryAssembler | null;
+  readonly #stamp: TimeSource | null;
+  readonly #src: Socket;
+  readonly #dst: Socket;
+  readonly #dir: "C" | "S";
+  readonly #logging: DirectionLog | null;
+  readonly #clock: Clock;
+  readonly #acceptedAt: number;
 
   constructor(
-    private readonly src: Socket,
-    private readonly dst: Socket,
-    private readonly dir: "C" | "S",
-    private readonly logging: DirectionLog | null,
+    src: Socket,
+    dst: Socket,
+    dir: "C" | "S",
+    logging: DirectionLog | null,
     /** Every log this direction feeds besides `logging`'s (the capture file). */
     extraLogs: LogWriter[],
-    private readonly clock: Clock,
-    private readonly acceptedAt: number,
+    clock: Clock,
+    acceptedAt: number,
   ) {
-    this.logs = [...(logging?.logs ?? []), ...extraLogs];
-    this.assembler = logging?.assembler ?? null;
-    this.stamp = logging?.stamp ?? null;
+    this.#src = src;
+    this.#dst = dst;
+    this.#dir = dir;
+    this.#logging = logging;
+    this.#clock = clock;
+    this.#acceptedAt = acceptedAt;
+    this.#logs = [...(logging?.logs ?? []), ...extraLogs];
+    this.#assembler = logging?.assembler ?? null;
+    this.#stamp = logging?.stamp ?? null;
   }
 
   start(): void {
-    this.src.on("data", this.onData);
-    this.src.on("end", this.onEnd);
-    this.dst.on("drain", this.onPeerDrain);
+    this.#src.on("data", this.#onData);
+    this.#src.on("end", this.#onEnd);
+    this.#dst.on("drain", this.#onPeerDrain);
   }
 
   // The chunk is handed to the peer before it is formatted: the write goes to the kernel at once
   // (libuv tries it synchronously), so the log's work is never on the relayed bytes' path.
-  private readonly onData = (chunk: Buffer): void => {
+  readonly #onData = (chunk: Buffer): void => {
     this.bytes += chunk.length;
-    if (!this.dst.write(chunk)) {
-      this.waitingForPeer = true;
-      this.src.pause();
+    if (!this.#dst.write(chunk)) {
+      this.#waitingForPeer = true;
+      this.#src.pause();
     }
-    const assembler = this.assembler;
+    const assembler = this.#assembler;
     if (assembler !== null) {
-      this.stamp?.refresh();
+      this.#stamp?.refresh();
       assembler.push(chunk);
     }
-    this.capture?.data(this.dir, chunk);
-    const logs = this.logs;
-    for (let k = 0; k < logs.length && !this.waitingForLog; k++) {
+    this.capture?.data(this.#dir, chunk);
+    const logs = this.#logs;
+    for (let k = 0; k < logs.length && !this.#waitingForLog; k++) {
       const log = logs[k]!;
       if (log.congested) {
-        this.waitingForLog = true;
-        this.src.pause();
+        this.#waitingForLog = true;
+        this.#src.pause();
         log.waitForDrain(this);
       }
     }
   };
 
   // The source ended its writing (FIN): relay the half-close and let the other direction go on.
-  private readonly onEnd = (): void => {
-    this.endedCleanly = true;
+  readonly #onEnd = (): void => {
+    this.#endedCleanly = true;
     this.finish();
-    this.dst.end();
+    this.#dst.end();
   };
 
-  private readonly onPeerDrain = (): void => {
-    if (!this.waitingForPeer) return;
-    this.waitingForPeer = false;
-    if (!this.waitingForLog) this.src.resume();
+  readonly #onPeerDrain = (): void => {
+    if (!this.#waitingForPeer) return;
+    this.#waitingForPeer = false;
+    if (!this.#waitingForLog) this.#src.resume();
   };
 
   resumeFromLog(): void {
-    this.waitingForLog = false;
-    if (!this.waitingForPeer && !this.src.destroyed) this.src.resume();
+    this.#waitingForLog = false;
+    if (!this.#waitingForPeer && !this.#src.destroyed) this.#src.resume();
   }
 
   /** The direction ended (EOF, error or shutdown): log what is held and the Finished line, once. */
   finish(): void {
     if (this.finished) return;
     this.finished = true;
-    this.capture?.end(this.dir, this.endedCleanly);
-    const logging = this.logging;
+    this.capture?.end(this.#dir, this.#endedCleanly);
+    const logging = this.#logging;
     if (logging === null) return;
     logging.assembler.end();
     logging.stamp?.refresh();
-    logging.writer.finished(this.bytes, rate(this.bytes, this.clock() - this.acceptedAt));
+    logging.writer.finished(this.bytes, rate(this.bytes, this.#clock() - this.#acceptedAt));
   }
 }
 

@@ -14,45 +14,44 @@ import { HEX_ENTRY_BYTES } from "./entry-writer.js";
  * sink.text(); // "C-0-#000000 -> [47 45 54 20 2F 20 48 54 54 50 2F 31 2E 31 0D 0A  GET / HTTP/1.1..]\n"
  */
 export class HexFormatter implements EntryAssembler {
-  private offset = 0;
-  private readonly held = Buffer.allocUnsafe(HEX_ENTRY_BYTES);
-  private heldLength = 0;
+  #offset = 0;
+  readonly #held = Buffer.allocUnsafe(HEX_ENTRY_BYTES);
+  #heldLength = 0;
 
   /** @param offset the stream offset of the first byte pushed (not 0 when a view hands over) */
-  constructor(
-    private readonly writer: DirectionWriter,
-    offset = 0,
-  ) {
-    this.offset = offset;
+  readonly #writer: DirectionWriter;
+  constructor(writer: DirectionWriter, offset = 0) {
+    this.#writer = writer;
+    this.#offset = offset;
   }
 
   push(chunk: Buffer): void {
     const n = chunk.length;
     let i = 0;
-    if (this.heldLength > 0) {
-      const take = Math.min(HEX_ENTRY_BYTES - this.heldLength, n);
-      this.held.set(chunk.subarray(0, take), this.heldLength);
-      this.heldLength += take;
+    if (this.#heldLength > 0) {
+      const take = Math.min(HEX_ENTRY_BYTES - this.#heldLength, n);
+      this.#held.set(chunk.subarray(0, take), this.#heldLength);
+      this.#heldLength += take;
       i = take;
-      if (this.heldLength < HEX_ENTRY_BYTES) return;
-      this.writer.hexEntry(this.held, 0, HEX_ENTRY_BYTES, this.offset);
-      this.offset += HEX_ENTRY_BYTES;
-      this.heldLength = 0;
+      if (this.#heldLength < HEX_ENTRY_BYTES) return;
+      this.#writer.hexEntry(this.#held, 0, HEX_ENTRY_BYTES, this.#offset);
+      this.#offset += HEX_ENTRY_BYTES;
+      this.#heldLength = 0;
     }
-    const writer = this.writer;
+    const writer = this.#writer;
     for (; n - i >= HEX_ENTRY_BYTES; i += HEX_ENTRY_BYTES) {
-      writer.hexEntry(chunk, i, i + HEX_ENTRY_BYTES, this.offset);
-      this.offset += HEX_ENTRY_BYTES;
+      writer.hexEntry(chunk, i, i + HEX_ENTRY_BYTES, this.#offset);
+      this.#offset += HEX_ENTRY_BYTES;
     }
     if (i < n) {
-      this.held.set(chunk.subarray(i, n), 0);
-      this.heldLength = n - i;
+      this.#held.set(chunk.subarray(i, n), 0);
+      this.#heldLength = n - i;
     }
   }
 
   end(): void {
-    if (this.heldLength > 0) this.writer.hexEntry(this.held, 0, this.heldLength, this.offset);
-    this.offset += this.heldLength;
-    this.heldLength = 0;
+    if (this.#heldLength > 0) this.#writer.hexEntry(this.#held, 0, this.#heldLength, this.#offset);
+    this.#offset += this.#heldLength;
+    this.#heldLength = 0;
   }
 }

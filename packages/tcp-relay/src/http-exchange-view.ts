@@ -71,63 +71,75 @@ interface Pending extends HttpExchange {
 export class HttpExchangeView {
   readonly client: EntryAssembler;
   readonly server: EntryAssembler;
-  private readonly requests: HttpMessageReader;
-  private readonly responses: HttpMessageReader;
+  readonly #requests: HttpMessageReader;
+  readonly #responses: HttpMessageReader;
   /** Requests in order, oldest first, until their response ends. */
-  private readonly queue: Pending[] = [];
+  readonly #queue: Pending[] = [];
   /** The request whose message is being read. */
-  private reading: Pending | undefined;
-  private seq = 0;
-  private warned = false;
-  private ended = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly bytes: { C?: EntryAssembler; S?: EntryAssembler } = {};
+  #reading: Pending | undefined;
+  #seq = 0;
+  #warned = false;
+  #ended = 0;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #bytes: { C?: EntryAssembler; S?: EntryAssembler } = {};
+  readonly #conn: number;
+  readonly #records: HttpRecordWriter;
+  readonly #bytesFrom: (dir: "C" | "S", offset: number) => EntryAssembler;
+  readonly #clock: Clock;
+  readonly #time: TimeSource | null;
+  readonly #stallMs: number;
 
   constructor(
-    private readonly conn: number,
-    private readonly records: HttpRecordWriter,
-    private readonly bytesFrom: (dir: "C" | "S", offset: number) => EntryAssembler,
-    private readonly clock: Clock,
-    private readonly time: TimeSource | null,
-    private readonly stallMs: number,
+    conn: number,
+    records: HttpRecordWriter,
+    bytesFrom: (dir: "C" | "S", offset: number) => EntryAssembler,
+    clock: Clock,
+    time: TimeSource | null,
+    stallMs: number,
   ) {
-    this.requests = new HttpMessageReader("request", this.requestEvents());
-    this.responses = new HttpMessageReader("response", this.responseEvents());
+    this.#conn = conn;
+    this.#records = records;
+    this.#bytesFrom = bytesFrom;
+    this.#clock = clock;
+    this.#time = time;
+    this.#stallMs = stallMs;
+    this.#requests = new HttpMessageReader("request", this.#requestEvents());
+    this.#responses = new HttpMessageReader("response", this.#responseEvents());
     this.client = {
-      push: (chunk) => this.requests.push(chunk),
-      end: () => this.endOf("C", this.requests),
+      push: (chunk) => this.#requests.push(chunk),
+      end: () => this.#endOf("C", this.#requests),
     };
     this.server = {
-      push: (chunk) => this.responses.push(chunk),
-      end: () => this.endOf("S", this.responses),
+      push: (chunk) => this.#responses.push(chunk),
+      end: () => this.#endOf("S", this.#responses),
     };
   }
 
-  private raw(dir: "C" | "S", bytes: Buffer, offset: number): void {
-    this.bytes[dir] ??= this.bytesFrom(dir, offset);
-    this.bytes[dir].push(bytes);
+  #raw(dir: "C" | "S", bytes: Buffer, offset: number): void {
+    this.#bytes[dir] ??= this.#bytesFrom(dir, offset);
+    this.#bytes[dir].push(bytes);
   }
 
-  private fallBack(reason: string): void {
-    if (!this.warned) {
-      this.warned = true;
-      this.records.warning(`not HTTP (${reason}); logging the bytes`);
+  #fallBack(reason: string): void {
+    if (!this.#warned) {
+      this.#warned = true;
+      this.#records.warning(`not HTTP (${reason}); logging the bytes`);
     }
     // Requests not fully answered are dropped: their bytes are in the entries that follow.
-    this.queue.length = 0;
-    this.reading = undefined;
-    this.stopTimer();
-    this.requests.goRaw();
-    this.responses.goRaw();
+    this.#queue.length = 0;
+    this.#reading = undefined;
+    this.#stopTimer();
+    this.#requests.goRaw();
+    this.#responses.goRaw();
   }
 
-  private requestEvents(): HttpMessageEvents {
+  #requestEvents(): HttpMessageEvents {
     return {
       onMessageStart: () => {
-        const now = this.clock();
+        const now = this.#clock();
         const p: Pending = {
-          conn: this.conn,
-          seq: ++this.seq,
+          conn: this.#conn,
+          seq: ++this.#seq,
           method: "",
           target: "",
           status: null,
@@ -142,18 +154,18 @@ export class HttpExchangeView {
           stalledReported: false,
           interim: false,
         };
-        this.reading = p;
-        this.queue.push(p);
-        if (this.queue.length > MAX_PENDING_REQUESTS) {
-          this.fallBack(`more than ${MAX_PENDING_REQUESTS} requests without a response`);
+        this.#reading = p;
+        this.#queue.push(p);
+        if (this.#queue.length > MAX_PENDING_REQUESTS) {
+          this.#fallBack(`more than ${MAX_PENDING_REQUESTS} requests without a response`);
           return;
         }
-        this.armTimer();
+        this.#armTimer();
       },
       onHead: (text) => {
         const head = parseHead(text);
         const m = REQUEST_LINE.exec(head.firstLine);
-        const p = this.reading;
+        const p = this.#reading;
         if (m === null || p === undefined) return "no request line";
         p.method = m[1]!;
         p.target = m[2]!;
@@ -165,24 +177,24 @@ export class HttpExchangeView {
         return p.switching ? { ...framing, pauseAfter: true } : framing;
       },
       onBody: (n) => {
-        if (this.reading !== undefined) this.reading.reqBytes += n;
+        if (this.#reading !== undefined) this.#reading.reqBytes += n;
       },
       onMessageEnd: () => {
-        this.reading = undefined;
+        this.#reading = undefined;
       },
-      onRaw: (bytes, offset) => this.raw("C", bytes, offset),
-      onNotHttp: (reason) => this.fallBack(reason),
+      onRaw: (bytes, offset) => this.#raw("C", bytes, offset),
+      onNotHttp: (reason) => this.#fallBack(reason),
     };
   }
 
-  private responseEvents(): HttpMessageEvents {
+  #responseEvents(): HttpMessageEvents {
     return {
       onMessageStart: () => {
-        const p = this.queue[0];
-        if (p !== undefined && p.ttfbMs === null) p.ttfbMs = this.clock() - p.startedAt;
+        const p = this.#queue[0];
+        if (p !== undefined && p.ttfbMs === null) p.ttfbMs = this.#clock() - p.startedAt;
       },
       onHead: (text) => {
-        const p = this.queue[0];
+        const p = this.#queue[0];
         if (p === undefined || p.method === "") return "a response without a request";
         const m = STATUS_LINE.exec(parseHead(text).firstLine);
         if (m === null) return "no status line";
@@ -194,76 +206,76 @@ export class HttpExchangeView {
         p.status = status;
         if (p.switching && (status === 101 || (p.isConnect && status >= 200 && status < 300))) {
           // The connection now carries another protocol: both directions are bytes from here.
-          this.requests.goRaw();
+          this.#requests.goRaw();
           return { kind: "raw" };
         }
-        if (p.switching) this.requests.resume();
+        if (p.switching) this.#requests.resume();
         if (p.isHead || status === 204 || status === 304) return { kind: "none" };
         return bodyFraming(headers, http10 ? { kind: "until-close" } : { kind: "until-close" });
       },
       onBody: (n) => {
-        const p = this.queue[0];
+        const p = this.#queue[0];
         if (p !== undefined) p.resBytes += n;
       },
       onMessageEnd: () => {
-        const p = this.queue[0];
+        const p = this.#queue[0];
         if (p === undefined) return;
         if (p.interim) {
           p.interim = false;
           return;
         }
-        this.queue.shift();
-        p.totalMs = this.clock() - p.startedAt;
-        this.time?.refresh();
-        this.records.exchange(p);
+        this.#queue.shift();
+        p.totalMs = this.#clock() - p.startedAt;
+        this.#time?.refresh();
+        this.#records.exchange(p);
       },
-      onRaw: (bytes, offset) => this.raw("S", bytes, offset),
-      onNotHttp: (reason) => this.fallBack(reason),
+      onRaw: (bytes, offset) => this.#raw("S", bytes, offset),
+      onNotHttp: (reason) => this.#fallBack(reason),
     };
   }
 
-  private endOf(dir: "C" | "S", reader: HttpMessageReader): void {
+  #endOf(dir: "C" | "S", reader: HttpMessageReader): void {
     reader.end();
-    this.bytes[dir]?.end();
-    if (++this.ended < 2) return;
+    this.#bytes[dir]?.end();
+    if (++this.#ended < 2) return;
     // Both directions are over: whatever is still waiting never got its answer.
-    this.stopTimer();
-    const now = this.clock();
-    for (const p of this.queue.splice(0)) {
+    this.#stopTimer();
+    const now = this.#clock();
+    for (const p of this.#queue.splice(0)) {
       if (p.method === "") continue;
       p.status = null;
       p.ttfbMs = null;
       p.totalMs = now - p.startedAt;
-      this.records.exchange(p);
+      this.#records.exchange(p);
     }
   }
 
-  private armTimer(): void {
-    if (this.timer !== undefined || this.stallMs <= 0) return;
-    const oldest = this.queue.find((p) => p.ttfbMs === null && !p.stalledReported);
+  #armTimer(): void {
+    if (this.#timer !== undefined || this.#stallMs <= 0) return;
+    const oldest = this.#queue.find((p) => p.ttfbMs === null && !p.stalledReported);
     if (oldest === undefined) return;
-    const due = Math.max(0, oldest.startedAt + this.stallMs - this.clock());
-    this.timer = setTimeout(this.onTimer, due);
-    this.timer.unref();
+    const due = Math.max(0, oldest.startedAt + this.#stallMs - this.#clock());
+    this.#timer = setTimeout(this.#onTimer, due);
+    this.#timer.unref();
   }
 
-  private readonly onTimer = (): void => {
-    this.timer = undefined;
-    const now = this.clock();
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    const now = this.#clock();
     let wrote = false;
-    for (const p of this.queue) {
+    for (const p of this.#queue) {
       if (p.ttfbMs !== null || p.stalledReported || p.method === "") continue;
-      if (now - p.startedAt < this.stallMs) continue;
+      if (now - p.startedAt < this.#stallMs) continue;
       p.stalledReported = true;
-      if (!wrote) this.time?.refresh();
+      if (!wrote) this.#time?.refresh();
       wrote = true;
-      this.records.stalled(p, this.stallMs);
+      this.#records.stalled(p, this.#stallMs);
     }
-    this.armTimer();
+    this.#armTimer();
   };
 
-  private stopTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+  #stopTimer(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 }

@@ -68,78 +68,81 @@ enum State {
 export class HttpMessageReader {
   /** Stream offset of the next byte. */
   offset = 0;
-  private state = State.Head;
-  private head = Buffer.allocUnsafe(1024);
-  private headLength = 0;
-  private headOffset = 0;
+  #state = State.Head;
+  #head = Buffer.allocUnsafe(1024);
+  #headLength = 0;
+  #headOffset = 0;
   /** Bytes since the last LF of the head, CRs not counted; -1 before the first line starts. */
-  private lineLength = -1;
-  private firstLine = true;
-  private remaining = 0;
-  private line = "";
+  #lineLength = -1;
+  #firstLine = true;
+  #remaining = 0;
+  #line = "";
   /** The request line's method has ended (its space was seen). */
-  private methodDone = false;
-  private pauseAfterMessage = false;
-  private paused: Buffer[] = [];
-  private pausedBytes = 0;
-  private pausedOffset = 0;
+  #methodDone = false;
+  #pauseAfterMessage = false;
+  #paused: Buffer[] = [];
+  #pausedBytes = 0;
+  #pausedOffset = 0;
+  readonly #events: HttpMessageEvents;
 
   constructor(
     readonly kind: "request" | "response",
-    private readonly events: HttpMessageEvents,
-  ) {}
+    events: HttpMessageEvents,
+  ) {
+    this.#events = events;
+  }
 
   get isRaw(): boolean {
-    return this.state === State.Raw;
+    return this.#state === State.Raw;
   }
 
   /** True between messages (nothing of a next message has arrived). */
   get idle(): boolean {
-    return this.state === State.Head && this.headLength === 0;
+    return this.#state === State.Head && this.#headLength === 0;
   }
 
   push(chunk: Buffer): void {
     let i = 0;
     const n = chunk.length;
     while (i < n) {
-      switch (this.state) {
+      switch (this.#state) {
         case State.Head:
-          i = this.readHead(chunk, i);
+          i = this.#readHead(chunk, i);
           break;
         case State.Length: {
-          const take = Math.min(this.remaining, n - i);
-          this.remaining -= take;
+          const take = Math.min(this.#remaining, n - i);
+          this.#remaining -= take;
           i += take;
-          this.events.onBody(take);
-          if (this.remaining === 0) this.endMessage();
+          this.#events.onBody(take);
+          if (this.#remaining === 0) this.#endMessage();
           break;
         }
         case State.ChunkLine:
         case State.ChunkEnd:
         case State.Trailer:
-          i = this.readLine(chunk, i);
+          i = this.#readLine(chunk, i);
           break;
         case State.ChunkData: {
-          const take = Math.min(this.remaining, n - i);
-          this.remaining -= take;
+          const take = Math.min(this.#remaining, n - i);
+          this.#remaining -= take;
           i += take;
-          this.events.onBody(take);
-          if (this.remaining === 0) this.state = State.ChunkEnd;
+          this.#events.onBody(take);
+          if (this.#remaining === 0) this.#state = State.ChunkEnd;
           break;
         }
         case State.UntilClose:
-          this.events.onBody(n - i);
+          this.#events.onBody(n - i);
           i = n;
           break;
         case State.Paused:
-          if (this.pausedOffset === -1) this.pausedOffset = this.offset + i;
-          this.paused.push(Buffer.from(chunk.subarray(i)));
-          this.pausedBytes += n - i;
+          if (this.#pausedOffset === -1) this.#pausedOffset = this.offset + i;
+          this.#paused.push(Buffer.from(chunk.subarray(i)));
+          this.#pausedBytes += n - i;
           i = n;
-          if (this.pausedBytes > MAX_PAUSED) this.goRaw("more than 64 KiB after an Upgrade request");
+          if (this.#pausedBytes > MAX_PAUSED) this.goRaw("more than 64 KiB after an Upgrade request");
           break;
         case State.Raw:
-          this.events.onRaw(chunk.subarray(i), this.offset + i);
+          this.#events.onRaw(chunk.subarray(i), this.offset + i);
           i = n;
           break;
       }
@@ -149,37 +152,37 @@ export class HttpMessageReader {
 
   /** The direction ended: a body read until the close ends here. */
   end(): void {
-    if (this.state === State.UntilClose) this.endMessage();
+    if (this.#state === State.UntilClose) this.#endMessage();
   }
 
   /** Switches to raw bytes now, handing on what is held (a partial head, paused bytes). */
   goRaw(reason?: string): void {
-    if (this.state === State.Raw) return;
-    if (reason !== undefined) this.events.onNotHttp(reason);
-    const wasState = this.state;
-    this.state = State.Raw;
-    if (wasState === State.Head && this.headLength > 0) {
-      this.events.onRaw(this.head.subarray(0, this.headLength), this.headOffset);
-      this.headLength = 0;
+    if (this.#state === State.Raw) return;
+    if (reason !== undefined) this.#events.onNotHttp(reason);
+    const wasState = this.#state;
+    this.#state = State.Raw;
+    if (wasState === State.Head && this.#headLength > 0) {
+      this.#events.onRaw(this.#head.subarray(0, this.#headLength), this.#headOffset);
+      this.#headLength = 0;
     }
     if (wasState === State.Paused) {
-      let offset = this.pausedOffset;
-      for (const b of this.paused) {
-        this.events.onRaw(b, offset);
+      let offset = this.#pausedOffset;
+      for (const b of this.#paused) {
+        this.#events.onRaw(b, offset);
         offset += b.length;
       }
-      this.paused = [];
+      this.#paused = [];
     }
   }
 
   /** After a pause: the answer was not a switch, so the held bytes are HTTP after all. */
   resume(): void {
-    if (this.state !== State.Paused) return;
-    const held = this.paused;
-    const offset = this.pausedOffset;
-    this.paused = [];
-    this.pausedBytes = 0;
-    this.state = State.Head;
+    if (this.#state !== State.Paused) return;
+    const held = this.#paused;
+    const offset = this.#pausedOffset;
+    this.#paused = [];
+    this.#pausedBytes = 0;
+    this.#state = State.Head;
     // Replayed from their own offset; push() adds their length back.
     this.offset = offset;
     const end = offset + held.reduce((s, b) => s + b.length, 0);
@@ -187,37 +190,37 @@ export class HttpMessageReader {
     this.offset = end;
   }
 
-  private readHead(chunk: Buffer, start: number): number {
+  #readHead(chunk: Buffer, start: number): number {
     const n = chunk.length;
     for (let i = start; i < n; i++) {
       const b = chunk[i]!;
-      if (this.headLength === 0) {
+      if (this.#headLength === 0) {
         // Empty lines before a message are tolerated (RFC 9112 §2.2) and not part of it.
         if (b === CR || b === LF) continue;
-        this.headOffset = this.offset + i;
-        this.lineLength = 0;
-        this.firstLine = true;
-        this.events.onMessageStart();
-        if (this.state === State.Raw) {
+        this.#headOffset = this.offset + i;
+        this.#lineLength = 0;
+        this.#firstLine = true;
+        this.#events.onMessageStart();
+        if (this.#state === State.Raw) {
           // The view gave up on HTTP at this message: the bytes from its first one on are raw.
-          this.events.onRaw(chunk.subarray(i), this.offset + i);
+          this.#events.onRaw(chunk.subarray(i), this.offset + i);
           return n;
         }
       }
-      this.appendHead(b);
+      this.#appendHead(b);
       if (b === LF) {
-        if (this.lineLength === 0) return this.headDone(i + 1);
-        this.lineLength = 0;
-        this.firstLine = false;
+        if (this.#lineLength === 0) return this.#headDone(i + 1);
+        this.#lineLength = 0;
+        this.#firstLine = false;
       } else if (b !== CR) {
-        this.lineLength++;
-        if (this.firstLine && !this.firstLineByteOk(b)) {
-          this.goRawFrom(chunk, i + 1, `${this.kind === "request" ? "no request line" : "no status line"}`);
+        this.#lineLength++;
+        if (this.#firstLine && !this.#firstLineByteOk(b)) {
+          this.#goRawFrom(chunk, i + 1, `${this.kind === "request" ? "no request line" : "no status line"}`);
           return n;
         }
       }
-      if (this.headLength > MAX_HEAD) {
-        this.goRawFrom(chunk, i + 1, "a message head longer than 64 KiB");
+      if (this.#headLength > MAX_HEAD) {
+        this.#goRawFrom(chunk, i + 1, "a message head longer than 64 KiB");
         return n;
       }
     }
@@ -225,105 +228,105 @@ export class HttpMessageReader {
   }
 
   /** Checks the start of the first line as it arrives: `TOKEN SP` or `HTTP/`. */
-  private firstLineByteOk(b: number): boolean {
-    const k = this.lineLength - 1;
+  #firstLineByteOk(b: number): boolean {
+    const k = this.#lineLength - 1;
     if (k >= MAX_FIRST_LINE) return false;
     if (this.kind === "response") return k >= HTTP_PREFIX.length || b === HTTP_PREFIX[k];
-    if (this.methodDone) return true;
+    if (this.#methodDone) return true;
     if (b === SP && k > 0) {
-      this.methodDone = true;
+      this.#methodDone = true;
       return true;
     }
     return TOKEN[b] === 1;
   }
 
-  private goRawFrom(chunk: Buffer, next: number, reason: string): void {
-    this.line = "";
-    this.methodDone = false;
+  #goRawFrom(chunk: Buffer, next: number, reason: string): void {
+    this.#line = "";
+    this.#methodDone = false;
     this.goRaw(reason);
-    if (next < chunk.length) this.events.onRaw(chunk.subarray(next), this.offset + next);
+    if (next < chunk.length) this.#events.onRaw(chunk.subarray(next), this.offset + next);
   }
 
-  private appendHead(b: number): void {
-    if (this.headLength === this.head.length) {
-      const bigger = Buffer.allocUnsafe(this.head.length * 2);
-      this.head.copy(bigger, 0, 0, this.headLength);
-      this.head = bigger;
+  #appendHead(b: number): void {
+    if (this.#headLength === this.#head.length) {
+      const bigger = Buffer.allocUnsafe(this.#head.length * 2);
+      this.#head.copy(bigger, 0, 0, this.#headLength);
+      this.#head = bigger;
     }
-    this.head[this.headLength++] = b;
+    this.#head[this.#headLength++] = b;
   }
 
-  private headDone(next: number): number {
-    const text = this.head.toString("latin1", 0, this.headLength).trimEnd();
-    this.methodDone = false;
-    const framing = this.events.onHead(text);
+  #headDone(next: number): number {
+    const text = this.#head.toString("latin1", 0, this.#headLength).trimEnd();
+    this.#methodDone = false;
+    const framing = this.#events.onHead(text);
     if (typeof framing === "string") {
       // Not HTTP after all: the head is logged as bytes, and so is everything after it.
       this.goRaw(framing);
       return next;
     }
-    this.headLength = 0;
-    this.pauseAfterMessage = "pauseAfter" in framing && framing.pauseAfter === true;
+    this.#headLength = 0;
+    this.#pauseAfterMessage = "pauseAfter" in framing && framing.pauseAfter === true;
     switch (framing.kind) {
       case "none":
-        this.endMessage();
+        this.#endMessage();
         break;
       case "length":
-        this.remaining = framing.bytes;
-        if (framing.bytes === 0) this.endMessage();
-        else this.state = State.Length;
+        this.#remaining = framing.bytes;
+        if (framing.bytes === 0) this.#endMessage();
+        else this.#state = State.Length;
         break;
       case "chunked":
-        this.state = State.ChunkLine;
+        this.#state = State.ChunkLine;
         break;
       case "until-close":
-        this.state = State.UntilClose;
+        this.#state = State.UntilClose;
         break;
       case "raw":
-        this.events.onMessageEnd();
-        this.state = State.Raw;
+        this.#events.onMessageEnd();
+        this.#state = State.Raw;
         break;
     }
     return next;
   }
 
   /** Chunk-size lines, the CRLF after chunk data, and trailer lines. */
-  private readLine(chunk: Buffer, start: number): number {
+  #readLine(chunk: Buffer, start: number): number {
     const lf = chunk.indexOf(LF, start);
     const stop = lf === -1 ? chunk.length : lf;
-    this.line += chunk.toString("latin1", start, stop);
-    if (this.line.length > MAX_CHUNK_LINE) {
-      this.goRawFrom(chunk, stop, "a chunk line longer than 1 KiB");
+    this.#line += chunk.toString("latin1", start, stop);
+    if (this.#line.length > MAX_CHUNK_LINE) {
+      this.#goRawFrom(chunk, stop, "a chunk line longer than 1 KiB");
       return chunk.length;
     }
     if (lf === -1) return chunk.length;
-    const line = this.line.trimEnd();
-    this.line = "";
-    if (this.state === State.ChunkEnd) {
-      this.state = State.ChunkLine;
-    } else if (this.state === State.Trailer) {
-      if (line === "") this.endMessage();
+    const line = this.#line.trimEnd();
+    this.#line = "";
+    if (this.#state === State.ChunkEnd) {
+      this.#state = State.ChunkLine;
+    } else if (this.#state === State.Trailer) {
+      if (line === "") this.#endMessage();
     } else {
       const size = /^[0-9a-fA-F]{1,12}(?=[ \t;]|$)/.exec(line);
       if (size === null) {
-        this.goRawFrom(chunk, lf + 1, `a bad chunk size line "${line.slice(0, 40)}"`);
+        this.#goRawFrom(chunk, lf + 1, `a bad chunk size line "${line.slice(0, 40)}"`);
         return chunk.length;
       }
-      this.remaining = Number.parseInt(size[0], 16);
-      this.state = this.remaining === 0 ? State.Trailer : State.ChunkData;
+      this.#remaining = Number.parseInt(size[0], 16);
+      this.#state = this.#remaining === 0 ? State.Trailer : State.ChunkData;
     }
     return lf + 1;
   }
 
-  private endMessage(): void {
-    this.state = State.Head;
-    this.headLength = 0;
-    this.events.onMessageEnd();
-    if (this.pauseAfterMessage) {
-      this.pauseAfterMessage = false;
-      this.state = State.Paused;
-      this.pausedBytes = 0;
-      this.pausedOffset = -1;
+  #endMessage(): void {
+    this.#state = State.Head;
+    this.#headLength = 0;
+    this.#events.onMessageEnd();
+    if (this.#pauseAfterMessage) {
+      this.#pauseAfterMessage = false;
+      this.#state = State.Paused;
+      this.#pausedBytes = 0;
+      this.#pausedOffset = -1;
     }
   }
 }

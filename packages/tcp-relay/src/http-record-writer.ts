@@ -39,14 +39,15 @@ export interface HttpRecordWriter {
  * // H-0-#2 GET /slow -> stalled: no response after 10 s
  */
 export class TextHttpRecordWriter implements HttpRecordWriter {
-  private readonly label: string;
-  constructor(
-    private readonly sink: ByteSink,
-    conn: number,
-    private readonly indent: string,
-    private readonly stamp: TimestampPrefix | null,
-  ) {
-    this.label = `H-${conn}-`;
+  readonly #label: string;
+  readonly #sink: ByteSink;
+  readonly #indent: string;
+  readonly #stamp: TimestampPrefix | null;
+  constructor(sink: ByteSink, conn: number, indent: string, stamp: TimestampPrefix | null) {
+    this.#sink = sink;
+    this.#indent = indent;
+    this.#stamp = stamp;
+    this.#label = `H-${conn}-`;
   }
 
   exchange(r: HttpExchange): void {
@@ -54,24 +55,24 @@ export class TextHttpRecordWriter implements HttpRecordWriter {
       r.status === null
         ? `no response (connection closed after ${r.totalMs} ms)`
         : `${r.status} (request body ${r.reqBytes} bytes, response body ${r.resBytes} bytes, first byte ${r.ttfbMs} ms, total ${r.totalMs} ms)`;
-    this.line(`#${r.seq} ${shown(r.method)} ${shown(r.target)} -> ${outcome}`);
+    this.#line(`#${r.seq} ${shown(r.method)} ${shown(r.target)} -> ${outcome}`);
   }
 
   stalled(r: HttpExchange, afterMs: number): void {
-    this.line(
+    this.#line(
       `#${r.seq} ${shown(r.method)} ${shown(r.target)} -> stalled: no response after ${afterMs / 1000} s`,
     );
   }
 
   warning(message: string): void {
-    this.line(`Warning: ${message}`);
+    this.#line(`Warning: ${message}`);
   }
 
-  private line(text: string): void {
-    const stamp = this.stamp === null ? "" : this.stamp.bytes.toString("latin1");
-    const bytes = Buffer.from(`${this.indent}${stamp}${this.label}${text}\n`, "latin1");
-    this.sink.reserve(bytes.length);
-    this.sink.pos += bytes.copy(this.sink.buf, this.sink.pos);
+  #line(text: string): void {
+    const stamp = this.#stamp === null ? "" : this.#stamp.bytes.toString("latin1");
+    const bytes = Buffer.from(`${this.#indent}${stamp}${this.#label}${text}\n`, "latin1");
+    this.#sink.reserve(bytes.length);
+    this.#sink.pos += bytes.copy(this.#sink.buf, this.#sink.pos);
   }
 }
 
@@ -85,14 +86,17 @@ function shown(text: string): string {
  * warning as an `error` object marked `"warning":true`.
  */
 export class JsonHttpRecordWriter implements HttpRecordWriter {
-  constructor(
-    private readonly sink: ByteSink,
-    private readonly conn: number,
-    private readonly time: IsoTimestamp,
-  ) {}
+  readonly #sink: ByteSink;
+  readonly #conn: number;
+  readonly #time: IsoTimestamp;
+  constructor(sink: ByteSink, conn: number, time: IsoTimestamp) {
+    this.#sink = sink;
+    this.#conn = conn;
+    this.#time = time;
+  }
 
   exchange(r: HttpExchange): void {
-    this.line(
+    this.#line(
       `"type":"http","conn":${r.conn},"seq":${r.seq},"method":${JSON.stringify(r.method)},"target":${JSON.stringify(
         r.target,
       )},"status":${r.status},"reqBytes":${r.reqBytes},"resBytes":${r.resBytes},"ttfbMs":${r.ttfbMs},"totalMs":${r.totalMs}`,
@@ -100,7 +104,7 @@ export class JsonHttpRecordWriter implements HttpRecordWriter {
   }
 
   stalled(r: HttpExchange, afterMs: number): void {
-    this.line(
+    this.#line(
       `"type":"stalled","conn":${r.conn},"seq":${r.seq},"method":${JSON.stringify(r.method)},"target":${JSON.stringify(
         r.target,
       )},"afterMs":${afterMs}`,
@@ -108,10 +112,10 @@ export class JsonHttpRecordWriter implements HttpRecordWriter {
   }
 
   warning(message: string): void {
-    this.line(`"type":"error","conn":${this.conn},"message":${JSON.stringify(message)},"warning":true`);
+    this.#line(`"type":"error","conn":${this.#conn},"message":${JSON.stringify(message)},"warning":true`);
   }
 
-  private line(fields: string): void {
-    writeJsonLine(this.sink, this.time.bytes.toString("latin1"), fields);
+  #line(fields: string): void {
+    writeJsonLine(this.#sink, this.#time.bytes.toString("latin1"), fields);
   }
 }

@@ -12,24 +12,24 @@ export const SPACES_PER_SLOT = 4;
  * slots.acquire(2); // 0 (all busy: 2 mod 2), owned by connection 0 still
  */
 export class IndentSlots {
-  private readonly owner: (number | undefined)[];
+  readonly #owner: (number | undefined)[];
 
   constructor(readonly count: number) {
-    this.owner = new Array(count).fill(undefined);
+    this.#owner = new Array(count).fill(undefined);
   }
 
   /** The slot for connection `n`; 0 (no indent) when indentation is off. */
   acquire(n: number): number {
     if (this.count === 0) return 0;
-    const free = this.owner.indexOf(undefined);
+    const free = this.#owner.indexOf(undefined);
     if (free === -1) return n % this.count;
-    this.owner[free] = n;
+    this.#owner[free] = n;
     return free;
   }
 
   /** Frees connection `n`'s slot if it owns one. */
   release(n: number, slot: number): void {
-    if (this.count > 0 && this.owner[slot] === n) this.owner[slot] = undefined;
+    if (this.count > 0 && this.#owner[slot] === n) this.#owner[slot] = undefined;
   }
 
   /** The prefix that puts an entry in `slot`. */

@@ -23,42 +23,46 @@ const FIXED_OVERHEAD = 128;
  * sink.text(); // '{"time":"1970-01-01T00:00:00.000Z","type":"entry","conn":0,"dir":"C","pos":0,"text":"hi"}\n'
  */
 export class JsonEntryWriter implements DirectionWriter {
-  private readonly start = Buffer.from('{"time":"', "latin1");
-  private readonly entryKeys: Buffer;
-  private readonly textKey = Buffer.from(',"text":"', "latin1");
-  private readonly hexKey = Buffer.from(',"hex":"', "latin1");
+  readonly #start = Buffer.from('{"time":"', "latin1");
+  readonly #entryKeys: Buffer;
+  readonly #textKey = Buffer.from(',"text":"', "latin1");
+  readonly #hexKey = Buffer.from(',"hex":"', "latin1");
+  readonly #sink: ByteSink;
+  readonly #time: IsoTimestamp;
 
   constructor(
-    private readonly sink: ByteSink,
+    sink: ByteSink,
     readonly conn: number,
     readonly dir: "C" | "S",
-    private readonly time: IsoTimestamp,
+    time: IsoTimestamp,
   ) {
-    this.entryKeys = Buffer.from(`","type":"entry","conn":${conn},"dir":"${dir}","pos":`, "latin1");
+    this.#sink = sink;
+    this.#time = time;
+    this.#entryKeys = Buffer.from(`","type":"entry","conn":${conn},"dir":"${dir}","pos":`, "latin1");
   }
 
   /** `{"time":"<time>","type":"entry","conn":n,"dir":"D","pos":` for the time it was built for. */
-  private prefix = Buffer.alloc(0);
-  private prefixTime: Buffer | null = null;
+  #prefix = Buffer.alloc(0);
+  #prefixTime: Buffer | null = null;
 
-  private head(buf: Buffer, p: number, offset: number, key: Buffer): number {
-    const time = this.time.bytes;
-    if (time !== this.prefixTime) {
+  #head(buf: Buffer, p: number, offset: number, key: Buffer): number {
+    const time = this.#time.bytes;
+    if (time !== this.#prefixTime) {
       // Rebuilt at most once per millisecond (the time's bytes are replaced when it changes), so
       // each entry copies one ready prefix.
-      this.prefix = Buffer.concat([this.start, time, this.entryKeys]);
-      this.prefixTime = time;
+      this.#prefix = Buffer.concat([this.#start, time, this.#entryKeys]);
+      this.#prefixTime = time;
     }
-    p += this.prefix.copy(buf, p);
+    p += this.#prefix.copy(buf, p);
     p = writeDecimal(buf, p, offset);
     return copySmall(key, buf, p);
   }
 
   textEntry(src: Uint8Array, start: number, end: number, offset: number): void {
-    this.sink.reserve(FIXED_OVERHEAD + 2 * (end - start));
-    const sink = this.sink;
+    this.#sink.reserve(FIXED_OVERHEAD + 2 * (end - start));
+    const sink = this.#sink;
     const buf = sink.buf;
-    let p = this.head(buf, sink.pos, offset, this.textKey);
+    let p = this.#head(buf, sink.pos, offset, this.#textKey);
     for (let k = start; k < end; k++) {
       const c = TEXT_CHAR[src[k]!]!;
       if (c === QUOTE || c === BACKSLASH) buf[p++] = BACKSLASH;
@@ -68,10 +72,10 @@ export class JsonEntryWriter implements DirectionWriter {
   }
 
   hexEntry(src: Uint8Array, start: number, end: number, offset: number): void {
-    this.sink.reserve(FIXED_OVERHEAD + 3 * (end - start));
-    const sink = this.sink;
+    this.#sink.reserve(FIXED_OVERHEAD + 3 * (end - start));
+    const sink = this.#sink;
     const buf = sink.buf;
-    let p = this.head(buf, sink.pos, offset, this.hexKey);
+    let p = this.#head(buf, sink.pos, offset, this.#hexKey);
     for (let k = start; k < end; k++) {
       const b = src[k]!;
       if (k > start) buf[p++] = 0x20;
@@ -91,7 +95,7 @@ export class JsonEntryWriter implements DirectionWriter {
 
   /** A rare object built as a string: `{"time":"…",` + `fields` + `}`. */
   line(fields: string): void {
-    writeJsonLine(this.sink, this.time.bytes.toString("latin1"), fields);
+    writeJsonLine(this.#sink, this.#time.bytes.toString("latin1"), fields);
   }
 }
 

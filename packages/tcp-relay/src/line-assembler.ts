@@ -19,36 +19,35 @@ const LF = 0x0a;
  */
 export class LineAssembler implements EntryAssembler {
   /** Stream offset of the next byte to arrive. */
-  private offset = 0;
-  private readonly held = Buffer.allocUnsafe(MAX_TEXT_ENTRY);
-  private heldLength = 0;
-  private heldOffset = 0;
+  #offset = 0;
+  readonly #held = Buffer.allocUnsafe(MAX_TEXT_ENTRY);
+  #heldLength = 0;
+  #heldOffset = 0;
   /** The last entry was cut at the length limit right at a chunk's end: an LF next is its end. */
-  private cutAtLimit = false;
+  #cutAtLimit = false;
 
   /** @param offset the stream offset of the first byte pushed (not 0 when a view hands over) */
-  constructor(
-    private readonly writer: DirectionWriter,
-    offset = 0,
-  ) {
-    this.offset = offset;
+  readonly #writer: DirectionWriter;
+  constructor(writer: DirectionWriter, offset = 0) {
+    this.#writer = writer;
+    this.#offset = offset;
   }
 
   push(chunk: Buffer): void {
     const n = chunk.length;
     if (n === 0) return;
-    const base = this.offset;
-    this.offset += n;
+    const base = this.#offset;
+    this.#offset += n;
     let i = 0;
-    if (this.cutAtLimit) {
-      this.cutAtLimit = false;
+    if (this.#cutAtLimit) {
+      this.#cutAtLimit = false;
       if (chunk[0] === LF) i = 1;
     }
-    if (this.heldLength > 0) {
-      i = this.completeHeld(chunk, i);
+    if (this.#heldLength > 0) {
+      i = this.#completeHeld(chunk, i);
       if (i < 0) return;
     }
-    const writer = this.writer;
+    const writer = this.#writer;
     while (i < n) {
       const lf = chunk.indexOf(LF, i);
       const stop = lf === -1 ? n : lf;
@@ -61,12 +60,12 @@ export class LineAssembler implements EntryAssembler {
         i = lf + 1;
       } else if (n - i === MAX_TEXT_ENTRY) {
         writer.textEntry(chunk, i, n, base + i);
-        this.cutAtLimit = true;
+        this.#cutAtLimit = true;
         return;
       } else {
-        this.held.set(chunk.subarray(i, n), 0);
-        this.heldLength = n - i;
-        this.heldOffset = base + i;
+        this.#held.set(chunk.subarray(i, n), 0);
+        this.#heldLength = n - i;
+        this.#heldOffset = base + i;
         return;
       }
     }
@@ -76,8 +75,8 @@ export class LineAssembler implements EntryAssembler {
    * Continues the held partial line with `chunk[i..]`. Returns where the rest of the chunk starts,
    * or -1 when the whole chunk went into the (still partial) held line.
    */
-  private completeHeld(chunk: Buffer, i: number): number {
-    const room = MAX_TEXT_ENTRY - this.heldLength;
+  #completeHeld(chunk: Buffer, i: number): number {
+    const room = MAX_TEXT_ENTRY - this.#heldLength;
     const n = chunk.length;
     const searchEnd = Math.min(n, i + room + 1);
     let lf = -1;
@@ -88,30 +87,30 @@ export class LineAssembler implements EntryAssembler {
       }
     }
     if (lf !== -1) {
-      this.held.set(chunk.subarray(i, lf), this.heldLength);
-      this.writer.textEntry(this.held, 0, this.heldLength + lf - i, this.heldOffset);
-      this.heldLength = 0;
+      this.#held.set(chunk.subarray(i, lf), this.#heldLength);
+      this.#writer.textEntry(this.#held, 0, this.#heldLength + lf - i, this.#heldOffset);
+      this.#heldLength = 0;
       return lf + 1;
     }
     if (n - i < room) {
-      this.held.set(chunk.subarray(i, n), this.heldLength);
-      this.heldLength += n - i;
+      this.#held.set(chunk.subarray(i, n), this.#heldLength);
+      this.#heldLength += n - i;
       return -1;
     }
     // No LF within reach: the held line reaches the limit and is written as a full entry.
-    this.held.set(chunk.subarray(i, i + room), this.heldLength);
-    this.writer.textEntry(this.held, 0, MAX_TEXT_ENTRY, this.heldOffset);
-    this.heldLength = 0;
+    this.#held.set(chunk.subarray(i, i + room), this.#heldLength);
+    this.#writer.textEntry(this.#held, 0, MAX_TEXT_ENTRY, this.#heldOffset);
+    this.#heldLength = 0;
     if (i + room === n) {
-      this.cutAtLimit = true;
+      this.#cutAtLimit = true;
       return -1;
     }
     return chunk[i + room] === LF ? i + room + 1 : i + room;
   }
 
   end(): void {
-    if (this.heldLength > 0) this.writer.textEntry(this.held, 0, this.heldLength, this.heldOffset);
-    this.heldLength = 0;
-    this.cutAtLimit = false;
+    if (this.#heldLength > 0) this.#writer.textEntry(this.#held, 0, this.#heldLength, this.#heldOffset);
+    this.#heldLength = 0;
+    this.#cutAtLimit = false;
   }
 }

@@ -38,14 +38,14 @@ export interface LogDestination {
  */
 export class FileDestination implements LogDestination {
   pendingBytes = 0;
-  private events: DestinationEvents | undefined;
-  private failed = false;
-  private queue: Buffer[] = [];
-  private writing = false;
-  private idle: (() => void) | undefined;
+  #events: DestinationEvents | undefined;
+  #failed = false;
+  #queue: Buffer[] = [];
+  #writing = false;
+  #idle: (() => void) | undefined;
 
-  private handle: FileHandle | undefined;
-  private opening: Promise<FileHandle> | undefined;
+  #handle: FileHandle | undefined;
+  #opening: Promise<FileHandle> | undefined;
 
   /**
    * @param handle the open file, or its opening (a per-connection log is opened without waiting:
@@ -56,67 +56,67 @@ export class FileDestination implements LogDestination {
     handle: FileHandle | Promise<FileHandle>,
   ) {
     if (handle instanceof Promise) {
-      this.opening = handle;
+      this.#opening = handle;
       // A failed open is reported by the first write; a file never written to must not turn it
       // into an unhandled rejection (which would end the process).
       handle.catch(() => {});
-    } else this.handle = handle;
+    } else this.#handle = handle;
   }
 
   attach(events: DestinationEvents): void {
-    this.events = events;
+    this.#events = events;
   }
 
   write(batch: Buffer): boolean {
-    if (this.failed) return false;
-    this.queue.push(batch);
+    if (this.#failed) return false;
+    this.#queue.push(batch);
     this.pendingBytes += batch.length;
-    if (!this.writing) this.writeQueued();
+    if (!this.#writing) this.#writeQueued();
     return true;
   }
 
-  private writeQueued(): void {
-    this.writing = true;
-    const handle = this.handle;
+  #writeQueued(): void {
+    this.#writing = true;
+    const handle = this.#handle;
     if (handle === undefined) {
-      this.opening!.then(
+      this.#opening!.then(
         (opened) => {
-          this.handle = opened;
-          this.writeQueued();
+          this.#handle = opened;
+          this.#writeQueued();
         },
-        (error: Error) => this.fail(error),
+        (error: Error) => this.#fail(error),
       );
       return;
     }
-    const batches = this.queue;
-    this.queue = [];
+    const batches = this.#queue;
+    this.#queue = [];
     writev(handle.fd, batches, (error, written) => {
       if (error !== null) {
-        this.fail(error);
+        this.#fail(error);
         return;
       }
       this.pendingBytes -= written;
       const total = batches.reduce((n, b) => n + b.length, 0);
-      if (written < total) this.queue.unshift(...remainder(batches, written));
-      this.writing = false;
-      if (this.queue.length > 0) this.writeQueued();
-      else this.idle?.();
-      this.events?.onDrain();
+      if (written < total) this.#queue.unshift(...remainder(batches, written));
+      this.#writing = false;
+      if (this.#queue.length > 0) this.#writeQueued();
+      else this.#idle?.();
+      this.#events?.onDrain();
     });
   }
 
-  private fail(error: Error): void {
-    this.failed = true;
-    this.writing = false;
-    this.queue = [];
+  #fail(error: Error): void {
+    this.#failed = true;
+    this.#writing = false;
+    this.#queue = [];
     this.pendingBytes = 0;
-    this.idle?.();
-    this.events?.onError(this, error);
+    this.#idle?.();
+    this.#events?.onError(this, error);
   }
 
   async close(): Promise<void> {
-    if (this.writing) await new Promise<void>((resolve) => (this.idle = resolve));
-    const handle = this.handle ?? (await this.opening?.catch(() => undefined));
+    if (this.#writing) await new Promise<void>((resolve) => (this.#idle = resolve));
+    const handle = this.#handle ?? (await this.#opening?.catch(() => undefined));
     await handle?.close();
   }
 }
@@ -140,31 +140,36 @@ function remainder(batches: Buffer[], written: number): Buffer[] {
  * caller passes in. Its own buffer is what `pendingBytes` reports.
  */
 export class StreamDestination implements LogDestination {
+  readonly #stream: Writable;
+  readonly #owned: boolean;
   constructor(
     readonly name: string,
-    private readonly stream: Writable,
-    private readonly owned: boolean,
-  ) {}
+    stream: Writable,
+    owned: boolean,
+  ) {
+    this.#stream = stream;
+    this.#owned = owned;
+  }
 
   get pendingBytes(): number {
-    return this.stream.writableLength;
+    return this.#stream.writableLength;
   }
 
   attach(events: DestinationEvents): void {
-    this.stream.on("drain", () => events.onDrain());
-    this.stream.on("error", (error: Error) => events.onError(this, error));
+    this.#stream.on("drain", () => events.onDrain());
+    this.#stream.on("error", (error: Error) => events.onError(this, error));
   }
 
   write(batch: Buffer): boolean {
-    if (!this.stream.destroyed) this.stream.write(batch);
+    if (!this.#stream.destroyed) this.#stream.write(batch);
     return true;
   }
 
   close(): Promise<void> {
     return new Promise<void>((resolve) => {
-      if (this.stream.destroyed) resolve();
-      else if (this.owned) this.stream.end(resolve);
-      else this.stream.write("", () => resolve());
+      if (this.#stream.destroyed) resolve();
+      else if (this.#owned) this.#stream.end(resolve);
+      else this.#stream.write("", () => resolve());
     });
   }
 }

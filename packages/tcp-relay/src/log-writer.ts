@@ -35,22 +35,22 @@ const MIN_REUSABLE = 4096;
 export class LogWriter implements ByteSink {
   buf: Buffer;
   pos = 0;
-  private readonly batchBytes: number;
-  private readonly highWaterMark: number;
-  private readonly onError: LogWriterOptions["onError"];
-  private destinations: LogDestination[];
-  private waiters: LogWaiter[] = [];
-  private flushScheduled = false;
+  readonly #batchBytes: number;
+  readonly #highWaterMark: number;
+  readonly #onError: LogWriterOptions["onError"];
+  #destinations: LogDestination[];
+  #waiters: LogWaiter[] = [];
+  #flushScheduled = false;
 
   constructor(destinations: LogDestination[], options: LogWriterOptions = {}) {
-    this.batchBytes = options.batchBytes ?? 64 * 1024;
-    this.highWaterMark = options.highWaterMark ?? 4 * 1024 * 1024;
-    this.onError = options.onError;
-    this.destinations = destinations;
-    this.buf = Buffer.allocUnsafe(this.batchBytes);
+    this.#batchBytes = options.batchBytes ?? 64 * 1024;
+    this.#highWaterMark = options.highWaterMark ?? 4 * 1024 * 1024;
+    this.#onError = options.onError;
+    this.#destinations = destinations;
+    this.buf = Buffer.allocUnsafe(this.#batchBytes);
     const events = {
-      onDrain: this.onDrain,
-      onError: (d: LogDestination, e: Error) => this.dropDestination(d, e),
+      onDrain: this.#onDrain,
+      onError: (d: LogDestination, e: Error) => this.#dropDestination(d, e),
     };
     for (const d of destinations) d.attach(events);
   }
@@ -58,11 +58,11 @@ export class LogWriter implements ByteSink {
   reserve(n: number): void {
     if (this.pos + n > this.buf.length) {
       this.flush();
-      if (this.buf.length < n) this.buf = Buffer.allocUnsafe(Math.max(n, this.batchBytes));
+      if (this.buf.length < n) this.buf = Buffer.allocUnsafe(Math.max(n, this.#batchBytes));
     }
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.onTurnEnd);
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(this.#onTurnEnd);
     }
   }
 
@@ -78,50 +78,50 @@ export class LogWriter implements ByteSink {
     if (this.pos === 0) return;
     const batch = this.buf.subarray(0, this.pos);
     let retained = false;
-    for (const d of this.destinations) if (d.write(batch)) retained = true;
+    for (const d of this.#destinations) if (d.write(batch)) retained = true;
     // A batch nobody kept (written synchronously) leaves the whole buffer reusable.
     this.buf = !retained
       ? this.buf
       : this.buf.length - this.pos >= MIN_REUSABLE
         ? this.buf.subarray(this.pos)
-        : Buffer.allocUnsafe(this.batchBytes);
+        : Buffer.allocUnsafe(this.#batchBytes);
     this.pos = 0;
   }
 
   /** True while some destination has more than `highWaterMark` bytes queued. */
   get congested(): boolean {
-    for (const d of this.destinations) if (d.pendingBytes > this.highWaterMark) return true;
+    for (const d of this.#destinations) if (d.pendingBytes > this.#highWaterMark) return true;
     return false;
   }
 
   /** Calls `waiter.resumeFromLog()` once the log is no longer congested. */
   waitForDrain(waiter: LogWaiter): void {
-    this.waiters.push(waiter);
-    if (!this.congested) queueMicrotask(this.onDrain);
+    this.#waiters.push(waiter);
+    if (!this.congested) queueMicrotask(this.#onDrain);
   }
 
   /** Flushes, closes the destinations and waits until everything has been written. */
   async close(): Promise<void> {
     this.flush();
-    await Promise.all(this.destinations.map((d) => d.close()));
+    await Promise.all(this.#destinations.map((d) => d.close()));
   }
 
-  private readonly onTurnEnd = (): void => {
-    this.flushScheduled = false;
+  readonly #onTurnEnd = (): void => {
+    this.#flushScheduled = false;
     this.flush();
   };
 
-  private readonly onDrain = (): void => {
-    if (this.waiters.length === 0 || this.congested) return;
-    const waiters = this.waiters;
-    this.waiters = [];
+  readonly #onDrain = (): void => {
+    if (this.#waiters.length === 0 || this.congested) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
     for (const w of waiters) w.resumeFromLog();
   };
 
-  private dropDestination(d: LogDestination, error: Error): void {
-    if (!this.destinations.includes(d)) return;
-    this.destinations = this.destinations.filter((x) => x !== d);
-    this.onError?.(d, error);
-    this.onDrain();
+  #dropDestination(d: LogDestination, error: Error): void {
+    if (!this.#destinations.includes(d)) return;
+    this.#destinations = this.#destinations.filter((x) => x !== d);
+    this.#onError?.(d, error);
+    this.#onDrain();
   }
 }

@@ -100,65 +100,66 @@ function fold(sum: number): number {
  * tcp.open(); tcp.data("C", Buffer.from("GET / HTTP/1.1\r\n\r\n")); tcp.end("C", true);
  */
 export class PcapConnection {
-  private readonly v4: boolean;
-  private readonly addr: { C: number[]; S: number[] };
-  private readonly port: { C: number; S: number };
+  readonly #v4: boolean;
+  readonly #addr: { C: number[]; S: number[] };
+  readonly #port: { C: number; S: number };
   /** Next sequence number each side sends. */
-  private readonly next = { C: 0x1000_0000, S: 0x5000_0000 };
-  private ipId = 0;
-  private reset = false;
-  private readonly finished = { C: false, S: false };
+  readonly #next = { C: 0x1000_0000, S: 0x5000_0000 };
+  #ipId = 0;
+  #reset = false;
+  readonly #finished = { C: false, S: false };
+  readonly #sink: ByteSink;
+  readonly #clock: MicroClock;
 
-  constructor(
-    private readonly sink: ByteSink,
-    client: Endpoint,
-    server: Endpoint,
-    private readonly clock: MicroClock,
-  ) {
+  constructor(sink: ByteSink, client: Endpoint, server: Endpoint, clock: MicroClock) {
+    this.#sink = sink;
+    this.#clock = clock;
     const c4 = ipv4Bytes(client.address);
     const s4 = ipv4Bytes(server.address);
-    this.v4 = c4 !== null && s4 !== null;
-    this.addr = this.v4 ? { C: c4!, S: s4! } : { C: ipv6Bytes(client.address), S: ipv6Bytes(server.address) };
-    this.port = { C: client.port, S: server.port };
+    this.#v4 = c4 !== null && s4 !== null;
+    this.#addr = this.#v4
+      ? { C: c4!, S: s4! }
+      : { C: ipv6Bytes(client.address), S: ipv6Bytes(server.address) };
+    this.#port = { C: client.port, S: server.port };
   }
 
   /** The three-way handshake. */
   open(): void {
-    this.packet("C", SYN, this.next.C, 0, null, 0, 0);
-    this.packet("S", SYN | ACK, this.next.S, this.next.C + 1, null, 0, 0);
-    this.next.C = (this.next.C + 1) >>> 0;
-    this.next.S = (this.next.S + 1) >>> 0;
-    this.packet("C", ACK, this.next.C, this.next.S, null, 0, 0);
+    this.#packet("C", SYN, this.#next.C, 0, null, 0, 0);
+    this.#packet("S", SYN | ACK, this.#next.S, this.#next.C + 1, null, 0, 0);
+    this.#next.C = (this.#next.C + 1) >>> 0;
+    this.#next.S = (this.#next.S + 1) >>> 0;
+    this.#packet("C", ACK, this.#next.C, this.#next.S, null, 0, 0);
   }
 
   /** Bytes sent by `dir` (`C` client, `S` server), then the other side's acknowledgement. */
   data(dir: "C" | "S", chunk: Uint8Array): void {
-    if (this.reset) return;
+    if (this.#reset) return;
     const other = dir === "C" ? "S" : "C";
     for (let i = 0; i < chunk.length; i += MAX_SEGMENT) {
       const end = Math.min(chunk.length, i + MAX_SEGMENT);
-      this.packet(dir, PSH | ACK, this.next[dir], this.next[other], chunk, i, end);
-      this.next[dir] = (this.next[dir] + end - i) >>> 0;
+      this.#packet(dir, PSH | ACK, this.#next[dir], this.#next[other], chunk, i, end);
+      this.#next[dir] = (this.#next[dir] + end - i) >>> 0;
     }
-    this.packet(other, ACK, this.next[other], this.next[dir], null, 0, 0);
+    this.#packet(other, ACK, this.#next[other], this.#next[dir], null, 0, 0);
   }
 
   /** `dir` finished sending: FIN and its ACK when it closed cleanly, else RST (once). */
   end(dir: "C" | "S", clean: boolean): void {
-    if (this.reset || this.finished[dir]) return;
-    this.finished[dir] = true;
+    if (this.#reset || this.#finished[dir]) return;
+    this.#finished[dir] = true;
     const other = dir === "C" ? "S" : "C";
     if (!clean) {
-      this.reset = true;
-      this.packet(dir, RST | ACK, this.next[dir], this.next[other], null, 0, 0);
+      this.#reset = true;
+      this.#packet(dir, RST | ACK, this.#next[dir], this.#next[other], null, 0, 0);
       return;
     }
-    this.packet(dir, FIN | ACK, this.next[dir], this.next[other], null, 0, 0);
-    this.next[dir] = (this.next[dir] + 1) >>> 0;
-    this.packet(other, ACK, this.next[other], this.next[dir], null, 0, 0);
+    this.#packet(dir, FIN | ACK, this.#next[dir], this.#next[other], null, 0, 0);
+    this.#next[dir] = (this.#next[dir] + 1) >>> 0;
+    this.#packet(other, ACK, this.#next[other], this.#next[dir], null, 0, 0);
   }
 
-  private packet(
+  #packet(
     dir: "C" | "S",
     flags: number,
     seq: number,
@@ -168,27 +169,27 @@ export class PcapConnection {
     end: number,
   ): void {
     const length = end - start;
-    const ipHeader = this.v4 ? 20 : 40;
+    const ipHeader = this.#v4 ? 20 : 40;
     const captured = ipHeader + TCP_HEADER + length;
-    const sink = this.sink;
+    const sink = this.#sink;
     sink.reserve(RECORD_HEADER + captured);
     const buf = sink.buf;
     let p = sink.pos;
-    const micros = this.clock();
+    const micros = this.#clock();
     const seconds = Math.floor(micros / 1e6);
     buf.writeUInt32LE(seconds, p);
     buf.writeUInt32LE(micros - seconds * 1e6, p + 4);
     buf.writeUInt32LE(captured, p + 8);
     buf.writeUInt32LE(captured, p + 12);
     p += RECORD_HEADER;
-    const src = this.addr[dir];
-    const dst = this.addr[dir === "C" ? "S" : "C"];
+    const src = this.#addr[dir];
+    const dst = this.#addr[dir === "C" ? "S" : "C"];
     const ip = p;
-    if (this.v4) {
+    if (this.#v4) {
       buf[p] = 0x45;
       buf[p + 1] = 0;
       buf.writeUInt16BE(captured, p + 2);
-      buf.writeUInt16BE(this.ipId++ & 0xffff, p + 4);
+      buf.writeUInt16BE(this.#ipId++ & 0xffff, p + 4);
       buf.writeUInt16BE(0x4000, p + 6); // don't fragment
       buf[p + 8] = 64;
       buf[p + 9] = 6;
@@ -210,8 +211,8 @@ export class PcapConnection {
     }
     p += ipHeader;
     const tcp = p;
-    buf.writeUInt16BE(this.port[dir], p);
-    buf.writeUInt16BE(this.port[dir === "C" ? "S" : "C"], p + 2);
+    buf.writeUInt16BE(this.#port[dir], p);
+    buf.writeUInt16BE(this.#port[dir === "C" ? "S" : "C"], p + 2);
     buf.writeUInt32BE(seq >>> 0, p + 4);
     buf.writeUInt32BE(flags & ACK ? ack >>> 0 : 0, p + 8);
     buf[p + 12] = (TCP_HEADER / 4) << 4;
@@ -224,8 +225,8 @@ export class PcapConnection {
       else for (let k = start; k < end; k++) buf[p + k - start] = payload[k]!;
     }
     // The pseudo-header (addresses, protocol, TCP length), the TCP header and the payload.
-    const addrStart = this.v4 ? ip + 12 : ip + 8;
-    let sum = sumWords(buf, addrStart, addrStart + (this.v4 ? 8 : 32), 6 + TCP_HEADER + length);
+    const addrStart = this.#v4 ? ip + 12 : ip + 8;
+    let sum = sumWords(buf, addrStart, addrStart + (this.#v4 ? 8 : 32), 6 + TCP_HEADER + length);
     sum = sumWords(buf, tcp, p, sum);
     // Summed from the chunk read, whose start is aligned (its own allocation), not from the batch.
     if (payload !== null && length > 0) sum = sumPayload(payload, start, end, sum);

@@ -26,115 +26,119 @@ export interface RelayContext extends LogSettings {
  * An error or reset on either side destroys both; Finished lines are written as each side closes.
  */
 export class RelayConnection {
-  private readonly server: Socket;
-  private readonly slot: number;
-  private readonly acceptedAt: number;
-  private readonly clientToServer: DirectionPump;
-  private readonly serverToClient: DirectionPump;
-  private readonly serverWriter: DirectionWriter | null;
-  private readonly logs: ConnectionLogs | null;
-  private connected = false;
-  private openSockets = 2;
+  readonly #server: Socket;
+  readonly #slot: number;
+  readonly #acceptedAt: number;
+  readonly #clientToServer: DirectionPump;
+  readonly #serverToClient: DirectionPump;
+  readonly #serverWriter: DirectionWriter | null;
+  readonly #logs: ConnectionLogs | null;
+  #connected = false;
+  #openSockets = 2;
+  readonly #client: Socket;
+  readonly #context: RelayContext;
 
   constructor(
     readonly n: number,
-    private readonly client: Socket,
-    private readonly context: RelayContext,
+    client: Socket,
+    context: RelayContext,
   ) {
-    this.acceptedAt = context.clock();
-    this.slot = context.slots.acquire(n);
-    this.server = connect({ host: context.host, port: context.port, allowHalfOpen: true, noDelay: true });
-    const indent = IndentSlots.indentFor(this.slot);
+    this.#client = client;
+    this.#context = context;
+    this.#acceptedAt = context.clock();
+    this.#slot = context.slots.acquire(n);
+    this.#server = connect({ host: context.host, port: context.port, allowHalfOpen: true, noDelay: true });
+    const indent = IndentSlots.indentFor(this.#slot);
     const logs = connectionLogs(context, n, indent);
-    this.logs = logs;
+    this.#logs = logs;
     const c = logs?.c ?? null;
     const s = logs?.s ?? null;
-    this.serverWriter = s?.writer ?? null;
+    this.#serverWriter = s?.writer ?? null;
     const capture = context.pcap === null ? [] : [context.pcap.writer];
-    this.clientToServer = new DirectionPump(
+    this.#clientToServer = new DirectionPump(
       client,
-      this.server,
+      this.#server,
       "C",
       c,
       capture,
       context.clock,
-      this.acceptedAt,
+      this.#acceptedAt,
     );
-    this.serverToClient = new DirectionPump(
-      this.server,
+    this.#serverToClient = new DirectionPump(
+      this.#server,
       client,
       "S",
       s,
       capture,
       context.clock,
-      this.acceptedAt,
+      this.#acceptedAt,
     );
     client.setNoDelay(true);
-    client.on("error", this.onClientError);
-    client.on("close", this.onClientClose);
-    this.server.on("error", this.onServerError);
-    this.server.on("close", this.onServerClose);
-    this.server.once("connect", this.onConnect);
+    client.on("error", this.#onClientError);
+    client.on("close", this.#onClientClose);
+    this.#server.on("error", this.#onServerError);
+    this.#server.on("close", this.#onServerClose);
+    this.#server.once("connect", this.#onConnect);
   }
 
-  private readonly onConnect = (): void => {
-    this.connected = true;
-    const pcap = this.context.pcap;
+  readonly #onConnect = (): void => {
+    this.#connected = true;
+    const pcap = this.#context.pcap;
     if (pcap !== null) {
       // The conversation as if client and server spoke directly: their own addresses and ports.
       const tcp = new PcapConnection(
         pcap.writer,
-        { address: this.client.remoteAddress ?? "0.0.0.0", port: this.client.remotePort ?? 0 },
-        { address: this.server.remoteAddress ?? "0.0.0.0", port: this.server.remotePort ?? 0 },
+        { address: this.#client.remoteAddress ?? "0.0.0.0", port: this.#client.remotePort ?? 0 },
+        { address: this.#server.remoteAddress ?? "0.0.0.0", port: this.#server.remotePort ?? 0 },
         pcap.clock,
       );
       tcp.open();
-      this.clientToServer.capture = tcp;
-      this.serverToClient.capture = tcp;
+      this.#clientToServer.capture = tcp;
+      this.#serverToClient.capture = tcp;
     }
-    this.clientToServer.start();
-    this.serverToClient.start();
+    this.#clientToServer.start();
+    this.#serverToClient.start();
     // The client was accepted paused so that nothing is read before there is somewhere to send it.
-    this.client.resume();
+    this.#client.resume();
   };
 
-  private readonly onClientError = (): void => {
+  readonly #onClientError = (): void => {
     this.destroy();
   };
 
   // Before the connection is made this is the server being unreachable: one line says why.
-  private readonly onServerError = (error: Error): void => {
-    if (!this.connected && this.serverWriter !== null) {
-      (this.context.json ?? this.context.stamp)?.refresh();
-      this.serverWriter.connectError(describeConnectError(error));
+  readonly #onServerError = (error: Error): void => {
+    if (!this.#connected && this.#serverWriter !== null) {
+      (this.#context.json ?? this.#context.stamp)?.refresh();
+      this.#serverWriter.connectError(describeConnectError(error));
     }
     this.destroy();
   };
 
-  private readonly onClientClose = (): void => {
-    if (this.connected) this.clientToServer.finish();
+  readonly #onClientClose = (): void => {
+    if (this.#connected) this.#clientToServer.finish();
     // A client gone before the server answered leaves nobody to relay for.
-    else this.server.destroy();
-    this.closed();
+    else this.#server.destroy();
+    this.#closed();
   };
 
-  private readonly onServerClose = (): void => {
-    if (this.connected) this.serverToClient.finish();
-    this.closed();
+  readonly #onServerClose = (): void => {
+    if (this.#connected) this.#serverToClient.finish();
+    this.#closed();
   };
 
   // A socket closing without an error has finished both halves, and the other one then only has
   // its last writes to flush: it must not be destroyed here, or those bytes would be lost.
-  private closed(): void {
-    if (--this.openSockets > 0) return;
-    this.context.slots.release(this.n, this.slot);
-    this.context.onClosed(this, this.logs?.close() ?? Promise.resolve());
+  #closed(): void {
+    if (--this.#openSockets > 0) return;
+    this.#context.slots.release(this.n, this.#slot);
+    this.#context.onClosed(this, this.#logs?.close() ?? Promise.resolve());
   }
 
   /** Tears down both sides (shutdown, or an error on one of them). */
   destroy(): void {
-    this.client.destroy();
-    this.server.destroy();
+    this.#client.destroy();
+    this.#server.destroy();
   }
 }
 

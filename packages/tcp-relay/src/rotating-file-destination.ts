@@ -17,19 +17,23 @@ const LF = 0x0a;
 export class RotatingFileDestination implements LogDestination {
   pendingBytes = 0;
   readonly name: string;
-  private events: DestinationEvents | undefined;
-  private queue: Buffer[] = [];
-  private writing = false;
-  private failed = false;
-  private idle: (() => void) | undefined;
+  #events: DestinationEvents | undefined;
+  #queue: Buffer[] = [];
+  #writing = false;
+  #failed = false;
+  #idle: (() => void) | undefined;
 
+  #handle: FileHandle;
+  #size: number;
   private constructor(
     readonly path: string,
-    private handle: FileHandle,
-    private size: number,
+    handle: FileHandle,
+    size: number,
     readonly maxBytes: number,
     readonly count: number,
   ) {
+    this.#handle = handle;
+    this.#size = size;
     this.name = `log file ${path}`;
   }
 
@@ -41,80 +45,80 @@ export class RotatingFileDestination implements LogDestination {
   }
 
   attach(events: DestinationEvents): void {
-    this.events = events;
+    this.#events = events;
   }
 
   write(batch: Buffer): boolean {
-    if (this.failed) return false;
-    this.queue.push(batch);
+    if (this.#failed) return false;
+    this.#queue.push(batch);
     this.pendingBytes += batch.length;
-    if (!this.writing) void this.drain();
+    if (!this.#writing) void this.#drain();
     return true;
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
+  async #drain(): Promise<void> {
+    this.#writing = true;
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.shift()!;
-        await this.writeBatch(batch);
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.shift()!;
+        await this.#writeBatch(batch);
         this.pendingBytes -= batch.length;
       }
     } catch (error) {
-      this.failed = true;
-      this.queue = [];
+      this.#failed = true;
+      this.#queue = [];
       this.pendingBytes = 0;
-      this.writing = false;
-      this.idle?.();
-      this.events?.onError(this, error as Error);
+      this.#writing = false;
+      this.#idle?.();
+      this.#events?.onError(this, error as Error);
       return;
     }
-    this.writing = false;
-    this.idle?.();
-    this.events?.onDrain();
+    this.#writing = false;
+    this.#idle?.();
+    this.#events?.onDrain();
   }
 
-  private async writeBatch(batch: Buffer): Promise<void> {
+  async #writeBatch(batch: Buffer): Promise<void> {
     let rest = batch;
     while (rest.length > 0) {
-      const room = this.maxBytes - this.size;
+      const room = this.maxBytes - this.#size;
       if (rest.length <= room) {
-        await this.append(rest);
+        await this.#append(rest);
         return;
       }
       // The longest run of whole entries that fits; an entry alone larger than the limit is
       // written whole into a fresh file rather than split.
       let cut = room > 0 ? rest.lastIndexOf(LF, room - 1) + 1 : 0;
-      if (cut === 0 && this.size === 0) cut = rest.indexOf(LF) + 1 || rest.length;
+      if (cut === 0 && this.#size === 0) cut = rest.indexOf(LF) + 1 || rest.length;
       if (cut > 0) {
-        await this.append(rest.subarray(0, cut));
+        await this.#append(rest.subarray(0, cut));
         rest = rest.subarray(cut);
       }
-      if (rest.length > 0 || this.size >= this.maxBytes) await this.rotate();
+      if (rest.length > 0 || this.#size >= this.maxBytes) await this.#rotate();
     }
   }
 
-  private async append(bytes: Buffer): Promise<void> {
+  async #append(bytes: Buffer): Promise<void> {
     for (let done = 0; done < bytes.length; ) {
-      const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done);
+      const { bytesWritten } = await this.#handle.write(bytes, done, bytes.length - done);
       done += bytesWritten;
     }
-    this.size += bytes.length;
+    this.#size += bytes.length;
   }
 
-  private async rotate(): Promise<void> {
-    await this.handle.close();
+  async #rotate(): Promise<void> {
+    await this.#handle.close();
     for (let k = this.count - 1; k >= 1; k--) {
       await rename(`${this.path}.${k}`, `${this.path}.${k + 1}`).catch(ignoreMissing);
     }
     await rename(this.path, `${this.path}.1`);
-    this.handle = await open(this.path, "a");
-    this.size = 0;
+    this.#handle = await open(this.path, "a");
+    this.#size = 0;
   }
 
   async close(): Promise<void> {
-    if (this.writing) await new Promise<void>((resolve) => (this.idle = resolve));
-    await this.handle.close();
+    if (this.#writing) await new Promise<void>((resolve) => (this.#idle = resolve));
+    await this.#handle.close();
   }
 }
 

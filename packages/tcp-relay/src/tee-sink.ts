@@ -10,29 +10,31 @@ import type { ByteSink } from "./byte-sink.js";
  * new EntryWriter(tee, "C-0-", "", null).textEntry(chunk, 0, chunk.length, 0); // in both
  */
 export class TeeSink implements ByteSink {
-  constructor(
-    private readonly main: ByteSink,
-    private readonly copy: ByteSink,
-  ) {}
+  readonly #main: ByteSink;
+  readonly #copy: ByteSink;
+  constructor(main: ByteSink, copy: ByteSink) {
+    this.#main = main;
+    this.#copy = copy;
+  }
 
   get buf(): Buffer {
-    return this.main.buf;
+    return this.#main.buf;
   }
 
   get pos(): number {
-    return this.main.pos;
+    return this.#main.pos;
   }
 
   set pos(p: number) {
-    const start = this.main.pos;
+    const start = this.#main.pos;
     const n = p - start;
-    const copy = this.copy;
+    const copy = this.#copy;
     copy.reserve(n);
-    copy.pos += this.main.buf.copy(copy.buf, copy.pos, start, p);
-    this.main.pos = p;
+    copy.pos += this.#main.buf.copy(copy.buf, copy.pos, start, p);
+    this.#main.pos = p;
   }
 
   reserve(n: number): void {
-    this.main.reserve(n);
+    this.#main.reserve(n);
   }
 }

@@ -29,20 +29,20 @@ export function formatLocalTime(ms: number, millis = false): string {
  */
 export class TimestampPrefix {
   bytes: Buffer = Buffer.alloc(0);
-  private unit = Number.NaN;
-  private readonly unitMs: number;
+  #unit = Number.NaN;
+  readonly #unitMs: number;
   constructor(
     readonly now: Clock,
     readonly millis = false,
   ) {
-    this.unitMs = millis ? 1 : 1000;
+    this.#unitMs = millis ? 1 : 1000;
   }
 
   refresh(): void {
-    const unit = Math.floor(this.now() / this.unitMs);
-    if (unit === this.unit) return;
-    this.unit = unit;
-    this.bytes = Buffer.from(`[${formatLocalTime(unit * this.unitMs, this.millis)}] `, "latin1");
+    const unit = Math.floor(this.now() / this.#unitMs);
+    if (unit === this.#unit) return;
+    this.#unit = unit;
+    this.bytes = Buffer.from(`[${formatLocalTime(unit * this.#unitMs, this.millis)}] `, "latin1");
   }
 }
 
@@ -57,13 +57,13 @@ export class TimestampPrefix {
  */
 export class IsoTimestamp {
   bytes: Buffer = Buffer.alloc(0);
-  private ms = Number.NaN;
+  #ms = Number.NaN;
   constructor(readonly now: Clock) {}
 
   refresh(): void {
     const ms = this.now();
-    if (ms === this.ms) return;
-    this.ms = ms;
+    if (ms === this.#ms) return;
+    this.#ms = ms;
     this.bytes = Buffer.from(new Date(ms).toISOString(), "latin1");
   }
 

@@ -16,10 +16,10 @@ interface Waiter {
 export class FetchLimiter {
   readonly overall: number;
   readonly perHost: number;
-  private running = 0;
-  private readonly perHostRunning = new Map<string, number>();
-  private readonly waiting: Waiter[] = [];
-  private readonly heldUntil = new Map<string, number>();
+  #running = 0;
+  readonly #perHostRunning = new Map<string, number>();
+  readonly #waiting: Waiter[] = [];
+  readonly #heldUntil = new Map<string, number>();
 
   constructor(opts: FetchLimiterOptions = {}) {
     this.overall = opts.overall ?? 16;
@@ -40,44 +40,44 @@ export class FetchLimiter {
   run<T>(host: string, task: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const start = () => {
-        this.running++;
-        this.perHostRunning.set(host, (this.perHostRunning.get(host) ?? 0) + 1);
+        this.#running++;
+        this.#perHostRunning.set(host, (this.#perHostRunning.get(host) ?? 0) + 1);
         task()
           .then(resolve, reject)
           .finally(() => {
-            this.running--;
-            const n = this.perHostRunning.get(host)! - 1;
-            if (n === 0) this.perHostRunning.delete(host);
-            else this.perHostRunning.set(host, n);
-            this.drain();
+            this.#running--;
+            const n = this.#perHostRunning.get(host)! - 1;
+            if (n === 0) this.#perHostRunning.delete(host);
+            else this.#perHostRunning.set(host, n);
+            this.#drain();
           });
       };
-      this.waiting.push({ host, start });
-      this.drain();
+      this.#waiting.push({ host, start });
+      this.#drain();
     });
   }
 
   /** Holds back new fetches to `host` until `until` (epoch ms). */
   holdHost(host: string, until: number): void {
-    this.heldUntil.set(host, Math.max(until, this.heldUntil.get(host) ?? 0));
+    this.#heldUntil.set(host, Math.max(until, this.#heldUntil.get(host) ?? 0));
   }
 
   /** When the host may be fetched again, or null if it is not held. */
   hostHeldUntil(host: string, now: number): number | null {
-    const until = this.heldUntil.get(host);
+    const until = this.#heldUntil.get(host);
     if (until === undefined) return null;
     if (until <= now) {
-      this.heldUntil.delete(host);
+      this.#heldUntil.delete(host);
       return null;
     }
     return until;
   }
 
-  private drain(): void {
-    for (let i = 0; i < this.waiting.length && this.running < this.overall; ) {
-      const w = this.waiting[i]!;
-      if ((this.perHostRunning.get(w.host) ?? 0) < this.perHost) {
-        this.waiting.splice(i, 1);
+  #drain(): void {
+    for (let i = 0; i < this.#waiting.length && this.#running < this.overall; ) {
+      const w = this.#waiting[i]!;
+      if ((this.#perHostRunning.get(w.host) ?? 0) < this.perHost) {
+        this.#waiting.splice(i, 1);
         w.start();
       } else i++;
     }

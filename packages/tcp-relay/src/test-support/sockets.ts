@@ -7,13 +7,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 /** A Writable that keeps everything written to it, like a terminal would show it. */
 export class Transcript extends Writable {
-  private readonly parts: Buffer[] = [];
+  readonly #parts: Buffer[] = [];
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.parts.push(Buffer.from(chunk));
+    this.#parts.push(Buffer.from(chunk));
     done();
   }
   text(): string {
-    return Buffer.concat(this.parts).toString("utf8");
+    return Buffer.concat(this.#parts).toString("utf8");
   }
 }
 
