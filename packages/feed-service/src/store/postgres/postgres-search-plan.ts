@@ -27,6 +27,13 @@ export interface Match {
   verify: string | null;
   /** The query without facets: what walks check, and what the score is computed for. */
   words: string;
+  /**
+   * Whether the statistics' estimate can be trusted: one word. Several words are far from
+   * independent (`the new data` matches 5 times what their shares multiplied promise), and the
+   * statistics know nothing of phrases, so a tier sized on the estimate would read many times
+   * the matches it needs, or fall short.
+   */
+  estimable: boolean;
   languageIds: readonly number[] | null;
 }
 
@@ -102,6 +109,20 @@ export function correct(expected: Expected, found: number): void {
   const share = found / WALK_POSTS;
   expected.matches = expected.share > 0 ? (expected.matches / expected.share) * share : 0;
   expected.share = share;
+}
+
+/** Matches a sample must find before its share replaces the statistics' estimate. */
+const MIN_SAMPLE_MATCHES = 10;
+
+/**
+ * The expectation of a query the statistics cannot estimate (see Match.estimable), corrected by
+ * its share among the newest WALK_POSTS posts, where the tiers start; kept when the sample finds
+ * too few matches to say anything.
+ */
+export async function sampleNewest(sql: Sql, match: Match, expected: Expected): Promise<void> {
+  if (match.estimable) return;
+  const found = await walk(sql, match, WALK_POSTS, "post_date DESC, id DESC");
+  if (found.length >= MIN_SAMPLE_MATCHES) correct(expected, found.length);
 }
 
 /**

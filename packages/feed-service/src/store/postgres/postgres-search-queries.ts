@@ -27,12 +27,10 @@ import { languagesFacet } from "./postgres-search-facets.js";
 import {
   clickTier,
   condition,
-  correct,
   dayTier,
   expectation,
   type Match,
-  WALK_POSTS,
-  walk,
+  sampleNewest,
   walkable,
   walkPage,
 } from "./postgres-search-plan.js";
@@ -50,6 +48,8 @@ async function newestPage(sql: Sql, match: Match, page: Page): Promise<number[]>
   if (walkable(need, expected)) {
     const walked = await walkPage(sql, match, page, "post_date DESC, id DESC", expected);
     if (walked) return walked;
+  } else {
+    await sampleNewest(sql, match, expected);
   }
   const tier = await dayTier(sql, page.languageIds, need, expected);
   for (const facet of tier ? [tier, null] : [null]) {
@@ -74,8 +74,7 @@ async function newestPage(sql: Sql, match: Match, page: Page): Promise<number[]>
 async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ id: number; score: number }>> {
   if (page.offset >= RANKED_NEWEST) return [];
   const expected = await expectation(sql, match);
-  if (match.verify !== null)
-    correct(expected, (await walk(sql, match, WALK_POSTS, "post_date DESC, id DESC")).length);
+  await sampleNewest(sql, match, expected);
   const tier = await dayTier(sql, page.languageIds, RANKED_NEWEST, expected);
   for (const facet of tier ? [tier, null] : [null]) {
     const where = condition(match, facet, 4);
@@ -153,6 +152,11 @@ export async function searchPosts(sql: Sql, page: Page): Promise<Array<PostRecor
   const match: Match = {
     index: page.languageIds ? `(${lexemes.tsquery}) & ${languagesFacet(page.languageIds)}` : lexemes.tsquery,
     verify: lexemes.exact ? null : words,
+    estimable:
+      page.query.excluded.length === 0 &&
+      page.query.clauses.length === 1 &&
+      page.query.clauses[0]!.length === 1 &&
+      page.query.clauses[0]![0]!.words.length === 1,
     words,
     languageIds: page.languageIds,
   };
