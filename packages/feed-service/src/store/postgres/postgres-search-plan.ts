@@ -116,13 +116,15 @@ const MIN_SAMPLE_MATCHES = 10;
 
 /**
  * The expectation of a query the statistics cannot estimate (see Match.estimable), corrected by
- * its share among the newest WALK_POSTS posts, where the tiers start; kept when the sample finds
- * too few matches to say anything.
+ * its share among the newest WALK_POSTS posts, where the tiers start. A sample with too few
+ * matches to measure a share still says the share is small: at most MIN_SAMPLE_MATCHES in
+ * WALK_POSTS (a rare phrase of common words, whose tier would read nearly every candidate twice).
  */
 export async function sampleNewest(sql: Sql, match: Match, expected: Expected): Promise<void> {
   if (match.estimable) return;
   const found = await walk(sql, match, WALK_POSTS, "post_date DESC, id DESC");
   if (found.length >= MIN_SAMPLE_MATCHES) correct(expected, found.length);
+  else if (expected.share * WALK_POSTS > MIN_SAMPLE_MATCHES) correct(expected, MIN_SAMPLE_MATCHES);
 }
 
 /**
