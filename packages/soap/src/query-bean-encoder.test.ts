@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { compileQueryBeanEncoder } from "./query-bean-encoder.js";
 import type { ColumnSpec } from "./service-types.js";
 import { SoapError } from "./soap-error.js";
-import { child, parseXmlTree, type XmlNode } from "./testing/xml-tree.js";
+import { child, parseXmlTree, type XmlNode } from "./test-support/xml-tree.js";
 
 const env = "http://schemas.xmlsoap.org/soap/envelope/";
 const enc = "http://schemas.xmlsoap.org/soap/encoding/";

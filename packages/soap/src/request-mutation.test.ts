@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createProbeService } from "./interop/probe-service.js";
-import { parseXmlTree } from "./testing/xml-tree.js";
+import { createProbeService } from "./test-support/probe-service.js";
+import { parseXmlTree } from "./test-support/xml-tree.js";
 
 // A valid Axis-style request, cut, duplicated and corrupted byte by byte: whatever arrives, the
 // service answers with a well-formed envelope (a result or a fault) and never throws.

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { createProbeService, probeOperations } from "./interop/probe-service.js";
 import { requestLimits, type SoapServiceOptions } from "./service-types.js";
 import { SoapError } from "./soap-error.js";
 import { createSoapService } from "./soap-service.js";
-import { child, parseXmlTree, type XmlNode } from "./testing/xml-tree.js";
+import { createProbeService, probeOperations } from "./test-support/probe-service.js";
+import { child, parseXmlTree, type XmlNode } from "./test-support/xml-tree.js";
 
 const env = "http://schemas.xmlsoap.org/soap/envelope/";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { OperationSpec } from "./service-types.js";
-import { child, parseXmlTree, type XmlNode } from "./testing/xml-tree.js";
+import { child, parseXmlTree, type XmlNode } from "./test-support/xml-tree.js";
 import { compileWsdl } from "./wsdl-writer.js";
 
 const operations: OperationSpec[] = [

@@ -11,9 +11,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { faultExpectations } from "../http/fault-expectations.js";
-import { getJson, jsonClient } from "../http/operation-clients.js";
-import { operationExpectations } from "../http/operation-expectations.js";
+import { faultExpectations } from "../test-support/fault-expectations.js";
+import { getJson, jsonClient } from "../test-support/operation-clients.js";
+import { operationExpectations } from "../test-support/operation-expectations.js";
 import {
   type Fixture,
   fixtureNow,
@@ -21,8 +21,8 @@ import {
   type RunningService,
   seedFixture,
   startTestService,
-} from "../http/service-fixture.js";
-import type { TestBackend } from "../http/test-backends.js";
+} from "../test-support/service-fixture.js";
+import type { TestBackend } from "../test-support/test-backends.js";
 
 interface Items {
   items: Array<Record<string, unknown>>;

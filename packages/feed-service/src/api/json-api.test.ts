@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FeedServiceError } from "../errors.js";
-import { getJson } from "../http/operation-clients.js";
 import { problemFor } from "../http/problem-details.js";
-import { seedFixture, startTestService } from "../http/service-fixture.js";
-import { sqliteBackend } from "../http/test-backends.js";
+import { getJson } from "../test-support/operation-clients.js";
+import { seedFixture, startTestService } from "../test-support/service-fixture.js";
+import { sqliteBackend } from "../test-support/test-backends.js";
 import { jsonApiSuite } from "./json-api.suite.js";
 
 jsonApiSuite(sqliteBackend);

@@ -7,9 +7,14 @@ import { after, before, test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { getJson, jsonUrl } from "../http/operation-clients.js";
-import { type Fixture, type RunningService, seedFixture, startTestService } from "../http/service-fixture.js";
 import { operationTable } from "../operations/operation-table.js";
+import { getJson, jsonUrl } from "../test-support/operation-clients.js";
+import {
+  type Fixture,
+  type RunningService,
+  seedFixture,
+  startTestService,
+} from "../test-support/service-fixture.js";
 
 interface Operation {
   operationId: string;

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { openStore } from "../store/open-store.js";
-import { runCaptured } from "./captured-run.js";
+import { runCaptured } from "../test-support/captured-run.js";
 
 let server: Server;
 let base: string;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runCaptured } from "./captured-run.js";
+import { runCaptured } from "../test-support/captured-run.js";
 
 const cli = runCaptured;
 

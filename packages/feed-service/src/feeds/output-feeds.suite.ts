@@ -15,7 +15,7 @@ import { execFile } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { decodeHTML } from "entities";
 import { parseAtomFeed, parseJsonFeed, parseRssFeed } from "feedsmith";
-import { missingTool, toolAvailable } from "../http/interop/external-tool.js";
+import { missingTool, toolAvailable } from "../test-support/external-tool.js";
 import {
   type Fixture,
   fixtureNow,
@@ -23,8 +23,8 @@ import {
   type RunningService,
   seedFixture,
   startTestService,
-} from "../http/service-fixture.js";
-import type { TestBackend } from "../http/test-backends.js";
+} from "../test-support/service-fixture.js";
+import type { TestBackend } from "../test-support/test-backends.js";
 
 /** Debian's own Python, where python3-feedparser lives (a python3 earlier on PATH may lack it). */
 const python = "/usr/bin/python3";

@@ -2,7 +2,7 @@
 // suite on PostgreSQL. Then the change clock on its own.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { sqliteBackend } from "../http/test-backends.js";
+import { sqliteBackend } from "../test-support/test-backends.js";
 import { ChangeClock } from "./change-clock.js";
 import { outputFeedsSuite } from "./output-feeds.suite.js";
 

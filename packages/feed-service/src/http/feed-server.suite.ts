@@ -17,9 +17,9 @@ import {
   type RunningService,
   seedFixture,
   startTestService,
-} from "./service-fixture.js";
-import { buildRequest, callOperation, postSoap, readSoapResponse } from "./soap-test-client.js";
-import type { TestBackend } from "./test-backends.js";
+} from "../test-support/service-fixture.js";
+import { buildRequest, callOperation, postSoap, readSoapResponse } from "../test-support/soap-test-client.js";
+import type { TestBackend } from "../test-support/test-backends.js";
 
 export function feedServerSuite(backend: TestBackend): void {
   describe(`feed server (${backend.name})`, () => {

@@ -4,11 +4,11 @@
 import { after } from "node:test";
 import { jsonApiSuite } from "../api/json-api.suite.js";
 import { outputFeedsSuite } from "../feeds/output-feeds.suite.js";
+import { postgresBackend } from "../test-support/test-backends.js";
 import { feedServerSuite } from "./feed-server.suite.js";
 import { responseCacheSuite } from "./response-cache.suite.js";
 import { soapFaultsSuite } from "./soap-faults.suite.js";
 import { soapOperationsSuite } from "./soap-operations.suite.js";
-import { postgresBackend } from "./test-backends.js";
 
 const backend = postgresBackend();
 after(() => backend.stop());

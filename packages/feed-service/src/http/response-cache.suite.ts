@@ -10,9 +10,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { openStore } from "../store/open-store.js";
-import { type Fixture, type RunningService, seedFixture, startTestService } from "./service-fixture.js";
-import { buildRequest, callOperation, postSoap } from "./soap-test-client.js";
-import type { TestBackend } from "./test-backends.js";
+import {
+  type Fixture,
+  type RunningService,
+  seedFixture,
+  startTestService,
+} from "../test-support/service-fixture.js";
+import { buildRequest, callOperation, postSoap } from "../test-support/soap-test-client.js";
+import type { TestBackend } from "../test-support/test-backends.js";
 
 export function responseCacheSuite(backend: TestBackend): void {
   describe(`response cache through the server (${backend.name})`, () => {

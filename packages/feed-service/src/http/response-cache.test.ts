@@ -2,9 +2,9 @@
 // postgres-service.test.ts runs that suite on PostgreSQL).
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { sqliteBackend } from "../test-support/test-backends.js";
 import { ResponseCache } from "./response-cache.js";
 import { responseCacheSuite } from "./response-cache.suite.js";
-import { sqliteBackend } from "./test-backends.js";
 
 const entry = (version: string, size: number) => ({
   version,

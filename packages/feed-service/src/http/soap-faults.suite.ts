@@ -12,11 +12,16 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { faultExpectations } from "./fault-expectations.js";
-import { soapClient } from "./operation-clients.js";
-import { type Fixture, type RunningService, seedFixture, startTestService } from "./service-fixture.js";
-import { type ArgumentXml, callOperation, postSoap } from "./soap-test-client.js";
-import type { TestBackend } from "./test-backends.js";
+import { faultExpectations } from "../test-support/fault-expectations.js";
+import { soapClient } from "../test-support/operation-clients.js";
+import {
+  type Fixture,
+  type RunningService,
+  seedFixture,
+  startTestService,
+} from "../test-support/service-fixture.js";
+import { type ArgumentXml, callOperation, postSoap } from "../test-support/soap-test-client.js";
+import type { TestBackend } from "../test-support/test-backends.js";
 
 export function soapFaultsSuite(backend: TestBackend): void {
   describe(`SOAP faults (${backend.name})`, () => {

@@ -11,8 +11,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { soapClient } from "./operation-clients.js";
-import { operationExpectations } from "./operation-expectations.js";
+import { soapClient } from "../test-support/operation-clients.js";
+import { operationExpectations } from "../test-support/operation-expectations.js";
 import {
   type Fixture,
   fixtureNow,
@@ -20,9 +20,9 @@ import {
   type RunningService,
   seedFixture,
   startTestService,
-} from "./service-fixture.js";
-import { buildRequest, callOperation, postSoap } from "./soap-test-client.js";
-import type { TestBackend } from "./test-backends.js";
+} from "../test-support/service-fixture.js";
+import { buildRequest, callOperation, postSoap } from "../test-support/soap-test-client.js";
+import type { TestBackend } from "../test-support/test-backends.js";
 
 export function soapOperationsSuite(backend: TestBackend): void {
   describe(`SOAP operations (${backend.name})`, () => {

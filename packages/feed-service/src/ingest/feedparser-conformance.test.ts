@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { FeedServiceError } from "../errors.js";
-import { type ConformanceSubject, checkExpectation } from "./conformance/feedparser-expect.js";
+import { type ConformanceSubject, checkExpectation } from "../test-support/feedparser-expect.js";
 import { decodeBytes } from "./decode-bytes.js";
 import { declaredTag } from "./detect-language.js";
 import { processFeedDocument } from "./process-document.js";

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FeedServiceError } from "../errors.js";
-import { seedFixture, startTestService } from "../http/service-fixture.js";
-import { callOperation } from "../http/soap-test-client.js";
-import { postgresBackend } from "../http/test-backends.js";
+import { seedFixture, startTestService } from "../test-support/service-fixture.js";
+import { callOperation } from "../test-support/soap-test-client.js";
+import { postgresBackend } from "../test-support/test-backends.js";
 import { parseMetricsAllow } from "./metrics-access.js";
 
 /** The value of one series in Prometheus text, or undefined when the series is absent. */

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type RunningService, seedFixture, startTestService } from "../http/service-fixture.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
+import { type RunningService, seedFixture, startTestService } from "../test-support/service-fixture.js";
 import { cachingRunner } from "./record-cache.js";
 
 let service: RunningService;

@@ -7,14 +7,14 @@ import assert from "node:assert/strict";
 import { get as httpGet } from "node:http";
 import { after, before, test } from "node:test";
 import { gunzipSync } from "node:zlib";
+import { type HostileFeed, seedHostileFeed } from "../test-support/hostile-feed.js";
 import {
   type Fixture,
   fixtureNow,
   type RunningService,
   seedFixture,
   startTestService,
-} from "../http/service-fixture.js";
-import { type HostileFeed, seedHostileFeed } from "./hostile-feed.js";
+} from "../test-support/service-fixture.js";
 
 let service: RunningService;
 let fx: Fixture;

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { missingTool, toolAvailable } from "./external-tool.js";
-import { createProbeService, startProbeServer } from "./probe-service.js";
+import { missingTool, toolAvailable } from "../test-support/external-tool.js";
+import { createProbeService, startProbeServer } from "../test-support/probe-service.js";
 
 const run = promisify(execFile);
 const client = fileURLToPath(new URL("./AxisClient.java", import.meta.url));

@@ -4,8 +4,8 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { internalErrorMessage } from "../soap-service.js";
-import { missingTool, toolAvailable } from "./external-tool.js";
-import { createProbeService, startProbeServer } from "./probe-service.js";
+import { missingTool, toolAvailable } from "../test-support/external-tool.js";
+import { createProbeService, startProbeServer } from "../test-support/probe-service.js";
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL("./perl-client.pl", import.meta.url));

@@ -3,8 +3,8 @@ import { execFile } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { missingTool, toolAvailable } from "./external-tool.js";
-import { createProbeService, startProbeServer } from "./probe-service.js";
+import { missingTool, toolAvailable } from "../test-support/external-tool.js";
+import { createProbeService, startProbeServer } from "../test-support/probe-service.js";
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL("./php-client.php", import.meta.url));

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { missingTool, toolAvailable } from "../../test-support/external-tool.js";
 import {
   type Fixture,
   fixtureNow,
@@ -16,8 +17,7 @@ import {
   type RunningService,
   seedFixture,
   startTestService,
-} from "../service-fixture.js";
-import { missingTool, toolAvailable } from "./external-tool.js";
+} from "../../test-support/service-fixture.js";
 
 const run = promisify(execFile);
 const client = fileURLToPath(new URL("./FeedAggregatorClient.java", import.meta.url));

@@ -5,6 +5,7 @@ import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { missingTool, toolAvailable } from "../../test-support/external-tool.js";
 import {
   type Fixture,
   fixtureNow,
@@ -12,8 +13,7 @@ import {
   type RunningService,
   seedFixture,
   startTestService,
-} from "../service-fixture.js";
-import { missingTool, toolAvailable } from "./external-tool.js";
+} from "../../test-support/service-fixture.js";
 
 const run = promisify(execFile);
 const client = fileURLToPath(new URL("./feed-php-client.php", import.meta.url));

@@ -19,7 +19,7 @@ const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "feed-concurrency-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const writer = fileURLToPath(new URL("./sqlite-concurrent-writer.ts", import.meta.url));
+const writer = fileURLToPath(new URL("../../test-support/sqlite-concurrent-writer.ts", import.meta.url));
 
 describe("sqlite store across processes", () => {
   it("keeps every counter exact while three processes write at once", async () => {

@@ -6,8 +6,8 @@
  * critical axe violation. Skips loudly without Chromium, fails under CI=true (browser-launch.ts).
  */
 import assert from "node:assert/strict";
-import { base, browserTest, site, visitMainPages } from "./browser-suite.js";
-import { assertCleanPage, open, watchedPage } from "./page-checks.js";
+import { base, browserTest, site, visitMainPages } from "../../test-support/browser-suite.js";
+import { assertCleanPage, open, watchedPage } from "../../test-support/page-checks.js";
 
 browserTest(
   "every page: its heading and title, no script error or CSP violation, no serious axe violation",

@@ -4,8 +4,8 @@
  * nothing runs. Same frame and checks as web-pages-browser.test.ts (browser-suite.ts).
  */
 import assert from "node:assert/strict";
-import { base, browserTest, mainPages, site, visitMainPages } from "./browser-suite.js";
-import { assertCleanPage, open, watchedPage } from "./page-checks.js";
+import { base, browserTest, mainPages, site, visitMainPages } from "../../test-support/browser-suite.js";
+import { assertCleanPage, open, watchedPage } from "../../test-support/page-checks.js";
 
 browserTest(
   "JavaScript off: the main pages read the same, and the filter and search forms still work",

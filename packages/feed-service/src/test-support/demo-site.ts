@@ -3,9 +3,9 @@
  * 127.0.0.1 with a fresh database holding the demo corpus (the generator behind `feed-service
  * demo`) and the hostile feed, at a pinned clock.
  */
-import { loadDemoData } from "../../demo/load-demo-data.js";
-import { fixtureNow, type RunningService, startTestService } from "../../http/service-fixture.js";
-import { type HostileFeed, seedHostileFeed } from "../hostile-feed.js";
+import { loadDemoData } from "../demo/load-demo-data.js";
+import { type HostileFeed, seedHostileFeed } from "./hostile-feed.js";
+import { fixtureNow, type RunningService, startTestService } from "./service-fixture.js";
 
 export interface DemoSite {
   readonly service: RunningService;

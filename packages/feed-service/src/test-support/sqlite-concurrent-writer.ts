@@ -3,7 +3,7 @@
  * given as argv[2], then records clicks and refreshes a feed as fast as it can, as a second
  * `feed-service serve` or ingest worker would. Prints a JSON summary on stdout.
  */
-import { openStore } from "../open-store.js";
+import { openStore } from "../store/open-store.js";
 
 async function run(path: string, name: string, rounds: number): Promise<void> {
   const store = await openStore(path);

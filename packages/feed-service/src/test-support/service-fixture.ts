@@ -4,12 +4,13 @@
  * package and HTTP server on 127.0.0.1, port 0, with a pinned clock; and a small corpus written
  * through the Store API whose every order and filter is known.
  */
+
+import { createFeedServer, type FeedServerOptions } from "../http/feed-server.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
 import type { QueryLimits } from "../store/query-limits.js";
 import type { IncomingPost, Store } from "../store/store.js";
-import { createFeedServer, type FeedServerOptions } from "./feed-server.js";
 import { sqliteBackend, type TestBackend } from "./test-backends.js";
 
 export const hour = 3_600_000;

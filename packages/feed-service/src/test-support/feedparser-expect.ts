@@ -4,7 +4,7 @@
  * encoding chosen. Clauses about anything else (bozo, copyright, enclosures, ...) are not
  * translated and count neither way.
  */
-import { htmlToText } from "../text-fields.js";
+import { htmlToText } from "../ingest/text-fields.js";
 import { PyLiteralReader, type PyValue } from "./python-literal.js";
 
 export interface ConformanceEntry {
