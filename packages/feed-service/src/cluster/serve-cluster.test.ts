@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { openStore } from "../store/open-store.js";
-import { startTestPostgres, type TestPostgres } from "../store/postgres/test-postgres-server.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres-server.js";
 import { CLUSTER_ARGV_ENV } from "./serve-cluster.js";
 
 const dir = mkdtempSync(join(tmpdir(), "feed-cluster-"));

@@ -13,9 +13,9 @@ import { after, before, describe, it } from "node:test";
 import { loadDemoData } from "../demo/load-demo-data.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
-import { startTestPostgres, type TestPostgres } from "../store/postgres/test-postgres-server.js";
 import type { SearchSort, Store } from "../store/store.js";
 import { runCaptured } from "../test-support/captured-run.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres-server.js";
 import { migrateData } from "./migrate-data.js";
 
 const NOW = Date.parse("2026-01-10T12:00:00Z");

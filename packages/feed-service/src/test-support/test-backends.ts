@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestPostgres, type TestPostgres } from "../store/postgres/test-postgres-server.js";
+import { startTestPostgres, type TestPostgres } from "./test-postgres-server.js";
 
 export interface TestDatabase {
   /** What `openStore` (and `--database`) takes to open it, from any number of connections. */

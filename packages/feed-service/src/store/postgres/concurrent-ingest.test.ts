@@ -13,10 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runIngestPass } from "../../ingest/ingest-pass.js";
+import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { openStore } from "../open-store.js";
 import type { Store } from "../store.js";
 import { openPostgresStore } from "./postgres-store.js";
-import { startTestPostgres, type TestPostgres } from "./test-postgres-server.js";
 
 const FEEDS = 200;
 const ITEMS = 5;

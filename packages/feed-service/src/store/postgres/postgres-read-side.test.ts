@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { rejectsWith } from "../contract/contract-fixture.js";
+import { rejectsWith } from "../../test-support/store-contract/contract-fixture.js";
+import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from "./postgres-store.js";
-import { startTestPostgres, type TestPostgres } from "./test-postgres-server.js";
 
 let server: TestPostgres;
 before(async () => {

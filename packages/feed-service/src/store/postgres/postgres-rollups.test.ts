@@ -7,12 +7,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
-import { DAY, HOUR, incoming, seedCorpus, T0 } from "../contract/contract-fixture.js";
+import { DAY, HOUR, incoming, seedCorpus, T0 } from "../../test-support/store-contract/contract-fixture.js";
+import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
 import { PostgresEndpoint } from "./postgres-copy-endpoint.js";
 import { latestPostgresVersion, migratePostgres } from "./postgres-migrations.js";
 import { openPostgresStore } from "./postgres-store.js";
-import { startTestPostgres, type TestPostgres } from "./test-postgres-server.js";
 
 let server: TestPostgres;
 before(async () => {

@@ -8,13 +8,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
 import { openPostgresPool, rows, type Sql } from "./postgres-connection.js";
 import { SEARCH_EXPRESSION, sinceDayFacet } from "./postgres-search-facets.js";
 import { RANKED_NEWEST, searchPosts } from "./postgres-search-queries.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
-import { startTestPostgres, type TestPostgres } from "./test-postgres-server.js";
 
 const POSTS = 60_000;
 const T0 = Date.UTC(2026, 0, 10);

@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { runStoreContract } from "../../test-support/store-contract.js";
+import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { openStore } from "../open-store.js";
-import { runStoreContract } from "../store-contract.js";
 import { openPostgresStore } from "./postgres-store.js";
 import { searchVector, toTsquery } from "./postgres-text-search.js";
-import { startTestPostgres, type TestPostgres } from "./test-postgres-server.js";
 
 let server: TestPostgres;
 before(async () => {

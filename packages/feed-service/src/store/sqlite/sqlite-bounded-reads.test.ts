@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { incoming } from "../contract/contract-fixture.js";
+import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { migrateSqlite } from "./sqlite-migrations.js";

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { FeedServiceError } from "../../errors.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { incoming, T0 } from "../contract/contract-fixture.js";
+import { incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
+import { runStoreContract } from "../../test-support/store-contract.js";
 import { openStore } from "../open-store.js";
-import { runStoreContract } from "../store-contract.js";
 import { SqlitePooledStore } from "./sqlite-pooled-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "feed-pooled-store-"));

@@ -11,8 +11,8 @@ import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { runStoreContract } from "../../test-support/store-contract.js";
 import { openStore } from "../open-store.js";
-import { runStoreContract } from "../store-contract.js";
 import { toFts5Match } from "./fts5-match.js";
 import { latestSchemaVersion, migrateSqlite, schemaVersion, sqliteMigrations } from "./sqlite-migrations.js";
 

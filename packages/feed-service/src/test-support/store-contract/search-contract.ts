@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import type { SearchSort } from "../store.js";
+import type { SearchSort } from "../../store/store.js";
 import { guids, HOUR, incoming, type StoreFactory, T0, withCorpus } from "./contract-fixture.js";
 
 function page(terms: string, sort: SearchSort = "date", languageIds: number[] | null = null) {

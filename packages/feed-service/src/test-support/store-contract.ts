@@ -9,15 +9,15 @@
  * runStoreContract("sqlite", (name) => openStore(join(dir, `${slug(name)}.db`)));
  */
 import { describe } from "node:test";
-import { activityContract } from "./contract/activity-contract.js";
-import { boundsContract } from "./contract/bounds-contract.js";
-import { catalogContract } from "./contract/catalog-contract.js";
-import type { StoreFactory } from "./contract/contract-fixture.js";
-import { feedContract } from "./contract/feed-contract.js";
-import { postListContract } from "./contract/post-list-contract.js";
-import { searchContract } from "./contract/search-contract.js";
+import { activityContract } from "./store-contract/activity-contract.js";
+import { boundsContract } from "./store-contract/bounds-contract.js";
+import { catalogContract } from "./store-contract/catalog-contract.js";
+import type { StoreFactory } from "./store-contract/contract-fixture.js";
+import { feedContract } from "./store-contract/feed-contract.js";
+import { postListContract } from "./store-contract/post-list-contract.js";
+import { searchContract } from "./store-contract/search-contract.js";
 
-export type { StoreFactory } from "./contract/contract-fixture.js";
+export type { StoreFactory } from "./store-contract/contract-fixture.js";
 
 export function runStoreContract(dialect: string, factory: StoreFactory): void {
   describe(`store contract (${dialect})`, () => {

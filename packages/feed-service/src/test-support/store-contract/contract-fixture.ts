@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { FeedServiceError } from "../../errors.js";
-import type { IncomingPost, Store } from "../store.js";
+import type { IncomingPost, Store } from "../../store/store.js";
 
 export type StoreFactory = (name: string) => Promise<Store>;
 

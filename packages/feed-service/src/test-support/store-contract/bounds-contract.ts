@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import type { PostRecord, SearchSort, Store } from "../store.js";
+import type { PostRecord, SearchSort, Store } from "../../store/store.js";
 import { DAY, HOUR, incoming, type StoreFactory, T0, withStore } from "./contract-fixture.js";
 
 /** Newest first, ties by id descending (spec §4). */
