@@ -7,7 +7,7 @@ import type { CommandContext } from "./cli/command.js";
 import type { Env } from "./cli/command-line.js";
 import { commandTable } from "./cli/command-table.js";
 import { type Output, processOutput } from "./cli/output.js";
-import { FeedServiceError } from "./errors.js";
+import { errorCodeInfo, FeedServiceError } from "./errors.js";
 
 /** Usage text of the feed-service command. */
 export const usage = `usage: feed-service <command> [options]
@@ -72,7 +72,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   } catch (error) {
     if (error instanceof FeedServiceError) {
       output.err(`feed-service ${name}: ${error.message.split("\n")[0]}\n`);
-      return error.code === "FEED_BAD_ARGUMENT" ? 2 : 1;
+      return errorCodeInfo(error.code).exitCode;
     }
     output.err(
       `feed-service ${name}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}\n`,

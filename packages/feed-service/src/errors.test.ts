@@ -26,6 +26,11 @@ test("every code raised in the source is declared, and every declared code is in
   assert.ok(used.size >= 3, `found ${[...used].join(", ")}`);
   for (const code of used) assert.ok(declared.has(code), `${code} is raised but not declared in errors.ts`);
   const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-  for (const code of declared)
-    assert.ok(readme.includes(`\`${code}\``), `${code} is not documented in the README`);
+  for (const [code, info] of Object.entries(feedServiceErrorCodes)) {
+    const row = readme.split("\n").find((line) => line.startsWith(`| \`${code}\` | ${info.description} |`));
+    assert.ok(
+      row?.endsWith(`| ${info.exitCode} |`),
+      `${code} is not in the README with its meaning and exit code`,
+    );
+  }
 });

@@ -1,33 +1,76 @@
+/** What the registry says of each code (the same shape in every package of the toolkit). */
+export interface ErrorCodeInfo {
+  /** What the code means, for people (the README's table repeats it; a test checks). */
+  readonly description: string;
+  /** The command line's exit code for it. */
+  readonly exitCode: number;
+  /** The SOAP fault an operation raising it becomes (`server`: Server.userException). */
+  readonly soapFault?: "client" | "server";
+  /** The status of the JSON API's and the feeds' problem answer (500 when left out). */
+  readonly httpStatus?: number;
+  /** How long those answers ask a client to wait before trying again. */
+  readonly retryAfterSeconds?: number;
+}
+
 /**
- * The one error type of the feed service. Each adapter maps its code to a wire form: a SOAP
- * Server.userException fault, an HTTP status for JSON, a CLI exit code. Messages are written for a
- * person and never hold a stack trace, SQL text, file path or host name of the server.
+ * The codes of the one error type of the feed service, each with its wire forms: a SOAP
+ * Server.userException fault, an HTTP status for JSON and feeds, a CLI exit code. Messages are
+ * written for a person and never hold a stack trace, SQL text, file path or host name. A full
+ * queue empties within a moment; a query past its deadline would likely pass it again at once, so
+ * that client waits longer.
  */
 export const feedServiceErrorCodes = {
-  /** An argument is missing or out of its allowed range (SOAP fault, HTTP 400, exit 2). */
-  FEED_BAD_ARGUMENT: "an argument is missing or outside what is allowed",
-  /** An id or key names nothing (SOAP fault, HTTP 404, exit 1). */
-  FEED_NOT_FOUND: "an id or key names nothing",
-  /** The change would duplicate a unique name, URL or key (HTTP 409, exit 1). */
-  FEED_CONFLICT: "the change would duplicate something that must be unique",
-  /** Fetching a feed failed (network, HTTP status, size, time). */
-  FEED_FETCH_FAILED: "fetching a feed failed",
-  /** A feed document could not be read. */
-  FEED_PARSE_FAILED: "a feed document could not be read",
-  /** The database failed or is unavailable (HTTP 503, exit 1). */
-  FEED_STORE_UNAVAILABLE: "the database failed or is unavailable",
-  /** A query ran past the query deadline and was stopped (SOAP fault, HTTP 503, exit 1). */
-  FEED_QUERY_TIMEOUT: "a query ran past the query deadline and was stopped",
-  /** Too many queries are waiting already; the call was refused at once (SOAP fault, HTTP 503 with Retry-After). */
-  FEED_OVERLOADED: "too many queries are waiting; the call was refused at once",
-  /**
-   * An unexpected failure (a bug, a driver error), never thrown as such: the code JSON and feed
-   * clients see in a 500 problem, whose detail is generic while the cause stays in the server's log.
-   */
-  FEED_INTERNAL_ERROR: "an unexpected failure; the details stay in the server's log",
-} as const;
+  FEED_BAD_ARGUMENT: {
+    description: "an argument is missing or outside what is allowed",
+    exitCode: 2,
+    soapFault: "server",
+    httpStatus: 400,
+  },
+  FEED_NOT_FOUND: {
+    description: "an id or key names nothing",
+    exitCode: 1,
+    soapFault: "server",
+    httpStatus: 404,
+  },
+  FEED_CONFLICT: { description: "the change would duplicate a unique name, URL or key", exitCode: 1 },
+  FEED_FETCH_FAILED: { description: "fetching a feed failed", exitCode: 1 },
+  FEED_PARSE_FAILED: { description: "a feed document could not be read", exitCode: 1 },
+  FEED_STORE_UNAVAILABLE: {
+    description: "the database failed or is unavailable",
+    exitCode: 1,
+    soapFault: "server",
+    httpStatus: 503,
+    retryAfterSeconds: 5,
+  },
+  FEED_QUERY_TIMEOUT: {
+    description: "a query ran past the query deadline (`--query-timeout`) and was stopped",
+    exitCode: 1,
+    soapFault: "server",
+    httpStatus: 503,
+    retryAfterSeconds: 10,
+  },
+  FEED_OVERLOADED: {
+    description: "too many queries are waiting; the call was refused at once",
+    exitCode: 1,
+    soapFault: "server",
+    httpStatus: 503,
+    retryAfterSeconds: 1,
+  },
+  /** Never thrown as such: the code of the generic 500 problem (the cause stays in the log). */
+  FEED_INTERNAL_ERROR: {
+    description: "an unexpected failure (a bug, a driver error); the details stay in the server's log",
+    exitCode: 1,
+    soapFault: "server",
+    httpStatus: 500,
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
 
 export type FeedServiceErrorCode = keyof typeof feedServiceErrorCodes;
+
+/** The registry's entry of a code. */
+export function errorCodeInfo(code: FeedServiceErrorCode): ErrorCodeInfo {
+  return feedServiceErrorCodes[code];
+}
 
 export class FeedServiceError extends Error {
   readonly code: FeedServiceErrorCode;

@@ -10,7 +10,12 @@
  */
 export { main, usage } from "./cli.js";
 export { type DemoOptions, type DemoSummary, loadDemoData } from "./demo/load-demo-data.js";
-export { FeedServiceError, type FeedServiceErrorCode, feedServiceErrorCodes } from "./errors.js";
+export {
+  type ErrorCodeInfo,
+  FeedServiceError,
+  type FeedServiceErrorCode,
+  feedServiceErrorCodes,
+} from "./errors.js";
 export { createFeedServer, type FeedServer, type FeedServerOptions, soapPaths } from "./http/feed-server.js";
 export {
   createOperationRunner,

@@ -47,19 +47,51 @@ export class PlatformAuthError extends Error {
   }
 }
 
-/** Every error code with what it means; the README documents each one (a test checks it). */
+/** What the registry says of each code (the same shape in every package of the toolkit). */
+export interface ErrorCodeInfo {
+  /** What the code means, for people (the README's table repeats it; a test checks). */
+  readonly description: string;
+  /**
+   * The command line's exit code: 2 usage or configuration, 3 credentials refused, 4 API error or
+   * bad answer, 5 network or timeout.
+   */
+  readonly exitCode: number;
+}
+
+/** Every error code with what it means and its exit code; the README documents each one. */
 export const ERROR_CODES = {
-  PA_CONFIG_MISSING: "one or more required settings are missing; the message names all of them",
-  PA_CONFIG_INVALID: "a setting has a value that is not allowed (bad URL, unknown method, unreadable file)",
-  PA_USAGE: "the command line is wrong: unknown command, flag or argument",
-  PA_AUTH_FAILED: "the identity service refused to issue a token (bad client id, secret, scope or JWT)",
-  PA_API_ERROR: "a Platform service answered with an error status",
-  PA_NETWORK: "the request could not be sent or the answer could not be read (DNS, TLS, reset)",
-  PA_TIMEOUT: "retries ran out of time, or a single attempt exceeded its timeout",
-  PA_BAD_RESPONSE: "an answer was not in the expected shape (no access_token, invalid JSON)",
-  PA_KEY_INVALID: "the private key for the JWT method could not be read or used",
-  PA_CACHE: "the token cache file could not be used (wrong owner or permissions, unreadable)",
-} as const;
+  PA_CONFIG_MISSING: {
+    description: "one or more required settings are missing; the message names all of them",
+    exitCode: 2,
+  },
+  PA_CONFIG_INVALID: {
+    description: "a setting has a value that is not allowed (bad URL, unknown method, unreadable file)",
+    exitCode: 2,
+  },
+  PA_USAGE: { description: "the command line or a call's arguments are wrong", exitCode: 2 },
+  PA_AUTH_FAILED: {
+    description: "the identity service refused to issue a token (bad client id, secret, scope or JWT)",
+    exitCode: 3,
+  },
+  PA_API_ERROR: { description: "a Platform service answered with an error status", exitCode: 4 },
+  PA_NETWORK: { description: "the request could not be sent or the answer could not be read", exitCode: 5 },
+  PA_TIMEOUT: {
+    description: "an attempt got no answer within its timeout, and retries ran out",
+    exitCode: 5,
+  },
+  PA_BAD_RESPONSE: {
+    description: "an answer was not in the expected shape (no access_token, not JSON, paging loop)",
+    exitCode: 4,
+  },
+  PA_KEY_INVALID: {
+    description: "the private key for the JWT method could not be read or used",
+    exitCode: 2,
+  },
+  PA_CACHE: {
+    description: "the token cache file could not be used (wrong owner or permissions, unwritable)",
+    exitCode: 2,
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
 
 export type PlatformAuthErrorCode = keyof typeof ERROR_CODES;
 

@@ -4,7 +4,13 @@ export { main, usage } from "./cli.js";
 export type { EmulatorCredential, EmulatorOptions, InjectedFailure } from "./emulator/emulator-options.js";
 export { type EmulatorStats, PlatformEmulator } from "./emulator/platform-emulator.js";
 export { type ParsedErrorBody, parseErrorBody } from "./error-body.js";
-export { ERROR_CODES, PlatformAuthError, type PlatformAuthErrorCode, redactSecrets } from "./errors.js";
+export {
+  ERROR_CODES,
+  type ErrorCodeInfo,
+  PlatformAuthError,
+  type PlatformAuthErrorCode,
+  redactSecrets,
+} from "./errors.js";
 export {
   GLOBAL_CLASSES_PATH,
   type GlobalClass,

@@ -12,7 +12,7 @@ export * from "./namespaces.js";
 export { compileQueryBeanEncoder, type QueryBeanEncoder } from "./query-bean-encoder.js";
 export { decodeRequestText } from "./request-text.js";
 export * from "./service-types.js";
-export { SoapError, type SoapErrorCode, soapErrorCodes } from "./soap-error.js";
+export { type ErrorCodeInfo, SoapError, type SoapErrorCode, soapErrorCodes } from "./soap-error.js";
 export { createSoapService, internalErrorMessage } from "./soap-service.js";
 export { compileWsdl, type WsdlNames } from "./wsdl-writer.js";
 export { escapeXmlAttribute, escapeXmlText, stripForbiddenXmlChars } from "./xml-text.js";

@@ -20,7 +20,7 @@ export { LogWriter } from "./log-writer.js";
 export type { Endpoint, MicroClock } from "./pcap-connection.js";
 export { microClock, PcapConnection } from "./pcap-connection.js";
 export type { RelayErrorCode } from "./relay-error.js";
-export { RelayError, relayErrorCodes } from "./relay-error.js";
+export { type ErrorCodeInfo, RelayError, relayErrorCodes } from "./relay-error.js";
 export type { RelayArguments } from "./relay-options.js";
 export { parseRelayArguments } from "./relay-options.js";
 export type { Relay, RelayOptions } from "./relay-server.js";

@@ -8,29 +8,24 @@
 import { STATUS_CODES } from "node:http";
 import { internalErrorMessage } from "@feed-toolkit/soap";
 import type { FastifyReply } from "fastify";
-import { FeedServiceError, type FeedServiceErrorCode } from "../errors.js";
+import {
+  errorCodeInfo,
+  FeedServiceError,
+  type FeedServiceErrorCode,
+  feedServiceErrorCodes,
+} from "../errors.js";
 import { describeOperationError } from "../operations/operation-runner.js";
 import { escapeJsonMarkup } from "./json-text.js";
 
 export const problemContentType = "application/problem+json; charset=utf-8";
 
-/**
- * Seconds a client should wait before asking again. A full queue empties within a moment; a query
- * that ran past its deadline will most likely do so again at once, so that client waits longer.
- */
-export const retryAfterSeconds: Partial<Record<FeedServiceErrorCode, number>> = {
-  FEED_OVERLOADED: 1,
-  FEED_QUERY_TIMEOUT: 10,
-  FEED_STORE_UNAVAILABLE: 5,
-};
-
-const statusByCode: Partial<Record<FeedServiceErrorCode, number>> = {
-  FEED_BAD_ARGUMENT: 400,
-  FEED_NOT_FOUND: 404,
-  FEED_STORE_UNAVAILABLE: 503,
-  FEED_QUERY_TIMEOUT: 503,
-  FEED_OVERLOADED: 503,
-};
+/** Seconds a client should wait before asking again, by code (from the error registry). */
+export const retryAfterSeconds: Partial<Record<FeedServiceErrorCode, number>> = Object.fromEntries(
+  Object.keys(feedServiceErrorCodes).flatMap((code) => {
+    const wait = errorCodeInfo(code as FeedServiceErrorCode).retryAfterSeconds;
+    return wait === undefined ? [] : [[code, wait]];
+  }),
+);
 
 export interface Problem {
   readonly type: string;
@@ -44,7 +39,7 @@ export interface Problem {
 /** The problem document and Retry-After (seconds, or undefined) for an error of an operation. */
 export function problemFor(error: unknown): { problem: Problem; retryAfter: number | undefined } {
   const code = error instanceof FeedServiceError ? error.code : undefined;
-  const status = (code && statusByCode[code]) || 500;
+  const status = (code && errorCodeInfo(code).httpStatus) || 500;
   const detail =
     status === 500 ? internalErrorMessage : (describeOperationError(error) ?? internalErrorMessage);
   return {

@@ -1,18 +1,4 @@
-import { PlatformAuthError, type PlatformAuthErrorCode } from "../errors.js";
-
-/** Exit codes: 0 success, 1 other, 2 usage/configuration, 3 refused credentials, 4 API error, 5 network. */
-const EXIT_CODES: Record<PlatformAuthErrorCode, number> = {
-  PA_USAGE: 2,
-  PA_CONFIG_MISSING: 2,
-  PA_CONFIG_INVALID: 2,
-  PA_KEY_INVALID: 2,
-  PA_CACHE: 2,
-  PA_AUTH_FAILED: 3,
-  PA_API_ERROR: 4,
-  PA_BAD_RESPONSE: 4,
-  PA_NETWORK: 5,
-  PA_TIMEOUT: 5,
-};
+import { ERROR_CODES, PlatformAuthError } from "../errors.js";
 
 /** Writes one error line (plus details with --verbose) and returns the exit code; never a stack. */
 export function reportError(err: unknown, stderr: (t: string) => void, verbose: boolean): number {
@@ -26,7 +12,8 @@ export function reportError(err: unknown, stderr: (t: string) => void, verbose: 
       ].filter((d) => d !== "");
       if (details.length > 0) stderr(`  ${details.join(", ")}\n`);
     }
-    return EXIT_CODES[err.code];
+    // 0 is success and 1 any failure that is not ours; each code's own is in the registry.
+    return ERROR_CODES[err.code].exitCode;
   }
   // Not ours: print only the message; a stack could hold paths and is no use to a user.
   stderr(`platform-auth: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
