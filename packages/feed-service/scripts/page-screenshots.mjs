@@ -2,20 +2,21 @@
 // Takes the README's screenshots of the web pages: `/` on a desktop and on a phone (and the phone
 // in dark mode), in the same Chromium the browser tests use (playwright-core driving
 // /usr/bin/chromium), from the real service on a fresh demo database at a pinned clock, so that
-// a rerun gives the same pictures. Imports the BUILT package: run `npx tsc -b` first.
-// Usage: node packages/feed-service/scripts/page-screenshots.mjs [output folder]
+// a rerun gives the same pictures. Runs the TypeScript sources (the browser launcher is test
+// support, not part of the built package).
+// Usage: node --import tsx packages/feed-service/scripts/page-screenshots.mjs [output folder]
 import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const dist = new URL("../dist/", import.meta.url);
-const load = (path) => import(new URL(path, dist).href);
+const src = new URL("../src/", import.meta.url);
+const load = (path) => import(new URL(path.replace(/\.js$/, ".ts"), src).href);
 const { openStore } = await load("store/open-store.js");
 const { loadDemoData } = await load("demo/load-demo-data.js");
 const { createOperationRunner } = await load("operations/operation-runner.js");
 const { parseSearchQuery } = await load("search/parse-search-query.js");
 const { createFeedServer } = await load("http/feed-server.js");
-const { launchChromium } = await load("web/browser/browser-launch.js");
+const { launchChromium } = await load("test-support/browser-launch.js");
 
 const out = process.argv[2] ?? new URL("../docs/screenshots/", import.meta.url).pathname;
 const now = Date.UTC(2026, 0, 15, 12, 0, 0);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { BrowserContext } from "playwright-core";
-import { type LaunchedBrowser, launchChromium } from "../web/browser/browser-launch.js";
+import { type LaunchedBrowser, launchChromium } from "./browser-launch.js";
 import { type DemoSite, startDemoSite } from "./demo-site.js";
 import { assertCleanPage, open, type WatchedPage, watchedPage } from "./page-checks.js";
 
