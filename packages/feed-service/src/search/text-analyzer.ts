@@ -19,7 +19,8 @@
  */
 import { foldSearchChar } from "./search-words.js";
 
-type RunKind = "word" | "han" | "hiragana" | "katakana" | "hangul" | "thai";
+/** The kind of run a character belongs to: words of spaced scripts, one of the unspaced ones. */
+export type RunKind = "word" | "han" | "hiragana" | "katakana" | "hangul" | "thai";
 
 const han = /\p{Script=Han}/u;
 const hiragana = /\p{Script=Hiragana}/u;
@@ -31,8 +32,19 @@ const kanaCommon = /[\u30fc\uff70]/u;
 const letterOrDigit = /[\p{L}\p{N}\p{Co}]/u;
 const mark = /\p{M}/u;
 
-/** Which kind of run a character belongs to (or null for a separator), given the run it follows. */
-function kindOf(ch: string, previous: RunKind | null): RunKind | null {
+/**
+ * Which kind of run a character belongs to (or null for a separator), given the run it follows.
+ * The analyzer and the search highlighter both cut text with it, so what is marked is what was
+ * indexed.
+ */
+export function runKindOf(ch: string, previous: RunKind | null): RunKind | null {
+  // ASCII, most of most text, without the Unicode property tests.
+  const code = ch.charCodeAt(0);
+  if (code < 0x80) {
+    return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39)
+      ? "word"
+      : null;
+  }
   if (han.test(ch)) return "han";
   if (hiragana.test(ch)) return "hiragana";
   if (katakana.test(ch)) return "katakana";
@@ -88,7 +100,7 @@ export function analyzeText(text: string): string[] {
   let kind: RunKind | null = null;
   let run = "";
   for (const ch of text.normalize("NFKC")) {
-    const next = kindOf(ch, kind);
+    const next = runKindOf(ch, kind);
     if (next !== kind) {
       if (kind !== null && run !== "") emit(kind, run, out);
       run = "";

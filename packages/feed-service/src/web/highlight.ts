@@ -12,7 +12,7 @@
  */
 
 import type { SearchQuery } from "../search/search-query.js";
-import { analyzeText } from "../search/text-analyzer.js";
+import { analyzeText, type RunKind, runKindOf } from "../search/text-analyzer.js";
 import { escapeHtml, type Html, raw } from "./html.js";
 
 /** One token of the text and the slice of the original text it comes from. */
@@ -20,37 +20,6 @@ export interface TextToken {
   readonly token: string;
   readonly start: number;
   readonly end: number;
-}
-
-type UnitKind = "word" | "han" | "hiragana" | "katakana" | "hangul" | "thai";
-
-const han = /\p{Script=Han}/u;
-const hiragana = /\p{Script=Hiragana}/u;
-const katakana = /\p{Script=Katakana}/u;
-const hangul = /\p{Script=Hangul}/u;
-const thai = /\p{Script=Thai}/u;
-const kanaCommon = /[\u30fc\uff70]/u;
-const letterOrDigit = /[\p{L}\p{N}\p{Co}]/u;
-const mark = /\p{M}/u;
-
-// The same run kinds as the analyzer, read on the original (not NFKC) text so that offsets hold.
-function kindOf(ch: string, previous: UnitKind | null): UnitKind | null {
-  // ASCII, most of every page, without the Unicode property tests.
-  const code = ch.charCodeAt(0);
-  if (code < 0x80) {
-    return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39)
-      ? "word"
-      : null;
-  }
-  if (han.test(ch)) return "han";
-  if (hiragana.test(ch)) return "hiragana";
-  if (katakana.test(ch)) return "katakana";
-  if (kanaCommon.test(ch)) return previous === "hiragana" ? "hiragana" : "katakana";
-  if (hangul.test(ch)) return "hangul";
-  if (thai.test(ch)) return letterOrDigit.test(ch) || mark.test(ch) ? "thai" : null;
-  if (letterOrDigit.test(ch)) return "word";
-  if (mark.test(ch) && previous === "word") return "word";
-  return null;
 }
 
 let thaiSegmenter: Intl.Segmenter | undefined;
@@ -72,7 +41,7 @@ function analyzeWord(word: string): string[] {
   return tokens;
 }
 
-function pushRun(text: string, kind: UnitKind, start: number, end: number, out: TextToken[]): void {
+function pushRun(text: string, kind: RunKind, start: number, end: number, out: TextToken[]): void {
   const run = text.slice(start, end);
   if (kind === "word") {
     for (const token of analyzeWord(run)) out.push({ token, start, end });
@@ -109,11 +78,11 @@ function pushRun(text: string, kind: UnitKind, start: number, end: number, out: 
  */
 export function textTokens(text: string): TextToken[] {
   const out: TextToken[] = [];
-  let kind: UnitKind | null = null;
+  let kind: RunKind | null = null;
   let runStart = 0;
   let i = 0;
   for (const ch of text) {
-    const next = kindOf(ch, kind);
+    const next = runKindOf(ch, kind);
     if (next !== kind) {
       if (kind !== null) pushRun(text, kind, runStart, i, out);
       kind = next;
