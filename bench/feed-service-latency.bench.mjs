@@ -13,12 +13,12 @@
 // Load generator: wrk (C), one thread per run, on the same 2 cores as the server.
 // Usage: npx tsc -b && node bench/feed-service-latency.bench.mjs [--posts N] [--seconds S]
 //          [--backends sqlite,postgres]
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { corpusNow, openCorpus } from "./feed-service-corpus.mjs";
+import { startServe, stopServe } from "./serve-process.mjs";
 import { runWrk, runWrkOnce } from "./wrk-load.mjs";
 
 const { values } = parseArgs({
@@ -28,7 +28,6 @@ const posts = Number(values.posts ?? 1_000_000);
 const seconds = Number(values.seconds ?? 10);
 const backends = (values.backends ?? "sqlite,postgres").split(",");
 const soapPath = "/webservices/FeedAggregator";
-const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
 const DAY = 86_400_000;
 const TARGET_MS = 50;
 
@@ -278,32 +277,6 @@ end
   return file;
 }
 
-function startServer(database) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [bin, "serve", "--no-ingest", "--host", "127.0.0.1", "--port", "0", "--database", database],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` });
-    });
-    child.stderr.on("data", (chunk) => process.stderr.write(chunk));
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-}
-
-async function stopServer({ child }) {
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
-}
-
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : "—");
 
@@ -328,7 +301,7 @@ const probeLua = luaFor("probe", [envelope("getCategories")]);
 const worst = {};
 const load = {};
 for (const backend of backends) {
-  const server = await startServer(databases[backend]);
+  const server = await startServe(databases[backend]);
   try {
     worst[backend] = [];
     for (const [label, body] of worstCalls) {
@@ -356,7 +329,7 @@ for (const backend of backends) {
     ]);
     load[backend] = { mix, idleProbe, heavy, probe };
   } finally {
-    await stopServer(server);
+    await stopServe(server);
   }
 }
 await postgres?.stop();

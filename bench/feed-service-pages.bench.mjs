@@ -10,19 +10,18 @@
 //      page also records the search in the history, as the search operation does.
 // Load generator: wrk (C), one thread, on the same 2 cores as the server.
 // Usage: npx tsc -b && node bench/feed-service-pages.bench.mjs [--posts N] [--seconds S]
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { corpusNow, openCorpus } from "./feed-service-corpus.mjs";
+import { startServe, stopServe } from "./serve-process.mjs";
 import { runWrk } from "./wrk-load.mjs";
 
 const { values } = parseArgs({ options: { posts: { type: "string" }, seconds: { type: "string" } } });
 const posts = Number(values.posts ?? 1_000_000);
 const seconds = Number(values.seconds ?? 5);
-const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
 const HTML_BUDGET_KB = 60;
 const FIRST_LOAD_BUDGET_KB = 150;
 const SERVER_P99_MS = 20;
@@ -131,30 +130,6 @@ function fetchBytes(base, path) {
   });
 }
 
-function startServer(database) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [bin, "serve", "--no-ingest", "--host", "127.0.0.1", "--port", "0", "--database", database],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` });
-    });
-    child.stderr.on("data", (chunk) => process.stderr.write(chunk));
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-}
-
-async function stopServer({ child }) {
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
-}
-
 const kb = (bytes) => bytes / 1024;
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : "—");
 const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : "—");
@@ -168,7 +143,7 @@ await corpus.store.close();
 const { demoRareWords } = await import(
   new URL("../packages/feed-service/dist/demo/demo-vocabulary.js", import.meta.url).href
 );
-const server = await startServer(corpus.path);
+const server = await startServe(corpus.path);
 const sizes = [];
 const timings = [];
 let search;
@@ -223,7 +198,7 @@ try {
     seconds: seconds * 2,
   });
 } finally {
-  await stopServer(server);
+  await stopServe(server);
 }
 
 console.log(

@@ -1,0 +1,31 @@
+// The real `feed-service serve --no-ingest` as a child process on a free loopback port, for the
+// benchmarks that measure the service as users run it. Runs the BUILT package.
+import { spawn } from "node:child_process";
+
+const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
+
+/** Starts serve on `database`; resolves once it listens, with the child and its base URL. */
+export function startServe(database) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [bin, "serve", "--no-ingest", "--host", "127.0.0.1", "--port", "0", "--database", database],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` });
+    });
+    child.stderr.on("data", (chunk) => process.stderr.write(chunk));
+    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+  });
+}
+
+/** Stops a server from startServe (SIGTERM) and waits for it to exit. */
+export async function stopServe({ child }) {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
