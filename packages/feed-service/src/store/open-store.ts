@@ -63,5 +63,10 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   }
   const file = resolve(path);
   const store = openSqliteStore(file);
-  return options.queryLimits ? new SqlitePooledStore(store, file, options.queryLimits) : store;
+  if (!options.queryLimits) return store;
+  // The service answers only once its query threads can: otherwise the first calls after start
+  // wait for threads to boot and open their connections (about half a second on a 2-core machine).
+  const pooled = new SqlitePooledStore(store, file, options.queryLimits);
+  await pooled.ready();
+  return pooled;
 }

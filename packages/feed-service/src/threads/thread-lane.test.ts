@@ -157,6 +157,41 @@ describe("thread lane", () => {
     }
   });
 
+  it("is ready once each first thread has said so, and not before", async () => {
+    // The worker sets up for 300 ms (as a connection open and schema read do), then says ready.
+    const slowStart = new URL(
+      `data:text/javascript,${encodeURIComponent(`
+import { parentPort } from "node:worker_threads";
+const end = Date.now() + 300; while (Date.now() < end);
+globalThis.setUp = true;
+parentPort.postMessage({ ready: true });
+parentPort.on("message", ({ id }) => parentPort.postMessage({ id, ok: true, value: globalThis.setUp }));`)}`,
+    );
+    const l = lane({ entry: slowStart, threads: 2 });
+    try {
+      const started = performance.now();
+      await l.ready();
+      assert.ok(performance.now() - started >= 250, "ready() waited for the set-up");
+      assert.deepEqual(await Promise.all([l.run("x", []), l.run("x", [])]), [true, true]);
+    } finally {
+      await l.close();
+    }
+  });
+
+  it("is ready, without hanging, when a first thread dies before saying so", async () => {
+    const dies = new URL(`data:text/javascript,${encodeURIComponent("process.exit(4);")}`);
+    const l = lane({ entry: dies });
+    // The lane's threads and timers do not hold the process open (a server's socket does): this does.
+    const keepAlive = setInterval(() => {}, 1000);
+    try {
+      await l.ready();
+      assert.ok(l.stats.replaced >= 1, "the lost first thread was counted");
+    } finally {
+      clearInterval(keepAlive);
+      await l.close();
+    }
+  });
+
   it("refuses calls after close", async () => {
     const l = lane();
     await l.close();

@@ -11,7 +11,10 @@
  *   is restarted after a growing pause (a database that cannot be opened must not spin).
  *
  * The protocol with the worker: the lane posts `{ id, method, args }`; the worker answers
- * `{ id, ok: true, value }` or `{ id, ok: false, code, message }`.
+ * `{ id, ok: true, value }` or `{ id, ok: false, code, message }`. A worker that has work to do
+ * before its first call (opening a connection) posts `{ ready: true }` when done, and `ready()`
+ * waits for that from the lane's first threads, so that a server can start answering only once its
+ * query threads can answer (the first calls after start would otherwise wait for threads to boot).
  */
 import { Worker } from "node:worker_threads";
 
@@ -44,6 +47,9 @@ export type WorkerReply =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; code?: string; message: string };
 
+/** What a worker posts once it has finished setting up (see `ThreadLane.ready`). */
+export const workerReadyMessage = { ready: true } as const;
+
 interface Call {
   readonly id: number;
   readonly method: string;
@@ -71,6 +77,8 @@ export class ThreadLane {
   /** Terminated threads that have not exited yet. */
   #windingDown = 0;
   #failedStarts = 0;
+  /** One promise per first thread: settled when it posts it is ready, or when it exits first. */
+  readonly #firstThreads: Promise<void>[] = [];
   #replaced = 0;
   #timedOut = 0;
   #shed = 0;
@@ -88,8 +96,32 @@ export class ThreadLane {
     for (let i = 0; i < options.threads; i++) {
       const slot: Slot = { worker: undefined, call: undefined, answered: 0 };
       this.#slots.push(slot);
-      this.#start(slot);
+      const worker = this.#start(slot);
+      if (worker) {
+        this.#firstThreads.push(
+          new Promise<void>((resolve) => {
+            const settled = () => {
+              worker.off("message", onMessage);
+              worker.off("exit", settled);
+              resolve();
+            };
+            const onMessage = (message: unknown) => {
+              if ((message as { ready?: unknown } | null)?.ready === true) settled();
+            };
+            worker.on("message", onMessage);
+            worker.on("exit", settled);
+          }),
+        );
+      }
     }
+  }
+
+  /**
+   * Resolves when each of the lane's first threads has said it is ready, or has exited (a thread
+   * that cannot start is the calls' business: they get the lane's errors, with restarts paced).
+   */
+  async ready(): Promise<void> {
+    await Promise.all(this.#firstThreads);
   }
 
   get stats(): ThreadLaneStats {
@@ -150,8 +182,8 @@ export class ThreadLane {
     }
   }
 
-  #start(slot: Slot): void {
-    if (this.#closed) return;
+  #start(slot: Slot): Worker | undefined {
+    if (this.#closed) return undefined;
     const worker = new Worker(this.#options.entry, { workerData: this.#options.workerData });
     worker.unref();
     slot.worker = worker;
@@ -185,6 +217,7 @@ export class ThreadLane {
       if (call) this.#settle(call, this.#options.workerError({ message: "the query thread stopped" }));
       this.#scheduleRestart(slot);
     });
+    return worker;
   }
 
   #scheduleRestart(slot: Slot): void {

@@ -77,6 +77,11 @@ export class SqlitePooledStore implements Store {
     this.#heavy = lane(limits.threads ?? defaultQueryThreads(), HEAVY_NICE);
   }
 
+  /** Resolves once every query thread has opened its connection (or failed to start). */
+  async ready(): Promise<void> {
+    await Promise.all([this.#light.ready(), this.#heavy.ready()]);
+  }
+
   /** Threads, busy, queued, and counts of replaced threads, timeouts and shed calls, per lane. */
   get laneStats(): { light: ThreadLaneStats; heavy: ThreadLaneStats } {
     return { light: this.#light.stats, heavy: this.#heavy.stats };
@@ -214,6 +219,9 @@ export class SqlitePooledStore implements Store {
   }
   claimDueFeeds(now: number, opts: FeedClaimOptions): Promise<FeedAdminRecord[]> {
     return this.#main.claimDueFeeds(now, opts);
+  }
+  renewFeedClaim(feedId: number, worker: string, now: number, leaseMs: number): Promise<boolean> {
+    return this.#main.renewFeedClaim(feedId, worker, now, leaseMs);
   }
   releaseFeedClaim(feedId: number, worker: string): Promise<void> {
     return this.#main.releaseFeedClaim(feedId, worker);

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { FeedServiceError } from "../../errors.js";
-import type { WorkerReply } from "../../threads/thread-lane.js";
+import { type WorkerReply, workerReadyMessage } from "../../threads/thread-lane.js";
 import { lowerThisThreadPriority } from "../../threads/thread-priority.js";
 import { openSqliteReader } from "./sqlite-connection.js";
 import { readMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
@@ -15,6 +15,14 @@ const { path, nice } = workerData as { path: string; nice: number };
 if (nice !== 0) lowerThisThreadPriority(nice);
 const store = new SqliteStore(openSqliteReader(path));
 const allowed = new Set<string>(readMethods);
+// One cheap read before saying ready: SQLite reads the schema on a connection's first statement,
+// which for this schema (roll-ups, triggers, the search index) is a noticeable first-call cost.
+try {
+  await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
+} catch {
+  // A broken database shows itself on the calls, with their errors; readiness is not the place.
+}
+parentPort!.postMessage(workerReadyMessage);
 
 parentPort!.on("message", async (request: { id: number; method: string; args: unknown[] }) => {
   let reply: WorkerReply;
