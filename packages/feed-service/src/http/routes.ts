@@ -99,6 +99,12 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
   });
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith("/api/")) return api.notFound(request, reply);
+    // A person who mistyped an address gets the site's 404 page, with its navigation and search;
+    // programs (no text/html in Accept, or not a GET) keep the short plain-text answer.
+    const method = request.method;
+    if ((method === "GET" || method === "HEAD") && /\btext\/html\b/i.test(request.headers.accept ?? "")) {
+      return web.notFound(request, reply);
+    }
     sendText(reply, 404, "Not found.\n");
   });
   app.setErrorHandler((error, request, reply) => {

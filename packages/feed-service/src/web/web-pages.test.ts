@@ -205,6 +205,19 @@ test("bad arguments give a 400 page with the operation's message; unknown ids a 
   }
 });
 
+test("an unknown address gives a browser the 404 page and a program the plain-text answer", async () => {
+  const browser = await get("/no/such/page", { accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8" });
+  assert.equal(browser.status, 404);
+  assert.equal(browser.headers.get("content-type"), "text/html; charset=utf-8");
+  assert.match(browser.text, /<p class="error-message">No page lives at this address\.<\/p>/);
+  assert.match(browser.text, /<form[^>]+action="\/search"/, "the page keeps the search box");
+  assert.equal(browser.headers.get("content-security-policy")?.includes("script-src 'self'"), true);
+  const program = await get("/no/such/page");
+  assert.equal(program.status, 404);
+  assert.equal(program.headers.get("content-type"), "text/plain; charset=utf-8");
+  assert.equal(program.text, "Not found.\n");
+});
+
 test("every page carries the CSP (own origin only, no inline script) and the hardening headers", async () => {
   for (const path of [
     "/",
