@@ -1,13 +1,13 @@
 /**
- * The orchestrator of one feed's refresh, and the only ingest stage that touches the store:
+ * The orchestrator of one feed's refresh, and (with store-document.ts) the only ingest stage that
+ * touches the store:
  * fetch -> decode/parse/normalise -> languages -> identity and deduplication -> one transaction.
  * A failure of any stage is recorded on the feed (stage, message, error count, backoff) and
  * never thrown to the caller, so that one bad feed never stops a pass.
  */
 import type { Dispatcher } from "undici";
 import { FeedServiceError } from "../errors.js";
-import type { FeedAdminRecord, FeedUpdate, IncomingPost, Store } from "../store/store.js";
-import { declaredTag } from "./detect-language.js";
+import type { FeedAdminRecord, Store } from "../store/store.js";
 import { FeedFetchError } from "./fetch-error.js";
 import { type FetchOptions, fetchFeed } from "./fetch-feed.js";
 import type { FetchLimiter } from "./fetch-limiter.js";
@@ -19,7 +19,7 @@ import {
   nextFetchAfterSuccess,
   type SchedulePolicy,
 } from "./schedule-policy.js";
-import { identityLookup, resolveIdentities } from "./unstable-guids.js";
+import { applyUpdate, storeDocument } from "./store-document.js";
 
 export interface RefreshContext {
   store: Store;
@@ -43,29 +43,6 @@ export interface RefreshResult {
   updated: number;
   stage?: RefreshStage;
   error?: string;
-}
-
-async function languageId(ctx: RefreshContext, tag: string): Promise<number> {
-  if (!ctx.languageIds) ctx.languageIds = new Map();
-  const cache = ctx.languageIds;
-  const known = cache.get(tag);
-  if (known !== undefined) return known;
-  const row = await ctx.store.ensureLanguage(tag);
-  cache.set(tag, row.languageId);
-  return row.languageId;
-}
-
-/** Applies an update; if the new feed URL clashes with another feed, saves without moving it. */
-async function apply(store: Store, feedId: number, update: FeedUpdate) {
-  try {
-    return await store.applyFeedUpdate(feedId, update);
-  } catch (error) {
-    if (error instanceof FeedServiceError && error.code === "FEED_CONFLICT" && update.feed?.feedUrl) {
-      const { feedUrl: _dropped, ...feed } = update.feed;
-      return store.applyFeedUpdate(feedId, { ...update, feed });
-    }
-    throw error;
-  }
 }
 
 async function recordFailure(
@@ -102,15 +79,6 @@ async function recordFailure(
     })
     .catch(() => {});
   return result;
-}
-
-function isPlaceholderName(feed: FeedAdminRecord): boolean {
-  const name = feed.feedName.trim();
-  let hostname = "";
-  try {
-    hostname = new URL(feed.feedUrl).hostname;
-  } catch {}
-  return name === "" || name === feed.feedUrl || name === hostOf(feed.feedUrl) || name === hostname;
 }
 
 function hostOf(url: string): string {
@@ -160,7 +128,7 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
     fetched.movedTo && fetched.movedTo !== feed.feedUrl ? { feedUrl: fetched.movedTo } : undefined;
   if (fetched.status === "not-modified") {
     try {
-      await apply(ctx.store, feed.feedId, {
+      await applyUpdate(ctx.store, feed.feedId, {
         posts: [],
         feed: moved,
         fetchState: {
@@ -191,36 +159,10 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
     return recordFailure(ctx, feed, "parse", error, now);
   }
   try {
-    const lookup = identityLookup(doc.entries);
-    const stored = lookup.unique.length === 0 ? [] : await ctx.store.postKeys(feed.feedId, lookup.keys);
-    const identities = resolveIdentities(lookup, stored);
-    const languageIds = new Map<string, number>();
-    for (const tag of new Set(doc.entries.map((e) => e.language)))
-      languageIds.set(tag, await languageId(ctx, tag));
-    const posts: IncomingPost[] = [];
-    for (const { entry, guid } of identities) {
-      posts.push({
-        guid,
-        link: entry.link ?? doc.metadata.siteUrl ?? fetched.url,
-        title: entry.title,
-        excerpt: entry.excerpt,
-        content: entry.content,
-        publishedAt: entry.publishedAt,
-        updatedAt: entry.updatedAt,
-        seenAt: now,
-        languageId: languageIds.get(entry.language)!,
-      });
-    }
-    const feedTag = declaredTag(doc.metadata.language);
-    const meta: FeedUpdate["feed"] = { ...moved };
-    // A name the operator gave is kept; a placeholder (URL or host) is replaced by the feed's title.
-    if (doc.metadata.title && isPlaceholderName(feed)) meta.feedName = doc.metadata.title;
-    if (doc.metadata.siteUrl && !feed.siteUrl) meta.siteUrl = doc.metadata.siteUrl;
-    if (doc.metadata.description && !feed.feedDescription) meta.feedDescription = doc.metadata.description;
-    if (feedTag) meta.languageId = await languageId(ctx, feedTag);
-    const result = await apply(ctx.store, feed.feedId, {
-      posts,
-      feed: meta,
+    const result = await storeDocument(ctx, feed, doc, {
+      sourceUrl: fetched.url,
+      now,
+      movedTo: moved?.feedUrl,
       fetchState: {
         etag: fetched.etag,
         lastModified: fetched.lastModified,
