@@ -221,6 +221,12 @@ export interface Store {
    * handed it, so a feed is never fetched twice at once and a crashed worker's feeds come back.
    */
   claimDueFeeds(now: number, opts: FeedClaimOptions): Promise<FeedAdminRecord[]>;
+  /**
+   * Extends a worker's claim on a feed to `now + leaseMs` while its refresh runs (the heartbeat
+   * of a refresh that outlives its lease). False when the claim is no longer the worker's: another
+   * worker took the feed after the lease ran out, or the claim was released; nothing changes then.
+   */
+  renewFeedClaim(feedId: number, worker: string, now: number, leaseMs: number): Promise<boolean>;
   /** Ends a worker's claim on a feed (after its refresh, whatever the outcome). */
   releaseFeedClaim(feedId: number, worker: string): Promise<void>;
   /** Applies one refresh in one transaction: posts upserted by (feed, guid), fetch state and metadata saved. */

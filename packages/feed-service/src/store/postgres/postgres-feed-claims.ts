@@ -47,6 +47,27 @@ export async function claimDueFeeds(
   });
 }
 
+/**
+ * Extends a claim that is still the worker's; false when another worker took it (its lease ran
+ * out first) or it was released. A lease that ran out but that nobody took is renewed: no one
+ * else has started on the feed.
+ */
+export async function renewFeedClaim(
+  pool: pg.Pool,
+  feedId: number,
+  worker: string,
+  now: number,
+  leaseMs: number,
+): Promise<boolean> {
+  const renewed = await changes(
+    pool,
+    `UPDATE feeds SET claim_expires_at = $3 + $4::bigint
+      WHERE id = $1 AND claimed_by = $2 AND claim_expires_at IS NOT NULL`,
+    [feedId, worker, now, leaseMs],
+  );
+  return renewed > 0;
+}
+
 export async function releaseFeedClaim(pool: pg.Pool, feedId: number, worker: string): Promise<void> {
   await changes(pool, "UPDATE feeds SET claim_expires_at = NULL WHERE id = $1 AND claimed_by = $2", [
     feedId,

@@ -30,7 +30,7 @@ import * as activity from "./postgres-activity-writer.js";
 import * as catalog from "./postgres-catalog-queries.js";
 import * as catalogWriter from "./postgres-catalog-writer.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
-import { claimDueFeeds, releaseFeedClaim } from "./postgres-feed-claims.js";
+import { claimDueFeeds, releaseFeedClaim, renewFeedClaim } from "./postgres-feed-claims.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { mostPopularPosts } from "./postgres-popular-posts.js";
@@ -204,6 +204,9 @@ export class PostgresStore implements Store {
   }
   claimDueFeeds(now: number, opts: FeedClaimOptions): Promise<FeedAdminRecord[]> {
     return claimDueFeeds(this.#pool, now, opts);
+  }
+  renewFeedClaim(feedId: number, worker: string, now: number, leaseMs: number): Promise<boolean> {
+    return renewFeedClaim(this.#pool, feedId, worker, now, leaseMs);
   }
   releaseFeedClaim(feedId: number, worker: string): Promise<void> {
     return releaseFeedClaim(this.#pool, feedId, worker);

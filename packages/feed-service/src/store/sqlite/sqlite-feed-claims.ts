@@ -48,6 +48,32 @@ export function claimDueFeeds(db: Database.Database, now: number, opts: FeedClai
   return run.immediate();
 }
 
+/**
+ * Extends a claim that is still the worker's; false when another worker took it (its lease ran
+ * out first) or it was released. A lease that ran out but that nobody took is renewed: no one
+ * else has started on the feed.
+ */
+export function renewFeedClaim(
+  db: Database.Database,
+  feedId: number,
+  worker: string,
+  now: number,
+  leaseMs: number,
+): boolean {
+  return db
+    .transaction(() => {
+      db.exec(createTable);
+      return (
+        db
+          .prepare(
+            "UPDATE feed_claims SET expires_at = ? WHERE feed_id = ? AND claimed_by = ? AND expires_at IS NOT NULL",
+          )
+          .run(now + leaseMs, feedId, worker).changes > 0
+      );
+    })
+    .immediate();
+}
+
 export function releaseFeedClaim(db: Database.Database, feedId: number, worker: string): void {
   db.transaction(() => {
     db.exec(createTable);

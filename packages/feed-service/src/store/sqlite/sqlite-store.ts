@@ -175,6 +175,9 @@ export class SqliteStore implements Store {
   claimDueFeeds(now: number, opts: FeedClaimOptions): Promise<FeedAdminRecord[]> {
     return settle(() => claims.claimDueFeeds(this.#db, now, opts));
   }
+  renewFeedClaim(feedId: number, worker: string, now: number, leaseMs: number): Promise<boolean> {
+    return settle(() => claims.renewFeedClaim(this.#db, feedId, worker, now, leaseMs));
+  }
   releaseFeedClaim(feedId: number, worker: string): Promise<void> {
     return settle(() => claims.releaseFeedClaim(this.#db, feedId, worker));
   }
