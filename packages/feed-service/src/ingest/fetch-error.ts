@@ -1,20 +1,25 @@
 /**
  * A failed fetch, with what the scheduler needs to decide the next attempt: the HTTP status (if
- * one came back) and how long the server asked us to wait (`Retry-After` on 429/503).
+ * one came back) and how long the server asked us to wait (`Retry-After` on 429/503), and the
+ * failure code recorded on the feed (see `failure-codes.ts`).
  */
 import { FeedServiceError } from "../errors.js";
+import { type CodedFailure, type FailureCode, httpFailureCode } from "./failure-codes.js";
 
-export class FeedFetchError extends FeedServiceError {
+export class FeedFetchError extends FeedServiceError implements CodedFailure {
   readonly httpStatus: number | null;
   readonly retryAfterMs: number | null;
+  readonly failure: FailureCode;
   constructor(
     message: string,
-    opts: { httpStatus?: number; retryAfterMs?: number | null; cause?: unknown } = {},
+    opts: { failure?: FailureCode; httpStatus?: number; retryAfterMs?: number | null; cause?: unknown } = {},
   ) {
     super("FEED_FETCH_FAILED", message, { cause: opts.cause });
     this.name = "FeedFetchError";
     this.httpStatus = opts.httpStatus ?? null;
     this.retryAfterMs = opts.retryAfterMs ?? null;
+    this.failure =
+      opts.failure ?? (opts.httpStatus !== undefined ? httpFailureCode(opts.httpStatus) : "FETCH_FAILED");
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
 import { Agent, type Dispatcher, request } from "undici";
+import type { FailureCode } from "./failure-codes.js";
 import { FeedFetchError, retryAfterMs } from "./fetch-error.js";
 
 export interface FetchOptions {
@@ -26,6 +27,8 @@ export interface FetchOptions {
   userAgent?: string;
   /** Share one agent (connection pool) across fetches; one with the timeouts is made otherwise. */
   dispatcher?: Dispatcher;
+  /** Stops the fetch early (the refresh lost its claim on the feed). */
+  signal?: AbortSignal;
 }
 
 export type FetchOutcome =
@@ -91,25 +94,61 @@ function decompress(raw: Buffer, encoding: string | null, maxBytes: number): Buf
   } catch (error) {
     if (error instanceof RangeError || (error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
       throw new FeedFetchError(`The feed is larger than ${maxBytes} bytes once decompressed.`, {
+        failure: "TOO_LARGE",
         cause: error,
       });
     }
-    throw new FeedFetchError(`The feed's ${coding} compression is corrupt.`, { cause: error });
+    throw new FeedFetchError(`The feed's ${coding} compression is corrupt.`, {
+      failure: "BAD_COMPRESSION",
+      cause: error,
+    });
   }
 }
 
-function describe(error: unknown, url: URL, timeouts: { total: number }): string {
-  const code = (error as { code?: string }).code ?? "";
+/**
+ * A network error as a fetch failure. TLS failures arrive as OpenSSL's codes (CERT_HAS_EXPIRED,
+ * DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_..., EPROTO), possibly as
+ * the cause of undici's own error.
+ */
+function networkFailure(
+  error: unknown,
+  url: URL,
+  opts: { total: number; cancelled: boolean },
+): { failure: FailureCode; message: string } {
+  const cause = (error as { cause?: { code?: string } }).cause;
+  const code = (error as { code?: string }).code ?? cause?.code ?? "";
   const name = (error as { name?: string }).name ?? "";
-  if (code === "UND_ERR_CONNECT_TIMEOUT") return `Connecting to ${url.host} timed out.`;
-  if (code === "UND_ERR_HEADERS_TIMEOUT") return `${url.host} did not start answering in time.`;
-  if (code === "UND_ERR_BODY_TIMEOUT") return `${url.host} stalled while sending the feed.`;
+  if (opts.cancelled) return { failure: "FETCH_FAILED", message: "The fetch was stopped." };
+  if (code === "UND_ERR_CONNECT_TIMEOUT")
+    return { failure: "FETCH_TIMEOUT", message: `Connecting to ${url.host} timed out.` };
+  if (code === "UND_ERR_HEADERS_TIMEOUT")
+    return { failure: "FETCH_TIMEOUT", message: `${url.host} did not start answering in time.` };
+  if (code === "UND_ERR_BODY_TIMEOUT")
+    return { failure: "FETCH_TIMEOUT", message: `${url.host} stalled while sending the feed.` };
   if (name === "TimeoutError" || name === "AbortError")
-    return `Fetching the feed took longer than ${timeouts.total} ms.`;
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `The host ${url.hostname} was not found.`;
-  if (code === "ECONNREFUSED") return `${url.host} refused the connection.`;
-  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return `${url.host} closed the connection.`;
-  return `Fetching the feed failed (${code || name || "network error"}).`;
+    return { failure: "FETCH_TIMEOUT", message: `Fetching the feed took longer than ${opts.total} ms.` };
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+    return { failure: "DNS", message: `The host ${url.hostname} was not found.` };
+  if (code === "ECONNREFUSED")
+    return { failure: "CONNECTION_REFUSED", message: `${url.host} refused the connection.` };
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET")
+    return { failure: "CONNECTION_RESET", message: `${url.host} closed the connection.` };
+  if (/CERT|SSL|TLS|EPROTO/.test(code))
+    return { failure: "TLS", message: `The TLS handshake with ${url.host} failed (${code}).` };
+  return {
+    failure: "FETCH_FAILED",
+    message: `Fetching the feed failed (${code || name || "network error"}).`,
+  };
+}
+
+function networkError(
+  error: unknown,
+  url: URL,
+  total: number,
+  cancel: AbortSignal | undefined,
+): FeedFetchError {
+  const { failure, message } = networkFailure(error, url, { total, cancelled: cancel?.aborted ?? false });
+  return new FeedFetchError(message, { failure, cause: error });
 }
 
 /** Parses and checks a feed URL: absolute http(s) only. */
@@ -118,10 +157,14 @@ export function feedUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new FeedFetchError(`The feed URL ${JSON.stringify(text)} is not an absolute URL.`);
+    throw new FeedFetchError(`The feed URL ${JSON.stringify(text)} is not an absolute URL.`, {
+      failure: "BAD_URL",
+    });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new FeedFetchError(`The feed URL must use http or https; got ${url.protocol.replace(":", "")}.`);
+    throw new FeedFetchError(`The feed URL must use http or https; got ${url.protocol.replace(":", "")}.`, {
+      failure: "BAD_URL",
+    });
   }
   return url;
 }
@@ -139,7 +182,9 @@ export async function fetchFeed(target: string, opts: FetchOptions = {}): Promis
   const total = opts.totalTimeoutMs ?? 30_000;
   const ownAgent = opts.dispatcher ? null : createFetchAgent(opts);
   const dispatcher = opts.dispatcher ?? ownAgent!;
-  const signal = AbortSignal.timeout(total);
+  const signal = opts.signal
+    ? AbortSignal.any([AbortSignal.timeout(total), opts.signal])
+    : AbortSignal.timeout(total);
   let url = feedUrl(target);
   let permanent = true;
   try {
@@ -156,7 +201,7 @@ export async function fetchFeed(target: string, opts: FetchOptions = {}): Promis
       try {
         res = await request(url, { method: "GET", headers, dispatcher, signal });
       } catch (error) {
-        throw new FeedFetchError(describe(error, url, { total }), { cause: error });
+        throw networkError(error, url, total, opts.signal);
       }
       const status = res.statusCode;
       const movedTo = () => (hop > 0 && permanent ? url.href : null);
@@ -168,7 +213,10 @@ export async function fetchFeed(target: string, opts: FetchOptions = {}): Promis
             httpStatus: status,
           });
         if (hop >= maxRedirects)
-          throw new FeedFetchError(`More than ${maxRedirects} redirects.`, { httpStatus: status });
+          throw new FeedFetchError(`More than ${maxRedirects} redirects.`, {
+            failure: "TOO_MANY_REDIRECTS",
+            httpStatus: status,
+          });
         if (status !== 301 && status !== 308) permanent = false;
         url = feedUrl(new URL(location, url).href);
         continue;
@@ -188,7 +236,7 @@ export async function fetchFeed(target: string, opts: FetchOptions = {}): Promis
           retryAfterMs: wait,
         });
       }
-      const raw = await readCapped(res, maxBytes, url, total);
+      const raw = await readCapped(res, maxBytes, url, total, opts.signal);
       const body = decompress(raw, header(res.headers, "content-encoding"), maxBytes);
       return {
         status: "fetched",
@@ -211,11 +259,14 @@ async function readCapped(
   maxBytes: number,
   url: URL,
   total: number,
+  cancel: AbortSignal | undefined,
 ): Promise<Buffer> {
   const declared = Number(header(res.headers, "content-length") ?? Number.NaN);
   if (declared > maxBytes) {
     res.body.destroy();
-    throw new FeedFetchError(`The feed is larger than ${maxBytes} bytes (${declared} declared).`);
+    throw new FeedFetchError(`The feed is larger than ${maxBytes} bytes (${declared} declared).`, {
+      failure: "TOO_LARGE",
+    });
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -224,13 +275,13 @@ async function readCapped(
       size += (chunk as Buffer).byteLength;
       if (size > maxBytes) {
         res.body.destroy();
-        throw new FeedFetchError(`The feed is larger than ${maxBytes} bytes.`);
+        throw new FeedFetchError(`The feed is larger than ${maxBytes} bytes.`, { failure: "TOO_LARGE" });
       }
       chunks.push(chunk as Buffer);
     }
   } catch (error) {
     if (error instanceof FeedFetchError) throw error;
-    throw new FeedFetchError(describe(error, url, { total }), { cause: error });
+    throw networkError(error, url, total, cancel);
   }
   return Buffer.concat(chunks, size);
 }

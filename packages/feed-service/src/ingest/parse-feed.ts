@@ -13,11 +13,12 @@ import {
   MalformedError,
   ParseError,
 } from "feedsmith";
-import { FeedServiceError } from "../errors.js";
 import { adaptAtom } from "./atom-adapter.js";
 import { decodeAtom03Base64 } from "./atom03-base64.js";
 import { detectDocumentKind } from "./detect-format.js";
+import type { FailureCode } from "./failure-codes.js";
 import { adaptJsonFeed } from "./json-feed-adapter.js";
+import { FeedParseError } from "./parse-error.js";
 import type { FeedFormat, ParsedFeed } from "./parsed-feed.js";
 import { repairXml, stripDoctype } from "./repair-xml.js";
 import { adaptRdf, adaptRss } from "./rss-adapter.js";
@@ -62,10 +63,8 @@ function adapt(parsed: AnyFeed): ParsedFeed {
   }
 }
 
-function notAFeed(reason: string, cause?: unknown): FeedServiceError {
-  return new FeedServiceError("FEED_PARSE_FAILED", `The document is not a feed we can read: ${reason}.`, {
-    cause,
-  });
+function notAFeed(reason: string, failure: FailureCode, cause?: unknown): FeedParseError {
+  return new FeedParseError(failure, `The document is not a feed we can read: ${reason}.`, { cause });
 }
 
 /**
@@ -77,8 +76,8 @@ function notAFeed(reason: string, cause?: unknown): FeedServiceError {
  */
 export function parseFeedText(input: string): ParseOutcome {
   const kind = detectDocumentKind(input);
-  if (kind === "html") throw notAFeed("it is an HTML page");
-  if (kind === "unknown") throw notAFeed("it is neither XML nor JSON");
+  if (kind === "html") throw notAFeed("it is an HTML page", "PARSE_NOT_A_FEED");
+  if (kind === "unknown") throw notAFeed("it is neither XML nor JSON", "PARSE_NOT_A_FEED");
   // Only the library's own refusals are caught here: an error in our adapters is a bug and must
   // surface, not be mistaken for a malformed document.
   if (kind === "json") return { feed: adaptJsonFeed(readJsonFeed(input)), repaired: false };
@@ -97,7 +96,7 @@ export function parseFeedText(input: string): ParseOutcome {
     parsed = feedsmithParse(repairXml(text));
   } catch (second) {
     if (second instanceof ParseError && format) return { feed: emptyFeed(format), repaired: true };
-    throw notAFeed("it is not well-formed RSS, Atom or RDF even after repair", second);
+    throw notAFeed("it is not well-formed RSS, Atom or RDF even after repair", "PARSE_MALFORMED", second);
   }
   return { feed: adapt(parsed), repaired: true };
 }

@@ -7,6 +7,8 @@
 import { Worker } from "node:worker_threads";
 import { FeedServiceError, type FeedServiceErrorCode } from "../errors.js";
 import { workerEntryUrl } from "../threads/worker-entry-url.js";
+import { isFailureCode } from "./failure-codes.js";
+import { FeedParseError } from "./parse-error.js";
 import type { ParseReply, ParseRequest } from "./parse-worker.js";
 import type { DocumentForStore } from "./process-document.js";
 
@@ -51,6 +53,7 @@ export class ParsePool {
       if (!p) return;
       slot.pending.delete(reply.id);
       if (reply.ok) p.resolve(reply.doc);
+      else if (isFailureCode(reply.failure)) p.reject(new FeedParseError(reply.failure, reply.message));
       else p.reject(new FeedServiceError(reply.code as FeedServiceErrorCode, reply.message));
     });
     const fail = (error: unknown) => {

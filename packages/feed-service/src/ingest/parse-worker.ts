@@ -5,6 +5,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { FeedServiceError } from "../errors.js";
+import type { CodedFailure } from "./failure-codes.js";
 import { type DocumentForStore, processFeedDocument } from "./process-document.js";
 
 export interface ParseRequest {
@@ -18,7 +19,7 @@ export interface ParseRequest {
 
 export type ParseReply =
   | { id: number; ok: true; doc: DocumentForStore }
-  | { id: number; ok: false; code: string; message: string };
+  | { id: number; ok: false; code: string; message: string; failure?: string };
 
 parentPort?.on("message", (req: ParseRequest) => {
   let reply: ParseReply;
@@ -35,7 +36,13 @@ parentPort?.on("message", (req: ParseRequest) => {
   } catch (error) {
     reply =
       error instanceof FeedServiceError
-        ? { id: req.id, ok: false, code: error.code, message: error.message }
+        ? {
+            id: req.id,
+            ok: false,
+            code: error.code,
+            message: error.message,
+            failure: (error as Partial<CodedFailure>).failure,
+          }
         : { id: req.id, ok: false, code: "FEED_PARSE_FAILED", message: "The document could not be read." };
   }
   parentPort?.postMessage(reply);

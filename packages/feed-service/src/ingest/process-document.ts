@@ -7,6 +7,7 @@ import { decodeBytes } from "./decode-bytes.js";
 import { normaliseEntry } from "./normalise-entry.js";
 import { type FeedMetadata, normaliseFeedMetadata } from "./normalise-feed.js";
 import type { NormalisedEntry } from "./normalised-entry.js";
+import { FeedParseError } from "./parse-error.js";
 import { parseFeedText } from "./parse-feed.js";
 import type { ParsedFeed } from "./parsed-feed.js";
 
@@ -40,6 +41,12 @@ export function processFeedDocument(
   now: number,
   contentLanguage: string | null = null,
 ): ProcessedDocument {
+  if (isBinary(bytes)) {
+    throw new FeedParseError(
+      "NOT_TEXT",
+      "The document is binary (an image, an archive or the like), not a feed; the server may answer the wrong file.",
+    );
+  }
   const decoded = decodeBytes(bytes, contentType);
   const { feed, repaired } = parseFeedText(decoded.text);
   // HTTP Content-Language (first tag) stands in for a language the document does not declare.
@@ -58,4 +65,18 @@ export function processFeedDocument(
     metadata: normaliseFeedMetadata(feed, feedUrl),
     entries,
   };
+}
+
+/**
+ * True for a body that no text encoding reads as a feed: a NUL byte early on, while it starts
+ * neither with a byte order mark nor as UTF-16/32 text (whose ASCII has NULs between) nor with the
+ * `<` or `{` of a document. Such bodies would otherwise fail later as "neither XML nor JSON".
+ */
+function isBinary(bytes: Uint8Array): boolean {
+  const head = bytes.subarray(0, 512);
+  if (!head.includes(0)) return false;
+  const first = head[0];
+  if (first === 0xef || first === 0xfe || first === 0xff || first === 0x00) return false;
+  if (head[1] === 0x00) return false;
+  return first !== 0x3c && first !== 0x7b;
 }

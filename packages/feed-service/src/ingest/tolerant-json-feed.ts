@@ -6,14 +6,13 @@
  * 1.1 for whatever it holds; anything else is not a feed.
  */
 import { type JsonFeed, parseJsonFeed } from "feedsmith";
-import { FeedServiceError } from "../errors.js";
+import type { FailureCode } from "./failure-codes.js";
+import { FeedParseError } from "./parse-error.js";
 
 const canonicalVersion = "https://jsonfeed.org/version/1.1";
 
-function notAFeed(reason: string, cause?: unknown): FeedServiceError {
-  return new FeedServiceError("FEED_PARSE_FAILED", `The document is not a feed we can read: ${reason}.`, {
-    cause,
-  });
+function notAFeed(reason: string, failure: FailureCode, cause?: unknown): FeedParseError {
+  return new FeedParseError(failure, `The document is not a feed we can read: ${reason}.`, { cause });
 }
 
 /**
@@ -25,15 +24,15 @@ export function readJsonFeed(text: string): JsonFeed.Feed<string> {
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (error) {
-    throw notAFeed("it is not valid JSON", error);
+    throw notAFeed("it is not valid JSON", "PARSE_MALFORMED", error);
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw notAFeed("it is JSON but not an object with an items array");
+    throw notAFeed("it is JSON but not an object with an items array", "PARSE_NOT_A_FEED");
   }
   const object = value as Record<string, unknown>;
   const itemsKey = Object.keys(object).find((k) => k.toLowerCase() === "items");
   if (itemsKey === undefined || !Array.isArray(object[itemsKey])) {
-    throw notAFeed("it is JSON but has no items array, so it is not a JSON Feed");
+    throw notAFeed("it is JSON but has no items array, so it is not a JSON Feed", "PARSE_NOT_A_FEED");
   }
   // Only the version is replaced, under every spelling of its key: the rest is read as served.
   const normalised: Record<string, unknown> = { version: canonicalVersion };
@@ -41,6 +40,6 @@ export function readJsonFeed(text: string): JsonFeed.Feed<string> {
   try {
     return parseJsonFeed(normalised);
   } catch (error) {
-    throw notAFeed("it is JSON but its items could not be read", error);
+    throw notAFeed("it is JSON but its items could not be read", "PARSE_MALFORMED", error);
   }
 }
