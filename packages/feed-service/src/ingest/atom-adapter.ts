@@ -35,6 +35,14 @@ export function alternateLink(
   return (html ?? alternates[0])?.href ?? null;
 }
 
+/** Every href of the links with this relation (WebSub hubs: a feed may name several). */
+export function relLinks(
+  links: ReadonlyArray<{ href?: string; rel?: string }> | undefined,
+  rel: string,
+): string[] {
+  return (links ?? []).filter((l) => l.href && l.rel?.toLowerCase() === rel).map((l) => l.href!.trim());
+}
+
 function selfLink(links: ReadonlyArray<{ href?: string; rel?: string }> | undefined): string | null {
   return links?.find((l) => l.href && l.rel?.toLowerCase() === "self")?.href ?? null;
 }
@@ -71,6 +79,7 @@ export function adaptAtom(feed: AtomFeed.Feed<string>): ParsedFeed {
     description: textAsTitle(feed.subtitle as Text | undefined),
     language,
     selfUrl: selfLink(feed.links),
+    hubs: relLinks(feed.links, "hub"),
     base: feed.xml?.base ?? null,
     entries: (feed.entries ?? []).map((e) => adaptEntry(e, language)),
   };

@@ -34,6 +34,10 @@ export function adaptJsonFeed(feed: JsonFeed.Feed<string>): ParsedFeed {
     description: plain(feed.description),
     language,
     selfUrl: feed.feed_url ?? null,
+    // JSON Feed 1.1 `hubs`: each with a type ("WebSub"; older feeds say "PubSubHubbub").
+    hubs: (feed.hubs ?? [])
+      .filter((h) => typeof h?.url === "string" && (!h.type || /websub|pubsubhubbub/i.test(h.type)))
+      .map((h) => h.url!.trim()),
     base: null,
     entries: (feed.items ?? []).map((i) => adaptItem(i, language)),
   };

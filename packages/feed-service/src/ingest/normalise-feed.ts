@@ -13,6 +13,20 @@ export interface FeedMetadata {
   siteUrl: string | null;
   description: string | null;
   language: string | null;
+  /** The feed's own URL as the document declares it (absolute), for WebSub's hub.topic. */
+  selfUrl: string | null;
+  /** WebSub hubs the document names (absolute http(s) URLs, in document order). */
+  hubs: string[];
+}
+
+function httpUrl(text: string | null, base: string): string | null {
+  if (!text) return null;
+  try {
+    const url = new URL(text, base);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
 }
 
 function clean(text: string | null, max: number): string | null {
@@ -33,5 +47,7 @@ export function normaliseFeedMetadata(feed: ParsedFeed, feedUrl: string): FeedMe
     siteUrl: site && /^https?:/i.test(site) ? site : null,
     description: clean(feed.description, 2000),
     language: clean(feed.language, 35),
+    selfUrl: httpUrl(feed.selfUrl, base),
+    hubs: (feed.hubs ?? []).map((h) => httpUrl(h, base)).filter((h): h is string => h !== null),
   };
 }

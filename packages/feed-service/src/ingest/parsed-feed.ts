@@ -31,6 +31,8 @@ export interface ParsedFeed {
   language: string | null;
   /** The feed's own URL as the document declares it (atom:link rel=self, JSON feed_url). */
   selfUrl: string | null;
+  /** WebSub hubs the document names (atom:link rel=hub, JSON Feed `hubs`), as written. */
+  hubs?: string[];
   base: string | null;
   entries: ParsedEntry[];
 }

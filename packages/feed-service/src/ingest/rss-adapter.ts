@@ -3,7 +3,7 @@
  * dates: content:encoded, dc:date, dc:creator, dc:language, media:description, atom:link.
  */
 import type { RdfFeed, RssFeed } from "feedsmith";
-import { alternateLink } from "./atom-adapter.js";
+import { alternateLink, relLinks } from "./atom-adapter.js";
 import type { ParsedEntry, ParsedFeed } from "./parsed-feed.js";
 import { titleText } from "./text-fields.js";
 
@@ -60,6 +60,7 @@ export function adaptRss(feed: RssFeed.Feed<string>): ParsedFeed {
     description: titleText(firstNonEmpty(feed.description, feed.dc?.descriptions?.[0]), "html"),
     language,
     selfUrl: feed.atom?.links?.find((l) => l.rel === "self")?.href ?? null,
+    hubs: relLinks(feed.atom?.links, "hub"),
     base: feed.xml?.base ?? null,
     entries: (feed.items ?? []).map((i) => adaptItem(i, language)),
   };
@@ -73,7 +74,8 @@ export function adaptRdf(feed: RdfFeed.Feed<string>): ParsedFeed {
     siteUrl: firstNonEmpty(feed.link),
     description: titleText(firstNonEmpty(feed.description, feed.dc?.descriptions?.[0]), "html"),
     language,
-    selfUrl: null,
+    selfUrl: relLinks(feed.atom?.links, "self")[0] ?? null,
+    hubs: relLinks(feed.atom?.links, "hub"),
     base: feed.xml?.base ?? null,
     entries: (feed.items ?? []).map((i) => adaptItem(i, language)),
   };
