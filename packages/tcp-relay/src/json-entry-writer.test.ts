@@ -79,3 +79,36 @@ test("every JSON line parses, and its text is the text log's content", () => {
   );
   assert.equal(lines.at(-1).message, 'connect ECONNREFUSED "quoted" é');
 });
+
+test("offsets past 31 bits and at every digit count are written exactly", () => {
+  const time = new IsoTimestamp(() => 0);
+  time.refresh();
+  const offsets = [
+    0,
+    9,
+    10,
+    99_999,
+    2_147_483_647,
+    2_147_483_648,
+    4_294_967_296 + 7,
+    9_999_999_999,
+    123_456_789_012_345,
+  ];
+  for (const offset of offsets) {
+    const sink = new MemorySink();
+    new JsonEntryWriter(sink, 0, "S", time).textEntry(Buffer.from("x"), 0, 1, offset);
+    assert.equal(JSON.parse(sink.text()).pos, offset);
+  }
+});
+
+test("each of the 256 byte values gives the text log's character, JSON-escaped where needed", () => {
+  const time = new IsoTimestamp(() => 0);
+  time.refresh();
+  const all = Buffer.from(Array.from({ length: 256 }, (_, b) => b));
+  const json = new MemorySink();
+  new JsonEntryWriter(json, 0, "C", time).textEntry(all, 0, all.length, 0);
+  const text = new MemorySink();
+  new EntryWriter(text, "C-0-", "", null).textEntry(all, 0, all.length, 0);
+  const shown = /^C-0-#000000 -> \[(.*)\]\n$/s.exec(text.text())![1];
+  assert.equal(JSON.parse(json.text()).text, shown);
+});

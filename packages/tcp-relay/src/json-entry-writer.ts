@@ -7,6 +7,11 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 // Time, the fixed keys and a 16-digit offset; the content is counted apart.
 const FIXED_OVERHEAD = 128;
+// The text log's character for each byte, except 0 for the two that JSON escapes (`"` and `\`),
+// so that the per-byte loop tests one value instead of two.
+const JSON_TEXT_CHAR = Uint8Array.from(TEXT_CHAR);
+JSON_TEXT_CHAR[QUOTE] = 0;
+JSON_TEXT_CHAR[BACKSLASH] = 0;
 
 /**
  * The JSON-lines form of one direction's log (`-json`): one object per entry,
@@ -53,8 +58,9 @@ export class JsonEntryWriter implements DirectionWriter {
       this.#prefix = Buffer.concat([this.#start, time, this.#entryKeys]);
       this.#prefixTime = time;
     }
-    p += this.#prefix.copy(buf, p);
-    p = writeDecimal(buf, p, offset);
+    const prefix = this.#prefix;
+    buf.set(prefix, p);
+    p = writeDecimal(buf, p + prefix.length, offset);
     return copySmall(key, buf, p);
   }
 
@@ -63,9 +69,13 @@ export class JsonEntryWriter implements DirectionWriter {
     const sink = this.#sink;
     const buf = sink.buf;
     let p = this.#head(buf, sink.pos, offset, this.#textKey);
+    const shown = JSON_TEXT_CHAR;
     for (let k = start; k < end; k++) {
-      const c = TEXT_CHAR[src[k]!]!;
-      if (c === QUOTE || c === BACKSLASH) buf[p++] = BACKSLASH;
+      let c = shown[src[k]!]!;
+      if (c === 0) {
+        buf[p++] = BACKSLASH;
+        c = src[k]!;
+      }
       buf[p++] = c;
     }
     sink.pos = closeObject(buf, p);
@@ -123,8 +133,15 @@ function writeDecimal(buf: Buffer, p: number, value: number): number {
   let digits = 1;
   for (let limit = 10; value >= limit && digits < 16; limit *= 10) digits++;
   let v = value;
-  for (let k = p + digits - 1; k >= p; k--) {
+  let k = p + digits - 1;
+  // Integer division while the value fits in 31 bits (the first 2 GiB of a stream), doubles after.
+  for (; v > 0x7fffffff; k--) {
     const q = Math.floor(v / 10);
+    buf[k] = 0x30 + (v - q * 10);
+    v = q;
+  }
+  for (; k >= p; k--) {
+    const q = (v / 10) | 0;
     buf[k] = 0x30 + (v - q * 10);
     v = q;
   }
