@@ -42,6 +42,8 @@ export type FetchOutcome =
       contentType: string | null;
       /** The Content-Language header: the document's language when it declares none itself. */
       contentLanguage: string | null;
+      /** The `Link` header lines (WebSub discovery reads rel="hub" and rel="self" there). */
+      links: string[];
       etag: string | null;
       lastModified: string | null;
     }
@@ -72,6 +74,11 @@ export function createFetchAgent(
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
   const v = headers[name];
   return (Array.isArray(v) ? v[0] : v) ?? null;
+}
+
+function headerLines(headers: Record<string, string | string[] | undefined>, name: string): string[] {
+  const v = headers[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
 function decompress(raw: Buffer, encoding: string | null, maxBytes: number): Buffer {
@@ -245,6 +252,7 @@ export async function fetchFeed(target: string, opts: FetchOptions = {}): Promis
         body,
         contentType: header(res.headers, "content-type"),
         contentLanguage: header(res.headers, "content-language"),
+        links: headerLines(res.headers, "link"),
         etag,
         lastModified,
       };
