@@ -37,6 +37,7 @@ import { mostPopularPosts } from "./postgres-popular-posts.js";
 import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
 import { searchPosts } from "./postgres-search-queries.js";
+import { PostgresWebSubStore } from "./postgres-websub-store.js";
 
 /**
  * Settings of the read connections, besides the deadline:
@@ -61,8 +62,12 @@ export class PostgresStore implements Store {
   readonly #read: PostgresReadSide;
 
   /** Takes an open primary pool and read side on a migrated database; use `openPostgresStore` to open a URL. */
+  /** WebSub state lives on the primary: each read there decides a write. */
+  readonly websub: PostgresWebSubStore;
+
   constructor(pool: pg.Pool, read: PostgresReadSide) {
     this.#pool = pool;
+    this.websub = new PostgresWebSubStore(pool);
     this.#read = read;
   }
 

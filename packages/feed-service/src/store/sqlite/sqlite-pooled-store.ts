@@ -35,6 +35,7 @@ import type {
   SmartCategoryRecord,
   Store,
 } from "../store.js";
+import type { WebSubStore } from "../websub-store.js";
 import { lightReadMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
 import type { SqliteStore } from "./sqlite-store.js";
 
@@ -55,6 +56,11 @@ export class SqlitePooledStore implements Store {
   readonly #main: SqliteStore;
   readonly #light: ThreadLane;
   readonly #heavy: ThreadLane;
+
+  /** WebSub state is written and read where the writes happen: the writer's connection. */
+  get websub(): WebSubStore {
+    return this.#main.websub;
+  }
 
   /** `writer` is the open, migrated store of `path`; the pool opens its own readers of the file. */
   constructor(writer: SqliteStore, path: string, limits: QueryLimits = {}) {

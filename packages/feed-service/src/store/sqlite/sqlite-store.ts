@@ -35,6 +35,7 @@ import { postKeys } from "./sqlite-post-keys.js";
 import * as posts from "./sqlite-post-queries.js";
 import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
 import { searchPosts } from "./sqlite-search-queries.js";
+import { SqliteWebSubStore } from "./sqlite-websub-store.js";
 
 /** Runs a synchronous store call as a promise, with driver errors translated. */
 function settle<T>(fn: () => T): Promise<T> {
@@ -49,11 +50,13 @@ export class SqliteStore implements Store {
   readonly dialect = "sqlite" as const;
   readonly #db: Database.Database;
   readonly #stmts: StatementCache;
+  readonly websub: SqliteWebSubStore;
 
   /** Takes an open, migrated connection; use `openSqliteStore` to open a path. */
   constructor(db: Database.Database) {
     this.#db = db;
     this.#stmts = new StatementCache(db);
+    this.websub = new SqliteWebSubStore(db);
   }
 
   recentPosts(page: PostPage): Promise<PostRecord[]> {
