@@ -6,12 +6,14 @@
  * - `-word` or `-"a phrase"` excludes posts that match it;
  * - `OR` (upper case, unquoted) joins the terms on each side and binds tighter than AND, so
  *   `a b OR c` is a AND (b OR c); an `OR` without a term on both sides is the word "or";
+ * - a term's words are the search analyzer's tokens of its text (search/text-analyzer.ts), the
+ *   very tokens the stores index: `東京` is `東 東京 京`, searched as a phrase;
  * - every input is valid: characters that are not letters or digits only separate words, and a
  *   term left with no words is dropped. A query with exclusions only has no clauses: it matches
  *   nothing.
  */
 import type { SearchQuery, SearchTerm } from "./search-query.js";
-import { searchWords } from "./search-words.js";
+import { analyzeText } from "./text-analyzer.js";
 
 interface RawToken {
   readonly text: string;
@@ -65,7 +67,7 @@ export function parseSearchQuery(input: string): SearchQuery {
       items.push({ kind: "or" });
       continue;
     }
-    const words = searchWords(token.text);
+    const words = analyzeText(token.text);
     if (words.length > 0) items.push({ kind: "term", term: { words }, excluded: token.excluded });
   }
 

@@ -1,8 +1,9 @@
 /**
  * A parsed search expression (spec §4, operation 1), independent of any backend: an AND of
  * clauses, each clause an OR of terms; plus terms to exclude. A term is one word or a phrase
- * (several words that must follow each other). Words are already lower-cased and stripped of
- * accents and punctuation, so that every backend matches the same whole words.
+ * (several words that must follow each other). Words are the search analyzer's tokens
+ * (search/text-analyzer.ts): lower-cased, stripped of accents and punctuation, and Han, kana and
+ * Hangul cut into characters and pairs, so that every backend matches the same tokens.
  */
 export interface SearchTerm {
   readonly words: readonly string[];

@@ -96,14 +96,13 @@ export function textTokens(text: string): TextToken[] {
 
 /**
  * The token phrases a query looks for: each positive term (every alternative of every clause) as
- * the analyzer's tokens of its words. Excluded terms are not shown: results hold none of them.
+ * the analyzer's tokens it already holds. Excluded terms are not shown: results hold none of them.
  */
 export function queryPhrases(query: SearchQuery): string[][] {
   const phrases: string[][] = [];
   for (const clause of query.clauses) {
     for (const term of clause) {
-      const tokens = analyzeText(term.words.join(" "));
-      if (tokens.length > 0) phrases.push(tokens);
+      if (term.words.length > 0) phrases.push([...term.words]);
     }
   }
   return phrases;

@@ -10,15 +10,17 @@
  */
 import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
+import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
+import { reindexSearchVectors } from "./postgres-search-reindex.js";
 import { searchVector } from "./postgres-text-search.js";
 
 interface PostgresMigration {
   readonly version: number;
   readonly description: string;
-  readonly up: (sql: Sql) => Promise<void>;
+  readonly up: (sql: Sql, progress: MigrationProgress) => Promise<void>;
 }
 
 const coreTables = `
@@ -209,6 +211,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "the search index also holds each post's day, language and click tier, so searches stop early",
     up: createSearchFacets,
   },
+  {
+    version: 8,
+    description:
+      "search vectors of the search analyzer's tokens (words inside Chinese, Japanese, Korean runs)",
+    up: reindexSearchVectors,
+  },
 ];
 
 export const latestPostgresVersion = postgresMigrations[postgresMigrations.length - 1]!.version;
@@ -217,12 +225,17 @@ export const latestPostgresVersion = postgresMigrations[postgresMigrations.lengt
 const MIGRATION_LOCK = 7_241_964_001;
 
 /**
- * Applies every migration newer than the database; returns the version reached.
+ * Applies every migration newer than the database; returns the version reached. `progress` hears
+ * how far a long migration got.
  *
  * @example
- * await migratePostgres(pool); // -> 4
+ * await migratePostgres(pool); // -> 8
  */
-export async function migratePostgres(pool: pg.Pool, to = latestPostgresVersion): Promise<number> {
+export async function migratePostgres(
+  pool: pg.Pool,
+  to = latestPostgresVersion,
+  progress: MigrationProgress = stderrProgress(),
+): Promise<number> {
   let version = 0;
   for (const m of postgresMigrations) {
     if (m.version > to) break;
@@ -234,7 +247,7 @@ export async function migratePostgres(pool: pg.Pool, to = latestPostgresVersion)
       const [row] = await rows<{ v: number | null }>(sql, "SELECT max(version) AS v FROM schema_migrations");
       const current = row?.v ?? 0;
       if (current >= m.version) return current;
-      await m.up(sql);
+      await m.up(sql, progress);
       await sql.query(
         "INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)",
         [m.version, m.description, Date.now()],

@@ -2,9 +2,10 @@
  * Full-text search on PostgreSQL with the same words as SQLite (spec §4: whole words, case- and
  * accent-insensitive, no stemming, the same on every backend). PostgreSQL's own parsers would
  * split and fold text differently (`node.js` as one host token, hyphenated compounds, stemming in
- * the language configurations), so neither side uses them: the index holds the words of
- * `searchWords`, the very function the query parser uses, written as a tsvector literal; a query
- * becomes a tsquery literal built from the parsed words. Both literals quote every lexeme, so no
+ * the language configurations, no segmentation of Chinese or Japanese), so neither side uses
+ * them: the index holds the tokens of `analyzeText` (search/text-analyzer.ts), the analyzer the
+ * query parser and the SQLite index use, written as a tsvector literal; a query becomes a tsquery
+ * literal built from the parsed tokens (`termPhrase`, as FTS5 gets them). Both literals quote every lexeme, so no
  * user text is ever read as tsquery syntax.
  *
  * Layout of a vector: feed name words (weight B), then title words (weight A), then body words
@@ -12,7 +13,8 @@
  * phrase never spans two fields (as in FTS5, where fields are columns).
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
-import { searchWords } from "../../search/search-words.js";
+import { termPhrase } from "../../search/term-phrase.js";
+import { analyzeText } from "../../search/text-analyzer.js";
 
 /** tsvector positions stop at 16383; later words keep that position (still found, not as phrases). */
 const MAX_POSITION = 16_383;
@@ -34,7 +36,7 @@ export function searchVector(feedName: string, title: string, body: string): str
   const parts: string[] = [];
   let position = 0;
   const add = (text: string, weight: string) => {
-    for (const word of searchWords(text)) {
+    for (const word of analyzeText(text)) {
       position = Math.min(position + 1, MAX_POSITION);
       if (Buffer.byteLength(word) > MAX_LEXEME_BYTES) continue;
       parts.push(`${quoteLexeme(word)}:${position}${weight}`);
@@ -48,7 +50,7 @@ export function searchVector(feedName: string, title: string, body: string): str
 }
 
 function termQuery(term: SearchTerm): string {
-  const words = term.words.map(quoteLexeme);
+  const words = termPhrase(term).map(quoteLexeme);
   return words.length === 1 ? words[0]! : `(${words.join(" <-> ")})`;
 }
 
@@ -73,7 +75,7 @@ export function toTsquery(query: SearchQuery): string | null {
 
 /** A phrase's words, each required, in any order: what GIN can answer without positions. */
 function termLexemes(term: SearchTerm): string {
-  const words = term.words.map(quoteLexeme);
+  const words = termPhrase(term).map(quoteLexeme);
   return words.length === 1 ? words[0]! : `(${words.join(" & ")})`;
 }
 
@@ -90,7 +92,7 @@ function termLexemes(term: SearchTerm): string {
 export function toIndexTsquery(query: SearchQuery): { tsquery: string; exact: boolean } | null {
   const clauses = query.clauses.filter((c) => c.length > 0);
   if (clauses.length === 0) return null;
-  const phrase = (t: SearchTerm) => t.words.length > 1;
+  const phrase = (t: SearchTerm) => termPhrase(t).length > 1;
   const exact = !clauses.some((c) => c.some(phrase)) && !query.excluded.some(phrase);
   const positive = clauses
     .map((c) => {

@@ -1,13 +1,15 @@
 /**
  * Translates a parsed `SearchQuery` into an FTS5 MATCH expression. Every term becomes one
  * double-quoted FTS5 string (a phrase when it has several words), so no user text is ever read as
- * FTS5 syntax: words hold only letters and digits after parsing, and any `"` is doubled anyway
+ * FTS5 syntax: words hold only the analyzer's tokens (letters, digits, marks) after parsing, and any `"` is doubled anyway
  * (https://sqlite.org/fts5.html#fts5_strings).
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
+import { termPhrase } from "../../search/term-phrase.js";
 
 function quoteTerm(term: SearchTerm): string {
-  return `"${term.words.join(" ").replaceAll('"', '""')}"`;
+  // The index's tokenizer splits only at spaces, so the quoted tokens are the phrase's tokens.
+  return `"${termPhrase(term).join(" ").replaceAll('"', '""')}"`;
 }
 
 function orGroup(terms: readonly SearchTerm[]): string {

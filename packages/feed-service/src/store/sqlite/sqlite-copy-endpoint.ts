@@ -1,7 +1,7 @@
 /** The SQLite side of `migrate-data`: reads and writes the store tables of one database file. */
 import type Database from "better-sqlite3";
 import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
-import { htmlToIndexText } from "../index-text.js";
+import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { openSqliteDatabase } from "./sqlite-connection.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 
@@ -41,18 +41,19 @@ export class SqliteEndpoint implements CopyEndpoint {
       `INSERT INTO ${table.name} (${table.columns.join(", ")}) VALUES (${marks})
         ON CONFLICT (${table.key}) DO UPDATE SET ${table.columns.map((c) => `${c} = excluded.${c}`).join(", ")}`,
     );
-    const index = this.#db.prepare(
-      "INSERT INTO posts_fts (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)",
-    );
+    const index = this.#db.prepare(FTS5_INSERT);
     this.#db.transaction(() => {
       for (const row of rows) {
         insert.run(...row);
         if (table.name === "posts") {
           index.run(
-            row[0],
-            row[POST_TITLE],
-            `${row[POST_EXCERPT]} ${htmlToIndexText(String(row[POST_CONTENT]))}`,
-            feedNames.get(Number(row[POST_FEED])) ?? "",
+            ...fts5IndexRow(
+              Number(row[0]),
+              String(row[POST_TITLE]),
+              String(row[POST_EXCERPT]),
+              String(row[POST_CONTENT]),
+              feedNames.get(Number(row[POST_FEED])) ?? "",
+            ),
           );
         }
       }

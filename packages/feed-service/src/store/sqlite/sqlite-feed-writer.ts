@@ -7,9 +7,9 @@ import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
 import { checkPost, postDate, postUnchanged, type StoredPostFields } from "../incoming-posts.js";
-import { htmlToIndexText } from "../index-text.js";
 import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
 import { feedNameText, feedUrlText } from "../text-checks.js";
+import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
 import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
@@ -34,9 +34,7 @@ function requireReference(stmts: StatementCache, table: "categories" | "language
 }
 
 function indexPost(stmts: StatementCache, id: number, post: IncomingPost, feedName: string): void {
-  stmts
-    .get("INSERT INTO posts_fts (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)")
-    .run(id, post.title, `${post.excerpt} ${htmlToIndexText(post.content)}`, feedName);
+  stmts.get(FTS5_INSERT).run(...fts5IndexRow(id, post.title, post.excerpt, post.content, feedName));
 }
 
 function unindexPost(stmts: StatementCache, id: number): void {
@@ -50,9 +48,7 @@ function reindexFeed(stmts: StatementCache, feedId: number, feedName: string): v
     .all(feedId) as Array<{ id: number; title: string; excerpt: string; content: string }>;
   for (const r of rows) {
     unindexPost(stmts, r.id);
-    stmts
-      .get("INSERT INTO posts_fts (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)")
-      .run(r.id, r.title, `${r.excerpt} ${htmlToIndexText(r.content)}`, feedName);
+    stmts.get(FTS5_INSERT).run(...fts5IndexRow(r.id, r.title, r.excerpt, r.content, feedName));
   }
 }
 

@@ -8,12 +8,14 @@
  */
 import type Database from "better-sqlite3";
 import { htmlToIndexText } from "../index-text.js";
+import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { rollupTables } from "./sqlite-rollup-schema.js";
+import { reindexSearchText } from "./sqlite-search-reindex.js";
 
 export interface SqliteMigration {
   readonly version: number;
   readonly description: string;
-  readonly up: (db: Database.Database) => void;
+  readonly up: (db: Database.Database, progress: MigrationProgress) => void;
 }
 
 const coreTables = `
@@ -202,6 +204,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       "roll-ups that bound read costs: date range per id block, posts per day, clicks per feed and day",
     up: (db) => db.exec(rollupTables),
   },
+  {
+    version: 9,
+    description:
+      "full-text index of the search analyzer's tokens (words inside Chinese, Japanese, Korean runs)",
+    up: reindexSearchText,
+  },
 ];
 
 /** The version the code expects: the last migration's. */
@@ -219,19 +227,23 @@ export function schemaVersion(db: Database.Database): number {
 /**
  * Applies every migration newer than the database, each in its own IMMEDIATE transaction (so two
  * processes opening the same new database do not both migrate it). `to` stops early (tests build
- * old databases with it).
+ * old databases with it); `progress` hears how far a long migration got.
  *
  * @example
- * migrateSqlite(new Database("feeds.db")); // -> 3
+ * migrateSqlite(new Database("feeds.db")); // -> 9
  */
-export function migrateSqlite(db: Database.Database, to = latestSchemaVersion): number {
+export function migrateSqlite(
+  db: Database.Database,
+  to = latestSchemaVersion,
+  progress: MigrationProgress = stderrProgress(),
+): number {
   let version = schemaVersion(db);
   for (const m of sqliteMigrations) {
     if (m.version > to) break;
     const step = db.transaction(() => {
       // Re-read inside the write lock: another process may have migrated meanwhile.
       if (schemaVersion(db) >= m.version) return;
-      m.up(db);
+      m.up(db, progress);
       db.prepare("INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)").run(
         m.version,
         m.description,

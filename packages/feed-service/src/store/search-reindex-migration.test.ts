@@ -1,0 +1,130 @@
+/**
+ * The re-index migrations (SQLite 9, PostgreSQL 8) on a database indexed the old way: whole runs
+ * of letters as words, so `東京` could not find `東京都の天気`. After the migration it does, on
+ * both backends, every post is re-indexed with progress reported, and the search index is back.
+ */
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { parseSearchQuery } from "../search/parse-search-query.js";
+import { postgresBackend, sqliteBackend } from "../test-support/test-backends.js";
+import { openStore } from "./open-store.js";
+import { latestPostgresVersion, migratePostgres } from "./postgres/postgres-migrations.js";
+import { latestSchemaVersion, migrateSqlite } from "./sqlite/sqlite-migrations.js";
+import type { Store } from "./store.js";
+
+const T0 = Date.UTC(2026, 0, 10);
+const titles = ["東京都の天気", "서울 날씨", "Crème brûlée", "北京的天气"];
+
+async function seed(store: Store): Promise<void> {
+  const { feedId } = await store.addFeed({ feedUrl: "https://feeds.test/a", feedName: "Notes" });
+  await store.applyFeedUpdate(feedId, {
+    fetchState: {},
+    posts: titles.map((title, i) => ({
+      guid: `p${i}`,
+      link: `https://posts.test/p${i}`,
+      title,
+      excerpt: "",
+      content: "<p>…</p>",
+      publishedAt: T0 - i * 60_000,
+      updatedAt: null,
+      seenAt: T0,
+      languageId: 1,
+    })),
+  });
+}
+
+async function titlesFound(store: Store, terms: string): Promise<string[]> {
+  const found = await store.searchPosts({
+    limit: 10,
+    offset: 0,
+    languageIds: null,
+    query: parseSearchQuery(terms),
+    sort: "date",
+  });
+  return found.map((p) => p.postTitle);
+}
+
+/** What each query finds once the index holds the analyzer's tokens. */
+async function assertReindexed(store: Store): Promise<void> {
+  assert.deepEqual(await titlesFound(store, "東京"), ["東京都の天気"]);
+  assert.deepEqual(await titlesFound(store, "京"), ["東京都の天気", "北京的天气"]);
+  assert.deepEqual(await titlesFound(store, "날씨"), ["서울 날씨"]);
+  assert.deepEqual(await titlesFound(store, "creme"), ["Crème brûlée"]);
+}
+
+type Step = [string, number, number];
+
+describe("search re-index migration", () => {
+  it("SQLite 9 rebuilds an index of unicode61 words from the posts", async () => {
+    const db = await sqliteBackend.newDatabase();
+    try {
+      const store = await openStore(db.location);
+      await seed(store);
+      await store.close();
+      // Back to version 8: the index as unicode61 wrote it from the raw text.
+      const again = new Database(db.location);
+      again.exec(`DROP TABLE posts_fts;
+        CREATE VIRTUAL TABLE posts_fts USING fts5 (title, body, feed_name, content = '',
+          contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');
+        INSERT INTO posts_fts (rowid, title, body, feed_name)
+          SELECT p.id, p.title, p.excerpt, f.name FROM posts p JOIN feeds f ON f.id = p.feed_id;
+        DELETE FROM schema_migrations WHERE version = 9;`);
+      const before = again.prepare("SELECT count(*) AS n FROM posts_fts WHERE posts_fts MATCH ?");
+      assert.equal((before.get('"東京"') as { n: number }).n, 0, "the old index has whole runs only");
+      const steps: Step[] = [];
+      assert.equal(
+        migrateSqlite(again, latestSchemaVersion, (...s) => steps.push(s)),
+        latestSchemaVersion,
+      );
+      again.close();
+      assert.deepEqual(steps.at(-1)?.slice(1), [titles.length, titles.length]);
+      assert.match(steps[0]![0], /re-indexing/);
+      const store2 = await openStore(db.location);
+      try {
+        await assertReindexed(store2);
+      } finally {
+        await store2.close();
+      }
+    } finally {
+      db.drop();
+    }
+  });
+
+  const postgres = postgresBackend();
+  after(() => postgres.stop());
+
+  it("PostgreSQL 8 rebuilds search vectors and the index from the posts", async () => {
+    const db = await postgres.newDatabase();
+    const store = await openStore(db.location);
+    await seed(store);
+    await store.close();
+    const pool = new pg.Pool({ connectionString: db.location, max: 2 });
+    try {
+      // Back to version 7: vectors of whole words as PostgreSQL's simple parser cuts them.
+      await pool.query(`UPDATE posts SET search_vector = to_tsvector('simple', title);
+        DELETE FROM schema_migrations WHERE version = 8;`);
+      const before = await pool.query(
+        "SELECT count(*)::int AS n FROM posts WHERE search_vector @@ '東京'::tsquery",
+      );
+      assert.equal(before.rows[0].n, 0, "the old vectors have whole runs only");
+      const steps: Step[] = [];
+      assert.equal(
+        await migratePostgres(pool, latestPostgresVersion, (...s) => steps.push(s)),
+        latestPostgresVersion,
+      );
+      assert.deepEqual(steps.at(-1)?.slice(1), [titles.length, titles.length]);
+      const index = await pool.query("SELECT 1 FROM pg_indexes WHERE indexname = 'posts_search_facets'");
+      assert.equal(index.rowCount, 1, "the search index is rebuilt");
+    } finally {
+      await pool.end();
+    }
+    const store2 = await openStore(db.location);
+    try {
+      await assertReindexed(store2);
+    } finally {
+      await store2.close();
+    }
+  });
+});
