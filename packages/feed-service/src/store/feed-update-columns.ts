@@ -10,8 +10,12 @@ const fetchStateColumns = {
   lastModified: "last_modified",
   nextFetchAt: "next_fetch_at",
   lastFetchedAt: "last_fetched_at",
+  lastSuccessAt: "last_success_at",
   errorCount: "error_count",
   lastError: "last_error",
+  lastErrorAt: "last_error_at",
+  lastErrorStage: "last_error_stage",
+  lastErrorCode: "last_error_code",
 } as const;
 
 const metadataColumns = {

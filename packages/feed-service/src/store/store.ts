@@ -76,14 +76,21 @@ export interface PostPage {
 
 export type SearchSort = "relevance" | "date" | "clicks";
 
-/** A feed's fetch state, kept for the scheduler and shown by `feeds list`. */
+/** A feed's fetch state and health, kept for the scheduler and shown by `feeds list`. */
 export interface FeedFetchState {
   etag: string | null;
   lastModified: string | null;
   nextFetchAt: number;
   lastFetchedAt: number | null;
+  /** The last refresh that ended well (stored, or not modified). */
+  lastSuccessAt: number | null;
+  /** Failed refreshes in a row: 0 after a success. */
   errorCount: number;
+  /** The last failure's message, time, stage and stable code (see ingest/failure-codes.ts); kept after a success. */
   lastError: string | null;
+  lastErrorAt: number | null;
+  lastErrorStage: string | null;
+  lastErrorCode: string | null;
 }
 
 /** A feed row with everything ingest and the admin commands need. */

@@ -12,6 +12,7 @@ import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
@@ -216,6 +217,11 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "search vectors of the search analyzer's tokens (words inside Chinese, Japanese, Korean runs)",
     up: reindexSearchVectors,
+  },
+  {
+    version: 9,
+    description: "feed health: last success, and the last error's time, stage and code",
+    up: addFeedHealthColumns,
   },
 ];
 

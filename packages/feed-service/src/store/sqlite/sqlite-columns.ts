@@ -38,8 +38,9 @@ export const FEED_COLUMNS = `f.id AS feedId, f.name AS feedName, f.url AS feedUr
   f.language_id AS languageId, f.post_count AS postCount, f.last_post_date AS lastPostDate`;
 
 export const FEED_ADMIN_COLUMNS = `${FEED_COLUMNS}, f.etag AS etag, f.last_modified AS lastModified,
-  f.next_fetch_at AS nextFetchAt, f.last_fetched_at AS lastFetchedAt, f.error_count AS errorCount,
-  f.last_error AS lastError`;
+  f.next_fetch_at AS nextFetchAt, f.last_fetched_at AS lastFetchedAt, f.last_success_at AS lastSuccessAt,
+  f.error_count AS errorCount, f.last_error AS lastError, f.last_error_at AS lastErrorAt,
+  f.last_error_stage AS lastErrorStage, f.last_error_code AS lastErrorCode`;
 
 export const FEED_JOINS = "LEFT JOIN categories c ON c.id = f.category_id";
 

@@ -9,6 +9,7 @@
 import type Database from "better-sqlite3";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
+import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { rollupTables } from "./sqlite-rollup-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
 
@@ -209,6 +210,11 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "full-text index of the search analyzer's tokens (words inside Chinese, Japanese, Korean runs)",
     up: reindexSearchText,
+  },
+  {
+    version: 10,
+    description: "feed health: last success, and the last error's time, stage and code",
+    up: addFeedHealthColumns,
   },
 ];
 
