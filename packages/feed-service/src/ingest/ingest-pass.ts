@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { availableParallelism, hostname } from "node:os";
 import type { FeedAdminRecord, Store } from "../store/store.js";
+import { ClaimHeartbeat } from "./claim-heartbeat.js";
 import { createFetchAgent, type FetchOptions } from "./fetch-feed.js";
 import { FetchLimiter, type FetchLimiterOptions } from "./fetch-limiter.js";
 import { ParsePool } from "./parse-pool.js";
@@ -30,7 +31,8 @@ export interface IngestPassOptions extends FetchLimiterOptions {
   onProgress?: (done: number, total: number, last: RefreshResult) => void;
   /**
    * How long this pass's claim on a feed holds if the process dies mid-refresh (default 5
-   * minutes); other workers skip claimed feeds until then.
+   * minutes); other workers skip claimed feeds until then. A refresh that runs longer renews its
+   * claim every third of this.
    */
   claimLeaseMs?: number;
 }
@@ -41,6 +43,8 @@ export interface IngestSummary {
   notModified: number;
   failed: number;
   deferred: number;
+  /** Refreshes stopped because another worker took the feed after this one's lease ran out. */
+  claimLost: number;
   postsInserted: number;
   postsUpdated: number;
   durationMs: number;
@@ -67,6 +71,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
     notModified: 0,
     failed: 0,
     deferred: 0,
+    claimLost: 0,
     postsInserted: 0,
     postsUpdated: 0,
     durationMs: 0,
@@ -80,6 +85,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
   const worker = async () => {
     for (let feed = await claims.next(limiter.overall); feed; feed = await claims.next(limiter.overall)) {
       summary.feeds++;
+      const claim = claims.heartbeat(feed.feedId).start();
       const result = await refreshFeed(feed, {
         store,
         limiter,
@@ -89,16 +95,22 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
         now: opts.now,
         languageIds,
         parse,
-      }).finally(() => claims.release(feed.feedId));
+        claim,
+      }).finally(() => {
+        claim.stop();
+        // A lost claim is another worker's now: releasing it would free the feed under that worker.
+        if (!claim.lost) return claims.release(feed.feedId);
+      });
       if (result.outcome === "updated") summary.updated++;
       else if (result.outcome === "not-modified") summary.notModified++;
       else if (result.outcome === "deferred") summary.deferred++;
+      else if (result.outcome === "claim-lost") summary.claimLost++;
       else {
         summary.failed++;
         summary.failures.push({
           feedId: feed.feedId,
           feedUrl: feed.feedUrl,
-          error: `${result.stage}: ${result.error}`,
+          error: `${result.stage} ${result.code}: ${result.error}`,
         });
       }
       summary.postsInserted += result.inserted;
@@ -127,6 +139,8 @@ class FeedClaims {
   readonly #leaseMs: number;
   readonly #worker = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   #queue: FeedAdminRecord[] = [];
+  /** When each queued feed was claimed: its lease runs from then. */
+  readonly #claimedAt = new Map<number, number>();
   #claimed = 0;
   #exhausted = false;
   #claiming: Promise<void> | null = null;
@@ -163,7 +177,8 @@ class FeedClaims {
       this.#exhausted = true;
       return;
     }
-    const feeds = await this.#store.claimDueFeeds(this.#clock(), {
+    const at = this.#clock();
+    const feeds = await this.#store.claimDueFeeds(at, {
       worker: this.#worker,
       leaseMs: this.#leaseMs,
       limit,
@@ -171,8 +186,23 @@ class FeedClaims {
       isAbandoned: isDeadLocalWorker,
     });
     this.#claimed += feeds.length;
+    for (const feed of feeds) this.#claimedAt.set(feed.feedId, at);
     if (feeds.length === 0) this.#exhausted = true;
     this.#queue.push(...feeds);
+  }
+
+  /** The heartbeat that keeps this pass's claim on a feed while its refresh runs (not started). */
+  heartbeat(feedId: number): ClaimHeartbeat {
+    const claimedAt = this.#claimedAt.get(feedId) ?? this.#clock();
+    this.#claimedAt.delete(feedId);
+    return new ClaimHeartbeat({
+      store: this.#store,
+      feedId,
+      worker: this.#worker,
+      leaseMs: this.#leaseMs,
+      claimedAt,
+      now: this.#clock,
+    });
   }
 
   release(feedId: number): Promise<void> {

@@ -159,7 +159,10 @@ test("HTTP errors are recorded on the feed with exponential backoff, never dropp
     const { feed, result } = await addAndRefresh(store, "/error.xml");
     assert.equal(result.outcome, "failed");
     assert.equal(feed.errorCount, 1);
-    assert.equal(feed.lastError, "fetch: The server answered HTTP 500.");
+    assert.deepEqual(
+      [feed.lastErrorStage, feed.lastErrorCode, feed.lastError],
+      ["http", "HTTP_5XX", "The server answered HTTP 500."],
+    );
     const firstDelay = feed.nextFetchAt - now;
     await refreshAgain(store, feed.feedId, now);
     const twice = (await store.feedById(feed.feedId))!;
@@ -170,7 +173,9 @@ test("HTTP errors are recorded on the feed with exponential backoff, never dropp
     routes.set("/error.xml", (_req, res) => res.writeHead(200).end(rss(item(1))));
     assert.equal((await refreshAgain(store, feed.feedId)).outcome, "updated");
     const healed = (await store.feedById(feed.feedId))!;
-    assert.deepEqual([healed.errorCount, healed.lastError], [0, null]);
+    // Healed: no failures in a row, a last success; the last error stays as history.
+    assert.deepEqual([healed.errorCount, healed.lastErrorCode], [0, "HTTP_5XX"]);
+    assert.ok(healed.lastSuccessAt! >= healed.lastErrorAt!);
   });
 });
 
@@ -200,10 +205,8 @@ test("a page that is no feed, and undecodable bytes, are handled", async () => {
   await withStore(async (store) => {
     const page = await addAndRefresh(store, "/page.html");
     assert.equal(page.result.outcome, "failed");
-    assert.match(
-      page.feed.lastError ?? "",
-      /^parse: The document is not a feed we can read: it is an HTML page\.$/,
-    );
+    assert.equal(page.feed.lastErrorCode, "PARSE_NOT_A_FEED");
+    assert.match(page.feed.lastError ?? "", /^The document is not a feed we can read: it is an HTML page\.$/);
     const bad = await addAndRefresh(store, "/latin.xml");
     assert.equal(bad.result.outcome, "updated");
     assert.equal(bad.feed.feedName, "Café\u00ff & co");

@@ -2,12 +2,16 @@
  * The orchestrator of one feed's refresh, and (with store-document.ts) the only ingest stage that
  * touches the store:
  * fetch -> decode/parse/normalise -> languages -> identity and deduplication -> one transaction.
- * A failure of any stage is recorded on the feed (stage, message, error count, backoff) and
- * never thrown to the caller, so that one bad feed never stops a pass.
+ * A failure of any stage is recorded on the feed (time, stage, stable code, message, failures in a
+ * row, backoff) and never thrown to the caller, so that one bad feed never stops a pass. Under a
+ * claim, every write first confirms that the claim is still this worker's (see claim-heartbeat.ts):
+ * a refresh whose feed another worker took stops and stores nothing.
  */
 import type { Dispatcher } from "undici";
 import { FeedServiceError } from "../errors.js";
 import type { FeedAdminRecord, Store } from "../store/store.js";
+import type { ClaimHeartbeat } from "./claim-heartbeat.js";
+import { type FailureCode, type FailureStage, type FeedFailure, failureOf } from "./failure-codes.js";
 import { FeedFetchError } from "./fetch-error.js";
 import { type FetchOptions, fetchFeed } from "./fetch-feed.js";
 import type { FetchLimiter } from "./fetch-limiter.js";
@@ -32,28 +36,40 @@ export interface RefreshContext {
   parse?: ParsePool;
   /** Language tag -> row id, shared across the feeds of a pass. */
   languageIds?: Map<string, number>;
+  /** The worker's claim on the feed, kept alive while the refresh runs (ingest passes set it). */
+  claim?: ClaimHeartbeat;
 }
-
-export type RefreshStage = "fetch" | "parse" | "store";
 
 export interface RefreshResult {
   feedId: number;
-  outcome: "updated" | "not-modified" | "failed" | "deferred";
+  /** `claim-lost`: another worker took the feed mid-refresh; nothing was stored. */
+  outcome: "updated" | "not-modified" | "failed" | "deferred" | "claim-lost";
   inserted: number;
   updated: number;
-  stage?: RefreshStage;
+  stage?: FailureStage;
+  code?: FailureCode;
   error?: string;
+}
+
+/** True when the refresh may write: no claim to honour, or the claim is still this worker's. */
+async function mayWrite(ctx: RefreshContext): Promise<boolean> {
+  return ctx.claim === undefined || ctx.claim.confirm();
+}
+
+function claimLost(feed: FeedAdminRecord): RefreshResult {
+  return { feedId: feed.feedId, outcome: "claim-lost", inserted: 0, updated: 0 };
 }
 
 async function recordFailure(
   ctx: RefreshContext,
   feed: FeedAdminRecord,
-  stage: RefreshStage,
+  step: "fetch" | "parse" | "store",
   error: unknown,
   now: number,
 ): Promise<RefreshResult> {
-  const message =
-    error instanceof FeedServiceError ? error.message : "Unexpected failure while reading the feed.";
+  // A fetch aborted because the claim was lost is no failure of the feed's.
+  if (ctx.claim?.lost) return claimLost(feed);
+  const failure: FeedFailure = failureOf(step, error);
   const retryAfter = error instanceof FeedFetchError ? error.retryAfterMs : null;
   if (retryAfter !== null) ctx.limiter.holdHost(hostOf(feed.feedUrl), now + retryAfter);
   const errorCount = feed.errorCount + 1;
@@ -62,22 +78,29 @@ async function recordFailure(
     outcome: "failed",
     inserted: 0,
     updated: 0,
-    stage,
-    error: message,
+    stage: failure.stage,
+    code: failure.code,
+    error: failure.message,
   };
-  if (stage === "store" && error instanceof FeedServiceError && error.code === "FEED_STORE_UNAVAILABLE")
-    return result;
-  await ctx.store
-    .applyFeedUpdate(feed.feedId, {
+  // With the database down, recording the failure would fail too.
+  if (error instanceof FeedServiceError && error.code === "FEED_STORE_UNAVAILABLE") return result;
+  try {
+    if (!(await mayWrite(ctx))) return claimLost(feed);
+    await ctx.store.applyFeedUpdate(feed.feedId, {
       posts: [],
       fetchState: {
         lastFetchedAt: now,
         errorCount,
-        lastError: `${stage}: ${message}`.slice(0, 500),
+        lastError: failure.message.slice(0, 500),
+        lastErrorAt: now,
+        lastErrorStage: failure.stage,
+        lastErrorCode: failure.code,
         nextFetchAt: nextFetchAfterError(errorCount, retryAfter, now, ctx.policy ?? defaultSchedulePolicy),
       },
-    })
-    .catch(() => {});
+    });
+  } catch {
+    // The failure is still reported to the pass; the feed stays due and is tried again.
+  }
   return result;
 }
 
@@ -104,6 +127,7 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
   const heldUntil = ctx.limiter.hostHeldUntil(host, clock());
   if (heldUntil !== null) {
     try {
+      if (!(await mayWrite(ctx))) return claimLost(feed);
       await ctx.store.applyFeedUpdate(feed.feedId, { posts: [], fetchState: { nextFetchAt: heldUntil } });
     } catch (error) {
       return recordFailure(ctx, feed, "store", error, clock());
@@ -118,6 +142,7 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
         etag: feed.etag,
         lastModified: feed.lastModified,
         dispatcher: ctx.dispatcher,
+        signal: ctx.claim?.signal,
       }),
     );
   } catch (error) {
@@ -128,13 +153,14 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
     fetched.movedTo && fetched.movedTo !== feed.feedUrl ? { feedUrl: fetched.movedTo } : undefined;
   if (fetched.status === "not-modified") {
     try {
+      if (!(await mayWrite(ctx))) return claimLost(feed);
       await applyUpdate(ctx.store, feed.feedId, {
         posts: [],
         feed: moved,
         fetchState: {
           lastFetchedAt: now,
+          lastSuccessAt: now,
           errorCount: 0,
-          lastError: null,
           etag: fetched.etag ?? feed.etag,
           lastModified: fetched.lastModified ?? feed.lastModified,
           nextFetchAt:
@@ -159,6 +185,8 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
     return recordFailure(ctx, feed, "parse", error, now);
   }
   try {
+    // After a long parse (a large document, a busy worker thread) the claim may be near its end.
+    if (!(await mayWrite(ctx))) return claimLost(feed);
     const result = await storeDocument(ctx, feed, doc, {
       sourceUrl: fetched.url,
       now,
@@ -167,8 +195,8 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
         etag: fetched.etag,
         lastModified: fetched.lastModified,
         lastFetchedAt: now,
+        lastSuccessAt: now,
         errorCount: 0,
-        lastError: null,
         nextFetchAt: nextFetchAfterSuccess(
           doc.entries.map((e) => e.publishedAt ?? e.updatedAt),
           now,
