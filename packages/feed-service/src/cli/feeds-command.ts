@@ -15,32 +15,43 @@ import { isoOrNull, printRecords } from "./output.js";
 const usage = `usage: feed-service feeds <action> [--database <location>] [--json]
 
 actions:
-  list                                   every feed with its fetch state
+  list                                   every feed with its health: last success, last
+                                         error (code, time, message), failures in a row,
+                                         next check (--json: every field of each feed)
   add <url> [--name <name>] [--category <name|id>] [--language <code|id>]
                                          subscribe to a feed (a web page is followed to the
                                          feed it links to); prints the new feed's id
                                          (--json: the feed row)
   remove <id>                            unsubscribe, removing the feed's posts`;
 
+/** The table's columns: each is also a field of the `--json` rows, which hold every field. */
 const columns = [
   "feedId",
   "feedName",
   "feedUrl",
-  "categoryName",
-  "languageId",
   "postCount",
-  "lastPostDate",
-  "errorCount",
+  "lastSuccessAt",
+  "lastErrorCode",
+  "lastErrorAt",
+  "consecutiveFailures",
+  "nextFetchAt",
   "lastError",
 ];
 
-/** A feed row for people and scripts: instants as ISO 8601. */
+/**
+ * A feed row for people and scripts: instants as ISO 8601; `consecutiveFailures` names what the
+ * store calls `errorCount` (failed refreshes in a row, 0 after a success), which stays for scripts
+ * that read it.
+ */
 function feedView(f: FeedAdminRecord) {
   return {
     ...f,
     lastPostDate: isoOrNull(f.lastPostDate),
     nextFetchAt: isoOrNull(f.nextFetchAt),
     lastFetchedAt: isoOrNull(f.lastFetchedAt),
+    lastSuccessAt: isoOrNull(f.lastSuccessAt),
+    lastErrorAt: isoOrNull(f.lastErrorAt),
+    consecutiveFailures: f.errorCount,
   };
 }
 

@@ -64,7 +64,7 @@ test("feeds add discovers the feed behind a page; ingest stores it and sums up; 
     first.stdout,
     /^ingest: 2 feeds: 1 updated, 0 not modified, 1 failed, 0 deferred; 1 new posts, 0 updated posts/,
   );
-  assert.match(first.stdout, /broken\.xml: fetch: The server answered HTTP 500\./);
+  assert.match(first.stdout, /broken\.xml: http HTTP_5XX: The server answered HTTP 500\./);
   const nothingDue = await cli(["ingest", ...db]);
   assert.match(nothingDue.stdout, /^ingest: 0 feeds:/);
   const again = JSON.parse((await cli(["ingest", "--all", "--json", ...db])).stdout);
@@ -73,8 +73,8 @@ test("feeds add discovers the feed behind a page; ingest stores it and sums up; 
   const list = JSON.parse((await cli(["feeds", "list", "--json", ...db])).stdout);
   const broken = list.find((f: { feedName: string }) => f.feedName === "Broken");
   assert.equal(broken.errorCount, 2);
-  assert.equal(broken.lastError, "fetch: The server answered HTTP 500.");
-  assert.match((await cli(["feeds", "list", ...db])).stdout, /errorCount.*lastError/);
+  assert.equal(broken.lastError, "The server answered HTTP 500.");
+  assert.match((await cli(["feeds", "list", ...db])).stdout, /lastErrorCode.*consecutiveFailures.*lastError/);
 });
 
 test("ingest exits 1 when every feed failed, 2 on a usage error", async () => {
