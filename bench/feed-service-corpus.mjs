@@ -12,11 +12,18 @@ export const { loadDemoData } = await import(new URL("demo/load-demo-data.js", d
 /** Demo data is generated relative to "now"; the bench pins it so the cached file stays valid. */
 export const corpusNow = Date.UTC(2026, 0, 15, 12, 0, 0);
 
+/**
+ * The generator's version, part of the cached files' names: a corpus written by an older generator
+ * (or indexed by an older schema) is never reused. v2: Japanese written without spaces, Chinese and
+ * Korean feeds, search index of the analyzer's tokens.
+ */
+export const corpusVersion = "v2";
+
 /** Opens (building first when missing) the corpus of `posts` posts; returns the store and its path. */
 export async function openCorpus(posts) {
   const folder = join(tmpdir(), "feed-toolkit-bench");
   mkdirSync(folder, { recursive: true });
-  const path = join(folder, `feed-service-${posts}.db`);
+  const path = join(folder, `feed-service-${posts}-${corpusVersion}.db`);
   if (!existsSync(path)) {
     const partial = `${path}.building`;
     rmSync(partial, { force: true });

@@ -216,7 +216,21 @@ function searchMix(rareWords) {
     "データ",
     "セキュリティ",
     "性能 改善",
-    ...rareWords.slice(0, 23),
+    // Written without spaces (Japanese, Chinese) or in Hangul: words inside runs, single
+    // characters, a phrase, a mixed Latin and Japanese query, an exclusion.
+    "東京",
+    "天気",
+    "数据",
+    "服务器",
+    "데이터",
+    "보안",
+    "京",
+    "据",
+    "の",
+    '"性能改善"',
+    "Rust 性能",
+    "数据 -北京",
+    ...rareWords.slice(0, 11),
   ];
   const mix = [];
   terms.forEach((t, i) => {

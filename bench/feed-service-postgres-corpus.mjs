@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openCorpus } from "./feed-service-corpus.mjs";
+import { corpusVersion, openCorpus } from "./feed-service-corpus.mjs";
 
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { migrateData } = await import(new URL("migrate/migrate-data.js", dist).href);
@@ -32,7 +32,7 @@ function freePort() {
 export async function openPostgresCorpus(posts) {
   const { store, path: sqlitePath } = await openCorpus(posts);
   await store.close();
-  const folder = join(tmpdir(), "feed-toolkit-bench", `postgres-${posts}`);
+  const folder = join(tmpdir(), "feed-toolkit-bench", `postgres-${posts}-${corpusVersion}`);
   const ready = join(folder, "READY");
   const fresh = !existsSync(ready);
   mkdirSync(folder, { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * The demo catalogue: 6 categories, 40 feeds in 8 languages with names, sites and descriptions,
+ * The demo catalogue: 6 categories, 45 feeds in 10 languages with names, sites and descriptions,
  * and the smart categories. Feed weights make some feeds far more prolific than others, as in a
  * real aggregator.
  */
@@ -79,6 +79,11 @@ export const demoFeeds: readonly DemoFeed[] = [
   feed("データベース日記", "db-nikki.example", "ja", 1, 2, "データベースの実践"),
   feed("クラウド運用ノート", "cloud-note.example", "ja", 2, 3, "クラウドと運用"),
   feed("プログラミング言語研究", "gengo-kenkyu.example", "ja", 3, 2, "言語とコンパイラ"),
+  feed("前端开发周刊", "qianduan-zhoukan.example", "zh", 0, 4, "前端开发的新闻与教程"),
+  feed("数据库实战", "shujuku-shizhan.example", "zh", 1, 2, "数据库与查询优化"),
+  feed("云原生运维笔记", "yunyuansheng.example", "zh", 2, 3, "容器、集群与云"),
+  feed("웹 개발 소식", "webdev-news.example", "ko", 0, 3, "웹 개발자를 위한 뉴스"),
+  feed("보안 브리핑", "security-briefing.example", "ko", 5, 2, "보안 권고와 해설"),
   feed("Sviluppo Web Italia", "sviluppo-web.example", "it", 0, 3, "Sviluppo web in italiano"),
   feed("Sicurezza Oggi", "sicurezza-oggi.example", "it", 5, 2, "Notizie sulla sicurezza"),
   feed("Ontwikkelaars Nieuws", "ontwikkelaars.example", "nl", null, 2, "Nieuws voor ontwikkelaars"),

@@ -11,15 +11,33 @@ export interface DemoPostContext {
   readonly host: string;
   readonly languageCode: string;
   readonly languageId: number;
-  /** Spaces between words except for Japanese, which reads without them; see demo-vocabulary.ts. */
+  /** The sentence's closing mark: `。` for Japanese and Chinese, `.` otherwise. */
   readonly sentenceEnd: string;
 }
 
-function sentence(rng: SeededRandom, common: readonly string[], length: number, extra: string[]): string {
+/** Languages written without spaces between words (see demo-vocabulary.ts). */
+const unspaced = new Set(["ja", "zh"]);
+
+/** Joins words as the language writes them: with spaces, or run together. */
+function joinWords(languageCode: string, parts: readonly string[]): string {
+  if (!unspaced.has(languageCode)) return parts.join(" ");
+  // A Latin word (a technology, a rare word) keeps a space on each side, as Japanese and Chinese
+  // writers usually put one around it.
+  let text = "";
+  for (const part of parts) {
+    const latin = /^[\x00-\x7f]/.test(part);
+    const prevLatin = /[\x00-\x7f]$/.test(text);
+    text += text !== "" && (latin || prevLatin) ? ` ${part}` : part;
+  }
+  return text;
+}
+
+function sentence(rng: SeededRandom, languageCode: string, length: number, extra: string[]): string {
+  const common = demoCommonWords[languageCode]!;
   const parts: string[] = [];
   for (let i = 0; i < length; i++) parts.push(rng.pickSkewed(common));
   for (const word of extra) parts.splice(rng.int(0, parts.length), 0, word);
-  const text = parts.join(" ");
+  const text = joinWords(languageCode, parts);
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
@@ -36,7 +54,9 @@ const titleTemplates: Readonly<Record<string, readonly string[]>> = {
   de: ["Wie man {w} mit {T} {w}", "{T}: {w} und {w}", "Warum {w} {w} wichtig ist"],
   es: ["Cómo {w} {w} con {T}", "{T}: {w} y {w}", "Por qué {w} {w} importa"],
   "pt-BR": ["Como {w} {w} com {T}", "{T}: {w} e {w}", "Por que {w} {w} importa"],
-  ja: ["{T} の {w} {w}", "{T} で {w} を {w} する 方法", "{w} {w} 入門"],
+  ja: ["{T}の{w}{w}", "{T}で{w}を{w}する方法", "{w}{w}入門"],
+  zh: ["{T}的{w}{w}", "如何用{T}{w}{w}", "{w}{w}入门"],
+  ko: ["{T}로 {w} {w}하는 방법", "{T}: {w}와 {w}", "{w} {w} 입문"],
   it: ["Come {w} {w} con {T}", "{T}: {w} e {w}", "Perché {w} {w} conta"],
   nl: ["Hoe je {w} {w} met {T}", "{T}: {w} en {w}", "Waarom {w} {w} belangrijk is"],
 };
@@ -67,8 +87,9 @@ function body(
     const sentences: string[] = [];
     const n = rng.int(2, 3);
     for (let s = 0; s < n; s++)
-      sentences.push(sentence(rng, common, rng.int(8, 14), p === 0 && s === 0 ? extra : []));
-    paragraphs.push(sentences.join(`${ctx.sentenceEnd} `) + ctx.sentenceEnd);
+      sentences.push(sentence(rng, ctx.languageCode, rng.int(8, 14), p === 0 && s === 0 ? extra : []));
+    const between = unspaced.has(ctx.languageCode) ? ctx.sentenceEnd : `${ctx.sentenceEnd} `;
+    paragraphs.push(sentences.join(between) + ctx.sentenceEnd);
   }
   const items = [rng.pick(demoTechTerms), rng.pickSkewed(common), rng.pickSkewed(common)];
   const link = `https://${ctx.host}/docs/${rng.int(1, 999)}`;
@@ -81,7 +102,9 @@ function body(
       .map((p) => `<p>${escapeHtml(p)} <a href="${link}">${escapeHtml(rng.pickSkewed(common))}</a></p>`),
   ].join("\n");
   const first = paragraphs[0]!;
-  const excerpt = first.length <= 300 ? first : `${first.slice(0, first.lastIndexOf(" ", 299))}…`;
+  // Cut at a space where there is one; text written without spaces is cut at 299 characters.
+  const space = first.lastIndexOf(" ", 299);
+  const excerpt = first.length <= 300 ? first : `${first.slice(0, space > 0 ? space : 299)}…`;
   return { content, excerpt };
 }
 

@@ -4,9 +4,10 @@
  * such as "TypeScript OR JavaScript" have something to find), and rare words, each placed in about
  * 0.5% of posts (at most 1%), from which benchmarks draw their search queries.
  *
- * Japanese words are written with spaces between them: SQLite's unicode61 tokenizer does not
- * segment scripts written without spaces, so unspaced Japanese text would be searchable only by
- * whole runs of characters.
+ * Japanese and Chinese are written as they are read, without spaces between words (the lists
+ * below are only split for this file's sake; demo-post-writer.ts joins them with nothing); Korean
+ * puts spaces between its word groups, as Korean does. Search finds words inside such runs through
+ * the analyzer's character pairs (search/text-analyzer.ts).
  */
 
 const words = (text: string): readonly string[] => text.trim().split(/\s+/u);
@@ -52,7 +53,16 @@ export const demoCommonWords: Readonly<Record<string, readonly string[]>> = {
     機能 変更 エラー 問題 解決 例 チュートリアル 入門 解説 週 今日 未来 歴史 教訓 実践 初心者 上級 ヒント
     レビュー コミュニティ 開発者 アプリケーション サービス プラットフォーム ネットワーク セキュリティ
     プライバシー ブラウザ モバイル クラウド ストレージ メモリ キャッシュ 検索 言語 コンパイラ モジュール
-    パッケージ 安定版 実験的 移行 計測 本番`),
+    パッケージ 安定版 実験的 移行 計測 本番 東京 大阪 発売 天気`),
+  zh: words(`新的 发布 更新 指南 方法 原因 性能 改进 快速 简单 现代 网络 服务器 客户端 数据 代码 项目 团队 构建
+    测试 部署 设计 模式 框架 工具 版本 功能 变更 错误 问题 解决方案 示例 教程 入门 深入 每周 今天 未来
+    历史 经验 实践 初学者 高级 技巧 评测 开源 社区 开发者 应用 服务 平台 安全 隐私 浏览器 移动 云 存储
+    内存 缓存 查询 索引 搜索 语言 编译器 运行时 模块 稳定版 实验性 迁移 基准 生产 北京 上海 中国`),
+  ko: words(`새로운 출시 업데이트 가이드 방법 이유 성능 개선 빠른 간단한 최신 웹 서버 클라이언트 데이터 코드
+    프로젝트 팀 구축 테스트 배포 설계 패턴 라이브러리 프레임워크 도구 버전 기능 변경 오류 문제 해결 예제
+    튜토리얼 입문 심층 이번 주 오늘 미래 역사 교훈 실전 초보자 고급 팁 리뷰 오픈소스 커뮤니티 개발자
+    애플리케이션 서비스 플랫폼 네트워크 보안 개인정보 브라우저 모바일 클라우드 저장소 메모리 캐시 검색
+    언어 컴파일러 런타임 모듈 패키지 안정 실험 마이그레이션 측정 운영 서울 한국어`),
   it: words(`il la gli un una nuovo nuova aggiornamento guida come perché con da su prestazioni migliore
     veloce semplice moderno server cliente dati codice progetto squadra costruire provare rilasciare
     progettazione modello libreria strumento versione funzione modifica errore problema soluzione

@@ -53,7 +53,7 @@ describe("loadDemoData", () => {
       assert.equal(summary.posts, 3000);
       assert.ok(progress.includes("posts") && progress.includes("clicks"));
       const feeds = await store.feeds();
-      assert.equal(feeds.length, 40);
+      assert.equal(feeds.length, 45);
       assert.equal(
         feeds.reduce((n, f) => n + f.postCount, 0),
         3000,
@@ -61,7 +61,7 @@ describe("loadDemoData", () => {
       assert.equal((await store.categories()).length, 6);
       const langs = await store.aggregateLanguageData(NOW);
       const withPosts = langs.filter((l) => l.postCount > 0).map((l) => l.languageCode);
-      for (const code of ["en", "fr", "de", "es", "pt-BR", "ja", "it", "nl", "und"])
+      for (const code of ["en", "fr", "de", "es", "pt-BR", "ja", "zh", "ko", "it", "nl", "und"])
         assert.ok(withPosts.includes(code), code);
       const posts = await store.recentPosts({ limit: 3000, offset: 0, languageIds: null });
       assert.ok(posts.every((p) => p.postDate <= NOW && p.postDate >= NOW - 90 * DAY));
@@ -102,6 +102,49 @@ describe("loadDemoData", () => {
         if (hits.length > 0) seen++;
       }
       assert.ok(seen > 30, "rare words do occur");
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("writes Japanese and Chinese without spaces, Korean with them, all searchable by word", async () => {
+    const store = await openStore(":memory:");
+    try {
+      await loadDemoData(store, { posts: 3000, now: NOW });
+      const posts = await store.recentPosts({ limit: 3000, offset: 0, languageIds: null });
+      const codes = new Map((await store.languages()).map((l) => [l.languageId, l.languageCode]));
+      const textOf = (code: string) =>
+        posts.filter((p) => codes.get(p.languageId) === code).flatMap((p) => [p.postTitle, p.postExcerpt]);
+      const cjkSpaceCjk =
+        /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}] [\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
+      for (const code of ["ja", "zh"]) {
+        assert.ok(textOf(code).length > 50, code);
+        assert.ok(!textOf(code).some((t) => cjkSpaceCjk.test(t)), `${code} has no space between words`);
+      }
+      assert.ok(
+        textOf("ko").every((t) => / /.test(t)),
+        "Korean keeps spaces between word groups",
+      );
+      // A word inside unspaced runs: each finds posts of its language only (and its own feeds).
+      for (const [word, code] of [
+        ["データ", "ja"],
+        ["数据", "zh"],
+        ["데이터", "ko"],
+      ] as const) {
+        const hits = await store.searchPosts({
+          limit: 1000,
+          offset: 0,
+          languageIds: null,
+          query: parseSearchQuery(word),
+          sort: "date",
+        });
+        const languages = new Set(hits.map((p) => codes.get(p.languageId)));
+        assert.ok(hits.length > 10, `${word}: ${hits.length}`);
+        assert.ok(
+          [...languages].every((c) => c === code || c === "und"),
+          `${word}: ${[...languages]}`,
+        );
+      }
     } finally {
       await store.close();
     }

@@ -126,7 +126,7 @@ async function loadPosts(
         host: feed.host,
         languageCode: feed.languageCode,
         languageId,
-        sentenceEnd: feed.languageCode === "ja" ? "。" : ".",
+        sentenceEnd: feed.languageCode === "ja" || feed.languageCode === "zh" ? "。" : ".",
       };
       const post = writeDemoPost(rng, ctx, written + i, at, opts.now);
       const list = byFeed.get(feed);
@@ -177,7 +177,7 @@ async function loadClicks(
 }
 
 /**
- * Writes the demo corpus: 8 languages, 6 categories, 40 feeds, `posts` posts over the 90 days
+ * Writes the demo corpus: 10 languages, 6 categories, 45 feeds, `posts` posts over the 90 days
  * before `now`, clicks and 6 smart categories. Refuses a store that already holds feeds.
  *
  * @example

@@ -45,6 +45,11 @@ export function runKindOf(ch: string, previous: RunKind | null): RunKind | null 
       ? "word"
       : null;
   }
+  // The common blocks by range, before the Unicode property tests (a few times faster on CJK text).
+  if (code >= 0x4e00 && code <= 0x9fff) return "han";
+  if (code >= 0xac00 && code <= 0xd7a3) return "hangul";
+  if (code >= 0x3041 && code <= 0x3096) return "hiragana";
+  if (code >= 0x30a1 && code <= 0x30fa) return "katakana";
   if (han.test(ch)) return "han";
   if (hiragana.test(ch)) return "hiragana";
   if (katakana.test(ch)) return "katakana";
@@ -66,7 +71,11 @@ function thaiWords(run: string, out: string[]): void {
   }
 }
 
+const plainAscii = /^[a-z0-9]*$/i;
+
 function foldWord(run: string): string {
+  // Most words of most text are ASCII letters and digits: one lower-casing of the whole word.
+  if (plainAscii.test(run)) return run.toLowerCase();
   let folded = "";
   for (const ch of run) folded += foldSearchChar(ch.codePointAt(0)!);
   return folded;
