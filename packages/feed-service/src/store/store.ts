@@ -5,6 +5,7 @@
  * epoch milliseconds (UTC) everywhere.
  */
 import type { SearchQuery } from "../search/search-query.js";
+import type { WebSubStore } from "./websub-store.js";
 
 /** The post column set of the spec (§4), minus `trackingLink`, which the operation layer builds. */
 export interface PostRecord {
@@ -247,6 +248,9 @@ export interface Store {
     feedId: number,
     keys: { guids: readonly string[]; links: readonly string[] },
   ): Promise<Array<{ guid: string; link: string }>>;
+  /** The feeds' WebSub subscriptions (see websub-store.ts). */
+  readonly websub: WebSubStore;
+
   /** Adds a click row directly (demo data and tests only; bypasses deduplication). */
   insertClick(postId: number, clientHash: string, at: number): Promise<void>;
 

@@ -16,6 +16,7 @@ import type { StoreFactory } from "./store-contract/contract-fixture.js";
 import { feedContract } from "./store-contract/feed-contract.js";
 import { postListContract } from "./store-contract/post-list-contract.js";
 import { searchContract } from "./store-contract/search-contract.js";
+import { webSubContract } from "./store-contract/websub-contract.js";
 
 export type { StoreFactory } from "./store-contract/contract-fixture.js";
 
@@ -27,5 +28,6 @@ export function runStoreContract(dialect: string, factory: StoreFactory): void {
     feedContract(factory);
     activityContract(factory);
     boundsContract(factory);
+    webSubContract(factory);
   });
 }

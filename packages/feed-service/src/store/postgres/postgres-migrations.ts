@@ -17,6 +17,7 @@ import { createRollups } from "./postgres-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
 import { searchVector } from "./postgres-text-search.js";
+import { createWebSubTable } from "./postgres-websub-schema.js";
 
 interface PostgresMigration {
   readonly version: number;
@@ -222,6 +223,11 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     version: 9,
     description: "feed health: last success, and the last error's time, stage and code",
     up: addFeedHealthColumns,
+  },
+  {
+    version: 10,
+    description: "WebSub subscriptions: the hub and topic each feed names, and the subscription's state",
+    up: createWebSubTable,
   },
 ];
 

@@ -12,6 +12,7 @@ import { type MigrationProgress, stderrProgress } from "../migration-progress.js
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { rollupTables } from "./sqlite-rollup-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
+import { webSubSchema } from "./sqlite-websub-schema.js";
 
 export interface SqliteMigration {
   readonly version: number;
@@ -215,6 +216,11 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     version: 10,
     description: "feed health: last success, and the last error's time, stage and code",
     up: addFeedHealthColumns,
+  },
+  {
+    version: 11,
+    description: "WebSub subscriptions: the hub and topic each feed names, and the subscription's state",
+    up: (db) => db.exec(webSubSchema),
   },
 ];
 
