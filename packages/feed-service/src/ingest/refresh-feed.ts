@@ -10,11 +10,13 @@
 import type { Dispatcher } from "undici";
 import { FeedServiceError } from "../errors.js";
 import type { FeedAdminRecord, Store } from "../store/store.js";
+import { recordHubLink } from "../websub/record-hub-link.js";
 import type { ClaimHeartbeat } from "./claim-heartbeat.js";
 import { type FailureCode, type FailureStage, type FeedFailure, failureOf } from "./failure-codes.js";
 import { FeedFetchError } from "./fetch-error.js";
 import { type FetchOptions, fetchFeed } from "./fetch-feed.js";
 import type { FetchLimiter } from "./fetch-limiter.js";
+import { discoverHub } from "./hub-discovery.js";
 import type { ParsePool } from "./parse-pool.js";
 import { type DocumentForStore, processFeedDocument } from "./process-document.js";
 import {
@@ -187,6 +189,9 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
   try {
     // After a long parse (a large document, a busy worker thread) the claim may be near its end.
     if (!(await mayWrite(ctx))) return claimLost(feed);
+    // WebSub (websub/): the hub this fetch names; an active subscription makes polling a safety net.
+    const hub = discoverHub(fetched.links, fetched.url, doc.metadata);
+    const pollFloor = await recordHubLink(ctx.store, feed.feedId, hub, now);
     const result = await storeDocument(ctx, feed, doc, {
       sourceUrl: fetched.url,
       now,
@@ -197,10 +202,13 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
         lastFetchedAt: now,
         lastSuccessAt: now,
         errorCount: 0,
-        nextFetchAt: nextFetchAfterSuccess(
-          doc.entries.map((e) => e.publishedAt ?? e.updatedAt),
-          now,
-          policy,
+        nextFetchAt: Math.max(
+          pollFloor ?? 0,
+          nextFetchAfterSuccess(
+            doc.entries.map((e) => e.publishedAt ?? e.updatedAt),
+            now,
+            policy,
+          ),
         ),
       },
     });
