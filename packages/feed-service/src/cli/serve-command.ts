@@ -1,6 +1,7 @@
 /** `feed-service serve`: opens the database and serves SOAP, WSDL, /click and /healthz until stopped. */
 
 import { isClusterWorker, runServeCluster, runsIngestInCluster } from "../cluster/serve-cluster.js";
+import { FeedServiceError } from "../errors.js";
 import { normalisePublicUrl } from "../http/base-url.js";
 import { createFeedServer } from "../http/feed-server.js";
 import { startBackgroundIngest } from "../ingest/background-ingest.js";
@@ -9,6 +10,7 @@ import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { defaultQueryThreads, defaultQueryTimeoutMs } from "../store/query-limits.js";
 import type { Store } from "../store/store.js";
+import { WebSubSubscriber } from "../websub/websub-subscriber.js";
 import type { Command, CommandContext } from "./command.js";
 import { readIntegerOption, readSecondsOption, readStringOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
@@ -27,7 +29,9 @@ options (each also as an environment variable):
   --database <location>  path, sqlite:<path> or postgres://…        FEED_SERVICE_DATABASE
                          (default ./data/feeds.db)
   --public-url <url>     base URL clients reach the service at, for FEED_SERVICE_PUBLIC_URL
-                         soap:address and tracking links (default: from each request's Host)
+                         soap:address and tracking links (default: from each request's Host);
+                         with it, feeds that name a WebSub hub are subscribed to, with
+                         callbacks under <url>/websub/
   --no-ingest            do not refresh feeds while serving         FEED_SERVICE_NO_INGEST=1
   --workers <n>          processes serving the one port (default 1) FEED_SERVICE_WORKERS
   --read-database <loc>  a postgres:// read replica that serves the FEED_SERVICE_READ_DATABASE
@@ -106,14 +110,28 @@ export async function serveStore(
       `  clicks:  ${base}/click/<postId>`,
       `  health:  ${base}/healthz`,
       `  metrics: ${base}/metrics (from ${settings.metricsAllow ?? defaultMetricsAllow})`,
-      "",
+      settings.publicUrl ? `  websub:  ${base}/websub/<callback> (hub callbacks)\n` : "",
     ].join("\n"),
   );
   const scheduler = settings.ingest
     ? startBackgroundIngest(store, context.output, (pass) => service.metrics.ingestPass(pass))
     : null;
+  // WebSub needs callbacks the hubs can reach (the public URL); it subscribes where ingest runs.
+  const subscriber =
+    settings.ingest && settings.publicUrl
+      ? new WebSubSubscriber({
+          subscriptions: store.websub,
+          publicUrl: normalisePublicUrl(settings.publicUrl),
+          onError: (error) =>
+            context.output.err(
+              `feed-service: WebSub round failed: ${error instanceof FeedServiceError ? error.message : "unexpected error"}\n`,
+            ),
+        })
+      : null;
+  subscriber?.start();
   const signal = await stopped;
   context.output.out(`feed-service: ${signal}, stopping\n`);
+  await subscriber?.stop();
   await scheduler?.stop();
   await service.close();
   await store.close();

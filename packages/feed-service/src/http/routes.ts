@@ -19,6 +19,7 @@ import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
 import { pages } from "../web/pages/page-table.js";
 import { createWebPages } from "../web/web-pages.js";
+import { webSubCallbackRoutes } from "../websub/callback-routes.js";
 import { createClickRoute } from "./click-route.js";
 import { handleHealth } from "./health-route.js";
 import { readRequestBody } from "./request-body.js";
@@ -114,6 +115,13 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     if (reply.sent) return;
     sendText(reply, 500, "The server failed to answer this request.\n");
   });
+
+  // WebSub callbacks (websub/callback-routes.ts): only with a public URL, which callbacks live under.
+  if (publicUrl) {
+    const subscriptions = store.websub;
+    const { maxBodyBytes, now } = options;
+    app.register(webSubCallbackRoutes({ store, subscriptions, maxBodyBytes, now, logError }));
+  }
 
   app.register(fastifySwagger, { openapi: openApiInfo });
   // The interactive docs: Swagger UI with every asset served from the package, no CDN.
