@@ -1,5 +1,6 @@
 import { type FileHandle, open, rename, stat } from "node:fs/promises";
 import type { DestinationEvents, LogDestination } from "./log-destinations.js";
+import { WritePacer } from "./write-pacer.js";
 
 const LF = 0x0a;
 
@@ -9,7 +10,7 @@ const LF = 0x0a;
  * `name.<count>` (the oldest beyond it is dropped), and a new `name` is started. Batches hold whole
  * entries (lines), and a batch is cut only after an LF, so no entry is ever split between two
  * files; an entry longer than `maxBytes` gets a file of its own. Batches are queued and written in
- * order by the thread pool, renames included, like `FileDestination`'s.
+ * order by the thread pool, renames included, and paced like `FileDestination`'s (`WritePacer`).
  *
  * @example
  * const file = await RotatingFileDestination.open("/var/log/relay.log", 10_000_000, 5);
@@ -25,6 +26,9 @@ export class RotatingFileDestination implements LogDestination {
 
   #handle: FileHandle;
   #size: number;
+  readonly #pacer = new WritePacer(() => {
+    if (!this.#writing && this.#queue.length > 0) void this.#drain();
+  });
   private constructor(
     readonly path: string,
     handle: FileHandle,
@@ -52,7 +56,7 @@ export class RotatingFileDestination implements LogDestination {
     if (this.#failed) return false;
     this.#queue.push(batch);
     this.pendingBytes += batch.length;
-    if (!this.#writing) void this.#drain();
+    if (!this.#writing) this.#pacer.schedule(this.pendingBytes);
     return true;
   }
 
@@ -60,7 +64,11 @@ export class RotatingFileDestination implements LogDestination {
     this.#writing = true;
     try {
       while (this.#queue.length > 0) {
-        const batch = this.#queue.shift()!;
+        // Everything queued in one write: the small batches of a quiet relay are gathered by the
+        // pacer, and one trip through the thread pool each would undo that.
+        const queued = this.#queue;
+        this.#queue = [];
+        const batch = queued.length === 1 ? queued[0]! : Buffer.concat(queued);
         await this.#writeBatch(batch);
         this.pendingBytes -= batch.length;
       }
@@ -117,6 +125,8 @@ export class RotatingFileDestination implements LogDestination {
   }
 
   async close(): Promise<void> {
+    this.#pacer.closing();
+    if (!this.#writing && this.#queue.length > 0) void this.#drain();
     if (this.#writing) await new Promise<void>((resolve) => (this.#idle = resolve));
     await this.#handle.close();
   }
