@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import type { ChunkLogger, ChunkLogQueue } from "./chunk-log-queue.js";
 import type { DirectionWriter, TimeSource } from "./direction-writer.js";
 import type { EntryAssembler } from "./entry-assembler.js";
 import type { LogWaiter, LogWriter } from "./log-writer.js";
@@ -16,12 +17,12 @@ export interface DirectionLog {
 }
 
 /**
- * One direction of a relayed connection: reads `src`, logs, writes `dst` unchanged. It pauses
+ * One direction of a relayed connection: reads `src`, writes `dst` unchanged, and logs. It pauses
  * `src` while `dst` or the log is behind and resumes when both have drained, so memory stays
  * bounded whatever the speeds. Listeners are bound once per direction; the per-chunk path
  * allocates nothing of its own.
  */
-export class DirectionPump implements LogWaiter {
+export class DirectionPump implements LogWaiter, ChunkLogger {
   /** Bytes relayed so far in this direction. */
   bytes = 0;
   finished = false;
@@ -40,6 +41,8 @@ export class DirectionPump implements LogWaiter {
   readonly #logging: DirectionLog | null;
   readonly #clock: Clock;
   readonly #acceptedAt: number;
+  /** Where chunks wait to be logged; null when nothing is logged or captured. */
+  readonly #queue: ChunkLogQueue | null;
 
   constructor(
     src: Socket,
@@ -50,6 +53,7 @@ export class DirectionPump implements LogWaiter {
     extraLogs: LogWriter[],
     clock: Clock,
     acceptedAt: number,
+    queue: ChunkLogQueue,
   ) {
     this.#src = src;
     this.#dst = dst;
@@ -60,6 +64,7 @@ export class DirectionPump implements LogWaiter {
     this.#logs = [...(logging?.logs ?? []), ...extraLogs];
     this.#assembler = logging?.assembler ?? null;
     this.#stamp = logging?.stamp ?? null;
+    this.#queue = this.#logs.length > 0 ? queue : null;
   }
 
   start(): void {
@@ -68,14 +73,24 @@ export class DirectionPump implements LogWaiter {
     this.#dst.on("drain", this.#onPeerDrain);
   }
 
-  // The chunk is handed to the peer before it is formatted: the write goes to the kernel at once
-  // (libuv tries it synchronously), so the log's work is never on the relayed bytes' path.
+  // The chunk is handed to the peer (libuv tries the write at once) and only queued for the log:
+  // formatting, capture and log writes run after every chunk read in this turn has been forwarded
+  // (`ChunkLogQueue`), so the log's work is never between a read and its write.
   readonly #onData = (chunk: Buffer): void => {
     this.bytes += chunk.length;
     if (!this.#dst.write(chunk)) {
       this.#waitingForPeer = true;
       this.#src.pause();
     }
+    const queue = this.#queue;
+    if (queue === null) return;
+    queue.push(this, chunk);
+    const logs = this.#logs;
+    for (let k = 0; k < logs.length; k++) logs[k]!.flushAtTurnEnd();
+  };
+
+  /** Logs a chunk already forwarded (from the queue), then pauses if a log is behind. */
+  logChunk(chunk: Buffer): void {
     const assembler = this.#assembler;
     if (assembler !== null) {
       this.#stamp?.refresh();
@@ -91,7 +106,7 @@ export class DirectionPump implements LogWaiter {
         log.waitForDrain(this);
       }
     }
-  };
+  }
 
   // The source ended its writing (FIN): relay the half-close and let the other direction go on.
   readonly #onEnd = (): void => {
@@ -115,6 +130,8 @@ export class DirectionPump implements LogWaiter {
   finish(): void {
     if (this.finished) return;
     this.finished = true;
+    // Chunks still queued are logged first: their entries come before the Finished line.
+    this.#queue?.drain();
     this.capture?.end(this.#dir, this.#endedCleanly);
     const logging = this.#logging;
     if (logging === null) return;

@@ -60,10 +60,19 @@ export class LogWriter implements ByteSink {
       this.flush();
       if (this.buf.length < n) this.buf = Buffer.allocUnsafe(Math.max(n, this.#batchBytes));
     }
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(this.#onTurnEnd);
-    }
+    if (!this.#flushScheduled) this.flushAtTurnEnd();
+  }
+
+  /**
+   * Schedules the end-of-turn flush now. Entries formatted in a `setImmediate` (the relay's
+   * `ChunkLogQueue`) would otherwise schedule it from the check phase, which puts it in the next
+   * turn, one more trip round the event loop per relayed chunk: scheduled when the chunk is
+   * queued, it runs right after the queue has been drained.
+   */
+  flushAtTurnEnd(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(this.#onTurnEnd);
   }
 
   /** Appends a rare line (start-up, error) as UTF-8. */

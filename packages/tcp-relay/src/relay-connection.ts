@@ -1,4 +1,5 @@
 import { connect, type Socket } from "node:net";
+import type { ChunkLogQueue } from "./chunk-log-queue.js";
 import { type ConnectionLogs, connectionLogs, type LogSettings } from "./connection-logs.js";
 import { DirectionPump } from "./direction-pump.js";
 import type { DirectionWriter } from "./direction-writer.js";
@@ -14,6 +15,8 @@ export interface RelayContext extends LogSettings {
   slots: IndentSlots;
   /** With `-pcap`: the capture file's writer and the microsecond clock of its packets. */
   pcap: { writer: LogWriter; clock: MicroClock } | null;
+  /** The chunks forwarded and not yet logged, shared by every connection (kept in read order). */
+  logQueue: ChunkLogQueue;
   /**
    * Called once both sockets of the connection have closed, with the closing of its own log file
    * (`-connlogs`), which the relay waits for when it shuts down.
@@ -63,6 +66,7 @@ export class RelayConnection {
       capture,
       context.clock,
       this.#acceptedAt,
+      context.logQueue,
     );
     this.#serverToClient = new DirectionPump(
       this.#server,
@@ -72,6 +76,7 @@ export class RelayConnection {
       capture,
       context.clock,
       this.#acceptedAt,
+      context.logQueue,
     );
     client.setNoDelay(true);
     client.on("error", this.#onClientError);

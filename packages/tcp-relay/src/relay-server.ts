@@ -1,16 +1,14 @@
-import { lookup } from "node:dns/promises";
-import { mkdir, open } from "node:fs/promises";
-import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
-import { resolve } from "node:path";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import type { Writable } from "node:stream";
+import { ChunkLogQueue } from "./chunk-log-queue.js";
 import { IndentSlots } from "./indent-slots.js";
-import { FileDestination, type LogDestination, StreamDestination } from "./log-destinations.js";
+import { type LogDestination, StreamDestination } from "./log-destinations.js";
 import { LogWriter } from "./log-writer.js";
 import { type MicroClock, microClock } from "./pcap-connection.js";
 import { openPcapFile } from "./pcap-file.js";
 import { RelayConnection, type RelayContext } from "./relay-connection.js";
 import { RelayError } from "./relay-error.js";
-import { RotatingFileDestination } from "./rotating-file-destination.js";
+import { checkHost, listen, makeConnLogDir, openLogFile, startupLines } from "./relay-startup.js";
 import { type Clock, IsoTimestamp, TimestampPrefix } from "./timestamp.js";
 
 /** `-logcount` when `-logsize` is given without it. */
@@ -71,95 +69,6 @@ export interface Relay {
   readonly accepted: number;
   /** Stops listening, closes open connections (writing their Finished lines), flushes the log. */
   close(): Promise<void>;
-}
-
-// The host is looked up once at start-up so that a typo fails at once (exit 2); connections then
-// use the host as given, so that a name with IPv4 and IPv6 addresses gets Node's "happy eyeballs".
-async function checkHost(host: string): Promise<void> {
-  try {
-    await lookup(host, { all: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "lookup failed";
-    throw new RelayError("TCP_RELAY_UNKNOWN_HOST", `cannot resolve host "${host}" (${code})`, {
-      cause: error,
-    });
-  }
-}
-
-async function openLogFile(
-  file: string,
-  rotation: { maxBytes: number; count: number } | undefined,
-): Promise<{ path: string; destination: LogDestination }> {
-  const path = resolve(file);
-  try {
-    const destination =
-      rotation === undefined
-        ? new FileDestination(`log file ${path}`, await open(path, "a"))
-        : await RotatingFileDestination.open(path, rotation.maxBytes, rotation.count);
-    return { path, destination };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "open failed";
-    throw new RelayError("TCP_RELAY_LOG_FILE", `cannot open log file ${path} for appending (${code})`, {
-      cause: error,
-    });
-  }
-}
-
-async function makeConnLogDir(dir: string): Promise<string> {
-  const path = resolve(dir);
-  try {
-    await mkdir(path, { recursive: true });
-    return path;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "mkdir failed";
-    throw new RelayError("TCP_RELAY_LOG_FILE", `cannot create the connection log folder ${path} (${code})`, {
-      cause: error,
-    });
-  }
-}
-
-function listen(server: Server, port: number, bind: string | undefined): Promise<void> {
-  return new Promise((done, fail) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      const where = bind === undefined ? `port ${port}` : `${bind} port ${port}`;
-      fail(
-        error.code === "EADDRINUSE"
-          ? new RelayError("TCP_RELAY_PORT_IN_USE", `local ${where} is already in use`, { cause: error })
-          : new RelayError(
-              "TCP_RELAY_LISTEN_FAILED",
-              `cannot listen on ${where} (${error.code ?? error.message})`,
-              {
-                cause: error,
-              },
-            ),
-      );
-    };
-    server.once("error", onError);
-    server.listen({ port, host: bind }, () => {
-      server.off("error", onError);
-      done();
-    });
-  });
-}
-
-/** The start-up lines, as text or (with `-json`) as `start` objects that carry their text. */
-function startupLines(
-  options: RelayOptions,
-  port: number,
-  logPath: string | undefined,
-  json: IsoTimestamp | null,
-): string {
-  const starting = `starting proxy for ${options.host}:${options.remotePort} on port ${port}`;
-  const using = logPath === undefined ? undefined : `using logfile: ${logPath}`;
-  if (json === null) return using === undefined ? `${starting}\n` : `${starting}\n${using}\n`;
-  const time = json.text();
-  let lines = `{"time":"${time}","type":"start","text":${JSON.stringify(starting)},"host":${JSON.stringify(
-    options.host,
-  )},"remotePort":${options.remotePort},"localPort":${port}}\n`;
-  if (using !== undefined) {
-    lines += `{"time":"${time}","type":"start","text":${JSON.stringify(using)},"logFile":${JSON.stringify(logPath)}}\n`;
-  }
-  return lines;
 }
 
 /**
@@ -228,6 +137,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     log,
     json,
     pcap: pcap === undefined ? null : { writer: pcap.writer, clock: options.pcapClock ?? microClock },
+    logQueue: new ChunkLogQueue(),
     connLogs: connLogDir === undefined ? null : { dir: connLogDir, onError: reportLogError },
     http: options.http
       ? { stallMs: Math.round((options.stallSeconds ?? DEFAULT_STALL_SECONDS) * 1000) }
