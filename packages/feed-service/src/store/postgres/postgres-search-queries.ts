@@ -20,6 +20,7 @@
  * postgres-search-plan.ts.
  */
 import type { SearchQuery } from "../../search/search-query.js";
+import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
@@ -156,7 +157,7 @@ export async function searchPosts(sql: Sql, page: Page): Promise<Array<PostRecor
       page.query.excluded.length === 0 &&
       page.query.clauses.length === 1 &&
       page.query.clauses[0]!.length === 1 &&
-      page.query.clauses[0]![0]!.words.length === 1,
+      termPhrase(page.query.clauses[0]![0]!).length === 1,
     words,
     languageIds: page.languageIds,
   };

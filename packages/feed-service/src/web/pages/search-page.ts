@@ -50,7 +50,7 @@ export const searchPage: PageRenderer = async (request, context) => {
           title: "Search",
           section: "search",
           main: html`<h1>Search</h1>
-<p>Words are matched whole, in any case and with or without accents; <code>"a phrase"</code> keeps words together, <code>-word</code> leaves posts out, <code>OR</code> offers alternatives.</p>
+<p>Words are matched whole, in any case and with or without accents; Chinese, Japanese and Korean words are found anywhere inside a run of their characters (<code>東京</code> finds 東京都); <code>"a phrase"</code> keeps words together, <code>-word</code> leaves posts out, <code>OR</code> offers alternatives.</p>
 ${await recentSearches(context)}`,
         },
         context,
