@@ -10,7 +10,7 @@ import { parseOptionsOnly } from "./options-only-command-line.js";
 
 const usage = `usage: feed-service demo [--database <location>] [--posts N] [--now <ISO 8601>] [--json]
 
-Writes the demo corpus (about 40 feeds in 6+ languages and 6 categories, posts spread over the
+Writes the demo corpus (45 feeds in 10 languages and 6 categories, posts spread over the
 90 days before --now, clicks and smart categories) into an empty database, through the same store
 API that ingest uses. The same --posts and --now always give the same corpus.
 
