@@ -11,13 +11,15 @@ import {
 } from "./admin-actions.js";
 import { discoverForAdd } from "./feed-discovery-hook.js";
 import { isoOrNull, printRecords } from "./output.js";
+import { webSubView } from "./websub-view.js";
 
 const usage = `usage: feed-service feeds <action> [--database <location>] [--json]
 
 actions:
   list                                   every feed with its health: last success, last
                                          error (code, time, message), failures in a row,
-                                         next check (--json: every field of each feed)
+                                         next check, WebSub state (--json: every field of
+                                         each feed, and its WebSub hub, topic and lease)
   add <url> [--name <name>] [--category <name|id>] [--language <code|id>]
                                          subscribe to a feed (a web page is followed to the
                                          feed it links to); prints the new feed's id
@@ -35,6 +37,7 @@ const columns = [
   "lastErrorAt",
   "consecutiveFailures",
   "nextFetchAt",
+  "websub",
   "lastError",
 ];
 
@@ -72,8 +75,17 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
   async list(argv, context) {
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
-    const rows = await withStore(parsed.values, (store) => store.adminFeeds());
-    printRecords(context.output, rows.map(feedView), columns, parsed.values.json === true);
+    const json = parsed.values.json === true;
+    const [rows, subscriptions] = await withStore(parsed.values, (store) =>
+      Promise.all([store.adminFeeds(), store.websub.subscriptions()]),
+    );
+    // WebSub: null for a feed that names no hub; the table shows the state only.
+    const bySubscription = new Map(subscriptions.map((s) => [s.feedId, webSubView(s, Date.now())]));
+    const views = rows.map((f) => {
+      const websub = bySubscription.get(f.feedId) ?? null;
+      return { ...feedView(f), websub: json ? websub : websub?.state };
+    });
+    printRecords(context.output, views, columns, json);
     return 0;
   },
   async add(argv, context) {

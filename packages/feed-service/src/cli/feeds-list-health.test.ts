@@ -94,7 +94,7 @@ test("feeds list shows each feed's health, and --json the same fields for script
   const [header, ...rows] = table.stdout.trimEnd().split("\n");
   assert.match(
     header!,
-    /^feedId +feedName +feedUrl +postCount +lastSuccessAt +lastErrorCode +lastErrorAt +consecutiveFailures +nextFetchAt +lastError$/,
+    /^feedId +feedName +feedUrl +postCount +lastSuccessAt +lastErrorCode +lastErrorAt +consecutiveFailures +nextFetchAt +websub +lastError$/,
   );
   const goneRow = rows.find((r) => r.includes("/gone.xml"))!;
   assert.match(

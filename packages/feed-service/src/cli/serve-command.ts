@@ -113,26 +113,32 @@ export async function serveStore(
       settings.publicUrl ? `  websub:  ${base}/websub/<callback> (hub callbacks)\n` : "",
     ].join("\n"),
   );
-  const scheduler = settings.ingest
-    ? startBackgroundIngest(store, context.output, (pass) => service.metrics.ingestPass(pass))
-    : null;
   // WebSub needs callbacks the hubs can reach (the public URL); it subscribes where ingest runs.
+  const webSubFailed = (error: unknown) =>
+    context.output.err(
+      `feed-service: WebSub round failed: ${error instanceof FeedServiceError ? error.message : "unexpected error"}\n`,
+    );
   const subscriber =
     settings.ingest && settings.publicUrl
       ? new WebSubSubscriber({
           subscriptions: store.websub,
           publicUrl: normalisePublicUrl(settings.publicUrl),
-          onError: (error) =>
-            context.output.err(
-              `feed-service: WebSub round failed: ${error instanceof FeedServiceError ? error.message : "unexpected error"}\n`,
-            ),
+          onError: webSubFailed,
         })
       : null;
+  const scheduler = settings.ingest
+    ? startBackgroundIngest(store, context.output, (pass) => {
+        service.metrics.ingestPass(pass);
+        // A pass may have found new hubs: subscribe now rather than at the next tick.
+        if (pass.updated > 0) subscriber?.runOnce().catch(webSubFailed);
+      })
+    : null;
   subscriber?.start();
   const signal = await stopped;
   context.output.out(`feed-service: ${signal}, stopping\n`);
-  await subscriber?.stop();
+  // The scheduler first: a pass that ends while stopping may still start a WebSub round.
   await scheduler?.stop();
+  await subscriber?.stop();
   await service.close();
   await store.close();
   return 0;

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { hubSignature } from "../websub/hub-signature.js";
 
 export interface HubRequestRecord {
@@ -119,4 +119,13 @@ ${entries
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   (hub as { base: string }).base = base;
   return hub;
+}
+
+/** A port free right now on 127.0.0.1 (for a service that must know its public URL before listening). */
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

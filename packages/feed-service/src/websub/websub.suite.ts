@@ -6,7 +6,6 @@
  * must store nothing.
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createFeedServer, type FeedServer } from "../http/feed-server.js";
 import { FetchLimiter } from "../ingest/fetch-limiter.js";
@@ -16,19 +15,11 @@ import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
 import type { FeedAdminRecord, Store } from "../store/store.js";
 import type { TestBackend, TestDatabase } from "../test-support/test-backends.js";
-import { startTestHub, type TestHub } from "../test-support/test-websub-hub.js";
+import { freePort, startTestHub, type TestHub } from "../test-support/test-websub-hub.js";
 import { callbackUrl, WebSubSubscriber } from "./websub-subscriber.js";
 import { webSubTimings } from "./websub-timings.js";
 
 const T0 = Date.UTC(2026, 0, 10, 12);
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 export function webSubSuite(backend: TestBackend): void {
   describe(`WebSub subscriber (${backend.name})`, () => {
