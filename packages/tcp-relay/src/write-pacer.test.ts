@@ -27,7 +27,10 @@ test("small batches start one write after the delay; 64 KiB or a closing destina
   assert.equal(starts, 2, "enough queued: written at once");
   await sleep(WRITE_DELAY_MS + 30);
   assert.equal(starts, 2, "the timer of the small batch was cancelled by the write");
+  pacer.schedule(5);
   pacer.closing();
+  await sleep(WRITE_DELAY_MS + 30);
+  assert.equal(starts, 2, "closing cancels the wait (the destination writes what is queued itself)");
   pacer.schedule(1);
   assert.equal(starts, 3, "while closing nothing waits");
 });

@@ -43,6 +43,8 @@ export class WritePacer {
   /** The destination is closing: what is queued, and every batch after, is written at once. */
   closing(): void {
     this.#closing = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   readonly #onTimer = (): void => {
