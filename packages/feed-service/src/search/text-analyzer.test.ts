@@ -49,6 +49,11 @@ describe("text analyzer", () => {
     assert.deepEqual(analyzeText("東京、大阪"), ["東", "東京", "京", "大", "大阪", "阪"]);
   });
 
+  it("keeps characters beyond the BMP whole, and a lone surrogate out of every token", () => {
+    assert.deepEqual(analyzeText("𠮷野家"), ["𠮷", "𠮷野", "野", "野家", "家"]);
+    assert.deepEqual(analyzeText("a\ud800b 東\ud800京"), ["a", "b", "東", "京"]);
+  });
+
   it("segments Thai into dictionary words", () => {
     assert.deepEqual(analyzeText("ภาษาไทยง่าย"), ["ภาษา", "ไทย", "ง่าย"]);
   });
