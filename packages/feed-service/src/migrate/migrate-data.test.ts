@@ -57,6 +57,7 @@ async function snapshot(store: Store) {
     prolific: await store.mostProlificFeeds({ since: NOW - 30 * DAY, limit: 50 }),
     history: await store.searchHistory(20),
     secret: await store.installSecret(),
+    websub: await store.websub.subscriptions(),
   };
 }
 
@@ -68,7 +69,19 @@ describe("migrate-data", () => {
     await seed.recordSearch("Open Source", NOW - DAY);
     await seed.recordSearch("data", NOW);
     await seed.addSmartCategory({ name: "Data news", query: "data OR news" });
+    const [hubbed] = await seed.adminFeeds();
+    const topicUrl = hubbed!.feedUrl;
+    await seed.websub.recordHubLink(hubbed!.feedId, { hubUrl: "https://hub.example/", topicUrl }, NOW);
+    await seed.websub.updateSubscription(hubbed!.feedId, {
+      state: "active",
+      callbackId: "Zr7QWJ0kq9wX8uVd3mN1bHc5TfYgLs2A",
+      secret: "copied-secret",
+      leaseSeconds: 864_000,
+      leaseExpiresAt: NOW + 864_000_000,
+      verifiedAt: NOW,
+    });
     const expected = await snapshot(seed);
+    assert.equal(expected.websub.length, 1);
     await seed.close();
     assert.ok(expected.recent.length > 500 && expected.popular.length > 0);
     const hits = Object.values(expected.found).map((list) => (list as unknown[]).length);

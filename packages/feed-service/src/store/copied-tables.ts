@@ -79,6 +79,29 @@ export const copiedTables: readonly CopiedTable[] = [
   },
   { name: "clicks", key: "id", columns: ["id", "post_id", "clicked_at", "client_hash"], sequence: true },
   { name: "settings", key: "name", columns: ["name", "value"], sequence: false },
+  {
+    // Copied whole, secrets and callbacks included: the service keeps its public URL, so its
+    // subscriptions at the hubs stay valid on the new database.
+    name: "websub_subscriptions",
+    key: "feed_id",
+    columns: [
+      "feed_id",
+      "hub_url",
+      "topic_url",
+      "state",
+      "callback_id",
+      "secret",
+      "lease_seconds",
+      "lease_expires_at",
+      "next_attempt_at",
+      "attempts",
+      "last_error",
+      "discovered_at",
+      "verified_at",
+      "last_push_at",
+    ],
+    sequence: false,
+  },
 ];
 
 /** A row as the copy moves it: values in the table's column order. */

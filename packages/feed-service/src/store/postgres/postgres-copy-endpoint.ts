@@ -92,7 +92,7 @@ export class PostgresEndpoint implements CopyEndpoint {
   async clear(): Promise<void> {
     await inTransaction(this.#pool, async (sql) => {
       await sql.query(
-        "TRUNCATE clicks, searches, smart_categories, posts, feeds, categories, settings RESTART IDENTITY",
+        "TRUNCATE websub_subscriptions, clicks, searches, smart_categories, posts, feeds, categories, settings RESTART IDENTITY",
       );
       await sql.query("DELETE FROM languages WHERE id > 2");
     });

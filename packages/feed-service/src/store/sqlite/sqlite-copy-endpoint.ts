@@ -69,6 +69,7 @@ export class SqliteEndpoint implements CopyEndpoint {
       );
       if (claims.get()) this.#db.exec("DELETE FROM feed_claims");
       for (const name of [
+        "websub_subscriptions",
         "clicks",
         "searches",
         "smart_categories",
