@@ -1,7 +1,8 @@
 /**
- * Splits text into search words exactly as SQLite's FTS5 tokenizer `unicode61 remove_diacritics 2`
- * does, so that the parser, the SQLite index and any other backend (a LIKE scan, PostgreSQL) agree
- * on what a word is:
+ * The case and accent fold of search (`foldSearchChar`, which the search analyzer in
+ * text-analyzer.ts applies to words of spaced scripts), and a word splitter built on it, both
+ * exactly as SQLite's FTS5 tokenizer `unicode61 remove_diacritics 2` does, the tokenizer search
+ * used before the analyzer (its fold is kept so that accents and case match as they always did):
  * - a word is a run of letters (L*), numbers (N*), private-use characters (Co) and the common
  *   combining diacritics (which fold to nothing); everything else separates words;
  * - each character is lower-cased one by one (simple case mapping);
@@ -9,8 +10,7 @@
  *   them (unicode61 removes diacritics from Latin only: `ά` stays `ά`, `ё` stays `ё`).
  * The behaviour is checked against SQLite itself, character by character, in `search-words.test.ts`,
  * for the scripts feeds are written in. unicode61 follows Unicode 6.1, so letters added to Unicode
- * later, and a few rare Latin letters, may split differently; the SQLite MATCH never depends on this
- * (FTS5 re-tokenises the quoted words itself), only other backends do.
+ * later, and a few rare Latin letters, may split differently.
  */
 
 const letterOrDigit = /[\p{L}\p{N}\p{Co}]/u;
