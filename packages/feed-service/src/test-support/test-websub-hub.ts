@@ -23,6 +23,8 @@ export interface TestHub {
   leaseSeconds: number;
   /** Answer subscription requests with this status instead of verifying and answering 202. */
   refuseWith: number | null;
+  /** Accept subscription requests (202) but never verify them (a hub that cannot reach us). */
+  silent: boolean;
   atomFeed(entries: ReadonlyArray<{ id: string; title: string }>): string;
   /** GET the callback as a hub verifying intent; the answer's status and body. */
   verify(callback: string, params: Record<string, string>): Promise<{ status: number; body: string }>;
@@ -54,6 +56,7 @@ ${entries
     requests: [],
     leaseSeconds: 1000,
     refuseWith: null,
+    silent: false,
     atomFeed: atom,
     async verify(callback, params) {
       const url = new URL(callback);
@@ -98,6 +101,10 @@ ${entries
           if (hub.refuseWith !== null) {
             res.writeHead(hub.refuseWith, { "content-type": "text/plain" });
             return res.end("Topic not allowed\u0007 here");
+          }
+          if (hub.silent) {
+            res.writeHead(202);
+            return res.end();
           }
           const challenge = randomBytes(12).toString("hex");
           const answer = await hub.verify(params["hub.callback"]!, {

@@ -95,13 +95,23 @@ export class WebSubSubscriber {
     // knows the subscription by topic and callback (§5.1). A new hub or topic starts a new one.
     const callbackId = sub.callbackId ?? randomBytes(24).toString("base64url");
     const secret = sub.secret ?? randomBytes(32).toString("base64url");
+    // `attempts` counts the requests sent since the hub last verified one. A request still
+    // unverified when its time is up usually means the hub cannot reach the callback: say so.
+    const attempts = sub.attempts + 1;
+    const unverified =
+      sub.attempts > 0 && sub.lastError === null && (sub.state === "pending" || sub.state === "active");
     // Saved before the request: a hub may verify before it even answers it (§5.3).
     const before: WebSubChanges = {
       state: stillActive ? "active" : "pending",
       callbackId,
       secret,
-      nextAttemptAt: now + webSubTimings.verifyWithinMs,
+      attempts,
+      nextAttemptAt:
+        now +
+        Math.max(webSubTimings.verifyWithinMs, attempts > 1 ? webSubTimings.retryAfterMs(attempts - 1) : 0),
     };
+    if (unverified)
+      before.lastError = `The hub accepted the last request but did not verify it; can it reach ${this.#opts.publicUrl}/websub/?`;
     if (!(await subs.updateSubscription(sub.feedId, before))) return true; // the feed was removed
     try {
       await sendSubscriptionRequest(
@@ -115,12 +125,10 @@ export class WebSubSubscriber {
         },
         { dispatcher: this.#opts.dispatcher },
       );
-      await subs.updateSubscription(sub.feedId, { attempts: 0, lastError: null });
+      // Nothing more to save: the hub's verification (callback-routes.ts) resets the attempts.
       return true;
     } catch (error) {
-      const attempts = sub.attempts + 1;
       await subs.updateSubscription(sub.feedId, {
-        attempts,
         lastError: error instanceof HubRequestError ? error.message : "The subscription request failed.",
         nextAttemptAt: now + webSubTimings.retryAfterMs(attempts),
       });

@@ -238,5 +238,32 @@ export function webSubSuite(backend: TestBackend): void {
       assert.equal((await subscription()).state, "active");
       assert.equal((await subscription()).attempts, 0);
     });
+
+    it("a hub that accepts but never verifies: asked again after 15 minutes, with the likely cause", async () => {
+      hub.silent = true;
+      now = (await subscription()).nextAttemptAt;
+      assert.deepEqual(await subscriber.runOnce(), { requested: 1, failed: 0 });
+      let row = await subscription();
+      assert.deepEqual([row.state, row.attempts, row.lastError], ["active", 1, null]);
+      assert.equal(row.nextAttemptAt, now + webSubTimings.verifyWithinMs);
+      now = row.nextAttemptAt;
+      assert.deepEqual(await subscriber.runOnce(), { requested: 1, failed: 0 });
+      row = await subscription();
+      assert.equal(row.attempts, 2);
+      assert.equal(
+        row.lastError,
+        `The hub accepted the last request but did not verify it; can it reach ${publicUrl}/websub/?`,
+      );
+      assert.equal(
+        row.nextAttemptAt,
+        now + Math.max(webSubTimings.verifyWithinMs, webSubTimings.retryAfterMs(1)),
+      );
+      // Past the lease, the subscription is asked for anew; the hub's verification makes it active.
+      now = Math.max(row.nextAttemptAt, row.leaseExpiresAt! + 1);
+      hub.silent = false;
+      assert.deepEqual(await subscriber.runOnce(), { requested: 1, failed: 0 });
+      row = await subscription();
+      assert.deepEqual([row.state, row.attempts, row.lastError], ["active", 0, null]);
+    });
   });
 }
