@@ -61,7 +61,7 @@ test("serve --public-url subscribes to a feed's hub, accepts its pushes, and fee
       }
       const table = await cli(["feeds", "list", ...db]);
       assert.match(table.stdout.split("\n")[0]!, / websub /);
-      assert.match(table.stdout.split("\n")[1]!, / active(  |$)/);
+      assert.match(table.stdout.split("\n")[1]!, / active( {2}|$)/);
     } finally {
       stop("SIGTERM");
       const ended = await serving;
