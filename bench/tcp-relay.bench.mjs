@@ -14,11 +14,23 @@
 // client); the sink/responder is a separate Node process; each relay is its own process running
 // the BUILT code (run `npx tsc -b` first). (a) and (d) run ROUNDS times, interleaved, and compare
 // medians, because this two-core machine is shared and single runs are noisy.
-// Environment: SIZE_MIB (default 1024), PAIRS (default 5000), ROUNDS (default 3).
+// Environment: SIZE_MIB (default 1024), PAIRS (default 5000), ROUNDS (default 3), SECTIONS
+// (default abcde), BASELINE (the bin/tcp-relay.js of another build, e.g. a `git worktree` of an
+// older commit built under /tmp: (d) and (e) then also run it, so before and after are measured in
+// the same run window).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +43,7 @@ const PAIRS = Number(process.env.PAIRS ?? 5_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const SECTIONS = process.env.SECTIONS ?? "abcde";
 const relayBin = fileURLToPath(new URL("../packages/tcp-relay/bin/tcp-relay.js", import.meta.url));
+const BASELINE = process.env.BASELINE;
 const work = mkdtempSync(join(tmpdir(), "tcp-relay-bench-"));
 const children = new Set();
 
@@ -86,6 +99,20 @@ function cpuSeconds(child) {
   } catch {
     return Number.NaN;
   }
+}
+
+/** Context switches of every thread of the process so far (each wake-up of the event loop or of a pool thread counts). */
+function contextSwitches(child) {
+  let n = 0;
+  try {
+    for (const task of readdirSync(`/proc/${child.pid}/task`)) {
+      const status = readFileSync(`/proc/${child.pid}/task/${task}/status`, "utf8");
+      for (const m of status.matchAll(/ctxt_switches:\s+(\d+)/g)) n += Number(m[1]);
+    }
+  } catch {
+    return Number.NaN;
+  }
+  return n;
 }
 
 function peakRssMiB(child) {
@@ -230,20 +257,20 @@ function percentile(samples, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function viaTcpRelay(targetPort, options, run) {
+async function viaTcpRelay(targetPort, options, run, bin = relayBin) {
   const port = await freePort();
-  const child = start(process.execPath, [
-    relayBin,
-    "127.0.0.1",
-    String(targetPort),
-    String(port),
-    ...options,
-  ]);
+  const child = start(process.execPath, [bin, "127.0.0.1", String(targetPort), String(port), ...options]);
   await once(child.stdout, "data");
   try {
     const before = cpuSeconds(child);
+    const switchesBefore = contextSwitches(child);
     const value = await run(port);
-    return { value, rss: peakRssMiB(child), cpu: cpuSeconds(child) - before };
+    return {
+      value,
+      rss: peakRssMiB(child),
+      cpu: cpuSeconds(child) - before,
+      switches: contextSwitches(child) - switchesBefore,
+    };
   } finally {
     await stop(child);
   }
@@ -480,6 +507,17 @@ async function sectionD(responder) {
   // in turn (see pingPongInterleaved). Mean: "added" subtracts the direct round trip's mean. Tail:
   // a percentile of a difference is not defined, so the p99 compared is each relay's round trip.
   const value = (r) => r.value;
+  // The relays' CPU and context switches per round trip: much less noisy than the latency on this
+  // shared machine, and what the log's work costs shows there first.
+  const costs = new Map();
+  const ours = (name, options, bin) => [
+    name,
+    (run) =>
+      viaTcpRelay(responder.port, options, run, bin).then((r) => {
+        costs.set(name, r);
+        return r.value;
+      }),
+  ];
   const configs = [
     ["direct round trip", (run) => run(responder.port)],
     ["socat (default)", (run) => viaSocat(responder.port, [], undefined, run).then(value)],
@@ -488,50 +526,73 @@ async function sectionD(responder) {
       (run) => viaSocat(responder.port, ["-v"], join(work, "lat-socat.log"), run).then(value),
     ],
     ["bare Node pipe relay", (run) => viaBare(responder.port, run).then(value)],
-    ["tcp-relay -q (no log)", (run) => viaTcpRelay(responder.port, ["-q"], run).then(value)],
-    [
-      "tcp-relay -q -logfile",
-      (run) => viaTcpRelay(responder.port, ["-q", "-logfile", join(work, "lat.log")], run).then(value),
-    ],
+    ours("tcp-relay -q (no log)", ["-q"]),
+    ours("tcp-relay -q -logfile", ["-q", "-logfile", join(work, "lat.log")]),
   ];
-  const all = await withAll(
-    configs.map(([, via]) => via),
-    (ports) => pingPongInterleaved(ports, PAIRS),
-  );
-  const samples = new Map(configs.map(([name], k) => [name, all[k]]));
-  const rtt = mean(samples.get("direct round trip"));
-  const added = (name) => mean(samples.get(name)) - rtt;
-  const p99 = (name) => percentile(samples.get(name), 99);
-  const pairs = `${PAIRS} pairs`;
-  row("d", "direct round trip (mean)", pairs, rtt, "µs RTT", undefined, "-");
-  row("d", "direct round trip (p99)", pairs, p99("direct round trip"), "µs RTT", undefined, "-");
-  for (const name of ["socat (default)", "socat -v 2>file", "bare Node pipe relay"]) {
-    row("d", `${name}, added mean`, pairs, added(name), "µs", undefined, "-");
-    row("d", `${name}, p99 RTT`, pairs, p99(name), "µs", undefined, "-");
+  if (BASELINE !== undefined) {
+    configs.push(ours("baseline -q -logfile", ["-q", "-logfile", join(work, "lat-base.log")], BASELINE));
   }
-  for (const name of ["tcp-relay -q (no log)", "tcp-relay -q -logfile"]) {
+  // ROUNDS runs of every relay at once; each figure is the median over the rounds, and the notes
+  // give each round's ratio, since one run on this shared machine can be off by 20% either way.
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    costs.clear();
+    const all = await withAll(
+      configs.map(([, via]) => via),
+      (ports) => pingPongInterleaved(ports, PAIRS),
+    );
+    const samples = new Map(configs.map(([name], k) => [name, all[k]]));
+    const rtt = mean(samples.get("direct round trip"));
+    const figures = new Map();
+    for (const [name] of configs) {
+      figures.set(name, {
+        added: mean(samples.get(name)) - rtt,
+        p99: percentile(samples.get(name), 99),
+        cost: costs.get(name),
+      });
+    }
+    figures.set("direct round trip", { added: rtt, p99: percentile(samples.get("direct round trip"), 99) });
+    rounds.push(figures);
+  }
+  const med = (name, key) => median(rounds.map((f) => f.get(name)[key]));
+  const perRound = (name, key, peer) =>
+    rounds.map((f) => (f.get(name)[key] / f.get(peer)[key]).toFixed(2)).join("/");
+  const pairs = `${PAIRS} pairs x${ROUNDS}`;
+  row("d", "direct round trip (mean)", pairs, med("direct round trip", "added"), "µs RTT", undefined, "-");
+  row("d", "direct round trip (p99)", pairs, med("direct round trip", "p99"), "µs RTT", undefined, "-");
+  for (const name of ["socat (default)", "socat -v 2>file", "bare Node pipe relay"]) {
+    row("d", `${name}, added mean`, pairs, med(name, "added"), "µs", undefined, "-");
+    row("d", `${name}, p99 RTT`, pairs, med(name, "p99"), "µs", undefined, "-");
+  }
+  const names = ["tcp-relay -q (no log)", "tcp-relay -q -logfile"];
+  if (BASELINE !== undefined) names.push("baseline -q -logfile");
+  const perTrip = PAIRS + 200; // with the warm-up
+  for (const name of names) {
+    const cpu = rounds.map((f) => ((f.get(name).cost.cpu * 1e6) / perTrip).toFixed(0)).join("/");
+    const switches = rounds.map((f) => (f.get(name).cost.switches / perTrip).toFixed(1)).join("/");
     row(
       "d",
       `${name}, added mean`,
       pairs,
-      added(name),
+      med(name, "added"),
       "µs",
       [
-        ["bare", added("bare Node pipe relay")],
-        ["socat", added("socat (default)")],
+        ["bare", med("bare Node pipe relay", "added")],
+        ["socat", med("socat (default)", "added")],
       ],
       "-",
-      "target <= 1.1x bare",
+      `target <= 1.1x bare; per round ${perRound(name, "added", "bare Node pipe relay")}x bare; ` +
+        `relay CPU ${cpu} µs, ${switches} context switches per round trip`,
     );
     row(
       "d",
       `${name}, p99 RTT`,
       pairs,
-      p99(name),
+      med(name, "p99"),
       "µs",
-      [["socat", p99("socat (default)")]],
+      [["socat", med("socat (default)", "p99")]],
       "-",
-      "target <= 2x socat",
+      `target <= 2x socat; per round ${perRound(name, "p99", "socat (default)")}x socat`,
     );
   }
 }
@@ -550,6 +611,16 @@ async function sectionE(lines, random, sizeLabel, sink) {
   );
   const jsonSize = fileMiB(jsonLog);
   rmSync(jsonLog);
+  const baseJson =
+    BASELINE === undefined
+      ? undefined
+      : await viaTcpRelay(
+          sink.port,
+          ["-q", "-json", "-logfile", jsonLog],
+          (p) => send(p, lines, SIZE),
+          BASELINE,
+        );
+  if (baseJson !== undefined) rmSync(jsonLog);
   row(
     "e",
     "tcp-relay -q -logfile (text)",
@@ -569,10 +640,23 @@ async function sectionE(lines, random, sizeLabel, sink) {
     [
       ["text log", text.value],
       ["target 100 MB/s", 100],
+      ...(baseJson === undefined ? [] : [["baseline", baseJson.value]]),
     ],
     json.rss,
     `log ${jsonSize} MiB; target >= 100 MB/s; ${cpuNote(json, SIZE)}`,
   );
+  if (baseJson !== undefined) {
+    row(
+      "e",
+      "baseline -q -json -logfile",
+      sizeLabel,
+      baseJson.value,
+      "MB/s",
+      undefined,
+      baseJson.rss,
+      cpuNote(baseJson, SIZE),
+    );
+  }
   const capture = join(work, "e.pcap");
   const plain = await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE));
   const pcap = await viaTcpRelay(sink.port, ["-q", "-pcap", capture], (p) => send(p, random, SIZE));
