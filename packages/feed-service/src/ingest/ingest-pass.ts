@@ -99,7 +99,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
       }).finally(() => {
         claim.stop();
         // A lost claim is another worker's now: releasing it would free the feed under that worker.
-        if (!claim.lost) return claims.release(feed.feedId);
+        if (!claim.lost) claims.release(feed.feedId);
       });
       if (result.outcome === "updated") summary.updated++;
       else if (result.outcome === "not-modified") summary.notModified++;
@@ -123,6 +123,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
     const workers = Math.min(feeds, limiter.overall + 2);
     await Promise.all(Array.from({ length: workers }, worker));
   } finally {
+    await claims.flush();
     await dispatcher.close().catch(() => {});
     await parse?.close();
   }
@@ -130,7 +131,12 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
   return summary;
 }
 
-/** The feeds of one pass, claimed from the store a batch at a time and released one by one. */
+/**
+ * The feeds of one pass, claimed from the store a batch at a time and released a batch at a time:
+ * finished feeds are released together when the next batch is claimed and when the pass ends, one
+ * write for a batch instead of one per feed. Until then they are simply not due (their refresh
+ * scheduled the next fetch) or wait a little longer for another worker.
+ */
 class FeedClaims {
   readonly #store: Store;
   readonly #clock: () => number;
@@ -144,6 +150,7 @@ class FeedClaims {
   #claimed = 0;
   #exhausted = false;
   #claiming: Promise<void> | null = null;
+  #finished: number[] = [];
 
   constructor(store: Store, clock: () => number, opts: IngestPassOptions) {
     this.#store = store;
@@ -172,6 +179,7 @@ class FeedClaims {
   }
 
   async #claim(batch: number): Promise<void> {
+    await this.flush();
     const limit = Math.min(Math.max(1, batch), this.#limit - this.#claimed);
     if (limit <= 0) {
       this.#exhausted = true;
@@ -205,8 +213,17 @@ class FeedClaims {
     });
   }
 
-  release(feedId: number): Promise<void> {
-    return this.#store.releaseFeedClaim(feedId, this.#worker).catch(() => {});
+  /** Marks a feed's refresh finished; its claim ends with the next `flush`. */
+  release(feedId: number): void {
+    this.#finished.push(feedId);
+  }
+
+  /** Ends the claims of the finished feeds (a failure leaves them to run out with their lease). */
+  async flush(): Promise<void> {
+    if (this.#finished.length === 0) return;
+    const feedIds = this.#finished;
+    this.#finished = [];
+    await this.#store.releaseFeedClaims(feedIds, this.#worker).catch(() => {});
   }
 }
 

@@ -237,6 +237,8 @@ export interface Store {
   renewFeedClaim(feedId: number, worker: string, now: number, leaseMs: number): Promise<boolean>;
   /** Ends a worker's claim on a feed (after its refresh, whatever the outcome). */
   releaseFeedClaim(feedId: number, worker: string): Promise<void>;
+  /** Ends a worker's claims on several feeds in one write (an ingest pass releases a batch at once). */
+  releaseFeedClaims(feedIds: readonly number[], worker: string): Promise<void>;
   /** Applies one refresh in one transaction: posts upserted by (feed, guid), fetch state and metadata saved. */
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult>;
   /**

@@ -68,9 +68,15 @@ export async function renewFeedClaim(
   return renewed > 0;
 }
 
-export async function releaseFeedClaim(pool: pg.Pool, feedId: number, worker: string): Promise<void> {
-  await changes(pool, "UPDATE feeds SET claim_expires_at = NULL WHERE id = $1 AND claimed_by = $2", [
-    feedId,
-    worker,
-  ]);
+export async function releaseFeedClaims(
+  pool: pg.Pool,
+  feedIds: readonly number[],
+  worker: string,
+): Promise<void> {
+  if (feedIds.length === 0) return;
+  await changes(
+    pool,
+    "UPDATE feeds SET claim_expires_at = NULL WHERE id = ANY($1::int[]) AND claimed_by = $2",
+    [feedIds, worker],
+  );
 }

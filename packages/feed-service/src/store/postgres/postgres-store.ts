@@ -30,7 +30,7 @@ import * as activity from "./postgres-activity-writer.js";
 import * as catalog from "./postgres-catalog-queries.js";
 import * as catalogWriter from "./postgres-catalog-writer.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
-import { claimDueFeeds, releaseFeedClaim, renewFeedClaim } from "./postgres-feed-claims.js";
+import { claimDueFeeds, releaseFeedClaims, renewFeedClaim } from "./postgres-feed-claims.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { mostPopularPosts } from "./postgres-popular-posts.js";
@@ -214,7 +214,10 @@ export class PostgresStore implements Store {
     return renewFeedClaim(this.#pool, feedId, worker, now, leaseMs);
   }
   releaseFeedClaim(feedId: number, worker: string): Promise<void> {
-    return releaseFeedClaim(this.#pool, feedId, worker);
+    return releaseFeedClaims(this.#pool, [feedId], worker);
+  }
+  releaseFeedClaims(feedIds: readonly number[], worker: string): Promise<void> {
+    return releaseFeedClaims(this.#pool, feedIds, worker);
   }
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
     return feedWriter.applyFeedUpdate(this.#pool, feedId, update);

@@ -74,12 +74,12 @@ export function renewFeedClaim(
     .immediate();
 }
 
-export function releaseFeedClaim(db: Database.Database, feedId: number, worker: string): void {
+export function releaseFeedClaims(db: Database.Database, feedIds: readonly number[], worker: string): void {
+  if (feedIds.length === 0) return;
   db.transaction(() => {
     db.exec(createTable);
-    db.prepare("UPDATE feed_claims SET expires_at = NULL WHERE feed_id = ? AND claimed_by = ?").run(
-      feedId,
-      worker,
-    );
+    db.prepare(
+      "UPDATE feed_claims SET expires_at = NULL WHERE feed_id IN (SELECT value FROM json_each(?)) AND claimed_by = ?",
+    ).run(JSON.stringify(feedIds), worker);
   }).immediate();
 }

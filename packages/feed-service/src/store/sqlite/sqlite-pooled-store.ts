@@ -232,6 +232,9 @@ export class SqlitePooledStore implements Store {
   releaseFeedClaim(feedId: number, worker: string): Promise<void> {
     return this.#main.releaseFeedClaim(feedId, worker);
   }
+  releaseFeedClaims(feedIds: readonly number[], worker: string): Promise<void> {
+    return this.#main.releaseFeedClaims(feedIds, worker);
+  }
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
     return this.#main.applyFeedUpdate(feedId, update);
   }

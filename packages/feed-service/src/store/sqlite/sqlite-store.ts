@@ -182,7 +182,10 @@ export class SqliteStore implements Store {
     return settle(() => claims.renewFeedClaim(this.#db, feedId, worker, now, leaseMs));
   }
   releaseFeedClaim(feedId: number, worker: string): Promise<void> {
-    return settle(() => claims.releaseFeedClaim(this.#db, feedId, worker));
+    return settle(() => claims.releaseFeedClaims(this.#db, [feedId], worker));
+  }
+  releaseFeedClaims(feedIds: readonly number[], worker: string): Promise<void> {
+    return settle(() => claims.releaseFeedClaims(this.#db, feedIds, worker));
   }
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
     return settle(() => feedWriter.applyFeedUpdate(this.#db, this.#stmts, feedId, update));
