@@ -1,9 +1,22 @@
 /**
  * An entry's language: the tag the feed or entry declares (the store maps it by primary subtag),
  * else a guess from the text with tinyld, else `und` (spec §4: "Undetermined").
+ *
+ * tinyld is loaded on the first guess, not at import: loading its model costs ~0.35 s of CPU in
+ * every thread that imports ingest (the CLI, serve, each parse worker), and most feeds declare
+ * their language, so most processes never guess.
  */
-import { detect } from "tinyld";
+import { createRequire } from "node:module";
 import { UNDETERMINED_CODE } from "../store/language-tags.js";
+
+type Detect = typeof import("tinyld").detect;
+let detector: Detect | undefined;
+
+function detect(text: string): string {
+  // The package's CommonJS build, so that the first guess stays synchronous.
+  detector ??= (createRequire(import.meta.url)("tinyld") as { detect: Detect }).detect;
+  return detector(text);
+}
 
 /** Below this many letters a statistical guess is noise. */
 const minimumTextForDetection = 40;
