@@ -25,6 +25,7 @@ import type {
 import * as activity from "./sqlite-activity-writer.js";
 import * as catalog from "./sqlite-catalog-queries.js";
 import * as catalogWriter from "./sqlite-catalog-writer.js";
+import { WalCheckpointer } from "./sqlite-checkpointer.js";
 import { openSqliteDatabase, StatementCache, translateSqliteError } from "./sqlite-connection.js";
 import * as claims from "./sqlite-feed-claims.js";
 import * as feedRankings from "./sqlite-feed-rankings.js";
@@ -51,6 +52,8 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #stmts: StatementCache;
   readonly websub: SqliteWebSubStore;
+  /** Started by the first refresh that stores posts: bulk writes are what fill the log. */
+  #checkpointer: WalCheckpointer | null = null;
 
   /** Takes an open, migrated connection; use `openSqliteStore` to open a path. */
   constructor(db: Database.Database) {
@@ -188,7 +191,14 @@ export class SqliteStore implements Store {
     return settle(() => claims.releaseFeedClaims(this.#db, feedIds, worker));
   }
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
-    return settle(() => feedWriter.applyFeedUpdate(this.#db, this.#stmts, feedId, update));
+    return settle(() => {
+      const result = feedWriter.applyFeedUpdate(this.#db, this.#stmts, feedId, update);
+      if (update.posts.length > 0 && !this.#db.memory) {
+        this.#checkpointer ??= new WalCheckpointer(this.#db);
+        this.#checkpointer.committed();
+      }
+      return result;
+    });
   }
 
   postKeys(
@@ -219,9 +229,11 @@ export class SqliteStore implements Store {
       return `${v.t}.${v.d}`;
     });
   }
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // The checkpoint thread's connection closes first, so that the writer's close, as the last
+    // connection, checkpoints what is left and removes the log.
+    await this.#checkpointer?.stop();
     if (this.#db.open) this.#db.close();
-    return Promise.resolve();
   }
 }
 
