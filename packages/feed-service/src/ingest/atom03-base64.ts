@@ -16,7 +16,9 @@ const base64Text = /^[A-Za-z0-9+/=\s]*$/;
  * decodeAtom03Base64('<title mode="base64">SGVsbG8=</title>'); // "<title>Hello</title>"
  */
 export function decodeAtom03Base64(xml: string): string {
-  if (!/\bmode\s*=\s*["']base64["']/.test(xml)) return xml;
+  // A plain substring search first: the regular expression's \b and \s* made every document
+  // (RSS included) cost a scan several times slower than this one.
+  if (!xml.includes("base64") || !/\bmode\s*=\s*["']base64["']/.test(xml)) return xml;
   return xml.replace(
     base64Element,
     (whole, name: string, before: string, _q, after: string, body: string) => {
