@@ -72,6 +72,7 @@ test("after traffic: requests by route and status, SOAP calls by operation and f
     assert.ok((sample(text, "feed_service_answer_cache_lookups_total", { result: "miss" }) ?? 0) >= 3);
     assert.equal(sample(text, "feed_service_broken_feeds"), 1);
     assert.equal(sample(text, "feed_service_feed_refreshes_total", { result: "failed" }), 0);
+    assert.equal(sample(text, "feed_service_feed_refreshes_total", { result: "claim_lost" }), 0);
     assert.equal(sample(text, "feed_service_posts_ingested_total"), 0);
     assert.ok((sample(text, "feed_service_process_resident_memory_bytes") ?? 0) > 0);
     assert.ok(sample(text, "feed_service_nodejs_eventloop_lag_seconds") !== undefined);

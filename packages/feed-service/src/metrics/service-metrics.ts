@@ -16,6 +16,8 @@ export interface IngestPassCounts {
   readonly notModified: number;
   readonly failed: number;
   readonly deferred: number;
+  /** Refreshes stopped because another worker took the feed (its claim's lease had run out). */
+  readonly claimLost: number;
   readonly postsInserted: number;
 }
 
@@ -82,7 +84,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   });
   const refreshes = new Counter({
     name: `${prefix}feed_refreshes_total`,
-    help: "Feed refreshes by the background ingest, by result (updated, not_modified, failed, deferred).",
+    help: "Feed refreshes by the background ingest, by result (updated, not_modified, failed, deferred, claim_lost).",
     labelNames: ["result"] as const,
     registers: [registry],
   });
@@ -119,7 +121,8 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   }
   // Every label value is known up front, so that a scrape shows zeros rather than missing series.
   for (const result of ["hit", "miss", "skip"]) cacheLookups.inc({ result }, 0);
-  for (const result of ["updated", "not_modified", "failed", "deferred"]) refreshes.inc({ result }, 0);
+  for (const result of ["updated", "not_modified", "failed", "deferred", "claim_lost"])
+    refreshes.inc({ result }, 0);
 
   // The labelled children, kept by their label values: prom-client would otherwise hash the label
   // object on every call, and these run on every request of the hot SOAP path.
@@ -167,6 +170,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
       refreshes.inc({ result: "not_modified" }, counts.notModified);
       refreshes.inc({ result: "failed" }, counts.failed);
       refreshes.inc({ result: "deferred" }, counts.deferred);
+      refreshes.inc({ result: "claim_lost" }, counts.claimLost);
       postsIngested.inc(counts.postsInserted);
     },
     async scrape() {
