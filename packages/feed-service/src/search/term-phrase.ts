@@ -42,3 +42,27 @@ export function termPhrase(term: SearchTerm): readonly string[] {
   if (end - start >= 2 && isPairedUnigram(w[end - 1]) && pairs(w[end - 2], w[end - 1]!, true)) end--;
   return start === 0 && end === w.length ? w : w.slice(start, end);
 }
+
+/**
+ * The tokens a store needs to find candidates for a term when it checks the phrase itself
+ * afterwards: the phrase's tokens less the single Han, kana and Hangul characters that sit between
+ * two pairs, which those pairs already imply and which are among the commonest tokens (`ー`, `の`,
+ * `이`); reading their posting lists cost more than the pairs'. Any post holding the phrase holds
+ * these, so candidates are a superset of the matches.
+ *
+ * @example
+ * candidateTokens({ words: ["데", "데이", "이", "이터", "터"] }); // ["데이", "이터"]
+ */
+export function candidateTokens(term: SearchTerm): readonly string[] {
+  const phrase = termPhrase(term);
+  return phrase.filter(
+    (token, i) =>
+      !(
+        isPairedUnigram(token) &&
+        i > 0 &&
+        i < phrase.length - 1 &&
+        [...phrase[i - 1]!].length === 2 &&
+        [...phrase[i + 1]!].length === 2
+      ),
+  );
+}

@@ -13,7 +13,7 @@
  * phrase never spans two fields (as in FTS5, where fields are columns).
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
-import { termPhrase } from "../../search/term-phrase.js";
+import { candidateTokens, termPhrase } from "../../search/term-phrase.js";
 import { analyzeText } from "../../search/text-analyzer.js";
 
 /** tsvector positions stop at 16383; later words keep that position (still found, not as phrases). */
@@ -73,9 +73,12 @@ export function toTsquery(query: SearchQuery): string | null {
   return `${positive} & !${anyOf(query.excluded)}`;
 }
 
-/** A phrase's words, each required, in any order: what GIN can answer without positions. */
+/**
+ * A phrase's words, each required, in any order: what GIN can answer without positions (less the
+ * CJK characters between two pairs, implied by them; `candidateTokens`).
+ */
 function termLexemes(term: SearchTerm): string {
-  const words = termPhrase(term).map(quoteLexeme);
+  const words = candidateTokens(term).map(quoteLexeme);
   return words.length === 1 ? words[0]! : `(${words.join(" & ")})`;
 }
 
