@@ -12,7 +12,7 @@
 // Usage: npx tsc -b && node bench/feed-service-pages.bench.mjs [--posts N] [--seconds S]
 import { writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { corpusNow, openCorpus } from "./feed-service-corpus.mjs";
@@ -20,6 +20,7 @@ import { startServe, stopServe } from "./serve-process.mjs";
 import { runWrk } from "./wrk-load.mjs";
 
 const { values } = parseArgs({ options: { posts: { type: "string" }, seconds: { type: "string" } } });
+const loadAtStart = loadavg()[0];
 const posts = Number(values.posts ?? 1_000_000);
 const seconds = Number(values.seconds ?? 5);
 const HTML_BUDGET_KB = 60;
@@ -204,8 +205,9 @@ try {
 console.log(
   `feed-service web pages, ${posts.toLocaleString("en")} posts (SQLite), real serve process, wrk ${seconds} s per page.`,
 );
+// What else ran on the machine: the 1-minute load average at the start and at the end of the run.
 console.log(
-  "Timings were taken on a shared, loaded 2-core machine: read them as measured, not as the best case.\n",
+  `Machine: ${availableParallelism()} cores; load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end.\n`,
 );
 console.log(`1. size (KB; HTML budget ${HTML_BUDGET_KB} KB, first load budget ${FIRST_LOAD_BUDGET_KB} KB)`);
 console.log(
