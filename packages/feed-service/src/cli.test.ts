@@ -217,16 +217,27 @@ test("demo then serve: prints the URLs, answers SOAP and /healthz, stops cleanly
     },
   );
   try {
-    const search = await soapCall(
-      strict.base,
-      "<search><limit>20</limit><offset>0</offset><searchTerms>the</searchTerms><sortBy/><languageIds/></search>",
+    // On a 300-post database one search alone can finish inside 1 ms on a warm query thread; 32
+    // at once (different offsets, so no answer comes from the cache) queue behind the two threads,
+    // and the deadline counts the wait: the later ones cannot make it.
+    const answers = await Promise.all(
+      Array.from({ length: 32 }, (_, offset) =>
+        soapCall(
+          strict.base,
+          `<search><limit>1000</limit><offset>${offset}</offset><searchTerms>the</searchTerms><sortBy/><languageIds/></search>`,
+        ),
+      ),
     );
-    assert.equal(search.status, 500);
-    assert.match(search.body, /<faultcode>soapenv:Server\.userException<\/faultcode>/);
-    assert.match(
-      search.body,
-      /ComponentInvocationException: The query ran past the 1 ms query deadline and was stopped/,
-    );
+    const faults = answers.filter((a) => a.status !== 200);
+    assert.ok(faults.length > 0, "some calls passed the 1 ms deadline");
+    for (const search of faults) {
+      assert.equal(search.status, 500);
+      assert.match(search.body, /<faultcode>soapenv:Server\.userException<\/faultcode>/);
+      assert.match(
+        search.body,
+        /ComponentInvocationException: The query ran past the 1 ms query deadline and was stopped/,
+      );
+    }
     assert.deepEqual(await (await fetch(`${strict.base}/healthz`)).json(), { status: "ok" });
   } finally {
     assert.equal(await stop(strict.child), 0);
