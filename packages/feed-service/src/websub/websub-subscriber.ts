@@ -4,10 +4,12 @@
  * the granted lease, expired and denied ones, and requests the hub never verified — and records
  * the outcome. The hub's verification and pushes arrive at the callback routes
  * (callback-routes.ts), in whichever process of the service the hub reaches: all state is in the
- * database. Like the ingest scheduler, its timer never keeps the process alive on its own.
+ * database. Its rounds run as the ingest scheduler's passes do (periodic-runner.ts): never two at
+ * once, and the timer never keeps the process alive on its own.
  */
 import { randomBytes } from "node:crypto";
 import type { Dispatcher } from "undici";
+import { PeriodicRunner } from "../periodic-runner.js";
 import type { WebSubChanges, WebSubStore, WebSubSubscription } from "../store/websub-store.js";
 import { HubRequestError, sendSubscriptionRequest } from "./hub-request.js";
 import { webSubTimings } from "./websub-timings.js";
@@ -38,12 +40,15 @@ export function callbackUrl(publicUrl: string, callbackId: string): string {
 
 export class WebSubSubscriber {
   readonly #opts: WebSubSubscriberOptions;
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<unknown> | null = null;
-  #stopped = true;
+  readonly #runner: PeriodicRunner<SubscriberRound>;
 
   constructor(opts: WebSubSubscriberOptions) {
     this.#opts = opts;
+    this.#runner = new PeriodicRunner({
+      round: () => this.#round(),
+      tickMs: opts.tickMs,
+      onError: opts.onError,
+    });
   }
 
   /**
@@ -56,24 +61,16 @@ export class WebSubSubscriber {
    * await subscriber.stop();
    */
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    this.#schedule(0);
+    this.#runner.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#runner.stop();
   }
 
   /** Runs one round now (after the one in progress): every subscription whose time has come. */
-  async runOnce(): Promise<SubscriberRound> {
-    await this.#running;
-    const round = this.#round();
-    this.#running = round.catch(() => {});
-    return round;
+  runOnce(): Promise<SubscriberRound> {
+    return this.#runner.runOnce();
   }
 
   async #round(): Promise<SubscriberRound> {
@@ -134,16 +131,5 @@ export class WebSubSubscriber {
       });
       return false;
     }
-  }
-
-  #schedule(delay: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.runOnce()
-        .catch((error) => this.#opts.onError?.(error))
-        .finally(() => this.#schedule(this.#opts.tickMs ?? 60_000));
-    }, delay);
-    this.#timer.unref();
   }
 }
