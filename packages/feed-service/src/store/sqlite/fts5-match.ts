@@ -31,3 +31,15 @@ export function toFts5Match(query: SearchQuery): string | null {
   // FTS5's NOT is binary and binds tighter than AND, hence the parentheses around the left side.
   return `(${positive}) NOT ${orGroup(query.excluded)}`;
 }
+
+/**
+ * The phrases of `toFts5Match(query)` in the order FTS5 numbers them (left to right: the clauses'
+ * terms, then the excluded ones), each as its own MATCH string; `excluded` of them, at the end,
+ * are the exclusions (they never occur in a post that matches).
+ */
+export function fts5Phrases(query: SearchQuery): { phrases: string[]; excluded: number } {
+  const positive = query.clauses.flatMap((clause) => clause.map(quoteTerm));
+  return query.excluded.length === 0 || positive.length === 0
+    ? { phrases: positive, excluded: 0 }
+    : { phrases: [...positive, ...query.excluded.map(quoteTerm)], excluded: query.excluded.length };
+}

@@ -9,12 +9,15 @@ import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
+import { toFts5Match } from "./fts5-match.js";
 import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { newestHitPage } from "./sqlite-newest-hits.js";
+import { newestCut, newestHitPage } from "./sqlite-newest-hits.js";
 import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
+import { searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
+import { rankingStats } from "./sqlite-term-sample.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
@@ -91,6 +94,84 @@ describe("SQLite bounded reads", () => {
         page.map((p) => p.score),
         expected.map((p) => p.score),
       );
+    }
+  });
+
+  it("cuts the newest hits from block counts exactly where sorting every hit cuts them", () => {
+    const reference = db.prepare(`SELECT p.post_date, t.rowid FROM posts_fts t JOIN posts p ON p.id = t.rowid
+      WHERE posts_fts MATCH ? ORDER BY p.post_date DESC, p.id DESC LIMIT 1 OFFSET ?`);
+    const inside = db.prepare(`SELECT count(*) FROM posts_fts t JOIN posts p ON p.id = t.rowid
+      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ? AND ? AND (p.post_date, p.id) >= (?, ?)`);
+    let cuts = 0;
+    for (const match of matches) {
+      for (const want of [1, 20, 777, 3000, 10_000, 19_999]) {
+        const expected = reference.raw().get(match, want - 1) as [number, number] | undefined;
+        const cut = newestCut(stmts, { match, languages: null }, want);
+        if (expected === undefined) {
+          assert.equal(cut, null, `${match} ${want}`);
+          continue;
+        }
+        assert.ok(cut !== null, `${match} ${want}`);
+        assert.deepEqual([cut.date, cut.id], expected, `${match} ${want}`);
+        // The range holds every hit at least as new as the cut, so the pool is exactly `want` hits.
+        assert.equal(inside.pluck().get(match, cut.from, cut.to, cut.date, cut.id), want, `${match} ${want}`);
+        cuts++;
+      }
+    }
+    assert.ok(cuts > 15, `only ${cuts} cuts compared`);
+  });
+
+  it("ranks by bm25 with term statistics counted on the newest ids when the database has more", () => {
+    const sample = 4096;
+    const newest = db.prepare("SELECT max(id) FROM posts").pluck().get() as number;
+    const hitsOf = db.prepare("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?").pluck();
+    for (const [terms, phrases] of [
+      ["the OR le OR der", ['"the"', '"le"', '"der"']],
+      ["data -security", ['"data"']],
+      ['"open source" OR rust', ['"open source"', '"rust"']],
+    ] as const) {
+      const query = parseSearchQuery(terms);
+      const stats = rankingStats(stmts, query, sample);
+      const counts = phrases.map(
+        (phrase) => (hitsOf.all(phrase) as number[]).filter((id) => id > newest - sample).length,
+      );
+      assert.deepEqual(stats.slice(0, 1 + phrases.length), [sample, ...counts], terms);
+      // The exclusion's count is not taken: it never occurs in a matching post.
+      assert.ok(
+        stats.slice(1 + phrases.length).every((n) => n === 0),
+        terms,
+      );
+      const match = toFts5Match(query)!;
+      const all = db
+        .prepare(`SELECT t.rowid AS id, p.post_date AS date,
+            sampled_bm25(posts_fts, 4.0, 1.0, 2.0${", ?".repeat(stats.length)}) AS score
+          FROM posts_fts t JOIN posts p ON p.id = t.rowid WHERE posts_fts MATCH ?`)
+        .all(...stats, match) as Array<{ id: number; date: number; score: number }>;
+      assert.ok(all.length > 0, terms);
+      const expected = all
+        .sort((a, b) => b.date - a.date || b.id - a.id)
+        .slice(0, 10_000)
+        .sort((a, b) => b.score - a.score || b.id - a.id)
+        .slice(0, 30);
+      const page = searchPosts(
+        stmts,
+        { limit: 30, offset: 0, languageIds: null, query, sort: "relevance" },
+        sample,
+      );
+      assert.deepEqual(
+        page.map((p) => [p.postId, p.score]),
+        expected.map((p) => [p.id, p.score]),
+        terms,
+      );
+      // Sorted by date, a post has the score it has when ranked.
+      const ranked = new Map(page.map((p) => [p.postId, p.score]));
+      const byDate = searchPosts(
+        stmts,
+        { limit: 200, offset: 0, languageIds: null, query, sort: "date" },
+        sample,
+      );
+      const common = byDate.filter((p) => ranked.has(p.postId));
+      for (const p of common) assert.equal(p.score, ranked.get(p.postId), `${terms} post ${p.postId}`);
     }
   });
 

@@ -4,10 +4,34 @@
  * foreign keys on, a busy timeout for writers of other processes; and a cache of prepared
  * statements so each SQL text is compiled once per connection.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
+
+/**
+ * The store's SQLite extension (native/sampled_bm25.c, built on install by
+ * scripts/build-native.mjs): the `sampled_bm25` ranking function that search uses. The same
+ * relative path holds from src/ (tests) and dist/.
+ */
+const EXTENSION = fileURLToPath(new URL("../../../native/build/sampled_bm25.so", import.meta.url));
+
+const withExtension = new WeakSet<Database.Database>();
+
+/** Loads the store's extension into a connection (once; the store does it for every connection it uses). */
+export function loadStoreExtension(db: Database.Database): void {
+  if (withExtension.has(db)) return;
+  if (!existsSync(EXTENSION)) {
+    throw new FeedServiceError(
+      "FEED_STORE_UNAVAILABLE",
+      "The SQLite search extension of the feed service has not been built (npm install or npm run build builds it).",
+    );
+  }
+  // SQLite derives the entry point, sqlite3_sampledbm_init, from the file name.
+  db.loadExtension(EXTENSION);
+  withExtension.add(db);
+}
 
 export function openSqliteDatabase(path: string): Database.Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });

@@ -119,14 +119,147 @@ export interface NewestCut {
 
 /**
  * The `want`-th newest hit and an id range holding every newer one, or null when fewer match.
- * SQLite finds the `want`-th hit of a range itself (its sorter keeps `want` rows and hands back
- * one), so no hit travels to JavaScript. The first range is sized from the hits among the newest
- * blocks, with room for the day that straddles the cut; a range too short is doubled.
+ * Without a language filter the cut is found from per-block hit counts and the blocks' date bounds
+ * (`cutByBlocks`); with one, every hit must be dated to be filtered anyway (`cutBySorting`).
  */
 export function newestCut(stmts: StatementCache, filter: HitFilter, want: number): NewestCut | null {
   const blocks = loadBlocks(stmts);
+  if (blocks.block.length === 0) return null;
+  return filter.languages === null
+    ? cutByBlocks(stmts, blocks, filter.match, want)
+    : cutBySorting(stmts, blocks, filter, want);
+}
+
+/** The index in `blocks` of the block holding `id` (or of the next one). */
+function blockIndexOf(blocks: Blocks, id: number): number {
+  const block = Math.floor(id / 1024);
+  let first = 0;
+  let last = blocks.block.length - 1;
+  while (first < last) {
+    const mid = (first + last) >> 1;
+    if (blocks.block[mid]! < block) first = mid + 1;
+    else last = mid;
+  }
+  return first;
+}
+
+/**
+ * The cut without dating every hit. Only hits in blocks whose date bounds straddle the cut are
+ * dated (ids follow dates closely in an aggregator, so that is a block or two), as a selection
+ * over buckets with known bounds:
+ * 1. the `want`-th hit by id bounds the blocks to count first (they hold `want` hits);
+ * 2. `low`: going through the counted blocks by their lowest date, the date at which `want` hits
+ *    are reached: the cut is no older; every block that can hold a hit that new is counted too;
+ * 3. `high`: the same by their highest date: fewer than `want` hits are newer, so the cut is no newer;
+ * 4. blocks dated wholly after `high` are in; the cut is found among the hits of the blocks that
+ *    straddle [low, high], dated and sorted (by date, then id).
+ * The result is exactly that of sorting every hit by date (sqlite-bounded-reads.test.ts).
+ */
+function cutByBlocks(stmts: StatementCache, blocks: Blocks, match: string, want: number): NewestCut | null {
   const top = blocks.block.length - 1;
-  if (top < 0) return null;
+  const to = lastId(blocks.block[top]!);
+  const wantThById = stmts
+    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?")
+    .pluck()
+    .get(match, want - 1) as number | undefined;
+  if (wantThById === undefined) return null;
+  const counts = new Map<number, number>();
+  const countBlocks = stmts
+    .get(`SELECT rowid >> 10, count(*) FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} GROUP BY 1`)
+    .raw();
+  const indexOf = new Map<number, number>();
+  const count = (low: number, high: number) => {
+    for (const [block, n] of countBlocks.all(
+      match,
+      firstId(blocks.block[low]!),
+      lastId(blocks.block[high]!),
+    ) as Array<[number, number]>) {
+      let index = indexOf.get(block);
+      if (index === undefined) {
+        index = blockIndexOf(blocks, block * 1024);
+        indexOf.set(block, index);
+      }
+      counts.set(index, n);
+    }
+  };
+  let counted = blockIndexOf(blocks, wantThById);
+  count(counted, top);
+  const low = reachedAt([...counts.keys()], (i) => blocks.minDate[i]!, counts, want);
+  const lowest = firstBlockAfter(blocks, low - 1, 0);
+  if (lowest < counted) {
+    count(lowest, counted - 1);
+    counted = lowest;
+  }
+  const candidates = [...counts.keys()].filter((i) => blocks.maxDate[i]! >= low);
+  const high = reachedAt(candidates, (i) => blocks.maxDate[i]!, counts, want);
+  let newer = 0;
+  const straddling: number[] = [];
+  for (const i of candidates) {
+    if (blocks.minDate[i]! > high) newer += counts.get(i)!;
+    else straddling.push(i);
+  }
+  straddling.sort((a, b) => a - b);
+  const dated = stmts
+    .get(`SELECT t.rowid, p.post_date FROM posts_fts t
+      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
+      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`)
+    .raw();
+  const hits: Hit[] = [];
+  for (let k = 0; k < straddling.length; ) {
+    let end = k;
+    while (end + 1 < straddling.length && straddling[end + 1] === straddling[end]! + 1) end++;
+    const run = dated.all(
+      match,
+      firstId(blocks.block[straddling[k]!]!),
+      lastId(blocks.block[straddling[end]!]!),
+    );
+    for (const hit of run as Hit[]) hits.push(hit);
+    k = end + 1;
+  }
+  hits.sort((a, b) => b[1] - a[1] || b[0] - a[0]);
+  const cut = hits[want - newer - 1];
+  if (cut === undefined) throw new Error("newestCut: the block counts and the dated hits disagree");
+  return {
+    from: firstId(blocks.block[firstBlockAfter(blocks, cut[1] - 1, 0)]!),
+    to,
+    date: cut[1],
+    id: cut[0],
+  };
+}
+
+/**
+ * Going through `indexes` by `key` from the highest down, adding up their counts: the key at
+ * which the sum first reaches `want` (every index is known to be needed up to there).
+ */
+function reachedAt(
+  indexes: number[],
+  key: (i: number) => number,
+  counts: Map<number, number>,
+  want: number,
+): number {
+  const byKey = [...indexes].sort((a, b) => key(b) - key(a));
+  let sum = 0;
+  for (const i of byKey) {
+    sum += counts.get(i)!;
+    if (sum >= want) return key(i);
+  }
+  return key(byKey[byKey.length - 1]!);
+}
+
+/**
+ * The cut by dating every hit of a range and letting SQLite find the `want`-th (its sorter keeps
+ * `want` rows and hands back one), so no hit travels to JavaScript. The first range is sized from
+ * the hits among the newest blocks, with room for the day that straddles the cut; a range too
+ * short is doubled.
+ */
+function cutBySorting(
+  stmts: StatementCache,
+  blocks: Blocks,
+  filter: HitFilter,
+  want: number,
+): NewestCut | null {
+  const top = blocks.block.length - 1;
   const to = lastId(blocks.block[top]!);
   const kth = stmts
     .get(`SELECT p.post_date, t.rowid FROM posts_fts t
@@ -153,7 +286,9 @@ export function newestCut(stmts: StatementCache, filter: HitFilter, want: number
       | undefined;
     if (row !== undefined && (low === 0 || row[0] >= blocks.maxUpTo[low - 1]!)) {
       return {
-        from: firstId(blocks.block[firstBlockAfter(blocks, row[0], low)]!),
+        // Hits dated the same as the cut with a higher id are in it too: from the first block
+        // that can hold a post dated as new as the cut.
+        from: firstId(blocks.block[firstBlockAfter(blocks, row[0] - 1, low)]!),
         to,
         date: row[0],
         id: row[1],

@@ -6,7 +6,8 @@
  * - clicks: from the clicked posts or from the hits, whichever is cheaper (sqlite-clicked-hits.ts);
  * - relevance: every hit ranked when at most 10,000 match; otherwise only the 10,000 newest, as
  *   spec §4 allows (a bounded cost, as recency-tiered search engines do).
- * The page's rows are then read through `postsInOrder`, each with its bm25 score.
+ * The page's rows are then read through `postsInOrder`, each with its bm25 score
+ * (`sampled_bm25`, with term statistics from the newest posts: sqlite-term-sample.ts).
  */
 import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
@@ -16,12 +17,13 @@ import { FTS_ROWID, LANGUAGE_FILTER } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { type HitFilter, newestCut, newestHitPage } from "./sqlite-newest-hits.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
+import { rankingStats, scoreSql, TERM_SAMPLE_IDS } from "./sqlite-term-sample.js";
 
-/**
- * Relevance is FTS5's bm25 with the title weighted above the feed name and the body; bm25 is
- * negative with lower better, so the score is its negation (positive, higher better, spec §4).
- */
-const SCORE = "-bm25(posts_fts, 4.0, 1.0, 2.0)";
+/** The score of a search: its SQL (bm25, positive, higher better) and that SQL's parameters. */
+interface Score {
+  sql: string;
+  args: Array<number | null>;
+}
 
 /** Spec §4: when more than this many posts match, relevance ranks only this many newest. */
 export const RELEVANCE_POOL = 10_000;
@@ -29,6 +31,7 @@ export const RELEVANCE_POOL = 10_000;
 export function searchPosts(
   stmts: StatementCache,
   page: PostPage & { query: SearchQuery; sort: SearchSort },
+  termSampleIds = TERM_SAMPLE_IDS,
 ): Array<PostRecord & { score: number }> {
   const match = toFts5Match(page.query);
   if (match === null || page.limit === 0 || page.languageIds?.length === 0) return [];
@@ -36,24 +39,29 @@ export function searchPosts(
     match,
     languages: page.languageIds === null ? null : JSON.stringify(page.languageIds),
   };
-  if (page.sort === "relevance") return relevancePage(stmts, filter, page);
+  const args = rankingStats(stmts, page.query, termSampleIds);
+  const score: Score = { sql: scoreSql(args.length - 1), args };
+  if (page.sort === "relevance") return relevancePage(stmts, filter, score, page);
   const ids =
     page.sort === "date"
       ? newestHitPage(stmts, filter, page.offset, page.limit).map(([id]) => id)
       : mostClickedHitPage(stmts, filter, page.offset, page.limit);
   if (ids.length === 0) return [];
-  const scores = scoresOf(stmts, match, ids);
+  const scores = scoresOf(stmts, match, score, ids);
   return withScores(stmts, new Map(ids.map((id) => [id, scores.get(id)!])));
 }
 
 /**
- * The bm25 scores of some hits, in one statement: FTS5 computes bm25's corpus statistics once per
- * statement (one pass over each phrase's whole doclist, https://sqlite.org/fts5.html#the_bm25_function),
- * so a statement per id would repeat that pass for each. FTS5 walks the hits between the lowest and
- * the highest id (cheap without scoring), and the `+rowid IN` filter, which FTS5 never sees, lets
- * only the wanted ones be scored. The scores are those of ranking every hit.
+ * The scores of some hits, in one statement: FTS5 walks the hits between the lowest and the
+ * highest id (cheap without scoring), and the `+rowid IN` filter, which FTS5 never sees, lets only
+ * the wanted ones be scored. The scores are those of ranking every hit.
  */
-function scoresOf(stmts: StatementCache, match: string, ids: readonly number[]): Map<number, number> {
+function scoresOf(
+  stmts: StatementCache,
+  match: string,
+  score: Score,
+  ids: readonly number[],
+): Map<number, number> {
   let low = ids[0]!;
   let high = ids[0]!;
   for (const id of ids) {
@@ -61,10 +69,10 @@ function scoresOf(stmts: StatementCache, match: string, ids: readonly number[]):
     high = Math.max(high, id);
   }
   const rows = stmts
-    .get(`SELECT t.rowid, ${SCORE} FROM posts_fts t WHERE posts_fts MATCH ?
+    .get(`SELECT t.rowid, ${score.sql} FROM posts_fts t WHERE posts_fts MATCH ?
       AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +t.rowid IN (SELECT value FROM json_each(?))`)
     .raw()
-    .all(match, low, high, JSON.stringify(ids)) as Array<[number, number]>;
+    .all(...score.args, match, low, high, JSON.stringify(ids)) as Array<[number, number]>;
   return new Map(rows);
 }
 
@@ -92,6 +100,7 @@ function matchesUpTo(stmts: StatementCache, filter: HitFilter, cap: number): num
 function relevancePage(
   stmts: StatementCache,
   filter: HitFilter,
+  score: Score,
   page: PostPage,
 ): Array<PostRecord & { score: number }> {
   if (page.offset >= RELEVANCE_POOL) return [];
@@ -99,29 +108,30 @@ function relevancePage(
   const few = matchesUpTo(stmts, filter, RELEVANCE_POOL);
   if (few !== null && filter.languages !== null) {
     if (few.length === 0) return [];
-    const ranked = [...scoresOf(stmts, filter.match, few)].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
+    const ranked = [...scoresOf(stmts, filter.match, score, few)].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
     return withScores(stmts, new Map(ranked.slice(page.offset, page.offset + limit)));
   }
   if (few !== null) {
     const hits = stmts
-      .get(`SELECT t.rowid, ${SCORE} AS score FROM posts_fts t WHERE posts_fts MATCH ?
+      .get(`SELECT t.rowid, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ?
         ORDER BY score DESC, t.rowid DESC LIMIT ? OFFSET ?`)
       .raw()
-      .all(filter.match, limit, page.offset) as Array<[number, number]>;
+      .all(...score.args, filter.match, limit, page.offset) as Array<[number, number]>;
     return withScores(stmts, new Map(hits));
   }
-  // More match: rank the 10,000 newest, found as a cut in date order (see newestCut). bm25 is
+  // More match: rank the 10,000 newest, found as a cut in date order (see newestCut). The score is
   // computed only for rows that pass the cut (the select list is evaluated after the join).
   const cut = newestCut(stmts, filter, RELEVANCE_POOL);
   if (cut === null) return [];
   const hits = stmts
-    .get(`SELECT t.rowid, ${SCORE} AS score FROM posts_fts t
+    .get(`SELECT t.rowid, ${score.sql} AS score FROM posts_fts t
       CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
       WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND (p.post_date, p.id) >= (?, ?)
       ${filter.languages === null ? "" : `AND ${LANGUAGE_FILTER}`}
       ORDER BY score DESC, t.rowid DESC LIMIT ? OFFSET ?`)
     .raw()
     .all(
+      ...score.args,
       filter.match,
       cut.from,
       cut.to,

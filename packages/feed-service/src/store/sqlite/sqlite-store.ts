@@ -26,7 +26,12 @@ import * as activity from "./sqlite-activity-writer.js";
 import * as catalog from "./sqlite-catalog-queries.js";
 import * as catalogWriter from "./sqlite-catalog-writer.js";
 import { WalCheckpointer } from "./sqlite-checkpointer.js";
-import { openSqliteDatabase, StatementCache, translateSqliteError } from "./sqlite-connection.js";
+import {
+  loadStoreExtension,
+  openSqliteDatabase,
+  StatementCache,
+  translateSqliteError,
+} from "./sqlite-connection.js";
 import * as claims from "./sqlite-feed-claims.js";
 import * as feedRankings from "./sqlite-feed-rankings.js";
 import * as feedWriter from "./sqlite-feed-writer.js";
@@ -57,6 +62,7 @@ export class SqliteStore implements Store {
 
   /** Takes an open, migrated connection; use `openSqliteStore` to open a path. */
   constructor(db: Database.Database) {
+    loadStoreExtension(db);
     this.#db = db;
     this.#stmts = new StatementCache(db);
     this.websub = new SqliteWebSubStore(db);
@@ -249,9 +255,9 @@ export function openSqliteStore(path: string): SqliteStore {
   const db = openSqliteDatabase(path);
   try {
     migrateSqlite(db);
+    return new SqliteStore(db);
   } catch (error) {
     db.close();
     throw translateSqliteError(error);
   }
-  return new SqliteStore(db);
 }
