@@ -122,57 +122,78 @@ describe("SQLite bounded reads", () => {
   });
 
   it("ranks by bm25 with term statistics counted on the newest ids when the database has more", () => {
-    const sample = 4096;
+    const bounds = { termSampleIds: 4096, relevancePool: 600 };
     const newest = db.prepare("SELECT max(id) FROM posts").pluck().get() as number;
     const hitsOf = db.prepare("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?").pluck();
-    for (const [terms, phrases] of [
+    // Queries for each way of deciding whether more than the pool match: many among the sampled
+    // ids alone ("the"), many expected from them (a count decides), few expected (ranked in one
+    // walk) with more or fewer than the pool in the end, exclusions, phrases, nothing at all.
+    const queries: Array<[string, string[]]> = [
       ["the OR le OR der", ['"the"', '"le"', '"der"']],
       ["data -security", ['"data"']],
       ['"open source" OR rust', ['"open source"', '"rust"']],
-    ] as const) {
+      ["rust", ['"rust"']],
+      ["typescript", ['"typescript"']],
+      ["data -code -the", ['"data"']],
+      ["zzzunknown", ['"zzzunknown"']],
+    ];
+    let compared = 0;
+    const sizes = { overPool: 0, underPool: 0 };
+    for (const [terms, phrases] of queries) {
       const query = parseSearchQuery(terms);
-      const stats = rankingStats(stmts, query, sample);
+      const stats = rankingStats(stmts, query, bounds.termSampleIds);
       const counts = phrases.map(
-        (phrase) => (hitsOf.all(phrase) as number[]).filter((id) => id > newest - sample).length,
+        (phrase) =>
+          (hitsOf.all(phrase) as number[]).filter((id) => id > newest - bounds.termSampleIds).length,
       );
-      assert.deepEqual(stats.slice(0, 1 + phrases.length), [sample, ...counts], terms);
-      // The exclusion's count is not taken: it never occurs in a matching post.
+      assert.deepEqual(stats.slice(0, 1 + phrases.length), [bounds.termSampleIds, ...counts], terms);
+      // The exclusions' counts are not taken: they never occur in a matching post.
       assert.ok(
         stats.slice(1 + phrases.length).every((n) => n === 0),
         terms,
       );
       const match = toFts5Match(query)!;
-      const all = db
-        .prepare(`SELECT t.rowid AS id, p.post_date AS date,
-            sampled_bm25(posts_fts, 4.0, 1.0, 2.0${", ?".repeat(stats.length)}) AS score
-          FROM posts_fts t JOIN posts p ON p.id = t.rowid WHERE posts_fts MATCH ?`)
-        .all(...stats, match) as Array<{ id: number; date: number; score: number }>;
-      assert.ok(all.length > 0, terms);
-      const expected = all
-        .sort((a, b) => b.date - a.date || b.id - a.id)
-        .slice(0, 10_000)
-        .sort((a, b) => b.score - a.score || b.id - a.id)
-        .slice(0, 30);
-      const page = searchPosts(
-        stmts,
-        { limit: 30, offset: 0, languageIds: null, query, sort: "relevance" },
-        sample,
-      );
-      assert.deepEqual(
-        page.map((p) => [p.postId, p.score]),
-        expected.map((p) => [p.id, p.score]),
-        terms,
-      );
-      // Sorted by date, a post has the score it has when ranked.
-      const ranked = new Map(page.map((p) => [p.postId, p.score]));
-      const byDate = searchPosts(
-        stmts,
-        { limit: 200, offset: 0, languageIds: null, query, sort: "date" },
-        sample,
-      );
-      const common = byDate.filter((p) => ranked.has(p.postId));
-      for (const p of common) assert.equal(p.score, ranked.get(p.postId), `${terms} post ${p.postId}`);
+      for (const languages of [null, [1], [3, 4]]) {
+        const all = db
+          .prepare(`SELECT t.rowid AS id, p.post_date AS date, p.language_id AS language,
+              sampled_bm25(posts_fts, 4.0, 1.0, 2.0${", ?".repeat(stats.length)}) AS score
+            FROM posts_fts t JOIN posts p ON p.id = t.rowid WHERE posts_fts MATCH ?`)
+          .all(...stats, match) as Array<{ id: number; date: number; language: number; score: number }>;
+        const hits = all.filter((hit) => languages === null || languages.includes(hit.language));
+        if (hits.length > bounds.relevancePool) sizes.overPool++;
+        else if (hits.length > 0) sizes.underPool++;
+        const pool = hits
+          .sort((a, b) => b.date - a.date || b.id - a.id)
+          .slice(0, bounds.relevancePool)
+          .sort((a, b) => b.score - a.score || b.id - a.id);
+        for (const [offset, limit] of [
+          [0, 30],
+          [590, 20],
+        ] as const) {
+          const page = searchPosts(
+            stmts,
+            { limit, offset, languageIds: languages, query, sort: "relevance" },
+            bounds,
+          );
+          assert.deepEqual(
+            page.map((p) => [p.postId, p.score]),
+            pool.slice(offset, offset + limit).map((p) => [p.id, p.score]),
+            `${terms} ${languages} ${offset}`,
+          );
+          compared += page.length;
+        }
+        // Sorted by date, a post has the score it has when ranked.
+        const ranked = new Map(all.map((hit) => [hit.id, hit.score]));
+        const byDate = searchPosts(
+          stmts,
+          { limit: 200, offset: 0, languageIds: languages, query, sort: "date" },
+          bounds,
+        );
+        for (const p of byDate) assert.equal(p.score, ranked.get(p.postId), `${terms} post ${p.postId}`);
+      }
     }
+    assert.ok(compared > 400, `only ${compared} hits compared`);
+    assert.ok(sizes.overPool >= 5 && sizes.underPool >= 5, JSON.stringify(sizes));
   });
 
   it("finds the most clicked hits the same way from the clicked posts as from the hits", () => {

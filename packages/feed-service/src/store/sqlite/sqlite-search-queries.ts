@@ -28,10 +28,20 @@ interface Score {
 /** Spec §4: when more than this many posts match, relevance ranks only this many newest. */
 export const RELEVANCE_POOL = 10_000;
 
+/** The sizes that bound a search's cost; smaller ones let tests reach every branch on a small corpus. */
+export interface SearchBounds {
+  /** Relevance ranks at most this many newest hits (spec §4). */
+  relevancePool: number;
+  /** Term statistics come from the newest this many post ids (sqlite-term-sample.ts). */
+  termSampleIds: number;
+}
+
+const BOUNDS: SearchBounds = { relevancePool: RELEVANCE_POOL, termSampleIds: TERM_SAMPLE_IDS };
+
 export function searchPosts(
   stmts: StatementCache,
   page: PostPage & { query: SearchQuery; sort: SearchSort },
-  termSampleIds = TERM_SAMPLE_IDS,
+  bounds: SearchBounds = BOUNDS,
 ): Array<PostRecord & { score: number }> {
   const match = toFts5Match(page.query);
   if (match === null || page.limit === 0 || page.languageIds?.length === 0) return [];
@@ -39,9 +49,9 @@ export function searchPosts(
     match,
     languages: page.languageIds === null ? null : JSON.stringify(page.languageIds),
   };
-  const args = rankingStats(stmts, page.query, termSampleIds);
+  const args = rankingStats(stmts, page.query, bounds.termSampleIds);
   const score: Score = { sql: scoreSql(args.length - 1), args };
-  if (page.sort === "relevance") return relevancePage(stmts, filter, score, page);
+  if (page.sort === "relevance") return relevancePage(stmts, filter, score, page, bounds);
   const ids =
     page.sort === "date"
       ? newestHitPage(stmts, filter, page.offset, page.limit).map(([id]) => id)
@@ -77,18 +87,11 @@ function scoresOf(
 }
 
 /**
- * The ids of the posts that match, or null when more than `cap` do. With languages every hit is
- * dated and filtered, so the ids found are kept (and scored once) instead of counted and then
- * looked for again.
+ * The ids of the posts in `filter`'s languages that match, or null when more than `cap` do: every
+ * hit is dated and filtered, so the ids found are kept (and scored once) instead of counted and
+ * then looked for again.
  */
 function matchesUpTo(stmts: StatementCache, filter: HitFilter, cap: number): number[] | null {
-  if (filter.languages === null) {
-    const n = stmts
-      .get("SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?)")
-      .pluck()
-      .get(filter.match, cap + 1) as number;
-    return n > cap ? null : [];
-  }
   const ids = stmts
     .get(`SELECT t.rowid FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
       WHERE posts_fts MATCH ? AND ${LANGUAGE_FILTER} LIMIT ?`)
@@ -102,26 +105,27 @@ function relevancePage(
   filter: HitFilter,
   score: Score,
   page: PostPage,
+  bounds: SearchBounds,
 ): Array<PostRecord & { score: number }> {
-  if (page.offset >= RELEVANCE_POOL) return [];
-  const limit = Math.min(page.limit, RELEVANCE_POOL - page.offset);
-  const few = matchesUpTo(stmts, filter, RELEVANCE_POOL);
-  if (few !== null && filter.languages !== null) {
-    if (few.length === 0) return [];
-    const ranked = [...scoresOf(stmts, filter.match, score, few)].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
-    return withScores(stmts, new Map(ranked.slice(page.offset, page.offset + limit)));
-  }
-  if (few !== null) {
-    const hits = stmts
-      .get(`SELECT t.rowid, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ?
-        ORDER BY score DESC, t.rowid DESC LIMIT ? OFFSET ?`)
-      .raw()
-      .all(...score.args, filter.match, limit, page.offset) as Array<[number, number]>;
-    return withScores(stmts, new Map(hits));
+  const pool = bounds.relevancePool;
+  if (page.offset >= pool) return [];
+  const limit = Math.min(page.limit, pool - page.offset);
+  if (filter.languages === null) {
+    const ranked = rankedPageIfFew(stmts, filter.match, score, { offset: page.offset, limit }, bounds);
+    if (ranked !== null) return withScores(stmts, new Map(ranked));
+  } else {
+    const few = matchesUpTo(stmts, filter, pool);
+    if (few !== null) {
+      if (few.length === 0) return [];
+      const ranked = [...scoresOf(stmts, filter.match, score, few)].sort(
+        (a, b) => b[1] - a[1] || b[0] - a[0],
+      );
+      return withScores(stmts, new Map(ranked.slice(page.offset, page.offset + limit)));
+    }
   }
   // More match: rank the 10,000 newest, found as a cut in date order (see newestCut). The score is
   // computed only for rows that pass the cut (the select list is evaluated after the join).
-  const cut = newestCut(stmts, filter, RELEVANCE_POOL);
+  const cut = newestCut(stmts, filter, pool);
   if (cut === null) return [];
   const hits = stmts
     .get(`SELECT t.rowid, ${score.sql} AS score FROM posts_fts t
@@ -142,6 +146,51 @@ function relevancePage(
       page.offset,
     ) as Array<[number, number]>;
   return withScores(stmts, new Map(hits));
+}
+
+/**
+ * One page of every hit ranked ([id, score], best first), or null when more than the pool
+ * match. Deciding that by counting first and then ranking would walk the doclists twice, which for
+ * rare combinations of common words (`"deep dive"`, `data -code -the`) is the whole cost; so the
+ * hits are scored as they are found, up to one past the pool, in FTS5's own order (ascending ids:
+ * a quarter cheaper than descending on large doclists), and SQLite ranks them and counts them in
+ * the same statement. When the newest ids alone hold more than the pool,
+ * no walk is needed to know it; when they suggest far more, a count that stops early (cheap: such
+ * hits are dense) decides first, so that the pool's worth of hits is not scored for nothing.
+ */
+function rankedPageIfFew(
+  stmts: StatementCache,
+  match: string,
+  score: Score,
+  page: { offset: number; limit: number },
+  bounds: SearchBounds,
+): Array<[number, number]> | null {
+  const { relevancePool: pool, termSampleIds } = bounds;
+  const newest = stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null;
+  if (newest === null) return [];
+  if (newest > termSampleIds) {
+    const inSample = stmts
+      .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
+      .pluck()
+      .get(match, newest - termSampleIds + 1, newest, pool + 1) as number;
+    if (inSample > pool) return null;
+    if ((inSample * newest) / termSampleIds > 2 * pool) {
+      const n = stmts
+        .get("SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?)")
+        .pluck()
+        .get(match, pool + 1) as number;
+      if (n > pool) return null;
+    }
+  }
+  const rows = stmts
+    .get(`WITH hits AS MATERIALIZED (
+        SELECT t.rowid AS id, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ? LIMIT ?)
+      SELECT (SELECT count(*) FROM hits), id, score FROM hits ORDER BY score DESC, id DESC LIMIT ? OFFSET ?`)
+    .raw()
+    .all(...score.args, match, pool + 1, page.limit, page.offset) as Array<[number, number, number]>;
+  if (rows.length > 0 && rows[0]![0] > pool) return null;
+  return rows.map(([, id, value]) => [id, value]);
 }
 
 /** The rows of the hits, in the map's order, each with its score. */
