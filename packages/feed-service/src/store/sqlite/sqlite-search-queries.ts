@@ -62,9 +62,12 @@ export function searchPosts(
 }
 
 /**
- * The scores of some hits, in one statement: FTS5 walks the hits between the lowest and the
- * highest id (cheap without scoring), and the `+rowid IN` filter, which FTS5 never sees, lets only
- * the wanted ones be scored. The scores are those of ranking every hit.
+ * The scores of some hits. Ids close together (a page by date) are scored in one statement: FTS5
+ * walks the hits between the lowest and the highest id (cheap without scoring), and the
+ * `+rowid IN` filter, which FTS5 never sees, lets only the wanted ones be scored. Ids spread over
+ * the index (the most clicked hits) are looked up one by one instead (`rowid =` is a seek in each
+ * doclist), so that no walk crosses the doclists of common words from end to end. Either way the
+ * scores are those of ranking every hit.
  */
 function scoresOf(
   stmts: StatementCache,
@@ -78,6 +81,12 @@ function scoresOf(
     low = Math.min(low, id);
     high = Math.max(high, id);
   }
+  if (high - low > SPREAD_PER_ID * ids.length) {
+    const one = stmts
+      .get(`SELECT ${score.sql} FROM posts_fts WHERE posts_fts MATCH ? AND rowid = ${FTS_ROWID}`)
+      .pluck();
+    return new Map(ids.map((id) => [id, one.get(...score.args, match, id) as number]));
+  }
   const rows = stmts
     .get(`SELECT t.rowid, ${score.sql} FROM posts_fts t WHERE posts_fts MATCH ?
       AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +t.rowid IN (SELECT value FROM json_each(?))`)
@@ -85,6 +94,9 @@ function scoresOf(
     .all(...score.args, match, low, high, JSON.stringify(ids)) as Array<[number, number]>;
   return new Map(rows);
 }
+
+/** Ids further apart than this on average are scored one by one (see scoresOf). */
+const SPREAD_PER_ID = 64;
 
 /**
  * The ids of the posts in `filter`'s languages that match, or null when more than `cap` do: every
