@@ -102,7 +102,10 @@ describe("SQLite bounded reads", () => {
       WHERE posts_fts MATCH ? ORDER BY p.post_date DESC, p.id DESC LIMIT 1 OFFSET ?`);
     const inside = db.prepare(`SELECT count(*) FROM posts_fts t JOIN posts p ON p.id = t.rowid
       WHERE posts_fts MATCH ? AND t.rowid BETWEEN ? AND ? AND (p.post_date, p.id) >= (?, ?)`);
+    const inRange = db.prepare(`SELECT t.rowid, p.post_date FROM posts_fts t JOIN posts p ON p.id = t.rowid
+      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ? AND ?`);
     let cuts = 0;
+    let withOlder = 0;
     for (const match of matches) {
       for (const want of [1, 20, 777, 3000, 10_000, 19_999]) {
         const expected = reference.raw().get(match, want - 1) as [number, number] | undefined;
@@ -116,9 +119,23 @@ describe("SQLite bounded reads", () => {
         // The range holds every hit at least as new as the cut, so the pool is exactly `want` hits.
         assert.equal(inside.pluck().get(match, cut.from, cut.to, cut.date, cut.id), want, `${match} ${want}`);
         cuts++;
+        if (cut.older !== undefined) {
+          // The hits of the range older than the cut, exactly: the pool is the range without them.
+          const ranged = inRange.raw().all(match, cut.from, cut.to) as Array<[number, number]>;
+          const older = ranged
+            .filter(([id, date]) => date < cut.date || (date === cut.date && id < cut.id))
+            .map(([id]) => id);
+          assert.deepEqual(
+            [...cut.older].sort((a, b) => a - b),
+            older.sort((a, b) => a - b),
+            `${match} ${want}`,
+          );
+          withOlder++;
+        }
       }
     }
     assert.ok(cuts > 15, `only ${cuts} cuts compared`);
+    assert.ok(withOlder >= 5, `only ${withOlder} cuts listed their older hits`);
   });
 
   it("ranks by bm25 with term statistics counted on the newest ids when the database has more", () => {

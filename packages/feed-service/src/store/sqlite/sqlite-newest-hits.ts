@@ -115,6 +115,11 @@ export interface NewestCut {
   to: number;
   date: number;
   id: number;
+  /**
+   * When known, the hits in [from, to] older than the cut: the pool is then every other hit of
+   * the range, and whoever reads it need not date them.
+   */
+  older?: number[];
 }
 
 /**
@@ -192,6 +197,7 @@ function cutByBlocks(stmts: StatementCache, blocks: Blocks, match: string, want:
     counted = lowest;
   }
   const candidates = [...counts.keys()].filter((i) => blocks.maxDate[i]! >= low);
+  const outside = [...counts.keys()].filter((i) => blocks.maxDate[i]! < low);
   const high = reachedAt(candidates, (i) => blocks.maxDate[i]!, counts, want);
   let newer = 0;
   const straddling: number[] = [];
@@ -220,12 +226,13 @@ function cutByBlocks(stmts: StatementCache, blocks: Blocks, match: string, want:
   hits.sort((a, b) => b[1] - a[1] || b[0] - a[0]);
   const cut = hits[want - newer - 1];
   if (cut === undefined) throw new Error("newestCut: the block counts and the dated hits disagree");
-  return {
-    from: firstId(blocks.block[firstBlockAfter(blocks, cut[1] - 1, 0)]!),
-    to,
-    date: cut[1],
-    id: cut[0],
-  };
+  const fromIndex = firstBlockAfter(blocks, cut[1] - 1, 0);
+  const result: NewestCut = { from: firstId(blocks.block[fromIndex]!), to, date: cut[1], id: cut[0] };
+  // The older hits of the range are known when they are all dated: none in a block left out whole.
+  if (outside.every((i) => i < fromIndex || counts.get(i) === 0)) {
+    result.older = hits.slice(want - newer).flatMap(([id]) => (id >= result.from ? [id] : []));
+  }
+  return result;
 }
 
 /**

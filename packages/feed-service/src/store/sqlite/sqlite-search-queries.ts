@@ -139,6 +139,25 @@ function relevancePage(
   // computed only for rows that pass the cut (the select list is evaluated after the join).
   const cut = newestCut(stmts, filter, pool);
   if (cut === null) return [];
+  if (cut.older !== undefined && filter.languages === null) {
+    // Every hit of the range but the older ones: no hit needs dating.
+    const hits = stmts
+      .get(`SELECT t.rowid, ${score.sql} AS score FROM posts_fts t
+        WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}
+        AND +t.rowid NOT IN (SELECT value FROM json_each(?))
+        ORDER BY score DESC, t.rowid DESC LIMIT ? OFFSET ?`)
+      .raw()
+      .all(
+        ...score.args,
+        filter.match,
+        cut.from,
+        cut.to,
+        JSON.stringify(cut.older),
+        limit,
+        page.offset,
+      ) as Array<[number, number]>;
+    return withScores(stmts, new Map(hits));
+  }
   const hits = stmts
     .get(`SELECT t.rowid, ${score.sql} AS score FROM posts_fts t
       CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
