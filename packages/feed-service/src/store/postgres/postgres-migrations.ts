@@ -13,6 +13,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
+import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
@@ -228,6 +229,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     version: 10,
     description: "WebSub subscriptions: the hub and topic each feed names, and the subscription's state",
     up: createWebSubTable,
+  },
+  {
+    version: 11,
+    description:
+      "phrase index: each post's pairs of neighbouring words, so a phrase checks only the posts holding them",
+    up: createPhrasePairs,
   },
 ];
 

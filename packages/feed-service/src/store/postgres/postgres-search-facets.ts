@@ -15,8 +15,12 @@
  */
 import type { Sql } from "./postgres-connection.js";
 
-/** The indexed expression; queries must spell it the same way to use the index. */
-export const SEARCH_EXPRESSION = "(p.search_vector || post_facets(p.post_date, p.language_id, p.clicks))";
+/**
+ * The indexed expression: words and facets, and since migration 11 the pairs of neighbouring
+ * words (postgres-phrase-pairs.ts); queries must spell it the same way to use the index.
+ */
+export const SEARCH_EXPRESSION =
+  "(p.search_vector || post_facets(p.post_date, p.language_id, p.clicks) || phrase_pairs(p.search_vector))";
 
 export const searchFacetSchema = `
 CREATE FUNCTION click_tier(clicks integer) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE

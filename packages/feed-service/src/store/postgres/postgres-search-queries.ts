@@ -15,7 +15,8 @@
  * One tier at most, never a widening series: a tier holds under half the posts in scope, so a
  * wrong guess costs at most half again the plain query, and every search answers about as fast as
  * the plain GIN query or faster. Each tier is one GIN lookup of the query's lexemes ANDed with its
- * facets (see postgres-search-facets.ts), phrases checked on `search_vector` (toIndexTsquery), and
+ * facets (see postgres-search-facets.ts) and a phrase's pairs of neighbouring words
+ * (postgres-phrase-pairs.ts), the phrases those do not settle checked on `search_vector`, and
  * the page's columns are read for its ids only. The walks and the tier sizing are in
  * postgres-search-plan.ts.
  */
@@ -24,6 +25,7 @@ import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { toPairsTsquery } from "./postgres-phrase-pairs.js";
 import { languagesFacet } from "./postgres-search-facets.js";
 import {
   clickTier,
@@ -149,10 +151,14 @@ export async function searchPosts(sql: Sql, page: Page): Promise<Array<PostRecor
   const words = toTsquery(page.query);
   const lexemes = toIndexTsquery(page.query);
   if (words === null || lexemes === null || page.limit === 0 || page.languageIds?.length === 0) return [];
+  // A phrase's pairs of neighbouring words are in the index too: GIN hands over only posts
+  // holding them, and a two-word phrase needs no check at all.
+  const pairs = lexemes.exact ? null : toPairsTsquery(page.query);
+  const indexed = pairs ? `(${lexemes.tsquery}) & ${pairs.tsquery}` : lexemes.tsquery;
   // The language filter is a facet too: GIN never hands over posts of other languages.
   const match: Match = {
-    index: page.languageIds ? `(${lexemes.tsquery}) & ${languagesFacet(page.languageIds)}` : lexemes.tsquery,
-    verify: lexemes.exact ? null : words,
+    index: page.languageIds ? `(${indexed}) & ${languagesFacet(page.languageIds)}` : indexed,
+    verify: lexemes.exact || pairs?.exact ? null : words,
     estimable:
       page.query.excluded.length === 0 &&
       page.query.clauses.length === 1 &&

@@ -21,7 +21,8 @@ const MAX_POSITION = 16_383;
 /** PostgreSQL refuses lexemes of 2 KiB or more; such "words" cannot be searched for on any backend sensibly. */
 const MAX_LEXEME_BYTES = 2_046;
 
-function quoteLexeme(word: string): string {
+/** A lexeme as a quoted tsvector or tsquery literal: no user text is ever read as syntax. */
+export function quoteLexeme(word: string): string {
   return `'${word.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 

@@ -1,0 +1,125 @@
+/**
+ * Phrases through the pairs of neighbouring words in the search index (migration 11): the pairs
+ * narrow the posts GIN hands over, never the answer. Each search is compared with the phrase
+ * checked on every post's `search_vector`, including posts that hold every pair of a longer phrase
+ * at the wrong places and a phrase whose pair is too long to index.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type pg from "pg";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
+import { openPostgresPool } from "./postgres-connection.js";
+import { toPairsTsquery } from "./postgres-phrase-pairs.js";
+import { searchPosts } from "./postgres-search-queries.js";
+import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
+import { toTsquery } from "./postgres-text-search.js";
+
+const T0 = Date.UTC(2026, 0, 10);
+const long = (letter: string) => letter.repeat(1_100);
+
+/** Search vectors as tsvector literals: each word at its position. */
+const vectors = [
+  "open:1 source:2 code:3",
+  "source:1 open:2",
+  "open:1 x:2 source:3",
+  // Every pair of "a b c", but never the three in a row.
+  "a:1 b:2 y:5 b:8 c:9",
+  "a:3 b:4 c:5",
+  "c:1 b:2 a:3",
+  // A pair of two 1,100-byte words passes the lexeme limit: not indexed, still found.
+  `${long("p")}:1 ${long("q")}:2`,
+  `${long("q")}:1 ${long("p")}:2`,
+  // Phrases inside clauses of phrases and words.
+  "rust:1 open:2 source:3 tools:4",
+  "the:1 new:2 release:3",
+];
+
+let server: TestPostgres;
+let store: PostgresStore;
+let pool: pg.Pool;
+
+before(async () => {
+  server = await startTestPostgres();
+  const url = await server.createDatabase("phrase_pairs");
+  store = await openPostgresStore({ url });
+  // As the store reads: through the index even on a table this small.
+  pool = await openPostgresPool({ url, settings: { enable_seqscan: "off" } });
+  const feed = await store.addFeed({ feedUrl: "https://a.test/feed", feedName: "A" });
+  for (const [i, vector] of vectors.entries()) {
+    await pool.query(
+      `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, search_vector)
+        VALUES ($1, $2, $3, '', '', '', 0, $4, 1, $5::tsvector)`,
+      [feed.feedId, `g${i}`, `https://a.test/${i}`, T0 - i * 60_000, vector],
+    );
+  }
+  await pool.query("ANALYZE posts");
+});
+after(async () => {
+  await pool?.end();
+  await store?.close();
+  await server?.stop();
+});
+
+describe("phrases through pairs of neighbouring words", () => {
+  it("finds what checking every post's vector finds", async () => {
+    const queries = [
+      '"open source"',
+      '"source open"',
+      '"a b c"',
+      '"c b a"',
+      '"a b"',
+      `"${long("p")} ${long("q")}"`,
+      '"open source" rust',
+      '"open source" OR "the new"',
+      '"open source" OR code',
+      'open -"open source"',
+      '"open source" -code',
+    ];
+    for (const terms of queries) {
+      const words = toTsquery(parseSearchQuery(terms))!;
+      const expected = await pool.query(
+        "SELECT id FROM posts WHERE search_vector @@ $1::tsquery ORDER BY post_date DESC, id DESC",
+        [words],
+      );
+      assert.ok(expected.rowCount! > 0, `${terms} matches a post`);
+      for (const sort of ["date", "relevance", "clicks"] as const) {
+        const found = await searchPosts(pool, {
+          query: parseSearchQuery(terms),
+          sort,
+          offset: 0,
+          limit: 20,
+          languageIds: null,
+        });
+        assert.deepEqual(
+          found.map((p) => p.postId).sort((a, b) => a - b),
+          expected.rows.map((r) => r.id).sort((a, b) => a - b),
+          `${terms} by ${sort}`,
+        );
+      }
+    }
+  });
+
+  it("indexes each post's neighbouring pairs only, and no pair past the lexeme limit", async () => {
+    const { rows } = await pool.query<{ pairs: string }>(
+      "SELECT phrase_pairs(search_vector)::text AS pairs FROM posts WHERE guid IN ('g3', 'g6') ORDER BY guid",
+    );
+    assert.deepEqual(
+      rows.map((r) => r.pairs),
+      ["'a b' 'b c'", ""],
+    );
+  });
+
+  it("looks up pairs only for clauses of phrases, exactly when each is two words", () => {
+    const pairs = (terms: string) => toPairsTsquery(parseSearchQuery(terms));
+    assert.deepEqual(pairs('"open source"'), { tsquery: "'open source'", exact: true });
+    assert.deepEqual(pairs('"open source" rust'), { tsquery: "'open source'", exact: true });
+    assert.deepEqual(pairs('"a b c"'), { tsquery: "('a b' & 'b c')", exact: false });
+    assert.deepEqual(pairs('"a b" OR "c d"'), { tsquery: "('a b' | 'c d')", exact: true });
+    assert.deepEqual(pairs('"a b" OR c'), null);
+    assert.deepEqual(pairs('"a b" OR c "d e"'), { tsquery: "'d e'", exact: false });
+    assert.deepEqual(pairs('"a b" -"c d"'), { tsquery: "'a b'", exact: false });
+    assert.deepEqual(pairs("a b"), null);
+    assert.deepEqual(pairs(`"${long("p")} ${long("q")}"`), null);
+  });
+});

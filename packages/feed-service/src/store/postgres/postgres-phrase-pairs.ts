@@ -1,0 +1,94 @@
+/**
+ * Pairs of neighbouring words in the search index (migration 11): the GIN index of
+ * postgres-search-facets.ts also holds each post's pairs of neighbouring tokens (`open source`,
+ * `東京 京`), read from the positions of `search_vector` itself. GIN keeps no positions, so
+ * without them a phrase of two common words (`"open source"`: 1,849 posts among the 102,142
+ * holding both words, on the 1M-post demo) has every post holding its words re-read and checked
+ * against the phrase, about 4 µs a post (its whole vector comes from TOAST): 400 ms to find the
+ * matches relevance ranks. With the pairs ANDed into the index query, GIN hands over only posts
+ * holding them, narrowed by the same facets (newest days, languages, click tiers) in one lookup.
+ *
+ * A pair lexeme holds one space between two tokens (tokens never hold one, and the facet lexemes
+ * start with one), so it can equal no word and no facet. Every post matching a phrase holds its
+ * pairs, since the phrase operator asks for tokens at neighbouring positions, which is how the
+ * pairs are made: a two-token phrase is its pair exactly, a longer one is checked on
+ * `search_vector` afterwards. A pair whose lexeme would pass PostgreSQL's length limit is left out
+ * of both the index and the queries.
+ */
+import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
+import { termPhrase } from "../../search/term-phrase.js";
+import type { MigrationProgress } from "../migration-progress.js";
+import { rows, type Sql } from "./postgres-connection.js";
+import { quoteLexeme } from "./postgres-text-search.js";
+
+/** A pair lexeme (two tokens and a space) stays below PostgreSQL's 2 KiB limit. */
+const MAX_PAIR_BYTES = 2_046;
+
+/**
+ * One index instead of a second one beside posts_search_facets: with two, the planner (which
+ * takes several pairs of one word for independent) would read one and check the other's
+ * expression on every post it hands over, rebuilding each vector.
+ */
+export const phrasePairsSchema = `
+CREATE FUNCTION phrase_pairs(vector tsvector) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN (SELECT coalesce(array_to_tsvector(array_agg(a.lexeme || ' ' || b.lexeme)), ''::tsvector)
+    FROM (SELECT lexeme, unnest(positions) AS at FROM unnest(vector)) a
+    JOIN (SELECT lexeme, unnest(positions) AS at FROM unnest(vector)) b ON b.at = a.at + 1
+    WHERE octet_length(a.lexeme) + octet_length(b.lexeme) < ${MAX_PAIR_BYTES});
+SET LOCAL maintenance_work_mem = '256MB';
+CREATE INDEX posts_search_phrases ON posts USING GIN
+  ((search_vector || post_facets(post_date, language_id, clicks) || phrase_pairs(search_vector)));
+DROP INDEX IF EXISTS posts_search_facets;
+ANALYZE posts;
+`;
+
+export async function createPhrasePairs(sql: Sql, progress: MigrationProgress): Promise<void> {
+  const [count] = await rows<{ n: number }>(sql, "SELECT count(*) AS n FROM posts");
+  const step = "indexing the pairs of neighbouring words for phrase search (schema 11)";
+  progress(step, 0, count!.n);
+  await sql.query(phrasePairsSchema);
+  progress(step, count!.n, count!.n);
+}
+
+/** The AND of a phrase's pairs (`exact` when it is one pair); null when it has none to look up. */
+function termPairs(term: SearchTerm): { tsquery: string; exact: boolean } | null {
+  const tokens = termPhrase(term);
+  const pairs: string[] = [];
+  for (let i = 1; i < tokens.length; i++) {
+    const pair = `${tokens[i - 1]} ${tokens[i]}`;
+    if (Buffer.byteLength(pair) <= MAX_PAIR_BYTES) pairs.push(quoteLexeme(pair));
+  }
+  if (pairs.length === 0) return null;
+  // Two tokens at neighbouring positions are what the phrase asks and what the pair records.
+  if (pairs.length === 1) return { tsquery: pairs[0]!, exact: tokens.length === 2 };
+  return { tsquery: `(${pairs.join(" & ")})`, exact: false };
+}
+
+/**
+ * What the phrase index can require of a query's matches: the AND of its clauses made of phrases
+ * only (a clause `"a b" OR "c d"` needs either's pairs; a clause holding a single word, which has
+ * no pair, says nothing), or null when no clause can be looked up by pairs. `exact` when the
+ * lookup together with the words index is the query itself: every phrase is two tokens, in a
+ * clause of phrases only, and none is excluded (excluded phrases are left out, as in
+ * toIndexTsquery).
+ *
+ * @example
+ * toPairsTsquery(parseSearchQuery('"open source" rust')); // { tsquery: "'open source'", exact: true }
+ */
+export function toPairsTsquery(query: SearchQuery): { tsquery: string; exact: boolean } | null {
+  const isPhrase = (t: SearchTerm) => termPhrase(t).length > 1;
+  const clauses: string[] = [];
+  let exact = !query.excluded.some(isPhrase);
+  for (const clause of query.clauses) {
+    if (clause.length === 0 || !clause.some(isPhrase)) continue;
+    const terms = clause.map(termPairs);
+    if (terms.some((t) => t === null)) {
+      exact = false;
+      continue;
+    }
+    const found = terms as Array<{ tsquery: string; exact: boolean }>;
+    if (found.some((t) => !t.exact)) exact = false;
+    clauses.push(found.length === 1 ? found[0]!.tsquery : `(${found.map((t) => t.tsquery).join(" | ")})`);
+  }
+  return clauses.length === 0 ? null : { tsquery: clauses.join(" & "), exact };
+}
