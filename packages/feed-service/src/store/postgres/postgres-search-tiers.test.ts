@@ -162,6 +162,25 @@ describe("postgres search tiers", () => {
     });
   }
 
+  it("finds posts of a day newer than the counts that sized its tier (reused for a while)", async () => {
+    const page = { offset: 3990, limit: 20, languageIds: null };
+    // Sizes a day tier and keeps the posts per day it read.
+    await assertSame("the", "date", page);
+    const later = T0 + 400 * 86_400_000;
+    const added = await pool.query<{ id: number }>(
+      `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, search_vector)
+        SELECT id, 'later', 'https://x.test/later', 'Later', '', '', 0, $1, 1, 'the:1'::tsvector FROM feeds ORDER BY id LIMIT 1
+        RETURNING id`,
+      [later],
+    );
+    try {
+      await assertSame("the", "date", page);
+      await assertSame("the", "relevance", { ...page, offset: 0 });
+    } finally {
+      await pool.query("DELETE FROM posts WHERE id = $1", [added.rows[0]!.id]);
+    }
+  });
+
   it("reads matches at most twice (one tier, then all) and never checks a phrase through the index expression", async () => {
     for (const terms of ['"the w5"', '"k3 the"', 'the -"w5 k5"', "the"]) {
       for (const sort of ["date", "relevance", "clicks"] as const) {
