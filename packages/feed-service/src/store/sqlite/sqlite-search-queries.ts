@@ -11,7 +11,7 @@
  */
 import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
-import { toFts5Match } from "./fts5-match.js";
+import { fts5Phrases, toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID, LANGUAGE_FILTER } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
@@ -23,6 +23,8 @@ import { rankingStats, scoreSql, TERM_SAMPLE_IDS } from "./sqlite-term-sample.js
 interface Score {
   sql: string;
   args: Array<number | null>;
+  /** How many of the sampled posts match, when the statistics tell (a query of one phrase). */
+  sampleHits: number | null;
 }
 
 /** Spec §4: when more than this many posts match, relevance ranks only this many newest. */
@@ -50,7 +52,12 @@ export function searchPosts(
     languages: page.languageIds === null ? null : JSON.stringify(page.languageIds),
   };
   const args = rankingStats(stmts, page.query, bounds.termSampleIds);
-  const score: Score = { sql: scoreSql(args.length - 1), args };
+  const single = fts5Phrases(page.query);
+  const score: Score = {
+    sql: scoreSql(args.length - 1),
+    args,
+    sampleHits: single.phrases.length === 1 && single.excluded === 0 ? args[1]! : null,
+  };
   if (page.sort === "relevance") return relevancePage(stmts, filter, score, page, bounds);
   const ids =
     page.sort === "date"
@@ -200,11 +207,13 @@ function rankedPageIfFew(
   const newest = stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null;
   if (newest === null) return [];
   if (newest > termSampleIds) {
-    const inSample = stmts
-      .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
-        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
-      .pluck()
-      .get(match, newest - termSampleIds + 1, newest, pool + 1) as number;
+    const inSample =
+      score.sampleHits ??
+      (stmts
+        .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+          AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
+        .pluck()
+        .get(match, newest - termSampleIds + 1, newest, pool + 1) as number);
     if (inSample > pool) return null;
     if ((inSample * newest) / termSampleIds > 2 * pool) {
       const n = stmts
