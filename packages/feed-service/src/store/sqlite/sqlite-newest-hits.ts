@@ -127,12 +127,25 @@ export interface NewestCut {
  * Without a language filter the cut is found from per-block hit counts and the blocks' date bounds
  * (`cutByBlocks`); with one, every hit must be dated to be filtered anyway (`cutBySorting`).
  */
-export function newestCut(stmts: StatementCache, filter: HitFilter, want: number): NewestCut | null {
+export function newestCut(
+  stmts: StatementCache,
+  filter: HitFilter,
+  want: number,
+  wantThById?: number,
+): NewestCut | null {
   const blocks = loadBlocks(stmts);
   if (blocks.block.length === 0) return null;
   return filter.languages === null
-    ? cutByBlocks(stmts, blocks, filter.match, want)
+    ? cutByBlocks(stmts, blocks, filter.match, want, wantThById)
     : cutBySorting(stmts, blocks, filter, want);
+}
+
+/** The id of the `want`-th hit in descending id order, if that many match. */
+export function wantThHitById(stmts: StatementCache, match: string, want: number): number | undefined {
+  return stmts
+    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?")
+    .pluck()
+    .get(match, want - 1) as number | undefined;
 }
 
 /** The index in `blocks` of the block holding `id` (or of the next one). */
@@ -152,7 +165,8 @@ function blockIndexOf(blocks: Blocks, id: number): number {
  * The cut without dating every hit. Only hits in blocks whose date bounds straddle the cut are
  * dated (ids follow dates closely in an aggregator, so that is a block or two), as a selection
  * over buckets with known bounds:
- * 1. the `want`-th hit by id bounds the blocks to count first (they hold `want` hits);
+ * 1. the `want`-th hit by id (given when the caller knows it) bounds the blocks to count first
+ *    (they hold `want` hits);
  * 2. `low`: going through the counted blocks by their lowest date, the date at which `want` hits
  *    are reached: the cut is no older; every block that can hold a hit that new is counted too;
  * 3. `high`: the same by their highest date: fewer than `want` hits are newer, so the cut is no newer;
@@ -160,13 +174,16 @@ function blockIndexOf(blocks: Blocks, id: number): number {
  *    straddle [low, high], dated and sorted (by date, then id).
  * The result is exactly that of sorting every hit by date (sqlite-bounded-reads.test.ts).
  */
-function cutByBlocks(stmts: StatementCache, blocks: Blocks, match: string, want: number): NewestCut | null {
+function cutByBlocks(
+  stmts: StatementCache,
+  blocks: Blocks,
+  match: string,
+  want: number,
+  knownWantThById: number | undefined,
+): NewestCut | null {
   const top = blocks.block.length - 1;
   const to = lastId(blocks.block[top]!);
-  const wantThById = stmts
-    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?")
-    .pluck()
-    .get(match, want - 1) as number | undefined;
+  const wantThById = knownWantThById ?? wantThHitById(stmts, match, want);
   if (wantThById === undefined) return null;
   const counts = new Map<number, number>();
   const countBlocks = stmts

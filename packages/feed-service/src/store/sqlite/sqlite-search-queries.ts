@@ -128,10 +128,12 @@ function relevancePage(
 ): Array<PostRecord & { score: number }> {
   const pool = bounds.relevancePool;
   if (page.offset >= pool) return [];
+  let poolThById: number | undefined;
   const limit = Math.min(page.limit, pool - page.offset);
   if (filter.languages === null) {
     const ranked = rankedPageIfFew(stmts, filter.match, score, { offset: page.offset, limit }, bounds);
-    if (ranked !== null) return withScores(stmts, new Map(ranked));
+    if (Array.isArray(ranked)) return withScores(stmts, new Map(ranked));
+    poolThById = ranked.poolThById;
   } else {
     const few = matchesUpTo(stmts, filter, pool);
     if (few !== null) {
@@ -144,7 +146,7 @@ function relevancePage(
   }
   // More match: rank the 10,000 newest, found as a cut in date order (see newestCut). The score is
   // computed only for rows that pass the cut (the select list is evaluated after the join).
-  const cut = newestCut(stmts, filter, pool);
+  const cut = newestCut(stmts, filter, pool, poolThById);
   if (cut === null) return [];
   if (cut.older !== undefined && filter.languages === null) {
     // Every hit of the range but the older ones: no hit needs dating.
@@ -187,8 +189,8 @@ function relevancePage(
 }
 
 /**
- * One page of every hit ranked ([id, score], best first), or null when more than the pool
- * match. Deciding that by counting first and then ranking would walk the doclists twice, which for
+ * One page of every hit ranked ([id, score], best first), or `many` when more than the pool
+ * match (with the pool-th hit by id when it was found on the way). Deciding that by counting first and then ranking would walk the doclists twice, which for
  * rare combinations of common words (`"deep dive"`, `data -code -the`) is the whole cost; so the
  * hits are scored as they are found, up to one past the pool, in FTS5's own order (ascending ids:
  * a quarter cheaper than descending on large doclists), and SQLite ranks them and counts them in
@@ -202,7 +204,7 @@ function rankedPageIfFew(
   score: Score,
   page: { offset: number; limit: number },
   bounds: SearchBounds,
-): Array<[number, number]> | null {
+): Array<[number, number]> | { many: true; poolThById?: number } {
   const { relevancePool: pool, termSampleIds } = bounds;
   const newest = stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null;
   if (newest === null) return [];
@@ -214,13 +216,14 @@ function rankedPageIfFew(
           AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
         .pluck()
         .get(match, newest - termSampleIds + 1, newest, pool + 1) as number);
-    if (inSample > pool) return null;
+    if (inSample > pool) return { many: true };
     if ((inSample * newest) / termSampleIds > 2 * pool) {
-      const n = stmts
-        .get("SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?)")
+      // The (pool + 1)-th hit by id decides, and the pool-th is what the cut starts from.
+      const [poolTh, beyond] = stmts
+        .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT 2 OFFSET ?")
         .pluck()
-        .get(match, pool + 1) as number;
-      if (n > pool) return null;
+        .all(match, pool - 1) as number[];
+      if (beyond !== undefined) return { many: true, poolThById: poolTh! };
     }
   }
   const rows = stmts
@@ -229,7 +232,7 @@ function rankedPageIfFew(
       SELECT (SELECT count(*) FROM hits), id, score FROM hits ORDER BY score DESC, id DESC LIMIT ? OFFSET ?`)
     .raw()
     .all(...score.args, match, pool + 1, page.limit, page.offset) as Array<[number, number, number]>;
-  if (rows.length > 0 && rows[0]![0] > pool) return null;
+  if (rows.length > 0 && rows[0]![0] > pool) return { many: true };
   return rows.map(([, id, value]) => [id, value]);
 }
 
