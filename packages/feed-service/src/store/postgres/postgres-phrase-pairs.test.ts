@@ -33,6 +33,12 @@ const vectors = [
   // Phrases inside clauses of phrases and words.
   "rust:1 open:2 source:3 tools:4",
   "the:1 new:2 release:3",
+  // Runs of Chinese, Japanese, Korean: characters and pairs interleaved (データ, 性能改善), and
+  // posts holding every pair, or every triple, of those phrases at the wrong places.
+  "デ:1 デー:2 ー:3 ータ:4 タ:5",
+  "デ:1 デー:2 ー:3 x:4 ー:5 ータ:6 タ:7",
+  "性:1 性能:2 能:3 能改:4 改:5 改善:6 善:7",
+  "性能:1 能:2 能改:3 改:4 x:5 能改:6 改:7 改善:8",
 ];
 
 let server: TestPostgres;
@@ -75,6 +81,8 @@ describe("phrases through pairs of neighbouring words", () => {
       '"open source" OR code',
       'open -"open source"',
       '"open source" -code',
+      "データ",
+      "性能改善",
     ];
     for (const terms of queries) {
       const words = toTsquery(parseSearchQuery(terms))!;
@@ -100,17 +108,17 @@ describe("phrases through pairs of neighbouring words", () => {
     }
   });
 
-  it("indexes each post's neighbouring pairs only, and no pair past the lexeme limit", async () => {
+  it("indexes each post's neighbouring pairs and run triples only, and no pair past the lexeme limit", async () => {
     const { rows } = await pool.query<{ pairs: string }>(
-      "SELECT phrase_pairs(search_vector)::text AS pairs FROM posts WHERE guid IN ('g3', 'g6') ORDER BY guid",
+      "SELECT phrase_pairs(search_vector)::text AS pairs FROM posts WHERE guid IN ('g3', 'g6', 'g10') ORDER BY guid",
     );
     assert.deepEqual(
       rows.map((r) => r.pairs),
-      ["'a b' 'b c'", ""],
+      ["'デ デー' 'デー ー' 'デー ー ータ' 'ー ータ' 'ータ タ'", "'a b' 'b c'", ""],
     );
   });
 
-  it("looks up pairs only for clauses of phrases, exactly when each is two words", () => {
+  it("looks up pairs only for clauses of phrases, exactly when each is two tokens or a run's three", () => {
     const pairs = (terms: string) => toPairsTsquery(parseSearchQuery(terms));
     assert.deepEqual(pairs('"open source"'), { tsquery: "'open source'", exact: true });
     assert.deepEqual(pairs('"open source" rust'), { tsquery: "'open source'", exact: true });
@@ -120,6 +128,8 @@ describe("phrases through pairs of neighbouring words", () => {
     assert.deepEqual(pairs('"a b" OR c "d e"'), { tsquery: "'d e'", exact: false });
     assert.deepEqual(pairs('"a b" -"c d"'), { tsquery: "'a b'", exact: false });
     assert.deepEqual(pairs("a b"), null);
+    assert.deepEqual(pairs("データ"), { tsquery: "('デー ー' & 'ー ータ' & 'デー ー ータ')", exact: true });
+    assert.equal(pairs("性能改善")?.exact, false);
     assert.deepEqual(pairs(`"${long("p")} ${long("q")}"`), null);
   });
 });

@@ -8,12 +8,20 @@
  * matches relevance ranks. With the pairs ANDed into the index query, GIN hands over only posts
  * holding them, narrowed by the same facets (newest days, languages, click tiers) in one lookup.
  *
- * A pair lexeme holds one space between two tokens (tokens never hold one, and the facet lexemes
- * start with one), so it can equal no word and no facet. Every post matching a phrase holds its
- * pairs, since the phrase operator asks for tokens at neighbouring positions, which is how the
- * pairs are made: a two-token phrase is its pair exactly, a longer one is checked on
- * `search_vector` afterwards. A pair whose lexeme would pass PostgreSQL's length limit is left out
- * of both the index and the queries.
+ * Runs of Chinese, Japanese and Korean are indexed as characters and pairs interleaved
+ * (`データ`: `デ デー ー ータ タ`), so a word of three characters is the phrase `デー ー ータ`, and
+ * its two pairs say nothing its two-character tokens do not (`デー` is always followed by `ー`):
+ * every post holding `デー` and `ータ` would be checked. For them the index also holds triples:
+ * three neighbouring tokens shaped like such a run (two characters, the second of them, a pair
+ * starting with it), `デー ー ータ`, which is the phrase exactly.
+ *
+ * A pair lexeme holds one space between two tokens, a triple two (tokens never hold one, and the
+ * facet lexemes start with one), so neither can equal a word, a facet or the other. Every post
+ * matching a phrase holds its pairs and triples, since the phrase operator asks for tokens at
+ * neighbouring positions, which is how they are made: a two-token phrase is its pair exactly, a
+ * three-token one shaped like a run its triple, and a longer one is checked on `search_vector`
+ * afterwards. A pair whose lexeme would pass PostgreSQL's length limit is left out of both the
+ * index and the queries.
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
@@ -31,10 +39,19 @@ const MAX_PAIR_BYTES = 2_046;
  */
 export const phrasePairsSchema = `
 CREATE FUNCTION phrase_pairs(vector tsvector) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN (SELECT coalesce(array_to_tsvector(array_agg(a.lexeme || ' ' || b.lexeme)), ''::tsvector)
-    FROM (SELECT lexeme, unnest(positions) AS at FROM unnest(vector)) a
-    JOIN (SELECT lexeme, unnest(positions) AS at FROM unnest(vector)) b ON b.at = a.at + 1
-    WHERE octet_length(a.lexeme) + octet_length(b.lexeme) < ${MAX_PAIR_BYTES});
+  RETURN (SELECT coalesce(array_to_tsvector(array_agg(lexeme)), ''::tsvector) FROM (
+    SELECT a.lexeme || ' ' || b.lexeme AS lexeme
+      FROM (SELECT lexeme, unnest(positions) AS at FROM unnest(vector)) a
+      JOIN (SELECT lexeme, unnest(positions) AS at FROM unnest(vector)) b ON b.at = a.at + 1
+      WHERE octet_length(a.lexeme) + octet_length(b.lexeme) < ${MAX_PAIR_BYTES}
+    UNION ALL
+    SELECT a.lexeme || ' ' || b.lexeme || ' ' || c.lexeme
+      FROM (SELECT lexeme, unnest(positions) AS at FROM unnest(vector) WHERE char_length(lexeme) = 2) a
+      JOIN (SELECT lexeme, unnest(positions) AS at FROM unnest(vector) WHERE char_length(lexeme) = 1) b
+        ON b.at = a.at + 1 AND b.lexeme = right(a.lexeme, 1)
+      JOIN (SELECT lexeme, unnest(positions) AS at FROM unnest(vector) WHERE char_length(lexeme) = 2) c
+        ON c.at = a.at + 2 AND left(c.lexeme, 1) = b.lexeme
+  ) found);
 SET LOCAL maintenance_work_mem = '256MB';
 CREATE INDEX posts_search_phrases ON posts USING GIN
   ((search_vector || post_facets(post_date, language_id, clicks) || phrase_pairs(search_vector)));
@@ -50,27 +67,45 @@ export async function createPhrasePairs(sql: Sql, progress: MigrationProgress): 
   progress(step, count!.n, count!.n);
 }
 
-/** The AND of a phrase's pairs (`exact` when it is one pair); null when it has none to look up. */
+/** Whether three tokens are shaped like a run's (`デー ー ータ`): what the index holds triples of. */
+function isRunTriple(a: string, b: string, c: string): boolean {
+  const [first, second] = [[...a], [...c]];
+  return (
+    first.length === 2 && second.length === 2 && [...b].length === 1 && first[1] === b && second[0] === b
+  );
+}
+
+/**
+ * The AND of a phrase's pairs and run triples (`exact` when it is one pair, or one triple of
+ * three tokens); null when it has none to look up.
+ */
 function termPairs(term: SearchTerm): { tsquery: string; exact: boolean } | null {
   const tokens = termPhrase(term);
-  const pairs: string[] = [];
+  const lexemes: string[] = [];
   for (let i = 1; i < tokens.length; i++) {
     const pair = `${tokens[i - 1]} ${tokens[i]}`;
-    if (Buffer.byteLength(pair) <= MAX_PAIR_BYTES) pairs.push(quoteLexeme(pair));
+    if (Buffer.byteLength(pair) <= MAX_PAIR_BYTES) lexemes.push(quoteLexeme(pair));
   }
-  if (pairs.length === 0) return null;
-  // Two tokens at neighbouring positions are what the phrase asks and what the pair records.
-  if (pairs.length === 1) return { tsquery: pairs[0]!, exact: tokens.length === 2 };
-  return { tsquery: `(${pairs.join(" & ")})`, exact: false };
+  let triples = 0;
+  for (let i = 2; i < tokens.length; i++) {
+    if (!isRunTriple(tokens[i - 2]!, tokens[i - 1]!, tokens[i]!)) continue;
+    lexemes.push(quoteLexeme(`${tokens[i - 2]} ${tokens[i - 1]} ${tokens[i]}`));
+    triples++;
+  }
+  if (lexemes.length === 0) return null;
+  // Two tokens at neighbouring positions are what the phrase asks and what the pair records;
+  // three, what the triple records.
+  const exact = (tokens.length === 2 && lexemes.length === 1) || (tokens.length === 3 && triples === 1);
+  return { tsquery: lexemes.length === 1 ? lexemes[0]! : `(${lexemes.join(" & ")})`, exact };
 }
 
 /**
  * What the phrase index can require of a query's matches: the AND of its clauses made of phrases
  * only (a clause `"a b" OR "c d"` needs either's pairs; a clause holding a single word, which has
  * no pair, says nothing), or null when no clause can be looked up by pairs. `exact` when the
- * lookup together with the words index is the query itself: every phrase is two tokens, in a
- * clause of phrases only, and none is excluded (excluded phrases are left out, as in
- * toIndexTsquery).
+ * lookup together with the words index is the query itself: every phrase is two tokens or a
+ * run's three, in a clause of phrases only, and none is excluded (excluded phrases are left out,
+ * as in toIndexTsquery).
  *
  * @example
  * toPairsTsquery(parseSearchQuery('"open source" rust')); // { tsquery: "'open source'", exact: true }
