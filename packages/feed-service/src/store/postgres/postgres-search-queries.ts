@@ -160,6 +160,7 @@ export async function searchPosts(sql: Sql, page: Page): Promise<Array<PostRecor
     index: page.languageIds ? `(${indexed}) & ${languagesFacet(page.languageIds)}` : indexed,
     verify: lexemes.exact || pairs?.exact ? null : words,
     estimable:
+      page.languageIds === null &&
       page.query.excluded.length === 0 &&
       page.query.clauses.length === 1 &&
       page.query.clauses[0]!.length === 1 &&
