@@ -22,6 +22,12 @@
  * three-token one shaped like a run its triple, and a longer one is checked on `search_vector`
  * afterwards. A pair whose lexeme would pass PostgreSQL's length limit is left out of both the
  * index and the queries.
+ *
+ * The cost is on writes: the index is 805 MB instead of 217 MB on the 1M-post demo, and a post's
+ * pairs are computed whenever its indexed expression changes, which is when it is stored and at
+ * each change of its click count (the click tier is a facet of the same index): an UPDATE of
+ * clicks went from about 0.07 to 0.5 ms a post on the demo's posts, and indexing a stored post
+ * from 0.1-0.2 to 0.5 ms.
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
