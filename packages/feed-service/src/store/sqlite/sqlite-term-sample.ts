@@ -15,7 +15,7 @@ import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 
 /** The newest this many post ids are the sample of term statistics. */
-export const TERM_SAMPLE_IDS = 65_536;
+export const TERM_SAMPLE_IDS = 32_768;
 
 /** Title above feed name above body, as FTS5 column weights (title, body, feed_name). */
 const WEIGHTS = "4.0, 1.0, 2.0";
