@@ -19,7 +19,9 @@ import { type Blocks, firstId, lastId, loadBlocks } from "./sqlite-id-blocks.js"
 /** One hit: post id and post_date. */
 export type Hit = readonly [id: number, date: number];
 
-const FIRST_CHUNK_BLOCKS = 8;
+const FIRST_CHUNK_BLOCKS = 2;
+/** The newest blocks whose hits size the first range of `cutBySorting`. */
+const SAMPLE_BLOCKS = 8;
 
 /** Newest first, ties by id descending. */
 function newer(a: Hit, b: Hit): boolean {
@@ -72,8 +74,11 @@ export function newestHitPage(
     .raw();
   const extra = filter.languages === null ? [] : [filter.languages];
   const want = offset - days.hits + limit;
-  // Blocks dated wholly on or after `before` hold none of the hits still wanted.
-  let high = blocks.block.length - 1;
+  // Blocks above the newest hit's hold no hit (posts in another script, say), and blocks dated
+  // wholly on or after `before` none of the hits still wanted.
+  const newestHit = wantThHitById(stmts, filter.match, 1);
+  if (newestHit === undefined) return [];
+  let high = Math.min(blocks.block.length - 1, blockIndexOf(blocks, newestHit));
   while (high >= 0 && blocks.minDate[high]! >= before) high--;
   let best: Hit[] = [];
   let size = FIRST_CHUNK_BLOCKS;
@@ -89,7 +94,9 @@ export function newestHitPage(
     ) as Hit[];
     best = mergeNewest(best, rows, want);
     high = low - 1;
-    size *= 2;
+    // A full page is mostly settled by the next block or two (ids follow dates closely): widen
+    // again from one block then, not from where the search for hits had got to.
+    size = best.length === want && rows.length > 0 ? 1 : size * 2;
     // Every hit below `high` is dated at most maxUpTo[high]; on an equal date its smaller id
     // loses the tie, so the page's last row stands once it is that new.
     if (best.length === want && high >= 0 && best[want - 1]![1] >= blocks.maxUpTo[high]!) break;
@@ -293,7 +300,7 @@ function cutBySorting(
       ORDER BY p.post_date DESC, t.rowid DESC LIMIT 1 OFFSET ?`)
     .raw();
   const extra = filter.languages === null ? [] : [filter.languages];
-  let size = FIRST_CHUNK_BLOCKS;
+  let size = SAMPLE_BLOCKS;
   if (filter.languages === null) {
     const sample = stmts
       .get(
