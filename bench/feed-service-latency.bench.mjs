@@ -76,6 +76,12 @@ const worstCalls = [
   ["search '\"open source\"' (phrase), date", search('"open source"', "date")],
   ["search 'the -data' (exclusion), relevance", search("the -data")],
   ["search 'the', relevance, languages 1,3", search("the", "relevance", { languageIds: "1,3" })],
+  // Chinese, Japanese and Korean: words inside unspaced runs are phrases of character pairs.
+  ["search 'の' (one kana, most Japanese posts), relevance", search("の")],
+  ["search 'データ', relevance", search("データ")],
+  ["search '服务器', date", search("服务器", "date")],
+  ["search '数据 -北京' (exclusion), relevance", search("数据 -北京")],
+  ["search '데이터', relevance, offset 20", search("데이터", "relevance", { offset: 20 })],
   [
     "getMostRecentPosts limit 20 offset 999000",
     envelope("getMostRecentPosts", { limit: d(20), offset: d(999000), languageIds: s("") }),
