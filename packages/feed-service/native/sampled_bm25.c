@@ -10,7 +10,11 @@
  * exact whole-corpus counts as arguments (or NULL for "count them", which does what bm25() does)
  * the score is exactly -bm25().
  *
- * SQL:  sampled_bm25(fts_table, w_1, ..., w_nCol, N, n_1, ..., n_nPhrase)
+ * SQL:  sampled_bm25(fts_table, docsize, w_1, ..., w_nCol, N, n_1, ..., n_nPhrase)
+ *   docsize  the name of the table's %_docsize shadow table in "main", or NULL: each row's length
+ *        is then read from it through one blob handle moved from row to row, which costs a
+ *        fraction of FTS5's xColumnSize (a prepared statement stepped per row); a row it cannot
+ *        read falls back to xColumnSize for the rest of the statement;
  *   w_i  the weight of column i (as bm25's arguments);
  *   N    the number of documents the counts were taken over, or NULL to count on the whole index;
  *   n_j  how many of those documents hold phrase j (phrases in the MATCH expression's order).
@@ -29,10 +33,75 @@ SQLITE_EXTENSION_INIT1
 typedef struct RankStats RankStats;
 struct RankStats {
   int nPhrase;
+  int nCol;
   double avgdl;  /* mean document length in tokens (all columns), over the whole index */
   double *aIDF;  /* per phrase */
   double *aFreq; /* per phrase, scratch for the current row */
+  sqlite3 *db;
+  char *zDocsize;        /* the %_docsize table, or 0 */
+  sqlite3_blob *pBlob;   /* its `sz` column, on the last row read */
+  int bNoBlob;           /* reading it failed once: xColumnSize from then on */
 };
+
+static void rankStatsFree(void *pArg) {
+  RankStats *p = (RankStats *)pArg;
+  if (p->pBlob != 0) sqlite3_blob_close(p->pBlob);
+  sqlite3_free(p->zDocsize);
+  sqlite3_free(p);
+}
+
+/* One SQLite varint (the format of FTS5's docsize records); 0 when `n` bytes do not hold it. */
+static int readVarint(const unsigned char *a, int n, sqlite3_uint64 *pV) {
+  sqlite3_uint64 x = 0;
+  for (int i = 0; i < 8 && i < n; i++) {
+    x = (x << 7) | (a[i] & 0x7f);
+    if ((a[i] & 0x80) == 0) {
+      *pV = x;
+      return i + 1;
+    }
+  }
+  if (n > 8) {
+    *pV = (x << 8) | a[8];
+    return 9;
+  }
+  return 0;
+}
+
+/* The current row's length in tokens, all columns: from the docsize blob, else from FTS5. */
+static int rowLength(const Fts5ExtensionApi *pApi, Fts5Context *pFts, RankStats *p, int *pnTok) {
+  if (p->zDocsize != 0 && !p->bNoBlob) {
+    sqlite3_int64 iRowid = pApi->xRowid(pFts);
+    int rc = p->pBlob == 0
+                 ? sqlite3_blob_open(p->db, "main", p->zDocsize, "sz", iRowid, 0, &p->pBlob)
+                 : sqlite3_blob_reopen(p->pBlob, iRowid);
+    if (rc == SQLITE_OK) {
+      unsigned char a[128];
+      int n = sqlite3_blob_bytes(p->pBlob);
+      if (n > 0 && n <= (int)sizeof(a) && sqlite3_blob_read(p->pBlob, a, n, 0) == SQLITE_OK) {
+        sqlite3_uint64 total = 0;
+        int off = 0;
+        int i = 0;
+        for (; i < p->nCol; i++) {
+          sqlite3_uint64 v = 0;
+          int used = readVarint(a + off, n - off, &v);
+          if (used == 0) break;
+          off += used;
+          total += v;
+        }
+        if (i == p->nCol) {
+          *pnTok = (int)total;
+          return SQLITE_OK;
+        }
+      }
+    }
+    p->bNoBlob = 1;
+    if (p->pBlob != 0) {
+      sqlite3_blob_close(p->pBlob);
+      p->pBlob = 0;
+    }
+  }
+  return pApi->xColumnSize(pFts, -1, pnTok);
+}
 
 static int countHit(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUser) {
   (void)pApi;
@@ -58,11 +127,11 @@ static int rankStats(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_co
   }
   int nCol = pApi->xColumnCount(pFts);
   int nPhrase = pApi->xPhraseCount(pFts);
-  if (nVal != nCol + 1 + nPhrase) {
+  if (nVal != 1 + nCol + 1 + nPhrase) {
     char *zErr = sqlite3_mprintf(
-        "sampled_bm25: expected %d arguments after the table (%d column weights, the document "
-        "count, %d phrase counts), got %d",
-        nCol + 1 + nPhrase, nCol, nPhrase, nVal);
+        "sampled_bm25: expected %d arguments after the table (the docsize table, %d column "
+        "weights, the document count, %d phrase counts), got %d",
+        1 + nCol + 1 + nPhrase, nCol, nPhrase, nVal);
     sqlite3_result_error(pCtx, zErr, -1);
     sqlite3_free(zErr);
     return SQLITE_MISUSE;
@@ -77,22 +146,31 @@ static int rankStats(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_co
   if (p == 0) return SQLITE_NOMEM;
   memset(p, 0, sizeof(RankStats) + sizeof(double) * 2 * (size_t)nPhrase);
   p->nPhrase = nPhrase;
+  p->nCol = nCol;
+  p->db = sqlite3_context_db_handle(pCtx);
+  if (sqlite3_value_type(apVal[0]) == SQLITE_TEXT) {
+    p->zDocsize = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(apVal[0]));
+    if (p->zDocsize == 0) {
+      sqlite3_free(p);
+      return SQLITE_NOMEM;
+    }
+  }
   p->aIDF = (double *)&p[1];
   p->aFreq = &p->aIDF[nPhrase];
   p->avgdl = (double)nToken / (double)nRow;
-  int sampled = sqlite3_value_type(apVal[nCol]) != SQLITE_NULL;
+  int sampled = sqlite3_value_type(apVal[1 + nCol]) != SQLITE_NULL;
   for (int i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
     if (sampled) {
-      p->aIDF[i] = inverseFrequency(sqlite3_value_double(apVal[nCol]),
-                                    sqlite3_value_double(apVal[nCol + 1 + i]));
+      p->aIDF[i] = inverseFrequency(sqlite3_value_double(apVal[1 + nCol]),
+                                    sqlite3_value_double(apVal[1 + nCol + 1 + i]));
     } else {
       sqlite3_int64 nHit = 0;
       rc = pApi->xQueryPhrase(pFts, i, (void *)&nHit, countHit);
       p->aIDF[i] = inverseFrequency((double)nRow, (double)nHit);
     }
   }
-  if (rc == SQLITE_OK) rc = pApi->xSetAuxdata(pFts, p, sqlite3_free);
-  else sqlite3_free(p);
+  if (rc == SQLITE_OK) rc = pApi->xSetAuxdata(pFts, p, rankStatsFree);
+  else rankStatsFree(p);
   if (rc == SQLITE_OK) *ppOut = p;
   return rc;
 }
@@ -114,10 +192,10 @@ static void sampledBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3
     int ic = 0;
     int io = 0;
     rc = pApi->xInst(pFts, i, &ip, &ic, &io);
-    if (rc == SQLITE_OK) p->aFreq[ip] += sqlite3_value_double(apVal[ic]);
+    if (rc == SQLITE_OK) p->aFreq[ip] += sqlite3_value_double(apVal[1 + ic]);
   }
   int nTok = 0;
-  if (rc == SQLITE_OK) rc = pApi->xColumnSize(pFts, -1, &nTok);
+  if (rc == SQLITE_OK) rc = rowLength(pApi, pFts, p, &nTok);
   if (rc != SQLITE_OK) {
     sqlite3_result_error_code(pCtx, rc);
     return;

@@ -173,7 +173,7 @@ describe("SQLite bounded reads", () => {
       for (const languages of [null, [1], [3, 4]]) {
         const all = db
           .prepare(`SELECT t.rowid AS id, p.post_date AS date, p.language_id AS language,
-              sampled_bm25(posts_fts, 4.0, 1.0, 2.0${", ?".repeat(stats.length)}) AS score
+              sampled_bm25(posts_fts, NULL, 4.0, 1.0, 2.0${", ?".repeat(stats.length)}) AS score
             FROM posts_fts t JOIN posts p ON p.id = t.rowid WHERE posts_fts MATCH ?`)
           .all(...stats, match) as Array<{ id: number; date: number; language: number; score: number }>;
         const hits = all.filter((hit) => languages === null || languages.includes(hit.language));

@@ -45,13 +45,14 @@ describe("sampled_bm25", () => {
   for (const [i, row] of rows.entries()) insert.run(i + 1, ...row);
   after(() => db.close());
 
-  const scores = (match: string, stats: Array<number | null>) =>
+  // Row lengths from the docsize table through a blob handle, or (null) from FTS5's xColumnSize.
+  const scores = (match: string, stats: Array<number | null>, docsize: string | null = "t_docsize") =>
     db
       .prepare(
-        `SELECT rowid, sampled_bm25(t, 4.0, 1.0, 2.0${", ?".repeat(stats.length)}) FROM t WHERE t MATCH ? ORDER BY rowid`,
+        `SELECT rowid, sampled_bm25(t, ?, 4.0, 1.0, 2.0${", ?".repeat(stats.length)}) FROM t WHERE t MATCH ? ORDER BY rowid`,
       )
       .raw()
-      .all(...stats, match) as Array<[number, number]>;
+      .all(docsize, ...stats, match) as Array<[number, number]>;
 
   it("scores each row as bm25 does with the statistics it is given", () => {
     const cases: Array<[string, string[], number, number[]]> = [
@@ -65,6 +66,7 @@ describe("sampled_bm25", () => {
     for (const [match, words, nDocs, nHits] of cases) {
       const got = scores(match, [nDocs, ...nHits]);
       assert.ok(got.length > 0, match);
+      assert.deepEqual(scores(match, [nDocs, ...nHits], null), got, `${match}: lengths from FTS5`);
       for (const [rowid, score] of got) {
         const want = expectedScore(rowid - 1, words, nDocs, nHits);
         assert.ok(
@@ -90,13 +92,20 @@ describe("sampled_bm25", () => {
         .all(match);
       assert.ok(reference.length > 0, match);
       assert.deepEqual(scores(match, Array(1 + phrases).fill(null)), reference, match);
+      assert.deepEqual(scores(match, Array(1 + phrases).fill(null), null), reference, match);
     }
+  });
+
+  it("falls back to FTS5's row lengths when the docsize table cannot be read", () => {
+    const reference = scores('"alpha" AND "beta"', [100, 3, 7], null);
+    assert.ok(reference.length > 1);
+    assert.deepEqual(scores('"alpha" AND "beta"', [100, 3, 7], "no_such_table"), reference);
   });
 
   it("says how many arguments it wants when given the wrong number", () => {
     assert.throws(
       () => scores('"alpha" AND "beta"', [100, 3]),
-      /sampled_bm25: expected 6 arguments after the table \(3 column weights, the document count, 2 phrase counts\), got 5/,
+      /sampled_bm25: expected 7 arguments after the table \(the docsize table, 3 column weights, the document count, 2 phrase counts\), got 6/,
     );
   });
 });
