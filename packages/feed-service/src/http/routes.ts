@@ -66,7 +66,10 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     publicUrl,
     now: options.now,
     logError,
-    dataVersion: () => store.dataVersion(),
+    dataVersion: (scope) =>
+      scope === "besides-search-history" && store.dataVersionBesidesSearchHistory
+        ? store.dataVersionBesidesSearchHistory()
+        : store.dataVersion(),
   });
 
   // The one body the service reads is a SOAP call: raw bytes, whatever the Content-Type says

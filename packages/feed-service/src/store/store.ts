@@ -276,5 +276,12 @@ export interface Store {
    * every call, which simply turns such caches off.
    */
   dataVersion(): Promise<string>;
+  /**
+   * Like `dataVersion`, but unchanged by the searches this process records (the search history):
+   * for caches of answers that do not read the history, which every search would otherwise make
+   * stale. Any other write, and any write of another process, changes it. A dialect without it is
+   * served by `dataVersion`.
+   */
+  dataVersionBesidesSearchHistory?(): Promise<string>;
   close(): Promise<void>;
 }

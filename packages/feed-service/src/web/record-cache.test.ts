@@ -73,3 +73,25 @@ test("a store that cannot tell its version turns the cache off", async () => {
   const first = await runner.call("getLanguages", {}, context);
   assert.notEqual(await runner.call("getLanguages", {}, context), first);
 });
+
+test("a search this process records makes only the search history's records stale", async () => {
+  const store = service.store;
+  assert.ok(store.dataVersionBesidesSearchHistory, "the test service's store tells the narrower version");
+  const runner = cachingRunner(createOperationRunner({ store, parseSearch: parseSearchQuery }), (scope) =>
+    scope === "besides-search-history" ? store.dataVersionBesidesSearchHistory!() : store.dataVersion(),
+  );
+  const languages = await runner.call("getLanguages", {}, context);
+  const history = await runner.call("getSearchHistory", {}, context);
+  const args = { limit: 5, offset: 0, searchTerms: "elderberry scope", sortBy: "", languageIds: "" };
+  await runner.call("search", args, context);
+  assert.equal(await runner.call("getLanguages", {}, context), languages, "not read again after a search");
+  const fresh = await runner.call("getSearchHistory", {}, context);
+  assert.notEqual(fresh, history);
+  assert.equal(fresh[0]?.searchTerms, "elderberry scope", "the history shows the search just made");
+  await store.addCategory("Elderberries");
+  assert.notEqual(
+    await runner.call("getLanguages", {}, context),
+    languages,
+    "any other write makes it fresh",
+  );
+});

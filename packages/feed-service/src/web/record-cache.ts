@@ -4,7 +4,9 @@
  * and base URL, and valid only while the store's data version is the
  * one they were read under — the rule of the SOAP and JSON answer cache (http/response-cache.ts),
  * applied to records rather than bytes, because a page renders relative times ("3 min ago") from
- * its own clock on every request. Any write, by this process or another, makes every entry stale.
+ * its own clock on every request. Any write, by this process or another, makes every entry stale,
+ * except that the searches this process records make stale only the search history's entries
+ * (every search page records one; the language list it also shows does not depend on it).
  */
 import type { OperationRecord } from "../operations/column-sets.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
@@ -34,15 +36,21 @@ export const clockBoundLifetimeMs = 10_000;
 /** Entries kept at most; the oldest go first. A page's records are a few dozen rows. */
 export const recordCacheEntries = 2000;
 
+/** Which writes an entry must see: all of them, or all but this process's records of searches. */
+export type VersionScope = "all" | "besides-search-history";
+
+/** The operations whose answers read the search history. */
+const readsSearchHistory: ReadonlySet<string> = new Set(["getSearchHistory"]);
+
 /**
  * The runner with a cache in front of its pure operations.
  *
  * @example
- * const pagesRunner = cachingRunner(runner, () => store.dataVersion());
+ * const pagesRunner = cachingRunner(runner, (scope) => store.dataVersion());
  */
 export function cachingRunner(
   runner: OperationRunner,
-  dataVersion: () => Promise<string>,
+  dataVersion: (scope: VersionScope) => Promise<string>,
   maxEntries = recordCacheEntries,
   now: () => number = Date.now,
 ): OperationRunner {
@@ -53,7 +61,8 @@ export function cachingRunner(
       const bound = clockBound.has(operation);
       if (!runner.isPure(operation) && !bound) return runner.call(operation, args, context);
       // A store that cannot tell its version serves every call fresh.
-      const version = await dataVersion().catch(() => undefined);
+      const scope = readsSearchHistory.has(operation) ? "all" : "besides-search-history";
+      const version = await dataVersion(scope).catch(() => undefined);
       if (version === undefined) return runner.call(operation, args, context);
       const key = `${operation}\n${context.baseUrl}\n${JSON.stringify(args)}`;
       const hit = entries.get(key);

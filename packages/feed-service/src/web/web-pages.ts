@@ -11,7 +11,7 @@ import { type AssetCatalog, assetCacheControl, loadAssetCatalog } from "./asset-
 import { openSearchContentType, openSearchDescription } from "./opensearch-description.js";
 import type { PageContext, PageRenderer } from "./page-context.js";
 import { errorPage, notFoundPage } from "./pages/error-page.js";
-import { cachingRunner } from "./record-cache.js";
+import { cachingRunner, type VersionScope } from "./record-cache.js";
 import { pageSecurityHeaders } from "./security-headers.js";
 
 export interface WebPagesOptions {
@@ -21,10 +21,11 @@ export interface WebPagesOptions {
   /** Where unexpected errors are reported (server side only; the page shows a generic message). */
   readonly logError?: (message: string) => void;
   /**
-   * The store's data version (Store.dataVersion): with it, the records of pure operations are
+   * The store's data version (Store.dataVersion; for "besides-search-history", what
+   * Store.dataVersionBesidesSearchHistory gives where the store has it): with it, the records of pure operations are
    * reused while the data is unchanged (record-cache.ts); without it, every page reads afresh.
    */
-  readonly dataVersion?: () => Promise<string>;
+  readonly dataVersion?: (scope: VersionScope) => Promise<string>;
   /** Assets already loaded (tests share one catalog); loaded from src/web/assets otherwise. */
   readonly assets?: AssetCatalog;
 }

@@ -253,6 +253,9 @@ export class SqlitePooledStore implements Store {
   dataVersion(): Promise<string> {
     return this.#main.dataVersion();
   }
+  dataVersionBesidesSearchHistory(): Promise<string> {
+    return this.#main.dataVersionBesidesSearchHistory();
+  }
   async close(): Promise<void> {
     await Promise.all([this.#light.close(), this.#heavy.close()]);
     await this.#main.close();

@@ -15,6 +15,7 @@ import { runStoreContract } from "../../test-support/store-contract.js";
 import { openStore } from "../open-store.js";
 import { toFts5Match } from "./fts5-match.js";
 import { latestSchemaVersion, migrateSqlite, schemaVersion, sqliteMigrations } from "./sqlite-migrations.js";
+import { openSqliteStore } from "./sqlite-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "feed-store-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -108,6 +109,27 @@ describe("sqlite store", () => {
     );
     assert.match(popular, /clicks_by_time/, popular);
     db.close();
+  });
+
+  it("tells a data version that its own records of searches leave unchanged, and one that they change", async () => {
+    const store = openSqliteStore(":memory:");
+    try {
+      const all = await store.dataVersion();
+      const besides = await store.dataVersionBesidesSearchHistory();
+      await store.recordSearch("rust", Date.UTC(2026, 0, 1));
+      await store.recordSearch("rust", Date.UTC(2026, 0, 2));
+      assert.notEqual(await store.dataVersion(), all);
+      assert.equal(await store.dataVersionBesidesSearchHistory(), besides);
+      await store.addCategory("Web");
+      assert.notEqual(await store.dataVersionBesidesSearchHistory(), besides);
+      // A search that records nothing (no word in it) changes neither.
+      const [allNow, besidesNow] = [await store.dataVersion(), await store.dataVersionBesidesSearchHistory()];
+      await store.recordSearch("   ", Date.UTC(2026, 0, 3));
+      assert.equal(await store.dataVersion(), allNow);
+      assert.equal(await store.dataVersionBesidesSearchHistory(), besidesNow);
+    } finally {
+      await store.close();
+    }
   });
 
   it("translates every search into a MATCH that FTS5 accepts", () => {

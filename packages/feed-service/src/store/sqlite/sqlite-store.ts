@@ -61,6 +61,9 @@ export class SqliteStore implements Store {
   #checkpointer: WalCheckpointer | null = null;
 
   /** Takes an open, migrated connection; use `openSqliteStore` to open a path. */
+  /** Rows changed by recording searches through this connection (see dataVersionBesidesSearchHistory). */
+  #searchHistoryChanges = 0;
+
   constructor(db: Database.Database) {
     loadStoreExtension(db);
     this.#db = db;
@@ -119,7 +122,9 @@ export class SqliteStore implements Store {
     return settle(() => catalog.searchHistory(this.#stmts, limit));
   }
   recordSearch(terms: string, at: number): Promise<void> {
-    return settle(() => activity.recordSearch(this.#stmts, terms, at));
+    return settle(() => {
+      this.#searchHistoryChanges += activity.recordSearch(this.#stmts, terms, at);
+    });
   }
   aggregateLanguageData(now: number): Promise<LanguageDataRecord[]> {
     return settle(() => catalog.aggregateLanguageData(this.#stmts, now));
@@ -228,12 +233,17 @@ export class SqliteStore implements Store {
   dataVersion(): Promise<string> {
     // total_changes() counts rows written through this connection; data_version changes when
     // another connection (another process) commits. Together they change on every write.
-    return settle(() => {
-      const v = this.#stmts
-        .get("SELECT total_changes() AS t, (SELECT data_version FROM pragma_data_version) AS d")
-        .get() as { t: number; d: number };
-      return `${v.t}.${v.d}`;
-    });
+    return settle(() => this.#version(0));
+  }
+  dataVersionBesidesSearchHistory(): Promise<string> {
+    // The rows this connection changed by recording searches (no trigger writes more) are left out.
+    return settle(() => this.#version(this.#searchHistoryChanges));
+  }
+  #version(leftOut: number): string {
+    const v = this.#stmts
+      .get("SELECT total_changes() AS t, (SELECT data_version FROM pragma_data_version) AS d")
+      .get() as { t: number; d: number };
+    return `${v.t - leftOut}.${v.d}`;
   }
   async close(): Promise<void> {
     // The checkpoint thread's connection closes first, so that the writer's close, as the last
