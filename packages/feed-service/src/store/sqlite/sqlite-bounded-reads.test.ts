@@ -158,7 +158,7 @@ describe("SQLite bounded reads", () => {
     const sizes = { overPool: 0, underPool: 0 };
     for (const [terms, phrases] of queries) {
       const query = parseSearchQuery(terms);
-      const stats = rankingStats(stmts, query, bounds.termSampleIds);
+      const stats = rankingStats(stmts, query, bounds.termSampleIds).args;
       const counts = phrases.map(
         (phrase) =>
           (hitsOf.all(phrase) as number[]).filter((id) => id > newest - bounds.termSampleIds).length,

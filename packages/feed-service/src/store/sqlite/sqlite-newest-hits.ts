@@ -76,7 +76,7 @@ export function newestHitPage(
   const want = offset - days.hits + limit;
   // Blocks above the newest hit's hold no hit (posts in another script, say), and blocks dated
   // wholly on or after `before` none of the hits still wanted.
-  const newestHit = wantThHitById(stmts, filter.match, 1);
+  const [newestHit] = newestHitIds(stmts, filter.match, 0, 1);
   if (newestHit === undefined) return [];
   let high = Math.min(blocks.block.length - 1, blockIndexOf(blocks, newestHit));
   while (high >= 0 && blocks.minDate[high]! >= before) high--;
@@ -147,12 +147,12 @@ export function newestCut(
     : cutBySorting(stmts, blocks, filter, want);
 }
 
-/** The id of the `want`-th hit in descending id order, if that many match. */
-export function wantThHitById(stmts: StatementCache, match: string, want: number): number | undefined {
+/** The ids of up to `count` hits in descending id order, after skipping `skip` of them. */
+export function newestHitIds(stmts: StatementCache, match: string, skip: number, count: number): number[] {
   return stmts
-    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?")
+    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT ? OFFSET ?")
     .pluck()
-    .get(match, want - 1) as number | undefined;
+    .all(match, count, skip) as number[];
 }
 
 /** The index in `blocks` of the block holding `id` (or of the next one). */
@@ -190,7 +190,7 @@ function cutByBlocks(
 ): NewestCut | null {
   const top = blocks.block.length - 1;
   const to = lastId(blocks.block[top]!);
-  const wantThById = knownWantThById ?? wantThHitById(stmts, match, want);
+  const wantThById = knownWantThById ?? newestHitIds(stmts, match, want - 1, 1)[0];
   if (wantThById === undefined) return null;
   const counts = new Map<number, number>();
   const countBlocks = stmts

@@ -11,20 +11,21 @@
  */
 import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
-import { fts5Phrases, toFts5Match } from "./fts5-match.js";
+import { toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID, LANGUAGE_FILTER } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { type HitFilter, newestCut, newestHitPage } from "./sqlite-newest-hits.js";
+import { type HitFilter, newestCut, newestHitIds, newestHitPage } from "./sqlite-newest-hits.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
-import { rankingStats, scoreSql, TERM_SAMPLE_IDS } from "./sqlite-term-sample.js";
+import { rankingStats, scoreSql, TERM_SAMPLE_IDS, type TermSample } from "./sqlite-term-sample.js";
 
-/** The score of a search: its SQL (bm25, positive, higher better) and that SQL's parameters. */
+/**
+ * The score of a search: its SQL (bm25, positive, higher better) and the term sample that gives
+ * that SQL's parameters.
+ */
 interface Score {
   sql: string;
-  args: Array<number | null>;
-  /** How many of the sampled posts match, when the statistics tell (a query of one phrase). */
-  sampleHits: number | null;
+  sample: TermSample;
 }
 
 /** Spec §4: when more than this many posts match, relevance ranks only this many newest. */
@@ -51,13 +52,8 @@ export function searchPosts(
     match,
     languages: page.languageIds === null ? null : JSON.stringify(page.languageIds),
   };
-  const args = rankingStats(stmts, page.query, bounds.termSampleIds);
-  const single = fts5Phrases(page.query);
-  const score: Score = {
-    sql: scoreSql(args.length - 1),
-    args,
-    sampleHits: single.phrases.length === 1 && single.excluded === 0 ? args[1]! : null,
-  };
+  const sample = rankingStats(stmts, page.query, bounds.termSampleIds);
+  const score: Score = { sql: scoreSql(sample.args.length - 1), sample };
   if (page.sort === "relevance") return relevancePage(stmts, filter, score, page, bounds);
   const ids =
     page.sort === "date"
@@ -92,13 +88,13 @@ function scoresOf(
     const one = stmts
       .get(`SELECT ${score.sql} FROM posts_fts WHERE posts_fts MATCH ? AND rowid = ${FTS_ROWID}`)
       .pluck();
-    return new Map(ids.map((id) => [id, one.get(...score.args, match, id) as number]));
+    return new Map(ids.map((id) => [id, one.get(...score.sample.args, match, id) as number]));
   }
   const rows = stmts
     .get(`SELECT t.rowid, ${score.sql} FROM posts_fts t WHERE posts_fts MATCH ?
       AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +t.rowid IN (SELECT value FROM json_each(?))`)
     .raw()
-    .all(...score.args, match, low, high, JSON.stringify(ids)) as Array<[number, number]>;
+    .all(...score.sample.args, match, low, high, JSON.stringify(ids)) as Array<[number, number]>;
   return new Map(rows);
 }
 
@@ -148,7 +144,7 @@ function relevancePage(
   // computed only for rows that pass the cut (the select list is evaluated after the join).
   const cut = newestCut(stmts, filter, pool, poolThById);
   if (cut === null) return [];
-  if (cut.older !== undefined && filter.languages === null) {
+  if (cut.older !== undefined) {
     // Every hit of the range but the older ones: no hit needs dating.
     const hits = stmts
       .get(`SELECT t.rowid, ${score.sql} AS score FROM posts_fts t
@@ -157,7 +153,7 @@ function relevancePage(
         ORDER BY score DESC, t.rowid DESC LIMIT ? OFFSET ?`)
       .raw()
       .all(
-        ...score.args,
+        ...score.sample.args,
         filter.match,
         cut.from,
         cut.to,
@@ -175,7 +171,7 @@ function relevancePage(
       ORDER BY score DESC, t.rowid DESC LIMIT ? OFFSET ?`)
     .raw()
     .all(
-      ...score.args,
+      ...score.sample.args,
       filter.match,
       cut.from,
       cut.to,
@@ -189,14 +185,15 @@ function relevancePage(
 }
 
 /**
- * One page of every hit ranked ([id, score], best first), or `many` when more than the pool
- * match (with the pool-th hit by id when it was found on the way). Deciding that by counting first and then ranking would walk the doclists twice, which for
- * rare combinations of common words (`"deep dive"`, `data -code -the`) is the whole cost; so the
- * hits are scored as they are found, up to one past the pool, in FTS5's own order (ascending ids:
- * a quarter cheaper than descending on large doclists), and SQLite ranks them and counts them in
- * the same statement. When the newest ids alone hold more than the pool,
- * no walk is needed to know it; when they suggest far more, a count that stops early (cheap: such
- * hits are dense) decides first, so that the pool's worth of hits is not scored for nothing.
+ * One page of every hit ranked ([id, score], best first), or `many` when more than the pool match
+ * (with the pool-th hit by id when it was found on the way). Deciding that by counting first and
+ * then ranking would walk the doclists twice, which for rare combinations of common words
+ * (`"deep dive"`, `data -code -the`) is the whole cost; so the hits are scored as they are found,
+ * up to one past the pool, in FTS5's own order (ascending ids: a quarter cheaper than descending
+ * on large doclists), and SQLite ranks them and counts them in the same statement. When the
+ * newest ids alone hold more than the pool, no walk is needed to know it; when they suggest far
+ * more, one descending walk that stops early (cheap: such hits are dense) decides first, so that
+ * the pool's worth of hits is not scored for nothing.
  */
 function rankedPageIfFew(
   stmts: StatementCache,
@@ -206,11 +203,11 @@ function rankedPageIfFew(
   bounds: SearchBounds,
 ): Array<[number, number]> | { many: true; poolThById?: number } {
   const { relevancePool: pool, termSampleIds } = bounds;
-  const newest = stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null;
+  const { newest, queryHits } = score.sample;
   if (newest === null) return [];
   if (newest > termSampleIds) {
     const inSample =
-      score.sampleHits ??
+      queryHits ??
       (stmts
         .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
           AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
@@ -219,10 +216,7 @@ function rankedPageIfFew(
     if (inSample > pool) return { many: true };
     if ((inSample * newest) / termSampleIds > 2 * pool) {
       // The (pool + 1)-th hit by id decides, and the pool-th is what the cut starts from.
-      const [poolTh, beyond] = stmts
-        .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT 2 OFFSET ?")
-        .pluck()
-        .all(match, pool - 1) as number[];
+      const [poolTh, beyond] = newestHitIds(stmts, match, pool - 1, 2);
       if (beyond !== undefined) return { many: true, poolThById: poolTh! };
     }
   }
@@ -231,7 +225,7 @@ function rankedPageIfFew(
         SELECT t.rowid AS id, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ? LIMIT ?)
       SELECT (SELECT count(*) FROM hits), id, score FROM hits ORDER BY score DESC, id DESC LIMIT ? OFFSET ?`)
     .raw()
-    .all(...score.args, match, pool + 1, page.limit, page.offset) as Array<[number, number, number]>;
+    .all(...score.sample.args, match, pool + 1, page.limit, page.offset) as Array<[number, number, number]>;
   if (rows.length > 0 && rows[0]![0] > pool) return { many: true };
   return rows.map(([, id, value]) => [id, value]);
 }

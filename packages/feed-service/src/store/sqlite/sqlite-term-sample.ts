@@ -29,19 +29,35 @@ export function scoreSql(phrases: number): string {
   return `sampled_bm25(posts_fts, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(phrases)})`;
 }
 
+/** What a search knows from its term sample. */
+export interface TermSample {
+  /** The arguments of `scoreSql`. */
+  args: Array<number | null>;
+  /** The highest post id (null when there is no post). */
+  newest: number | null;
+  /**
+   * How many of the sampled posts the whole query matches, when the statistics tell it (a query
+   * of one phrase and no exclusion, over more posts than the sample); null otherwise.
+   */
+  queryHits: number | null;
+}
+
 /**
- * The arguments of `scoreSql` for `query`: the number of posts sampled, then how many of them
- * hold each phrase; all null (count on the whole index) when the sample would be the whole index.
- * Excluded phrases never occur in a matching post, so their count does not matter and is not taken.
+ * The term statistics of `query`: the arguments of `scoreSql` (the number of posts sampled, then
+ * how many of them hold each phrase; all null, to count on the whole index, when the sample would
+ * be the whole index), with the highest post id they were taken under. Excluded phrases never
+ * occur in a matching post, so their count does not matter and is not taken.
  */
 export function rankingStats(
   stmts: StatementCache,
   query: SearchQuery,
   sampleIds = TERM_SAMPLE_IDS,
-): Array<number | null> {
+): TermSample {
   const { phrases, excluded } = fts5Phrases(query);
   const newest = stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null;
-  if (newest === null || newest <= sampleIds) return [null, ...phrases.map(() => null)];
+  if (newest === null || newest <= sampleIds) {
+    return { args: [null, ...phrases.map(() => null)], newest, queryHits: null };
+  }
   const from = newest - sampleIds + 1;
   const count = stmts
     .get(
@@ -49,8 +65,10 @@ export function rankingStats(
     )
     .pluck();
   const counted = phrases.length - excluded;
-  return [
-    sampleIds,
-    ...phrases.map((phrase, i) => (i < counted ? (count.get(phrase, from, newest) as number) : 0)),
-  ];
+  const hits = phrases.map((phrase, i) => (i < counted ? (count.get(phrase, from, newest) as number) : 0));
+  return {
+    args: [sampleIds, ...hits],
+    newest,
+    queryHits: phrases.length === 1 && excluded === 0 ? hits[0]! : null,
+  };
 }
