@@ -20,8 +20,8 @@ import { type Blocks, firstId, lastId, loadBlocks } from "./sqlite-id-blocks.js"
 export type Hit = readonly [id: number, date: number];
 
 const FIRST_CHUNK_BLOCKS = 2;
-/** The newest blocks whose hits size the first range of `cutBySorting`. */
-const SAMPLE_BLOCKS = 8;
+/** The newest blocks `cutBySorting` tries first. */
+const FIRST_RANGE_BLOCKS = 8;
 
 /** Newest first, ties by id descending. */
 function newer(a: Hit, b: Hit): boolean {
@@ -144,7 +144,7 @@ export function newestCut(
   if (blocks.block.length === 0) return null;
   return filter.languages === null
     ? cutByBlocks(stmts, blocks, filter.match, want, wantThById)
-    : cutBySorting(stmts, blocks, filter, want);
+    : cutBySorting(stmts, blocks, filter.match, filter.languages, want);
 }
 
 /** The ids of up to `count` hits in descending id order, after skipping `skip` of them. */
@@ -197,20 +197,10 @@ function cutByBlocks(
     .get(`SELECT rowid >> 10, count(*) FROM posts_fts WHERE posts_fts MATCH ?
       AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} GROUP BY 1`)
     .raw();
-  const indexOf = new Map<number, number>();
   const count = (low: number, high: number) => {
-    for (const [block, n] of countBlocks.all(
-      match,
-      firstId(blocks.block[low]!),
-      lastId(blocks.block[high]!),
-    ) as Array<[number, number]>) {
-      let index = indexOf.get(block);
-      if (index === undefined) {
-        index = blockIndexOf(blocks, block * 1024);
-        indexOf.set(block, index);
-      }
-      counts.set(index, n);
-    }
+    const rows = countBlocks.all(match, firstId(blocks.block[low]!), lastId(blocks.block[high]!));
+    for (const [block, n] of rows as Array<[number, number]>)
+      counts.set(blockIndexOf(blocks, firstId(block)), n);
   };
   let counted = blockIndexOf(blocks, wantThById);
   count(counted, top);
@@ -279,15 +269,16 @@ function reachedAt(
 }
 
 /**
- * The cut by dating every hit of a range and letting SQLite find the `want`-th (its sorter keeps
- * `want` rows and hands back one), so no hit travels to JavaScript. The first range is sized from
- * the hits among the newest blocks, with room for the day that straddles the cut; a range too
- * short is doubled.
+ * The cut among the hits in some languages: every hit of a range is dated and filtered, and
+ * SQLite finds the `want`-th (its sorter keeps `want` rows and hands back one), so no hit travels
+ * to JavaScript. The first range is the newest `FIRST_RANGE_BLOCKS` blocks; a range too short is
+ * doubled, and one whose own cut a lower block could beat starts where that block does.
  */
 function cutBySorting(
   stmts: StatementCache,
   blocks: Blocks,
-  filter: HitFilter,
+  match: string,
+  languages: string,
   want: number,
 ): NewestCut | null {
   const top = blocks.block.length - 1;
@@ -296,23 +287,13 @@ function cutBySorting(
     .get(`SELECT p.post_date, t.rowid FROM posts_fts t
       CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = t.rowid
       WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}
-      ${filter.languages === null ? "" : "AND p.language_id IN (SELECT value FROM json_each(?))"}
+      AND p.language_id IN (SELECT value FROM json_each(?))
       ORDER BY p.post_date DESC, t.rowid DESC LIMIT 1 OFFSET ?`)
     .raw();
-  const extra = filter.languages === null ? [] : [filter.languages];
-  let size = SAMPLE_BLOCKS;
-  if (filter.languages === null) {
-    const sample = stmts
-      .get(
-        `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
-      )
-      .pluck()
-      .get(filter.match, firstId(blocks.block[Math.max(0, top - size + 1)]!), to) as number;
-    size = Math.ceil((1.2 * want * size) / Math.max(sample, 1)) + 4;
-  }
+  let size = FIRST_RANGE_BLOCKS;
   for (;;) {
     const low = Math.max(0, top - size + 1);
-    const row = kth.get(filter.match, firstId(blocks.block[low]!), to, ...extra, want - 1) as
+    const row = kth.get(match, firstId(blocks.block[low]!), to, languages, want - 1) as
       | [number, number]
       | undefined;
     if (row !== undefined && (low === 0 || row[0] >= blocks.maxUpTo[low - 1]!)) {
