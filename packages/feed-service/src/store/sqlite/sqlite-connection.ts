@@ -75,6 +75,18 @@ export function openSqliteReader(path: string): Database.Database {
   return db;
 }
 
+/**
+ * How far the database has been written, as a connection sees it: `changes` counts the rows this
+ * connection changed (total_changes(), its triggers' included) and `others` the commits of other
+ * connections (data_version, https://sqlite.org/pragma.html#pragma_data_version). Together they
+ * change on every write, by this process or another.
+ */
+export function writeCounts(stmts: StatementCache): { changes: number; others: number } {
+  return stmts
+    .get("SELECT total_changes() AS changes, (SELECT data_version FROM pragma_data_version) AS others")
+    .get() as { changes: number; others: number };
+}
+
 /** Prepared statements by SQL text, compiled on first use and reused for the connection's life. */
 export class StatementCache {
   readonly #db: Database.Database;

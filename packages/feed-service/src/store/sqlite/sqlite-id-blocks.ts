@@ -2,7 +2,7 @@
  * `post_id_blocks` (migration 8) as the date-ordered search reads it: per block of 1024 post ids,
  * the bounds of the dates stored there, and the highest date in every block up to each one.
  */
-import type { StatementCache } from "./sqlite-connection.js";
+import { type StatementCache, writeCounts } from "./sqlite-connection.js";
 
 export interface Blocks {
   /** Block numbers (id >> 10), ascending. */
@@ -14,20 +14,15 @@ export interface Blocks {
 }
 
 /**
- * The blocks as this connection last read them, with the version of the database they were read
- * at: `data_version` changes with every commit of another connection
- * (https://sqlite.org/pragma.html#pragma_data_version) and `total_changes()` with every row this
- * connection changes, its triggers' included, so the copy is reread exactly when the table may
- * have changed. A search would otherwise read the ~1,000 rows of a million posts each time
- * (0.3-0.8 ms).
+ * The blocks as this connection last read them, with the database's write counts at that time
+ * (`writeCounts`), so the copy is reread exactly when the table may have changed. A search would
+ * otherwise read the ~1,000 rows of a million posts each time (0.3-0.8 ms).
  */
 const loaded = new WeakMap<StatementCache, { version: string; blocks: Blocks }>();
 
 export function loadBlocks(stmts: StatementCache): Blocks {
-  const version = stmts
-    .get("SELECT data_version || ':' || total_changes() FROM pragma_data_version")
-    .pluck()
-    .get() as string;
+  const counts = writeCounts(stmts);
+  const version = `${counts.changes}.${counts.others}`;
   const known = loaded.get(stmts);
   if (known !== undefined && known.version === version) return known.blocks;
   const rows = stmts

@@ -31,6 +31,7 @@ import {
   openSqliteDatabase,
   StatementCache,
   translateSqliteError,
+  writeCounts,
 } from "./sqlite-connection.js";
 import * as claims from "./sqlite-feed-claims.js";
 import * as feedRankings from "./sqlite-feed-rankings.js";
@@ -60,10 +61,10 @@ export class SqliteStore implements Store {
   /** Started by the first refresh that stores posts: bulk writes are what fill the log. */
   #checkpointer: WalCheckpointer | null = null;
 
-  /** Takes an open, migrated connection; use `openSqliteStore` to open a path. */
   /** Rows changed by recording searches through this connection (see dataVersionBesidesSearchHistory). */
   #searchHistoryChanges = 0;
 
+  /** Takes an open, migrated connection; use `openSqliteStore` to open a path. */
   constructor(db: Database.Database) {
     loadStoreExtension(db);
     this.#db = db;
@@ -231,8 +232,6 @@ export class SqliteStore implements Store {
     }
   }
   dataVersion(): Promise<string> {
-    // total_changes() counts rows written through this connection; data_version changes when
-    // another connection (another process) commits. Together they change on every write.
     return settle(() => this.#version(0));
   }
   dataVersionBesidesSearchHistory(): Promise<string> {
@@ -240,10 +239,8 @@ export class SqliteStore implements Store {
     return settle(() => this.#version(this.#searchHistoryChanges));
   }
   #version(leftOut: number): string {
-    const v = this.#stmts
-      .get("SELECT total_changes() AS t, (SELECT data_version FROM pragma_data_version) AS d")
-      .get() as { t: number; d: number };
-    return `${v.t - leftOut}.${v.d}`;
+    const { changes, others } = writeCounts(this.#stmts);
+    return `${changes - leftOut}.${others}`;
   }
   async close(): Promise<void> {
     // The checkpoint thread's connection closes first, so that the writer's close, as the last
