@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sqliteBackend } from "../test-support/test-backends.js";
-import { ResponseCache } from "./response-cache.js";
+import { defaultCacheLimits, ResponseCache } from "./response-cache.js";
 import { responseCacheSuite } from "./response-cache.suite.js";
 
 const entry = (version: string, size: number) => ({
@@ -13,7 +13,12 @@ const entry = (version: string, size: number) => ({
 });
 
 test("entries are valid only under their data version, and the cache stays within its bounds", () => {
-  const cache = new ResponseCache({ maxRequestBytes: 100, maxEntries: 3, maxTotalBytes: 10_000 });
+  const cache = new ResponseCache({
+    maxRequestBytes: 100,
+    maxEntries: 3,
+    maxTotalBytes: 10_000,
+    seenSlots: 0,
+  });
   assert.equal(cache.key(Buffer.alloc(101), "text/xml", "http://x"), undefined);
   const k = (n: number) => cache.key(Buffer.from(`<call n="${n}"/>`), "text/xml", "http://x")!;
   assert.notEqual(
@@ -35,6 +40,23 @@ test("entries are valid only under their data version, and the cache stays withi
   assert.ok(cache.size <= 3);
   cache.set(k(13), entry("v", 5000));
   assert.equal(cache.get(k(13), "v"), undefined, "an entry over a quarter of the budget is not kept");
+});
+
+test("an answer is kept from the second time its request is seen", () => {
+  const cache = new ResponseCache({ ...defaultCacheLimits, seenSlots: 8 });
+  const k = (n: number) => cache.key(Buffer.from(`<call n="${n}"/>`), "text/xml", "http://x")!;
+  cache.set(k(1), entry("v", 10));
+  assert.equal(cache.get(k(1), "v"), undefined, "seen once: not kept");
+  cache.set(k(1), entry("v", 10));
+  assert.ok(cache.get(k(1), "v"), "seen twice: kept");
+  // A stale entry's request was seen before: its fresh answer is kept at once.
+  assert.equal(cache.get(k(1), "v2"), undefined);
+  cache.set(k(1), entry("v2", 10));
+  assert.ok(cache.get(k(1), "v2"));
+  // One-off requests are remembered in the table only, never stored.
+  for (let i = 100; i < 200; i++) cache.set(k(i), entry("v2", 10));
+  assert.equal(cache.size, 1);
+  assert.throws(() => new ResponseCache({ ...defaultCacheLimits, seenSlots: 6 }), /power of two; got 6/);
 });
 
 responseCacheSuite(sqliteBackend);

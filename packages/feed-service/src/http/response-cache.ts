@@ -4,6 +4,12 @@
  * one they were computed under. Clients that poll the same call (a dashboard asking for the 20
  * newest posts) get the stored bytes without decoding, querying or encoding again; any write, by
  * this process or another, makes every entry stale.
+ *
+ * An answer is kept from the second time its request is seen: a request that comes once (most
+ * searches, a crawler's deep pages) would only push out answers that are asked for again, and its
+ * bytes, alive just long enough to leave the young generation, would cost full garbage collections
+ * (a stream of one-off calls had one every half second, each holding requests up for milliseconds).
+ * The requests seen once are remembered as 32-bit hashes in a fixed table, without allocating.
  */
 
 export interface CachedResponse {
@@ -21,21 +27,36 @@ export interface ResponseCacheLimits {
   readonly maxRequestBytes: number;
   readonly maxEntries: number;
   readonly maxTotalBytes: number;
+  /** Slots of the table of requests seen once (a power of two); 0 keeps every answer at once. */
+  readonly seenSlots: number;
 }
 
 export const defaultCacheLimits: ResponseCacheLimits = {
   maxRequestBytes: 4096,
   maxEntries: 1000,
   maxTotalBytes: 64 * 1024 * 1024,
+  seenSlots: 4096,
 };
+
+/** FNV-1a over the UTF-16 code units of `text`, never 0 (0 marks an empty slot). */
+function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0 || 1;
+}
 
 export class ResponseCache {
   readonly #limits: ResponseCacheLimits;
   readonly #entries = new Map<string, CachedResponse>();
+  readonly #seen: Uint32Array;
   #totalBytes = 0;
 
   constructor(limits: ResponseCacheLimits = defaultCacheLimits) {
+    if (limits.seenSlots !== 0 && (limits.seenSlots & (limits.seenSlots - 1)) !== 0) {
+      throw new RangeError(`seenSlots must be 0 or a power of two; got ${limits.seenSlots}`);
+    }
     this.#limits = limits;
+    this.#seen = new Uint32Array(limits.seenSlots);
   }
 
   /**
@@ -58,9 +79,10 @@ export class ResponseCache {
     return entry;
   }
 
+  /** Keeps `entry` for `key`, if the request was seen before and the entry fits the budget. */
   set(key: string, entry: CachedResponse): void {
     const size = entry.body.length + key.length;
-    if (size > this.#limits.maxTotalBytes / 4) return;
+    if (size > this.#limits.maxTotalBytes / 4 || !this.#seenBefore(key)) return;
     const old = this.#entries.get(key);
     if (old) this.#delete(key, old);
     // Oldest first (a Map iterates in insertion order) until the new entry fits.
@@ -78,6 +100,16 @@ export class ResponseCache {
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** Whether `key` was offered before (then or since remembered in its slot); remembers it if not. */
+  #seenBefore(key: string): boolean {
+    if (this.#seen.length === 0) return true;
+    const h = hash32(key);
+    const slot = h & (this.#seen.length - 1);
+    if (this.#seen[slot] === h) return true;
+    this.#seen[slot] = h;
+    return false;
   }
 
   #delete(key: string, entry: CachedResponse): void {
