@@ -6,6 +6,7 @@
  * (catalogue lists, first pages) always find one; a heavy read that finds the lane's queue full is
  * refused at once (FEED_OVERLOADED) instead of piling up behind slow ones.
  */
+import { availableParallelism } from "node:os";
 import type pg from "pg";
 import { badArgument, FeedServiceError } from "../../errors.js";
 import type { Sql } from "./postgres-connection.js";
@@ -16,7 +17,13 @@ export interface ReadSideOptions {
   poolSize?: number;
   /** The query deadline in milliseconds (default 10,000). */
   queryTimeoutMs?: number;
-  /** Heavy reads running at once (default: half the pool, at least 1, always below the pool size when it has 2 or more). */
+  /**
+   * Heavy reads running at once (default: the number of cores, below the pool size when it has 2
+   * or more). More than the cores only queue on them: on a 2-core machine that runs PostgreSQL
+   * beside the service, 5 at once instead of 2 served the search mix no faster (130.4 against
+   * 127.1 req/s) at a worse p99 (290.9 against 115.6 ms), and held a getCategories up to 16.8 ms
+   * at p99 instead of 10.6 ms.
+   */
   heavyConcurrency?: number;
   /** Heavy reads waiting at most before more are refused (default 64). */
   heavyQueueLimit?: number;
@@ -39,7 +46,7 @@ export function resolveReadSideOptions(options: ReadSideOptions): ResolvedReadSi
     "heavy query concurrency",
     options.heavyConcurrency,
     1,
-    Math.max(1, Math.floor(poolSize / 2)),
+    Math.max(1, Math.min(availableParallelism(), poolSize - 1)),
   );
   if (poolSize > 1 && heavyConcurrency >= poolSize) {
     throw badArgument(
