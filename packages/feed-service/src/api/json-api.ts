@@ -83,7 +83,10 @@ export function createJsonApi(options: JsonApiOptions): JsonApi {
       async function handler(request: FastifyRequest, reply: FastifyReply): Promise<void> {
         const baseUrl = requestBaseUrl(request.raw, publicUrl);
         const key = operation!.pure ? cache?.key(request.url, "application/json", baseUrl) : undefined;
-        const version = key === undefined ? undefined : await store.dataVersion().catch(() => undefined);
+        const version =
+          key === undefined || !cache?.wanted(key)
+            ? undefined
+            : await store.dataVersion().catch(() => undefined);
         const hit = key !== undefined && version !== undefined ? cache?.get(key, version) : undefined;
         if (operation!.pure) metrics.answerCache(hit ? "hit" : key !== undefined ? "miss" : "skip");
         if (hit?.etag !== undefined) return sendAnswer(request, reply, hit.body, hit.etag);

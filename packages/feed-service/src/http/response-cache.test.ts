@@ -42,21 +42,19 @@ test("entries are valid only under their data version, and the cache stays withi
   assert.equal(cache.get(k(13), "v"), undefined, "an entry over a quarter of the budget is not kept");
 });
 
-test("an answer is kept from the second time its request is seen", () => {
+test("a request's answer is wanted from the second time the request comes", () => {
   const cache = new ResponseCache({ ...defaultCacheLimits, seenSlots: 8 });
   const k = (n: number) => cache.key(Buffer.from(`<call n="${n}"/>`), "text/xml", "http://x")!;
+  assert.equal(cache.wanted(k(1)), false, "the first time: not wanted");
+  assert.equal(cache.wanted(k(1)), true, "the second time: wanted");
   cache.set(k(1), entry("v", 10));
-  assert.equal(cache.get(k(1), "v"), undefined, "seen once: not kept");
-  cache.set(k(1), entry("v", 10));
-  assert.ok(cache.get(k(1), "v"), "seen twice: kept");
-  // A stale entry's request was seen before: its fresh answer is kept at once.
-  assert.equal(cache.get(k(1), "v2"), undefined);
-  cache.set(k(1), entry("v2", 10));
-  assert.ok(cache.get(k(1), "v2"));
-  // One-off requests are remembered in the table only, never stored.
-  for (let i = 100; i < 200; i++) cache.set(k(i), entry("v2", 10));
-  assert.equal(cache.size, 1);
+  assert.ok(cache.get(k(1), "v"));
+  // Another request taking its slot in the table does not make a kept answer unwanted.
+  for (let i = 100; i < 200; i++) assert.equal(cache.wanted(k(i)), false);
+  assert.equal(cache.wanted(k(1)), true, "kept: wanted");
   assert.throws(() => new ResponseCache({ ...defaultCacheLimits, seenSlots: 6 }), /power of two; got 6/);
+  const all = new ResponseCache({ ...defaultCacheLimits, seenSlots: 0 });
+  assert.equal(all.wanted(k(2)), true, "no table: every request is wanted");
 });
 
 responseCacheSuite(sqliteBackend);

@@ -5,11 +5,12 @@
  * newest posts) get the stored bytes without decoding, querying or encoding again; any write, by
  * this process or another, makes every entry stale.
  *
- * An answer is kept from the second time its request is seen: a request that comes once (most
- * searches, a crawler's deep pages) would only push out answers that are asked for again, and its
- * bytes, alive just long enough to leave the young generation, would cost full garbage collections
- * (a stream of one-off calls had one every half second, each holding requests up for milliseconds).
- * The requests seen once are remembered as 32-bit hashes in a fixed table, without allocating.
+ * An answer is kept from the second time its request is seen (`wanted`): a request that comes
+ * once (most searches, a crawler's deep pages) would only push out answers that are asked for
+ * again, and its bytes, alive just long enough to leave the young generation, would cost full
+ * garbage collections (a stream of one-off calls had one every half second, each holding requests
+ * up for milliseconds). Nor does a first request need the data version (a query of its own on
+ * PostgreSQL). The requests seen once are remembered as 32-bit hashes in a fixed table.
  */
 
 export interface CachedResponse {
@@ -27,7 +28,7 @@ export interface ResponseCacheLimits {
   readonly maxRequestBytes: number;
   readonly maxEntries: number;
   readonly maxTotalBytes: number;
-  /** Slots of the table of requests seen once (a power of two); 0 keeps every answer at once. */
+  /** Slots of the table of requests seen once (a power of two); 0: every request is wanted. */
   readonly seenSlots: number;
 }
 
@@ -79,10 +80,24 @@ export class ResponseCache {
     return entry;
   }
 
-  /** Keeps `entry` for `key`, if the request was seen before and the entry fits the budget. */
+  /**
+   * Whether the answer to this request is worth a lookup and a place: it is kept already, or the
+   * request came before. A first request is remembered, and its answer is neither looked up nor
+   * kept (so the caller need not read the data version for it).
+   */
+  wanted(key: string): boolean {
+    if (this.#seen.length === 0 || this.#entries.has(key)) return true;
+    const h = hash32(key);
+    const slot = h & (this.#seen.length - 1);
+    if (this.#seen[slot] === h) return true;
+    this.#seen[slot] = h;
+    return false;
+  }
+
+  /** Keeps `entry` for `key` when it fits the budget, pushing out the oldest entries as needed. */
   set(key: string, entry: CachedResponse): void {
     const size = entry.body.length + key.length;
-    if (size > this.#limits.maxTotalBytes / 4 || !this.#seenBefore(key)) return;
+    if (size > this.#limits.maxTotalBytes / 4) return;
     const old = this.#entries.get(key);
     if (old) this.#delete(key, old);
     // Oldest first (a Map iterates in insertion order) until the new entry fits.
@@ -100,16 +115,6 @@ export class ResponseCache {
 
   get size(): number {
     return this.#entries.size;
-  }
-
-  /** Whether `key` was offered before (then or since remembered in its slot); remembers it if not. */
-  #seenBefore(key: string): boolean {
-    if (this.#seen.length === 0) return true;
-    const h = hash32(key);
-    const slot = h & (this.#seen.length - 1);
-    if (this.#seen[slot] === h) return true;
-    this.#seen[slot] = h;
-    return false;
   }
 
   #delete(key: string, entry: CachedResponse): void {

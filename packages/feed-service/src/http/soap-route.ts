@@ -62,7 +62,10 @@ export function createSoapRoute(options: SoapRouteOptions): SoapRoute {
       if (pre === undefined && cache !== undefined) {
         key = cache.key(body, contentType, baseUrl);
         // The version is read before the call, so a write during the call leaves the entry stale.
-        version = key === undefined ? undefined : await store.dataVersion().catch(() => undefined);
+        version =
+          key === undefined || !cache.wanted(key)
+            ? undefined
+            : await store.dataVersion().catch(() => undefined);
         const hit = key !== undefined && version !== undefined ? cache.get(key, version) : undefined;
         if (hit) {
           metrics.answerCache("hit");
