@@ -13,6 +13,7 @@ import type { Store } from "../store/store.js";
 import { requestBaseUrl } from "./base-url.js";
 import { type BodyResult, readRequestBody } from "./request-body.js";
 import type { ResponseCache } from "./response-cache.js";
+import { endWithBody } from "./sliced-body.js";
 import { canonicalSoapUrl, soapPaths } from "./soap-route.js";
 
 /** What the fast lane learnt about a request it handed on: its body, and its cache key and version. */
@@ -68,7 +69,7 @@ export function createSoapFastLane(options: SoapFastLaneOptions) {
       return next();
     }
     res.writeHead(200, { "Content-Type": hit.contentType, "Content-Length": hit.body.length });
-    res.end(hit.body);
+    endWithBody(res, hit.body);
     metrics.answerCache("hit");
     metrics.soapCall(hit.operation ?? "unknown", "none");
     metrics.httpRequest(path, "POST", 200, (performance.now() - started) / 1000);

@@ -10,6 +10,7 @@ import type { Store } from "../store/store.js";
 import { requestBaseUrl } from "./base-url.js";
 import { createFeedSoapEndpoint } from "./feed-soap-endpoint.js";
 import type { ResponseCache } from "./response-cache.js";
+import { answerBody } from "./sliced-body.js";
 import { preReadSoapBody } from "./soap-fast-lane.js";
 
 /** The SOAP endpoint and its ColdFusion-era alias (spec §1). */
@@ -70,7 +71,11 @@ export function createSoapRoute(options: SoapRouteOptions): SoapRoute {
         if (hit) {
           metrics.answerCache("hit");
           metrics.soapCall(hit.operation ?? "unknown", "none");
-          reply.code(200).header("content-type", hit.contentType).send(hit.body);
+          reply
+            .code(200)
+            .header("content-type", hit.contentType)
+            .header("content-length", hit.body.length)
+            .send(answerBody(hit.body));
           return;
         }
       }
@@ -86,7 +91,11 @@ export function createSoapRoute(options: SoapRouteOptions): SoapRoute {
           operation: response.operation,
         });
       }
-      reply.code(response.status).header("content-type", response.contentType).send(bytes);
+      reply
+        .code(response.status)
+        .header("content-type", response.contentType)
+        .header("content-length", bytes.length)
+        .send(answerBody(bytes));
     },
 
     async get(request, reply) {
