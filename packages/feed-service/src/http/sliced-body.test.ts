@@ -4,6 +4,9 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { test } from "node:test";
+import { loadDemoData } from "../demo/load-demo-data.js";
+import { fixtureNow, startTestService } from "../test-support/service-fixture.js";
+import { buildRequest } from "../test-support/soap-test-client.js";
 import { answerBody, endWithBody, SlicedBody, sliceBytes } from "./sliced-body.js";
 
 const bytes = Buffer.from(Array.from({ length: 20 * sliceBytes + 123 }, (_, i) => i % 251));
@@ -31,7 +34,8 @@ test("a sliced body delivers every byte in order, and other callbacks run betwee
   assert.deepEqual(Buffer.concat(chunks), bytes);
   assert.equal(chunks.length, 21);
   assert.ok(turns >= 20, `the event loop turned ${turns} times while 21 slices were written`);
-  assert.equal(answerBody(bytes.subarray(0, sliceBytes)).length, sliceBytes, "small: the bytes themselves");
+  const small = bytes.subarray(0, sliceBytes);
+  assert.equal(answerBody(small), small, "small: the bytes themselves");
   assert.ok(answerBody(bytes) instanceof SlicedBody);
 });
 
@@ -48,5 +52,34 @@ test("a response ended in slices arrives whole, with its Content-Length", async 
     assert.deepEqual(Buffer.from(await res.arrayBuffer()), bytes);
   } finally {
     server.close();
+  }
+});
+
+test("a SOAP answer larger than a slice arrives whole through the server, answered afresh and from the cache", async () => {
+  const service = await startTestService();
+  try {
+    await loadDemoData(service.store, { posts: 600, now: fixtureNow });
+    const body = buildRequest("getMostRecentPosts", { limit: 600, offset: 0, languageIds: "" });
+    const answers: string[] = [];
+    // The first call is answered afresh, the second kept, the third served from the answer cache.
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${service.baseUrl}/webservices/FeedAggregator`, {
+        method: "POST",
+        headers: { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '""' },
+        body,
+      });
+      assert.equal(res.status, 200);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      assert.ok(bytes.length > 4 * sliceBytes, `${bytes.length} bytes`);
+      assert.equal(res.headers.get("content-length"), String(bytes.length));
+      const text = bytes.toString("utf8");
+      assert.match(text, /<\/soapenv:Envelope>\s*$/);
+      assert.equal(text.match(/<data soapenc:arrayType="xsd:anyType\[\d+\]"/g)?.length, 600);
+      answers.push(text);
+    }
+    assert.equal(answers[1], answers[0]);
+    assert.equal(answers[2], answers[0]);
+  } finally {
+    await service.close();
   }
 });

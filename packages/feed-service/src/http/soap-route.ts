@@ -37,7 +37,8 @@ export interface SoapRouteOptions {
 }
 
 export interface SoapRoute {
-  post(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Resolves to the reply (an async Fastify handler must return it when the body is a stream). */
+  post(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
   get(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   methodNotAllowed(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Errors Fastify raises before the handler runs (body too large, bad media type) as SOAP faults. */
@@ -71,12 +72,11 @@ export function createSoapRoute(options: SoapRouteOptions): SoapRoute {
         if (hit) {
           metrics.answerCache("hit");
           metrics.soapCall(hit.operation ?? "unknown", "none");
-          reply
+          return reply
             .code(200)
             .header("content-type", hit.contentType)
             .header("content-length", hit.body.length)
             .send(answerBody(hit.body));
-          return;
         }
       }
       if (cache !== undefined) metrics.answerCache(key !== undefined ? "miss" : "skip");
@@ -91,7 +91,7 @@ export function createSoapRoute(options: SoapRouteOptions): SoapRoute {
           operation: response.operation,
         });
       }
-      reply
+      return reply
         .code(response.status)
         .header("content-type", response.contentType)
         .header("content-length", bytes.length)
