@@ -11,6 +11,7 @@ import { requestBaseUrl } from "../http/base-url.js";
 import { entityTag, notModified } from "../http/conditional-get.js";
 import { plainProblem, sendOperationError, sendProblem } from "../http/problem-details.js";
 import type { ResponseCache } from "../http/response-cache.js";
+import { answerBody } from "../http/sliced-body.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
@@ -60,13 +61,21 @@ export function createJsonApi(options: JsonApiOptions): JsonApi {
     done();
   }
 
-  function sendAnswer(request: FastifyRequest, reply: FastifyReply, body: Buffer, etag: string): void {
+  /** Returns the reply: the async handlers return it, as Fastify needs for a streamed body. */
+  function sendAnswer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: Buffer,
+    etag: string,
+  ): FastifyReply {
     reply.header("etag", etag).header("cache-control", cacheControl);
-    if (notModified(request.headers, etag)) {
-      reply.code(304).send();
-      return;
-    }
-    reply.code(200).header("content-type", jsonContentType).send(body);
+    if (notModified(request.headers, etag)) return reply.code(304).send();
+    // A large page is written a slice per turn of the event loop (http/sliced-body.ts).
+    return reply
+      .code(200)
+      .header("content-type", jsonContentType)
+      .header("content-length", body.length)
+      .send(answerBody(body));
   }
 
   return {
@@ -80,7 +89,10 @@ export function createJsonApi(options: JsonApiOptions): JsonApi {
       const paged = postList && query.has("offset");
       const schema = routeSchema({ path, operation, query, pathParameters, postList });
 
-      async function handler(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      async function handler(
+        request: FastifyRequest,
+        reply: FastifyReply,
+      ): Promise<FastifyReply | undefined> {
         const baseUrl = requestBaseUrl(request.raw, publicUrl);
         const key = operation!.pure ? cache?.key(request.url, "application/json", baseUrl) : undefined;
         const version =
@@ -109,9 +121,10 @@ export function createJsonApi(options: JsonApiOptions): JsonApi {
           if (key !== undefined && version !== undefined) {
             cache?.set(key, { version, contentType: jsonContentType, body, etag, operation: operationName });
           }
-          sendAnswer(request, reply, body, etag);
+          return sendAnswer(request, reply, body, etag);
         } catch (error) {
           sendOperationError(reply, error, logError, `GET ${path}`);
+          return reply;
         }
       }
       return { schema, onRequest: cors, handler };

@@ -14,6 +14,7 @@ import { requestBaseUrl } from "../http/base-url.js";
 import { entityTag, notModified } from "../http/conditional-get.js";
 import { sendOperationError } from "../http/problem-details.js";
 import type { ResponseCache } from "../http/response-cache.js";
+import { answerBody } from "../http/sliced-body.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import { describeValue } from "../operations/argument-readers.js";
 import type { PostItem } from "../operations/column-sets.js";
@@ -166,29 +167,31 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
     format: FeedFormat,
     body: Buffer,
     etag: string,
-  ): void {
+  ): FastifyReply {
     const lastModified = clock.lastModified(request.url, etag, now());
     reply
       .header("etag", etag)
       .header("last-modified", new Date(lastModified).toUTCString())
       .header("cache-control", "public, max-age=30")
       .header("access-control-allow-origin", "*");
-    if (notModified(request.headers, etag, lastModified)) {
-      reply.code(304).send();
-      return;
-    }
-    reply.code(200).header("content-type", feedContentTypes[format]).send(body);
+    if (notModified(request.headers, etag, lastModified)) return reply.code(304).send();
+    // A large feed is written a slice per turn of the event loop (http/sliced-body.ts); the async
+    // handler returns the reply, as Fastify needs for a streamed body.
+    return reply
+      .code(200)
+      .header("content-type", feedContentTypes[format])
+      .header("content-length", body.length)
+      .send(answerBody(body));
   }
 
   /** The handler of one kind of feed, whose route ends in `.:format`. */
   return function feedRoute(kind: FeedKind) {
     const pure = runner.operation(kind.operation)?.pure === true;
-    return async function outputFeed(request: FeedRequest, reply: FastifyReply): Promise<void> {
+    return async function outputFeed(request: FeedRequest, reply: FastifyReply): Promise<FastifyReply> {
       const format = request.params.format;
       if (!formats.has(format)) {
         reply.code(404).header("content-type", "text/plain; charset=utf-8");
-        reply.send("Not found: an output feed ends in .rss, .atom or .json.\n");
-        return;
+        return reply.send("Not found: an output feed ends in .rss, .atom or .json.\n");
       }
       const baseUrl = requestBaseUrl(request.raw, publicUrl);
       const key = pure ? cache?.key(request.url, "feed", baseUrl) : undefined;
@@ -213,10 +216,11 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
           const contentType = feedContentTypes[format as FeedFormat];
           cache?.set(key, { version, contentType, body, etag, operation: kind.operation });
         }
-        send(request, reply, format as FeedFormat, body, etag);
+        return send(request, reply, format as FeedFormat, body, etag);
       } catch (error) {
         reply.header("access-control-allow-origin", "*");
         sendOperationError(reply, error, logError, `GET ${request.url.split("?")[0]}`);
+        return reply;
       }
     };
   };

@@ -83,3 +83,41 @@ test("a SOAP answer larger than a slice arrives whole through the server, answer
     await service.close();
   }
 });
+
+test("a JSON page and an output feed larger than a slice arrive whole, and HEAD and If-None-Match still work", async () => {
+  const service = await startTestService();
+  try {
+    await loadDemoData(service.store, { posts: 600, now: fixtureNow });
+    for (const path of [
+      "/api/v1/posts?limit=600",
+      "/feeds/recent.atom?limit=200",
+      "/feeds/recent.json?limit=200",
+    ]) {
+      const url = service.baseUrl + path;
+      const bodies: Buffer[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(url);
+        assert.equal(res.status, 200, path);
+        const bytes = Buffer.from(await res.arrayBuffer());
+        assert.ok(bytes.length > sliceBytes, `${path}: ${bytes.length} bytes`);
+        assert.equal(res.headers.get("content-length"), String(bytes.length), path);
+        bodies.push(bytes);
+      }
+      assert.deepEqual(bodies[1], bodies[0], path);
+      assert.deepEqual(bodies[2], bodies[0], path);
+      if (path.startsWith("/api/") || path.endsWith(".json?limit=200"))
+        JSON.parse(bodies[0]!.toString("utf8"));
+      else assert.match(bodies[0]!.toString("utf8"), /<\/feed>\s*$/);
+      const head = await fetch(url, { method: "HEAD" });
+      assert.equal(head.status, 200, `${path} HEAD`);
+      assert.equal(head.headers.get("content-length"), String(bodies[0]!.length), `${path} HEAD`);
+      const etag = head.headers.get("etag");
+      assert.ok(etag, path);
+      const again = await fetch(url, { headers: { "If-None-Match": etag } });
+      assert.equal(again.status, 304, path);
+      assert.equal((await again.arrayBuffer()).byteLength, 0);
+    }
+  } finally {
+    await service.close();
+  }
+});
