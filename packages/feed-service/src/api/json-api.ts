@@ -95,11 +95,7 @@ export function createJsonApi(options: JsonApiOptions): JsonApi {
       ): Promise<FastifyReply | undefined> {
         const baseUrl = requestBaseUrl(request.raw, publicUrl);
         const key = operation!.pure ? cache?.key(request.url, "application/json", baseUrl) : undefined;
-        const version =
-          key === undefined || !cache?.wanted(key)
-            ? undefined
-            : await store.dataVersion().catch(() => undefined);
-        const hit = key !== undefined && version !== undefined ? cache?.get(key, version) : undefined;
+        const { version, hit } = (await cache?.lookup(key, () => store.dataVersion())) ?? {};
         if (operation!.pure) metrics.answerCache(hit ? "hit" : key !== undefined ? "miss" : "skip");
         if (hit?.etag !== undefined) return sendAnswer(request, reply, hit.body, hit.etag);
         try {

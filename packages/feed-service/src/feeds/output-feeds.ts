@@ -195,11 +195,7 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
       }
       const baseUrl = requestBaseUrl(request.raw, publicUrl);
       const key = pure ? cache?.key(request.url, "feed", baseUrl) : undefined;
-      const version =
-        key === undefined || !cache?.wanted(key)
-          ? undefined
-          : await store.dataVersion().catch(() => undefined);
-      const hit = key !== undefined && version !== undefined ? cache?.get(key, version) : undefined;
+      const { version, hit } = (await cache?.lookup(key, () => store.dataVersion())) ?? {};
       if (pure) metrics.answerCache(hit ? "hit" : key !== undefined ? "miss" : "skip");
       if (hit?.etag !== undefined) return send(request, reply, format as FeedFormat, hit.body, hit.etag);
       try {

@@ -57,4 +57,26 @@ test("a request's answer is wanted from the second time the request comes", () =
   assert.equal(all.wanted(k(2)), true, "no table: every request is wanted");
 });
 
+test("a lookup reads the data version only for a wanted request, and finds what was kept under it", async () => {
+  const cache = new ResponseCache({ ...defaultCacheLimits, seenSlots: 8 });
+  const k = cache.key(Buffer.from("<call/>"), "text/xml", "http://x")!;
+  let reads = 0;
+  const version = async () => {
+    reads++;
+    return "v";
+  };
+  assert.deepEqual(await cache.lookup(undefined, version), {}, "too large to key");
+  assert.deepEqual(await cache.lookup(k, version), {}, "the first time");
+  assert.equal(reads, 0);
+  assert.deepEqual(await cache.lookup(k, version), { version: "v", hit: undefined }, "the second time");
+  cache.set(k, entry("v", 10));
+  assert.equal((await cache.lookup(k, version)).hit?.body.length, 10);
+  assert.equal(reads, 2);
+  assert.deepEqual(
+    await cache.lookup(k, () => Promise.reject(new Error("store down"))),
+    {},
+    "no version: answered afresh and not kept",
+  );
+});
+
 responseCacheSuite(sqliteBackend);

@@ -94,6 +94,21 @@ export class ResponseCache {
     return false;
   }
 
+  /**
+   * The lookup every adapter makes before answering a request keyed `key` (undefined: too large to
+   * key): the data version to keep a fresh answer under, and the kept answer when it is still
+   * valid. The version is read before the call, so a write during the call leaves the entry
+   * stale; it is not read at all for a request that is not `wanted`, nor when reading it fails.
+   */
+  async lookup(
+    key: string | undefined,
+    dataVersion: () => Promise<string>,
+  ): Promise<{ version?: string; hit?: CachedResponse }> {
+    if (key === undefined || !this.wanted(key)) return {};
+    const version = await dataVersion().catch(() => undefined);
+    return version === undefined ? {} : { version, hit: this.get(key, version) };
+  }
+
   /** Keeps `entry` for `key` when it fits the budget, pushing out the oldest entries as needed. */
   set(key: string, entry: CachedResponse): void {
     const size = entry.body.length + key.length;

@@ -58,11 +58,7 @@ export function createSoapFastLane(options: SoapFastLaneOptions) {
     }
     const contentType = req.headers["content-type"];
     const key = cache.key(result.body, contentType, requestBaseUrl(req, publicUrl));
-    // The version is read before any call, so a write during the call leaves its entry stale; a
-    // request that comes for the first time is answered afresh without it.
-    const version =
-      key === undefined || !cache.wanted(key) ? undefined : await store.dataVersion().catch(() => undefined);
-    const hit = key !== undefined && version !== undefined ? cache.get(key, version) : undefined;
+    const { version, hit } = await cache.lookup(key, () => store.dataVersion());
     if (hit === undefined) {
       // The route counts the lookup when it answers (a miss, or a skip for a body too large to key).
       req[preRead] = { result, key, version };

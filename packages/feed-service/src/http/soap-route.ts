@@ -63,12 +63,9 @@ export function createSoapRoute(options: SoapRouteOptions): SoapRoute {
       let version = pre?.version;
       if (pre === undefined && cache !== undefined) {
         key = cache.key(body, contentType, baseUrl);
-        // The version is read before the call, so a write during the call leaves the entry stale.
-        version =
-          key === undefined || !cache.wanted(key)
-            ? undefined
-            : await store.dataVersion().catch(() => undefined);
-        const hit = key !== undefined && version !== undefined ? cache.get(key, version) : undefined;
+        const found = await cache.lookup(key, () => store.dataVersion());
+        version = found.version;
+        const hit = found.hit;
         if (hit) {
           metrics.answerCache("hit");
           metrics.soapCall(hit.operation ?? "unknown", "none");
