@@ -10,9 +10,12 @@
 //      target p99 <= 50 ms and >= 300 req/s on SQLite;
 //   3. isolation: p99 of getCategories (wrk -c1) while 4 connections loop over the heaviest calls
 //      (wrk -c4); target <= 10 ms; the same probe on an idle server is printed beside it.
+// "After start" is after `serve` listens: by default it first reads the database into memory (the
+// SQLite file into the OS cache; PostgreSQL's tables and indexes into shared buffers with
+// pg_prewarm), and the time that took is printed; --no-warm measures a start without it.
 // Load generator: wrk (C), one thread per run, on the same 2 cores as the server.
 // Usage: npx tsc -b && node bench/feed-service-latency.bench.mjs [--posts N] [--seconds S]
-//          [--backends sqlite,postgres]
+//          [--backends sqlite,postgres] [--no-warm]
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,11 +25,17 @@ import { startServe, stopServe } from "./serve-process.mjs";
 import { runWrk, runWrkOnce } from "./wrk-load.mjs";
 
 const { values } = parseArgs({
-  options: { posts: { type: "string" }, seconds: { type: "string" }, backends: { type: "string" } },
+  options: {
+    posts: { type: "string" },
+    seconds: { type: "string" },
+    backends: { type: "string" },
+    "no-warm": { type: "boolean" },
+  },
 });
 const posts = Number(values.posts ?? 1_000_000);
 const seconds = Number(values.seconds ?? 10);
 const backends = (values.backends ?? "sqlite,postgres").split(",");
+const serveArgs = values["no-warm"] ? ["--no-warm"] : [];
 const soapPath = "/webservices/FeedAggregator";
 const DAY = 86_400_000;
 const TARGET_MS = 50;
@@ -320,8 +329,13 @@ const probeLua = luaFor("probe", [envelope("getCategories")]);
 
 const worst = {};
 const load = {};
+const starts = {};
 for (const backend of backends) {
-  const server = await startServe(databases[backend]);
+  const server = await startServe(databases[backend], serveArgs);
+  starts[backend] = {
+    ms: server.startMs,
+    warm: /feed-service: ((?:read|did not warm)[^\n]*)/.exec(server.output)?.[1] ?? "no warm-up (--no-warm)",
+  };
   try {
     worst[backend] = [];
     for (const [label, body] of worstCalls) {
@@ -359,6 +373,10 @@ await postgres?.stop();
 console.log(
   `\nfeed-service latency, ${posts} posts, answer cache defeated (unique request bodies), SOAP over HTTP`,
 );
+console.log(`0. service start (spawn to listening, the database warm-up included)`);
+for (const backend of backends) {
+  console.log(`   ${backend}: ${(starts[backend].ms / 1000).toFixed(1)} s; ${starts[backend].warm}`);
+}
 console.log(
   `1. worst case per operation (ms; first call after start, then median of 5; target <= ${TARGET_MS} ms)`,
 );

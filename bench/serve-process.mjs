@@ -4,19 +4,41 @@ import { spawn } from "node:child_process";
 
 const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
 
-/** Starts serve on `database`; resolves once it listens, with the child and its base URL. */
-export function startServe(database) {
+/**
+ * Starts serve on `database` (with `extraArgs`, e.g. ["--no-warm"]); resolves once it listens, with
+ * the child, its base URL, how long the start took (ms, spawn to listening: the database warm-up
+ * included) and what it printed until then.
+ */
+export function startServe(database, extraArgs = []) {
   return new Promise((resolve, reject) => {
+    const started = performance.now();
     const child = spawn(
       process.execPath,
-      [bin, "serve", "--no-ingest", "--host", "127.0.0.1", "--port", "0", "--database", database],
+      [
+        bin,
+        "serve",
+        "--no-ingest",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--database",
+        database,
+        ...extraArgs,
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;
       const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` });
+      if (m)
+        resolve({
+          child,
+          base: `http://127.0.0.1:${m[1]}`,
+          startMs: performance.now() - started,
+          output: out,
+        });
     });
     child.stderr.on("data", (chunk) => process.stderr.write(chunk));
     child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${out}`)));

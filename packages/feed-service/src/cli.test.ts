@@ -195,6 +195,15 @@ test("demo then serve: prints the URLs, answers SOAP and /healthz, stops cleanly
   });
   try {
     assert.match(output(), /WSDL: +https:\/\/feeds\.example\.org\/webservices\/FeedAggregator\?wsdl/);
+    // It read the database into memory before it listened, and said so.
+    const warmed =
+      /feed-service: read ([\d,]+) (KB|MB) of the database into memory in \d+\.\d s \(--no-warm skips this\)\n/.exec(
+        output(),
+      );
+    assert.ok(warmed, output());
+    assert.ok(output().indexOf(warmed[0]) < output().indexOf("listening on"), "warmed before listening");
+    const kilobytes = Number(warmed[1]!.replace(/,/g, "")) * (warmed[2] === "MB" ? 1024 : 1);
+    assert.ok(kilobytes >= 100, `a 300-post database read as ${warmed[1]} ${warmed[2]}`);
     assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: "ok" });
     const wsdl = await (await fetch(`${base}/webservices/FeedAggregator?wsdl`)).text();
     assert.match(wsdl, /location="https:\/\/feeds\.example\.org\/webservices\/FeedAggregator"/);
@@ -210,13 +219,14 @@ test("demo then serve: prints the URLs, answers SOAP and /healthz, stops cleanly
   }
   // A deadline no query can meet: the call gets a fault that says so, and the server keeps serving.
   const strict = await startBin(
-    ["serve", "--host", "127.0.0.1", "--no-ingest", "--query-timeout", "0.001"],
+    ["serve", "--host", "127.0.0.1", "--no-ingest", "--no-warm", "--query-timeout", "0.001"],
     cwd,
     {
       FEED_SERVICE_PORT: "0",
     },
   );
   try {
+    assert.doesNotMatch(strict.output(), /into memory/, "--no-warm still warmed");
     // On a 300-post database one search alone can finish inside 1 ms on a warm query thread; 32
     // at once (different offsets, so no answer comes from the cache) queue behind the two threads,
     // and the deadline counts the wait: the later ones cannot make it.

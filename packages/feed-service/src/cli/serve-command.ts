@@ -8,6 +8,7 @@ import { startBackgroundIngest } from "../ingest/background-ingest.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
+import { megabytes } from "../store/cache-warm.js";
 import { defaultQueryThreads, defaultQueryTimeoutMs } from "../store/query-limits.js";
 import type { Store } from "../store/store.js";
 import { WebSubSubscriber } from "../websub/websub-subscriber.js";
@@ -33,6 +34,10 @@ options (each also as an environment variable):
                          with it, feeds that name a WebSub hub are subscribed to, with
                          callbacks under <url>/websub/
   --no-ingest            do not refresh feeds while serving         FEED_SERVICE_NO_INGEST=1
+  --no-warm              listen at once, without first reading the  FEED_SERVICE_NO_WARM=1
+                         database into memory (by default a SQLite file that fits in half the
+                         free memory is read through, and PostgreSQL's tables and indexes are
+                         loaded into its shared buffers with pg_prewarm)
   --workers <n>          processes serving the one port (default 1) FEED_SERVICE_WORKERS
   --read-database <loc>  a postgres:// read replica that serves the FEED_SERVICE_READ_DATABASE
                          operations' reads (with a postgres:// --database only)
@@ -49,6 +54,7 @@ const options = {
   host: { type: "string", env: true },
   "public-url": { type: "string", env: true },
   "no-ingest": { type: "boolean", env: true },
+  "no-warm": { type: "boolean", env: true },
   workers: { type: "string", env: true },
   "read-database": { type: "string", env: true },
   "query-timeout": { type: "string", env: true },
@@ -63,8 +69,43 @@ export interface ServeSettings {
   readonly host: string;
   readonly publicUrl?: string;
   readonly ingest: boolean;
+  /** Read the database into memory before listening (Store.warmCache); default false. */
+  readonly warm?: boolean;
   /** Who may read /metrics (see metrics-access.ts); default loopback only. */
   readonly metricsAllow?: string;
+}
+
+/** How often a long warm-up says how far it got. */
+const warmProgressEveryMs = 2000;
+
+/**
+ * Reads the database into memory before the service listens, so that its first calls do not wait
+ * on the disk; says how much and how long, with a progress line every 2 s. A failure only costs
+ * the warm-up: the service still starts.
+ */
+async function warmStore(store: Store, context: CommandContext): Promise<void> {
+  const started = performance.now();
+  let shown = started;
+  try {
+    const report = await store.warmCache!((done, total) => {
+      const now = performance.now();
+      if (now - shown < warmProgressEveryMs) return;
+      shown = now;
+      context.output.out(`feed-service: warming the database: ${megabytes(done)} of ${megabytes(total)}\n`);
+    });
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const prefetched = report.prefetchedBytes ? ` (and ${megabytes(report.prefetchedBytes)} prefetched)` : "";
+    const read =
+      report.bytes > 0 || !report.skipped
+        ? `read ${megabytes(report.bytes)}${prefetched} of the database into memory in ${seconds} s`
+        : "did not warm the database";
+    context.output.out(
+      `feed-service: ${read}${report.skipped ? `: ${report.skipped}` : ""} (--no-warm skips this)\n`,
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    context.output.err(`feed-service: could not warm the database (${reason}); serving anyway\n`);
+  }
 }
 
 /** Serves `store` until the stop signal; closes the server and the store before resolving. */
@@ -82,6 +123,7 @@ export async function serveStore(
     publicUrl: settings.publicUrl,
     metricsAllow: settings.metricsAllow,
   });
+  if (settings.warm && store.warmCache) await warmStore(store, context);
   let address: Awaited<ReturnType<typeof service.listen>>;
   try {
     address = await service.listen(settings.port, settings.host);
@@ -164,6 +206,7 @@ export const serveCommand: Command = {
       publicUrl: readStringOption(values, "public-url"),
       // In a cluster (--workers N) one worker runs the background ingest, not every one.
       ingest: values["no-ingest"] !== true && runsIngestInCluster(),
+      warm: values["no-warm"] !== true,
       metricsAllow: readStringOption(values, "metrics-allow"),
     };
     // Checked before the database opens, so a typo is a usage error (exit 2) that names the entry.

@@ -5,6 +5,7 @@
  * epoch milliseconds (UTC) everywhere.
  */
 import type { SearchQuery } from "../search/search-query.js";
+import type { WarmProgress, WarmReport } from "./cache-warm.js";
 import type { WebSubStore } from "./websub-store.js";
 
 /** The post column set of the spec (§4), minus `trackingLink`, which the operation layer builds. */
@@ -283,5 +284,11 @@ export interface Store {
    * served by `dataVersion`.
    */
   dataVersionBesidesSearchHistory?(): Promise<string>;
+  /**
+   * Reads the data the operations use into memory, so that the first calls after a start do not
+   * wait on the disk (`serve` calls it before it listens). Optional: a store held in memory has
+   * nothing to warm.
+   */
+  warmCache?(onProgress?: WarmProgress): Promise<WarmReport>;
   close(): Promise<void>;
 }

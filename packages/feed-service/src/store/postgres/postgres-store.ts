@@ -8,6 +8,7 @@
  */
 import type pg from "pg";
 import type { SearchQuery } from "../../search/search-query.js";
+import type { WarmProgress, WarmReport } from "../cache-warm.js";
 import type {
   CategoryRecord,
   ConnectionStats,
@@ -37,6 +38,7 @@ import { mostPopularPosts } from "./postgres-popular-posts.js";
 import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
 import { searchPosts } from "./postgres-search-queries.js";
+import { warmPostgres } from "./postgres-warm.js";
 import { PostgresWebSubStore } from "./postgres-websub-store.js";
 
 /**
@@ -253,6 +255,10 @@ export class PostgresStore implements Store {
       rows<{ v: string }>(sql, "SELECT coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text AS v"),
     );
     return row!.v;
+  }
+  /** Loads the tables and indexes into the read server's shared buffers (see postgres-warm.ts). */
+  warmCache(onProgress?: WarmProgress): Promise<WarmReport> {
+    return warmPostgres(this.#read.pool, onProgress);
   }
   async close(): Promise<void> {
     await this.#pool.end().catch(() => {});

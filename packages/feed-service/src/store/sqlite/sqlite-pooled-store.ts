@@ -9,6 +9,7 @@ import { FeedServiceError, type FeedServiceErrorCode, feedServiceErrorCodes } fr
 import type { SearchQuery } from "../../search/search-query.js";
 import { ThreadLane, type ThreadLaneStats } from "../../threads/thread-lane.js";
 import { workerEntryUrl } from "../../threads/worker-entry-url.js";
+import type { WarmProgress, WarmReport } from "../cache-warm.js";
 import {
   defaultMaxQueued,
   defaultQueryThreads,
@@ -38,6 +39,7 @@ import type {
 import type { WebSubStore } from "../websub-store.js";
 import { lightReadMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
 import type { SqliteStore } from "./sqlite-store.js";
+import { warmSqliteFile } from "./sqlite-warm.js";
 
 const lightMethods = new Set<string>(lightReadMethods);
 /** The nice value of the heavy query threads (0 is normal, 19 the lowest priority). */
@@ -56,6 +58,7 @@ export class SqlitePooledStore implements Store {
   readonly #main: SqliteStore;
   readonly #light: ThreadLane;
   readonly #heavy: ThreadLane;
+  readonly #path: string;
 
   /** WebSub state is written and read where the writes happen: the writer's connection. */
   get websub(): WebSubStore {
@@ -65,6 +68,7 @@ export class SqlitePooledStore implements Store {
   /** `writer` is the open, migrated store of `path`; the pool opens its own readers of the file. */
   constructor(writer: SqliteStore, path: string, limits: QueryLimits = {}) {
     this.#main = writer;
+    this.#path = path;
     const timeoutMs = limits.queryTimeoutMs ?? defaultQueryTimeoutMs;
     const lane = (threads: number, nice: number) =>
       new ThreadLane({
@@ -86,6 +90,11 @@ export class SqlitePooledStore implements Store {
   /** Resolves once every query thread has opened its connection (or failed to start). */
   async ready(): Promise<void> {
     await Promise.all([this.#light.ready(), this.#heavy.ready()]);
+  }
+
+  /** Reads the database file (and its WAL) once, into the OS page cache (see sqlite-warm.ts). */
+  warmCache(onProgress?: WarmProgress): Promise<WarmReport> {
+    return warmSqliteFile(this.#path, onProgress);
   }
 
   /** Threads, busy, queued, and counts of replaced threads, timeouts and shed calls, per lane. */

@@ -1,0 +1,118 @@
+/**
+ * Warming PostgreSQL at start on a real server: the store's tables, TOAST tables and indexes end
+ * up in shared buffers (pg_buffercache shows them); what does not fit the budget is only
+ * prefetched; a user who may not create pg_prewarm gets a report that says so.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import pg from "pg";
+import { seedCorpus } from "../../test-support/store-contract/contract-fixture.js";
+import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
+import { rows } from "./postgres-connection.js";
+import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
+import { warmPostgres } from "./postgres-warm.js";
+
+let server: TestPostgres;
+before(async () => {
+  server = await startTestPostgres();
+});
+after(() => server?.stop());
+
+/** Bytes of the schema's relations (with TOAST) and of those of them held in shared buffers. */
+async function relationBytes(admin: pg.Client, schema: string) {
+  const own = `WITH own AS (
+      SELECT c.oid, c.reltoastrelid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'i', 'm')
+    ), rels AS (
+      SELECT oid FROM own UNION SELECT reltoastrelid FROM own WHERE reltoastrelid <> 0
+      UNION SELECT i.indexrelid FROM pg_index i JOIN own ON i.indrelid = own.reltoastrelid
+    )`;
+  const total = await admin.query<{ b: string }>(
+    `${own} SELECT sum(pg_relation_size(oid))::text AS b FROM rels`,
+    [schema],
+  );
+  const cached = await admin.query<{ b: string }>(
+    `${own} SELECT (count(*) * current_setting('block_size')::int)::text AS b FROM pg_buffercache bc
+     JOIN rels ON bc.relfilenode = pg_relation_filenode(rels.oid)
+     WHERE bc.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    [schema],
+  );
+  return { total: Number(total.rows[0]!.b), cached: Number(cached.rows[0]!.b) };
+}
+
+describe("postgres cache warm-up", () => {
+  let store: PostgresStore;
+  let admin: pg.Client;
+  before(async () => {
+    store = await openPostgresStore({ url: server.url, schema: "warm_a" });
+    await seedCorpus(store);
+    admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query("CREATE EXTENSION IF NOT EXISTS pg_buffercache");
+  });
+  after(async () => {
+    await store?.close();
+    await admin?.end();
+  });
+
+  it("loads every table, TOAST table and index of the store into shared buffers", async () => {
+    const progress: Array<[number, number]> = [];
+    const report = await store.warmCache((done, total) => progress.push([done, total]));
+    const { total, cached } = await relationBytes(admin, "warm_a");
+    assert.ok(total > 0);
+    assert.deepEqual(report, { bytes: total, prefetchedBytes: 0 });
+    assert.equal(cached, total, "every block of the store's relations is in shared buffers");
+    assert.deepEqual(progress.at(-1), [total, total]);
+    const ext = await admin.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'");
+    assert.equal(ext.rows.length, 1, "the extension was created");
+    // The connection gets its deadline back after the warm-up lifted it (the pool hands out the
+    // connection released last first).
+    const [deadline] = await rows<{ statement_timeout: string }>(
+      store.readSide.pool,
+      "SHOW statement_timeout",
+    );
+    assert.equal(deadline!.statement_timeout, "10s");
+  });
+
+  it("only prefetches what does not fit the budget, and says so", async () => {
+    const pool = new pg.Pool({ connectionString: server.url, options: "-c search_path=warm_a", max: 1 });
+    try {
+      const report = await warmPostgres(pool, undefined, 20_000);
+      const { total } = await relationBytes(admin, "warm_a");
+      assert.ok(report.bytes > 0 && report.bytes <= 20_000, `loaded ${report.bytes}`);
+      assert.equal(report.bytes + (report.prefetchedBytes ?? 0), total);
+      assert.match(
+        report.skipped ?? "",
+        /^\d+ KB did not fit in the 20 KB allowed of shared_buffers \(128 MB\) and was only prefetched into the OS cache$/,
+      );
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("without pg_prewarm and the right to create it, warms nothing and says why", async () => {
+    const url = await server.createDatabase("warm_b");
+    const setup = new pg.Client({ connectionString: url });
+    await setup.connect();
+    try {
+      await setup.query("CREATE ROLE warm_reader LOGIN PASSWORD 'reader'");
+      await setup.query("GRANT ALL ON DATABASE warm_b TO warm_reader");
+    } finally {
+      await setup.end();
+    }
+    const reader = await openPostgresStore({
+      url: url.replace("postgres:feed-test@", "warm_reader:reader@"),
+      schema: "warm_b",
+    });
+    try {
+      const report = await reader.warmCache();
+      assert.equal(report.bytes, 0);
+      assert.match(
+        report.skipped ?? "",
+        /^the pg_prewarm extension is not installed and could not be created \(permission denied to create extension "pg_prewarm"\)$/,
+      );
+    } finally {
+      await reader.close();
+    }
+  });
+});
