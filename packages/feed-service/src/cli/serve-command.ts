@@ -37,7 +37,8 @@ options (each also as an environment variable):
   --no-warm              listen at once, without first reading the  FEED_SERVICE_NO_WARM=1
                          database into memory (by default a SQLite file that fits in half the
                          free memory is read through, and PostgreSQL's tables and indexes are
-                         loaded into its shared buffers with pg_prewarm)
+                         loaded into its shared buffers with pg_prewarm) and answering one
+                         read-only request of each kind in process
   --workers <n>          processes serving the one port (default 1) FEED_SERVICE_WORKERS
   --read-database <loc>  a postgres:// read replica that serves the FEED_SERVICE_READ_DATABASE
                          operations' reads (with a postgres:// --database only)
@@ -69,7 +70,7 @@ export interface ServeSettings {
   readonly host: string;
   readonly publicUrl?: string;
   readonly ingest: boolean;
-  /** Read the database into memory before listening (Store.warmCache); default false. */
+  /** Read the database into memory and prime the request path before listening; default false. */
   readonly warm?: boolean;
   /** Who may read /metrics (see metrics-access.ts); default loopback only. */
   readonly metricsAllow?: string;
@@ -123,7 +124,10 @@ export async function serveStore(
     publicUrl: settings.publicUrl,
     metricsAllow: settings.metricsAllow,
   });
-  if (settings.warm && store.warmCache) await warmStore(store, context);
+  if (settings.warm) {
+    if (store.warmCache) await warmStore(store, context);
+    await service.prime();
+  }
   let address: Awaited<ReturnType<typeof service.listen>>;
   try {
     address = await service.listen(settings.port, settings.host);

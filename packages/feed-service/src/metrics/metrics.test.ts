@@ -4,9 +4,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FeedServiceError } from "../errors.js";
-import { seedFixture, startTestService } from "../test-support/service-fixture.js";
+import { createFeedServer } from "../http/feed-server.js";
+import { createOperationRunner } from "../operations/operation-runner.js";
+import { parseSearchQuery } from "../search/parse-search-query.js";
+import { openStore } from "../store/open-store.js";
+import { fixtureNow, seedFixture, startTestService } from "../test-support/service-fixture.js";
 import { callOperation } from "../test-support/soap-test-client.js";
-import { postgresBackend } from "../test-support/test-backends.js";
+import { postgresBackend, sqliteBackend } from "../test-support/test-backends.js";
 import { parseMetricsAllow } from "./metrics-access.js";
 
 /** The value of one series in Prometheus text, or undefined when the series is absent. */
@@ -153,5 +157,42 @@ test("the allow list: addresses and CIDR blocks of both families, IPv4-mapped cl
         /CIDR blocks such as 10\.0\.0\.0\/8/.test(e.message),
       bad,
     );
+  }
+});
+
+test("prime answers a few read-only requests in process, all of them 200, and writes nothing", async () => {
+  const database = await sqliteBackend.newDatabase();
+  const store = await openStore(database.location, { queryLimits: {} });
+  const service = createFeedServer({
+    store,
+    runner: createOperationRunner({ store, parseSearch: parseSearchQuery, now: () => fixtureNow }),
+    now: () => fixtureNow,
+    logError: () => {},
+  });
+  try {
+    await seedFixture(store);
+    await service.prime();
+    const address = await service.listen(0, "127.0.0.1");
+    const text = await (await fetch(`http://127.0.0.1:${address.port}/metrics`)).text();
+    const http = (route: string, status: string, method = "GET") =>
+      sample(text, "feed_service_http_requests_total", { route, method, status });
+    assert.equal(http("/webservices/FeedAggregator", "200", "POST"), 3);
+    assert.equal(sample(text, "feed_service_soap_calls_total", { operation: "search", fault: "none" }), 1);
+    assert.equal(http("/api/v1/posts", "200"), 1);
+    assert.equal(http("/", "200"), 1);
+    assert.equal(
+      sample(text, "feed_service_soap_calls_total", { operation: "getCategories", fault: "none" }),
+      1,
+    );
+    assert.equal(
+      sample(text, "feed_service_soap_calls_total", { operation: "getMostRecentPosts", fault: "none" }),
+      1,
+    );
+    assert.equal(sample(text, "feed_service_http_requests_total", { status: "500" }), undefined);
+    assert.deepEqual(await store.searchHistory(20), [], "priming recorded a search");
+  } finally {
+    await service.close();
+    await store.close();
+    database.drop();
   }
 });
