@@ -324,8 +324,10 @@ const corpus = await openCorpus(posts);
 await corpus.store.close();
 const databases = { sqlite: corpus.path };
 let postgres;
+let hugePages = "";
 if (backends.includes("postgres")) {
-  const { openPostgresCorpus } = await import("./feed-service-postgres-corpus.mjs");
+  const { openPostgresCorpus, hugePagesNote } = await import("./feed-service-postgres-corpus.mjs");
+  hugePages = hugePagesNote();
   postgres = await openPostgresCorpus(posts);
   databases.postgres = postgres.url;
 }
@@ -390,6 +392,7 @@ console.log(`0. service start (spawn to listening, the database warm-up included
 for (const backend of backends) {
   console.log(`   ${backend}: ${(starts[backend].ms / 1000).toFixed(1)} s; ${starts[backend].warm}`);
 }
+if (hugePages) console.log(`   postgres server: ${hugePages}`);
 console.log(
   `1. worst case per operation (ms; first call after start, then median of 5; target <= ${TARGET_MS} ms)`,
 );
