@@ -84,11 +84,14 @@ const warmProgressEveryMs = 2000;
  * on the disk; says how much and how long, with a progress line every 2 s. A failure only costs
  * the warm-up: the service still starts.
  */
-async function warmStore(store: Store, context: CommandContext): Promise<void> {
+class WarmStopped extends Error {}
+
+async function warmStore(store: Store, context: CommandContext, stopping: () => boolean): Promise<void> {
   const started = performance.now();
   let shown = started;
   try {
     const report = await store.warmCache!((done, total) => {
+      if (stopping()) throw new WarmStopped("stopped");
       const now = performance.now();
       if (now - shown < warmProgressEveryMs) return;
       shown = now;
@@ -104,6 +107,7 @@ async function warmStore(store: Store, context: CommandContext): Promise<void> {
       `feed-service: ${read}${report.skipped ? `: ${report.skipped}` : ""} (--no-warm skips this)\n`,
     );
   } catch (error) {
+    if (error instanceof WarmStopped) return;
     const reason = error instanceof Error ? error.message : String(error);
     context.output.err(`feed-service: could not warm the database (${reason}); serving anyway\n`);
   }
@@ -125,8 +129,19 @@ export async function serveStore(
     metricsAllow: settings.metricsAllow,
   });
   if (settings.warm) {
-    if (store.warmCache) await warmStore(store, context);
-    await service.prime();
+    // A stop during the warm-up ends it at the next chunk (SQLite) or table (PostgreSQL).
+    let stopping = false;
+    void stopped.then(() => {
+      stopping = true;
+    });
+    if (store.warmCache) await warmStore(store, context, () => stopping);
+    if (!stopping) await service.prime();
+    if (stopping) {
+      context.output.out(`feed-service: ${await stopped}, stopping before listening\n`);
+      await service.close();
+      await store.close();
+      return 0;
+    }
   }
   let address: Awaited<ReturnType<typeof service.listen>>;
   try {
