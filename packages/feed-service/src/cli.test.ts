@@ -76,6 +76,12 @@ test("--help everywhere; usage errors exit 2 with one line on stderr", async () 
   const envTimeout = await cli(["serve"], { env: { FEED_SERVICE_QUERY_TIMEOUT: "ten" } });
   assert.equal(envTimeout.code, 2);
   assert.match(envTimeout.stderr, /--query-timeout must be a number of seconds[^\n]*got "ten"/);
+  const noHeavy = await cli(["serve", "--heavy-queries", "0"]);
+  assert.equal(noHeavy.code, 2);
+  assert.match(noHeavy.stderr, /--heavy-queries must be a whole number from 1 to 64; got "0"/);
+  const envHeavy = await cli(["serve"], { env: { FEED_SERVICE_HEAVY_QUERIES: "many" } });
+  assert.equal(envHeavy.code, 2);
+  assert.match(envHeavy.stderr, /--heavy-queries must be a whole number from 1 to 64; got "many"/);
   const replica = await cli(["serve", "--database", join(tempFolder(), "a.db"), "--read-database", "x.db"]);
   assert.equal(replica.code, 2);
   assert.match(replica.stderr, /read database can only be given with a postgres:\/\/ database/);
@@ -189,10 +195,14 @@ test("demo then serve: prints the URLs, answers SOAP and /healthz, stops cleanly
   assert.ok(existsSync(join(cwd, "data", "feeds.db")), "the default database is ./data/feeds.db");
   const again = await cli(["demo"], { cwd });
   assert.equal(again.code, 1, "demo loads only into an empty database");
-  const { child, base, output } = await startBin(["serve", "--host", "127.0.0.1"], cwd, {
-    FEED_SERVICE_PORT: "0",
-    FEED_SERVICE_PUBLIC_URL: "https://feeds.example.org",
-  });
+  const { child, base, output } = await startBin(
+    ["serve", "--host", "127.0.0.1", "--heavy-queries", "3"],
+    cwd,
+    {
+      FEED_SERVICE_PORT: "0",
+      FEED_SERVICE_PUBLIC_URL: "https://feeds.example.org",
+    },
+  );
   try {
     assert.match(output(), /WSDL: +https:\/\/feeds\.example\.org\/webservices\/FeedAggregator\?wsdl/);
     // It read the database into memory before it listened, and said so.
@@ -205,6 +215,9 @@ test("demo then serve: prints the URLs, answers SOAP and /healthz, stops cleanly
     const kilobytes = Number(warmed[1]!.replace(/,/g, "")) * (warmed[2] === "MB" ? 1024 : 1);
     assert.ok(kilobytes >= 100, `a 300-post database read as ${warmed[1]} ${warmed[2]}`);
     assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: "ok" });
+    // --heavy-queries 3: three heavy query threads, the catalogue thread and the writer.
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    assert.match(metrics, /feed_service_database_connections\{state="open"\} 5\n/);
     const wsdl = await (await fetch(`${base}/webservices/FeedAggregator?wsdl`)).text();
     assert.match(wsdl, /location="https:\/\/feeds\.example\.org\/webservices\/FeedAggregator"/);
     // Answered by the query threads of the built package.

@@ -9,7 +9,7 @@ import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-acces
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { megabytes } from "../store/cache-warm.js";
-import { defaultQueryThreads, defaultQueryTimeoutMs } from "../store/query-limits.js";
+import { defaultQueryTimeoutMs } from "../store/query-limits.js";
 import type { Store } from "../store/store.js";
 import { WebSubSubscriber } from "../websub/websub-subscriber.js";
 import type { Command, CommandContext } from "./command.js";
@@ -45,6 +45,10 @@ options (each also as an environment variable):
   --query-timeout <s>    a query still running after this many      FEED_SERVICE_QUERY_TIMEOUT
                          seconds is stopped and its call answered with a fault (default 10;
                          fractions allowed)
+  --heavy-queries <n>    heavy reads (searches, rankings, deep     FEED_SERVICE_HEAVY_QUERIES
+                         pages) run at once per process: SQLite query threads (default one
+                         per core) or PostgreSQL connections (default one fewer than the cores,
+                         at least 1; at most 9); divided among --workers by default
   --metrics-allow <list> addresses and CIDR blocks that may read  FEED_SERVICE_METRICS_ALLOW
                          /metrics, comma-separated (default 127.0.0.0/8,::1/128); others get 404
   --help                 show this help`;
@@ -59,6 +63,7 @@ const options = {
   workers: { type: "string", env: true },
   "read-database": { type: "string", env: true },
   "query-timeout": { type: "string", env: true },
+  "heavy-queries": { type: "string", env: true },
   "metrics-allow": { type: "string", env: true },
 } as const;
 
@@ -239,7 +244,13 @@ export const serveCommand: Command = {
     const store = await openDatabase(databaseLocation(values), {
       readLocation: readStringOption(values, "read-database"),
       // The processes of a cluster share the cores: each gets its part of the query threads.
-      queryLimits: { queryTimeoutMs, threads: Math.max(1, Math.floor(defaultQueryThreads() / workers)) },
+      queryLimits: {
+        queryTimeoutMs,
+        processes: workers,
+        ...(values["heavy-queries"] === undefined
+          ? {}
+          : { threads: readIntegerOption(values, "heavy-queries", 1, 1, 64) }),
+      },
     });
     return serveStore(store, settings, context);
   },

@@ -5,7 +5,7 @@
 import { resolve } from "node:path";
 import { badArgument } from "../errors.js";
 import { openPostgresStore } from "./postgres/postgres-store.js";
-import type { QueryLimits } from "./query-limits.js";
+import { defaultHeavyQueries, type QueryLimits } from "./query-limits.js";
 import { SqlitePooledStore } from "./sqlite/sqlite-pooled-store.js";
 import { openSqliteStore } from "./sqlite/sqlite-store.js";
 import type { Store } from "./store.js";
@@ -44,11 +44,15 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     }
     // PostgreSQL always reads with the deadline (statement_timeout) and a heavy lane; serve's
     // --query-timeout sets the deadline.
-    const deadline = options.queryLimits?.queryTimeoutMs;
+    const limits = options.queryLimits;
+    const deadline = limits?.queryTimeoutMs;
+    const heavy =
+      limits?.threads ?? (limits?.processes ? defaultHeavyQueries("postgres", limits.processes) : undefined);
     return openPostgresStore({
       url: value,
       readUrl: readLocation,
       ...(deadline === undefined ? {} : { queryTimeoutMs: deadline }),
+      ...(heavy === undefined ? {} : { heavyConcurrency: heavy }),
     });
   }
   if (readLocation !== undefined) {
@@ -66,7 +70,11 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   if (!options.queryLimits) return store;
   // The service answers only once its query threads can: otherwise the first calls after start
   // wait for threads to boot and open their connections (about half a second on a 2-core machine).
-  const pooled = new SqlitePooledStore(store, file, options.queryLimits);
+  const limits = options.queryLimits;
+  const pooled = new SqlitePooledStore(store, file, {
+    ...limits,
+    threads: limits.threads ?? defaultHeavyQueries("sqlite", limits.processes),
+  });
   await pooled.ready();
   return pooled;
 }

@@ -9,8 +9,13 @@ import { FeedServiceError } from "../errors.js";
 export interface QueryLimits {
   /** A query still running this long after it was asked for is stopped (default 10 s). */
   readonly queryTimeoutMs?: number;
-  /** Query threads for the heavy operations (SQLite; default: the number of cores). */
+  /**
+   * Heavy reads (searches, rankings, deep pages) run at once by this process: SQLite query
+   * threads, PostgreSQL connections (default: defaultHeavyQueries).
+   */
   readonly threads?: number;
+  /** Processes of one service sharing this machine's cores (serve --workers; default 1). */
+  readonly processes?: number;
   /** Calls that may wait for a heavy query slot before new ones are refused at once (default 256). */
   readonly maxQueued?: number;
 }
@@ -20,6 +25,20 @@ export const defaultMaxQueued = 256;
 
 export function defaultQueryThreads(): number {
   return Math.max(1, availableParallelism());
+}
+
+/**
+ * Heavy reads at once per process by default. SQLite: one query thread per core, at a lower CPU
+ * priority than the request thread (sqlite-pooled-store.ts). PostgreSQL: one fewer than the cores
+ * (at least one): its server processes cannot be given a lower priority from here, and on a
+ * 2-core machine that runs PostgreSQL beside the service, two heavy reads at once kept both cores
+ * busy and held a getCategories 10.0-10.3 ms at p99, one at once 5.8-6.6 ms (the search mix then
+ * served 70-75 instead of 127 req/s; a PostgreSQL server on its own machine deserves more, with
+ * `serve --heavy-queries`). Divided among `processes` sharing the cores.
+ */
+export function defaultHeavyQueries(dialect: "sqlite" | "postgres", processes = 1): number {
+  const cores = availableParallelism();
+  return Math.max(1, Math.floor((dialect === "sqlite" ? cores : cores - 1) / Math.max(1, processes)));
 }
 
 /** "10 s", "2.5 s", "300 ms": the deadline as a person reads it. */

@@ -6,9 +6,9 @@
  * (catalogue lists, first pages) always find one; a heavy read that finds the lane's queue full is
  * refused at once (FEED_OVERLOADED) instead of piling up behind slow ones.
  */
-import { availableParallelism } from "node:os";
 import type pg from "pg";
 import { badArgument, FeedServiceError } from "../../errors.js";
+import { defaultHeavyQueries } from "../query-limits.js";
 import type { Sql } from "./postgres-connection.js";
 import { ReadLane } from "./postgres-read-lane.js";
 
@@ -18,11 +18,11 @@ export interface ReadSideOptions {
   /** The query deadline in milliseconds (default 10,000). */
   queryTimeoutMs?: number;
   /**
-   * Heavy reads running at once (default: the number of cores, below the pool size when it has 2
-   * or more). More than the cores only queue on them: on a 2-core machine that runs PostgreSQL
-   * beside the service, 5 at once instead of 2 served the search mix no faster (130.4 against
-   * 127.1 req/s) at a worse p99 (290.9 against 115.6 ms), and held a getCategories up to 16.8 ms
-   * at p99 instead of 10.6 ms.
+   * Heavy reads running at once (default: one fewer than the cores, at least 1, below the pool
+   * size; see defaultHeavyQueries in query-limits.ts). More than the cores only queue on them: on
+   * a 2-core machine that runs PostgreSQL beside the service, 5 at once instead of 2 served the
+   * search mix no faster (130.4 against 127.1 req/s) at a worse p99 (290.9 against 115.6 ms), and
+   * held a getCategories up to 16.8 ms at p99 instead of 10.6 ms.
    */
   heavyConcurrency?: number;
   /** Heavy reads waiting at most before more are refused (default 64). */
@@ -46,7 +46,7 @@ export function resolveReadSideOptions(options: ReadSideOptions): ResolvedReadSi
     "heavy query concurrency",
     options.heavyConcurrency,
     1,
-    Math.max(1, Math.min(availableParallelism(), poolSize - 1)),
+    Math.max(1, Math.min(defaultHeavyQueries("postgres"), poolSize - 1)),
   );
   if (poolSize > 1 && heavyConcurrency >= poolSize) {
     throw badArgument(
