@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WarmProgress, WarmReport } from "../store/cache-warm.js";
 import { openStore } from "../store/open-store.js";
+import type { Store } from "../store/store.js";
 import { serveStore } from "./serve-command.js";
 
 function capture() {
@@ -57,27 +58,26 @@ test("a stop during the warm-up ends it at the next step, and serve never listen
   assert.doesNotMatch(text().out, /listening on|into memory/);
 });
 
-test("a failed warm-up is reported on stderr and serve still starts; progress every 2 s", async () => {
-  const store = await memoryStore(async () => {
-    throw new Error("disk on fire");
-  });
+/** Runs serve with the warm-up until it listens, then stops it; what it printed. */
+async function serveUntilListening(store: Store): Promise<() => { out: string; err: string }> {
   const { output, text } = capture();
   let stop!: (signal: string) => void;
   const stopSignal = new Promise<string>((resolve) => {
     stop = resolve;
   });
-  const running = serveStore(
-    store,
-    { port: 0, host: "127.0.0.1", ingest: false, warm: true },
-    {
-      env: {},
-      output,
-      stopSignal,
-    },
-  );
+  const settings = { port: 0, host: "127.0.0.1", ingest: false, warm: true };
+  const running = serveStore(store, settings, { env: {}, output, stopSignal });
   while (!/listening on/.test(text().out)) await sleep(10);
   stop("SIGINT");
   assert.equal(await running, 0);
+  return text;
+}
+
+test("a failed warm-up is reported on stderr and serve still starts", async () => {
+  const store = await memoryStore(async () => {
+    throw new Error("disk on fire");
+  });
+  const text = await serveUntilListening(store);
   assert.equal(text().err, "feed-service: could not warm the database (disk on fire); serving anyway\n");
 });
 
@@ -89,23 +89,7 @@ test("a warm-up that takes a while shows progress, then what it read", async () 
     }
     return { bytes: 500 * 2 ** 20 };
   });
-  const { output, text } = capture();
-  let stop!: (signal: string) => void;
-  const stopSignal = new Promise<string>((resolve) => {
-    stop = resolve;
-  });
-  const running = serveStore(
-    store,
-    { port: 0, host: "127.0.0.1", ingest: false, warm: true },
-    {
-      env: {},
-      output,
-      stopSignal,
-    },
-  );
-  while (!/listening on/.test(text().out)) await sleep(10);
-  stop("SIGINT");
-  assert.equal(await running, 0);
+  const text = await serveUntilListening(store);
   assert.match(text().out, /feed-service: warming the database: (3|4)00 MB of 500 MB\n/);
   assert.match(
     text().out,
