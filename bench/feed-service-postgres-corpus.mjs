@@ -64,7 +64,7 @@ export async function openPostgresCorpus(posts) {
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
     // A benchmark box, not production: no fsync. Shared buffers a quarter of the machine's memory,
-    // the usual advice for a database server (the 1M-post corpus's tables and indexes, 4.2 GB,
+    // the usual advice for a database server (the 1M-post corpus's tables and indexes, 4,214 MB,
     // fit in the quarter of this 23 GB machine, so serve's warm-up can load them all), on huge
     // pages when the machine has them reserved (see hugePagesNote).
     postgresFlags: [
