@@ -37,8 +37,8 @@ options (each also as an environment variable):
   --no-warm              listen at once, without first reading the  FEED_SERVICE_NO_WARM=1
                          database into memory (by default a SQLite file that fits in half the
                          free memory is read through, and PostgreSQL's tables and indexes are
-                         loaded into its shared buffers with pg_prewarm) and answering one
-                         read-only request of each kind in process
+                         loaded into its shared buffers with pg_prewarm) and answering a
+                         few read-only requests in process (SOAP, JSON, the home page)
   --workers <n>          processes serving the one port (default 1) FEED_SERVICE_WORKERS
   --read-database <loc>  a postgres:// read replica that serves the FEED_SERVICE_READ_DATABASE
                          operations' reads (with a postgres:// --database only)
