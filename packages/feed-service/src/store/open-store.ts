@@ -5,7 +5,7 @@
 import { resolve } from "node:path";
 import { badArgument } from "../errors.js";
 import { openPostgresStore } from "./postgres/postgres-store.js";
-import { defaultHeavyQueries, type QueryLimits } from "./query-limits.js";
+import type { QueryLimits } from "./query-limits.js";
 import { SqlitePooledStore } from "./sqlite/sqlite-pooled-store.js";
 import { openSqliteStore } from "./sqlite/sqlite-store.js";
 import type { Store } from "./store.js";
@@ -43,16 +43,14 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
       throw badArgument("The read database must be a postgres:// URL, like the database it replicates.");
     }
     // PostgreSQL always reads with the deadline (statement_timeout) and a heavy lane; serve's
-    // --query-timeout sets the deadline.
-    const limits = options.queryLimits;
-    const deadline = limits?.queryTimeoutMs;
-    const heavy =
-      limits?.threads ?? (limits?.processes ? defaultHeavyQueries("postgres", limits.processes) : undefined);
+    // --query-timeout sets the deadline, --heavy-queries (or else --workers) the lane's width.
+    const limits = options.queryLimits ?? {};
     return openPostgresStore({
       url: value,
       readUrl: readLocation,
-      ...(deadline === undefined ? {} : { queryTimeoutMs: deadline }),
-      ...(heavy === undefined ? {} : { heavyConcurrency: heavy }),
+      ...(limits.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: limits.queryTimeoutMs }),
+      ...(limits.threads === undefined ? {} : { heavyConcurrency: limits.threads }),
+      ...(limits.processes === undefined ? {} : { processes: limits.processes }),
     });
   }
   if (readLocation !== undefined) {
@@ -70,11 +68,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   if (!options.queryLimits) return store;
   // The service answers only once its query threads can: otherwise the first calls after start
   // wait for threads to boot and open their connections (about half a second on a 2-core machine).
-  const limits = options.queryLimits;
-  const pooled = new SqlitePooledStore(store, file, {
-    ...limits,
-    threads: limits.threads ?? defaultHeavyQueries("sqlite", limits.processes),
-  });
+  const pooled = new SqlitePooledStore(store, file, options.queryLimits);
   await pooled.ready();
   return pooled;
 }

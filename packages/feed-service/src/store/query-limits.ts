@@ -23,10 +23,6 @@ export interface QueryLimits {
 export const defaultQueryTimeoutMs = 10_000;
 export const defaultMaxQueued = 256;
 
-export function defaultQueryThreads(): number {
-  return Math.max(1, availableParallelism());
-}
-
 /**
  * Heavy reads at once per process by default. SQLite: one query thread per core, at a lower CPU
  * priority than the request thread (sqlite-pooled-store.ts). PostgreSQL: one fewer than the cores

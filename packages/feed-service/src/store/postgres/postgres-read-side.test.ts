@@ -4,11 +4,13 @@
  * never take the connections the cheap reads need; a full heavy queue refuses at once.
  */
 import assert from "node:assert/strict";
+import { availableParallelism } from "node:os";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { rejectsWith } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
+import { openStore } from "../open-store.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from "./postgres-store.js";
 
@@ -106,6 +108,33 @@ describe("postgres read side", () => {
       assert.ok(waited >= 350 && waited < 1400, `waited ${waited} ms`);
       await holder;
     });
+  });
+
+  it("opened as serve opens it, defaults its heavy lane below the pool size whatever the cores", async () => {
+    // One fewer than the cores, split among processes, and always below the pool (10): on a
+    // machine of 11 cores or more the unbounded default was refused at start.
+    const cores = availableParallelism();
+    for (const [processes, expected] of [
+      [1, Math.max(1, Math.min(cores - 1, 9))],
+      [4, Math.max(1, Math.min(Math.floor((cores - 1) / 4), 9))],
+    ] as const) {
+      const store = await openStore(server.url, { queryLimits: { processes } });
+      try {
+        assert.equal(
+          (store as PostgresStore).readSide.options.heavyConcurrency,
+          expected,
+          `${processes} processes`,
+        );
+      } finally {
+        await store.close();
+      }
+    }
+    const given = await openStore(server.url, { queryLimits: { processes: 4, threads: 3 } });
+    try {
+      assert.equal((given as PostgresStore).readSide.options.heavyConcurrency, 3, "--heavy-queries wins");
+    } finally {
+      await given.close();
+    }
   });
 
   it("refuses options that would leave cheap reads without a connection, naming them", async () => {

@@ -11,8 +11,8 @@ import { ThreadLane, type ThreadLaneStats } from "../../threads/thread-lane.js";
 import { workerEntryUrl } from "../../threads/worker-entry-url.js";
 import type { WarmProgress, WarmReport } from "../cache-warm.js";
 import {
+  defaultHeavyQueries,
   defaultMaxQueued,
-  defaultQueryThreads,
   defaultQueryTimeoutMs,
   overloadedError,
   type QueryLimits,
@@ -84,7 +84,7 @@ export class SqlitePooledStore implements Store {
     // The heavy threads run at a lower CPU priority than this thread and the light lane: with every
     // core busy with searches, a request still gets decoded and a cheap call answered at once.
     this.#light = lane(1, 0);
-    this.#heavy = lane(limits.threads ?? defaultQueryThreads(), HEAVY_NICE);
+    this.#heavy = lane(limits.threads ?? defaultHeavyQueries("sqlite", limits.processes), HEAVY_NICE);
   }
 
   /** Resolves once every query thread has opened its connection (or failed to start). */
