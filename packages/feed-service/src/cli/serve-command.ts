@@ -84,12 +84,14 @@ export interface ServeSettings {
 /** How often a long warm-up says how far it got. */
 const warmProgressEveryMs = 2000;
 
+/** Thrown from the progress callback to end a warm-up when serve is asked to stop. */
+class WarmStopped extends Error {}
+
 /**
  * Reads the database into memory before the service listens, so that its first calls do not wait
  * on the disk; says how much and how long, with a progress line every 2 s. A failure only costs
  * the warm-up: the service still starts.
  */
-class WarmStopped extends Error {}
 
 async function warmStore(store: Store, context: CommandContext, stopping: () => boolean): Promise<void> {
   const started = performance.now();

@@ -13,7 +13,6 @@ import { megabytes, type WarmProgress, type WarmReport } from "../cache-warm.js"
 
 interface Relation {
   oid: string;
-  name: string;
   bytes: number;
 }
 
@@ -27,8 +26,8 @@ const relationsSql = `
     UNION SELECT reltoastrelid FROM own WHERE reltoastrelid <> 0
     UNION SELECT i.indexrelid FROM pg_index i JOIN own ON i.indrelid = own.reltoastrelid
   )
-  SELECT oid::text AS oid, oid::regclass::text AS name, pg_relation_size(oid)::float8 AS bytes
-  FROM rels ORDER BY 3, 1`;
+  SELECT oid::text AS oid, pg_relation_size(oid)::float8 AS bytes
+  FROM rels ORDER BY 2, 1`;
 
 async function ensureExtension(client: pg.PoolClient): Promise<string | undefined> {
   const { rows } = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'");
