@@ -20,6 +20,12 @@
  *   n_j  how many of those documents hold phrase j (phrases in the MATCH expression's order).
  * Returns the score positive, higher better (bm25() returns it negated).
  *
+ * Row lengths read from the docsize table are kept per connection (LengthCache, below): a row's
+ * length is then read from the table once, not once per statement that scores it. The lengths are
+ * dropped whenever the index's structure record (%_data row 10) differs from the one they were read
+ * under: every change of a row that holds a token writes it (a new segment, or a tombstone counted
+ * in it), and a row with no token never matches, so it is never scored.
+ *
  * Built as a loadable extension by scripts/build-native.mjs against the headers of the SQLite that
  * better-sqlite3 bundles.
  */
@@ -29,6 +35,36 @@ SQLITE_EXTENSION_INIT1
 #include <string.h>
 
 #include "fts5.h"
+
+/*
+ * The row lengths a connection has read from one docsize table, valid while the index's structure
+ * record is the one they were read under. Kept as the connection's client data; freed with it.
+ */
+typedef struct LengthCache LengthCache;
+struct LengthCache {
+  char *zDocsize;         /* the docsize table the lengths come from */
+  char *zData;            /* the index's %_data table, which holds the structure record */
+  unsigned char *aStruct; /* the structure record the lengths were read under */
+  int nStruct;
+  unsigned int *aLen;     /* per rowid: the row's length plus one, or 0 when not read */
+  sqlite3_int64 nLen;     /* entries in aLen */
+};
+
+/* Rows with ids at or past this are not kept (the array would take more than 128 MiB). */
+#define LENGTH_CACHE_MAX_ROWID ((sqlite3_int64)1 << 25)
+/* The structure record's id in %_data (FTS5_STRUCTURE_ROWID). */
+#define FTS5_STRUCTURE_ROWID 10
+#define LENGTH_CACHE_KEY "sampled_bm25 row lengths"
+
+static void lengthCacheFree(void *pArg) {
+  LengthCache *c = (LengthCache *)pArg;
+  if (c == 0) return;
+  sqlite3_free(c->zDocsize);
+  sqlite3_free(c->zData);
+  sqlite3_free(c->aStruct);
+  sqlite3_free(c->aLen);
+  sqlite3_free(c);
+}
 
 typedef struct RankStats RankStats;
 struct RankStats {
@@ -41,6 +77,7 @@ struct RankStats {
   char *zDocsize;        /* the %_docsize table, or 0 */
   sqlite3_blob *pBlob;   /* its `sz` column, on the last row read */
   int bNoBlob;           /* reading it failed once: xColumnSize from then on */
+  LengthCache *pCache;   /* the connection's lengths of this docsize table, or 0 */
 };
 
 static void rankStatsFree(void *pArg) {
@@ -67,10 +104,80 @@ static int readVarint(const unsigned char *a, int n, sqlite3_uint64 *pV) {
   return 0;
 }
 
+/*
+ * The connection's length cache for `zDocsize`, checked against the index's structure record as
+ * the current statement sees it (emptied when that differs); 0 when there is none to use (a table
+ * name without the _docsize suffix, another table's cache, a record that cannot be read, no memory).
+ */
+static LengthCache *lengthCache(sqlite3 *db, const char *zDocsize) {
+  size_t n = strlen(zDocsize);
+  const char *suffix = "_docsize";
+  if (n <= strlen(suffix) || strcmp(zDocsize + n - strlen(suffix), suffix) != 0) return 0;
+  LengthCache *c = (LengthCache *)sqlite3_get_clientdata(db, LENGTH_CACHE_KEY);
+  if (c == 0) {
+    c = (LengthCache *)sqlite3_malloc64(sizeof(LengthCache));
+    if (c == 0) return 0;
+    memset(c, 0, sizeof(LengthCache));
+    c->zDocsize = sqlite3_mprintf("%s", zDocsize);
+    c->zData = sqlite3_mprintf("%.*s_data", (int)(n - strlen(suffix)), zDocsize);
+    if (c->zDocsize == 0 || c->zData == 0 ||
+        sqlite3_set_clientdata(db, LENGTH_CACHE_KEY, c, lengthCacheFree) != SQLITE_OK) {
+      lengthCacheFree(c);
+      return 0;
+    }
+  }
+  if (strcmp(c->zDocsize, zDocsize) != 0) return 0;
+  sqlite3_blob *pStruct = 0;
+  int rc = sqlite3_blob_open(db, "main", c->zData, "block", FTS5_STRUCTURE_ROWID, 0, &pStruct);
+  int nStruct = rc == SQLITE_OK ? sqlite3_blob_bytes(pStruct) : 0;
+  LengthCache *out = 0;
+  if (rc == SQLITE_OK && nStruct > 0) {
+    unsigned char *aStruct = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)nStruct);
+    if (aStruct != 0 && sqlite3_blob_read(pStruct, aStruct, nStruct, 0) == SQLITE_OK) {
+      if (nStruct != c->nStruct || memcmp(aStruct, c->aStruct, (size_t)nStruct) != 0) {
+        /* The index changed since the lengths were read: start again. */
+        sqlite3_free(c->aStruct);
+        sqlite3_free(c->aLen);
+        c->aStruct = aStruct;
+        c->nStruct = nStruct;
+        c->aLen = 0;
+        c->nLen = 0;
+        aStruct = 0;
+      }
+      out = c;
+    }
+    sqlite3_free(aStruct);
+  }
+  if (pStruct != 0) sqlite3_blob_close(pStruct);
+  return out;
+}
+
+/* Keeps `nTok` as the length of row `iRowid`, growing the array as the ids need. */
+static void lengthCacheKeep(LengthCache *c, sqlite3_int64 iRowid, int nTok) {
+  if (iRowid < 0 || iRowid >= LENGTH_CACHE_MAX_ROWID || nTok < 0) return;
+  if (iRowid >= c->nLen) {
+    sqlite3_int64 nNew = c->nLen == 0 ? 1024 : c->nLen;
+    while (nNew <= iRowid) nNew *= 2;
+    if (nNew > LENGTH_CACHE_MAX_ROWID) nNew = LENGTH_CACHE_MAX_ROWID;
+    unsigned int *aNew =
+        (unsigned int *)sqlite3_realloc64(c->aLen, (sqlite3_uint64)nNew * sizeof(unsigned int));
+    if (aNew == 0) return;
+    memset(&aNew[c->nLen], 0, (size_t)(nNew - c->nLen) * sizeof(unsigned int));
+    c->aLen = aNew;
+    c->nLen = nNew;
+  }
+  c->aLen[iRowid] = (unsigned int)nTok + 1;
+}
+
 /* The current row's length in tokens, all columns: from the docsize blob, else from FTS5. */
 static int rowLength(const Fts5ExtensionApi *pApi, Fts5Context *pFts, RankStats *p, int *pnTok) {
   if (p->zDocsize != 0 && !p->bNoBlob) {
     sqlite3_int64 iRowid = pApi->xRowid(pFts);
+    LengthCache *c = p->pCache;
+    if (c != 0 && iRowid >= 0 && iRowid < c->nLen && c->aLen[iRowid] != 0) {
+      *pnTok = (int)(c->aLen[iRowid] - 1);
+      return SQLITE_OK;
+    }
     int rc = p->pBlob == 0
                  ? sqlite3_blob_open(p->db, "main", p->zDocsize, "sz", iRowid, 0, &p->pBlob)
                  : sqlite3_blob_reopen(p->pBlob, iRowid);
@@ -88,8 +195,9 @@ static int rowLength(const Fts5ExtensionApi *pApi, Fts5Context *pFts, RankStats 
           off += used;
           total += v;
         }
-        if (i == p->nCol) {
+        if (i == p->nCol && total < 0x7fffffff) {
           *pnTok = (int)total;
+          if (c != 0) lengthCacheKeep(c, iRowid, *pnTok);
           return SQLITE_OK;
         }
       }
@@ -154,6 +262,7 @@ static int rankStats(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_co
       sqlite3_free(p);
       return SQLITE_NOMEM;
     }
+    p->pCache = lengthCache(p->db, p->zDocsize);
   }
   p->aIDF = (double *)&p[1];
   p->aFreq = &p->aIDF[nPhrase];

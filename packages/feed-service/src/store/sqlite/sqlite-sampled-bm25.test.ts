@@ -4,6 +4,9 @@
  * and against FTS5's own bm25() when it counts on the whole index.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { loadStoreExtension } from "./sqlite-connection.js";
@@ -107,5 +110,86 @@ describe("sampled_bm25", () => {
       () => scores('"alpha" AND "beta"', [100, 3]),
       /sampled_bm25: expected 7 arguments after the table \(the docsize table, 3 column weights, the document count, 2 phrase counts\), got 6/,
     );
+  });
+});
+
+describe("sampled_bm25's row lengths, kept per connection", () => {
+  // A table like the store's (contentless, with deletes), in a file that a second connection writes.
+  const dir = mkdtempSync(join(tmpdir(), "sampled-bm25-"));
+  const file = join(dir, "lengths.db");
+  const writer = new Database(file);
+  writer.pragma("journal_mode = WAL");
+  writer.exec(`CREATE VIRTUAL TABLE t USING fts5 (title, body, feed_name, content = '', contentless_delete = 1,
+    tokenize = 'ascii')`);
+  const insert = writer.prepare("INSERT INTO t (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)");
+  for (const [i, row] of rows.entries()) insert.run(i + 1, ...row);
+  const reader = new Database(file, { readonly: true });
+  loadStoreExtension(reader);
+  after(() => {
+    reader.close();
+    writer.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const scored = (db: Database.Database, match: string) =>
+    db
+      .prepare(
+        `SELECT rowid, sampled_bm25(t, 't_docsize', 4.0, 1.0, 2.0, NULL${", NULL".repeat(match.split('"').length / 2)}) FROM t WHERE t MATCH ? ORDER BY rowid`,
+      )
+      .raw()
+      .all(match) as Array<[number, number]>;
+  const reference = (db: Database.Database, match: string) =>
+    db
+      .prepare("SELECT rowid, -bm25(t, 4.0, 1.0, 2.0) FROM t WHERE t MATCH ? ORDER BY rowid")
+      .raw()
+      .all(match);
+
+  it("reads a row's length once per connection: later statements use what it read", () => {
+    const before = scored(reader, '"alpha"');
+    assert.equal(before.length, 5);
+    assert.deepEqual(before, reference(reader, '"alpha"'));
+    // Rewrite row 1's stored length behind the index's back: the structure record does not change,
+    // so this connection keeps the length it read, while a new connection reads the new one.
+    const sz = writer.prepare("SELECT sz FROM t_docsize WHERE id = 1").pluck().get() as Buffer;
+    writer.unsafeMode(true); // lifts SQLite's defensive mode, which keeps shadow tables read-only
+    writer.prepare("UPDATE t_docsize SET sz = ? WHERE id = 1").run(Buffer.from([2, 40, 3]));
+    try {
+      assert.deepEqual(scored(reader, '"alpha"'), before);
+      const fresh = new Database(file, { readonly: true });
+      loadStoreExtension(fresh);
+      try {
+        const other = scored(fresh, '"alpha"');
+        assert.notEqual(other[0]![1], before[0]![1], "a new connection reads row 1's new length");
+        assert.deepEqual(other.slice(1), before.slice(1));
+      } finally {
+        fresh.close();
+      }
+    } finally {
+      writer.prepare("UPDATE t_docsize SET sz = ? WHERE id = 1").run(sz);
+      writer.unsafeMode(false);
+    }
+  });
+
+  it("forgets the lengths when another connection changes the index", () => {
+    assert.deepEqual(scored(reader, '"alpha"'), reference(reader, '"alpha"'));
+    // Row 1 rewritten longer, row 3 deleted, a row added: every score must follow at once.
+    writer.transaction(() => {
+      writer.prepare("DELETE FROM t WHERE rowid = 1").run();
+      insert.run(1, "alpha beta", "alpha gamma alpha delta and a much longer body of many words", "news");
+      writer.prepare("DELETE FROM t WHERE rowid = 3").run();
+      insert.run(7, "alpha", "short", "blog");
+    })();
+    const after = scored(reader, '"alpha"');
+    assert.deepEqual(after, reference(reader, '"alpha"'));
+    assert.deepEqual(
+      after.map(([id]) => id),
+      [1, 2, 5, 6, 7],
+    );
+    // A row's length changed alone (same tokens, one more): still followed.
+    writer.transaction(() => {
+      writer.prepare("DELETE FROM t WHERE rowid = 6").run();
+      insert.run(6, "delta", "epsilon zeta alpha beta gamma gamma", "blog");
+    })();
+    assert.deepEqual(scored(reader, '"alpha"'), reference(reader, '"alpha"'));
   });
 });

@@ -23,7 +23,8 @@ const WEIGHTS = "4.0, 1.0, 2.0";
 /**
  * The SQL of the score for a query of `phrases` phrases; its parameters are `rankingStats`. Rows'
  * lengths are read from the index's docsize table directly (one blob handle moved from row to row:
- * half the cost of ranking a pool of common-word hits, see native/sampled_bm25.c).
+ * half the cost of ranking a pool of common-word hits, see native/sampled_bm25.c), each once per
+ * connection until the index changes.
  */
 export function scoreSql(phrases: number): string {
   return `sampled_bm25(posts_fts, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(phrases)})`;
