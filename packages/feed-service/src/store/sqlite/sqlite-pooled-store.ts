@@ -70,10 +70,10 @@ export class SqlitePooledStore implements Store {
     this.#main = writer;
     this.#path = path;
     const timeoutMs = limits.queryTimeoutMs ?? defaultQueryTimeoutMs;
-    const lane = (threads: number, nice: number) =>
+    const lane = (threads: number, nice: number, warm: boolean) =>
       new ThreadLane({
         entry: workerEntryUrl(import.meta.url, "sqlite-read-worker"),
-        workerData: { path, nice },
+        workerData: { path, nice, warm },
         threads,
         timeoutMs,
         maxQueued: limits.maxQueued ?? defaultMaxQueued,
@@ -83,8 +83,8 @@ export class SqlitePooledStore implements Store {
       });
     // The heavy threads run at a lower CPU priority than this thread and the light lane: with every
     // core busy with searches, a request still gets decoded and a cheap call answered at once.
-    this.#light = lane(1, 0);
-    this.#heavy = lane(limits.threads ?? defaultHeavyQueries("sqlite", limits.processes), HEAVY_NICE);
+    this.#light = lane(1, 0, false);
+    this.#heavy = lane(limits.threads ?? defaultHeavyQueries("sqlite", limits.processes), HEAVY_NICE, true);
   }
 
   /** Resolves once every query thread has opened its connection (or failed to start). */

@@ -5,20 +5,48 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { FeedServiceError } from "../../errors.js";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { type WorkerReply, workerReadyMessage } from "../../threads/thread-lane.js";
 import { lowerThisThreadPriority } from "../../threads/thread-priority.js";
 import { openSqliteReader } from "./sqlite-connection.js";
 import { readMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
 import { SqliteStore } from "./sqlite-store.js";
 
-const { path, nice } = workerData as { path: string; nice: number };
+const { path, nice, warm } = workerData as { path: string; nice: number; warm: boolean };
 if (nice !== 0) lowerThisThreadPriority(nice);
 const store = new SqliteStore(openSqliteReader(path));
 const allowed = new Set<string>(readMethods);
-// One cheap read before saying ready: SQLite reads the schema on a connection's first statement,
-// which for this schema (roll-ups, triggers, the search index) is a noticeable first-call cost.
-try {
+
+/**
+ * Reads before saying ready. Every thread: one cheap read (SQLite reads the schema on a
+ * connection's first statement, which for this schema is a noticeable first-call cost). A heavy
+ * thread (`warm`) also answers one of each kind of heavy read at its largest page, for nothing: a
+ * thread's first such call otherwise pays for compiling its statements, filling its connection's
+ * page cache and optimising its code, up to twice the call's cost. Each is bounded (spec §4), and
+ * the rest are skipped once a second has gone.
+ */
+async function warmUp(): Promise<void> {
   await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
+  if (!warm) return;
+  const now = Date.now();
+  const reads = [
+    () => store.recentPosts({ limit: 1000, offset: 0, languageIds: null }),
+    () => store.mostPopularPosts({ since: 0, limit: 1000, categoryId: null }),
+    () => store.mostPopularPosts({ since: now - 7 * DAY, limit: 1000, categoryId: null }),
+    () => store.searchPosts({ ...page, query: parseSearchQuery("the"), sort: "relevance" }),
+    () => store.searchPosts({ ...page, query: parseSearchQuery("the new"), sort: "date" }),
+  ];
+  for (const read of reads) {
+    if (Date.now() - now > WARM_BUDGET_MS) break;
+    await read();
+  }
+}
+const DAY = 86_400_000;
+const WARM_BUDGET_MS = 1_000;
+const page = { limit: 1000, offset: 0, languageIds: null };
+
+try {
+  await warmUp();
 } catch {
   // A broken database shows itself on the calls, with their errors; readiness is not the place.
 }
