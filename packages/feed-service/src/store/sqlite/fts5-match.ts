@@ -19,17 +19,21 @@ function orGroup(terms: readonly SearchTerm[]): string {
 
 /**
  * The MATCH string for a query, or null when the query matches nothing (no positive clause).
+ * Each exclusion is a NOT of its own, `(p) NOT "d" NOT "e"` (FTS5's NOT is binary, binds tighter
+ * than AND, hence the parentheses, and groups from the left), rather than one NOT of their OR: the
+ * same posts, but FTS5 then looks for "e" only in the posts left by the first NOT, instead of
+ * walking every exclusion's doclist past each candidate. `data -code -the` on a million posts:
+ * 10.5-12.9 ms against 16.0 (counting the matches).
  *
  * @example
- * toFts5Match(parseSearchQuery("a b OR c -d")); // '"a" AND ("b" OR "c") NOT "d"'
+ * toFts5Match(parseSearchQuery("a b OR c -d -e")); // '("a" AND ("b" OR "c")) NOT "d" NOT "e"'
  */
 export function toFts5Match(query: SearchQuery): string | null {
   const clauses = query.clauses.filter((c) => c.length > 0);
   if (clauses.length === 0) return null;
   const positive = clauses.map(orGroup).join(" AND ");
   if (query.excluded.length === 0) return positive;
-  // FTS5's NOT is binary and binds tighter than AND, hence the parentheses around the left side.
-  return `(${positive}) NOT ${orGroup(query.excluded)}`;
+  return `(${positive})${query.excluded.map((term) => ` NOT ${quoteTerm(term)}`).join("")}`;
 }
 
 /**

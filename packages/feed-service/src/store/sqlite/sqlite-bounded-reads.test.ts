@@ -97,6 +97,24 @@ describe("SQLite bounded reads", () => {
     }
   });
 
+  it("excludes terms one NOT at a time: the same posts as one NOT of their OR", () => {
+    const hitsOf = db.prepare("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid").pluck();
+    const cases: Array<[string, string]> = [
+      ["data -code -rust", '("data") NOT ("code" OR "rust")'],
+      ["the new -data -security -rust", '("the" AND "new") NOT ("data" OR "security" OR "rust")'],
+      ['rust OR go -"open source" -the', '(("rust" OR "go")) NOT ("open source" OR "the")'],
+    ];
+    for (const [terms, reference] of cases) {
+      const match = toFts5Match(parseSearchQuery(terms))!;
+      assert.notEqual(match, reference, terms);
+      const expected = hitsOf.all(reference);
+      // The exclusions remove some posts and leave some.
+      const positive = hitsOf.all(match.slice(0, match.indexOf(") NOT") + 1));
+      assert.ok(expected.length > 0 && expected.length < positive.length, terms);
+      assert.deepEqual(hitsOf.all(match), expected, terms);
+    }
+  });
+
   it("cuts the newest hits from block counts exactly where sorting every hit cuts them", () => {
     const reference = db.prepare(`SELECT p.post_date, t.rowid FROM posts_fts t JOIN posts p ON p.id = t.rowid
       WHERE posts_fts MATCH ? ORDER BY p.post_date DESC, p.id DESC LIMIT 1 OFFSET ?`);
