@@ -24,7 +24,11 @@
  * length is then read from the table once, not once per statement that scores it. The lengths are
  * dropped whenever the index's structure record (%_data row 10) differs from the one they were read
  * under: every change of a row that holds a token writes it (a new segment, or a tombstone counted
- * in it), and a row with no token never matches, so it is never scored.
+ * in it, and a write counter that only grows), and a row with no token never matches, so it is
+ * never scored. The one change it would miss: a 'delete-all' (which resets the counter) and a
+ * reload that writes the old record again byte for byte, segment bounds included (the store
+ * deletes all only when `migrate-data --force` refills a database; a service reading that file
+ * meanwhile could then rank with old lengths until the next change: scores, never matches).
  *
  * Built as a loadable extension by scripts/build-native.mjs against the headers of the SQLite that
  * better-sqlite3 bundles.
