@@ -12,6 +12,7 @@ import { startTestPostgres, type TestPostgres } from "../../test-support/test-po
 import type { SearchSort } from "../store.js";
 import { openPostgresPool, rows, type Sql } from "./postgres-connection.js";
 import { SEARCH_EXPRESSION, sinceDayFacet } from "./postgres-search-facets.js";
+import { DAY_COUNTS_TTL_MS, postsPerDay } from "./postgres-search-plan.js";
 import { RANKED_NEWEST, searchPosts } from "./postgres-search-queries.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
@@ -177,6 +178,58 @@ describe("postgres search tiers", () => {
       await assertSame("the", "date", page);
       await assertSame("the", "relevance", { ...page, offset: 0 });
     } finally {
+      await pool.query("DELETE FROM posts WHERE id = $1", [added.rows[0]!.id]);
+    }
+  });
+
+  it("reads the posts per day again beside a search once they are old, never holding one up", async () => {
+    let reads = 0;
+    let release: (() => void) | undefined;
+    const counting: Sql = {
+      query: (async (config: string | { text: string }, values?: unknown[]) => {
+        const text = typeof config === "string" ? config : config.text;
+        if (text.includes("FROM post_days") && text.includes("sum(posts)")) {
+          reads++;
+          // The second reading waits until the test lets it go: a search must not wait for it.
+          if (reads === 2) await new Promise<void>((resolve) => (release = resolve));
+        }
+        return pool.query(config as string, values);
+      }) as Sql["query"],
+    };
+    let clock = Date.now();
+    const first = await postsPerDay(counting, null, () => clock);
+    assert.equal(reads, 1);
+    assert.equal(await postsPerDay(counting, null, () => clock), first, "reused while young");
+    assert.equal(reads, 1);
+    const added = await pool.query<{ id: number }>(
+      `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, search_vector)
+        SELECT id, 'counted', 'https://x.test/counted', 'Counted', '', '', 0, $1, 1, 'the:1'::tsvector FROM feeds ORDER BY id LIMIT 1
+        RETURNING id`,
+      [T0 - 86_400_000],
+    );
+    try {
+      clock += DAY_COUNTS_TTL_MS;
+      // Old now: answered at once with the counts it has, while a reading starts beside it.
+      const stale = await Promise.race([
+        postsPerDay(counting, null, () => clock),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error("the search waited for the reading")), 2000).unref(),
+        ),
+      ]);
+      assert.equal(stale, first);
+      assert.equal(await postsPerDay(counting, null, () => clock), first);
+      assert.equal(reads, 2, "one reading at a time");
+      release!();
+      let fresh = first;
+      for (let i = 0; i < 200 && fresh === first; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        fresh = await postsPerDay(counting, null, () => clock);
+      }
+      assert.notEqual(fresh, first, "the new counts replace the old");
+      assert.equal(fresh[0]!.total, first[0]!.total + 1);
+      assert.equal(reads, 2);
+    } finally {
+      release?.();
       await pool.query("DELETE FROM posts WHERE id = $1", [added.rows[0]!.id]);
     }
   });
