@@ -1,7 +1,8 @@
 /**
  * The query deadline and the heavy lane on a real PostgreSQL server: a slow statement (pg_sleep)
  * is stopped by the server at the deadline and reported as FEED_QUERY_TIMEOUT; slow heavy reads
- * never take the connections the cheap reads need; a full heavy queue refuses at once.
+ * never take the connections the cheap reads need; a full heavy queue refuses at once; an idle
+ * connection is kept.
  */
 import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
@@ -11,7 +12,7 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { rejectsWith } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { openStore } from "../open-store.js";
-import { rows, type Sql } from "./postgres-connection.js";
+import { openPostgresPool, rows, type Sql } from "./postgres-connection.js";
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from "./postgres-store.js";
 
 let server: TestPostgres;
@@ -146,5 +147,21 @@ describe("postgres read side", () => {
       openPostgresStore({ url: server.url, schema: "bad_options", queryTimeoutMs: 0 }),
       rejectsWith("FEED_BAD_ARGUMENT", /query timeout \(ms\) must be a whole number of 1 or more; got 0/),
     );
+  });
+
+  it("keeps an idle connection, whose server process has warm caches, past the driver's 10 s", async (t) => {
+    const pool = await openPostgresPool({ url: server.url, max: 2 });
+    try {
+      // The driver closes an idle connection with a timer: mocked, the minute passes at once.
+      t.mock.timers.enable({ apis: ["setTimeout"] });
+      const pid = async () => (await rows<{ pid: number }>(pool, "SELECT pg_backend_pid() AS pid"))[0]!.pid;
+      const before = await pid();
+      t.mock.timers.tick(60_000);
+      assert.equal(pool.idleCount, 1);
+      assert.equal(await pid(), before, "the same server process answers after a minute idle");
+    } finally {
+      t.mock.timers.reset();
+      await pool.end();
+    }
   });
 });
