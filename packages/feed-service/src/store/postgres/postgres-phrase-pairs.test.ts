@@ -10,7 +10,7 @@ import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { openPostgresPool } from "./postgres-connection.js";
-import { toPairsTsquery } from "./postgres-phrase-pairs.js";
+import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import { searchPosts } from "./postgres-search-queries.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 import { toTsquery } from "./postgres-text-search.js";
@@ -83,6 +83,11 @@ describe("phrases through pairs of neighbouring words", () => {
       '"open source" -code',
       "データ",
       "性能改善",
+      '"a b" OR c',
+      '"a b c" OR open',
+      'データ OR "open source"',
+      `"${long("p")} ${long("q")}" OR "a b"`,
+      '"a b" -y',
     ];
     for (const terms of queries) {
       const words = toTsquery(parseSearchQuery(terms))!;
@@ -118,18 +123,28 @@ describe("phrases through pairs of neighbouring words", () => {
     );
   });
 
-  it("looks up pairs only for clauses of phrases, exactly when each is two tokens or a run's three", () => {
-    const pairs = (terms: string) => toPairsTsquery(parseSearchQuery(terms));
-    assert.deepEqual(pairs('"open source"'), { tsquery: "'open source'", exact: true });
-    assert.deepEqual(pairs('"open source" rust'), { tsquery: "'open source'", exact: true });
-    assert.deepEqual(pairs('"a b c"'), { tsquery: "('a b' & 'b c')", exact: false });
-    assert.deepEqual(pairs('"a b" OR "c d"'), { tsquery: "('a b' | 'c d')", exact: true });
-    assert.deepEqual(pairs('"a b" OR c'), null);
-    assert.deepEqual(pairs('"a b" OR c "d e"'), { tsquery: "'d e'", exact: false });
-    assert.deepEqual(pairs('"a b" -"c d"'), { tsquery: "'a b'", exact: false });
-    assert.deepEqual(pairs("a b"), null);
-    assert.deepEqual(pairs("データ"), { tsquery: "('デー ー' & 'ー ータ' & 'デー ー ータ')", exact: true });
-    assert.equal(pairs("性能改善")?.exact, false);
-    assert.deepEqual(pairs(`"${long("p")} ${long("q")}"`), null);
+  it("looks a phrase up by its pairs alone when they hold its words, exactly when it is two tokens or a run's three", () => {
+    const index = (terms: string) => toSearchIndexTsquery(parseSearchQuery(terms));
+    assert.deepEqual(index('"open source"'), { tsquery: "'open source'", exact: true });
+    assert.deepEqual(index('"open source" rust'), { tsquery: "'open source' & 'rust'", exact: true });
+    assert.deepEqual(index('"a b c"'), { tsquery: "('a b' & 'b c')", exact: false });
+    assert.deepEqual(index('"a b" OR "c d"'), { tsquery: "('a b' | 'c d')", exact: true });
+    assert.deepEqual(index('"a b" OR c'), { tsquery: "('a b' | 'c')", exact: true });
+    assert.deepEqual(index('"a b" OR c "d e"'), { tsquery: "('a b' | 'c') & 'd e'", exact: true });
+    assert.deepEqual(index('"a b" -"c d"'), { tsquery: "'a b'", exact: false });
+    assert.deepEqual(index('"a b" -c -d'), { tsquery: "'a b' & !('c' | 'd')", exact: true });
+    assert.deepEqual(index("a b"), { tsquery: "'a' & 'b'", exact: true });
+    assert.deepEqual(index("-a"), null);
+    assert.deepEqual(index("データ"), { tsquery: "'デー ー ータ'", exact: true });
+    assert.deepEqual(index("性能改善"), { tsquery: "('性能 能 能改' & '能改 改 改善')", exact: false });
+    // A pair past the lexeme limit is not in the index: the words are looked up instead.
+    assert.deepEqual(index(`"${long("p")} ${long("q")}"`), {
+      tsquery: `('${long("p")}' & '${long("q")}')`,
+      exact: false,
+    });
+    assert.deepEqual(index(`"${long("p")} ${long("q")} r"`), {
+      tsquery: `('${long("p")}' & '${long("q")}' & 'r' & '${long("q")} r')`,
+      exact: false,
+    });
   });
 });

@@ -30,7 +30,7 @@
  * from 0.1-0.2 to 0.5 ms.
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
-import { termPhrase } from "../../search/term-phrase.js";
+import { candidateTokens, termPhrase } from "../../search/term-phrase.js";
 import type { MigrationProgress } from "../migration-progress.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { quoteLexeme } from "./postgres-text-search.js";
@@ -82,54 +82,81 @@ function isRunTriple(a: string, b: string, c: string): boolean {
 }
 
 /**
- * The AND of a phrase's pairs and run triples (`exact` when it is one pair, or one triple of
- * three tokens); null when it has none to look up.
+ * The AND of a phrase's run triples and the pairs none of them holds (`exact` when it is one
+ * pair, or one triple of three tokens; `covering` when every token is in one of them); null when
+ * it has none to look up. A triple is made of three neighbouring tokens, which make its two pairs
+ * too: looked up beside it they would only add posting lists for GIN to read (`データ` in a
+ * 3-week tier of the 1M-post demo: 24-26 ms by its triple, 29-31 with its pairs).
  */
-function termPairs(term: SearchTerm): { tsquery: string; exact: boolean } | null {
+function termPairs(term: SearchTerm): { tsquery: string; exact: boolean; covering: boolean } | null {
   const tokens = termPhrase(term);
   const lexemes: string[] = [];
-  for (let i = 1; i < tokens.length; i++) {
-    const pair = `${tokens[i - 1]} ${tokens[i]}`;
-    if (Buffer.byteLength(pair) <= MAX_PAIR_BYTES) lexemes.push(quoteLexeme(pair));
-  }
+  // pairInTriple[i]: the pair of tokens i - 1 and i is held by a triple.
+  const pairInTriple: boolean[] = [];
   let triples = 0;
   for (let i = 2; i < tokens.length; i++) {
     if (!isRunTriple(tokens[i - 2]!, tokens[i - 1]!, tokens[i]!)) continue;
     lexemes.push(quoteLexeme(`${tokens[i - 2]} ${tokens[i - 1]} ${tokens[i]}`));
+    pairInTriple[i - 1] = pairInTriple[i] = true;
     triples++;
+  }
+  let covering = true;
+  for (let i = 1; i < tokens.length; i++) {
+    const pair = `${tokens[i - 1]} ${tokens[i]}`;
+    if (Buffer.byteLength(pair) > MAX_PAIR_BYTES) covering = false;
+    else if (!pairInTriple[i]) lexemes.push(quoteLexeme(pair));
   }
   if (lexemes.length === 0) return null;
   // Two tokens at neighbouring positions are what the phrase asks and what the pair records;
   // three, what the triple records.
-  const exact = (tokens.length === 2 && lexemes.length === 1) || (tokens.length === 3 && triples === 1);
-  return { tsquery: lexemes.length === 1 ? lexemes[0]! : `(${lexemes.join(" & ")})`, exact };
+  const exact = (tokens.length === 2 && covering) || (tokens.length === 3 && triples === 1);
+  return { tsquery: lexemes.length === 1 ? lexemes[0]! : `(${lexemes.join(" & ")})`, exact, covering };
 }
 
 /**
- * What the phrase index can require of a query's matches: the AND of its clauses made of phrases
- * only (a clause `"a b" OR "c d"` needs either's pairs; a clause holding a single word, which has
- * no pair, says nothing), or null when no clause can be looked up by pairs. `exact` when the
- * lookup together with the words index is the query itself: every phrase is two tokens or a
- * run's three, in a clause of phrases only, and none is excluded (excluded phrases are left out,
- * as in toIndexTsquery).
+ * How the search index finds one term's posts: a word as itself; a phrase by its pairs and
+ * triples when they hold each of its tokens (a pair is made of two tokens a post holds, so its
+ * words would add nothing GIN must not then read: `データ`'s `デー` and `ータ` are in most
+ * Japanese posts, and looking them up beside the triple took 29-34 ms of a 3-week tier's search
+ * instead of 25-28 on the 1M-post demo); else by its words, and the pairs it has.
+ */
+function termIndex(term: SearchTerm): { tsquery: string; exact: boolean } {
+  const tokens = termPhrase(term);
+  if (tokens.length === 1) return { tsquery: quoteLexeme(tokens[0]!), exact: true };
+  const pairs = termPairs(term);
+  if (pairs?.covering) return pairs;
+  const words = candidateTokens(term).map(quoteLexeme);
+  if (pairs) words.push(pairs.tsquery);
+  return { tsquery: words.length === 1 ? words[0]! : `(${words.join(" & ")})`, exact: false };
+}
+
+/**
+ * The query as the search index (words, pairs and triples) can answer it without positions, or
+ * null when it matches nothing: each clause the OR of its terms' lookups (see termIndex), the
+ * excluded words left out with NOT, excluded phrases left out. `exact` when that is the query
+ * itself: every phrase is two tokens or a run's three, and none is excluded; otherwise a
+ * superset, whose matches must still be checked against `toTsquery` on `search_vector` (GIN
+ * rechecks against the indexed expression, which rebuilds each candidate's whole vector).
  *
  * @example
- * toPairsTsquery(parseSearchQuery('"open source" rust')); // { tsquery: "'open source'", exact: true }
+ * toSearchIndexTsquery(parseSearchQuery('"open source" rust -go')); // { tsquery: "'open source' & 'rust' & !'go'", exact: true }
  */
-export function toPairsTsquery(query: SearchQuery): { tsquery: string; exact: boolean } | null {
+export function toSearchIndexTsquery(query: SearchQuery): { tsquery: string; exact: boolean } | null {
+  const clauses = query.clauses.filter((c) => c.length > 0);
+  if (clauses.length === 0) return null;
   const isPhrase = (t: SearchTerm) => termPhrase(t).length > 1;
-  const clauses: string[] = [];
   let exact = !query.excluded.some(isPhrase);
-  for (const clause of query.clauses) {
-    if (clause.length === 0 || !clause.some(isPhrase)) continue;
-    const terms = clause.map(termPairs);
-    if (terms.some((t) => t === null)) {
-      exact = false;
-      continue;
-    }
-    const found = terms as Array<{ tsquery: string; exact: boolean }>;
-    if (found.some((t) => !t.exact)) exact = false;
-    clauses.push(found.length === 1 ? found[0]!.tsquery : `(${found.map((t) => t.tsquery).join(" | ")})`);
-  }
-  return clauses.length === 0 ? null : { tsquery: clauses.join(" & "), exact };
+  const positive = clauses
+    .map((clause) => {
+      const terms = clause.map(termIndex);
+      if (terms.some((t) => !t.exact)) exact = false;
+      return terms.length === 1 ? terms[0]!.tsquery : `(${terms.map((t) => t.tsquery).join(" | ")})`;
+    })
+    .join(" & ");
+  const excluded = query.excluded.filter((t) => !isPhrase(t)).map((t) => quoteLexeme(termPhrase(t)[0]!));
+  if (excluded.length === 0) return { tsquery: positive, exact };
+  return {
+    tsquery: `${positive} & !${excluded.length === 1 ? excluded[0] : `(${excluded.join(" | ")})`}`,
+    exact,
+  };
 }

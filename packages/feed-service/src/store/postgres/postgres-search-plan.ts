@@ -20,7 +20,7 @@ const CLICK_TIERS = [5, 4, 3, 2, 1];
 /**
  * What a search matches: `index`, the query's lexemes and facets, which GIN answers exactly; and
  * when that is only a superset (the query holds a phrase), `verify`, the query itself, checked on
- * `search_vector` for the posts GIN hands over (see toIndexTsquery).
+ * `search_vector` for the posts GIN hands over (see toSearchIndexTsquery).
  */
 export interface Match {
   index: string;

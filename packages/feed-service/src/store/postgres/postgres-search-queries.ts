@@ -25,7 +25,7 @@ import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { toPairsTsquery } from "./postgres-phrase-pairs.js";
+import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import { languagesFacet } from "./postgres-search-facets.js";
 import {
   clickTier,
@@ -37,7 +37,7 @@ import {
   walkable,
   walkPage,
 } from "./postgres-search-plan.js";
-import { SEARCH_SCORE, toIndexTsquery, toTsquery } from "./postgres-text-search.js";
+import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 
 /** Relevance ranks at most this many of the newest matches (spec §4). */
 export const RANKED_NEWEST = 10_000;
@@ -156,16 +156,14 @@ async function postsOf(
 
 export async function searchPosts(sql: Sql, page: Page): Promise<Array<PostRecord & { score: number }>> {
   const words = toTsquery(page.query);
-  const lexemes = toIndexTsquery(page.query);
-  if (words === null || lexemes === null || page.limit === 0 || page.languageIds?.length === 0) return [];
-  // A phrase's pairs of neighbouring words are in the index too: GIN hands over only posts
-  // holding them, and a two-word phrase needs no check at all.
-  const pairs = lexemes.exact ? null : toPairsTsquery(page.query);
-  const indexed = pairs ? `(${lexemes.tsquery}) & ${pairs.tsquery}` : lexemes.tsquery;
+  // Words, and the pairs and triples of neighbouring words that the index holds too: GIN hands
+  // over only posts holding a phrase's pairs, and a two-word phrase needs no check at all.
+  const indexed = toSearchIndexTsquery(page.query);
+  if (words === null || indexed === null || page.limit === 0 || page.languageIds?.length === 0) return [];
   // The language filter is a facet too: GIN never hands over posts of other languages.
   const match: Match = {
-    index: page.languageIds ? `(${indexed}) & ${languagesFacet(page.languageIds)}` : indexed,
-    verify: lexemes.exact || pairs?.exact ? null : words,
+    index: page.languageIds ? `(${indexed.tsquery}) & ${languagesFacet(page.languageIds)}` : indexed.tsquery,
+    verify: indexed.exact ? null : words,
     estimable:
       page.languageIds === null &&
       page.query.excluded.length === 0 &&

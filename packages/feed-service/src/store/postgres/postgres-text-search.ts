@@ -13,7 +13,7 @@
  * phrase never spans two fields (as in FTS5, where fields are columns).
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
-import { candidateTokens, termPhrase } from "../../search/term-phrase.js";
+import { termPhrase } from "../../search/term-phrase.js";
 import { analyzeText } from "../../search/text-analyzer.js";
 
 /** tsvector positions stop at 16383; later words keep that position (still found, not as phrases). */
@@ -72,41 +72,6 @@ export function toTsquery(query: SearchQuery): string | null {
   const positive = clauses.map(anyOf).join(" & ");
   if (query.excluded.length === 0) return positive;
   return `${positive} & !${anyOf(query.excluded)}`;
-}
-
-/**
- * A phrase's words, each required, in any order: what GIN can answer without positions (less the
- * CJK characters between two pairs, implied by them; `candidateTokens`).
- */
-function termLexemes(term: SearchTerm): string {
-  const words = candidateTokens(term).map(quoteLexeme);
-  return words.length === 1 ? words[0]! : `(${words.join(" & ")})`;
-}
-
-/**
- * The query as GIN can answer it exactly, from its lexemes alone: `exact` when that is the query
- * itself (no phrase); otherwise a superset (each phrase read as its words ANDed, excluded phrases
- * left out), whose matches must still be checked against `toTsquery` on `search_vector`. GIN
- * rechecks a phrase against the indexed expression, which rebuilds each candidate's whole
- * vector (about 100 µs a post); checking `search_vector` itself costs a tenth of that.
- *
- * @example
- * toIndexTsquery(parseSearchQuery('"a b" c -d -"e f"')); // { tsquery: "('a' & 'b') & 'c' & !'d'", exact: false }
- */
-export function toIndexTsquery(query: SearchQuery): { tsquery: string; exact: boolean } | null {
-  const clauses = query.clauses.filter((c) => c.length > 0);
-  if (clauses.length === 0) return null;
-  const phrase = (t: SearchTerm) => termPhrase(t).length > 1;
-  const exact = !clauses.some((c) => c.some(phrase)) && !query.excluded.some(phrase);
-  const positive = clauses
-    .map((c) => {
-      const parts = c.map(termLexemes);
-      return parts.length === 1 ? parts[0]! : `(${parts.join(" | ")})`;
-    })
-    .join(" & ");
-  const excluded = query.excluded.filter((t) => !phrase(t));
-  if (excluded.length === 0) return { tsquery: positive, exact };
-  return { tsquery: `${positive} & !${anyOf(excluded)}`, exact };
 }
 
 /**
