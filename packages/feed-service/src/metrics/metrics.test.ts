@@ -160,7 +160,7 @@ test("the allow list: addresses and CIDR blocks of both families, IPv4-mapped cl
   }
 });
 
-test("prime answers a few read-only requests in process, all of them 200, and writes nothing", async () => {
+test("prime answers a few read-only requests over a socket of its own, all of them 200, and writes nothing", async () => {
   const database = await sqliteBackend.newDatabase();
   const store = await openStore(database.location, { queryLimits: {} });
   const service = createFeedServer({
