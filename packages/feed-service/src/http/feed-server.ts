@@ -73,7 +73,9 @@ function listenOnLoopback(listener: RequestListener): Promise<Server | undefined
   const probe = createServer({ keepAliveTimeout: 5000 }, listener);
   return new Promise((resolve) => {
     probe.once("error", () => resolve(undefined));
-    probe.listen(0, "127.0.0.1", () => resolve(probe));
+    // Exclusive: in a cluster worker a port-0 listen would otherwise be shared through the
+    // primary, under the same key as the service's own `--port 0`.
+    probe.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => resolve(probe));
   });
 }
 
