@@ -38,7 +38,8 @@ options (each also as an environment variable):
                          database into memory (by default a SQLite file that fits in half the
                          free memory is read through, and PostgreSQL's tables and indexes are
                          loaded into its shared buffers with pg_prewarm) and answering a
-                         few read-only requests in process (SOAP, JSON, the home page)
+                         few read-only requests over a loopback socket of its own (SOAP,
+                         JSON, the home page)
   --workers <n>          processes serving the one port (default 1) FEED_SERVICE_WORKERS
   --read-database <loc>  a postgres:// read replica that serves the FEED_SERVICE_READ_DATABASE
                          operations' reads (with a postgres:// --database only)
@@ -92,7 +93,6 @@ class WarmStopped extends Error {}
  * on the disk; says how much and how long, with a progress line every 2 s. A failure only costs
  * the warm-up: the service still starts.
  */
-
 async function warmStore(store: Store, context: CommandContext, stopping: () => boolean): Promise<void> {
   const started = performance.now();
   let shown = started;
