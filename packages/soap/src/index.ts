@@ -13,6 +13,6 @@ export { compileQueryBeanEncoder, type QueryBeanEncoder } from "./query-bean-enc
 export { decodeRequestText } from "./request-text.js";
 export * from "./service-types.js";
 export { type ErrorCodeInfo, SoapError, type SoapErrorCode, soapErrorCodes } from "./soap-error.js";
-export { createSoapService, internalErrorMessage } from "./soap-service.js";
+export { createSoapService, internalErrorMessage, rowsPerSlice } from "./soap-service.js";
 export { compileWsdl, type WsdlNames } from "./wsdl-writer.js";
 export { escapeXmlAttribute, escapeXmlText, stripForbiddenXmlChars } from "./xml-text.js";

@@ -218,4 +218,30 @@ describe("QueryBean response encoding (Axis 1.x shape)", () => {
     refused([1, "", 0, "not a date"], /column postDate \(dateTime\) holds "not a date"/);
     refused([1, ""], /Row 0 has 2 cells; operation search returns 4 columns/);
   });
+
+  test("in slices: the same bytes as in one piece, and other callbacks run between the slices", async () => {
+    const row = (i: number) => [i, `post ${i} — Grüße & <b>`, i / 7, Date.UTC(2025, 0, 1) + i * 1000];
+    for (const count of [0, 1, 99, 100, 101, 250]) {
+      const bean = { rows: Array.from({ length: count }, (_, i) => row(i)) };
+      const whole = Buffer.from(encode(bean), "utf8");
+      // setImmediate callbacks queued before the encoding starts run before its second slice.
+      let ranBetween = false;
+      setImmediate(() => {
+        ranBetween = true;
+      });
+      const sliced = await encode.inSlices(bean, 50);
+      assert.ok(sliced.equals(whole), `${count} rows: the sliced bytes differ`);
+      assert.equal(ranBetween, count > 50, `${count} rows: whether the loop turned between slices`);
+    }
+  });
+
+  test("in slices: a bad cell in a later slice rejects with the same error, naming its row", async () => {
+    const rows = Array.from({ length: 120 }, (_, i) => [i, "", 0, 0]);
+    rows[110] = [1.5, "", 0, 0];
+    await assert.rejects(
+      encode.inSlices({ rows }, 50),
+      (e: unknown) =>
+        e instanceof SoapError && e.code === "SOAP_INVALID_CELL" && /^Row 110, column postId/.test(e.message),
+    );
+  });
 });

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { envelopeClose, envelopeOpen } from "./envelope-writer.js";
 import { QUERY_BEAN_TYPE, SOAP_ENCODING_NS } from "./namespaces.js";
 import type { CellValue, ColumnSpec, ColumnType, QueryBean } from "./service-types.js";
@@ -5,7 +6,15 @@ import { SoapError } from "./soap-error.js";
 import { escapeXmlText } from "./xml-text.js";
 
 /** Encodes one operation's QueryBean result into a complete response envelope. */
-export type QueryBeanEncoder = (bean: QueryBean) => string;
+export interface QueryBeanEncoder {
+  (bean: QueryBean): string;
+  /**
+   * The same envelope as UTF-8 bytes, encoded `rowsPerSlice` rows at a time with a turn of the
+   * event loop between slices: a 1,000-row answer (about 900 KB) takes milliseconds to encode, and
+   * in one piece it would hold every other request of the thread for all of them.
+   */
+  inSlices(bean: QueryBean, rowsPerSlice: number): Promise<Buffer>;
+}
 
 const INT = 0;
 const DOUBLE = 1;
@@ -102,12 +111,11 @@ export function compileQueryBeanEncoder(
   const rowOpen = `<data soapenc:arrayType="xsd:anyType[${n}]" xsi:type="soapenc:Array">`;
   const tail = `</data></multiRef>${envelopeClose}`;
 
-  return (bean) => {
-    const rows = bean.rows;
+  /** `out` with rows `from` to `to` (exclusive) appended. */
+  const appendRows = (out: string, rows: QueryBean["rows"], from: number, to: number): string => {
     // One string grown with `+=` (a rope V8 flattens once, when it is turned into bytes): measured
     // in CPU time, 10-15% faster than collecting the pieces in an array and joining them.
-    let out = head + rows.length + afterCount;
-    for (let r = 0; r < rows.length; r++) {
+    for (let r = from; r < to; r++) {
       const row = rows[r]!;
       if (row.length !== n) {
         throw new SoapError(
@@ -166,6 +174,26 @@ export function compileQueryBeanEncoder(
       }
       out += open ? closeThenRowClose : cellClose;
     }
-    return out + tail;
+    return out;
   };
+
+  const encode = (bean: QueryBean): string =>
+    appendRows(head + bean.rows.length + afterCount, bean.rows, 0, bean.rows.length) + tail;
+  const inSlices = async (bean: QueryBean, rowsPerSlice: number): Promise<Buffer> => {
+    const rows = bean.rows;
+    const step = Math.max(1, Math.floor(rowsPerSlice));
+    const pieces: Buffer[] = [];
+    let out = head + rows.length + afterCount;
+    for (let from = 0; from < rows.length; from += step) {
+      if (from > 0) {
+        pieces.push(Buffer.from(out, "utf8"));
+        out = "";
+        await nextTurn();
+      }
+      out = appendRows(out, rows, from, Math.min(rows.length, from + step));
+    }
+    pieces.push(Buffer.from(out + tail, "utf8"));
+    return Buffer.concat(pieces);
+  };
+  return Object.assign(encode, { inSlices });
 }

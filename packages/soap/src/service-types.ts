@@ -95,7 +95,11 @@ export interface SoapServiceOptions<Context = undefined> {
 export interface SoapResponse {
   readonly status: number;
   readonly contentType: string;
-  readonly body: string;
+  /**
+   * The envelope: text, or its UTF-8 bytes when the answer was long enough to be encoded in slices
+   * (more than `rowsPerSlice` rows).
+   */
+  readonly body: string | Buffer;
   /**
    * The operation the request called, once the decoder knew it (absent for requests that are not
    * a call at all): the transport's key for metrics and for deciding whether an answer may be kept.

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { compileQueryBeanEncoder } from "./query-bean-encoder.js";
 import { requestLimits, type SoapServiceOptions } from "./service-types.js";
 import { SoapError } from "./soap-error.js";
-import { createSoapService } from "./soap-service.js";
+import { createSoapService, rowsPerSlice } from "./soap-service.js";
 import { createProbeService, probeOperations } from "./test-support/probe-service.js";
 import { child, parseXmlTree, type XmlNode } from "./test-support/xml-tree.js";
 
@@ -32,7 +33,7 @@ describe("createSoapService", () => {
     );
     assert.equal(response.status, 200);
     assert.equal(response.contentType, "text/xml; charset=utf-8");
-    const bean = child(child(parseXmlTree(response.body), "Body"), "multiRef");
+    const bean = child(child(parseXmlTree(String(response.body)), "Body"), "multiRef");
     assert.deepEqual(
       child(bean, "data").children[0]!.children.map((c) => c.text),
       ["3", "hi", ""],
@@ -46,7 +47,8 @@ describe("createSoapService", () => {
     for (const contentType of ["text/xml", "text/xml; charset=iso-8859-1"]) {
       const response = await createProbeService().handle(Buffer.from(xml, "latin1"), contentType);
       assert.equal(response.status, 200);
-      const row = child(child(child(parseXmlTree(response.body), "Body"), "multiRef"), "data").children[0]!;
+      const row = child(child(child(parseXmlTree(String(response.body)), "Body"), "multiRef"), "data")
+        .children[0]!;
       assert.equal(row.children[1]!.text, "Köln");
     }
   });
@@ -57,7 +59,7 @@ describe("createSoapService", () => {
     );
     assert.equal(response.status, 500);
     assert.equal(response.contentType, "text/xml; charset=utf-8");
-    const fault = faultOf(response.body);
+    const fault = faultOf(String(response.body));
     assert.equal(fault.code, "soapenv:Server.userException");
     assert.equal(fault.string, "ComponentInvocationException: Failed on purpose: no & never");
     const detail = child(fault.detail, "fault");
@@ -68,7 +70,9 @@ describe("createSoapService", () => {
 
   test("a bad argument is a Server.userException that names the parameter and the value", async () => {
     const fault = faultOf(
-      (await createProbeService().handle(call("<getNothing><limit>lots</limit></getNothing>"))).body,
+      (
+        await createProbeService().handle(call("<getNothing><limit>lots</limit></getNothing>"))
+      ).body.toString(),
     );
     assert.equal(fault.code, "soapenv:Server.userException");
     assert.match(
@@ -80,9 +84,9 @@ describe("createSoapService", () => {
   test("an undescribed error: a generic message, the cause only to onInternalError", async () => {
     const internal: unknown[] = [];
     const response = await createProbeService(internal).handle(call("<crash/>"));
-    const fault = faultOf(response.body);
+    const fault = faultOf(String(response.body));
     assert.equal(fault.code, "soapenv:Server.userException");
-    assert.doesNotMatch(response.body, /ECONNREFUSED|secret|\/var\/|db\.internal|at .*\.ts/);
+    assert.doesNotMatch(String(response.body), /ECONNREFUSED|secret|\/var\/|db\.internal|at .*\.ts/);
     assert.equal(internal.length, 1);
     assert.match(String(internal[0]), /ECONNREFUSED/);
   });
@@ -94,9 +98,33 @@ describe("createSoapService", () => {
       handler: () => ({ rows: [["not a number"]] }),
       onInternalError: (e) => internal.push(e),
     });
-    const fault = faultOf((await service.handle(call("<getNothing><limit>1</limit></getNothing>"))).body);
+    const fault = faultOf(
+      String((await service.handle(call("<getNothing><limit>1</limit></getNothing>"))).body),
+    );
     assert.match(fault.string, /internal error/);
     assert.ok(internal[0] instanceof SoapError && internal[0].code === "SOAP_INVALID_CELL");
+  });
+
+  test(`answers of more than ${rowsPerSlice} rows come as the same envelope's bytes, encoded in slices`, async () => {
+    const service = createSoapService({
+      ...probeOptions(),
+      handler: (_operation, args) => ({
+        rows: Array.from({ length: Number(args.limit) }, (_, i) => [i, `sample ${i} — ü`]),
+      }),
+    });
+    const encode = compileQueryBeanEncoder(
+      "getNothing",
+      probeOperations.find((op) => op.name === "getNothing")!.columns,
+      "http://webservices",
+      "http://rpc.xml.coldfusion",
+    );
+    for (const count of [rowsPerSlice, rowsPerSlice + 1, 3 * rowsPerSlice + 7]) {
+      const response = await service.handle(call(`<getNothing><limit>${count}</limit></getNothing>`));
+      assert.equal(response.status, 200);
+      assert.equal(typeof response.body === "string", count <= rowsPerSlice, `${count} rows`);
+      const rows = { rows: Array.from({ length: count }, (_, i) => [i, `sample ${i} — ü`]) };
+      assert.equal(String(response.body), encode(rows), `${count} rows`);
+    }
   });
 
   test("Client faults for requests that are not XML, not SOAP 1.1, unknown operations; never a crash", async () => {
@@ -113,7 +141,7 @@ describe("createSoapService", () => {
     for (const [body, message] of cases) {
       const response = await service.handle(body, "text/xml");
       assert.equal(response.status, 500);
-      const fault = faultOf(response.body);
+      const fault = faultOf(String(response.body));
       assert.equal(fault.code, "soapenv:Client");
       assert.match(fault.string, message);
       assert.match(fault.string, /[^.]\.$/, "one sentence, one full stop");
@@ -152,7 +180,7 @@ describe("createSoapService", () => {
     const response = await service.handle(Buffer.alloc(requestLimits.maxBodyBytes + 1, 0x3c));
     assert.equal(response.status, 413);
     assert.deepEqual(response, service.tooLarge());
-    const fault = faultOf(response.body);
+    const fault = faultOf(String(response.body));
     assert.equal(fault.code, "soapenv:Client");
     assert.match(fault.string, /larger than 1048576 bytes \(1 MiB\)/);
   });
@@ -161,13 +189,13 @@ describe("createSoapService", () => {
     const response = createProbeService().clientFault("The request body did not arrive within 30 s.", 408);
     assert.equal(response.status, 408);
     assert.equal(response.contentType, "text/xml; charset=utf-8");
-    const fault = faultOf(response.body);
+    const fault = faultOf(String(response.body));
     assert.deepEqual(
       [fault.code, fault.string],
       ["soapenv:Client", "The request body did not arrive within 30 s."],
     );
     assert.equal(createProbeService().clientFault("x & y").status, 500);
-    assert.equal(faultOf(createProbeService().clientFault("x & y").body).string, "x & y");
+    assert.equal(faultOf(String(createProbeService().clientFault("x & y").body)).string, "x & y");
   });
 
   test("the WSDL comes from the same table the dispatcher uses", () => {

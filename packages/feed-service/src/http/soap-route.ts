@@ -79,7 +79,7 @@ export function createSoapRoute(options: SoapRouteOptions): SoapRoute {
       if (cache !== undefined) metrics.answerCache(key !== undefined ? "miss" : "skip");
       const { response, pure } = await soap.handle(body, contentType, baseUrl);
       metrics.soapCall(response.operation ?? "unknown", response.fault ?? "none");
-      const bytes = Buffer.from(response.body, "utf8");
+      const bytes = typeof response.body === "string" ? Buffer.from(response.body, "utf8") : response.body;
       if (pure && response.status === 200 && key !== undefined && version !== undefined) {
         cache?.set(key, {
           version,
