@@ -1,6 +1,8 @@
 /**
- * Most popular posts (operation 6) with a cost bounded whatever the window. Two exact ways:
+ * Most popular posts (operation 6) with a cost bounded whatever the window. Three exact ways:
  *
+ * - a window that starts at or before the first click: every post's window count is its all-time
+ *   counter, so the answer is the first `limit` posts of the clicks index, read in one statement;
  * - a short window (few clicks in it, as `click_days` says): count the window's clicks per post;
  * - a long one: walk the posts by all-time clicks (most first, then newest), each post's window
  *   count being its all-time counter less its clicks before the window (an index probe), and stop
@@ -55,23 +57,33 @@ async function countWindow(
   );
 }
 
-/** The top `limit` by walking; null when the walk ran past its budget. */
+/** The first `limit` posts by all-time clicks (ties newest first), through posts_by_clicks. */
+function allTimeTopPosts(
+  sql: Sql,
+  args: { limit: number; categoryId: number | null },
+): Promise<Array<PostRecord & { periodClicks: number }>> {
+  const category = args.categoryId === null ? "" : "AND p.category_id = $2";
+  return rows(
+    sql,
+    `SELECT ${POST_COLUMNS}, p.clicks AS "periodClicks" FROM posts p ${POST_JOINS}
+      WHERE p.clicks > 0 ${category} ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $1`,
+    args.categoryId === null ? [args.limit] : [args.limit, args.categoryId],
+  );
+}
+
+/**
+ * The top `limit` of a window that starts after the first click, by walking; null when the walk
+ * ran past its budget.
+ */
 async function walkTopPosts(
   sql: Sql,
   args: { since: number; limit: number; categoryId: number | null },
 ): Promise<Ranked[] | null> {
   const top: Ranked[] = [];
   let cursor: Ranked | null = null;
-  // A window that starts before the first click needs no correction: window count = all-time count.
-  const [first] = await rows<{ at: number | null }>(sql, "SELECT min(clicked_at) AS at FROM clicks");
-  const corrected = first!.at !== null && args.since > first!.at;
   for (let read = 0; read < WALK_BUDGET; read += WALK_BATCH) {
-    const params: unknown[] = [WALK_BATCH];
-    let period = "p.clicks";
-    if (corrected) {
-      params.push(args.since);
-      period = `p.clicks - (SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at < $${params.length})`;
-    }
+    const params: unknown[] = [WALK_BATCH, args.since];
+    const period = "p.clicks - (SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at < $2)";
     const conditions = ["p.clicks > 0"];
     if (args.categoryId !== null) {
       params.push(args.categoryId);
@@ -110,6 +122,9 @@ export async function mostPopularPosts(
   args: { since: number; limit: number; categoryId: number | null },
 ): Promise<Array<PostRecord & { periodClicks: number }>> {
   if (args.limit === 0) return [];
+  const [first] = await rows<{ at: number | null }>(sql, "SELECT min(clicked_at) AS at FROM clicks");
+  if (first!.at === null) return [];
+  if (args.since <= first!.at) return allTimeTopPosts(sql, args);
   const [window] = await rows<{ n: number }>(
     sql,
     "SELECT coalesce(sum(clicks), 0) AS n FROM click_days WHERE day >= post_day($1)",

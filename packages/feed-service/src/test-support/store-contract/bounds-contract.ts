@@ -283,6 +283,22 @@ export function boundsContract(factory: StoreFactory): void {
           ever.map((p) => p.periodClicks),
           [4, 2, 2, 1],
         );
+        // A window starting on the first click holds every click; one a millisecond later, all but it.
+        const firstClick = since - 30 * DAY;
+        const fromFirst = await store.mostPopularPosts({ since: firstClick, limit: 10, categoryId: null });
+        assert.deepEqual(
+          fromFirst.map((p) => [p.postId, p.periodClicks]),
+          ever.map((p) => [p.postId, p.periodClicks]),
+        );
+        const afterFirst = await store.mostPopularPosts({
+          since: firstClick + 1,
+          limit: 10,
+          categoryId: null,
+        });
+        assert.deepEqual(
+          afterFirst.map((p) => [p.postId, p.periodClicks]),
+          [[post("a3"), 3], ...ever.slice(1).map((p) => [p.postId, p.periodClicks])],
+        );
         assert.deepEqual(
           (await store.mostPopularFeeds({ since, limit: 10 })).map((f) => [f.feedId, f.periodClicks]),
           [
