@@ -41,19 +41,34 @@ async function countWindow(
   sql: Sql,
   args: { since: number; limit: number; categoryId: number | null },
 ): Promise<Array<{ id: number; period: number }>> {
+  const windowed =
+    "w AS MATERIALIZED (SELECT post_id, count(*) AS n FROM clicks WHERE clicked_at >= $1 GROUP BY post_id)";
+  if (args.categoryId !== null) {
+    // A plain join, so that the planner may read the category's clicked posts from
+    // posts_by_category_clicks alone and hash them (`p.clicks > 0` holds for every clicked post
+    // and lets it use that partial index): a probe of every windowed post took 98 ms for 89,000
+    // clicks in category 1 of the 1M demo, the hash join 24.
+    return rows(
+      sql,
+      `WITH ${windowed}
+        SELECT w.post_id AS id, w.n AS period FROM w JOIN posts p ON p.id = w.post_id
+        WHERE p.category_id = $3 AND p.clicks > 0
+        ORDER BY w.n DESC, p.post_date DESC, w.post_id DESC LIMIT $2`,
+      [args.since, args.limit, args.categoryId],
+    );
+  }
   // Without a category, only posts with at least the limit-th highest count can make the top,
   // so only those are looked up (for their dates, the tie-breaker). OFFSET 0 keeps the lookup a
   // probe per post: joined, the planner would rather read every post.
-  const allCategories = args.categoryId === null;
   return rows(
     sql,
-    `WITH w AS MATERIALIZED (SELECT post_id, count(*) AS n FROM clicks WHERE clicked_at >= $1 GROUP BY post_id),
-        cut AS (SELECT ${allCategories ? "coalesce((SELECT n FROM w ORDER BY n DESC OFFSET $2 - 1 LIMIT 1), 1)" : "1"} AS n)
+    `WITH ${windowed},
+        cut AS (SELECT coalesce((SELECT n FROM w ORDER BY n DESC OFFSET $2 - 1 LIMIT 1), 1) AS n)
       SELECT w.post_id AS id, w.n AS period FROM w CROSS JOIN cut
-        CROSS JOIN LATERAL (SELECT p.post_date, p.category_id FROM posts p WHERE p.id = w.post_id OFFSET 0) p
-      WHERE w.n >= cut.n ${allCategories ? "" : "AND p.category_id = $3"}
+        CROSS JOIN LATERAL (SELECT p.post_date FROM posts p WHERE p.id = w.post_id OFFSET 0) p
+      WHERE w.n >= cut.n
       ORDER BY w.n DESC, p.post_date DESC, w.post_id DESC LIMIT $2`,
-    allCategories ? [args.since, args.limit] : [args.since, args.limit, args.categoryId],
+    [args.since, args.limit],
   );
 }
 
