@@ -14,7 +14,7 @@ import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { newestCut, newestHitPage } from "./sqlite-newest-hits.js";
-import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
+import { heavyWindowStarts, scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { rankingStats } from "./sqlite-term-sample.js";
@@ -261,6 +261,29 @@ describe("SQLite bounded reads", () => {
         }
       }
     }
+  });
+});
+
+describe("SQLite popular posts warm-up windows", () => {
+  it("start at the 40,000th and the 160,000th newest click, when there are that many", async () => {
+    const db = new Database(":memory:");
+    migrateSqlite(db);
+    const stmts = new StatementCache(db);
+    const store = new SqliteStore(db);
+    const { feedId } = await store.addFeed({ feedUrl: "https://a.test/", feedName: "A" });
+    await store.applyFeedUpdate(feedId, { fetchState: {}, posts: [incoming("g", { publishedAt: NOW })] });
+    const postId = db.prepare("SELECT id FROM posts").pluck().get() as number;
+    // Clicks i = 1, 2, ... at NOW - i seconds: the n-th newest was made at NOW - n seconds.
+    const addClicks = (from: number, to: number) =>
+      db.exec(`WITH RECURSIVE n(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM n WHERE i < ${to})
+        INSERT INTO clicks (post_id, clicked_at, client_hash) SELECT ${postId}, ${NOW} - i * 1000, 'c' || i FROM n`);
+    addClicks(1, 39_999);
+    assert.deepEqual(heavyWindowStarts(stmts), []);
+    addClicks(40_000, 159_999);
+    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 40_000_000]);
+    addClicks(160_000, 160_010);
+    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 40_000_000, NOW - 160_000_000]);
+    await store.close();
   });
 });
 

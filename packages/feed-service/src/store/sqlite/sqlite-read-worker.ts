@@ -22,8 +22,9 @@ const allowed = new Set<string>(readMethods);
  * connection's first statement, which for this schema is a noticeable first-call cost). A heavy
  * thread (`warm`) also answers one of each kind of heavy read at its largest page, for nothing: a
  * thread's first such call otherwise pays for compiling its statements, filling its connection's
- * page cache and optimising its code, up to twice the call's cost. Each is bounded (spec §4), and
- * the rest are skipped once a second has gone.
+ * page cache and optimising its code, up to twice the call's cost. Popular posts are read over all
+ * time, a week, and the two windows where they work hardest (heavyWindowStarts). Each is bounded
+ * (spec §4), and the rest are skipped once a second has gone.
  */
 async function warmUp(): Promise<void> {
   await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
@@ -33,6 +34,9 @@ async function warmUp(): Promise<void> {
     () => store.recentPosts({ limit: 1000, offset: 0, languageIds: null }),
     () => store.mostPopularPosts({ since: 0, limit: 1000, categoryId: null }),
     () => store.mostPopularPosts({ since: now - 7 * DAY, limit: 1000, categoryId: null }),
+    ...store
+      .popularWindowsToWarm()
+      .map((since) => () => store.mostPopularPosts({ since, limit: 1000, categoryId: null })),
     () => store.searchPosts({ ...page, query: parseSearchQuery("the"), sort: "relevance" }),
     () => store.searchPosts({ ...page, query: parseSearchQuery("the new"), sort: "date" }),
   ];
