@@ -91,11 +91,11 @@ async function daysBackHolding(clicks) {
   }
   return lo;
 }
-// Popular posts count a window's clicks post by post up to a size (SQLite 40,000 clicks,
+// Popular posts count a window's clicks post by post up to a size (SQLite 80,000 clicks,
 // PostgreSQL 90,000), and beyond it walk the posts by all-time clicks, which a thin window makes
-// long (SQLite gives up at a budget and counts after all). The heaviest windows are therefore the
-// longest one PostgreSQL counts and one just past SQLite's limit, the category's more so (its
-// posts are a sixth of those counted or walked).
+// long (cut short at a budget, and counted after all). The heaviest windows are therefore near
+// that size: the newest 90,000 clicks (the longest PostgreSQL counts; SQLite walks it) and 45,000
+// (both count), each with and without a category (whose posts are a sixth of those counted).
 const countedWindows = [await daysBackHolding(45_000), await daysBackHolding(90_000)];
 await corpus.store.close();
 
