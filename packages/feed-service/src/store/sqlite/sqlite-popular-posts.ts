@@ -9,7 +9,8 @@
  *   threshold algorithm). Over a long window the two counts are close and the walk ends after
  *   about `limit` posts.
  * The window's size is known beforehand from `feed_click_days` (migration 8); the walk is also
- * cut short, for the scan, once it has read as many posts as the scan would read clicks.
+ * cut short, for the scan, once it has cost about what the scan would (a post for every
+ * WALK_COST_IN_CLICKS clicks of the window).
  */
 import type { PostRecord } from "../store.js";
 import type { StatementCache } from "./sqlite-connection.js";
