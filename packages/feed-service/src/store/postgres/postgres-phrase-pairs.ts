@@ -33,7 +33,7 @@ import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { candidateTokens, termPhrase } from "../../search/term-phrase.js";
 import type { MigrationProgress } from "../migration-progress.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { quoteLexeme } from "./postgres-text-search.js";
+import { anyOf, quoteLexeme } from "./postgres-text-search.js";
 
 /** A pair lexeme (two tokens and a space) stays below PostgreSQL's 2 KiB limit. */
 const MAX_PAIR_BYTES = 2_046;
@@ -153,10 +153,7 @@ export function toSearchIndexTsquery(query: SearchQuery): { tsquery: string; exa
       return terms.length === 1 ? terms[0]!.tsquery : `(${terms.map((t) => t.tsquery).join(" | ")})`;
     })
     .join(" & ");
-  const excluded = query.excluded.filter((t) => !isPhrase(t)).map((t) => quoteLexeme(termPhrase(t)[0]!));
+  const excluded = query.excluded.filter((t) => !isPhrase(t));
   if (excluded.length === 0) return { tsquery: positive, exact };
-  return {
-    tsquery: `${positive} & !${excluded.length === 1 ? excluded[0] : `(${excluded.join(" | ")})`}`,
-    exact,
-  };
+  return { tsquery: `${positive} & !${anyOf(excluded)}`, exact };
 }

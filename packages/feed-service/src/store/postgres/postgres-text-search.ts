@@ -55,7 +55,8 @@ function termQuery(term: SearchTerm): string {
   return words.length === 1 ? words[0]! : `(${words.join(" <-> ")})`;
 }
 
-function anyOf(terms: readonly SearchTerm[]): string {
+/** The OR of `terms` as tsquery text (a phrase's words in order, `<->`); one term as itself. */
+export function anyOf(terms: readonly SearchTerm[]): string {
   const parts = terms.map(termQuery);
   return parts.length === 1 ? parts[0]! : `(${parts.join(" | ")})`;
 }
