@@ -52,11 +52,12 @@ export interface FeedServer {
    * Answers a few read-only requests before `listen`, over a socket of its own on 127.0.0.1
    * (closed again): SOAP getCategories, a 1,000-post getMostRecentPosts and getMostPopularPosts,
    * searches for a rare word and (1,000 rows) a common one past their first page (not recorded
-   * in the search history), a JSON page and the home page. A process's first request compiles the code of the whole request path
-   * (10-35 ms on a 2-core machine), its first 1,000-row answer the code that reads and writes that
-   * many rows (12-20 ms on PostgreSQL), and its first search of a common word the code and counts
-   * of that path (about 20 ms on PostgreSQL), which its first clients would otherwise wait for;
-   * the first database connections open too. They count in /metrics.
+   * in the search history), a JSON page and the home page. A process's first request compiles
+   * the code of the whole request path (10-35 ms on a 2-core machine), its first 1,000-row answer
+   * the code that reads and writes that many rows (12-20 ms on PostgreSQL), and its first search
+   * of a common word the code and counts of that path (about 20 ms on PostgreSQL), which its
+   * first clients would otherwise wait for; the first database connections open too. They count
+   * in /metrics.
    * Failures are ignored: this only warms, it checks nothing.
    */
   prime(): Promise<void>;
