@@ -5,10 +5,13 @@
  *   counter, so the answer is the first `limit` posts of the clicks index, read in one statement;
  * - a short window (few clicks in it, as `click_days` says): count the window's clicks per post;
  * - a long one: walk the posts by all-time clicks (most first, then newest), each post's window
- *   count being its all-time counter less its clicks before the window (an index probe), and stop
- *   once no later post can enter the top `limit`: the walk's all-time counts only fall, and a
- *   window count never exceeds the all-time one. When the window's clicks are spread so thinly
- *   that the walk goes on past its budget, the counting way finishes the job.
+ *   count read from an index probe (its clicks in the window, or its all-time counter less its
+ *   clicks before the window, whichever side holds fewer), and stop once no later post can enter
+ *   the top `limit`: the walk's all-time counts only fall, and a window count never exceeds the
+ *   all-time one. When the window's clicks are spread so thinly that the walk goes on past its
+ *   budget, the counting way finishes the job.
+ *
+ * The answer's columns come in the counting statement itself, or in one more after a walk.
  *
  * Order (spec §4): window clicks descending, ties newest first (post_date, then id, descending).
  */
@@ -17,12 +20,23 @@ import type { PostRecord } from "../store.js";
 import { NEWEST_FIRST, POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 
-/** Windows with at most this many clicks are counted directly. */
-const COUNT_DIRECTLY_UP_TO = 90_000;
-/** Posts the walk reads per statement. */
-const WALK_BATCH = 500;
-/** Posts the walk may read before it hands over to counting. */
-const WALK_BUDGET = 12_000;
+/** How the cost is bounded; tests shrink the sizes to reach every way on a small database. */
+export interface PopularPostsTuning {
+  /** Windows with at most this many clicks are counted directly. */
+  countDirectlyUpTo: number;
+  /** Posts the walk reads per statement until its top is full. */
+  walkBatch: number;
+  /** Posts the walk may read before it hands over to counting. */
+  walkBudget: number;
+}
+
+const TUNING: PopularPostsTuning = { countDirectlyUpTo: 90_000, walkBatch: 1_000, walkBudget: 12_000 };
+
+/** The posts' own columns that POST_COLUMNS reads, for a subquery named `p` to carry. */
+const POST_ROW =
+  "p.id, p.title, p.link, p.excerpt, p.post_date, p.feed_id, p.category_id, p.language_id, p.clicks";
+
+type PopularPost = PostRecord & { periodClicks: number };
 
 interface Ranked {
   id: number;
@@ -37,37 +51,42 @@ function before(a: Ranked, b: Ranked): boolean {
   return a.id > b.id;
 }
 
-async function countWindow(
+/** Counts the window's clicks per post; the posts come with their columns, in one statement. */
+function countWindow(
   sql: Sql,
   args: { since: number; limit: number; categoryId: number | null },
-): Promise<Array<{ id: number; period: number }>> {
+): Promise<PopularPost[]> {
   const windowed =
     "w AS MATERIALIZED (SELECT post_id, count(*) AS n FROM clicks WHERE clicked_at >= $1 GROUP BY post_id)";
+  const answer = `SELECT ${POST_COLUMNS}, p.period AS "periodClicks" FROM ranked p ${POST_JOINS}
+    ORDER BY p.period DESC, ${NEWEST_FIRST}`;
   if (args.categoryId !== null) {
     // A plain join, so that the planner may read the category's clicked posts from
     // posts_by_category_clicks alone and hash them (`p.clicks > 0` holds for every clicked post
     // and lets it use that partial index): a probe of every windowed post took 98 ms for 89,000
-    // clicks in category 1 of the 1M demo, the hash join 24.
+    // clicks in category 1 of the 1M demo, the hash join 24. The top's columns are read after.
     return rows(
       sql,
-      `WITH ${windowed}
-        SELECT w.post_id AS id, w.n AS period FROM w JOIN posts p ON p.id = w.post_id
-        WHERE p.category_id = $3 AND p.clicks > 0
-        ORDER BY w.n DESC, p.post_date DESC, w.post_id DESC LIMIT $2`,
+      `WITH ${windowed},
+        top AS (SELECT w.post_id AS id, w.n AS period FROM w JOIN posts p ON p.id = w.post_id
+          WHERE p.category_id = $3 AND p.clicks > 0
+          ORDER BY w.n DESC, p.post_date DESC, w.post_id DESC LIMIT $2),
+        ranked AS (SELECT ${POST_ROW}, top.period FROM top JOIN posts p ON p.id = top.id)
+      ${answer}`,
       [args.since, args.limit, args.categoryId],
     );
   }
   // Without a category, only posts with at least the limit-th highest count can make the top,
-  // so only those are looked up (for their dates, the tie-breaker). OFFSET 0 keeps the lookup a
-  // probe per post: joined, the planner would rather read every post.
+  // so only those are looked up (for their dates, the tie-breaker, and their columns). OFFSET 0
+  // keeps the lookup a probe per post: joined, the planner would rather read every post.
   return rows(
     sql,
     `WITH ${windowed},
-        cut AS (SELECT coalesce((SELECT n FROM w ORDER BY n DESC OFFSET $2 - 1 LIMIT 1), 1) AS n)
-      SELECT w.post_id AS id, w.n AS period FROM w CROSS JOIN cut
-        CROSS JOIN LATERAL (SELECT p.post_date FROM posts p WHERE p.id = w.post_id OFFSET 0) p
-      WHERE w.n >= cut.n
-      ORDER BY w.n DESC, p.post_date DESC, w.post_id DESC LIMIT $2`,
+        cut AS (SELECT coalesce((SELECT n FROM w ORDER BY n DESC OFFSET $2 - 1 LIMIT 1), 1) AS n),
+        ranked AS (SELECT p.*, w.n AS period FROM w CROSS JOIN cut
+          CROSS JOIN LATERAL (SELECT ${POST_ROW} FROM posts p WHERE p.id = w.post_id OFFSET 0) p
+          WHERE w.n >= cut.n ORDER BY w.n DESC, p.post_date DESC, p.id DESC LIMIT $2)
+      ${answer}`,
     [args.since, args.limit],
   );
 }
@@ -76,7 +95,7 @@ async function countWindow(
 function allTimeTopPosts(
   sql: Sql,
   args: { limit: number; categoryId: number | null },
-): Promise<Array<PostRecord & { periodClicks: number }>> {
+): Promise<PopularPost[]> {
   const category = args.categoryId === null ? "" : "AND p.category_id = $2";
   return rows(
     sql,
@@ -88,17 +107,25 @@ function allTimeTopPosts(
 
 /**
  * The top `limit` of a window that starts after the first click, by walking; null when the walk
- * ran past its budget.
+ * would read more than its budget. `countWithin`: a post's window count is counted among its
+ * clicks in the window (fewer index entries when the window holds under half of all clicks), else
+ * it is the all-time counter less the clicks before the window.
  */
 async function walkTopPosts(
   sql: Sql,
   args: { since: number; limit: number; categoryId: number | null },
+  countWithin: boolean,
+  tuning: PopularPostsTuning,
 ): Promise<Ranked[] | null> {
+  const { walkBatch, walkBudget } = tuning;
   const top: Ranked[] = [];
   let cursor: Ranked | null = null;
-  for (let read = 0; read < WALK_BUDGET; read += WALK_BATCH) {
-    const params: unknown[] = [WALK_BATCH, args.since];
-    const period = "p.clicks - (SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at < $2)";
+  let read = 0;
+  for (;;) {
+    const params: unknown[] = [args.since];
+    const period = countWithin
+      ? "(SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at >= $1)"
+      : "p.clicks - (SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at < $1)";
     const conditions = ["p.clicks > 0"];
     if (args.categoryId !== null) {
       params.push(args.categoryId);
@@ -109,12 +136,24 @@ async function walkTopPosts(
       const n = params.length;
       conditions.push(`(p.clicks, p.post_date, p.id) < ($${n - 2}, $${n - 1}, $${n})`);
     }
+    // Once the top is full, only posts whose all-time count reaches its last window count can
+    // still enter it (a window count never exceeds the all-time one): read them all at once, one
+    // more than the budget allows, to learn whether they fit in it.
+    const floor = top.length === args.limit ? top[top.length - 1]!.period : null;
+    if (floor !== null) {
+      params.push(floor);
+      conditions.push(`p.clicks >= $${params.length}`);
+    }
+    const size = floor === null ? Math.min(walkBatch, walkBudget - read) : walkBudget - read + 1;
+    params.push(size);
     const batch = await rows<Ranked>(
       sql,
       `SELECT p.id, p.clicks, p.post_date, ${period} AS period FROM posts p WHERE ${conditions.join(" AND ")}
-        ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $1`,
+        ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $${params.length}`,
       params,
     );
+    if (floor !== null && batch.length > walkBudget - read) return null;
+    read += batch.length;
     for (const post of batch) {
       const last = top.length === args.limit ? top[top.length - 1]! : null;
       // The best this post (and, in walk order, every later one) can do is a window count equal
@@ -126,38 +165,40 @@ async function walkTopPosts(
       top.splice(at, 0, post);
       if (top.length > args.limit) top.pop();
     }
-    if (batch.length < WALK_BATCH) return top;
+    if (batch.length < size) return top;
+    if (read >= walkBudget) return null;
     cursor = batch[batch.length - 1]!;
   }
-  return null;
+}
+
+/** The walked top with the posts' columns, in its order. */
+function withColumns(sql: Sql, ranked: Ranked[]): Promise<PopularPost[]> {
+  if (ranked.length === 0) return Promise.resolve([]);
+  return rows(
+    sql,
+    `SELECT ${POST_COLUMNS}, r.period AS "periodClicks"
+      FROM unnest($1::int[], $2::int[]) AS r(id, period) JOIN posts p ON p.id = r.id ${POST_JOINS}
+      ORDER BY r.period DESC, ${NEWEST_FIRST}`,
+    [ranked.map((r) => r.id), ranked.map((r) => r.period)],
+  );
 }
 
 export async function mostPopularPosts(
   sql: Sql,
   args: { since: number; limit: number; categoryId: number | null },
-): Promise<Array<PostRecord & { periodClicks: number }>> {
+  tuning: PopularPostsTuning = TUNING,
+): Promise<PopularPost[]> {
   if (args.limit === 0) return [];
   const [first] = await rows<{ at: number | null }>(sql, "SELECT min(clicked_at) AS at FROM clicks");
   if (first!.at === null) return [];
   if (args.since <= first!.at) return allTimeTopPosts(sql, args);
-  const [window] = await rows<{ n: number }>(
+  const [clicks] = await rows<{ in_window: number; total: number }>(
     sql,
-    "SELECT coalesce(sum(clicks), 0) AS n FROM click_days WHERE day >= post_day($1)",
+    `SELECT coalesce(sum(clicks) FILTER (WHERE day >= post_day($1)), 0) AS in_window,
+      coalesce(sum(clicks), 0) AS total FROM click_days`,
     [args.since],
   );
-  const ranked =
-    window!.n <= COUNT_DIRECTLY_UP_TO
-      ? await countWindow(sql, args)
-      : ((await walkTopPosts(sql, args)) ?? (await countWindow(sql, args)));
-  if (ranked.length === 0) return [];
-  const found = await rows<PostRecord>(
-    sql,
-    `SELECT ${POST_COLUMNS} FROM posts p ${POST_JOINS} WHERE p.id = ANY($1::int[])`,
-    [ranked.map((r) => r.id)],
-  );
-  const byId = new Map(found.map((r) => [r.postId, r]));
-  return ranked.flatMap((r) => {
-    const post = byId.get(r.id);
-    return post ? [{ ...post, periodClicks: r.period }] : [];
-  });
+  if (clicks!.in_window <= tuning.countDirectlyUpTo) return countWindow(sql, args);
+  const walked = await walkTopPosts(sql, args, clicks!.in_window * 2 < clicks!.total, tuning);
+  return walked === null ? countWindow(sql, args) : withColumns(sql, walked);
 }

@@ -1,0 +1,106 @@
+/**
+ * PostgreSQL's most popular posts on demo data: every way the store has (counting the window,
+ * walking the posts by all-time clicks in small or large batches with either index probe, a walk
+ * handed over to counting past its budget, the all-time read) gives what counting the clicks
+ * table row by row gives, ties included, with the same columns.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type pg from "pg";
+import { loadDemoData } from "../../demo/load-demo-data.js";
+import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
+import { openPostgresPool, rows } from "./postgres-connection.js";
+import { mostPopularPosts, type PopularPostsTuning } from "./postgres-popular-posts.js";
+import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 0, 10, 12);
+
+const ways: Record<string, PopularPostsTuning> = {
+  counting: { countDirectlyUpTo: Number.MAX_SAFE_INTEGER, walkBatch: 1000, walkBudget: 12_000 },
+  "walking 7 posts a statement": { countDirectlyUpTo: -1, walkBatch: 7, walkBudget: Number.MAX_SAFE_INTEGER },
+  "walking 1,000 posts a statement": {
+    countDirectlyUpTo: -1,
+    walkBatch: 1000,
+    walkBudget: Number.MAX_SAFE_INTEGER,
+  },
+  "walking past a budget of 30 posts": { countDirectlyUpTo: -1, walkBatch: 7, walkBudget: 30 },
+  "walking past a budget of 1,500 posts": { countDirectlyUpTo: -1, walkBatch: 1000, walkBudget: 1500 },
+};
+
+describe("postgres most popular posts", () => {
+  let server: TestPostgres;
+  let store: PostgresStore;
+  let pool: pg.Pool;
+  before(async () => {
+    server = await startTestPostgres();
+    const url = await server.createDatabase("popular_posts");
+    store = await openPostgresStore({ url });
+    pool = await openPostgresPool({ url });
+    await loadDemoData(store, { posts: 6000, now: NOW });
+  });
+  after(async () => {
+    await pool?.end();
+    await store?.close();
+    await server?.stop();
+  });
+
+  it("ranks the same by counting, walking and a walk handed over to counting, as a count of every click", async () => {
+    const [{ clicks }] = (await rows<{ clicks: number }>(pool, "SELECT count(*) AS clicks FROM clicks")) as [
+      { clicks: number },
+    ];
+    assert.ok(clicks > 2000, `the demo data has clicks to rank (${clicks})`);
+    // Windows from hours to more than the demo's 90 days of clicks; under and over half of them.
+    for (const days of [0.25, 1, 3, 10, 30, 44, 60, 89, 36_500]) {
+      for (const categoryId of [null, 1, 3]) {
+        for (const limit of [1, 7, 50, 1000]) {
+          const since = NOW - days * DAY;
+          const expected = await rows<{ id: number; n: number }>(
+            pool,
+            `SELECT k.post_id AS id, count(*) AS n FROM clicks k JOIN posts p ON p.id = k.post_id
+              WHERE k.clicked_at >= $1 AND ($2::int IS NULL OR p.category_id = $2)
+              GROUP BY k.post_id, p.post_date ORDER BY n DESC, p.post_date DESC, k.post_id DESC LIMIT $3`,
+            [since, categoryId, limit],
+          );
+          let first: unknown;
+          for (const [way, tuning] of Object.entries(ways)) {
+            const label = `${way}: ${days} days, category ${categoryId}, limit ${limit}`;
+            const got = await mostPopularPosts(pool, { since, limit, categoryId }, tuning);
+            assert.deepEqual(
+              got.map((p) => ({ id: p.postId, n: p.periodClicks })),
+              expected,
+              label,
+            );
+            if (first === undefined) first = got;
+            else assert.deepEqual(got, first, `${label}: the same columns as counting`);
+          }
+        }
+      }
+    }
+  });
+
+  it("reads each post's columns as the other operations do", async () => {
+    const [top] = await mostPopularPosts(
+      pool,
+      { since: NOW - 10 * DAY, limit: 1, categoryId: null },
+      ways.counting,
+    );
+    const [walked] = await mostPopularPosts(
+      pool,
+      { since: NOW - 10 * DAY, limit: 1, categoryId: null },
+      ways["walking 7 posts a statement"]!,
+    );
+    assert.ok(top && walked);
+    const { periodClicks, ...post } = walked;
+    assert.equal(periodClicks, top.periodClicks);
+    const ofItsFeed = await store.postsByFeed({
+      feedId: post.feedId,
+      limit: 1000,
+      offset: 0,
+    });
+    assert.deepEqual(
+      ofItsFeed.find((p) => p.postId === post.postId),
+      post,
+    );
+  });
+});
