@@ -7,7 +7,9 @@
  *   `post_days` and the statistics to hold the page's matches), then, when that tier falls short,
  *   on all posts. A tier whose matches fill the page answers exactly: every post outside it is older.
  * - `relevance`: the same tier finds the 10,000 newest matches (all of them when fewer match),
- *   and only those are ranked, as spec §4 allows.
+ *   and only those are ranked, as spec §4 allows. When no tier is worth it but the newest three
+ *   quarters of the posts or fewer should hold 10,000 matches, older matches are dropped as they
+ *   are read (a date cutoff): fewer to score and sort.
  * - `clicks`: a short walk of the (clicks, id) index, else the highest tier of click counts (16
  *   or more, 8 or more, ...) expected to hold the page, then all posts; a tier that fills the page
  *   answers exactly: every post outside it has fewer clicks.
@@ -30,6 +32,7 @@ import { languagesFacet } from "./postgres-search-facets.js";
 import {
   clickTier,
   condition,
+  dayCutoff,
   dayTier,
   expectation,
   type Match,
@@ -79,8 +82,12 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
   const expected = await expectation(sql, match);
   await sampleNewest(sql, match, expected);
   const tier = await dayTier(sql, page.languageIds, RANKED_NEWEST, expected);
-  for (const facet of tier ? [tier, null] : [null]) {
-    const where = condition(match, facet, 4);
+  // Without a tier, the newest days that should hold the ranked matches may still be few enough
+  // for the older matches to be dropped as they are read (see dayCutoff).
+  const cutoff = tier ? null : await dayCutoff(sql, page.languageIds, RANKED_NEWEST, expected);
+  const narrowed = tier !== null || cutoff !== null;
+  for (const narrow of narrowed ? [true, false] : [false]) {
+    const where = condition(match, narrow ? tier : null, 4, narrow ? cutoff : null);
     // A tier (or a query of up to 4 times as many matches as are ranked) is scored as its matches
     // are found: ranking them all costs less than reading the newest again by id (on the 1M demo,
     // 22,940 matches 34 against 39 ms, 34,882 67 against 72-75 ms, 43,086 80 against 79 ms).
@@ -92,8 +99,8 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
     // 34.6 against 39.0 ms; 'the' in its day tier 17.5 against 20.3 ms).
     const found = await rows<{ id: number; score: number; ranked: number }>(
       sql,
-      facet || expected.matches <= 4 * RANKED_NEWEST
-        ? `SELECT id, score, ${facet ? "count(*) OVER ()" : "0"} AS ranked FROM (
+      narrow || expected.matches <= 4 * RANKED_NEWEST
+        ? `SELECT id, score, ${narrow ? "count(*) OVER ()" : "0"} AS ranked FROM (
               SELECT id, score FROM (
                 SELECT p.id, p.post_date, ${SEARCH_SCORE} AS score FROM posts p WHERE ${where.sql} OFFSET 0
               ) m ORDER BY post_date DESC, id DESC LIMIT ${RANKED_NEWEST}
@@ -104,9 +111,11 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
             ORDER BY score DESC, p.id DESC LIMIT $2 OFFSET $3`,
       [match.words, page.limit, page.offset, ...where.params],
     );
-    // An empty page of a tier says nothing about how many it ranked: only the plain query is sure.
-    // (The plain query's count is never read, so it is not counted: 2-3 ms for 10,000 ranked.)
-    if (facet === null || (found.length > 0 && found[0]!.ranked >= RANKED_NEWEST)) return found;
+    // A narrowed search that ranked 10,000 ranked the newest 10,000 of all: every match it left
+    // out is older. An empty page of one says nothing about how many it ranked: only the plain
+    // query is sure. (The plain query's count is never read, so it is not counted: 2-3 ms for
+    // 10,000 ranked.)
+    if (!narrow || (found.length > 0 && found[0]!.ranked >= RANKED_NEWEST)) return found;
   }
   return [];
 }

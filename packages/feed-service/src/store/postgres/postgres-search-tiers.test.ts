@@ -182,6 +182,87 @@ describe("postgres search tiers", () => {
     }
   });
 
+  /** The search's statements that read matches through GIN, for `searchPosts` on a wrapped pool. */
+  function recordingMatchReads(): { sql: Sql; reads: string[] } {
+    const reads: string[] = [];
+    const sql: Sql = {
+      query: ((config: string | { text: string }, values?: unknown[]) => {
+        const text = typeof config === "string" ? config : config.text;
+        if (text.includes(`${SEARCH_EXPRESSION} @@ $`) && !text.startsWith("EXPLAIN")) reads.push(text);
+        return pool.query(config as string, values);
+      }) as Sql["query"],
+    };
+    return { sql, reads };
+  }
+  const CUTOFF = "p.post_date + 0 >=";
+
+  it("ranks by relevance among the newest days' matches only when those hold 10,000", async () => {
+    // "the" is in 40% of the posts: the newest days that hold 10,000 of its 24,000 matches (with
+    // the margin) are more than half the posts, too many for a tier, so older matches are dropped
+    // as they are read.
+    for (const offset of [0, 20, 9990]) {
+      const { sql, reads } = recordingMatchReads();
+      const page = {
+        query: parseSearchQuery("the"),
+        sort: "relevance" as const,
+        offset,
+        limit: 20,
+        languageIds: null,
+      };
+      const got = await searchPosts(sql, page);
+      assert.equal(reads.length, 1, `one reading of the matches at ${offset}`);
+      assert.ok(reads[0]!.includes(CUTOFF), `the reading keeps the newest days only at ${offset}`);
+      const want = await reference("the", "relevance", page);
+      assert.deepEqual(
+        got.map((r) => [r.postId, r.score]),
+        want.map((r) => [r.id, r.score]),
+      );
+    }
+    // When those days hold fewer matches than the statistics and the newest posts promised (here
+    // "the" is taken out of days 2 to 30), every match is read again and the answer stays exact.
+    await pool.query("ALTER TABLE posts SET (autovacuum_enabled = false)");
+    await pool.query(
+      "CREATE TABLE saved_vectors AS SELECT id, search_vector FROM posts WHERE post_date < $1 AND post_date >= $2",
+      [T0 - 1000 * 86_400, T0 - 30_000 * 86_400],
+    );
+    try {
+      await pool.query(
+        "UPDATE posts p SET search_vector = ts_delete(p.search_vector, 'the') FROM saved_vectors s WHERE s.id = p.id",
+      );
+      // The planner's row counts as before the update (not its word statistics, which it keeps).
+      await pool.query("VACUUM posts");
+      for (const offset of [0, 9990]) {
+        const { sql, reads } = recordingMatchReads();
+        const page = {
+          query: parseSearchQuery("the"),
+          sort: "relevance" as const,
+          offset,
+          limit: 20,
+          languageIds: null,
+        };
+        const got = await searchPosts(sql, page);
+        assert.deepEqual(
+          reads.map((text) => text.includes(CUTOFF)),
+          [true, false],
+          `the newest days first, then every match, at ${offset}`,
+        );
+        const want = await reference("the", "relevance", page);
+        assert.ok(want.length > 0);
+        assert.deepEqual(
+          got.map((r) => [r.postId, r.score]),
+          want.map((r) => [r.id, r.score]),
+        );
+      }
+    } finally {
+      await pool.query(
+        "UPDATE posts p SET search_vector = s.search_vector FROM saved_vectors s WHERE s.id = p.id",
+      );
+      await pool.query("DROP TABLE saved_vectors");
+      await pool.query("VACUUM posts");
+      await pool.query("ALTER TABLE posts RESET (autovacuum_enabled)");
+    }
+  });
+
   it("reads the posts per day again beside a search once they are old, never holding one up", async () => {
     let reads = 0;
     let release: (() => void) | undefined;
