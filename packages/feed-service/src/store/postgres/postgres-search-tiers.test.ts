@@ -196,30 +196,32 @@ describe("postgres search tiers", () => {
   }
   const CUTOFF = "p.post_date + 0 >=";
 
+  /** Searches "the" by relevance at `offset`, checks the page against the reference, returns the readings. */
+  async function theByRelevanceExactly(offset: number): Promise<string[]> {
+    const { sql, reads } = recordingMatchReads();
+    const page = { offset, limit: 20, languageIds: null };
+    const got = await searchPosts(sql, { ...page, query: parseSearchQuery("the"), sort: "relevance" });
+    const want = await reference("the", "relevance", page);
+    assert.ok(want.length > 0);
+    assert.deepEqual(
+      got.map((r) => [r.postId, r.score]),
+      want.map((r) => [r.id, r.score]),
+      `"the" by relevance at ${offset}`,
+    );
+    return reads;
+  }
+
   it("ranks by relevance among the newest days' matches only when those hold 10,000", async () => {
     // "the" is in 40% of the posts: the newest days that hold 10,000 of its 24,000 matches (with
     // the margin) are more than half the posts, too many for a tier, so older matches are dropped
     // as they are read.
     for (const offset of [0, 20, 9990]) {
-      const { sql, reads } = recordingMatchReads();
-      const page = {
-        query: parseSearchQuery("the"),
-        sort: "relevance" as const,
-        offset,
-        limit: 20,
-        languageIds: null,
-      };
-      const got = await searchPosts(sql, page);
+      const reads = await theByRelevanceExactly(offset);
       assert.equal(reads.length, 1, `one reading of the matches at ${offset}`);
       assert.ok(reads[0]!.includes(CUTOFF), `the reading keeps the newest days only at ${offset}`);
-      const want = await reference("the", "relevance", page);
-      assert.deepEqual(
-        got.map((r) => [r.postId, r.score]),
-        want.map((r) => [r.id, r.score]),
-      );
     }
     // When those days hold fewer matches than the statistics and the newest posts promised (here
-    // "the" is taken out of days 2 to 30), every match is read again and the answer stays exact.
+    // "the" is taken out of the 29 days before the newest), every match is read again, exactly.
     await pool.query("ALTER TABLE posts SET (autovacuum_enabled = false)");
     await pool.query(
       "CREATE TABLE saved_vectors AS SELECT id, search_vector FROM posts WHERE post_date < $1 AND post_date >= $2",
@@ -232,25 +234,10 @@ describe("postgres search tiers", () => {
       // The planner's row counts as before the update (not its word statistics, which it keeps).
       await pool.query("VACUUM posts");
       for (const offset of [0, 9990]) {
-        const { sql, reads } = recordingMatchReads();
-        const page = {
-          query: parseSearchQuery("the"),
-          sort: "relevance" as const,
-          offset,
-          limit: 20,
-          languageIds: null,
-        };
-        const got = await searchPosts(sql, page);
         assert.deepEqual(
-          reads.map((text) => text.includes(CUTOFF)),
+          (await theByRelevanceExactly(offset)).map((text) => text.includes(CUTOFF)),
           [true, false],
           `the newest days first, then every match, at ${offset}`,
-        );
-        const want = await reference("the", "relevance", page);
-        assert.ok(want.length > 0);
-        assert.deepEqual(
-          got.map((r) => [r.postId, r.score]),
-          want.map((r) => [r.id, r.score]),
         );
       }
     } finally {
