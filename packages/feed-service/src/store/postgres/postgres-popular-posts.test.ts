@@ -25,7 +25,7 @@ const ways: Record<string, PopularPostsTuning> = {
     walkBudget: Number.MAX_SAFE_INTEGER,
   },
   "walking past a budget of 30 posts": { countDirectlyUpTo: -1, walkBatch: 7, walkBudget: 30 },
-  "walking past a budget of 1,500 posts": { countDirectlyUpTo: -1, walkBatch: 1000, walkBudget: 1500 },
+  "walking with a budget of 1,500 posts": { countDirectlyUpTo: -1, walkBatch: 1000, walkBudget: 1500 },
 };
 
 describe("postgres most popular posts", () => {
