@@ -182,13 +182,21 @@ describe("postgres search tiers", () => {
     }
   });
 
-  /** The search's statements that read matches through GIN, for `searchPosts` on a wrapped pool. */
-  function recordingMatchReads(): { sql: Sql; reads: string[] } {
-    const reads: string[] = [];
+  /**
+   * The search's statements that read matches through GIN, each with the tsquery it hands the
+   * index, for `searchPosts` on a wrapped pool.
+   */
+  function recordingMatchReads(): { sql: Sql; reads: Array<{ text: string; indexed: string }> } {
+    const reads: Array<{ text: string; indexed: string }> = [];
     const sql: Sql = {
-      query: ((config: string | { text: string }, values?: unknown[]) => {
+      query: ((config: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
         const text = typeof config === "string" ? config : config.text;
-        if (text.includes(`${SEARCH_EXPRESSION} @@ $`) && !text.startsWith("EXPLAIN")) reads.push(text);
+        const params = (typeof config === "string" ? values : config.values) ?? [];
+        const gin = text.indexOf(`${SEARCH_EXPRESSION} @@ $`);
+        if (gin >= 0 && !text.startsWith("EXPLAIN")) {
+          const n = Number(/^\$(\d+)/.exec(text.slice(gin + SEARCH_EXPRESSION.length + 4))![1]);
+          reads.push({ text, indexed: String(params[n - 1]) });
+        }
         return pool.query(config as string, values);
       }) as Sql["query"],
     };
@@ -208,7 +216,7 @@ describe("postgres search tiers", () => {
       want.map((r) => [r.id, r.score]),
       `"the" by relevance at ${offset}`,
     );
-    return reads;
+    return reads.map((read) => read.text);
   }
 
   it("ranks by relevance among the newest days' matches only when those hold 10,000", async () => {
@@ -306,22 +314,11 @@ describe("postgres search tiers", () => {
     for (const terms of ['"the w5"', '"k3 the"', 'the -"w5 k5"', "the"]) {
       for (const sort of ["date", "relevance", "clicks"] as const) {
         for (const offset of [0, 3990, 23_000]) {
-          // The tsquery each statement reading matches hands to the GIN index.
-          const indexed: string[] = [];
-          const counting: Sql = {
-            query: ((config: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
-              const text = typeof config === "string" ? config : config.text;
-              const params = (typeof config === "string" ? values : config.values) ?? [];
-              const gin = text.indexOf(`${SEARCH_EXPRESSION} @@ $`);
-              if (gin >= 0 && !text.startsWith("EXPLAIN")) {
-                const n = Number(/^\$(\d+)/.exec(text.slice(gin + SEARCH_EXPRESSION.length + 4))![1]);
-                indexed.push(String(params[n - 1]));
-              }
-              return pool.query(config as string, values);
-            }) as Sql["query"],
-          };
+          const { sql: counting, reads } = recordingMatchReads();
           const page = { query: parseSearchQuery(terms), sort, offset, limit: 20, languageIds: null };
           await searchPosts(counting, page);
+          // The tsquery each statement reading matches hands to the GIN index.
+          const indexed = reads.map((read) => read.indexed);
           const label = `${terms} by ${sort} at ${offset}: ${JSON.stringify(indexed)}`;
           // Walks answer some pages without reading matches through GIN; none reads them thrice.
           assert.ok(indexed.length <= 2, label);
