@@ -8,6 +8,13 @@ export const POST_COLUMNS = `p.id AS "postId", p.title AS "postTitle", p.link AS
   p.post_date AS "postDate", p.feed_id AS "feedId", f.name AS "feedName", p.category_id AS "categoryId",
   c.name AS "categoryName", p.language_id AS "languageId", p.clicks AS "clicks"`;
 
+/**
+ * The posts' own columns that POST_COLUMNS reads (the rest come from POST_JOINS), for a subquery
+ * named `p` to carry them to a query that selects POST_COLUMNS from it.
+ */
+export const POST_ROW =
+  "p.id, p.title, p.link, p.excerpt, p.post_date, p.feed_id, p.category_id, p.language_id, p.clicks";
+
 export const POST_JOINS = "JOIN feeds f ON f.id = p.feed_id LEFT JOIN categories c ON c.id = p.category_id";
 
 export const FEED_COLUMNS = `f.id AS "feedId", f.name AS "feedName", f.url AS "feedUrl", f.site_url AS "siteUrl",

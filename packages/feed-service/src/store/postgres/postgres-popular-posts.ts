@@ -17,7 +17,7 @@
  */
 
 import type { PostRecord } from "../store.js";
-import { NEWEST_FIRST, POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
+import { NEWEST_FIRST, POST_COLUMNS, POST_JOINS, POST_ROW } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 
 /** How the cost is bounded; tests shrink the sizes to reach every way on a small database. */
@@ -31,10 +31,6 @@ export interface PopularPostsTuning {
 }
 
 const TUNING: PopularPostsTuning = { countDirectlyUpTo: 90_000, walkBatch: 1_000, walkBudget: 12_000 };
-
-/** The posts' own columns that POST_COLUMNS reads, for a subquery named `p` to carry. */
-const POST_ROW =
-  "p.id, p.title, p.link, p.excerpt, p.post_date, p.feed_id, p.category_id, p.language_id, p.clicks";
 
 type PopularPost = PostRecord & { periodClicks: number };
 
@@ -121,11 +117,11 @@ async function walkTopPosts(
   const top: Ranked[] = [];
   let cursor: Ranked | null = null;
   let read = 0;
+  const period = countWithin
+    ? "(SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at >= $1)"
+    : "p.clicks - (SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at < $1)";
   for (;;) {
     const params: unknown[] = [args.since];
-    const period = countWithin
-      ? "(SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at >= $1)"
-      : "p.clicks - (SELECT count(*) FROM clicks k WHERE k.post_id = p.id AND k.clicked_at < $1)";
     const conditions = ["p.clicks > 0"];
     if (args.categoryId !== null) {
       params.push(args.categoryId);
