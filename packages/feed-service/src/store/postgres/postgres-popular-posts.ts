@@ -188,13 +188,14 @@ export async function mostPopularPosts(
   const [first] = await rows<{ at: number | null }>(sql, "SELECT min(clicked_at) AS at FROM clicks");
   if (first!.at === null) return [];
   if (args.since <= first!.at) return allTimeTopPosts(sql, args);
-  const [clicks] = await rows<{ in_window: number; total: number }>(
+  const [window] = await rows<{ n: number }>(
     sql,
-    `SELECT coalesce(sum(clicks) FILTER (WHERE day >= post_day($1)), 0) AS in_window,
-      coalesce(sum(clicks), 0) AS total FROM click_days`,
+    "SELECT coalesce(sum(clicks), 0) AS n FROM click_days WHERE day >= post_day($1)",
     [args.since],
   );
-  if (clicks!.in_window <= tuning.countDirectlyUpTo) return countWindow(sql, args);
-  const walked = await walkTopPosts(sql, args, clicks!.in_window * 2 < clicks!.total, tuning);
+  if (window!.n <= tuning.countDirectlyUpTo) return countWindow(sql, args);
+  // Only a walk needs the total of all clicks (to pick its probe): about 0.5 ms counting skips.
+  const [all] = await rows<{ n: number }>(sql, "SELECT coalesce(sum(clicks), 0) AS n FROM click_days");
+  const walked = await walkTopPosts(sql, args, window!.n * 2 < all!.n, tuning);
   return walked === null ? countWindow(sql, args) : withColumns(sql, walked);
 }
