@@ -53,10 +53,10 @@ describe("postgres read side", () => {
       const [settings] = await store.readSide.cheap((sql) =>
         rows(
           sql,
-          "SELECT current_setting('statement_timeout') AS t, current_setting('work_mem') AS m, current_setting('enable_seqscan') AS s",
+          "SELECT current_setting('statement_timeout') AS t, current_setting('work_mem') AS m, current_setting('enable_seqscan') AS s, current_setting('jit') AS j",
         ),
       );
-      assert.deepEqual(settings, { t: "300ms", m: "32MB", s: "off" });
+      assert.deepEqual(settings, { t: "300ms", m: "32MB", s: "off", j: "off" });
       // The connection is usable again, and writes (the primary pool) have no deadline.
       assert.deepEqual(
         (await store.languages()).map((l) => l.languageCode),
