@@ -55,25 +55,44 @@ const TIME_LEVELS = [
   { name: "yr", days: 364 },
 ] as const;
 
+/** One time lexeme: the block of `days` days from day `first`. */
+export interface TimeBlock {
+  lexeme: string;
+  first: number;
+  days: number;
+}
+
 /**
- * The OR of the fewest time lexemes that cover every day from `from` to `to` (and at most a
- * block past it): days up to a week's start, weeks up to a month's, months up to a year's, years.
- *
- * @example
- * sinceDayFacet(20_466, 20_468); // "(' day 20466' | ' day 20467' | ' mo 731')"
+ * The fewest time blocks that cover every day from `from` to `to` (and at most a block past it):
+ * days up to a week's start, weeks up to a month's, months up to a year's, years.
  */
-export function sinceDayFacet(from: number, to: number): string {
-  const lexemes: string[] = [];
+export function sinceDayBlocks(from: number, to: number): TimeBlock[] {
+  const blocks: TimeBlock[] = [];
   let day = from;
   TIME_LEVELS.forEach((level, i) => {
     const next = TIME_LEVELS[i + 1]?.days;
     // `day` is a multiple of level.days here; emit blocks until it is one of the next level's.
     while (day <= to && (next === undefined || ((day % next) + next) % next !== 0)) {
-      lexemes.push(` ${level.name} ${Math.floor(day / level.days)}`);
+      blocks.push({ lexeme: ` ${level.name} ${Math.floor(day / level.days)}`, first: day, days: level.days });
       day += level.days;
     }
   });
-  return anyLexeme(lexemes);
+  return blocks;
+}
+
+/** The OR of time blocks' lexemes. */
+export function blocksFacet(blocks: readonly TimeBlock[]): string {
+  return anyLexeme(blocks.map((b) => b.lexeme));
+}
+
+/**
+ * The OR of the fewest time lexemes that cover every day from `from` to `to` (see sinceDayBlocks).
+ *
+ * @example
+ * sinceDayFacet(20_466, 20_468); // "(' day 20466' | ' day 20467' | ' mo 731')"
+ */
+export function sinceDayFacet(from: number, to: number): string {
+  return blocksFacet(sinceDayBlocks(from, to));
 }
 
 /** The OR of language lexemes (ids are whole numbers). */

@@ -57,7 +57,7 @@ async function newestPage(sql: Sql, match: Match, page: Page): Promise<number[]>
   } else {
     await sampleNewest(sql, match, expected);
   }
-  const tier = await dayTier(sql, page.languageIds, need, expected);
+  const tier = await dayTier(sql, match, need, expected);
   for (const facet of tier ? [tier, null] : [null]) {
     const where = condition(match, facet, 3);
     const found = await rows<{ id: number }>(
@@ -81,7 +81,7 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
   if (page.offset >= RANKED_NEWEST) return [];
   const expected = await expectation(sql, match);
   await sampleNewest(sql, match, expected);
-  const tier = await dayTier(sql, page.languageIds, RANKED_NEWEST, expected);
+  const tier = await dayTier(sql, match, RANKED_NEWEST, expected);
   // Without a tier, the newest days that should hold the ranked matches may still be few enough
   // for the older matches to be dropped as they are read (see dayCutoff).
   const cutoff = tier ? null : await dayCutoff(sql, page.languageIds, RANKED_NEWEST, expected);

@@ -298,6 +298,40 @@ describe("postgres search tiers", () => {
     }
   });
 
+  it("starts a one-word tier at its first day's week when GIN then skips the week, exactly", async () => {
+    // k3 is in 7.7% of the posts (1,000 a day): a day's block holds fewer posts than the word, so
+    // GIN walks it whole; a week's holds more and is only skipped through, worth one more day or
+    // up to four of the word's posts read. "the" (40%) walks weeks too: its tiers never start early.
+    // Deeper pages start their tiers a day apart (62 more matches of k3 take ~1,000 more posts), so
+    // the first days fall on every day of the week.
+    const starts: string[] = [];
+    for (const terms of ["k3", "the"]) {
+      const pages = [
+        ...Array.from({ length: 10 }, (_, i) => ({ sort: "date" as const, offset: 600 + 62 * i })),
+        { sort: "relevance" as const, offset: 0 },
+      ];
+      for (const { sort, offset } of pages) {
+        const page = { offset, limit: 20, languageIds: null };
+        const { sql, reads } = recordingMatchReads();
+        const got = await searchPosts(sql, { ...page, query: parseSearchQuery(terms), sort });
+        const want = await reference(terms, sort, page);
+        const label = `${terms} by ${sort} at ${offset}: ${reads.map((r) => r.indexed).join(" then ")}`;
+        assert.deepEqual(
+          got.map((r) => [r.postId, ...(sort === "relevance" ? [r.score] : [])]),
+          want.map((r) => [r.id, ...(sort === "relevance" ? [r.score] : [])]),
+          label,
+        );
+        // The first of the tier's time blocks: a day before a week's start, or a week.
+        const block = / & \(' (day|wk|mo|yr) /.exec(reads[0]?.indexed ?? "")?.[1];
+        if (block) starts.push(`${terms} ${block}`);
+      }
+    }
+    // Without the earlier start, six first days of seven would begin with a day block.
+    const dayStarts = (terms: string) => starts.filter((start) => start === `${terms} day`).length;
+    assert.ok(dayStarts("k3") <= 4, `tiers start: ${starts}`);
+    assert.ok(dayStarts("the") >= 6, `tiers start: ${starts}`);
+  });
+
   it("reads the posts per day again beside a search once they are old, never holding one up", async () => {
     let reads = 0;
     let release: (() => void) | undefined;
