@@ -37,6 +37,7 @@ import { migratePostgres } from "./postgres-migrations.js";
 import { mostPopularPosts } from "./postgres-popular-posts.js";
 import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
+import { readSearchPlanning } from "./postgres-search-plan.js";
 import { searchPosts } from "./postgres-search-queries.js";
 import { warmPostgres } from "./postgres-warm.js";
 import { PostgresWebSubStore } from "./postgres-websub-store.js";
@@ -266,9 +267,14 @@ export class PostgresStore implements Store {
     );
     return row!.v;
   }
-  /** Loads the tables and indexes into the read server's shared buffers (see postgres-warm.ts). */
-  warmCache(onProgress?: WarmProgress): Promise<WarmReport> {
-    return warmPostgres(this.#read.pool, onProgress);
+  /**
+   * Loads the tables and indexes into the read server's shared buffers (see postgres-warm.ts),
+   * then reads what sizes searches, so that the first one does not wait for it.
+   */
+  async warmCache(onProgress?: WarmProgress): Promise<WarmReport> {
+    const report = await warmPostgres(this.#read.pool, onProgress);
+    await readSearchPlanning(this.#read.pool);
+    return report;
   }
   async close(): Promise<void> {
     await this.#pool.end().catch(() => {});

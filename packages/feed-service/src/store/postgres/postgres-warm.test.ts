@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { seedCorpus } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { rows } from "./postgres-connection.js";
@@ -72,6 +73,40 @@ describe("postgres cache warm-up", () => {
       "SHOW statement_timeout",
     );
     assert.equal(deadline!.statement_timeout, "10s");
+  });
+
+  it("reads what sizes searches while it warms, so that the first search does not wait for it", async () => {
+    /** The statements a relevance search reads through `target`'s read pool that size searches. */
+    async function planningReads(target: PostgresStore): Promise<string[]> {
+      const pool = target.readSide.pool;
+      const query = pool.query;
+      const texts: string[] = [];
+      pool.query = ((config: string | { text: string }, values?: unknown[]) => {
+        texts.push(typeof config === "string" ? config : config.text);
+        return (query as (text: string, values?: unknown[]) => Promise<pg.QueryResult>).call(
+          pool,
+          config as string,
+          values,
+        );
+      }) as typeof pool.query;
+      try {
+        const page = { query: parseSearchQuery("postgres"), sort: "relevance" as const, offset: 0, limit: 5 };
+        await target.searchPosts({ ...page, languageIds: null });
+      } finally {
+        pool.query = query;
+      }
+      return texts.filter(
+        (t) => t.includes("pg_stats") || (t.includes("FROM post_days") && t.includes("sum(posts)")),
+      );
+    }
+    const cold = await openPostgresStore({ url: server.url, schema: "warm_a" });
+    try {
+      assert.ok((await planningReads(cold)).length > 0, "a store not warmed reads them at its first search");
+    } finally {
+      await cold.close();
+    }
+    await store.warmCache();
+    assert.deepEqual(await planningReads(store), []);
   });
 
   it("only prefetches what does not fit the budget, and says so", async () => {
