@@ -80,11 +80,6 @@ export function sinceDayBlocks(from: number, to: number): TimeBlock[] {
   return blocks;
 }
 
-/** The OR of time blocks' lexemes. */
-export function blocksFacet(blocks: readonly TimeBlock[]): string {
-  return anyLexeme(blocks.map((b) => b.lexeme));
-}
-
 /**
  * The OR of the fewest time lexemes that cover every day from `from` to `to` (see sinceDayBlocks).
  *
@@ -92,7 +87,7 @@ export function blocksFacet(blocks: readonly TimeBlock[]): string {
  * sinceDayFacet(20_466, 20_468); // "(' day 20466' | ' day 20467' | ' mo 731')"
  */
 export function sinceDayFacet(from: number, to: number): string {
-  return blocksFacet(sinceDayBlocks(from, to));
+  return anyLexeme(sinceDayBlocks(from, to).map((b) => b.lexeme));
 }
 
 /** The OR of language lexemes (ids are whole numbers). */

@@ -186,6 +186,14 @@ export async function readSearchPlanning(sql: Sql): Promise<void> {
   await Promise.all([postsPerDay(sql, null), leastCommonShare(sql)]);
 }
 
+/** How many of the newest days (`perDay`, newest first) it takes to hold `target` posts, and their posts. */
+function newestDaysReaching(perDay: readonly DayCount[], target: number): { days: number; posts: number } {
+  let posts = 0;
+  let days = 0;
+  while (days < perDay.length && posts < target) posts += perDay[days++]!.n;
+  return { days, posts };
+}
+
 /**
  * Matches among the posts of the newest days holding SAMPLE_POSTS (all languages; the query
  * holds its language facets), counted through GIN: on the 1M demo, 5,519 posts in 0.6-1.4 ms,
@@ -194,9 +202,7 @@ export async function readSearchPlanning(sql: Sql): Promise<void> {
  */
 async function newestSample(sql: Sql, match: Match): Promise<{ found: number; posts: number }> {
   const perDay = await postsPerDay(sql, null);
-  let posts = 0;
-  let days = 0;
-  while (days < perDay.length && posts < SAMPLE_POSTS) posts += perDay[days++]!.n;
+  const { days, posts } = newestDaysReaching(perDay, SAMPLE_POSTS);
   if (posts > 0 && posts <= MAX_SAMPLE_POSTS) {
     const where = condition(match, sinceDayFacet(perDay[days - 1]!.day, perDay[0]!.day), 1);
     const [row] = await rows<{ n: number }>(
@@ -328,7 +334,8 @@ export async function postsPerDay(
 /**
  * The first and the newest day with posts of the newest days that should hold `need` matches,
  * when they hold at most `maxShare` of the posts in scope (null when so few matches are expected
- * that reading them all costs less, or when those days hold more).
+ * that reading them all costs less, or when those days hold more), with the posts per day in
+ * scope they were found in.
  */
 async function newestDaysHolding(
   sql: Sql,
@@ -336,7 +343,7 @@ async function newestDaysHolding(
   need: number,
   expected: Pick<Expected, "matches">,
   maxShare: number,
-): Promise<{ first: number; newest: number } | null> {
+): Promise<{ first: number; newest: number; perDay: DayCount[] } | null> {
   if (expected.matches <= need * TIER_MARGIN) return null;
   const perDay = await postsPerDay(sql, languageIds);
   const total = perDay[0]?.total ?? 0;
@@ -344,11 +351,9 @@ async function newestDaysHolding(
   const share = Math.min(1, expected.matches / Math.max(1, total));
   const target = Math.max(MIN_TIER_POSTS, (need / share) * TIER_MARGIN);
   if (target > total * maxShare) return null;
-  let posts = 0;
-  let days = 0;
-  while (days < perDay.length && posts < target) posts += perDay[days++]!.n;
+  const { days, posts } = newestDaysReaching(perDay, target);
   if (posts < target) return null;
-  return { first: perDay[days - 1]!.day, newest: perDay[0]!.day };
+  return { first: perDay[days - 1]!.day, newest: perDay[0]!.day, perDay };
 }
 
 /** What reading a matching post costs against GIN passing over one item of a list (~9x on the demo). */
@@ -406,7 +411,8 @@ export async function dayTier(
   let first = days.first;
   const weekStart = first - (((first % 7) + 7) % 7);
   if (match.estimable && weekStart !== first) {
-    const postsOn = new Map((await postsPerDay(sql, null)).map((d) => [d.day, d.n]));
+    // A one-word query has no languages: its days were counted over all posts, as GIN's blocks hold.
+    const postsOn = new Map(days.perDay.map((d) => [d.day, d.n]));
     const cost = (from: number) => tierCost(from, last, postsOn, expected.matches, expected.share);
     if (cost(weekStart) < cost(first)) first = weekStart;
   }
