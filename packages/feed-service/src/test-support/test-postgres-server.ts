@@ -8,6 +8,9 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type pg from "pg";
+import { openPostgresPool, type PostgresPoolOptions } from "../store/postgres/postgres-connection.js";
+import { openPostgresStore, type PostgresStore } from "../store/postgres/postgres-store.js";
 
 export interface TestPostgres {
   /** `postgres://` URL of the `postgres` database. */
@@ -66,6 +69,49 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A store on a database of its own on a test server, with a pool of its own beside it. */
+export interface TestPostgresStore {
+  readonly store: PostgresStore;
+  readonly pool: pg.Pool;
+  /** Ends the pool, closes the store and stops the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a server, creates database `name` on it, and opens a store and a pool of `settings`
+ * there (tests that read or shape the tables directly).
+ *
+ * @example
+ * const db = await openTestPostgresStore("search_tiers");
+ * after(() => db.close());
+ */
+export async function openTestPostgresStore(
+  name: string,
+  settings?: PostgresPoolOptions["settings"],
+): Promise<TestPostgresStore> {
+  const server = await startTestPostgres();
+  let store: PostgresStore | undefined;
+  let pool: pg.Pool;
+  try {
+    const url = await server.createDatabase(name);
+    store = await openPostgresStore({ url });
+    pool = await openPostgresPool({ url, ...(settings ? { settings } : {}) });
+  } catch (error) {
+    await store?.close();
+    await server.stop();
+    throw error;
+  }
+  return {
+    store,
+    pool,
+    async close() {
+      await pool.end();
+      await store.close();
+      await server.stop();
     },
   };
 }

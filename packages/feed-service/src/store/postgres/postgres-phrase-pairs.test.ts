@@ -8,11 +8,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
-import { openPostgresPool } from "./postgres-connection.js";
+import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import { searchPosts } from "./postgres-search-queries.js";
-import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
+import type { PostgresStore } from "./postgres-store.js";
 import { toTsquery } from "./postgres-text-search.js";
 
 const T0 = Date.UTC(2026, 0, 10);
@@ -41,16 +40,14 @@ const vectors = [
   "性能:1 能:2 能改:3 改:4 x:5 能改:6 改:7 改善:8",
 ];
 
-let server: TestPostgres;
+let db: TestPostgresStore;
 let store: PostgresStore;
 let pool: pg.Pool;
 
 before(async () => {
-  server = await startTestPostgres();
-  const url = await server.createDatabase("phrase_pairs");
-  store = await openPostgresStore({ url });
   // As the store reads: through the index even on a table this small.
-  pool = await openPostgresPool({ url, settings: { enable_seqscan: "off" } });
+  db = await openTestPostgresStore("phrase_pairs", { enable_seqscan: "off" });
+  ({ store, pool } = db);
   const feed = await store.addFeed({ feedUrl: "https://a.test/feed", feedName: "A" });
   for (const [i, vector] of vectors.entries()) {
     await pool.query(
@@ -61,11 +58,7 @@ before(async () => {
   }
   await pool.query("ANALYZE posts");
 });
-after(async () => {
-  await pool?.end();
-  await store?.close();
-  await server?.stop();
-});
+after(() => db?.close());
 
 describe("phrases through pairs of neighbouring words", () => {
   it("finds what checking every post's vector finds", async () => {

@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { loadDemoData } from "../../demo/load-demo-data.js";
-import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
-import { openPostgresPool, rows } from "./postgres-connection.js";
+import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
+import { rows } from "./postgres-connection.js";
 import { mostPopularPosts, type PopularPostsTuning } from "./postgres-popular-posts.js";
-import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
+import type { PostgresStore } from "./postgres-store.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
@@ -29,21 +29,15 @@ const ways: Record<string, PopularPostsTuning> = {
 };
 
 describe("postgres most popular posts", () => {
-  let server: TestPostgres;
+  let db: TestPostgresStore;
   let store: PostgresStore;
   let pool: pg.Pool;
   before(async () => {
-    server = await startTestPostgres();
-    const url = await server.createDatabase("popular_posts");
-    store = await openPostgresStore({ url });
-    pool = await openPostgresPool({ url });
+    db = await openTestPostgresStore("popular_posts");
+    ({ store, pool } = db);
     await loadDemoData(store, { posts: 6000, now: NOW });
   });
-  after(async () => {
-    await pool?.end();
-    await store?.close();
-    await server?.stop();
-  });
+  after(() => db?.close());
 
   it("ranks the same by counting, walking and a walk handed over to counting, as a count of every click", async () => {
     const [{ clicks }] = (await rows<{ clicks: number }>(pool, "SELECT count(*) AS clicks FROM clicks")) as [

@@ -8,27 +8,25 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
+import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
-import { openPostgresPool, rows, type Sql } from "./postgres-connection.js";
+import { rows, type Sql } from "./postgres-connection.js";
 import { SEARCH_EXPRESSION, sinceDayFacet } from "./postgres-search-facets.js";
 import { DAY_COUNTS_TTL_MS, postsPerDay } from "./postgres-search-plan.js";
 import { RANKED_NEWEST, searchPosts } from "./postgres-search-queries.js";
-import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
+import type { PostgresStore } from "./postgres-store.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 
 const POSTS = 60_000;
 const T0 = Date.UTC(2026, 0, 10);
 
-let server: TestPostgres;
+let db: TestPostgresStore;
 let store: PostgresStore;
 let pool: pg.Pool;
 
 before(async () => {
-  server = await startTestPostgres();
-  const url = await server.createDatabase("search_tiers");
-  store = await openPostgresStore({ url });
-  pool = await openPostgresPool({ url });
+  db = await openTestPostgresStore("search_tiers");
+  ({ store, pool } = db);
   const fr = (await store.ensureLanguage("fr")).languageId;
   const a = await store.addFeed({ feedUrl: "https://a.test/feed", feedName: "A" });
   const b = await store.addFeed({ feedUrl: "https://b.test/feed", feedName: "B", languageId: fr });
@@ -45,11 +43,7 @@ before(async () => {
   );
   await pool.query("ANALYZE");
 });
-after(async () => {
-  await pool?.end();
-  await store?.close();
-  await server?.stop();
-});
+after(() => db?.close());
 
 /** The page as a plain query over every match would give it. */
 async function reference(
