@@ -110,11 +110,12 @@ function insertRanked(top: Ranked[], item: Ranked, limit: number): void {
 /**
  * The starts of two windows where popular posts work hard, for a query thread's warm-up: one of
  * the newest SCAN_CLICKS / 2 clicks (scanned) and one of the newest SCAN_CLICKS + 1 (the thinnest
- * window walked, so the deepest walk: the posts and clicks it reads include those of every longer
- * window's). Without them a thread's first such call pays for optimising the walk and the scan,
- * for the memory they take and for reading into its connection's cache the pages the walk needs,
- * 15-25 ms on the 1M demo. A warm-up over the newest 160,000 clicks instead left the newest
- * 90,000's first call at 24-32 ms against 16-19 warm (in process, three starts); this one, 17-19.
+ * window walked, so the deepest walk). Without them a thread's first such call pays for optimising
+ * the walk and the scan, for the memory they take and for reading into its connection's cache the
+ * pages the walk needs, 15-25 ms on the 1M demo. A warm-up over the newest 160,000 clicks instead
+ * left the newest 90,000's first call at 24-32 ms against 16-19 warm (in process, three starts);
+ * this one, 17-19. It does not cover everything a longer walk reads: in `serve`, after some thirty
+ * other heavy calls, that first call still took 21-32 ms in the thread against 16 warm.
  * Empty with fewer clicks.
  */
 export function heavyWindowStarts(stmts: StatementCache): number[] {
