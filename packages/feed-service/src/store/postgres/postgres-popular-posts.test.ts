@@ -73,6 +73,58 @@ describe("postgres most popular posts", () => {
     }
   });
 
+  it("walks on past a low first cut instead of handing a walk that fits its budget to counting", async () => {
+    // Sixty unclicked posts get thirty clicks long ago and one an hour ago: they lead the walk by
+    // all-time clicks, so its first batch fills the top with window counts of 1. The walk must
+    // raise that cut batch by batch, not read every post above it at once (over budget, counted).
+    await pool.query(
+      `WITH picked AS (SELECT id FROM posts WHERE clicks = 0 ORDER BY id LIMIT 60),
+        made AS (INSERT INTO clicks (post_id, clicked_at, client_hash)
+          SELECT id, CASE WHEN n = 0 THEN $1::bigint ELSE $2::bigint + n END, 'old' || n
+          FROM picked CROSS JOIN generate_series(0, 30) AS n RETURNING post_id)
+      UPDATE posts SET clicks = clicks + 31 WHERE id IN (SELECT id FROM picked)`,
+      [NOW - 3_600_000, NOW - 85 * DAY],
+    );
+    for (const days of [10, 30, 44, 60]) {
+      const since = NOW - days * DAY;
+      const limit = 50;
+      const expected = await rows<{ id: number; n: number }>(
+        pool,
+        `SELECT k.post_id AS id, count(*) AS n FROM clicks k JOIN posts p ON p.id = k.post_id
+          WHERE k.clicked_at >= $1 GROUP BY k.post_id, p.post_date
+          ORDER BY n DESC, p.post_date DESC, k.post_id DESC LIMIT $2`,
+        [since, limit],
+      );
+      const cut = expected[limit - 1]!.n;
+      const [reach] = await rows<{ posts: number; all: number }>(
+        pool,
+        "SELECT count(*) FILTER (WHERE clicks >= $1) AS posts, count(*) AS all FROM posts WHERE clicks > 0",
+        [cut],
+      );
+      const label = `${days} days: cut ${cut}, ${reach!.posts} of ${reach!.all} clicked posts reach it`;
+      assert.ok(cut > 1 && reach!.posts + limit < reach!.all, `${label}: a window the test is about`);
+      // Every post the walk needs is among those whose all-time count reaches the cut.
+      const tuning = { countDirectlyUpTo: -1, walkBatch: limit, walkBudget: reach!.posts + limit };
+      const statements: string[] = [];
+      const spy = {
+        query: (q: { text: string }) => {
+          statements.push(q.text);
+          return pool.query(q as never);
+        },
+      };
+      const got = await mostPopularPosts(spy as never, { since, limit, categoryId: null }, tuning);
+      assert.deepEqual(
+        got.map((p) => ({ id: p.postId, n: p.periodClicks })),
+        expected,
+        label,
+      );
+      assert.ok(
+        !statements.some((text) => text.includes("GROUP BY post_id")),
+        `${label}: walked, not counted`,
+      );
+    }
+  });
+
   it("reads each post's columns as the other operations do", async () => {
     const [top] = await mostPopularPosts(
       pool,

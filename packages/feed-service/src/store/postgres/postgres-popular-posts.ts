@@ -133,14 +133,14 @@ async function walkTopPosts(
       conditions.push(`(p.clicks, p.post_date, p.id) < ($${n - 2}, $${n - 1}, $${n})`);
     }
     // Once the top is full, only posts whose all-time count reaches its last window count can
-    // still enter it (a window count never exceeds the all-time one): read them all at once, one
-    // more than the budget allows, to learn whether they fit in it.
+    // still enter it (a window count never exceeds the all-time one), so a batch ends there. The
+    // walk goes on batch by batch: each raises the top's last count, and with it that bound.
     const floor = top.length === args.limit ? top[top.length - 1]!.period : null;
     if (floor !== null) {
       params.push(floor);
       conditions.push(`p.clicks >= $${params.length}`);
     }
-    const size = floor === null ? Math.min(walkBatch, walkBudget - read) : walkBudget - read + 1;
+    const size = Math.min(walkBatch, walkBudget - read);
     params.push(size);
     const batch = await rows<Ranked>(
       sql,
@@ -148,7 +148,6 @@ async function walkTopPosts(
         ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $${params.length}`,
       params,
     );
-    if (floor !== null && batch.length > walkBudget - read) return null;
     read += batch.length;
     for (const post of batch) {
       const last = top.length === args.limit ? top[top.length - 1]! : null;
