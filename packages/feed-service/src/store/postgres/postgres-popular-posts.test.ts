@@ -17,15 +17,36 @@ const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
 
 const ways: Record<string, PopularPostsTuning> = {
-  counting: { countDirectlyUpTo: Number.MAX_SAFE_INTEGER, walkBatch: 1000, walkBudget: 12_000 },
-  "walking 7 posts a statement": { countDirectlyUpTo: -1, walkBatch: 7, walkBudget: Number.MAX_SAFE_INTEGER },
+  counting: {
+    countDirectlyUpTo: Number.MAX_SAFE_INTEGER,
+    countInCategoryUpTo: Number.MAX_SAFE_INTEGER,
+    walkBatch: 1000,
+    walkBudget: 12_000,
+  },
+  "walking 7 posts a statement": {
+    countDirectlyUpTo: -1,
+    countInCategoryUpTo: -1,
+    walkBatch: 7,
+    walkBudget: Number.MAX_SAFE_INTEGER,
+  },
   "walking 1,000 posts a statement": {
     countDirectlyUpTo: -1,
+    countInCategoryUpTo: -1,
     walkBatch: 1000,
     walkBudget: Number.MAX_SAFE_INTEGER,
   },
-  "walking past a budget of 30 posts": { countDirectlyUpTo: -1, walkBatch: 7, walkBudget: 30 },
-  "walking with a budget of 1,500 posts": { countDirectlyUpTo: -1, walkBatch: 1000, walkBudget: 1500 },
+  "walking past a budget of 30 posts": {
+    countDirectlyUpTo: -1,
+    countInCategoryUpTo: -1,
+    walkBatch: 7,
+    walkBudget: 30,
+  },
+  "walking with a budget of 1,500 posts": {
+    countDirectlyUpTo: -1,
+    countInCategoryUpTo: -1,
+    walkBatch: 1000,
+    walkBudget: 1500,
+  },
 };
 
 describe("postgres most popular posts", () => {
@@ -104,7 +125,12 @@ describe("postgres most popular posts", () => {
       const label = `${days} days: cut ${cut}, ${reach!.posts} of ${reach!.all} clicked posts reach it`;
       assert.ok(cut > 1 && reach!.posts + limit < reach!.all, `${label}: a window the test is about`);
       // Every post the walk needs is among those whose all-time count reaches the cut.
-      const tuning = { countDirectlyUpTo: -1, walkBatch: limit, walkBudget: reach!.posts + limit };
+      const tuning = {
+        countDirectlyUpTo: -1,
+        countInCategoryUpTo: -1,
+        walkBatch: limit,
+        walkBudget: reach!.posts + limit,
+      };
       const statements: string[] = [];
       const spy = {
         query: (q: { text: string }) => {
