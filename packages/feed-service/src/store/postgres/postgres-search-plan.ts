@@ -5,6 +5,7 @@
  */
 import { rows, type Sql, translatePostgresError } from "./postgres-connection.js";
 import { DAY_MS } from "./postgres-page-seek.js";
+import { type Reading, reused } from "./postgres-reused-reading.js";
 import {
   clickTiersFacet,
   SEARCH_EXPRESSION,
@@ -268,47 +269,6 @@ export interface DayCount {
  * first search of a scope waits for them.
  */
 export const DAY_COUNTS_TTL_MS = 10_000;
-interface Reading<T> {
-  at: number;
-  value: T;
-  refreshing?: Promise<void>;
-}
-
-/**
- * `read()`'s value kept for `key` on `sql` in `cache`, read again when `ttlMs` old: beside the
- * search that finds it so, which uses the old value (only the first search of a key waits).
- */
-async function reused<T>(
-  cache: WeakMap<Sql, Map<string, Reading<T>>>,
-  sql: Sql,
-  key: string,
-  ttlMs: number,
-  now: () => number,
-  read: () => Promise<T>,
-): Promise<T> {
-  const entries = cache.get(sql) ?? new Map<string, Reading<T>>();
-  cache.set(sql, entries);
-  const readNow = async (): Promise<Reading<T>> => {
-    const at = now();
-    const value = await read();
-    if (entries.size > 100) entries.clear();
-    const entry = { at, value };
-    entries.set(key, entry);
-    return entry;
-  };
-  const kept = entries.get(key);
-  if (kept === undefined) return (await readNow()).value;
-  if (now() - kept.at >= ttlMs && kept.refreshing === undefined) {
-    // A failed reading leaves the old value for the next search to try again.
-    kept.refreshing = readNow().then(
-      () => undefined,
-      () => {
-        kept.refreshing = undefined;
-      },
-    );
-  }
-  return kept.value;
-}
 const dayCounts = new WeakMap<Sql, Map<string, Reading<DayCount[]>>>();
 
 /**

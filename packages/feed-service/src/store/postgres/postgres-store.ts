@@ -34,7 +34,7 @@ import { openPostgresPool, rows } from "./postgres-connection.js";
 import { claimDueFeeds, releaseFeedClaims, renewFeedClaim } from "./postgres-feed-claims.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
-import { mostPopularPosts } from "./postgres-popular-posts.js";
+import { allClicks, mostPopularPosts } from "./postgres-popular-posts.js";
 import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
 import { readSearchPlanning } from "./postgres-search-plan.js";
@@ -273,7 +273,7 @@ export class PostgresStore implements Store {
    */
   async warmCache(onProgress?: WarmProgress): Promise<WarmReport> {
     const report = await warmPostgres(this.#read.pool, onProgress);
-    await readSearchPlanning(this.#read.pool);
+    await Promise.all([readSearchPlanning(this.#read.pool), allClicks(this.#read.pool)]);
     return report;
   }
   async close(): Promise<void> {

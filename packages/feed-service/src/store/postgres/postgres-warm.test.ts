@@ -10,6 +10,7 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { seedCorpus } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { rows } from "./postgres-connection.js";
+import { allClicks } from "./postgres-popular-posts.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 import { warmPostgres } from "./postgres-warm.js";
 
@@ -75,8 +76,11 @@ describe("postgres cache warm-up", () => {
     assert.equal(deadline!.statement_timeout, "10s");
   });
 
-  it("reads what sizes searches while it warms, so that the first search does not wait for it", async () => {
-    /** The statements a relevance search reads through `target`'s read pool that size searches. */
+  it("reads what sizes searches and walks while it warms, so that the first ones do not wait for it", async () => {
+    /**
+     * The statements that size searches read by a relevance search through `target`'s read pool,
+     * and that of the total of all clicks, which a popular-posts walk reads to pick its probe.
+     */
     async function planningReads(target: PostgresStore): Promise<string[]> {
       const pool = target.readSide.pool;
       const query = pool.query;
@@ -92,16 +96,25 @@ describe("postgres cache warm-up", () => {
       try {
         const page = { query: parseSearchQuery("postgres"), sort: "relevance" as const, offset: 0, limit: 5 };
         await target.searchPosts({ ...page, languageIds: null });
+        await allClicks(pool);
       } finally {
         pool.query = query;
       }
       return texts.filter(
-        (t) => t.includes("pg_stats") || (t.includes("FROM post_days") && t.includes("sum(posts)")),
+        (t) =>
+          t.includes("pg_stats") ||
+          (t.includes("FROM post_days") && t.includes("sum(posts)")) ||
+          t.includes("FROM click_days"),
       );
     }
     const cold = await openPostgresStore({ url: server.url, schema: "warm_a" });
     try {
-      assert.ok((await planningReads(cold)).length > 0, "a store not warmed reads them at its first search");
+      const reads = await planningReads(cold);
+      assert.ok(reads.length > 1, "a store not warmed reads them at its first search");
+      assert.ok(
+        reads.some((t) => t.includes("FROM click_days")),
+        "and the total of all clicks at its first walk",
+      );
     } finally {
       await cold.close();
     }
