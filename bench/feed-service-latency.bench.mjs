@@ -93,7 +93,7 @@ async function daysBackHolding(clicks) {
   }
   return lo;
 }
-// Popular posts count a window's clicks post by post up to a size (SQLite 80,000 clicks, 50,000
+// Popular posts count a window's clicks post by post up to a size (SQLite 56,000 clicks, 52,000
 // in a category; PostgreSQL 78,000 and 60,000), and beyond it walk the posts by all-time clicks,
 // which a thin window makes long (cut short at a budget, and counted after all). The heaviest
 // windows are therefore near those sizes: the newest 45,000 and 90,000 clicks, each with and

@@ -265,7 +265,7 @@ describe("SQLite bounded reads", () => {
 });
 
 describe("SQLite popular posts warm-up windows", () => {
-  it("start at the 40,000th and the 80,001st newest click, when there are that many", async () => {
+  it("start at the 28,000th and the 56,001st newest click, when there are that many", async () => {
     const db = new Database(":memory:");
     migrateSqlite(db);
     const stmts = new StatementCache(db);
@@ -277,12 +277,12 @@ describe("SQLite popular posts warm-up windows", () => {
     const addClicks = (from: number, to: number) =>
       db.exec(`WITH RECURSIVE n(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM n WHERE i < ${to})
         INSERT INTO clicks (post_id, clicked_at, client_hash) SELECT ${postId}, ${NOW} - i * 1000, 'c' || i FROM n`);
-    addClicks(1, 39_999);
+    addClicks(1, 27_999);
     assert.deepEqual(heavyWindowStarts(stmts), []);
-    addClicks(40_000, 80_000);
-    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 40_000_000]);
-    addClicks(80_001, 80_010);
-    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 40_000_000, NOW - 80_001_000]);
+    addClicks(28_000, 56_000);
+    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 28_000_000]);
+    addClicks(56_001, 56_010);
+    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 28_000_000, NOW - 56_001_000]);
     await store.close();
   });
 });

@@ -4,10 +4,10 @@
  *   thousand index entries);
  * - a long one: the clicked posts are walked by all-time clicks (`posts.clicks`), most first and
  *   newest first within a count (`posts_by_clicks`), and each post's window count is its all-time
- *   count less its clicks before the window. A post's window count is at most its all-time count,
- *   so the walk stops once the next post's all-time count cannot beat the page's last row (Fagin's
- *   threshold algorithm). Over a long window the two counts are close and the walk ends after
- *   about `limit` posts.
+ *   count less its clicks before the window (`clicks_by_post_time`, migration 12). A post's
+ *   window count is at most its all-time count, so the walk stops once the next post's all-time
+ *   count cannot beat the page's last row (Fagin's threshold algorithm). Over a long window the
+ *   two counts are close and the walk ends after about `limit` posts.
  * The window's size is known beforehand from `feed_click_days` (migration 8); the walk is also
  * cut short, for the scan, once it has cost about what the scan would (a post for every
  * WALK_COST_IN_CLICKS clicks of the window).
@@ -18,20 +18,20 @@ import { postsInOrder } from "./sqlite-post-queries.js";
 
 const DAY = 86_400_000;
 /**
- * Windows of up to this many clicks are scanned: about 0.3 µs a click, 22-26 ms at this size on
- * the 1M demo. Below it a thin window's walk is the longer: 9,900 posts (31 ms) against a 12.5 ms
- * scan for 46,000 clicks; 6,600 posts (20 ms) against 21 ms for 78,000.
+ * Windows of up to this many clicks are scanned: about 0.27 µs a click, 14-15 ms at this size on
+ * the 1M demo. Below it a thin window's walk is the longer: 9,700 posts (15.4 ms) against a 13.5 ms
+ * scan for 51,300 clicks; above it 6,800 posts (11.0 ms) against 14.6 for 56,600.
  */
-const SCAN_CLICKS = 80_000;
-/** A walked post costs about as much as this many scanned clicks (2-3 µs a post). */
-const WALK_COST_IN_CLICKS = 10;
+const SCAN_CLICKS = 56_000;
+/** A walked post costs about as much as this many scanned clicks (1.5-2.0 µs a post). */
+const WALK_COST_IN_CLICKS = 7;
 /**
  * Within a category the scan also looks up every windowed post's category, while the walk reads
- * one category's posts (1.5-1.9 µs a post): it wins from about 50,000 clicks. Categories 1 and 3
- * of the 1M demo: 51,000 clicks scanned in 15.5-16.0 ms, walked in 12.1-14.7; 62,000 in 18.7-19.9
- * against 10.9-12.0.
+ * one category's posts (1.4-1.7 µs a post). Categories 1 and 3 of the 1M demo: 46,100 clicks
+ * scanned in 14.3-15.0 ms, walked in 13.8-15.2 (9,700-9,900 posts, past the budget: walk and scan
+ * together took 40); 51,300 scanned in 16.5-17.2, walked in 12.1-13.4.
  */
-const SCAN_CATEGORY_CLICKS = 50_000;
+const SCAN_CATEGORY_CLICKS = 52_000;
 const WALK_CATEGORY_COST_IN_CLICKS = 5;
 const BATCH = 256;
 
@@ -80,7 +80,7 @@ export function walkAllTime(stmts: StatementCache, args: Args, budget: number): 
       ORDER BY clicks DESC, post_date DESC, id DESC LIMIT ?`)
     .raw();
   const earlier = stmts
-    .get(`SELECT post_id, count(*) FROM clicks INDEXED BY clicks_by_client
+    .get(`SELECT post_id, count(*) FROM clicks INDEXED BY clicks_by_post_time
       WHERE post_id IN (SELECT value FROM json_each(?)) AND clicked_at < ? GROUP BY post_id`)
     .raw();
   const scopeValues = args.categoryId === null ? [] : [args.categoryId];
