@@ -75,6 +75,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
 
 /** A store on a database of its own on a test server, with a pool of its own beside it. */
 export interface TestPostgresStore {
+  /** The database's URL. */
+  readonly url: string;
   readonly store: PostgresStore;
   readonly pool: pg.Pool;
   /** Ends the pool, closes the store and stops the server. */
@@ -96,8 +98,9 @@ export async function openTestPostgresStore(
   const server = await startTestPostgres();
   let store: PostgresStore | undefined;
   let pool: pg.Pool;
+  let url: string;
   try {
-    const url = await server.createDatabase(name);
+    url = await server.createDatabase(name);
     store = await openPostgresStore({ url });
     pool = await openPostgresPool({ url, ...(settings ? { settings } : {}) });
   } catch (error) {
@@ -106,6 +109,7 @@ export async function openTestPostgresStore(
     throw error;
   }
   return {
+    url,
     store,
     pool,
     async close() {

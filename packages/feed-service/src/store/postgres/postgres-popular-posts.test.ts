@@ -9,8 +9,8 @@ import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { loadDemoData } from "../../demo/load-demo-data.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
-import { rows } from "./postgres-connection.js";
-import { mostPopularPosts, type PopularPostsTuning } from "./postgres-popular-posts.js";
+import { openPostgresPool, rows } from "./postgres-connection.js";
+import { mostPopularPosts, type PopularPostsTuning, warmPopularPosts } from "./postgres-popular-posts.js";
 import type { PostgresStore } from "./postgres-store.js";
 
 const DAY = 86_400_000;
@@ -148,6 +148,34 @@ describe("postgres most popular posts", () => {
         !statements.some((text) => text.includes("GROUP BY post_id")),
         `${label}: walked, not counted`,
       );
+    }
+  });
+
+  it("warms up by answering once in every way, with no category and in one", async () => {
+    // One connection, so that every statement the warm-up prepared is on the one asked.
+    const one = await openPostgresPool({ url: db.url, max: 1 });
+    try {
+      const tuning = {
+        countDirectlyUpTo: 400,
+        countInCategoryUpTo: 300,
+        walkBatch: 1000,
+        walkBudget: 12_000,
+      };
+      await warmPopularPosts(one, tuning);
+      const prepared = (
+        await rows<{ statement: string }>(one, "SELECT statement FROM pg_prepared_statements")
+      ).map((r) => r.statement);
+      const has = (what: string, test: (text: string) => boolean) =>
+        assert.ok(prepared.some(test), `${what} was prepared on the connection`);
+      const counting = (t: string) => t.includes("GROUP BY post_id");
+      const walking = (t: string) => t.startsWith("SELECT p.id, p.clicks");
+      has("counting", (t) => counting(t) && !t.includes("p.category_id = $"));
+      has("counting in a category", (t) => counting(t) && t.includes("p.category_id = $3"));
+      has("walking with window counts", (t) => walking(t) && t.includes("k.clicked_at >= $1"));
+      has("walking with earlier counts", (t) => walking(t) && t.includes("k.clicked_at < $1"));
+      has("walking in a category", (t) => walking(t) && t.includes("p.category_id = $2"));
+    } finally {
+      await one.end();
     }
   });
 

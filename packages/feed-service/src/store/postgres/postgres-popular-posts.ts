@@ -208,6 +208,37 @@ export function allClicks(sql: Sql, now: () => number = Date.now): Promise<numbe
   });
 }
 
+/**
+ * Answers popular posts once in each of the ways a window can take (counted, walked counting the
+ * window's clicks, walked subtracting the clicks before it; with no category and in the first
+ * one), for nothing, so that a connection's first such call does not pay for preparing their
+ * statements: on the 1M demo a first walk over half the clicks took 33 ms against 24 after, the
+ * first count in a category 29 against 25. The windows are the newest clicks in the numbers that
+ * lead to each way; a way the database has too few clicks for is skipped.
+ */
+export async function warmPopularPosts(sql: Sql, tuning: PopularPostsTuning = TUNING): Promise<void> {
+  const [all, categories] = await Promise.all([
+    allClicks(sql),
+    rows<{ id: number }>(sql, "SELECT id FROM categories ORDER BY id LIMIT 1"),
+  ]);
+  const newest = [
+    Math.floor(Math.min(tuning.countDirectlyUpTo, tuning.countInCategoryUpTo) / 2),
+    Math.max(tuning.countDirectlyUpTo, tuning.countInCategoryUpTo) + 1,
+    Math.floor((all * 3) / 4),
+  ].filter((n) => n > 0 && n <= all);
+  for (const n of newest) {
+    const [start] = await rows<{ at: number }>(
+      sql,
+      "SELECT clicked_at AS at FROM clicks ORDER BY clicked_at DESC OFFSET $1 LIMIT 1",
+      [n - 1],
+    );
+    if (start === undefined) continue;
+    for (const categoryId of [null, ...categories.map((c) => c.id)]) {
+      await mostPopularPosts(sql, { since: Number(start.at), limit: 1000, categoryId }, tuning);
+    }
+  }
+}
+
 export async function mostPopularPosts(
   sql: Sql,
   args: { since: number; limit: number; categoryId: number | null },

@@ -34,7 +34,7 @@ import { openPostgresPool, rows } from "./postgres-connection.js";
 import { claimDueFeeds, releaseFeedClaims, renewFeedClaim } from "./postgres-feed-claims.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
-import { allClicks, mostPopularPosts } from "./postgres-popular-posts.js";
+import { allClicks, mostPopularPosts, warmPopularPosts } from "./postgres-popular-posts.js";
 import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
 import { readSearchPlanning } from "./postgres-search-plan.js";
@@ -269,11 +269,13 @@ export class PostgresStore implements Store {
   }
   /**
    * Loads the tables and indexes into the read server's shared buffers (see postgres-warm.ts),
-   * then reads what sizes searches, so that the first one does not wait for it.
+   * then reads what sizes searches and walks, so that the first one does not wait for it, and
+   * answers popular posts once in each way (warmPopularPosts).
    */
   async warmCache(onProgress?: WarmProgress): Promise<WarmReport> {
     const report = await warmPostgres(this.#read.pool, onProgress);
     await Promise.all([readSearchPlanning(this.#read.pool), allClicks(this.#read.pool)]);
+    await warmPopularPosts(this.#read.pool);
     return report;
   }
   async close(): Promise<void> {
