@@ -34,7 +34,7 @@ import { openPostgresPool, rows } from "./postgres-connection.js";
 import { claimDueFeeds, releaseFeedClaims, renewFeedClaim } from "./postgres-feed-claims.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
-import { allClicks, mostPopularPosts, warmPopularPosts } from "./postgres-popular-posts.js";
+import { mostPopularPosts, warmPopularPosts } from "./postgres-popular-posts.js";
 import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
 import { readSearchPlanning } from "./postgres-search-plan.js";
@@ -274,7 +274,8 @@ export class PostgresStore implements Store {
    */
   async warmCache(onProgress?: WarmProgress): Promise<WarmReport> {
     const report = await warmPostgres(this.#read.pool, onProgress);
-    await Promise.all([readSearchPlanning(this.#read.pool), allClicks(this.#read.pool)]);
+    await readSearchPlanning(this.#read.pool);
+    // It reads the total of all clicks first, which a walk would otherwise wait for.
     await warmPopularPosts(this.#read.pool);
     return report;
   }

@@ -10,7 +10,7 @@
  *   two counts are close and the walk ends after about `limit` posts.
  * The window's size is known beforehand from `feed_click_days` (migration 8); the walk is also
  * cut short, for the scan, once it has cost about what the scan would (a post for every
- * WALK_COST_IN_CLICKS clicks of the window).
+ * `walkCostInClicks` clicks of the window).
  */
 import type { PostRecord } from "../store.js";
 import type { StatementCache } from "./sqlite-connection.js";
@@ -18,21 +18,19 @@ import { postsInOrder } from "./sqlite-post-queries.js";
 
 const DAY = 86_400_000;
 /**
- * Windows of up to this many clicks are scanned: about 0.27 µs a click, 14-15 ms at this size on
- * the 1M demo. Below it a thin window's walk is the longer: 9,700 posts (15.4 ms) against a 13.5 ms
- * scan for 51,300 clicks; above it 6,800 posts (11.0 ms) against 14.6 for 56,600.
+ * With no category: windows of up to `scanClicks` clicks are scanned, about 0.27 µs a click, 14-15
+ * ms at this size on the 1M demo. Below it a thin window's walk is the longer: 9,700 posts (15.4
+ * ms) against a 13.5 ms scan for 51,300 clicks; above it 6,800 posts (11.0 ms) against 14.6 for
+ * 56,600. A walked post costs about as much as `walkCostInClicks` scanned clicks (1.5-2.0 µs).
  */
-const SCAN_CLICKS = 56_000;
-/** A walked post costs about as much as this many scanned clicks (1.5-2.0 µs a post). */
-const WALK_COST_IN_CLICKS = 7;
+const WHOLE = { scanClicks: 56_000, walkCostInClicks: 7 };
 /**
- * Within a category the scan also looks up every windowed post's category, while the walk reads
- * one category's posts (1.4-1.7 µs a post). Categories 1 and 3 of the 1M demo: 46,100 clicks
+ * In a category the scan also looks up every windowed post's category, while the walk reads one
+ * category's posts (1.4-1.7 µs a post). Categories 1 and 3 of the 1M demo: 46,100 clicks
  * scanned in 14.3-15.0 ms, walked in 13.8-15.2 (9,700-9,900 posts, past the budget: walk and scan
  * together took 40); 51,300 scanned in 16.5-17.2, walked in 12.1-13.4.
  */
-const SCAN_CATEGORY_CLICKS = 52_000;
-const WALK_CATEGORY_COST_IN_CLICKS = 5;
+const IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
 const BATCH = 256;
 
 /** A ranked post: id, window clicks, post_date. */
@@ -117,10 +115,10 @@ function insertRanked(top: Ranked[], item: Ranked, limit: number): void {
 
 /**
  * The starts of two windows where popular posts work hard, for a query thread's warm-up: one of
- * the newest SCAN_CLICKS / 2 clicks (scanned) and one of the newest SCAN_CLICKS + 1 (the thinnest
- * window walked, so the deepest walk). Without them a thread's first such call pays for optimising
- * the walk and the scan, for the memory they take and for reading into its connection's cache the
- * pages the walk needs, 15-25 ms on the 1M demo. A warm-up over the newest 160,000 clicks instead
+ * the newest WHOLE.scanClicks / 2 clicks (scanned) and one of the newest WHOLE.scanClicks + 1 (the
+ * thinnest window walked, so the deepest walk). Without them a thread's first such call pays for
+ * optimising the walk and the scan, for the memory they take and for reading into its connection's
+ * cache the pages the walk needs, 15-25 ms on the 1M demo. A warm-up over the newest 160,000 clicks instead
  * left the newest 90,000's first call at 24-32 ms against 16-19 warm (in process, three starts);
  * this one, 17-19. It does not cover everything a longer walk reads: in `serve`, after some thirty
  * other heavy calls, that first call still took 21-32 ms in the thread against 16 warm.
@@ -130,7 +128,7 @@ export function heavyWindowStarts(stmts: StatementCache): number[] {
   const nth = stmts
     .get("SELECT clicked_at FROM clicks INDEXED BY clicks_by_time ORDER BY clicked_at DESC LIMIT 1 OFFSET ?")
     .pluck();
-  return [SCAN_CLICKS / 2, SCAN_CLICKS + 1].flatMap((n) => {
+  return [WHOLE.scanClicks / 2, WHOLE.scanClicks + 1].flatMap((n) => {
     const at = nth.get(n - 1) as number | undefined;
     return at === undefined ? [] : [at];
   });
@@ -148,11 +146,10 @@ export function mostPopularPosts(
 ): Array<PostRecord & { periodClicks: number }> {
   if (args.limit === 0) return [];
   const clicks = windowClicksAtMost(stmts, args.since);
-  const inCategory = args.categoryId !== null;
+  const { scanClicks, walkCostInClicks } = args.categoryId === null ? WHOLE : IN_CATEGORY;
   const ranked =
-    (clicks > (inCategory ? SCAN_CATEGORY_CLICKS : SCAN_CLICKS)
-      ? walkAllTime(stmts, args, clicks / (inCategory ? WALK_CATEGORY_COST_IN_CLICKS : WALK_COST_IN_CLICKS))
-      : null) ?? scanWindow(stmts, args);
+    (clicks > scanClicks ? walkAllTime(stmts, args, clicks / walkCostInClicks) : null) ??
+    scanWindow(stmts, args);
   // By id, not by position: a post deleted by another process between the two statements would
   // otherwise shift every later count onto the wrong row.
   const counts = new Map(ranked.map(([id, n]) => [id, n]));
