@@ -1,5 +1,5 @@
 /**
- * An entry's language: the tag the feed or entry declares (the store maps it by primary subtag),
+ * An entry's language: the tag the feed or entry declares (the store files it by language),
  * else a guess from the text with tinyld, else `und` (spec §4: "Undetermined").
  *
  * tinyld is loaded on the first guess, not at import: loading its model costs ~0.35 s of CPU in
@@ -22,8 +22,8 @@ function detect(text: string): string {
 const minimumTextForDetection = 40;
 
 /**
- * A declared tag in BCP 47 form (`pt_BR` -> `pt-BR`), or null when it is not one. The store maps
- * it to the row of its primary subtag.
+ * A declared tag in BCP 47 form (`pt_BR` -> `pt-BR`), or null when it is not one. The store files
+ * it under its language (store/language-tags.ts).
  */
 export function declaredTag(tag: string | null | undefined): string | null {
   if (!tag) return null;

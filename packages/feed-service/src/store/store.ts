@@ -215,7 +215,7 @@ export interface Store {
   removeCategory(id: number): Promise<boolean>;
   addSmartCategory(args: { name: string; query: string; key?: string }): Promise<SmartCategoryRecord>;
   removeSmartCategory(id: number): Promise<boolean>;
-  /** The language row for a BCP 47 tag's primary subtag (`en-US` -> `en`), created when new. */
+  /** The language row a BCP 47 tag files under (`en-US` -> `en`, `zh-TW` -> `zh-Hant`), created when new. */
   ensureLanguage(code: string, name?: string): Promise<LanguageRecord>;
   addFeed(feed: NewFeed): Promise<FeedAdminRecord>;
   removeFeed(id: number): Promise<boolean>;
