@@ -330,13 +330,36 @@ export function outputFeedsSuite(backend: TestBackend): void {
       await problem(
         "/feeds/recent.rss?limit=201",
         400,
-        /^The limit argument of an output feed must be a whole number from 0 to 200; got "201"\.$/,
+        /^The limit query parameter of an output feed must be a whole number from 0 to 200; got "201"\.$/,
       );
       await problem("/feeds/recent.atom?languageIds=x", 400, /languageIds argument/);
       await problem("/feeds/categories/99.json", 404, /^No category has id 99\.$/);
       await problem("/feeds/smart-categories/99.rss", 404, /^No smart category has id 99\.$/);
       await problem("/feeds/search.rss", 400, /^The q query parameter is required/);
-      assert.equal((await get("/feeds/recent.xml")).status, 404);
+      await problem(
+        "/feeds/search.atom?q=%20",
+        400,
+        /^The q query parameter must be text of 1 to 256 characters/,
+      );
+      await problem(
+        "/feeds/recent.xml",
+        404,
+        /^An output feed ends in \.rss, \.atom or \.json; got \.xml\.$/,
+      );
+      for (const [method, path] of [
+        ["POST", "/feeds/recent.rss"],
+        ["DELETE", "/feeds/categories/1.atom"],
+        ["PUT", "/feeds/search.json?q=x"],
+      ]) {
+        const res = await fetch(service.baseUrl + path!, { method });
+        assert.equal(res.status, 405, `${method} ${path}`);
+        assert.equal(res.headers.get("allow"), "GET, HEAD");
+        assert.equal(res.headers.get("content-type"), "application/problem+json; charset=utf-8");
+        assert.match(
+          String(((await res.json()) as { detail: string }).detail),
+          /answers GET and HEAD only; got/,
+        );
+      }
       const two = (await (await get("/feeds/recent.json?limit=2")).json()) as { items: unknown[] };
       assert.equal(two.items.length, 2);
       const none = (await (await get("/feeds/recent.json?limit=0")).json()) as { items: unknown[] };

@@ -8,11 +8,11 @@
  */
 import type { Arguments } from "@feed-toolkit/soap";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { smartCategoryArguments } from "../api/api-arguments.js";
+import { inQueryTerms, smartCategoryArguments } from "../api/api-arguments.js";
 import { badArgument } from "../errors.js";
 import { requestBaseUrl } from "../http/base-url.js";
 import { entityTag, notModified } from "../http/conditional-get.js";
-import { sendOperationError } from "../http/problem-details.js";
+import { plainProblem, sendOperationError, sendProblem } from "../http/problem-details.js";
 import type { ResponseCache } from "../http/response-cache.js";
 import { answerBody } from "../http/sliced-body.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
@@ -67,7 +67,7 @@ function readFeedLimit(request: FeedRequest): number {
   const n = /^\s*\d{1,4}\s*$/.test(text) ? Number(text) : Number.NaN;
   if (!(n >= 0 && n <= maxFeedLimit)) {
     throw badArgument(
-      `The limit argument of an output feed must be a whole number from 0 to ${maxFeedLimit}; got ${describeValue(text)}.`,
+      `The limit query parameter of an output feed must be a whole number from 0 to ${maxFeedLimit}; got ${describeValue(text)}.`,
     );
   }
   return n;
@@ -156,6 +156,9 @@ export const feedKinds = {
 
 const formats = new Set<string>(["rss", "atom", "json"]);
 
+/** The search feed's `q` is the search operation's searchTerms: its messages say `q`. */
+const renamed = new Map([["searchTerms", "q"]]);
+
 export function createOutputFeeds(options: OutputFeedsOptions) {
   const { store, runner, publicUrl, cache, metrics, logError } = options;
   const now = options.now ?? Date.now;
@@ -185,13 +188,15 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
   }
 
   /** The handler of one kind of feed, whose route ends in `.:format`. */
-  return function feedRoute(kind: FeedKind) {
+  function route(kind: FeedKind) {
     const pure = runner.operation(kind.operation)?.pure === true;
     return async function outputFeed(request: FeedRequest, reply: FastifyReply): Promise<FastifyReply> {
       const format = request.params.format;
       if (!formats.has(format)) {
-        reply.code(404).header("content-type", "text/plain; charset=utf-8");
-        return reply.send("Not found: an output feed ends in .rss, .atom or .json.\n");
+        reply.header("access-control-allow-origin", "*");
+        const detail = `An output feed ends in .rss, .atom or .json; got .${format.slice(0, 20)}.`;
+        sendProblem(reply, plainProblem(404, detail, "FEED_NOT_FOUND"));
+        return reply;
       }
       const baseUrl = requestBaseUrl(request.raw, publicUrl);
       const key = pure ? cache?.key(request.url, "feed", baseUrl) : undefined;
@@ -215,9 +220,19 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
         return send(request, reply, format as FeedFormat, body, etag);
       } catch (error) {
         reply.header("access-control-allow-origin", "*");
-        sendOperationError(reply, error, logError, `GET ${request.url.split("?")[0]}`);
+        sendOperationError(reply, inQueryTerms(error, renamed), logError, `GET ${request.url.split("?")[0]}`);
         return reply;
       }
     };
-  };
+  }
+
+  /** A feed's path asked with a method other than GET or HEAD: 405 with `Allow`. */
+  async function methodNotAllowed(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    reply.header("access-control-allow-origin", "*").header("allow", "GET, HEAD");
+    const path = JSON.stringify(request.url.split("?")[0].slice(0, 100));
+    const detail = `The output feed ${path} answers GET and HEAD only; got ${request.method}.`;
+    sendProblem(reply, plainProblem(405, detail, "FEED_METHOD_NOT_ALLOWED"));
+  }
+
+  return { route, methodNotAllowed };
 }

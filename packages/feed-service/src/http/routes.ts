@@ -8,7 +8,7 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import { errorCodes, type FastifyInstance } from "fastify";
 import { queryParameter } from "../api/api-arguments.js";
-import { createJsonApi } from "../api/json-api.js";
+import { createJsonApi, refusedMethods } from "../api/json-api.js";
 import { openApiInfo } from "../api/openapi-info.js";
 import { createOutputFeeds, feedKinds } from "../feeds/output-feeds.js";
 import { instrumentRunner } from "../metrics/instrumented-runner.js";
@@ -155,8 +155,13 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       // JSON API (spec §5.1): route, operation, query parameters with their defaults.
       const page = { limit: 20, offset: 0 };
       const languages = { languageIds: "" };
-      const json = (path: string, operation: string, query?: Parameters<typeof api.route>[2]) =>
+      // A known path asked with another method gets 405 with Allow, not 404 (RFC 9110 §15.5.6).
+      const refuse = (path: string, handler: typeof api.methodNotAllowed) =>
+        app.route({ method: [...refusedMethods], url: path, ...hidden, handler });
+      const json = (path: string, operation: string, query?: Parameters<typeof api.route>[2]) => {
         app.get(path, api.route(path, operation, query));
+        refuse(path, api.methodNotAllowed);
+      };
       json("/api/v1/posts", "getMostRecentPosts", { ...page, ...languages });
       json("/api/v1/posts/popular", "getMostPopularPosts", { daysBack: 7, limit: 20, categoryId: null });
       json("/api/v1/search", "search", {
@@ -184,12 +189,18 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       json("/api/v1/languages/:languageId/feeds", "getFeedsByLanguage");
       app.options("/api/*", hidden, api.preflight);
       app.get("/api/v1/openapi.json", { ...hidden, onRequest: api.cors }, async () => app.swagger());
+      refuse("/api/v1/openapi.json", api.methodNotAllowed);
 
       // Output feeds (spec §5.2): .rss, .atom or .json.
-      app.get("/feeds/recent.:format", hidden, feed(feedKinds.recent));
-      app.get("/feeds/categories/:categoryId.:format", hidden, feed(feedKinds.category));
-      app.get("/feeds/smart-categories/:idOrKey.:format", hidden, feed(feedKinds.smartCategory));
-      app.get("/feeds/search.:format", hidden, feed(feedKinds.search));
+      for (const [path, kind] of [
+        ["/feeds/recent.:format", feedKinds.recent],
+        ["/feeds/categories/:categoryId.:format", feedKinds.category],
+        ["/feeds/smart-categories/:idOrKey.:format", feedKinds.smartCategory],
+        ["/feeds/search.:format", feedKinds.search],
+      ] as const) {
+        app.get(path, hidden, feed.route(kind));
+        refuse(path, feed.methodNotAllowed);
+      }
 
       // Web pages (spec §5.3): server-rendered HTML over the same runner, its hashed assets, the
       // OpenSearch description and the favicon.
