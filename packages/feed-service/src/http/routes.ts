@@ -92,6 +92,12 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
+  // Every answer, plain text included (the WebSub verification echoes a hub's challenge), tells
+  // browsers not to guess another type from its bytes (Fetch §X-Content-Type-Options).
+  app.addHook("onRequest", (_request, reply, done) => {
+    reply.header("x-content-type-options", "nosniff");
+    done();
+  });
   app.addHook("onResponse", (request, reply, done) => {
     metrics.httpRequest(
       request.routeOptions.url ?? "unmatched",
