@@ -113,7 +113,7 @@ test("admin commands: categories, languages, smart categories, feeds — tables,
     "--category",
     "news",
     "--language",
-    "pt",
+    "pt-br",
     "--json",
     ...db,
   ]);
