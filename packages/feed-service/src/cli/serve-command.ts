@@ -8,6 +8,7 @@ import { startBackgroundIngest } from "../ingest/background-ingest.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
+import { readSiteName } from "../site-name.js";
 import { megabytes } from "../store/cache-warm.js";
 import { defaultQueryTimeoutMs } from "../store/query-limits.js";
 import type { Store } from "../store/store.js";
@@ -33,6 +34,8 @@ options (each also as an environment variable):
                          soap:address and tracking links (default: from each request's Host);
                          with it, feeds that name a WebSub hub are subscribed to, with
                          callbacks under <url>/websub/
+  --site-name <name>     the site's name in feed and page titles and FEED_SERVICE_SITE_NAME
+                         the OpenSearch description (default "Feed aggregator")
   --no-ingest            do not refresh feeds while serving         FEED_SERVICE_NO_INGEST=1
   --no-warm              listen at once, without first reading the  FEED_SERVICE_NO_WARM=1
                          database into memory (by default a SQLite file that fits in half the
@@ -59,6 +62,7 @@ const options = {
   port: { type: "string", env: true },
   host: { type: "string", env: true },
   "public-url": { type: "string", env: true },
+  "site-name": { type: "string", env: true },
   "no-ingest": { type: "boolean", env: true },
   "no-warm": { type: "boolean", env: true },
   workers: { type: "string", env: true },
@@ -75,6 +79,8 @@ export interface ServeSettings {
   readonly port: number;
   readonly host: string;
   readonly publicUrl?: string;
+  /** The site's name in feeds, pages and the OpenSearch description. */
+  readonly siteName?: string;
   readonly ingest: boolean;
   /** Read the database into memory and prime the request path before listening; default false. */
   readonly warm?: boolean;
@@ -134,6 +140,7 @@ export async function serveStore(
     runner,
     publicUrl: settings.publicUrl,
     metricsAllow: settings.metricsAllow,
+    siteName: settings.siteName,
   });
   if (settings.warm) {
     // A stop during the warm-up ends it at the next chunk (SQLite) or table (PostgreSQL).
@@ -226,10 +233,12 @@ export const serveCommand: Command = {
       defaultQueryTimeoutMs,
       maxQueryTimeoutSeconds,
     );
+    const siteName = readStringOption(values, "site-name");
     const settings: ServeSettings = {
       port: readIntegerOption(values, "port", 8080, 0, 65535),
       host: readStringOption(values, "host") ?? "0.0.0.0",
       publicUrl: readStringOption(values, "public-url"),
+      siteName: siteName === undefined ? undefined : readSiteName(siteName, "--site-name"),
       // In a cluster (--workers N) one worker runs the background ingest, not every one.
       ingest: values["no-ingest"] !== true && runsIngestInCluster(),
       warm: values["no-warm"] !== true,

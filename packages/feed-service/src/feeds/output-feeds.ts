@@ -4,7 +4,8 @@
  * 200). A handler reads the arguments, calls the operation, and renders the posts; answers of
  * pure operations come from the answer cache while the data is unchanged. Both validators are
  * sent (ETag from the bytes, Last-Modified from the change clock) and either kind of conditional
- * request gets 304. Errors are problem documents, as in the JSON API.
+ * request gets 304. Errors are problem documents, as in the JSON API. Each feed's title starts
+ * with the site's name (`--site-name`), so a reader's list of subscriptions says whose it is.
  */
 import type { Arguments } from "@feed-toolkit/soap";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -22,6 +23,7 @@ import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
 import { ChangeClock } from "./change-clock.js";
 import { type FeedFormat, type FeedMeta, feedContentTypes, renderFeed } from "./feed-documents.js";
+import { itemTagSetting, proposedItemTag } from "./item-ids.js";
 
 export const defaultFeedLimit = 50;
 export const maxFeedLimit = 200;
@@ -34,6 +36,8 @@ export interface OutputFeedsOptions {
   readonly metrics: ServiceMetrics;
   readonly now?: () => number;
   readonly logError: (message: string) => void;
+  /** The site's name, first in every feed's title. */
+  readonly siteName: string;
 }
 
 type FeedRequest = FastifyRequest<{
@@ -51,7 +55,7 @@ interface FeedKind {
     request: FeedRequest,
     runner: OperationRunner,
     baseUrl: string,
-  ): Promise<Omit<FeedMeta, "selfUrl">>;
+  ): Promise<Omit<FeedMeta, "selfUrl" | "itemTag">>;
 }
 
 function queryText(request: FeedRequest, name: string): string | undefined {
@@ -160,9 +164,18 @@ const formats = new Set<string>(["rss", "atom", "json"]);
 const renamed = new Map([["searchTerms", "q"]]);
 
 export function createOutputFeeds(options: OutputFeedsOptions) {
-  const { store, runner, publicUrl, cache, metrics, logError } = options;
+  const { store, runner, publicUrl, cache, metrics, logError, siteName } = options;
   const now = options.now ?? Date.now;
   const clock = new ChangeClock();
+  let itemTag: Promise<string> | undefined;
+  /** The install's tagging entity, read (or chosen) once per process; asked again after a failure. */
+  function installItemTag(): Promise<string> {
+    itemTag ??= store.installSetting(itemTagSetting, () => proposedItemTag(publicUrl, now()));
+    return itemTag.catch((error: unknown) => {
+      itemTag = undefined;
+      throw error;
+    });
+  }
 
   function send(
     request: FeedRequest,
@@ -210,7 +223,13 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
           languageIds: queryText(request, "languageIds") ?? "",
         };
         const posts = (await runner.call(kind.operation, args, { baseUrl })) as unknown as PostItem[];
-        const meta = { ...(await kind.describe(request, runner, baseUrl)), selfUrl: baseUrl + request.url };
+        const described = await kind.describe(request, runner, baseUrl);
+        const meta = {
+          ...described,
+          title: `${siteName} — ${described.title}`,
+          selfUrl: baseUrl + request.url,
+          itemTag: await installItemTag(),
+        };
         const body = Buffer.from(renderFeed(format as FeedFormat, meta, posts), "utf8");
         const etag = entityTag(body);
         if (key !== undefined && version !== undefined) {

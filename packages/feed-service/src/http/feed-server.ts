@@ -38,6 +38,8 @@ export interface FeedServerOptions {
    * loopback only (`127.0.0.0/8,::1`). Anyone else gets 404.
    */
   readonly metricsAllow?: string;
+  /** The site's name in feeds, pages and the OpenSearch description (default "Feed aggregator"). */
+  readonly siteName?: string;
   /** Where unexpected handler errors are reported (server side only). */
   readonly logError?: (message: string) => void;
 }

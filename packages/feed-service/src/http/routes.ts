@@ -16,6 +16,7 @@ import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-acces
 import { createMetricsRoute } from "../metrics/metrics-route.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
+import { defaultSiteName } from "../site-name.js";
 import type { Store } from "../store/store.js";
 import { pages } from "../web/pages/page-table.js";
 import { createWebPages } from "../web/web-pages.js";
@@ -39,6 +40,7 @@ export interface RoutesOptions {
   readonly publicUrl: string | undefined;
   readonly now?: () => number;
   readonly metricsAllow?: string;
+  readonly siteName?: string;
   readonly logError: (message: string) => void;
 }
 
@@ -60,10 +62,21 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     parseMetricsAllow(options.metricsAllow ?? defaultMetricsAllow),
   );
   const api = createJsonApi({ store, runner, publicUrl, cache, metrics, logError });
-  const feed = createOutputFeeds({ store, runner, publicUrl, cache, metrics, now: options.now, logError });
+  const siteName = options.siteName ?? defaultSiteName;
+  const feed = createOutputFeeds({
+    store,
+    runner,
+    publicUrl,
+    cache,
+    metrics,
+    now: options.now,
+    logError,
+    siteName,
+  });
   const web = createWebPages({
     runner,
     publicUrl,
+    siteName,
     now: options.now,
     logError,
     dataVersion: (scope) =>

@@ -209,6 +209,11 @@ export interface Store {
   ): Promise<{ link: string } | undefined>;
   /** The per-install secret (created on first use) used to hash client addresses. */
   installSecret(): Promise<string>;
+  /**
+   * A per-install value kept in the database (copied by migrate-data), set from `propose` the
+   * first time it is asked for; every process and later run reads the same value.
+   */
+  installSetting(name: string, propose: () => string): Promise<string>;
 
   // --- admin ---
   addCategory(name: string): Promise<CategoryRecord>;
