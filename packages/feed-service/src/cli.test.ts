@@ -88,6 +88,15 @@ test("--help everywhere; usage errors exit 2 with one line on stderr", async () 
     blankName.stderr,
     /--site-name must be 1 to 100 characters of text without control characters; got " {2}"/,
   );
+  const badGuess = await cli(["serve", "--detect-languages", "en,xx"]);
+  assert.equal(badGuess.code, 2);
+  assert.match(
+    badGuess.stderr,
+    /--detect-languages must be none or a comma-separated list of languages the detector knows \(af,am,[^)]*\); got "xx"/,
+  );
+  const envGuess = await cli(["ingest"], { env: { FEED_SERVICE_DETECT_LANGUAGES: "klingon" } });
+  assert.equal(envGuess.code, 2);
+  assert.match(envGuess.stderr, /--detect-languages must be[^\n]*got "klingon"/);
   const replica = await cli(["serve", "--database", join(tempFolder(), "a.db"), "--read-database", "x.db"]);
   assert.equal(replica.code, 2);
   assert.match(replica.stderr, /read database can only be given with a postgres:\/\/ database/);

@@ -5,6 +5,7 @@ import { FeedServiceError } from "../errors.js";
 import { normalisePublicUrl } from "../http/base-url.js";
 import { createFeedServer } from "../http/feed-server.js";
 import { startBackgroundIngest } from "../ingest/background-ingest.js";
+import { readDetectableLanguages, setDetectableLanguages } from "../ingest/detectable-languages.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
@@ -36,6 +37,10 @@ options (each also as an environment variable):
                          callbacks under <url>/websub/
   --site-name <name>     the site's name in feed and page titles and FEED_SERVICE_SITE_NAME
                          the OpenSearch description (default "Feed aggregator")
+  --detect-languages <list>  languages ingest may guess for posts FEED_SERVICE_DETECT_LANGUAGES
+                         that declare none, comma-separated (en,de,fr), or none; other
+                         guesses, short texts and unsure ones are und (default: the 30
+                         languages most used on the web)
   --no-ingest            do not refresh feeds while serving         FEED_SERVICE_NO_INGEST=1
   --no-warm              listen at once, without first reading the  FEED_SERVICE_NO_WARM=1
                          database into memory (by default a SQLite file that fits in half the
@@ -63,6 +68,7 @@ const options = {
   host: { type: "string", env: true },
   "public-url": { type: "string", env: true },
   "site-name": { type: "string", env: true },
+  "detect-languages": { type: "string", env: true },
   "no-ingest": { type: "boolean", env: true },
   "no-warm": { type: "boolean", env: true },
   workers: { type: "string", env: true },
@@ -234,6 +240,8 @@ export const serveCommand: Command = {
       maxQueryTimeoutSeconds,
     );
     const siteName = readStringOption(values, "site-name");
+    const detect = readStringOption(values, "detect-languages");
+    if (detect !== undefined) setDetectableLanguages(readDetectableLanguages(detect));
     const settings: ServeSettings = {
       port: readIntegerOption(values, "port", 8080, 0, 65535),
       host: readStringOption(values, "host") ?? "0.0.0.0",
