@@ -430,6 +430,13 @@ export function outputFeedsSuite(backend: TestBackend): void {
         400,
         /^The q query parameter must be text of 1 to 256 characters/,
       );
+      // Paths that look like output feeds but are none: problem documents too, not pages.
+      await problem(
+        "/feeds/popular.rss",
+        404,
+        /^No output feed has the path "\/feeds\/popular\.rss"; they are \/feeds\/recent/,
+      );
+      await problem("/feeds/categories/1/posts.atom", 404, /^No output feed has the path/);
       await problem(
         "/feeds/recent.xml",
         404,

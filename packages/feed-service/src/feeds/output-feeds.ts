@@ -253,5 +253,13 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
     sendProblem(reply, plainProblem(405, detail, "FEED_METHOD_NOT_ALLOWED"));
   }
 
-  return { route, methodNotAllowed };
+  /** A path under /feeds/ that looks like an output feed but is none of them. */
+  function notFound(request: FastifyRequest, reply: FastifyReply): void {
+    reply.header("access-control-allow-origin", "*");
+    const path = JSON.stringify(request.url.split("?")[0].slice(0, 100));
+    const detail = `No output feed has the path ${path}; they are /feeds/recent.{ext}, /feeds/categories/{categoryId}.{ext}, /feeds/smart-categories/{idOrKey}.{ext} and /feeds/search.{ext}?q=…, with {ext} rss, atom or json.`;
+    sendProblem(reply, plainProblem(404, detail, "FEED_NOT_FOUND"));
+  }
+
+  return { route, methodNotAllowed, notFound };
 }

@@ -44,6 +44,11 @@ export interface RoutesOptions {
   readonly logError: (message: string) => void;
 }
 
+/** A path under /feeds/ ending in an output feed's extension: a feed reader's request. */
+function isFeedPath(url: string): boolean {
+  return /^\/feeds\/[^?]*\.(rss|atom|json)(\?|$)/.test(url);
+}
+
 /** Registers the routes on the root instance itself (no plugin scope), after the OpenAPI plugin. */
 function unscoped<T>(plugin: T): T {
   (plugin as Record<symbol, boolean>)[Symbol.for("skip-override")] = true;
@@ -122,6 +127,7 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
   });
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith("/api/")) return api.notFound(request, reply);
+    if (isFeedPath(request.url)) return feed.notFound(request, reply);
     // A person who mistyped an address gets the site's 404 page, with its navigation and search;
     // programs (no text/html in Accept, or not a GET) keep the short plain-text answer.
     const method = request.method;
@@ -231,7 +237,11 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       app.get("/smart-categories", hidden, web.page(pages.smartCategories));
       app.get("/smart-categories/:idOrKey", hidden, web.page(pages.smartCategory));
       app.get("/feeds", hidden, web.page(pages.feeds));
-      app.get("/feeds/:feedId", hidden, web.page(pages.feed));
+      // `/feeds/popular.rss` asks for an output feed that does not exist, not for a feed's page.
+      const feedPage = web.page(pages.feed);
+      app.get("/feeds/:feedId", hidden, (request, reply) =>
+        isFeedPath(request.url) ? feed.notFound(request, reply) : feedPage(request, reply),
+      );
       app.get("/languages", hidden, web.page(pages.languages));
       app.get("/assets/:file", hidden, web.asset);
       app.get("/opensearch.xml", hidden, web.openSearch);
