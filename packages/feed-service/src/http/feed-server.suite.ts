@@ -160,6 +160,18 @@ export function feedServerSuite(backend: TestBackend): void {
         await res.arrayBuffer();
         assert.equal(res.headers.get("x-content-type-options"), "nosniff", name);
       }
+      // A path that does not decode never reaches a route: still nosniff, and nothing echoed.
+      for (const [path, type] of [
+        ["/%zz", "text/plain; charset=utf-8"],
+        ["/api/v1/%zz", "application/problem+json; charset=utf-8"],
+        ["/feeds/recent.%zz", "application/problem+json; charset=utf-8"],
+      ]) {
+        const answer = await rawRequest(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        assert.match(answer, /^HTTP\/1\.1 400 /, path);
+        assert.match(answer, /\r\nx-content-type-options: nosniff\r\n/i, path);
+        assert.match(answer, new RegExp(`\r\ncontent-type: ${type.replace(/[+]/g, "\\+")}\r\n`, "i"), path);
+        assert.doesNotMatch(answer, /%zz/, `${path} is not echoed`);
+      }
       // The second identical SOAP call is answered from the cache by the fast lane, outside Fastify.
       for (const round of ["miss", "hit"]) {
         const res = await soapCall();

@@ -12,6 +12,7 @@ import { createServiceMetrics, type ServiceMetrics } from "../metrics/service-me
 import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
 import { normalisePublicUrl } from "./base-url.js";
+import { answerFrameworkError } from "./framework-errors.js";
 import { ResponseCache } from "./response-cache.js";
 import { registerRoutes } from "./routes.js";
 import { createSoapFastLane } from "./soap-fast-lane.js";
@@ -144,6 +145,7 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
     bodyLimit: maxBodyBytes,
     forceCloseConnections: true,
     logger: false,
+    frameworkErrors: answerFrameworkError,
   });
   registerRoutes(app, {
     ...options,
