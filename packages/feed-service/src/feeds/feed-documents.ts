@@ -11,7 +11,7 @@ import { escapeUTF8 } from "entities";
 import { generateAtomFeed, generateJsonFeed, generateRssFeed } from "feedsmith";
 import { escapeJsonMarkup } from "../http/json-text.js";
 import type { PostItem } from "../operations/column-sets.js";
-import { itemId } from "./item-ids.js";
+import { feedTagId, itemId } from "./item-ids.js";
 
 export type FeedFormat = "rss" | "atom" | "json";
 
@@ -30,6 +30,8 @@ export interface FeedMeta {
   readonly pageUrl: string;
   /** The install's tagging entity of item ids (item-ids.ts). */
   readonly itemTag: string;
+  /** The feed's path and query, which with the tagging entity make the Atom feed's id. */
+  readonly path: string;
 }
 
 const generator = "feed-service";
@@ -65,7 +67,7 @@ function rss(meta: FeedMeta, posts: readonly PostItem[]): string {
 
 function atom(meta: FeedMeta, posts: readonly PostItem[]): string {
   return generateAtomFeed({
-    id: meta.selfUrl,
+    id: feedTagId(meta.itemTag, meta.path),
     title: { value: text(meta.title), type: "text" },
     subtitle: { value: text(meta.description), type: "text" },
     updated: updatedOf(posts),
@@ -111,7 +113,7 @@ function json(meta: FeedMeta, posts: readonly PostItem[]): string {
 
 /**
  * @example
- * renderFeed("atom", { title: "Recent posts", description: "…", selfUrl, pageUrl, itemTag }, posts);
+ * renderFeed("atom", { title: "Recent posts", description: "…", selfUrl, pageUrl, itemTag, path }, posts);
  */
 export function renderFeed(format: FeedFormat, meta: FeedMeta, posts: readonly PostItem[]): string {
   if (format === "rss") return rss(meta, posts);

@@ -34,3 +34,14 @@ export function proposedItemTag(publicUrl: string | undefined, now: number): str
 export function itemId(itemTag: string, postId: number): string {
   return `${itemTag}post/${postId}`;
 }
+
+/**
+ * An Atom feed's own id, as lasting as its items': its path and query under the tagging entity.
+ *
+ * @example
+ * feedTagId("tag:feeds.example.org,2026-11-28:", "/feeds/recent.atom?languageIds=2");
+ * // "tag:feeds.example.org,2026-11-28:feeds/recent.atom?languageIds=2"
+ */
+export function feedTagId(itemTag: string, pathAndQuery: string): string {
+  return itemTag + pathAndQuery.replace(/^\/+/, "");
+}

@@ -290,6 +290,17 @@ export function outputFeedsSuite(backend: TestBackend): void {
         const two = itemIds(format, await getWithHost(`/feeds/recent.${format}`, "other-name.example:8080"));
         assert.equal(one.ids.length, recent.length, format);
         assert.deepEqual(two.ids, one.ids, `${format}: the same ids by either name`);
+        if (format === "atom") {
+          const feedId = (body: string) => /<feed[^>]*>[\s\S]*?<id>([^<]*)<\/id>/.exec(body)?.[1];
+          const [a, b] = await Promise.all(
+            ["feeds.one.example", "other-name.example:8080"].map((h) => getWithHost("/feeds/recent.atom", h)),
+          );
+          assert.match(
+            String(feedId(a!)),
+            /^tag:[0-9a-f]{16}\.feed-service\.invalid,2026-01-15:feeds\/recent\.atom$/,
+          );
+          assert.equal(feedId(b!), feedId(a!), "the Atom feed's own id does not follow the Host either");
+        }
         assert.notDeepEqual(two.links, one.links, `${format}: the links do follow the Host`);
         tag ??= /^(tag:[0-9a-f]{16}\.feed-service\.invalid,2026-01-15:)post\/\d+$/.exec(one.ids[0]!)?.[1];
         assert.ok(tag, `${format}: ${one.ids[0]}`);

@@ -55,7 +55,7 @@ interface FeedKind {
     request: FeedRequest,
     runner: OperationRunner,
     baseUrl: string,
-  ): Promise<Omit<FeedMeta, "selfUrl" | "itemTag">>;
+  ): Promise<Omit<FeedMeta, "selfUrl" | "itemTag" | "path">>;
 }
 
 function queryText(request: FeedRequest, name: string): string | undefined {
@@ -229,6 +229,7 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
           title: `${siteName} — ${described.title}`,
           selfUrl: baseUrl + request.url,
           itemTag: await installItemTag(),
+          path: request.url,
         };
         const body = Buffer.from(renderFeed(format as FeedFormat, meta, posts), "utf8");
         const etag = entityTag(body);
