@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createPublicKey } from "node:crypto";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -37,6 +38,15 @@ before(async () => {
   };
 });
 after(() => fx.close());
+
+/** A loopback port that nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
 
 interface Run {
   code: number;
@@ -154,7 +164,34 @@ test("test: non-zero exit with the reason when the credentials do not work", asy
   assert.match(missing.stderr, /missing 2 settings for the oauth method: client id, org id/);
   const unknown = await cli(["test", "--frobnicate"]);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /Unknown option '--frobnicate'/);
+  assert.match(
+    unknown.stderr,
+    /^platform-auth: test: unknown option --frobnicate; test takes --json, --auth-url, .*; see platform-auth --help \[PA_USAGE\]\n$/,
+  );
+  const near = await cli(["headers", "--formt", "json"]);
+  assert.match(near.stderr, /unknown option --formt \(did you mean --format\?\)/);
+  const noValue = await cli(["call", "GET", "/x", "--accept"]);
+  assert.equal(noValue.code, 2);
+  assert.match(noValue.stderr, /call: --accept needs a value \(--accept VALUE or --accept=VALUE\)/);
+  const flagAsValue = await cli(["emulator", "--port", "--count-mints"]);
+  assert.match(flagAsValue.stderr, /emulator: --port needs a value/);
+  const switchValue = await cli(["test", "--json=yes"]);
+  assert.match(switchValue.stderr, /test: --json is a switch and takes no value \(got "yes"\)/);
+  const closed = await closedPort();
+  const unreachable = await cli(["test", "--no-cache", "--auth-url", `http://127.0.0.1:${closed}`]);
+  assert.equal(unreachable.code, 5);
+  assert.ok(
+    unreachable.stderr.includes(
+      `could not reach http://127.0.0.1:${closed}/ims/token/v3 after 4 attempts: connection refused (ECONNREFUSED)`,
+    ),
+    unreachable.stderr,
+  );
+  const badPort = await cli(["test", "--no-cache", "--base-url", "http://127.0.0.1:6000"]);
+  assert.equal(badPort.code, 5);
+  assert.match(
+    badPort.stderr,
+    /could not reach http:\/\/127\.0\.0\.1:6000\/data\/\S+ after 1 attempt: the port is one that fetch refuses/,
+  );
 });
 
 test("call: any method and path, --all follows every page, errors exit non-zero", async () => {

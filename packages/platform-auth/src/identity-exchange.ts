@@ -32,7 +32,13 @@ export async function requestToken(
   const res = await sendWithRetries(
     (signal) =>
       transport.fetch(url, { method: "POST", body, headers: { accept: "application/json" }, signal }),
-    { policy: ctx.retry, idempotent: true, onRetry: ctx.onRetry, signal: ctx.signal },
+    {
+      policy: ctx.retry,
+      idempotent: true,
+      onRetry: ctx.onRetry,
+      signal: ctx.signal,
+      target: { url, setting: "the auth URL (--auth-url, AEP_AUTH_URL)" },
+    },
   );
   const text = await res.text();
   if (!res.ok) {

@@ -245,6 +245,7 @@ export class PlatformClient {
         idempotent: method !== "POST" && method !== "PATCH",
         signal: init.signal,
         onRetry: (e) => this.#onEvent?.(e),
+        target: { url, setting: "the base URL (--base-url, AEP_BASE_URL)" },
       },
     );
   }

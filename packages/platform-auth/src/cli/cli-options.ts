@@ -27,26 +27,72 @@ const COMMON = {
 type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 export type ParsedValues = Record<string, string | boolean | string[] | undefined>;
 
-/** Parses the command's own options plus the common ones; unknown flags are usage errors. */
+/**
+ * Parses the command's own options plus the common ones. Unknown flags, missing values and values
+ * given to switches are usage errors that name the flag and list the ones the command takes;
+ * node:util's own messages are not passed on (they quote unevenly and name no alternative).
+ */
 export function parseCommand(
   command: string,
   args: string[],
   own: OptionSpec,
 ): { values: ParsedValues; positionals: string[] } {
-  try {
-    const { values, positionals } = parseArgs({
-      args,
-      options: { ...COMMON, ...own },
-      allowPositionals: true,
-      strict: true,
-    });
-    return { values: values as ParsedValues, positionals };
-  } catch (err) {
-    throw new PlatformAuthError(
-      "PA_USAGE",
-      `${command}: ${(err as Error).message.split("\n")[0]}; see platform-auth --help`,
-    );
+  const options: OptionSpec = { ...COMMON, ...own };
+  // Non-strict parsing yields every token, so that each problem is reported in our words.
+  const { values, positionals, tokens } = parseArgs({
+    args,
+    options,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  for (const t of tokens) {
+    if (t.kind !== "option") continue;
+    const spec = options[t.name];
+    if (!spec) throw unknownFlag(command, t.rawName, options);
+    if (spec.type === "string") {
+      // "--port --json" would take "--json" as the port; a value that looks like a flag is missing.
+      if (t.value === undefined || (!t.inlineValue && t.value.startsWith("-") && t.value !== "-")) {
+        throw new PlatformAuthError(
+          "PA_USAGE",
+          `${command}: ${t.rawName} needs a value (${t.rawName} VALUE or ${t.rawName}=VALUE); see platform-auth ${command} --help`,
+        );
+      }
+    } else if (t.value !== undefined) {
+      throw new PlatformAuthError(
+        "PA_USAGE",
+        `${command}: ${t.rawName} is a switch and takes no value (got ${JSON.stringify(t.value)}); see platform-auth ${command} --help`,
+      );
+    }
   }
+  return { values: values as ParsedValues, positionals };
+}
+
+function unknownFlag(command: string, raw: string, options: OptionSpec): PlatformAuthError {
+  const names = Object.keys(options);
+  // The command's own options first: they are the ones a typo most likely meant.
+  const ordered = [...names.filter((n) => !(n in COMMON)), ...names.filter((n) => n in COMMON)];
+  const shown = ordered.map((n) => `--${n}${options[n].short ? ` (-${options[n].short})` : ""}`);
+  const typed = raw.replace(/^-+/, "");
+  const near = raw.startsWith("--") ? names.find((n) => editDistance(n, typed) <= 2) : undefined;
+  const hint = near !== undefined ? ` (did you mean --${near}?)` : "";
+  return new PlatformAuthError(
+    "PA_USAGE",
+    `${command}: unknown option ${raw}${hint}; ${command} takes ${shown.join(", ")}; see platform-auth --help`,
+  );
+}
+
+/** Levenshtein distance, for "did you mean" on mistyped flags (names are short). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
 }
 
 /** Settings given as flags (the highest layer). */
