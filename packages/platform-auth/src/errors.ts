@@ -87,6 +87,10 @@ export const ERROR_CODES = {
     description: "the private key for the JWT method could not be read or used",
     exitCode: 2,
   },
+  PA_LISTEN: {
+    description: "the emulator could not listen on its address (the port is in use, or not allowed)",
+    exitCode: 1,
+  },
   PA_CACHE: {
     description: "the token cache file could not be used (wrong owner or permissions, unwritable)",
     exitCode: 2,

@@ -82,10 +82,18 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
     `use it with: --auth-url ${url} --base-url ${url} (or AEP_AUTH_URL / AEP_BASE_URL); stop with Ctrl-C\n`,
   );
   await untilStopped(io.signal);
-  await emulator.close();
+  // Stop taking requests at once; those in flight get a few seconds, and a second signal cuts them.
+  io.stderr(
+    `stopping: no new requests; those in flight get ${GRACE_MS / 1000} s (Ctrl-C again to cut them)\n`,
+  );
+  const again = onNextSignal(io.signal, () => emulator.cutInFlight());
+  await emulator.close({ graceMs: GRACE_MS });
+  again.dispose();
   io.stderr(`emulator stopped after ${mints} mint${mints === 1 ? "" : "s"}\n`);
   return 0;
 }
+
+const GRACE_MS = 3000;
 
 function num(value: unknown, flag: string, min: number): number | undefined {
   if (value === undefined) return undefined;
@@ -99,6 +107,7 @@ function num(value: unknown, flag: string, min: number): number | undefined {
   return n;
 }
 
+/** Resolves on the first SIGINT/SIGTERM (or when the caller's signal aborts). */
 function untilStopped(signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     if (signal) {
@@ -114,4 +123,20 @@ function untilStopped(signal: AbortSignal | undefined): Promise<void> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+/** Runs `then` on a second signal while the emulator drains (a caller's signal has only one). */
+function onNextSignal(signal: AbortSignal | undefined, then: () => void): { dispose(): void } {
+  if (signal) return { dispose() {} };
+  const cut = () => {
+    dispose();
+    then();
+  };
+  const dispose = () => {
+    process.off("SIGINT", cut);
+    process.off("SIGTERM", cut);
+  };
+  process.on("SIGINT", cut);
+  process.on("SIGTERM", cut);
+  return { dispose };
 }

@@ -50,6 +50,9 @@ export class PlatformEmulator {
   #delayMs: number;
   #server: Server | undefined;
   #url = "";
+  // Aborted when the emulator stops, so that a slow answer (setDelay) does not hold the process.
+  #stopping = new AbortController();
+  #cut: (() => void) | undefined;
 
   constructor(opts: EmulatorOptions) {
     const credentials = checkCredentials(opts.credentials);
@@ -101,11 +104,12 @@ export class PlatformEmulator {
         else res.destroy();
       });
     });
-    this.#server = server;
     await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
+      server.once("error", (err) => reject(listenError(err, host, opts.port ?? 0)));
       server.listen(opts.port ?? 0, host, () => resolve());
     });
+    this.#server = server;
+    this.#stopping = new AbortController();
     const addr = server.address() as AddressInfo;
     const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.#url = `http://${shownHost}:${addr.port}`;
@@ -141,12 +145,32 @@ export class PlatformEmulator {
     this.#api.revokedBefore = this.#now() + 1;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops taking connections and resolves once the server is closed. Requests in flight may finish
+   * within `graceMs` (default 0: they are cut at once); after that their connections are cut too.
+   */
+  async close(opts: { graceMs?: number } = {}): Promise<void> {
     const server = this.#server;
     if (!server) return;
     this.#server = undefined;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const cut = () => {
+      this.#stopping.abort();
+      server.closeAllConnections();
+    };
+    this.#cut = cut;
+    const grace = opts.graceMs ?? 0;
+    if (grace <= 0) cut();
+    const timer = grace > 0 ? setTimeout(cut, grace) : undefined;
+    await closed;
+    clearTimeout(timer);
+    this.#cut = undefined;
+  }
+
+  /** Cuts the connections of requests still in flight during a graceful {@link close}. */
+  cutInFlight(): void {
+    this.#cut?.();
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -158,7 +182,9 @@ export class PlatformEmulator {
       this.#stats.tokenRequests++;
       res.setHeader("x-debug-id", res.getHeader("x-request-id") as string);
     } else this.#stats.apiCalls++;
-    if (this.#delayMs > 0) await sleep(this.#delayMs);
+    if (this.#delayMs > 0) await sleep(this.#delayMs, undefined, { signal: this.#stopping.signal });
+    // Stopping: answer, then close the connection, so that the server can finish closing.
+    if (this.#server === undefined) res.setHeader("connection", "close");
     if (this.#injectFailure(res, isToken ? "token" : "api")) {
       req.resume();
       return;
@@ -225,4 +251,19 @@ export class PlatformEmulator {
       detail: "admin: GET /__emulator/stats, POST /__emulator/fail, POST /__emulator/revoke",
     });
   }
+}
+
+/** A listen failure in words: which address, why, and how to pick another. */
+function listenError(err: NodeJS.ErrnoException, host: string, port: number): PlatformAuthError {
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const how = "pick another with --port N, or --port 0 for any free port";
+  const why =
+    err.code === "EADDRINUSE"
+      ? `${where} is already in use (another emulator or service listens there); ${how}`
+      : err.code === "EACCES"
+        ? `${where} is not allowed for this user (ports below 1024 need privileges); ${how}`
+        : err.code === "EADDRNOTAVAIL"
+          ? `${host} is not an address of this machine; use 127.0.0.1`
+          : `${where}: ${err.code ?? err.message}`;
+  return new PlatformAuthError("PA_LISTEN", `the emulator could not listen: ${why}`, { cause: err });
 }
