@@ -155,7 +155,11 @@ test("test: a table and exit 0 when the credentials work; --json gives the raw a
 test("test: non-zero exit with the reason when the credentials do not work", async () => {
   const bad = await cli(["test", "--no-cache"], { AEP_CLIENT_SECRET: "not-the-secret-at-all" });
   assert.equal(bad.code, 3);
-  assert.match(bad.stderr, /invalid_client: invalid client_secret parameter \[PA_AUTH_FAILED\]/);
+  assert.match(bad.stderr, /invalid_client: invalid client_secret parameter \[PA_AUTH_FAILED\]\n/);
+  assert.match(
+    bad.stderr,
+    /\n {2}fix \(invalid_client_secret\): Retrieve a current client secret in the Developer Console/,
+  );
   const sandbox = await cli(["test", "--sandbox", "nosuch"]);
   assert.equal(sandbox.code, 4);
   assert.match(sandbox.stderr, /HTTP 403 XDM-1008-403: Sandbox not found/);

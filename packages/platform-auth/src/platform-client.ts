@@ -5,7 +5,7 @@ import { PlatformAuthError } from "./errors.js";
 import { createHttpTransport, type HttpTransport } from "./http-transport.js";
 import { loadPrivateKey } from "./jwt-assertion.js";
 import { JwtTokenProvider } from "./jwt-token-provider.js";
-import { OAuthTokenProvider } from "./oauth-token-provider.js";
+import { OAuthTokenProvider, type SecretRejectedEvent } from "./oauth-token-provider.js";
 import { iteratePages } from "./page-iterator.js";
 import { checkBody, resolveTarget } from "./request-target.js";
 import { checkRetryOptions, type RetryEvent, type RetryOptions, sendWithRetries } from "./retry-policy.js";
@@ -18,6 +18,7 @@ import type { TokenProvider } from "./token-provider.js";
 /** What the client reports while it works; no event carries a secret or a token. */
 export type ClientEvent =
   | RetryEvent
+  | SecretRejectedEvent
   | { type: "mint"; method: string; expiresAt: number }
   | { type: "remint"; reason: string; requestId: string | undefined };
 
@@ -119,9 +120,11 @@ export class PlatformClient {
   }
 
   /** The resolved settings without the secret and the private key (safe to print). */
-  describe(): Omit<ResolvedSettings, "clientSecret" | "privateKey"> {
-    const { clientSecret: _s, privateKey: _k, ...safe } = this.#settings;
-    return safe;
+  describe(): Omit<ResolvedSettings, "clientSecret" | "clientSecrets" | "privateKey"> & {
+    clientSecretCount: number;
+  } {
+    const { clientSecret: _s, clientSecrets, privateKey: _k, ...safe } = this.#settings;
+    return { ...safe, clientSecretCount: clientSecrets.length };
   }
 
   /** A valid access token with its expiry, minting only when the cache has none. */
@@ -199,7 +202,7 @@ export class PlatformClient {
   /** Turns an error answer into the one error type, scrubbed of secrets. */
   async errorFrom(res: Response, text: string, method: string, target: string): Promise<PlatformAuthError> {
     return apiErrorFrom(res, text, method, target, [
-      this.#settings.clientSecret,
+      ...this.#settings.clientSecrets,
       this.#cache.fresh()?.accessToken,
     ]);
   }
@@ -220,7 +223,10 @@ export class PlatformClient {
         opts,
       );
     }
-    return new OAuthTokenProvider(s, this.#transport, opts);
+    return new OAuthTokenProvider(s, this.#transport, {
+      ...opts,
+      onSecretRejected: (e) => this.#onEvent?.(e),
+    });
   }
 
   #credentialHeaders(token: string, sandbox: string | undefined): Record<string, string> {

@@ -182,7 +182,7 @@ function networkError(
   return new PlatformAuthError(
     isTimeout(err) ? "PA_TIMEOUT" : "PA_NETWORK",
     `could not reach${where} ${tries}: ${explainFailure(err, target?.setting)}`,
-    { cause: err },
+    { cause: err, reason: isTimeout(err) ? "timeout" : "unreachable" },
   );
 }
 

@@ -21,6 +21,11 @@ export const DEFAULT_BASE_URL = "https://platform.adobe.io";
 export interface SettingsInput {
   clientId?: string;
   clientSecret?: string;
+  /**
+   * Several secrets of one credential, tried in order (the Developer Console allows two at once,
+   * so that a secret can be rotated without downtime). Comma- or space-separated, or a list.
+   */
+  clientSecrets?: string | readonly string[];
   orgId?: string;
   sandbox?: string;
   /** Comma- or space-separated string, or a list. */
@@ -42,7 +47,10 @@ export interface SettingsInput {
 /** Settings after resolution: required ones present, defaults applied, URLs checked. */
 export interface ResolvedSettings {
   clientId: string;
+  /** The first of {@link ResolvedSettings.clientSecrets} ("" when none is needed). */
   clientSecret: string;
+  /** Every client secret, in the order they are tried. */
+  clientSecrets: string[];
   orgId: string;
   sandbox: string | undefined;
   scopes: string[];
@@ -72,6 +80,7 @@ export const SETTING_FIELDS: SettingField[] = [
   { key: "clientId", label: "client id", flag: "--client-id", env: ["AEP_CLIENT_ID", "API_KEY"] },
   // No flag on purpose: a secret on the command line is visible to every user through `ps`.
   { key: "clientSecret", label: "client secret", env: ["AEP_CLIENT_SECRET", "CLIENT_SECRET"] },
+  { key: "clientSecrets", label: "client secrets", env: ["AEP_CLIENT_SECRETS"] },
   { key: "orgId", label: "org id", flag: "--org-id", env: ["AEP_ORG_ID", "IMS_ORG"] },
   { key: "sandbox", label: "sandbox", flag: "--sandbox", env: ["AEP_SANDBOX_NAME", "SANDBOX_NAME"] },
   { key: "scopes", label: "scopes", flag: "--scopes", env: ["AEP_SCOPES", "SCOPES"] },

@@ -122,11 +122,17 @@ export function createCliClient(v: ParsedValues, io: CliIo): PlatformClient {
     env: io.env,
     cwd: io.cwd,
     defaultTokenCache: defaultTokenCachePath(io.env),
-    onEvent: v.verbose ? (e) => io.stderr(`${describeEvent(e)}\n`) : undefined,
+    // A refused secret during a rotation is worth saying even without --verbose.
+    onEvent: (e) => {
+      if (v.verbose || e.type === "secret-rejected") io.stderr(`${describeEvent(e)}\n`);
+    },
   });
 }
 
 function describeEvent(e: ClientEvent): string {
+  if (e.type === "secret-rejected") {
+    return `platform-auth: warning: client secret #${e.rejected} of ${e.of} is no longer accepted (invalid_client); #${e.accepted} worked and is used from now on; remove #${e.rejected} from your settings once the rotation is done`;
+  }
   if (e.type === "mint") return `minted a ${e.method} token, expires ${new Date(e.expiresAt).toISOString()}`;
   if (e.type === "remint")
     return `token refused (${e.reason}), minting a new one${e.requestId ? ` (request id ${e.requestId})` : ""}`;

@@ -23,6 +23,9 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
     classes: { type: "string" },
     sandboxes: { type: "string" },
     "count-mints": { type: "boolean" },
+    "rate-limit": { type: "string" },
+    "revoke-after": { type: "string" },
+    "retire-secret": { type: "string" },
   });
   const s = resolveSettings({ options: settingsFromFlags(values), env: io.env, cwd: io.cwd });
   const keyFile = (values["public-key-file"] as string | undefined) ?? s.privateKeyFile;
@@ -41,6 +44,8 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
       {
         clientId: s.clientId,
         clientSecret: s.clientSecret,
+        // Every secret of the settings is accepted: a rotation window (see --retire-secret).
+        clientSecrets: s.clientSecrets,
         orgId: s.orgId,
         scopes: toList(s.scopes),
         technicalAccountId: s.technicalAccountId,
@@ -53,11 +58,24 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
     delayMs: num(values.delay, "--delay", 0),
     expiredTokens: values["expired-tokens"] === true,
     sandboxes: toList(values.sandboxes as string | undefined),
+    rateLimit: rateLimitOf(values["rate-limit"] as string | undefined),
     onTokenIssued: () => {
       mints++;
       if (countMints) io.stderr(`mint #${mints}\n`);
     },
   });
+  const revokeAfter = num(values["revoke-after"], "--revoke-after", 0);
+  if (revokeAfter !== undefined) emulator.revokeAfter(Math.floor(revokeAfter));
+  const retire = num(values["retire-secret"], "--retire-secret", 1);
+  if (retire !== undefined) {
+    if (s.clientSecrets.length < 2 || retire > s.clientSecrets.length) {
+      throw new PlatformAuthError(
+        "PA_USAGE",
+        `emulator: --retire-secret ${retire} needs that many secrets in AEP_CLIENT_SECRETS (or "clientSecrets" in a profile); there are ${s.clientSecrets.length}`,
+      );
+    }
+    emulator.retireSecret(Math.floor(retire));
+  }
   const retryAfter = num(values["retry-after"], "--retry-after", 0);
   for (const spec of (values.fail as string[] | undefined) ?? []) {
     const m = /^(\d{3})(?::(\d+))?(?::(token|api|any))?$/.exec(spec);
@@ -94,6 +112,18 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
 }
 
 const GRACE_MS = 3000;
+
+function rateLimitOf(spec: string | undefined): { requests: number; perSeconds: number } | undefined {
+  if (spec === undefined) return undefined;
+  const m = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(spec);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) {
+    throw new PlatformAuthError(
+      "PA_USAGE",
+      `emulator: --rate-limit ${JSON.stringify(spec)} must look like REQUESTS/SECONDS, e.g. 100/60`,
+    );
+  }
+  return { requests: Number(m[1]), perSeconds: Number(m[2]) };
+}
 
 function num(value: unknown, flag: string, min: number): number | undefined {
   if (value === undefined) return undefined;

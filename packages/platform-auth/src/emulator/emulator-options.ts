@@ -6,6 +6,11 @@ import { DEFAULT_METASCOPES, DEFAULT_SCOPES } from "../settings.js";
 export interface EmulatorCredential {
   clientId: string;
   clientSecret: string;
+  /**
+   * More secrets accepted at the same time: a rotation window, as the Developer Console allows two
+   * secrets while the old one is being replaced. `retireSecret` ends the window.
+   */
+  clientSecrets?: string[];
   orgId: string;
   /** Scopes the credential may ask for (default: Platform's list). */
   scopes?: string[];
@@ -44,11 +49,18 @@ export interface EmulatorOptions {
   expiredTokens?: boolean;
   /** Told every token issued (tests use it to grep output for tokens). */
   onTokenIssued?: (token: string) => void;
+  /**
+   * A rate budget per credential, as the platform throttles each integration: more than `requests`
+   * token requests and API calls of one client id within a window of `perSeconds` are answered 429
+   * with `Retry-After` (the seconds left in the window).
+   */
+  rateLimit?: { requests: number; perSeconds: number };
 }
 
 export interface CheckedCredential {
   clientId: string;
-  clientSecret: string;
+  /** Secrets accepted now, in the order given. */
+  secrets: string[];
   orgId: string;
   scopes: Set<string>;
   technicalAccountId: string | undefined;
@@ -86,7 +98,7 @@ export function checkCredentials(list: EmulatorCredential[]): Map<string, Checke
     }
     out.set(c.clientId, {
       clientId: c.clientId,
-      clientSecret: c.clientSecret,
+      secrets: [...new Set([c.clientSecret, ...(c.clientSecrets ?? [])])],
       orgId: c.orgId,
       scopes: new Set(c.scopes ?? DEFAULT_SCOPES),
       technicalAccountId: c.technicalAccountId,
@@ -118,4 +130,21 @@ export function checkFailure(
     throw new PlatformAuthError("PA_CONFIG_INVALID", `injected failure target must be token, api or any`);
   }
   return { ...f, count, target };
+}
+
+export function checkRateLimit(
+  r: EmulatorOptions["rateLimit"],
+): { requests: number; perSeconds: number } | undefined {
+  if (r === undefined) return undefined;
+  if (
+    !Number.isInteger(r.requests) ||
+    r.requests < 1 ||
+    !(Number.isFinite(r.perSeconds) && r.perSeconds > 0)
+  ) {
+    throw new PlatformAuthError(
+      "PA_CONFIG_INVALID",
+      `rateLimit must be { requests: integer ≥ 1, perSeconds: number > 0 }, got ${JSON.stringify(r)}`,
+    );
+  }
+  return r;
 }

@@ -10,10 +10,12 @@ import {
   GLOBAL_CLASSES_PATH,
   listGlobalClasses,
 } from "./classes-route.js";
-import { defaultFaultBody, identityError, sendJson, serviceError } from "./emulator-errors.js";
+import { defaultFaultBody, gatewayError, identityError, sendJson, serviceError } from "./emulator-errors.js";
 import {
+  type CheckedCredential,
   checkCredentials,
   checkFailure,
+  checkRateLimit,
   type EmulatorOptions,
   type InjectedFailure,
 } from "./emulator-options.js";
@@ -47,6 +49,11 @@ export class PlatformEmulator {
   readonly #stats: EmulatorStats = { mints: 0, tokenRequests: 0, apiCalls: 0 };
   readonly #identity: IdentityContext;
   readonly #api: ApiContext;
+  readonly #credentials: Map<string, CheckedCredential>;
+  readonly #rateLimit: { requests: number; perSeconds: number } | undefined;
+  // Requests per client id in the current window of the rate budget.
+  readonly #windows = new Map<string, { start: number; count: number }>();
+  #revokeAfter: number | undefined;
   #delayMs: number;
   #server: Server | undefined;
   #url = "";
@@ -56,6 +63,8 @@ export class PlatformEmulator {
 
   constructor(opts: EmulatorOptions) {
     const credentials = checkCredentials(opts.credentials);
+    this.#credentials = credentials;
+    this.#rateLimit = checkRateLimit(opts.rateLimit);
     this.#now = opts.now ?? Date.now;
     this.#delayMs = opts.delayMs ?? 0;
     const lifetime = opts.tokenLifetimeSeconds ?? 86_399;
@@ -146,6 +155,67 @@ export class PlatformEmulator {
   }
 
   /**
+   * Revokes every token issued so far after `calls` more API calls: the next call is answered 401
+   * `401013`, as when an admin revokes a token (or deletes a credential) during a run.
+   */
+  revokeAfter(calls: number): void {
+    if (!Number.isInteger(calls) || calls < 0) {
+      throw new PlatformAuthError(
+        "PA_CONFIG_INVALID",
+        `revokeAfter needs an integer ≥ 0, got ${String(calls)}`,
+      );
+    }
+    this.#revokeAfter = calls;
+    if (calls === 0) this.#fireRevoke();
+  }
+
+  /**
+   * Ends a rotation window: the credential's secret at `position` (1-based, in the order given)
+   * is refused from now on, as after "delete" in the Developer Console.
+   */
+  retireSecret(position: number, clientId?: string): void {
+    const cred =
+      clientId === undefined ? [...this.#credentials.values()][0] : this.#credentials.get(clientId);
+    if (!cred) throw new PlatformAuthError("PA_CONFIG_INVALID", `retireSecret: no credential ${clientId}`);
+    if (
+      !Number.isInteger(position) ||
+      position < 1 ||
+      position > cred.secrets.length ||
+      cred.secrets.length < 2
+    ) {
+      throw new PlatformAuthError(
+        "PA_CONFIG_INVALID",
+        `retireSecret: position must be 1 to ${cred.secrets.length}, and one secret must remain`,
+      );
+    }
+    cred.secrets.splice(position - 1, 1);
+  }
+
+  #fireRevoke(): void {
+    this.#revokeAfter = undefined;
+    this.revokeTokens();
+  }
+
+  /** Counts a request against the client's rate budget; answers 429 when it is spent. */
+  #overBudget(res: ServerResponse, clientId: string | undefined, target: "token" | "api"): boolean {
+    const limit = this.#rateLimit;
+    if (!limit || !clientId || !this.#credentials.has(clientId)) return false;
+    const now = this.#now();
+    const windowMs = limit.perSeconds * 1000;
+    let w = this.#windows.get(clientId);
+    if (!w || now - w.start >= windowMs) {
+      w = { start: now, count: 0 };
+      this.#windows.set(clientId, w);
+    }
+    if (++w.count <= limit.requests) return false;
+    const retryAfter = String(Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)));
+    res.setHeader("retry-after", retryAfter);
+    if (target === "token") identityError(res, 429, "too_many_requests", "Too many requests");
+    else gatewayError(res, 429, "429050", "Too many requests");
+    return true;
+  }
+
+  /**
    * Stops taking connections and resolves once the server is closed. Requests in flight may finish
    * within `graceMs` (default 0: they are cut at once); after that their connections are cut too.
    */
@@ -194,6 +264,7 @@ export class PlatformEmulator {
       if (req.method !== "POST") return identityError(res, 400, "invalid_request", "use POST");
       const fields = await readForm(req);
       if (typeof fields === "string") return identityError(res, 400, "invalid_request", fields);
+      if (this.#overBudget(res, fields.get("client_id"), "token")) return;
       if (url.pathname === "/ims/token/v3") return handleOAuthToken(res, fields, this.#identity);
       return handleJwtExchange(res, fields, this.#identity);
     }
@@ -210,6 +281,9 @@ export class PlatformEmulator {
     if (req.method !== "GET" && req.method !== "HEAD") {
       return serviceError(res, 405, "XDM-1005-405", "Method Not Allowed", "Use GET.");
     }
+    const apiKey = req.headers["x-api-key"];
+    if (this.#overBudget(res, typeof apiKey === "string" ? apiKey : undefined, "api")) return;
+    if (this.#revokeAfter !== undefined && this.#revokeAfter-- <= 0) this.#fireRevoke();
     if (await authorizeApiCall(req, res, this.#api)) listGlobalClasses(req, res, url, this.#api);
   }
 
@@ -224,7 +298,7 @@ export class PlatformEmulator {
       res.writeHead(f.status, { "content-type": f.contentType ?? "text/plain", ...headers });
       res.end(f.body);
     } else {
-      sendJson(res, f.status, f.body ?? defaultFaultBody(f.status), headers);
+      sendJson(res, f.status, f.body ?? defaultFaultBody(f.status, target), headers);
     }
     return true;
   }
@@ -235,6 +309,17 @@ export class PlatformEmulator {
     if (req.method === "POST" && url.pathname === "/__emulator/revoke") {
       this.revokeTokens();
       return sendJson(res, 200, { revoked: true });
+    }
+    if (req.method === "POST" && url.pathname === "/__emulator/retire-secret") {
+      try {
+        const { position, clientId } = JSON.parse(text ?? "") as { position: number; clientId?: string };
+        this.retireSecret(position, clientId);
+      } catch (err) {
+        const message =
+          err instanceof PlatformAuthError ? err.message : 'body must be JSON like {"position":1}';
+        return sendJson(res, 400, { title: "Bad Request", detail: message });
+      }
+      return sendJson(res, 200, { retired: true });
     }
     if (req.method === "POST" && url.pathname === "/__emulator/fail") {
       try {
@@ -248,7 +333,8 @@ export class PlatformEmulator {
     }
     sendJson(res, 404, {
       title: "Not Found",
-      detail: "admin: GET /__emulator/stats, POST /__emulator/fail, POST /__emulator/revoke",
+      detail:
+        "admin: GET /__emulator/stats, POST /__emulator/fail, POST /__emulator/revoke, POST /__emulator/retire-secret",
     });
   }
 }
