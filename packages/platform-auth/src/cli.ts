@@ -1,6 +1,7 @@
 import { callCommand, testCommand } from "./cli/api-commands.js";
 import { type CliIo, processIo } from "./cli/cli-io.js";
 import { headersCommand, inspectCommand, jwtCommand, tokenCommand } from "./cli/credential-commands.js";
+import { doctorCommand } from "./cli/doctor-command.js";
 import { emulatorCommand } from "./cli/emulator-command.js";
 import { reportError } from "./cli/exit-codes.js";
 
@@ -13,6 +14,8 @@ commands:
   token                      print a valid access token (minted only when the cache has none)
   headers [--format F]       print the header set: curl (default), json or env
   test [--json]              run the test call (global classes); exit 0 when the credentials work
+  doctor [--json]            check settings, identity service, token, test call and sandbox step
+                             by step; say what each found and, when it fails, the fix
   call <METHOD> <path>       any Platform call with the credential headers added
        [--accept TYPE] [-H 'Name: value']... [--data JSON|@file] [--all]
   jwt                        build and sign a JWT for the deprecated JWT method
@@ -38,6 +41,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   token: tokenCommand,
   headers: headersCommand,
   test: testCommand,
+  doctor: doctorCommand,
   call: callCommand,
   jwt: jwtCommand,
   inspect: inspectCommand,

@@ -47,8 +47,8 @@ export interface PlatformRequestInit {
   headers?: Record<string, string>;
   /** Replayable bodies only, because a retried request is sent again. */
   body?: PlatformBody;
-  /** Sandbox for this call only (default: the configured one, or none). */
-  sandbox?: string;
+  /** Sandbox for this call only (default: the configured one; `null`: no sandbox header at all). */
+  sandbox?: string | null;
   signal?: AbortSignal;
 }
 
@@ -243,7 +243,8 @@ export class PlatformClient {
     const method = (init.method ?? "GET").toUpperCase();
     const headers: Record<string, string> = { accept: "application/json" };
     if (init.headers) for (const [k, v] of Object.entries(init.headers)) headers[k.toLowerCase()] = v;
-    Object.assign(headers, this.#credentialHeaders(token, init.sandbox ?? this.#settings.sandbox));
+    const sandbox = init.sandbox === null ? undefined : (init.sandbox ?? this.#settings.sandbox);
+    Object.assign(headers, this.#credentialHeaders(token, sandbox));
     return sendWithRetries(
       (signal) => this.#transport.fetch(url, { method, headers, body: init.body, signal }),
       {

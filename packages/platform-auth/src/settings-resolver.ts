@@ -86,7 +86,7 @@ export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSett
 
 /** One source of settings, highest first, with a name a person can find it by. */
 export interface SettingsLayer {
-  /** e.g. "flag", "environment", "profile dev in /home/me/.config/platform-auth/config.json", ".env in /work". */
+  /** "flag", "environment", `profile "dev" in /home/me/.config/platform-auth/config.json`, or the .env file's path. */
   source: string;
   values: SettingsInput;
   /** For the environment and .env: which variable each setting was read from. */
@@ -122,7 +122,7 @@ export function readLayers(opts: ResolveSettingsOptions = {}): {
     { source: "flag", values: clean(opts.options ?? {}) },
     { source: "environment", ...envLayer(env) },
     { source: `profile "${profileName}" in ${configPath}`, values: fromProfile ?? {} },
-    { source: `.env in ${cwd}`, ...envLayer(dotenv) },
+    { source: join(cwd, ".env"), ...envLayer(dotenv) },
   ];
   return { layers, configPath, profileName, fromProfile };
 }
@@ -132,7 +132,7 @@ export function readLayers(opts: ResolveSettingsOptions = {}): {
  * `clientSecrets`, without repeats. Layers are not merged, so that a secret set in the environment
  * replaces, not extends, the ones of a profile.
  */
-function secretsOf(layers: SettingsInput[]): string[] {
+export function secretsOf(layers: SettingsInput[]): string[] {
   const layer = layers.find((l) => l.clientSecret !== undefined || l.clientSecrets !== undefined);
   if (!layer) return [];
   const all = [
