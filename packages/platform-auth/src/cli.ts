@@ -4,6 +4,7 @@ import { headersCommand, inspectCommand, jwtCommand, tokenCommand } from "./cli/
 import { doctorCommand } from "./cli/doctor-command.js";
 import { emulatorCommand } from "./cli/emulator-command.js";
 import { reportError } from "./cli/exit-codes.js";
+import { importCommand } from "./cli/import-command.js";
 
 /** Usage text of the platform-auth command. */
 export const usage = `usage: platform-auth <command> [options]
@@ -16,6 +17,9 @@ commands:
   test [--json]              run the test call (global classes); exit 0 when the credentials work
   doctor [--json]            check settings, identity service, token, test call and sandbox step
                              by step; say what each found and, when it fails, the fix
+  import <file>              read the project JSON downloaded from the Developer Console into a
+       [--profile NAME] [--credential NAME] [--force] [--json]
+                             profile of the config file (mode 0600); prints no secret
   call <METHOD> <path>       any Platform call with the credential headers added
        [--accept TYPE] [-H 'Name: value']... [--data JSON|@file] [--all]
   jwt                        build and sign a JWT for the deprecated JWT method
@@ -42,6 +46,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   headers: headersCommand,
   test: testCommand,
   doctor: doctorCommand,
+  import: importCommand,
   call: callCommand,
   jwt: jwtCommand,
   inspect: inspectCommand,
