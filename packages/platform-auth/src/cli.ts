@@ -5,6 +5,7 @@ import { doctorCommand } from "./cli/doctor-command.js";
 import { emulatorCommand } from "./cli/emulator-command.js";
 import { reportError } from "./cli/exit-codes.js";
 import { importCommand } from "./cli/import-command.js";
+import { usageCommand } from "./cli/usage-command.js";
 
 /** Usage text of the platform-auth command. */
 export const usage = `usage: platform-auth <command> [options]
@@ -20,6 +21,9 @@ commands:
   import <file>              read the project JSON downloaded from the Developer Console into a
        [--profile NAME] [--credential NAME] [--force] [--json]
                              profile of the config file (mode 0600); prints no secret
+  usage [--json] [--hours N] tokens minted and calls sent per credential and hour, by every
+       [--calls-per-hour N] [--mints-per-hour N]
+                             process of this user; warns from 80% of a budget you set
   call <METHOD> <path>       any Platform call with the credential headers added
        [--accept TYPE] [-H 'Name: value']... [--data JSON|@file] [--all]
   jwt                        build and sign a JWT for the deprecated JWT method
@@ -47,6 +51,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   test: testCommand,
   doctor: doctorCommand,
   import: importCommand,
+  usage: usageCommand,
   call: callCommand,
   jwt: jwtCommand,
   inspect: inspectCommand,

@@ -14,6 +14,7 @@ import { type ResolveSettingsOptions, resolveSettings } from "./settings-resolve
 import { TokenCache } from "./token-cache.js";
 import { TokenFileStore, tokenCacheKey } from "./token-file-store.js";
 import type { TokenProvider } from "./token-provider.js";
+import { UsageMeter } from "./usage-meter.js";
 
 /** What the client reports while it works; no event carries a secret or a token. */
 export type ClientEvent =
@@ -37,6 +38,11 @@ export interface PlatformClientOptions extends SettingsInput {
   configFile?: string;
   /** Token cache file to use when no setting names one (the CLI's default; the library's is none). */
   defaultTokenCache?: string;
+  /**
+   * A usage file shared by processes: tokens minted and calls sent per credential and hour (the
+   * CLI's is beside its token cache; the library counts nothing unless given one).
+   */
+  usageFile?: string;
 }
 
 export type PlatformBody = string | Uint8Array | URLSearchParams | FormData;
@@ -72,6 +78,7 @@ export class PlatformClient {
   readonly #retry: Required<RetryOptions>;
   readonly #onEvent: ((e: ClientEvent) => void) | undefined;
   readonly #baseOrigin: string;
+  readonly #meter: UsageMeter | undefined;
 
   constructor(options: PlatformClientOptions = {}) {
     const {
@@ -84,6 +91,7 @@ export class PlatformClient {
       cwd,
       configFile,
       defaultTokenCache,
+      usageFile,
       ...input
     } = options;
     const settings = resolveSettings({ options: { ...input, profile }, env, cwd, configFile });
@@ -102,6 +110,15 @@ export class PlatformClient {
       attemptTimeoutMs: this.#retry.attemptTimeoutMs,
     });
     this.#baseOrigin = new URL(settings.baseUrl).origin;
+    this.#meter =
+      usageFile === undefined
+        ? undefined
+        : new UsageMeter(
+            usageFile,
+            tokenCacheKey({ ...settings, method: settings.authMethod }),
+            settings,
+            now,
+          );
     const provider = this.#createProvider(now);
     const cacheSetting = settings.tokenCache ?? defaultTokenCache;
     const file =
@@ -115,7 +132,10 @@ export class PlatformClient {
       refreshMarginMs,
       now,
       file,
-      onMint: (m) => this.#onEvent?.({ type: "mint", ...m }),
+      onMint: (m) => {
+        this.#meter?.count("mints");
+        this.#onEvent?.({ type: "mint", ...m });
+      },
     });
   }
 
@@ -207,9 +227,11 @@ export class PlatformClient {
     ]);
   }
 
-  /** Closes the connection pool. */
-  close(): Promise<void> {
-    return this.#transport.close();
+  /** Writes pending usage counts and closes the connection pool. */
+  async close(): Promise<void> {
+    // Counts are worth keeping but not worth failing a finished piece of work for.
+    await this.#meter?.flush().catch(() => undefined);
+    await this.#transport.close();
   }
 
   #createProvider(now: (() => number) | undefined): TokenProvider {
@@ -246,7 +268,10 @@ export class PlatformClient {
     const sandbox = init.sandbox === null ? undefined : (init.sandbox ?? this.#settings.sandbox);
     Object.assign(headers, this.#credentialHeaders(token, sandbox));
     return sendWithRetries(
-      (signal) => this.#transport.fetch(url, { method, headers, body: init.body, signal }),
+      (signal) => {
+        this.#meter?.count("calls");
+        return this.#transport.fetch(url, { method, headers, body: init.body, signal });
+      },
       {
         policy: this.#retry,
         idempotent: method !== "POST" && method !== "PATCH",

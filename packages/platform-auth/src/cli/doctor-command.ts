@@ -1,5 +1,6 @@
 import { runDoctor } from "../doctor/doctor.js";
 import { formatReport } from "../doctor/doctor-report.js";
+import { defaultUsagePath } from "../xdg-paths.js";
 import type { CliIo } from "./cli-io.js";
 import { parseCommand, settingsFromFlags } from "./cli-options.js";
 
@@ -11,7 +12,7 @@ import { parseCommand, settingsFromFlags } from "./cli-options.js";
 export async function doctorCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseCommand("doctor", args, { json: { type: "boolean" } });
   const { tokenCache: _ignored, ...flags } = settingsFromFlags(values);
-  const report = await runDoctor({ ...flags, env: io.env, cwd: io.cwd });
+  const report = await runDoctor({ ...flags, env: io.env, cwd: io.cwd, usageFile: defaultUsagePath(io.env) });
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.exitCode;
 }
