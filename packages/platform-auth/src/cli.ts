@@ -31,7 +31,8 @@ commands:
   emulator                   run the local emulator (identity service + global classes)
        [--port N] [--expired-tokens] [--fail STATUS[:COUNT[:token|api|any]]]... [--retry-after S]
        [--delay MS] [--token-lifetime S] [--classes N] [--sandboxes a,b] [--count-mints]
-       [--public-key-file F]
+       [--public-key-file F] [--rate-limit REQUESTS/SECONDS] [--revoke-after CALLS]
+       [--retire-secret N]
 
 options (every command):
   --auth-url URL  --base-url URL  --profile NAME  --sandbox NAME
@@ -41,9 +42,11 @@ options (every command):
   -v, --verbose   report mints, retries and request ids on standard error
   -h, --help      show this help
 
-The client secret is read from AEP_CLIENT_SECRET (or CLIENT_SECRET), a profile in
-$XDG_CONFIG_HOME/platform-auth/config.json, or .env; never from a flag.
-exit codes: 0 ok, 1 other, 2 usage or configuration, 3 credentials refused, 4 API error, 5 network`;
+The client secret is read from AEP_CLIENT_SECRET (or CLIENT_SECRET; several, during a rotation:
+AEP_CLIENT_SECRETS=a,b), a profile in $XDG_CONFIG_HOME/platform-auth/config.json, or .env; never
+from a flag.
+exit codes: 0 ok, 1 other (emulator: address in use), 2 usage or configuration, 3 credentials
+refused, 4 API error, 5 network`;
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
   token: tokenCommand,

@@ -136,3 +136,65 @@ test("a second signal while draining cuts the requests in flight at once", async
   assert.equal(await inFlight, "cut");
   assert.ok(at - second < 2000, `stopped ${at - second} ms after the second signal`);
 });
+
+test("--rate-limit, --revoke-after and --retire-secret: a rotation window, a revocation, throttling", async () => {
+  const old = "bin-emulator-secret-0123";
+  const next = "bin-emulator-secret-4567";
+  const child = spawn(
+    process.execPath,
+    [bin, "emulator", "--rate-limit", "5/60", "--revoke-after", "1", "--retire-secret", "1"],
+    { env: { ...env, AEP_CLIENT_SECRET: "", AEP_CLIENT_SECRETS: `${old},${next}` }, cwd: home },
+  );
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  const exited = new Promise((r) => child.on("exit", r));
+  const r: Running = { child, stdout: () => out, stderr: () => "", exited: exited as Running["exited"] };
+  const url = await listeningUrl(r);
+  const mint = (secret: string) =>
+    fetch(`${url}/ims/token/v3`, {
+      method: "POST",
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: env.AEP_CLIENT_ID,
+        client_secret: secret,
+      }),
+    });
+  const refused = await mint(old);
+  assert.equal(refused.status, 401, "the retired secret is refused");
+  const ok = await mint(next);
+  assert.equal(ok.status, 200, "the next secret works");
+  const { access_token } = (await ok.json()) as { access_token: string };
+  const call = () =>
+    fetch(`${url}/data/foundation/schemaregistry/global/classes`, {
+      headers: {
+        authorization: `Bearer ${access_token}`,
+        "x-api-key": env.AEP_CLIENT_ID,
+        "x-gw-ims-org-id": env.AEP_ORG_ID,
+        accept: "application/vnd.adobe.xed-id+json",
+      },
+    });
+  assert.equal((await call()).status, 200);
+  const revoked = await call();
+  assert.equal(revoked.status, 401);
+  assert.deepEqual(await revoked.json(), { error_code: "401013", message: "Oauth token is not valid" });
+  assert.equal((await call()).status, 401, "the fifth request is still within the budget");
+  const throttled = await call();
+  assert.equal(throttled.status, 429);
+  assert.match(throttled.headers.get("retry-after") ?? "", /^([1-9]|[1-5]\d|60)$/);
+  child.kill("SIGTERM");
+  await exited;
+});
+
+test("emulator switches with bad values are usage errors naming the flag", async () => {
+  for (const [args, message] of [
+    [["--rate-limit", "lots"], /--rate-limit "lots" must look like REQUESTS\/SECONDS, e\.g\. 100\/60/],
+    [["--retire-secret", "2"], /--retire-secret 2 needs that many secrets in AEP_CLIENT_SECRETS/],
+  ] as const) {
+    const r = run(["emulator", ...args]);
+    const { code } = await r.exited;
+    assert.equal(code, 2, r.stderr());
+    assert.match(r.stderr(), message);
+  }
+});
