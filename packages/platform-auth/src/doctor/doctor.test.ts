@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import { main } from "../cli.js";
 import { type EmulatorFixture, startEmulator } from "../test-support/emulator-fixture.js";
 import { SecretSweep } from "../test-support/secret-sweep.js";
+import { runDoctor } from "./doctor.js";
 import type { DoctorReport } from "./doctor-report.js";
 
 const sweep = new SecretSweep();
@@ -164,9 +165,29 @@ test("test call refused: no product profile (403027), throttled (429) — the to
   );
   assert.match(r.stdout, /fix \(no_product_profile\): In the Developer Console add a product profile/);
   assert.match(r.stdout, /\nskip {2}sandbox +needs a working test call\n/);
-  fx.emulator.failNext({ status: 429, count: 4 });
+  // The doctor retries once, then reports.
+  fx.emulator.failNext({ status: 429, count: 2 });
   const throttled = await doctorJson([]);
   assert.equal(throttled.step("test-call")?.reason, "throttled");
+  fx.emulator.failNext({ status: 503 });
+  const retried = await doctorJson([]);
+  assert.equal(retried.code, 0);
+  assert.equal(retried.status["test-call"], "warn");
+  assert.match(
+    retried.step("test-call")?.found.join("\n") ?? "",
+    /! HTTP 503 on attempt 1, answered after a retry/,
+  );
+});
+
+test("a token revoked between the test call and the sandbox call: re-minted, and said", async () => {
+  fx.emulator.revokeAfter(1);
+  const r = await doctorJson(["--sandbox", "dev"]);
+  assert.equal(r.code, 0, r.stdout);
+  assert.equal(r.status.sandbox, "warn");
+  assert.match(
+    r.step("sandbox")?.found.join("\n") ?? "",
+    /! the gateway refused a token that had just worked \(401013\) and a new one was minted/,
+  );
 });
 
 test("a rotation: the retired secret is reported as a warning and the doctor passes", async () => {
@@ -191,4 +212,58 @@ test("no secret or token in anything the doctor printed", () => {
     ...issued.map((value, i) => ({ name: `token ${i}`, value })),
   ];
   assert.deepEqual(sweep.leaks(secrets), []);
+});
+
+test("a rate budget spent: the doctor reports throttling instead of waiting out a minute", async () => {
+  const limited = await startEmulator({ rateLimit: { requests: 2, perSeconds: 60 } });
+  try {
+    const started = Date.now();
+    const report = await runDoctor({
+      clientId: limited.clientId,
+      clientSecret: limited.clientSecret,
+      orgId: limited.orgId,
+      authUrl: limited.url,
+      baseUrl: limited.url,
+      sandbox: "prod",
+      env: limited.env,
+      cwd: limited.dir,
+    });
+    assert.ok(Date.now() - started < 10_000);
+    const sandbox = report.steps.find((s) => s.id === "sandbox");
+    assert.deepEqual(
+      report.steps.map((s) => s.status),
+      ["warn", "ok", "ok", "ok", "fail"],
+    );
+    assert.equal(sandbox?.reason, "throttled");
+    assert.equal(report.exitCode, 4);
+    assert.match(sandbox?.found[0] ?? "", /HTTP 429 429050: Too many requests/);
+  } finally {
+    await limited.close();
+  }
+});
+
+test("slow answers: a timeout at the identity step names the URL and the reason", async () => {
+  const slow = await startEmulator({ delayMs: 1600 });
+  try {
+    const report = await runDoctor({
+      clientId: slow.clientId,
+      clientSecret: slow.clientSecret,
+      orgId: slow.orgId,
+      authUrl: slow.url,
+      baseUrl: slow.url,
+      env: slow.env,
+      cwd: slow.dir,
+      attemptTimeoutMs: 1000,
+    });
+    const identity = report.steps.find((s) => s.id === "identity");
+    assert.equal(identity?.status, "fail");
+    assert.equal(identity?.reason, "timeout");
+    assert.equal(report.exitCode, 5);
+    assert.match(
+      identity?.found[0] ?? "",
+      /^could not reach http:\/\/127\.0\.0\.1:\d+\/ims\/token\/v3 after 1 attempt: no answer within/,
+    );
+  } finally {
+    await slow.close();
+  }
 });

@@ -43,7 +43,9 @@ export async function runDoctor(opts: DoctorOptions = {}): Promise<DoctorReport>
     client = new PlatformClient({
       ...opts,
       tokenCache: "off",
-      retry: { ...opts.retry, attemptTimeoutMs },
+      // A diagnosis should not wait a minute on a throttled answer: one retry, ten seconds in all,
+      // and a Retry-After beyond that is reported as throttling instead of waited for.
+      retry: { maxAttempts: 2, maxTotalMs: 10_000, ...opts.retry, attemptTimeoutMs },
       onEvent: (e) => events.push(e),
     });
   } catch (err) {
@@ -134,8 +136,19 @@ export async function runDoctor(opts: DoctorOptions = {}): Promise<DoctorReport>
   async function step<T>(id: DoctorStep["id"], run: (s: DoctorStep) => Promise<T>): Promise<T | undefined> {
     const s: DoctorStep = { id, title: TITLES[id], status: "ok", found: [] };
     steps.push(s);
+    const seen = events.length;
     try {
-      return await run(s);
+      const out = await run(s);
+      for (const e of events.slice(seen)) {
+        if (e.type === "remint") {
+          warn(
+            s,
+            `the gateway refused a token that had just worked (${e.reason}) and a new one was minted: something revokes this credential's tokens (another tool rotating the secret, or an admin)`,
+          );
+        }
+        if (e.type === "retry") warn(s, `${e.reason} on attempt ${e.attempt}, answered after a retry`);
+      }
+      return out;
     } catch (err) {
       if (!(err instanceof PlatformAuthError)) throw err;
       s.status = "fail";
@@ -147,6 +160,9 @@ export async function runDoctor(opts: DoctorOptions = {}): Promise<DoctorReport>
     }
   }
 }
+
+// An identity service that takes this long for a bare answer will make token requests feel broken.
+const SLOW_MS = 2000;
 
 const TITLES: Record<DoctorStep["id"], string> = {
   settings: "settings",
@@ -185,7 +201,14 @@ async function checkReachable(
       target: { url, setting: "the auth URL (--auth-url, AEP_AUTH_URL)" },
     });
     await res.arrayBuffer().catch(() => undefined);
-    s.found.push(`${authUrl} answered (HTTP ${res.status}) in ${Date.now() - started} ms`);
+    const ms = Date.now() - started;
+    s.found.push(`${authUrl} answered (HTTP ${res.status}) in ${ms} ms`);
+    if (ms > SLOW_MS) {
+      s.status = "warn";
+      s.found.push(
+        `! slow: more than ${SLOW_MS / 1000} s for one answer; token requests may time out (check the network path and proxy)`,
+      );
+    }
   } catch (err) {
     if (!(err instanceof PlatformAuthError)) throw err;
     s.status = "fail";
