@@ -131,20 +131,3 @@ export function checkFailure(
   }
   return { ...f, count, target };
 }
-
-export function checkRateLimit(
-  r: EmulatorOptions["rateLimit"],
-): { requests: number; perSeconds: number } | undefined {
-  if (r === undefined) return undefined;
-  if (
-    !Number.isInteger(r.requests) ||
-    r.requests < 1 ||
-    !(Number.isFinite(r.perSeconds) && r.perSeconds > 0)
-  ) {
-    throw new PlatformAuthError(
-      "PA_CONFIG_INVALID",
-      `rateLimit must be { requests: integer ≥ 1, perSeconds: number > 0 }, got ${JSON.stringify(r)}`,
-    );
-  }
-  return r;
-}

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PlatformAuthError } from "../errors.js";
+import { handleAdmin } from "./admin-routes.js";
 import { buildClassCatalog } from "./class-catalog.js";
 import {
   type ApiContext,
@@ -10,18 +11,18 @@ import {
   GLOBAL_CLASSES_PATH,
   listGlobalClasses,
 } from "./classes-route.js";
-import { defaultFaultBody, gatewayError, identityError, sendJson, serviceError } from "./emulator-errors.js";
+import { defaultFaultBody, identityError, sendJson, serviceError } from "./emulator-errors.js";
 import {
   type CheckedCredential,
   checkCredentials,
   checkFailure,
-  checkRateLimit,
   type EmulatorOptions,
   type InjectedFailure,
 } from "./emulator-options.js";
 import { EmulatorTokenIssuer } from "./emulator-tokens.js";
-import { readBody, readForm } from "./form-body.js";
+import { readForm } from "./form-body.js";
 import { handleJwtExchange, handleOAuthToken, type IdentityContext } from "./identity-routes.js";
+import { RateBudget } from "./rate-budget.js";
 
 export interface EmulatorStats {
   /** Tokens issued (both methods). */
@@ -50,9 +51,7 @@ export class PlatformEmulator {
   readonly #identity: IdentityContext;
   readonly #api: ApiContext;
   readonly #credentials: Map<string, CheckedCredential>;
-  readonly #rateLimit: { requests: number; perSeconds: number } | undefined;
-  // Requests per client id in the current window of the rate budget.
-  readonly #windows = new Map<string, { start: number; count: number }>();
+  readonly #budget: RateBudget | undefined;
   #revokeAfter: number | undefined;
   #delayMs: number;
   #server: Server | undefined;
@@ -64,8 +63,8 @@ export class PlatformEmulator {
   constructor(opts: EmulatorOptions) {
     const credentials = checkCredentials(opts.credentials);
     this.#credentials = credentials;
-    this.#rateLimit = checkRateLimit(opts.rateLimit);
     this.#now = opts.now ?? Date.now;
+    this.#budget = opts.rateLimit ? new RateBudget(opts.rateLimit, this.#now) : undefined;
     this.#delayMs = opts.delayMs ?? 0;
     const lifetime = opts.tokenLifetimeSeconds ?? 86_399;
     if (!(Number.isFinite(lifetime) && lifetime > 0)) {
@@ -198,21 +197,8 @@ export class PlatformEmulator {
 
   /** Counts a request against the client's rate budget; answers 429 when it is spent. */
   #overBudget(res: ServerResponse, clientId: string | undefined, target: "token" | "api"): boolean {
-    const limit = this.#rateLimit;
-    if (!limit || !clientId || !this.#credentials.has(clientId)) return false;
-    const now = this.#now();
-    const windowMs = limit.perSeconds * 1000;
-    let w = this.#windows.get(clientId);
-    if (!w || now - w.start >= windowMs) {
-      w = { start: now, count: 0 };
-      this.#windows.set(clientId, w);
-    }
-    if (++w.count <= limit.requests) return false;
-    const retryAfter = String(Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)));
-    res.setHeader("retry-after", retryAfter);
-    if (target === "token") identityError(res, 429, "too_many_requests", "Too many requests");
-    else gatewayError(res, 429, "429050", "Too many requests");
-    return true;
+    if (!this.#budget || !clientId || !this.#credentials.has(clientId)) return false;
+    return this.#budget.refuse(res, clientId, target);
   }
 
   /**
@@ -246,7 +232,7 @@ export class PlatformEmulator {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.setHeader("x-request-id", randomUUID());
     const url = new URL(req.url ?? "/", this.#url);
-    if (url.pathname.startsWith("/__emulator/")) return this.#admin(req, res, url);
+    if (url.pathname.startsWith("/__emulator/")) return handleAdmin(req, res, url, this);
     const isToken = url.pathname === "/ims/token/v3" || url.pathname === "/ims/exchange/jwt";
     if (isToken) {
       this.#stats.tokenRequests++;
@@ -301,41 +287,6 @@ export class PlatformEmulator {
       sendJson(res, f.status, f.body ?? defaultFaultBody(f.status, target), headers);
     }
     return true;
-  }
-
-  async #admin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const text = await readBody(req);
-    if (req.method === "GET" && url.pathname === "/__emulator/stats") return sendJson(res, 200, this.stats());
-    if (req.method === "POST" && url.pathname === "/__emulator/revoke") {
-      this.revokeTokens();
-      return sendJson(res, 200, { revoked: true });
-    }
-    if (req.method === "POST" && url.pathname === "/__emulator/retire-secret") {
-      try {
-        const { position, clientId } = JSON.parse(text ?? "") as { position: number; clientId?: string };
-        this.retireSecret(position, clientId);
-      } catch (err) {
-        const message =
-          err instanceof PlatformAuthError ? err.message : 'body must be JSON like {"position":1}';
-        return sendJson(res, 400, { title: "Bad Request", detail: message });
-      }
-      return sendJson(res, 200, { retired: true });
-    }
-    if (req.method === "POST" && url.pathname === "/__emulator/fail") {
-      try {
-        this.failNext(JSON.parse(text ?? ""));
-      } catch (err) {
-        const message =
-          err instanceof PlatformAuthError ? err.message : 'body must be JSON like {"status":429,"count":1}';
-        return sendJson(res, 400, { title: "Bad Request", detail: message });
-      }
-      return sendJson(res, 200, { queued: true });
-    }
-    sendJson(res, 404, {
-      title: "Not Found",
-      detail:
-        "admin: GET /__emulator/stats, POST /__emulator/fail, POST /__emulator/revoke, POST /__emulator/retire-secret",
-    });
   }
 }
 
