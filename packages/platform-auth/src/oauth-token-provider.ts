@@ -2,6 +2,7 @@ import type { AccessToken } from "./access-token.js";
 import { PlatformAuthError } from "./errors.js";
 import type { HttpTransport } from "./http-transport.js";
 import { TokenExchange, type TokenExchangeOptions } from "./identity-exchange.js";
+import { fingerprintOf, type SecretState } from "./secret-memory.js";
 import type { TokenProvider } from "./token-provider.js";
 
 export interface OAuthCredentials {
@@ -46,13 +47,21 @@ export class OAuthTokenProvider implements TokenProvider {
   readonly #secrets: readonly string[];
   readonly #exchange: TokenExchange;
   readonly #onSecretRejected: ((e: SecretRejectedEvent) => void) | undefined;
+  readonly #onSecretState: ((state: SecretState) => void) | undefined;
+  readonly #fingerprints: string[];
   readonly #reported = new Set<number>();
   #working = 0;
 
   constructor(
     creds: OAuthCredentials,
     transport: HttpTransport,
-    opts: TokenExchangeOptions & { onSecretRejected?: (e: SecretRejectedEvent) => void },
+    opts: TokenExchangeOptions & {
+      onSecretRejected?: (e: SecretRejectedEvent) => void;
+      /** What an earlier process learnt: the secret that worked and those already reported. */
+      remembered?: SecretState;
+      /** Told when that changes, to remember it for the next process. */
+      onSecretState?: (state: SecretState) => void;
+    },
   ) {
     const secrets = creds.clientSecrets?.length ? creds.clientSecrets : [creds.clientSecret ?? ""];
     if (secrets.some((s) => s === "")) {
@@ -62,6 +71,13 @@ export class OAuthTokenProvider implements TokenProvider {
     this.#secrets = [...secrets];
     this.#exchange = new TokenExchange(transport, opts);
     this.#onSecretRejected = opts.onSecretRejected;
+    this.#onSecretState = opts.onSecretState;
+    this.#fingerprints = this.#secrets.map(fingerprintOf);
+    const known = this.#fingerprints.indexOf(opts.remembered?.working ?? "");
+    if (known >= 0) this.#working = known;
+    this.#fingerprints.forEach((f, i) => {
+      if (opts.remembered?.refused.includes(f)) this.#reported.add(i);
+    });
   }
 
   /** 1-based position of the secret that worked last (the first one until a mint says otherwise). */
@@ -75,8 +91,15 @@ export class OAuthTokenProvider implements TokenProvider {
     for (const index of order) {
       try {
         const token = await this.#mintWith(this.#secrets[index], signal);
+        const changed = index !== this.#working || refused.some((r) => !this.#reported.has(r));
         this.#working = index;
         for (const r of refused) this.#report(r, index);
+        if (changed) {
+          this.#onSecretState?.({
+            working: this.#fingerprints[index],
+            refused: [...this.#reported].map((i) => this.#fingerprints[i]),
+          });
+        }
         return token;
       } catch (err) {
         const tryNext =

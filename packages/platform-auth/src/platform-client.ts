@@ -9,6 +9,7 @@ import { OAuthTokenProvider, type SecretRejectedEvent } from "./oauth-token-prov
 import { iteratePages } from "./page-iterator.js";
 import { checkBody, resolveTarget } from "./request-target.js";
 import { checkRetryOptions, type RetryEvent, type RetryOptions, sendWithRetries } from "./retry-policy.js";
+import { SecretMemory } from "./secret-memory.js";
 import type { ResolvedSettings, SettingsInput } from "./settings.js";
 import { type ResolveSettingsOptions, resolveSettings } from "./settings-resolver.js";
 import { TokenCache } from "./token-cache.js";
@@ -43,6 +44,12 @@ export interface PlatformClientOptions extends SettingsInput {
    * CLI's is beside its token cache; the library counts nothing unless given one).
    */
   usageFile?: string;
+  /**
+   * Where to remember, between processes, which client secret worked last (fingerprints only),
+   * so that after a rotation the live secret is tried first and a dead one reported once. The
+   * CLI's is beside its token cache; the library remembers in memory only unless given one.
+   */
+  secretMemoryFile?: string;
 }
 
 export type PlatformBody = string | Uint8Array | URLSearchParams | FormData;
@@ -92,6 +99,7 @@ export class PlatformClient {
       configFile,
       defaultTokenCache,
       usageFile,
+      secretMemoryFile,
       ...input
     } = options;
     const settings = resolveSettings({ options: { ...input, profile }, env, cwd, configFile });
@@ -119,7 +127,7 @@ export class PlatformClient {
             settings,
             now,
           );
-    const provider = this.#createProvider(now);
+    const provider = this.#createProvider(now, secretMemoryFile);
     const cacheSetting = settings.tokenCache ?? defaultTokenCache;
     const file =
       cacheSetting !== undefined && cacheSetting !== "off"
@@ -234,7 +242,7 @@ export class PlatformClient {
     await this.#transport.close();
   }
 
-  #createProvider(now: (() => number) | undefined): TokenProvider {
+  #createProvider(now: (() => number) | undefined, memoryFile: string | undefined): TokenProvider {
     const s = this.#settings;
     const opts = { retry: this.#retry, now, onRetry: (e: RetryEvent) => this.#onEvent?.(e) };
     if (s.authMethod === "jwt") {
@@ -245,9 +253,13 @@ export class PlatformClient {
         opts,
       );
     }
+    const memory = memoryFile === undefined ? undefined : new SecretMemory(memoryFile);
+    const key = tokenCacheKey({ ...s, method: s.authMethod });
     return new OAuthTokenProvider(s, this.#transport, {
       ...opts,
       onSecretRejected: (e) => this.#onEvent?.(e),
+      remembered: memory?.load(key),
+      onSecretState: (state) => memory?.save(key, state),
     });
   }
 

@@ -1,7 +1,12 @@
 // A client secret rotation as the Developer Console runs it: two secrets accepted for a while, then
 // the old one deleted. The client must keep working throughout and say once that a secret died.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { PlatformAuthError } from "./errors.js";
 import { GLOBAL_CLASSES_PATH } from "./global-classes.js";
 import { type ClientEvent, PlatformClient } from "./platform-client.js";
@@ -116,4 +121,34 @@ test("settings: AEP_CLIENT_SECRETS lists several; a secret set in a higher layer
   assert.ok(!JSON.stringify(fromEnv.describe()).includes(fx.clientSecret));
   await fromEnv.close();
   await overridden.close();
+});
+
+test("between processes: the next CLI run tries the live secret first and does not warn again", async () => {
+  // By now the emulator accepts only the next secret (the first was retired above).
+  const bin = fileURLToPath(new URL("../bin/platform-auth.js", import.meta.url));
+  const env = {
+    ...fx.env,
+    AEP_CLIENT_ID: fx.clientId,
+    AEP_CLIENT_SECRETS: `${fx.clientSecret},${fx.nextSecret}`,
+    AEP_ORG_ID: fx.orgId,
+    AEP_AUTH_URL: fx.url,
+    AEP_BASE_URL: fx.url,
+  };
+  const run = () => promisify(execFile)(process.execPath, [bin, "token", "--no-cache"], { env, cwd: fx.dir });
+  const r0 = fx.emulator.stats().tokenRequests;
+  const first = await run();
+  assert.match(
+    first.stderr,
+    /warning: client secret #1 of 2 is no longer accepted \(invalid_client\); #2 worked/,
+  );
+  const r1 = fx.emulator.stats().tokenRequests;
+  assert.equal(r1 - r0, 2);
+  const second = await run();
+  assert.equal(second.stderr, "");
+  assert.equal(fx.emulator.stats().tokenRequests - r1, 1, "the live secret first");
+  const memory = join(fx.env.XDG_CACHE_HOME, "platform-auth", "secrets.json");
+  assert.equal(statSync(memory).mode & 0o777, 0o600);
+  const text = readFileSync(memory, "utf8");
+  assert.ok(!text.includes(fx.clientSecret) && !text.includes(fx.nextSecret), "fingerprints only");
+  assert.match(text, /"working":"[0-9a-f]{16}","refused":\["[0-9a-f]{16}"\]/);
 });

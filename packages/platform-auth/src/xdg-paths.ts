@@ -26,3 +26,8 @@ export function defaultTokenCachePath(env: Env): string {
 export function defaultUsagePath(env: Env): string {
   return join(dirname(defaultTokenCachePath(env)), "usage.json");
 }
+
+/** `secrets.json` beside the token cache: which client secret worked last (fingerprints only). */
+export function defaultSecretMemoryPath(env: Env): string {
+  return join(dirname(defaultTokenCachePath(env)), "secrets.json");
+}

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { PlatformAuthError } from "../errors.js";
 import { type ClientEvent, PlatformClient } from "../platform-client.js";
 import type { SettingsInput } from "../settings.js";
-import { defaultTokenCachePath, defaultUsagePath } from "../xdg-paths.js";
+import { defaultSecretMemoryPath, defaultTokenCachePath, defaultUsagePath } from "../xdg-paths.js";
 import type { CliIo } from "./cli-io.js";
 
 /** Options every command takes: where to send, which credentials, how verbose. */
@@ -123,6 +123,7 @@ export function createCliClient(v: ParsedValues, io: CliIo): PlatformClient {
     cwd: io.cwd,
     defaultTokenCache: defaultTokenCachePath(io.env),
     usageFile: defaultUsagePath(io.env),
+    secretMemoryFile: defaultSecretMemoryPath(io.env),
     // A refused secret during a rotation is worth saying even without --verbose.
     onEvent: (e) => {
       if (v.verbose || e.type === "secret-rejected") io.stderr(`${describeEvent(e)}\n`);

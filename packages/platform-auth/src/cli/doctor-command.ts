@@ -12,7 +12,12 @@ import { parseCommand, settingsFromFlags } from "./cli-options.js";
 export async function doctorCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseCommand("doctor", args, { json: { type: "boolean" } });
   const { tokenCache: _ignored, ...flags } = settingsFromFlags(values);
-  const report = await runDoctor({ ...flags, env: io.env, cwd: io.cwd, usageFile: defaultUsagePath(io.env) });
+  const report = await runDoctor({
+    ...flags,
+    env: io.env,
+    cwd: io.cwd,
+    usageFile: defaultUsagePath(io.env),
+  });
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.exitCode;
 }

@@ -200,7 +200,7 @@ test("a rotation: the retired secret is reported as a warning and the doctor pas
   assert.equal(r.status.token, "warn");
   assert.match(
     r.step("token")?.found.join("\n") ?? "",
-    /! client secret #1 of 2 is no longer accepted; #2 worked/,
+    /! client secret #1 of 2 is refused \(invalid_client\): remove it once the rotation is done.*\nclient secret #2 of 2: accepted/,
   );
 });
 

@@ -86,12 +86,28 @@ export async function runDoctor(opts: DoctorOptions = {}): Promise<DoctorReport>
         if (claims.scope !== undefined && lacking.length > 0)
           warn(s, `the token lacks requested scopes: ${lacking.join(", ")}`);
       } else s.found.push("the token is opaque: no claims to show");
-      for (const e of events) {
-        if (e.type === "secret-rejected") {
-          warn(
-            s,
-            `client secret #${e.rejected} of ${e.of} is no longer accepted; #${e.accepted} worked — remove #${e.rejected} once the rotation is done`,
-          );
+      // Each secret of a rotation on its own: one refused is a rotation to finish (or a typo).
+      if (settings.clientSecrets.length > 1) {
+        for (const [i, secret] of settings.clientSecrets.entries()) {
+          const alone = new PlatformClient({
+            ...opts,
+            clientSecret: secret,
+            clientSecrets: undefined,
+            tokenCache: "off",
+            retry: { maxAttempts: 1, attemptTimeoutMs },
+          });
+          try {
+            await alone.accessToken();
+            s.found.push(`client secret #${i + 1} of ${settings.clientSecrets.length}: accepted`);
+          } catch (err) {
+            if (!(err instanceof PlatformAuthError) || err.serviceCode !== "invalid_client") throw err;
+            warn(
+              s,
+              `client secret #${i + 1} of ${settings.clientSecrets.length} is refused (invalid_client): remove it once the rotation is done, or replace it if it was mistyped`,
+            );
+          } finally {
+            await alone.close();
+          }
         }
       }
       return t;
