@@ -179,6 +179,9 @@ test("test: non-zero exit with the reason when the credentials do not work", asy
   assert.match(noValue.stderr, /call: --accept needs a value \(--accept VALUE or --accept=VALUE\)/);
   const flagAsValue = await cli(["emulator", "--port", "--count-mints"]);
   assert.match(flagAsValue.stderr, /emulator: --port needs a value/);
+  const negative = await cli(["emulator", "--retry-after", "-1"]);
+  assert.equal(negative.code, 2);
+  assert.match(negative.stderr, /emulator: --retry-after must be a number ≥ 0, got "-1"/);
   const switchValue = await cli(["test", "--json=yes"]);
   assert.match(switchValue.stderr, /test: --json is a switch and takes no value \(got "yes"\)/);
   const closed = await closedPort();

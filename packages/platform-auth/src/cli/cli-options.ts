@@ -51,8 +51,10 @@ export function parseCommand(
     const spec = options[t.name];
     if (!spec) throw unknownFlag(command, t.rawName, options);
     if (spec.type === "string") {
-      // "--port --json" would take "--json" as the port; a value that looks like a flag is missing.
-      if (t.value === undefined || (!t.inlineValue && t.value.startsWith("-") && t.value !== "-")) {
+      // "--port --json" would take "--json" as the port: a value that looks like a flag is missing.
+      // A negative number is a value ("--retry-after -1" is then refused by the command's own check).
+      const looksLikeFlag = !t.inlineValue && /^-[^\d]/.test(t.value ?? "");
+      if (t.value === undefined || looksLikeFlag) {
         throw new PlatformAuthError(
           "PA_USAGE",
           `${command}: ${t.rawName} needs a value (${t.rawName} VALUE or ${t.rawName}=VALUE); see platform-auth ${command} --help`,

@@ -164,7 +164,8 @@ export async function runDoctor(opts: DoctorOptions = {}): Promise<DoctorReport>
         }
         if (e.type === "retry") warn(s, `${e.reason} on attempt ${e.attempt}, answered after a retry`);
       }
-      return out;
+      // A check inside the step may have failed it without an exception (a token of another client).
+      return s.status === "fail" ? undefined : out;
     } catch (err) {
       if (!(err instanceof PlatformAuthError)) throw err;
       s.status = "fail";
