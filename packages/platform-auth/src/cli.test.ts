@@ -98,6 +98,11 @@ test("the built bin mints a token, and a second process reuses it from the owner
   assert.equal(statSync(file).mode & 0o777, 0o600);
   assert.equal((await cli(["token", "--no-cache"])).code, 0);
   assert.equal(fx.emulator.stats().mints - m0, 2, "--no-cache mints");
+  const json = await cli(["token", "--json"]);
+  const parsed = JSON.parse(json.stdout);
+  assert.equal(parsed.accessToken, a.stdout.trim());
+  assert.equal(parsed.method, "oauth");
+  assert.ok(Date.parse(parsed.expiresAt) - Date.now() > 86_000_000);
 });
 
 test("processes started together on a cold cache file mint once between them (file lock)", async () => {
@@ -238,6 +243,8 @@ test("jwt: warns that the method is deprecated and prints an RS256 JWT with the 
   const r = await cli(["jwt"], { ...jwtEnv, AEP_CLIENT_SECRET: undefined });
   assert.equal(r.code, 0);
   assert.match(r.stderr, /warning: the JWT .* deprecated/);
+  const asJson = await cli(["jwt", "--json"], { ...jwtEnv, AEP_CLIENT_SECRET: undefined });
+  assert.match(JSON.parse(asJson.stdout).jwt, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
   const { payload, protectedHeader } = await jwtVerify(r.stdout.trim(), createPublicKey(fx.privateKeyPem), {
     audience: `${fx.url}/c/${fx.clientId}`,
     issuer: fx.orgId,

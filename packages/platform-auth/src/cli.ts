@@ -13,7 +13,8 @@ export const usage = `usage: platform-auth <command> [options]
 Obtains, caches and uses Adobe Experience Platform credentials.
 
 commands:
-  token                      print a valid access token (minted only when the cache has none)
+  token [--json]             print a valid access token (minted only when the cache has none);
+                             --json adds its expiry
   headers [--format F]       print the header set: curl (default), json or env
   test [--json]              run the test call (global classes); exit 0 when the credentials work
   doctor [--json]            check settings, identity service, token, test call and sandbox step
@@ -26,13 +27,13 @@ commands:
                              process of this user; warns from 80% of a budget you set
   call <METHOD> <path>       any Platform call with the credential headers added
        [--accept TYPE] [-H 'Name: value']... [--data JSON|@file] [--all]
-  jwt                        build and sign a JWT for the deprecated JWT method
+  jwt [--json]               build and sign a JWT for the deprecated JWT method
   inspect [--json]           show the cached token's expiry, scopes and client id
   emulator                   run the local emulator (identity service + global classes)
        [--port N] [--expired-tokens] [--fail STATUS[:COUNT[:token|api|any]]]... [--retry-after S]
        [--delay MS] [--token-lifetime S] [--classes N] [--sandboxes a,b] [--count-mints]
        [--public-key-file F] [--rate-limit REQUESTS/SECONDS] [--revoke-after CALLS]
-       [--retire-secret N]
+       [--retire-secret N] [--json]
 
 options (every command):
   --auth-url URL  --base-url URL  --profile NAME  --sandbox NAME

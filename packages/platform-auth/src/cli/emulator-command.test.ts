@@ -187,6 +187,16 @@ test("--rate-limit, --revoke-after and --retire-secret: a rotation window, a rev
   await exited;
 });
 
+test("--json: the URL as one JSON line, for scripts", async () => {
+  const r = run(["emulator", "--json"]);
+  for (let i = 0; i < 250 && !r.stdout().includes("\n"); i++) await new Promise((res) => setTimeout(res, 20));
+  const { url } = JSON.parse(r.stdout()) as { url: string };
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal((await fetch(`${url}/__emulator/stats`)).status, 200);
+  r.child.kill("SIGTERM");
+  assert.equal((await r.exited).code, 0);
+});
+
 test("emulator switches with bad values are usage errors naming the flag", async () => {
   for (const [args, message] of [
     [["--rate-limit", "lots"], /--rate-limit "lots" must look like REQUESTS\/SECONDS, e\.g\. 100\/60/],

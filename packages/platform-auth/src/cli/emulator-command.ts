@@ -26,6 +26,7 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
     "rate-limit": { type: "string" },
     "revoke-after": { type: "string" },
     "retire-secret": { type: "string" },
+    json: { type: "boolean" },
   });
   const s = resolveSettings({ options: settingsFromFlags(values), env: io.env, cwd: io.cwd });
   const keyFile = (values["public-key-file"] as string | undefined) ?? s.privateKeyFile;
@@ -95,7 +96,8 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
     host: values.host as string | undefined,
     port: num(values.port, "--port", 0) ?? 0,
   });
-  io.stdout(`listening on ${url}\n`);
+  // --json: one line a script can parse for the URL, written once the port is open.
+  io.stdout(values.json ? `${JSON.stringify({ url })}\n` : `listening on ${url}\n`);
   io.stderr(
     `use it with: --auth-url ${url} --base-url ${url} (or AEP_AUTH_URL / AEP_BASE_URL); stop with Ctrl-C\n`,
   );
