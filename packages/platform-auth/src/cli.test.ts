@@ -135,6 +135,10 @@ test("headers: curl, json and env formats carry all credential headers and the s
     "x-api-key": fx.clientId,
     "x-gw-ims-org-id": fx.orgId,
   });
+  assert.deepEqual(JSON.parse((await cli(["headers", "--json"])).stdout), json);
+  const both = await cli(["headers", "--json", "--format", "env"]);
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /headers: --json and --format env contradict each other/);
   const envOut = (await cli(["headers", "--format", "env"])).stdout;
   assert.match(
     envOut,

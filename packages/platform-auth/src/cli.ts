@@ -15,7 +15,7 @@ Obtains, caches and uses Adobe Experience Platform credentials.
 commands:
   token [--json]             print a valid access token (minted only when the cache has none);
                              --json adds its expiry
-  headers [--format F]       print the header set: curl (default), json or env
+  headers [--format F]       print the header set: curl (default), json or env (--json: json)
   test [--json]              run the test call (global classes); exit 0 when the credentials work
   doctor [--json]            check settings, identity service, token, test call and sandbox step
                              by step; say what each found and, when it fails, the fix

@@ -23,7 +23,14 @@ export interface ConsoleCredential {
   settings: SettingsInput;
 }
 
-/** Reads the credentials of a downloaded project JSON; `pick` chooses one by name or id when there are several. */
+/**
+ * Reads the credentials of a downloaded project JSON; `pick` chooses one by name or id when there
+ * are several (otherwise the only OAuth Server-to-Server one).
+ *
+ * @example
+ * const cred = readConsoleProject(readFileSync(file, "utf8"), file);
+ * saveProfile(configFilePath(process.env), "prod", cred.settings);
+ */
 export function readConsoleProject(text: string, file: string, pick?: string): ConsoleCredential {
   let data: unknown;
   try {

@@ -12,6 +12,14 @@ export interface FailureReason {
   readonly fix: string;
 }
 
+/**
+ * Every reason with what it means and its fix; the README documents each one.
+ *
+ * @example
+ * catch (err) {
+ *   if (err instanceof PlatformAuthError && err.reason === "no_product_profile") console.error(err.fix);
+ * }
+ */
 export const FAILURE_REASONS = {
   invalid_client_id: {
     meaning: "the identity service does not know the client id",

@@ -26,8 +26,18 @@ export async function tokenCommand(args: string[], io: CliIo): Promise<number> {
 
 /** `headers [--format curl|json|env]`: the full header set of a Platform call. */
 export async function headersCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommand("headers", args, { format: { type: "string" } });
-  const format = (values.format as string | undefined) ?? "curl";
+  const { values } = parseCommand("headers", args, {
+    format: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (values.json && values.format !== undefined && values.format !== "json") {
+    throw new PlatformAuthError(
+      "PA_USAGE",
+      `headers: --json and --format ${values.format} contradict each other`,
+    );
+  }
+  // --json as every other command takes it: the same as --format json.
+  const format = values.json ? "json" : ((values.format as string | undefined) ?? "curl");
   if (!["curl", "json", "env"].includes(format)) {
     throw new PlatformAuthError(
       "PA_USAGE",
