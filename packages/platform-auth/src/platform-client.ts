@@ -17,10 +17,23 @@ import { TokenFileStore, tokenCacheKey } from "./token-file-store.js";
 import type { TokenProvider } from "./token-provider.js";
 import { UsageMeter } from "./usage-meter.js";
 
+/**
+ * This hour's use of the credential (every process together) neared or reached a budget the user
+ * set: said at 80 % and again at 100 %, once each per client.
+ */
+export interface BudgetEvent {
+  type: "budget";
+  what: "calls" | "mints";
+  used: number;
+  budget: number;
+  reached: boolean;
+}
+
 /** What the client reports while it works; no event carries a secret or a token. */
 export type ClientEvent =
   | RetryEvent
   | SecretRejectedEvent
+  | BudgetEvent
   | { type: "mint"; method: string; expiresAt: number }
   | { type: "remint"; reason: string; requestId: string | undefined };
 
@@ -126,6 +139,7 @@ export class PlatformClient {
             tokenCacheKey({ ...settings, method: settings.authMethod }),
             settings,
             now,
+            (thisHour) => this.#checkBudget(thisHour),
           );
     const provider = this.#createProvider(now, secretMemoryFile);
     const cacheSetting = settings.tokenCache ?? defaultTokenCache;
@@ -240,6 +254,24 @@ export class PlatformClient {
     // Counts are worth keeping but not worth failing a finished piece of work for.
     await this.#meter?.flush().catch(() => undefined);
     await this.#transport.close();
+  }
+
+  readonly #budgetSaid = new Set<string>();
+
+  /** Says (once per level) that this hour's use nears or reached a budget the user set. */
+  #checkBudget(thisHour: { calls: number; mints: number }): void {
+    const budgets = { calls: this.#settings.budget.callsPerHour, mints: this.#settings.budget.mintsPerHour };
+    for (const what of ["calls", "mints"] as const) {
+      const budget = budgets[what];
+      const used = thisHour[what];
+      // Warn from 80 %, leaving time to slow down before the platform starts answering 429.
+      if (budget === undefined || used < budget * 0.8) continue;
+      const reached = used >= budget;
+      const level = `${what}:${reached}`;
+      if (this.#budgetSaid.has(level)) continue;
+      this.#budgetSaid.add(level);
+      this.#onEvent?.({ type: "budget", what, used, budget, reached });
+    }
   }
 
   #createProvider(now: (() => number) | undefined, memoryFile: string | undefined): TokenProvider {

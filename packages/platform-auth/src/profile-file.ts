@@ -4,6 +4,8 @@ import { PROFILE_KEYS, type SettingsInput } from "./settings.js";
 
 // Settings that may be written as a JSON list as well as a comma-separated string.
 const LIST_KEYS = ["scopes", "metascopes", "clientSecrets"];
+// Budgets may be written as JSON numbers.
+const NUMBER_KEYS = ["callsPerHour", "mintsPerHour"];
 
 /** The parsed config file: `{ "profiles": { "<name>": { ... } }, "defaultProfile": "<name>" }`. */
 export interface ConfigFile {
@@ -69,7 +71,8 @@ function checkProfile(path: string, name: string, profile: unknown): SettingsInp
     }
     const listOk =
       LIST_KEYS.includes(key) && Array.isArray(value) && value.every((v) => typeof v === "string");
-    if (typeof value !== "string" && !listOk) {
+    const numberOk = NUMBER_KEYS.includes(key) && typeof value === "number";
+    if (typeof value !== "string" && !listOk && !numberOk) {
       throw new PlatformAuthError(
         "PA_CONFIG_INVALID",
         `config file ${path}: profile "${name}" key "${key}" must be a string${LIST_KEYS.includes(key) ? " or a list of strings" : ""}`,

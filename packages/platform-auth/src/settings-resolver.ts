@@ -80,6 +80,10 @@ export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSett
     baseUrl: checkServiceUrl("base URL", (pick("baseUrl") as string | undefined) ?? DEFAULT_BASE_URL),
     tokenCache: pick("tokenCache") === "off" ? "off" : fromCwd(pick("tokenCache") as string | undefined),
     caFile: fromCwd(pick("caFile") as string | undefined),
+    budget: {
+      callsPerHour: checkBudget("calls-per-hour budget", pick("callsPerHour")),
+      mintsPerHour: checkBudget("mints-per-hour budget", pick("mintsPerHour")),
+    },
     profile: fromProfile ? profileName : undefined,
   };
 }
@@ -189,6 +193,19 @@ function checkAuthMethod(value: string): AuthMethod {
     "PA_CONFIG_INVALID",
     `auth method ${JSON.stringify(value)} is not allowed; use "oauth" (server-to-server) or "jwt" (deprecated)`,
   );
+}
+
+/** A budget: a whole number ≥ 1, or unset. */
+export function checkBudget(label: string, value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new PlatformAuthError(
+      "PA_CONFIG_INVALID",
+      `${label} ${JSON.stringify(value)} is not allowed; use a whole number ≥ 1 (requests per hour)`,
+    );
+  }
+  return n;
 }
 
 function checkSandbox(value: string | undefined): string | undefined {

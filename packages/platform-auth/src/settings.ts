@@ -42,6 +42,12 @@ export interface SettingsInput {
   tokenCache?: string;
   /** An extra CA certificate (PEM) file, added to the system's trusted roots. */
   caFile?: string;
+  /**
+   * Budgets of this credential per hour, counted by the usage meter across processes: warnings
+   * come from 80 % of them. Whole numbers (as strings from the environment).
+   */
+  callsPerHour?: string | number;
+  mintsPerHour?: string | number;
 }
 
 /** Settings after resolution: required ones present, defaults applied, URLs checked. */
@@ -64,6 +70,8 @@ export interface ResolvedSettings {
   /** undefined: the caller's default (memory only for the library, a file for the CLI). */
   tokenCache: string | undefined;
   caFile: string | undefined;
+  /** Hourly budgets the user set, when they did. */
+  budget: { callsPerHour?: number; mintsPerHour?: number };
   /** Profile that contributed settings, when one did. */
   profile: string | undefined;
 }
@@ -102,6 +110,8 @@ export const SETTING_FIELDS: SettingField[] = [
   { key: "baseUrl", label: "base URL", flag: "--base-url", env: ["AEP_BASE_URL"] },
   { key: "tokenCache", label: "token cache", env: ["AEP_TOKEN_CACHE"] },
   { key: "caFile", label: "CA file", flag: "--ca-file", env: ["AEP_CA_FILE"] },
+  { key: "callsPerHour", label: "calls-per-hour budget", env: ["AEP_CALLS_PER_HOUR"] },
+  { key: "mintsPerHour", label: "mints-per-hour budget", env: ["AEP_MINTS_PER_HOUR"] },
 ];
 
 /** Keys a config-file profile may hold (the inline `privateKey` is for library callers only). */

@@ -57,13 +57,18 @@ export class UsageMeter {
   #pendingCalls = 0;
   #writing: Promise<void> = Promise.resolve();
 
+  readonly #onTotals: ((thisHour: HourCounts) => void) | undefined;
+
   constructor(
     path: string,
     key: string,
     who: { clientId: string; orgId: string },
     now: () => number = Date.now,
+    /** Told this credential's totals of the current hour (all processes) after each write. */
+    onTotals?: (thisHour: HourCounts) => void,
   ) {
     this.path = path;
+    this.#onTotals = onTotals;
     this.#key = key;
     // Only these two: the caller may pass its whole settings object, secret included.
     this.#who = { clientId: who.clientId, orgId: who.orgId };
@@ -99,6 +104,8 @@ export class UsageMeter {
           for (const hour of Object.keys(usage.hours)) if (hour < oldest) delete usage.hours[hour];
         }
         writeUsageFile(this.path, file);
+        const current = mine.hours[hourOf(this.#now())];
+        if (current) this.#onTotals?.({ ...current });
       }),
     );
     return this.#writing;

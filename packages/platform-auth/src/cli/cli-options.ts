@@ -126,14 +126,21 @@ export function createCliClient(v: ParsedValues, io: CliIo): PlatformClient {
     defaultTokenCache: defaultTokenCachePath(io.env),
     usageFile: defaultUsagePath(io.env),
     secretMemoryFile: defaultSecretMemoryPath(io.env),
-    // A refused secret during a rotation is worth saying even without --verbose.
+    // A refused secret during a rotation, or a budget nearly spent, is worth saying even without --verbose.
     onEvent: (e) => {
-      if (v.verbose || e.type === "secret-rejected") io.stderr(`${describeEvent(e)}\n`);
+      if (v.verbose || e.type === "secret-rejected" || e.type === "budget")
+        io.stderr(`${describeEvent(e)}\n`);
     },
   });
 }
 
 function describeEvent(e: ClientEvent): string {
+  if (e.type === "budget") {
+    const share = Math.round((e.used / e.budget) * 100);
+    return e.reached
+      ? `platform-auth: warning: ${e.used} ${e.what} this hour reached the budget of ${e.budget} (${share}%) set for this credential; stop or spread the work of every app that uses it`
+      : `platform-auth: warning: ${e.used} of ${e.budget} ${e.what} this hour (${share}%) for this credential, across every process; slow down before the budget is reached`;
+  }
   if (e.type === "secret-rejected") {
     return `platform-auth: warning: client secret #${e.rejected} of ${e.of} is no longer accepted (invalid_client); #${e.accepted} worked and is used from now on; remove #${e.rejected} from your settings once the rotation is done`;
   }

@@ -35,7 +35,7 @@ before(async () => {
 });
 after(() => fx.close());
 
-async function cli(args: string[]) {
+async function cli(args: string[], extraEnv: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
   const code = await main(args, {
@@ -45,7 +45,7 @@ async function cli(args: string[]) {
     stderr: (t) => {
       stderr += t;
     },
-    env,
+    env: { ...env, ...extraEnv },
     cwd,
   });
   return { code, stdout, stderr };
@@ -112,7 +112,42 @@ test("budgets: a warning from 80%, another once reached; bad numbers are usage e
   assert.doesNotMatch(reached.stderr, /mints this hour/);
   const quiet = await cli(["usage", "--calls-per-hour", String(calls * 10)]);
   assert.equal(quiet.stderr, "");
+  // The same budget as a setting: usage uses it without flags.
+  const fromEnv = await cli(["usage"], { AEP_CALLS_PER_HOUR: String(calls) });
+  assert.match(fromEnv.stderr, /the budget of \d+ is reached \(100%\)/);
+  const badSetting = await cli(["usage"], { AEP_CALLS_PER_HOUR: "many" });
+  assert.equal(badSetting.code, 2);
+  assert.match(badSetting.stderr, /calls-per-hour budget "many" is not allowed; use a whole number ≥ 1/);
   const bad = await cli(["usage", "--hours", "0"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /usage: --hours must be a whole number ≥ 1, got "0"/);
+});
+
+test("a budget set in the settings: commands warn from 80% of it, across processes, once per level", async () => {
+  const { calls } = JSON.parse((await cli(["usage", "--json"])).stdout).credentials[0].thisHour;
+  // The next test call is the one that crosses 80 % of this budget.
+  const budget = Math.floor((calls + 1) / 0.8);
+  const near = await promisify(execFile)(process.execPath, [bin, "test"], {
+    env: { ...env, AEP_CALLS_PER_HOUR: String(budget) },
+    cwd,
+  });
+  assert.match(
+    near.stderr,
+    new RegExp(
+      `warning: ${calls + 1} of ${budget} calls this hour \\(\\d+%\\) for this credential, across every process`,
+    ),
+  );
+  const reached = await promisify(execFile)(process.execPath, [bin, "test"], {
+    env: { ...env, AEP_CALLS_PER_HOUR: String(calls + 2) },
+    cwd,
+  });
+  assert.match(
+    reached.stderr,
+    new RegExp(`warning: ${calls + 2} calls this hour reached the budget of ${calls + 2} \\(100%\\)`),
+  );
+  const quiet = await promisify(execFile)(process.execPath, [bin, "test"], {
+    env: { ...env, AEP_CALLS_PER_HOUR: "100000" },
+    cwd,
+  });
+  assert.doesNotMatch(quiet.stderr, /warning/);
 });

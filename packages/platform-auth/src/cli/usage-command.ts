@@ -1,8 +1,9 @@
 import { PlatformAuthError } from "../errors.js";
+import { checkBudget, readLayers } from "../settings-resolver.js";
 import { type HourCounts, hourOf, readUsageFile } from "../usage-meter.js";
 import { defaultUsagePath } from "../xdg-paths.js";
 import type { CliIo } from "./cli-io.js";
-import { parseCommand } from "./cli-options.js";
+import { parseCommand, settingsFromFlags } from "./cli-options.js";
 
 // Warn from this share of a budget on, so that there is time to slow down before throttling.
 const WARN_AT = 0.8;
@@ -20,9 +21,17 @@ export async function usageCommand(args: string[], io: CliIo): Promise<number> {
     "mints-per-hour": { type: "string" },
   });
   const hours = positive(values.hours, "--hours") ?? 24;
+  // Flags first, then the budgets of the settings (AEP_CALLS_PER_HOUR, a profile's callsPerHour, ...).
+  const { layers } = readLayers({ options: settingsFromFlags(values), env: io.env, cwd: io.cwd });
+  const setting = (key: "callsPerHour" | "mintsPerHour") =>
+    layers.find((l) => l.values[key] !== undefined)?.values[key];
   const budget = {
-    calls: positive(values["calls-per-hour"], "--calls-per-hour"),
-    mints: positive(values["mints-per-hour"], "--mints-per-hour"),
+    calls:
+      positive(values["calls-per-hour"], "--calls-per-hour") ??
+      checkBudget("calls-per-hour budget", setting("callsPerHour")),
+    mints:
+      positive(values["mints-per-hour"], "--mints-per-hour") ??
+      checkBudget("mints-per-hour budget", setting("mintsPerHour")),
   };
   const path = defaultUsagePath(io.env);
   const file = readUsageFile(path);
