@@ -136,7 +136,7 @@ export function readLayers(opts: ResolveSettingsOptions = {}): {
  * `clientSecrets`, without repeats. Layers are not merged, so that a secret set in the environment
  * replaces, not extends, the ones of a profile.
  */
-export function secretsOf(layers: SettingsInput[]): string[] {
+function secretsOf(layers: SettingsInput[]): string[] {
   const layer = layers.find((l) => l.clientSecret !== undefined || l.clientSecrets !== undefined);
   if (!layer) return [];
   const all = [
