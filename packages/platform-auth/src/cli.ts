@@ -40,7 +40,8 @@ options (every command):
   --client-id ID  --org-id ID  --scopes a,b  --auth-method oauth|jwt
   --technical-account-id ID  --private-key-file F  --metascopes a,b  --ca-file F
   --no-cache      do not use the on-disk token cache
-  -v, --verbose   report mints, retries and request ids on standard error
+  -v, --verbose   report mints, retries and request ids on standard error (the emulator:
+                  one line per request it answered)
   -h, --help      show this help
 
 The client secret is read from AEP_CLIENT_SECRET (or CLIENT_SECRET; several, during a rotation:

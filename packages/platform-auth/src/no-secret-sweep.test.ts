@@ -163,6 +163,9 @@ test("every command, verbose, in success and failure, then the bin emulator", as
   sweep.add("bin emulator stdout", out);
   sweep.add("bin emulator stderr", err);
   assert.match(err, /mint #1\n/);
+  // Its --verbose request log was on, and is part of what was searched.
+  assert.match(err, /\nPOST \/ims\/token\/v3 200 \d+ ms \(request id [\w-]+\)\n/);
+  assert.match(err, /\nPOST \/ims\/token\/v3 401 \d+ ms/);
 });
 
 test("no secret, key or token in any output or in any file but the owner-only ones that hold them", () => {

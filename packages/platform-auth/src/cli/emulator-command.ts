@@ -60,6 +60,10 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
     expiredTokens: values["expired-tokens"] === true,
     sandboxes: toList(values.sandboxes as string | undefined),
     rateLimit: rateLimitOf(values["rate-limit"] as string | undefined),
+    // --verbose: a request log (method, path, status, time, request id; never a header or a body).
+    onRequest: values.verbose
+      ? (r) => io.stderr(`${r.method} ${r.path} ${r.status} ${r.ms} ms (request id ${r.requestId})\n`)
+      : undefined,
     onTokenIssued: () => {
       mints++;
       if (countMints) io.stderr(`mint #${mints}\n`);

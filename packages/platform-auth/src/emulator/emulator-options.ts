@@ -50,6 +50,11 @@ export interface EmulatorOptions {
   /** Told every token issued (tests use it to grep output for tokens). */
   onTokenIssued?: (token: string) => void;
   /**
+   * Told each answered request: method, path (no query), status, time taken and request id.
+   * Nothing from headers or bodies, so no secret or token can reach a request log.
+   */
+  onRequest?: (info: { method: string; path: string; status: number; ms: number; requestId: string }) => void;
+  /**
    * A rate budget per credential, as the platform throttles each integration: more than `requests`
    * token requests and API calls of one client id within a window of `perSeconds` are answered 429
    * with `Retry-After` (the seconds left in the window).

@@ -53,6 +53,7 @@ export class PlatformEmulator {
   readonly #credentials: Map<string, CheckedCredential>;
   readonly #budget: RateBudget | undefined;
   #revokeAfter: number | undefined;
+  readonly #onRequest: EmulatorOptions["onRequest"];
   #delayMs: number;
   #server: Server | undefined;
   #url = "";
@@ -63,6 +64,7 @@ export class PlatformEmulator {
   constructor(opts: EmulatorOptions) {
     const credentials = checkCredentials(opts.credentials);
     this.#credentials = credentials;
+    this.#onRequest = opts.onRequest;
     this.#now = opts.now ?? Date.now;
     this.#budget = opts.rateLimit ? new RateBudget(opts.rateLimit, this.#now) : undefined;
     this.#delayMs = opts.delayMs ?? 0;
@@ -230,8 +232,23 @@ export class PlatformEmulator {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    res.setHeader("x-request-id", randomUUID());
+    const requestId = randomUUID();
+    res.setHeader("x-request-id", requestId);
     const url = new URL(req.url ?? "/", this.#url);
+    const onRequest = this.#onRequest;
+    if (onRequest) {
+      const started = Date.now();
+      const method = req.method ?? "?";
+      res.once("finish", () =>
+        onRequest({
+          method,
+          path: url.pathname,
+          status: res.statusCode,
+          ms: Date.now() - started,
+          requestId,
+        }),
+      );
+    }
     if (url.pathname.startsWith("/__emulator/")) return handleAdmin(req, res, url, this);
     const isToken = url.pathname === "/ims/token/v3" || url.pathname === "/ims/exchange/jwt";
     if (isToken) {
