@@ -243,7 +243,7 @@ test("a rate budget spent: the doctor reports throttling instead of waiting out 
 });
 
 test("slow answers: a timeout at the identity step names the URL and the reason", async () => {
-  const slow = await startEmulator({ delayMs: 1600 });
+  const slow = await startEmulator({ delayMs: 2600 });
   try {
     const report = await runDoctor({
       clientId: slow.clientId,
