@@ -371,6 +371,9 @@ describe("SQLite roll-ups", () => {
   });
 });
 
+/** Columns a later migration renamed: the older name, as `to` has it, to today's. */
+const renamedSince: Record<string, string> = { "languages.subtag": "filing_key" };
+
 /** Copies every row of each ordinary table `to` has, in the columns both databases have. */
 function copyCommonColumns(from: Database.Database, to: Database.Database): void {
   const columns = (db: Database.Database, table: string) =>
@@ -384,13 +387,15 @@ function copyCommonColumns(from: Database.Database, to: Database.Database): void
   to.pragma("foreign_keys = OFF");
   to.transaction(() => {
     for (const table of tables) {
-      const shared = columns(to, table).filter((c) => columns(from, table).includes(c));
+      const source = (c: string) => renamedSince[`${table}.${c}`] ?? c;
+      const shared = columns(to, table).filter((c) => columns(from, table).includes(source(c)));
       if (shared.length === 0) continue;
       const list = shared.map((c) => `"${c}"`).join(", ");
       const insert = to.prepare(
         `INSERT OR REPLACE INTO "${table}" (${list}) VALUES (${shared.map(() => "?").join(", ")})`,
       );
-      for (const row of from.prepare(`SELECT ${list} FROM "${table}"`).raw().iterate()) {
+      const read = shared.map((c) => `"${source(c)}"`).join(", ");
+      for (const row of from.prepare(`SELECT ${read} FROM "${table}"`).raw().iterate()) {
         insert.run(...(row as unknown[]));
       }
     }
