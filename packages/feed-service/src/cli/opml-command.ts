@@ -39,7 +39,9 @@ export const opmlCommand = commandGroup("opml", "import and export subscriptions
     if (!parsed) return 0;
     const { bytes, contentType } = await readSource(parsed.positionals[0]!);
     const subs = readOpml(bytes, contentType);
-    const result = await withStore(parsed.values, (store) => importSubscriptions(store, subs));
+    const result = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
+      importSubscriptions(store, subs),
+    );
     if (parsed.values.json) context.output.out(`${JSON.stringify(result, null, 2)}\n`);
     else {
       context.output.out(
@@ -52,7 +54,7 @@ export const opmlCommand = commandGroup("opml", "import and export subscriptions
   async export(argv, context) {
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
-    const feeds = await withStore(parsed.values, (store) => store.feeds());
+    const feeds = await withStore(parsed.values, { mode: "read" }, (store) => store.feeds());
     context.output.out(writeOpml(feeds, new Date()));
     return 0;
   },
