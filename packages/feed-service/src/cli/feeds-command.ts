@@ -9,7 +9,6 @@ import {
   readIdArgument,
   withStore,
 } from "./admin-actions.js";
-import { discoverForAdd } from "./feed-discovery-hook.js";
 import { isoOrNull, printRecords } from "./output.js";
 import { webSubView } from "./websub-view.js";
 
@@ -109,6 +108,8 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
     const feedUrl = readFeedUrl(parsed.positionals[0]);
     const name = typeof values.name === "string" ? values.name.trim() : "";
     // The feed is checked before the database opens: a refused feed creates no database.
+    // Loaded here: discovery brings the fetcher and the parsers, which listing does not need.
+    const { discoverForAdd } = await import("./feed-discovery-hook.js");
     const found = await discoverForAdd(feedUrl, context.output, values.force === true);
     const row = await withStore(values, { mode: "create", output: context.output }, async (store) => {
       const category =
