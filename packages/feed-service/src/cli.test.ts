@@ -87,6 +87,23 @@ test("--help everywhere; usage errors exit 2 with one line on stderr", async () 
   assert.match(replica.stderr, /read database can only be given with a postgres:\/\/ database/);
 });
 
+test("from anywhere in the clone, npx feed-service runs this workspace's bin (as the README says)", async () => {
+  const root = fileURLToPath(new URL("../../..", import.meta.url));
+  for (const cwd of [root, join(root, "packages", "feed-service", "src")]) {
+    // --no-install: the workspace's own link in node_modules/.bin, never a package from a registry.
+    const r = await new Promise<Run>((resolve) => {
+      execFile(
+        "npx",
+        ["--no-install", "feed-service", "--help"],
+        { cwd, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+      );
+    });
+    assert.equal(r.code, 0, `${cwd}: ${r.stderr}`);
+    assert.match(r.stdout, /^usage: feed-service <command> \[options\]/, cwd);
+  }
+});
+
 test("admin commands: categories, languages, smart categories, feeds — tables, --json, exit codes", async () => {
   const cwd = tempFolder();
   const db = ["--database", join(cwd, "admin.db")];
