@@ -261,3 +261,34 @@ test("start-demo and serve --workers 2 on a port in use exit 1 at once", async (
     }
   });
 });
+
+test("Ctrl-C to serve --workers 2 in a terminal (SIGINT to the whole group): every worker stops cleanly, exit 0", async () => {
+  const db = join(dir, "group.db");
+  const args = ["serve", "--workers", "2", "--host", "127.0.0.1", "--port", "0", "--no-ingest", "--no-warm"];
+  // Its own process group, as a terminal's foreground job has; a signal to the group reaches the
+  // primary and both workers at once.
+  const child = spawn(process.execPath, [bin, ...args, "--database", db], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let out = "";
+  child.stdout!.on("data", (c) => {
+    out += c;
+  });
+  child.stderr!.on("data", (c) => {
+    out += c;
+  });
+  const exit = exitOf(child);
+  const started = Date.now();
+  while (!/2 workers listening on/.test(out)) {
+    assert.ok(Date.now() - started < 60_000 && child.exitCode === null, `never listened: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const stopAt = Date.now();
+  process.kill(-child.pid!, "SIGINT");
+  const { code } = await exit;
+  assert.equal(code, 0, out);
+  assert.ok(Date.now() - stopAt < stopBoundMs, `exited after ${Date.now() - stopAt} ms`);
+  assert.equal(out.match(/\[worker \d\] feed-service: SIG(INT|TERM), stopping\n/g)?.length, 2, out);
+  assert.doesNotMatch(out, /did not stop cleanly/);
+});
