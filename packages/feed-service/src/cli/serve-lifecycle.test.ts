@@ -153,6 +153,9 @@ for (const dialect of ["sqlite", "postgres"] as const) {
     const db = await database("idle");
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const running = await startBin(["serve", "--host", "127.0.0.1", "--port", "0", "--database", db]);
+      // serve creates a SQLite file that does not exist yet, and says so the first time only.
+      const created = `feed-service: created database ${db}\n`;
+      if (dialect === "sqlite") assert.equal(running.output().includes(created), signal === "SIGTERM");
       const answer = await fetch(`http://127.0.0.1:${running.port}/healthz`);
       assert.equal(answer.status, 200);
       const { code, ms } = await stopWith(running, signal);
