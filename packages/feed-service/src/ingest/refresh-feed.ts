@@ -40,12 +40,17 @@ export interface RefreshContext {
   languageIds?: Map<string, number>;
   /** The worker's claim on the feed, kept alive while the refresh runs (ingest passes set it). */
   claim?: ClaimHeartbeat;
+  /** Aborted when the process stops: the fetch is cut and nothing is recorded on the feed. */
+  stop?: AbortSignal;
 }
 
 export interface RefreshResult {
   feedId: number;
-  /** `claim-lost`: another worker took the feed mid-refresh; nothing was stored. */
-  outcome: "updated" | "not-modified" | "failed" | "deferred" | "claim-lost";
+  /**
+   * `claim-lost`: another worker took the feed mid-refresh; `stopped`: the process was stopping.
+   * Nothing was stored in either case.
+   */
+  outcome: "updated" | "not-modified" | "failed" | "deferred" | "claim-lost" | "stopped";
   inserted: number;
   updated: number;
   stage?: FailureStage;
@@ -69,8 +74,10 @@ async function recordFailure(
   error: unknown,
   now: number,
 ): Promise<RefreshResult> {
-  // A fetch aborted because the claim was lost is no failure of the feed's.
+  // A fetch aborted because the claim was lost, or because the process is stopping, is no failure
+  // of the feed's: it stays due and the next pass fetches it.
   if (ctx.claim?.lost) return claimLost(feed);
+  if (ctx.stop?.aborted) return { feedId: feed.feedId, outcome: "stopped", inserted: 0, updated: 0 };
   const failure: FeedFailure = failureOf(step, error);
   const retryAfter = error instanceof FeedFetchError ? error.retryAfterMs : null;
   if (retryAfter !== null) ctx.limiter.holdHost(hostOf(feed.feedUrl), now + retryAfter);
@@ -104,6 +111,12 @@ async function recordFailure(
     // The failure is still reported to the pass; the feed stays due and is tried again.
   }
   return result;
+}
+
+/** What cuts a fetch short: the claim being lost, or the process stopping. */
+function fetchSignal(ctx: RefreshContext): AbortSignal | undefined {
+  const signals = [ctx.claim?.signal, ctx.stop].filter((s): s is AbortSignal => s !== undefined);
+  return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 }
 
 function hostOf(url: string): string {
@@ -144,7 +157,7 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
         etag: feed.etag,
         lastModified: feed.lastModified,
         dispatcher: ctx.dispatcher,
-        signal: ctx.claim?.signal,
+        signal: fetchSignal(ctx),
       }),
     );
   } catch (error) {
