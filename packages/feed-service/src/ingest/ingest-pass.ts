@@ -4,6 +4,7 @@
  * summary at the end. Feeds that fail are recorded on the feed and counted, never dropped.
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { availableParallelism, hostname } from "node:os";
 import type { FeedAdminRecord, Store } from "../store/store.js";
 import { ClaimHeartbeat } from "./claim-heartbeat.js";
@@ -89,9 +90,13 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
   const languageIds = new Map<string, number>();
   const parseWorkers = opts.parseWorkers ?? (availableParallelism() > 1 ? 1 : 0);
   const parse = parseWorkers > 0 && feeds > 1 ? new ParsePool(parseWorkers) : undefined;
+  // The pass's own stop signal, following the caller's: every refresh in flight listens to it, more
+  // than the 10 listeners after which Node warns of a leak.
+  const stop = opts.signal && AbortSignal.any([opts.signal]);
+  if (stop) setMaxListeners(0, stop);
   let done = 0;
   const worker = async () => {
-    const next = () => (opts.signal?.aborted ? undefined : claims.next(limiter.overall));
+    const next = () => (stop?.aborted ? undefined : claims.next(limiter.overall));
     for (let feed = await next(); feed; feed = await next()) {
       summary.feeds++;
       const claim = claims.heartbeat(feed.feedId).start();
@@ -105,7 +110,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
         languageIds,
         parse,
         claim,
-        stop: opts.signal,
+        stop,
       }).finally(() => {
         claim.stop();
         // A lost claim is another worker's now: releasing it would free the feed under that worker.
@@ -137,7 +142,8 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
     // Feeds claimed for this pass but never started go back too when it was stopped.
     claims.releaseQueued();
     await claims.flush();
-    await dispatcher.close().catch(() => {});
+    // close() would wait for connections still being made (a DNS lookup, a connect timeout).
+    await (stop?.aborted ? dispatcher.destroy() : dispatcher.close()).catch(() => {});
     await parse?.close();
   }
   summary.durationMs = Date.now() - started;

@@ -119,6 +119,20 @@ function fetchSignal(ctx: RefreshContext): AbortSignal | undefined {
   return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 }
 
+/**
+ * `work`, or a rejection as soon as `stop` aborts: a fetch still waiting for a fetch slot or a DNS
+ * lookup sees its signal only when that ends (seconds, for a lookup that times out).
+ */
+function untilStopped<T>(work: Promise<T>, stop: AbortSignal | undefined): Promise<T> {
+  if (stop === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(stop.reason);
+    stop.addEventListener("abort", onAbort, { once: true });
+    if (stop.aborted) onAbort();
+    work.then(resolve, reject).finally(() => stop.removeEventListener("abort", onAbort));
+  });
+}
+
 function hostOf(url: string): string {
   try {
     return new URL(url).host;
@@ -151,14 +165,17 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
   }
   let fetched: Awaited<ReturnType<typeof fetchFeed>>;
   try {
-    fetched = await ctx.limiter.run(host, () =>
-      fetchFeed(feed.feedUrl, {
-        ...ctx.fetch,
-        etag: feed.etag,
-        lastModified: feed.lastModified,
-        dispatcher: ctx.dispatcher,
-        signal: fetchSignal(ctx),
-      }),
+    fetched = await untilStopped(
+      ctx.limiter.run(host, () =>
+        fetchFeed(feed.feedUrl, {
+          ...ctx.fetch,
+          etag: feed.etag,
+          lastModified: feed.lastModified,
+          dispatcher: ctx.dispatcher,
+          signal: fetchSignal(ctx),
+        }),
+      ),
+      ctx.stop,
     );
   } catch (error) {
     return recordFailure(ctx, feed, "fetch", error, clock());
