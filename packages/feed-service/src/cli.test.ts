@@ -82,6 +82,21 @@ test("--help everywhere; usage errors exit 2 with one line on stderr", async () 
   const envHeavy = await cli(["serve"], { env: { FEED_SERVICE_HEAVY_QUERIES: "many" } });
   assert.equal(envHeavy.code, 2);
   assert.match(envHeavy.stderr, /--heavy-queries must be a whole number from 1 to 64; got "many"/);
+  const blankName = await cli(["serve"], { env: { FEED_SERVICE_SITE_NAME: "  " } });
+  assert.equal(blankName.code, 2);
+  assert.match(
+    blankName.stderr,
+    /--site-name must be 1 to 100 characters of text without control characters; got " {2}"/,
+  );
+  const badGuess = await cli(["serve", "--detect-languages", "en,xx"]);
+  assert.equal(badGuess.code, 2);
+  assert.match(
+    badGuess.stderr,
+    /--detect-languages must be none or a comma-separated list of languages the detector knows \(af,am,[^)]*\); got "xx"/,
+  );
+  const envGuess = await cli(["ingest"], { env: { FEED_SERVICE_DETECT_LANGUAGES: "klingon" } });
+  assert.equal(envGuess.code, 2);
+  assert.match(envGuess.stderr, /--detect-languages must be[^\n]*got "klingon"/);
   const replica = await cli(["serve", "--database", join(tempFolder(), "a.db"), "--read-database", "x.db"]);
   assert.equal(replica.code, 2);
   assert.match(replica.stderr, /read database can only be given with a postgres:\/\/ database/);
@@ -133,7 +148,7 @@ test("admin commands: categories, languages, smart categories, feeds — tables,
     "--category",
     "news",
     "--language",
-    "pt",
+    "pt-br",
     "--json",
     // No network here: the feed cannot be fetched, and --force adds it all the same.
     "--force",
@@ -280,6 +295,7 @@ test("demo then serve: prints the URLs, answers SOAP and /healthz, stops cleanly
     {
       FEED_SERVICE_PORT: "0",
       FEED_SERVICE_PUBLIC_URL: "https://feeds.example.org",
+      FEED_SERVICE_SITE_NAME: "Planet Test",
     },
   );
   try {
@@ -299,6 +315,11 @@ test("demo then serve: prints the URLs, answers SOAP and /healthz, stops cleanly
     assert.match(metrics, /feed_service_database_connections\{state="open"\} 5\n/);
     const wsdl = await (await fetch(`${base}/webservices/FeedAggregator?wsdl`)).text();
     assert.match(wsdl, /location="https:\/\/feeds\.example\.org\/webservices\/FeedAggregator"/);
+    // --site-name names the feeds and pages; items carry tag ids under the public URL's host.
+    const feed = await (await fetch(`${base}/feeds/recent.rss`)).text();
+    assert.match(feed, /Planet Test — Recent posts/);
+    assert.match(feed, /<guid isPermaLink="false">tag:feeds\.example\.org,\d{4}-\d\d-\d\d:post\/\d+<\/guid>/);
+    assert.match(await (await fetch(`${base}/`)).text(), /<title>Recent posts · Planet Test<\/title>/);
     // Answered by the query threads of the built package.
     const recent = await soapCall(
       base,

@@ -33,6 +33,12 @@ export const feedServiceErrorCodes = {
     httpStatus: 404,
   },
   FEED_CONFLICT: { description: "the change would duplicate a unique name, URL or key", exitCode: 1 },
+  /** Never thrown: the code of the 405 problem of the JSON API and the output feeds. */
+  FEED_METHOD_NOT_ALLOWED: {
+    description: "the path exists but does not answer this HTTP method (`Allow` lists those it does)",
+    exitCode: 1,
+    httpStatus: 405,
+  },
   FEED_FETCH_FAILED: { description: "fetching a feed failed", exitCode: 1 },
   FEED_PARSE_FAILED: { description: "a feed document could not be read", exitCode: 1 },
   FEED_STORE_UNAVAILABLE: {

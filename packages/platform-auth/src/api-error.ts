@@ -1,5 +1,6 @@
 import { type ParsedErrorBody, parseErrorBody } from "./error-body.js";
 import { PlatformAuthError, redactSecrets } from "./errors.js";
+import { apiReason } from "./failure-reasons.js";
 import { pathOf } from "./request-target.js";
 
 // The gateway's codes for a token that is invalid (401013) or expired (401014).
@@ -28,6 +29,11 @@ export function apiErrorFrom(
   return new PlatformAuthError(
     "PA_API_ERROR",
     `${method.toUpperCase()} ${pathOf(target)} failed: HTTP ${res.status}${code}: ${message}${rid}`,
-    { status: res.status, serviceCode: parsed.serviceCode, requestId: parsed.requestId },
+    {
+      status: res.status,
+      serviceCode: parsed.serviceCode,
+      requestId: parsed.requestId,
+      reason: apiReason(res.status, parsed.serviceCode, parsed.message),
+    },
   );
 }

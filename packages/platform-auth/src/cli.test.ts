@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createPublicKey } from "node:crypto";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -37,6 +38,15 @@ before(async () => {
   };
 });
 after(() => fx.close());
+
+/** A loopback port that nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
 
 interface Run {
   code: number;
@@ -88,6 +98,11 @@ test("the built bin mints a token, and a second process reuses it from the owner
   assert.equal(statSync(file).mode & 0o777, 0o600);
   assert.equal((await cli(["token", "--no-cache"])).code, 0);
   assert.equal(fx.emulator.stats().mints - m0, 2, "--no-cache mints");
+  const json = await cli(["token", "--json"]);
+  const parsed = JSON.parse(json.stdout);
+  assert.equal(parsed.accessToken, a.stdout.trim());
+  assert.equal(parsed.method, "oauth");
+  assert.ok(Date.parse(parsed.expiresAt) - Date.now() > 86_000_000);
 });
 
 test("processes started together on a cold cache file mint once between them (file lock)", async () => {
@@ -120,6 +135,10 @@ test("headers: curl, json and env formats carry all credential headers and the s
     "x-api-key": fx.clientId,
     "x-gw-ims-org-id": fx.orgId,
   });
+  assert.deepEqual(JSON.parse((await cli(["headers", "--json"])).stdout), json);
+  const both = await cli(["headers", "--json", "--format", "env"]);
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /headers: --json and --format env contradict each other/);
   const envOut = (await cli(["headers", "--format", "env"])).stdout;
   assert.match(
     envOut,
@@ -145,7 +164,11 @@ test("test: a table and exit 0 when the credentials work; --json gives the raw a
 test("test: non-zero exit with the reason when the credentials do not work", async () => {
   const bad = await cli(["test", "--no-cache"], { AEP_CLIENT_SECRET: "not-the-secret-at-all" });
   assert.equal(bad.code, 3);
-  assert.match(bad.stderr, /invalid_client: invalid client_secret parameter \[PA_AUTH_FAILED\]/);
+  assert.match(bad.stderr, /invalid_client: invalid client_secret parameter \[PA_AUTH_FAILED\]\n/);
+  assert.match(
+    bad.stderr,
+    /\n {2}fix \(invalid_client_secret\): Retrieve a current client secret in the Developer Console/,
+  );
   const sandbox = await cli(["test", "--sandbox", "nosuch"]);
   assert.equal(sandbox.code, 4);
   assert.match(sandbox.stderr, /HTTP 403 XDM-1008-403: Sandbox not found/);
@@ -154,7 +177,37 @@ test("test: non-zero exit with the reason when the credentials do not work", asy
   assert.match(missing.stderr, /missing 2 settings for the oauth method: client id, org id/);
   const unknown = await cli(["test", "--frobnicate"]);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /Unknown option '--frobnicate'/);
+  assert.match(
+    unknown.stderr,
+    /^platform-auth: test: unknown option --frobnicate; test takes --json, --auth-url, .*; see platform-auth --help \[PA_USAGE\]\n$/,
+  );
+  const near = await cli(["headers", "--formt", "json"]);
+  assert.match(near.stderr, /unknown option --formt \(did you mean --format\?\)/);
+  const noValue = await cli(["call", "GET", "/x", "--accept"]);
+  assert.equal(noValue.code, 2);
+  assert.match(noValue.stderr, /call: --accept needs a value \(--accept VALUE or --accept=VALUE\)/);
+  const flagAsValue = await cli(["emulator", "--port", "--count-mints"]);
+  assert.match(flagAsValue.stderr, /emulator: --port needs a value/);
+  const negative = await cli(["emulator", "--retry-after", "-1"]);
+  assert.equal(negative.code, 2);
+  assert.match(negative.stderr, /emulator: --retry-after must be a number ≥ 0, got "-1"/);
+  const switchValue = await cli(["test", "--json=yes"]);
+  assert.match(switchValue.stderr, /test: --json is a switch and takes no value \(got "yes"\)/);
+  const closed = await closedPort();
+  const unreachable = await cli(["test", "--no-cache", "--auth-url", `http://127.0.0.1:${closed}`]);
+  assert.equal(unreachable.code, 5);
+  assert.ok(
+    unreachable.stderr.includes(
+      `could not reach http://127.0.0.1:${closed}/ims/token/v3 after 4 attempts: connection refused (ECONNREFUSED)`,
+    ),
+    unreachable.stderr,
+  );
+  const badPort = await cli(["test", "--no-cache", "--base-url", "http://127.0.0.1:6000"]);
+  assert.equal(badPort.code, 5);
+  assert.match(
+    badPort.stderr,
+    /could not reach http:\/\/127\.0\.0\.1:6000\/data\/\S+ after 1 attempt: the port is one that fetch refuses/,
+  );
 });
 
 test("call: any method and path, --all follows every page, errors exit non-zero", async () => {
@@ -194,6 +247,8 @@ test("jwt: warns that the method is deprecated and prints an RS256 JWT with the 
   const r = await cli(["jwt"], { ...jwtEnv, AEP_CLIENT_SECRET: undefined });
   assert.equal(r.code, 0);
   assert.match(r.stderr, /warning: the JWT .* deprecated/);
+  const asJson = await cli(["jwt", "--json"], { ...jwtEnv, AEP_CLIENT_SECRET: undefined });
+  assert.match(JSON.parse(asJson.stdout).jwt, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
   const { payload, protectedHeader } = await jwtVerify(r.stdout.trim(), createPublicKey(fx.privateKeyPem), {
     audience: `${fx.url}/c/${fx.clientId}`,
     issuer: fx.orgId,

@@ -1,3 +1,5 @@
+import { FAILURE_REASONS, type FailureReasonCode } from "./failure-reasons.js";
+
 /**
  * The one error type of platform-auth. Every failure — bad configuration, a refused token request,
  * an error answer from a Platform service, a network fault — is a `PlatformAuthError` with a stable
@@ -22,17 +24,31 @@ export class PlatformAuthError extends Error {
   readonly serviceCode: string | undefined;
   /** `x-request-id` / `x-debug-id` of the failed answer, for support tickets. */
   readonly requestId: string | undefined;
+  /** Which failure exactly, when the service's answer says (see failure-reasons.ts). */
+  readonly reason: FailureReasonCode | undefined;
 
   constructor(
     code: PlatformAuthErrorCode,
     message: string,
-    details: { status?: number; serviceCode?: string; requestId?: string; cause?: unknown } = {},
+    details: {
+      status?: number;
+      serviceCode?: string;
+      requestId?: string;
+      reason?: FailureReasonCode;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
     this.status = details.status;
     this.serviceCode = details.serviceCode;
     this.requestId = details.requestId;
+    this.reason = details.reason;
+  }
+
+  /** The fix of {@link PlatformAuthError.reason}, in one sentence. */
+  get fix(): string | undefined {
+    return this.reason === undefined ? undefined : FAILURE_REASONS[this.reason].fix;
   }
 
   /** A plain object for `--json` output and logs (no stack, no cause). */
@@ -43,6 +59,8 @@ export class PlatformAuthError extends Error {
       status: this.status,
       serviceCode: this.serviceCode,
       requestId: this.requestId,
+      reason: this.reason,
+      fix: this.fix,
     };
   }
 }
@@ -86,6 +104,10 @@ export const ERROR_CODES = {
   PA_KEY_INVALID: {
     description: "the private key for the JWT method could not be read or used",
     exitCode: 2,
+  },
+  PA_LISTEN: {
+    description: "the emulator could not listen on its address (the port is in use, or not allowed)",
+    exitCode: 1,
   },
   PA_CACHE: {
     description: "the token cache file could not be used (wrong owner or permissions, unwritable)",

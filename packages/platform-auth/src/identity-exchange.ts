@@ -1,6 +1,7 @@
 import { type AccessToken, expiryOf } from "./access-token.js";
 import { parseErrorBody } from "./error-body.js";
 import { PlatformAuthError, redactSecrets } from "./errors.js";
+import { identityReason } from "./failure-reasons.js";
 import type { HttpTransport } from "./http-transport.js";
 import { type RetryEvent, type RetryOptions, sendWithRetries } from "./retry-policy.js";
 import type { AuthMethod } from "./settings.js";
@@ -32,17 +33,38 @@ export async function requestToken(
   const res = await sendWithRetries(
     (signal) =>
       transport.fetch(url, { method: "POST", body, headers: { accept: "application/json" }, signal }),
-    { policy: ctx.retry, idempotent: true, onRetry: ctx.onRetry, signal: ctx.signal },
+    {
+      policy: ctx.retry,
+      idempotent: true,
+      onRetry: ctx.onRetry,
+      signal: ctx.signal,
+      target: { url, setting: "the auth URL (--auth-url, AEP_AUTH_URL)" },
+    },
   );
   const text = await res.text();
   if (!res.ok) {
     const parsed = parseErrorBody(res.status, res.headers, text);
     const message = redactSecrets(parsed.message, ctx.secrets);
     const code = parsed.serviceCode ? `${parsed.serviceCode}: ` : "";
+    const reason = identityReason(res.status, parsed.serviceCode, parsed.message);
+    const details = {
+      status: res.status,
+      serviceCode: parsed.serviceCode,
+      requestId: parsed.requestId,
+      reason,
+    };
+    // Throttling and failures of the service itself say nothing about the credentials.
+    if (res.status === 429 || res.status >= 500) {
+      throw new PlatformAuthError(
+        "PA_API_ERROR",
+        `the identity service could not issue a token (HTTP ${res.status}) ${code}${message}`,
+        details,
+      );
+    }
     throw new PlatformAuthError(
       "PA_AUTH_FAILED",
       `the identity service refused the token request (HTTP ${res.status}) ${code}${message}`,
-      { status: res.status, serviceCode: parsed.serviceCode, requestId: parsed.requestId },
+      details,
     );
   }
   let data: { access_token?: unknown; expires_in?: unknown };

@@ -335,7 +335,30 @@ test("an unreachable service is PA_NETWORK after the bounded attempts", async ()
   const c = client({ authUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2, baseDelayMs: 1 } });
   const err = await rejects(c.accessToken(), "unreachable");
   assert.equal(err.code, "PA_NETWORK");
-  assert.match(err.message, /after 2 attempts: ECONNREFUSED/);
+  assert.ok(
+    err.message.includes(`could not reach http://127.0.0.1:${port}/ims/token/v3 after 2 attempts`),
+    err.message,
+  );
+  assert.match(
+    err.message,
+    /connection refused \(ECONNREFUSED\).*check the auth URL \(--auth-url, AEP_AUTH_URL\)/,
+  );
+  await c.close();
+});
+
+test("a port that fetch refuses (a Fetch-standard bad port) is named with the URL, not as 'bad port'", async () => {
+  const c = client({ baseUrl: "http://127.0.0.1:6000", retry: { maxAttempts: 1 } });
+  await c.accessToken();
+  const err = await rejects(c.json(CLASSES, { headers: XED_ID }), "bad port");
+  assert.equal(err.code, "PA_NETWORK");
+  assert.match(
+    err.message,
+    /^could not reach http:\/\/127\.0\.0\.1:6000\/data\/foundation\/schemaregistry\/global\/classes after 1 attempt: /,
+  );
+  assert.match(
+    err.message,
+    /"bad port" of the Fetch standard.*check the base URL \(--base-url, AEP_BASE_URL\)/,
+  );
   await c.close();
 });
 
@@ -348,7 +371,10 @@ test("a slow answer is PA_TIMEOUT after the per-attempt timeout, retried within 
   try {
     const err = await rejects(c.json(CLASSES, { headers: XED_ID }), "timeout");
     assert.equal(err.code, "PA_TIMEOUT");
-    assert.match(err.message, /after 2 attempts: attempt timed out/);
+    assert.match(
+      err.message,
+      /^could not reach http:\/\/127\.0\.0\.1:\d+\/data\/\S+ after 2 attempts: no answer within the attempt timeout/,
+    );
     assert.equal(fx.emulator.stats().apiCalls - before, 2);
   } finally {
     fx.emulator.setDelay(0);

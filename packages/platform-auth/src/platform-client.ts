@@ -5,19 +5,35 @@ import { PlatformAuthError } from "./errors.js";
 import { createHttpTransport, type HttpTransport } from "./http-transport.js";
 import { loadPrivateKey } from "./jwt-assertion.js";
 import { JwtTokenProvider } from "./jwt-token-provider.js";
-import { OAuthTokenProvider } from "./oauth-token-provider.js";
+import { OAuthTokenProvider, type SecretRejectedEvent } from "./oauth-token-provider.js";
 import { iteratePages } from "./page-iterator.js";
 import { checkBody, resolveTarget } from "./request-target.js";
 import { checkRetryOptions, type RetryEvent, type RetryOptions, sendWithRetries } from "./retry-policy.js";
+import { SecretMemory } from "./secret-memory.js";
 import type { ResolvedSettings, SettingsInput } from "./settings.js";
 import { type ResolveSettingsOptions, resolveSettings } from "./settings-resolver.js";
 import { TokenCache } from "./token-cache.js";
 import { TokenFileStore, tokenCacheKey } from "./token-file-store.js";
 import type { TokenProvider } from "./token-provider.js";
+import { UsageMeter } from "./usage-meter.js";
+
+/**
+ * This hour's use of the credential (every process together) neared or reached a budget the user
+ * set: said at 80 % and again at 100 %, once each per client.
+ */
+export interface BudgetEvent {
+  type: "budget";
+  what: "calls" | "mints";
+  used: number;
+  budget: number;
+  reached: boolean;
+}
 
 /** What the client reports while it works; no event carries a secret or a token. */
 export type ClientEvent =
   | RetryEvent
+  | SecretRejectedEvent
+  | BudgetEvent
   | { type: "mint"; method: string; expiresAt: number }
   | { type: "remint"; reason: string; requestId: string | undefined };
 
@@ -36,6 +52,17 @@ export interface PlatformClientOptions extends SettingsInput {
   configFile?: string;
   /** Token cache file to use when no setting names one (the CLI's default; the library's is none). */
   defaultTokenCache?: string;
+  /**
+   * A usage file shared by processes: tokens minted and calls sent per credential and hour (the
+   * CLI's is beside its token cache; the library counts nothing unless given one).
+   */
+  usageFile?: string;
+  /**
+   * Where to remember, between processes, which client secret worked last (fingerprints only),
+   * so that after a rotation the live secret is tried first and a dead one reported once. The
+   * CLI's is beside its token cache; the library remembers in memory only unless given one.
+   */
+  secretMemoryFile?: string;
 }
 
 export type PlatformBody = string | Uint8Array | URLSearchParams | FormData;
@@ -46,8 +73,8 @@ export interface PlatformRequestInit {
   headers?: Record<string, string>;
   /** Replayable bodies only, because a retried request is sent again. */
   body?: PlatformBody;
-  /** Sandbox for this call only (default: the configured one, or none). */
-  sandbox?: string;
+  /** Sandbox for this call only (default: the configured one; `null`: no sandbox header at all). */
+  sandbox?: string | null;
   signal?: AbortSignal;
 }
 
@@ -71,6 +98,7 @@ export class PlatformClient {
   readonly #retry: Required<RetryOptions>;
   readonly #onEvent: ((e: ClientEvent) => void) | undefined;
   readonly #baseOrigin: string;
+  readonly #meter: UsageMeter | undefined;
 
   constructor(options: PlatformClientOptions = {}) {
     const {
@@ -83,6 +111,8 @@ export class PlatformClient {
       cwd,
       configFile,
       defaultTokenCache,
+      usageFile,
+      secretMemoryFile,
       ...input
     } = options;
     const settings = resolveSettings({ options: { ...input, profile }, env, cwd, configFile });
@@ -101,7 +131,17 @@ export class PlatformClient {
       attemptTimeoutMs: this.#retry.attemptTimeoutMs,
     });
     this.#baseOrigin = new URL(settings.baseUrl).origin;
-    const provider = this.#createProvider(now);
+    this.#meter =
+      usageFile === undefined
+        ? undefined
+        : new UsageMeter(
+            usageFile,
+            tokenCacheKey({ ...settings, method: settings.authMethod }),
+            settings,
+            now,
+            (thisHour) => this.#checkBudget(thisHour),
+          );
+    const provider = this.#createProvider(now, secretMemoryFile);
     const cacheSetting = settings.tokenCache ?? defaultTokenCache;
     const file =
       cacheSetting !== undefined && cacheSetting !== "off"
@@ -114,14 +154,19 @@ export class PlatformClient {
       refreshMarginMs,
       now,
       file,
-      onMint: (m) => this.#onEvent?.({ type: "mint", ...m }),
+      onMint: (m) => {
+        this.#meter?.count("mints");
+        this.#onEvent?.({ type: "mint", ...m });
+      },
     });
   }
 
   /** The resolved settings without the secret and the private key (safe to print). */
-  describe(): Omit<ResolvedSettings, "clientSecret" | "privateKey"> {
-    const { clientSecret: _s, privateKey: _k, ...safe } = this.#settings;
-    return safe;
+  describe(): Omit<ResolvedSettings, "clientSecret" | "clientSecrets" | "privateKey"> & {
+    clientSecretCount: number;
+  } {
+    const { clientSecret: _s, clientSecrets, privateKey: _k, ...safe } = this.#settings;
+    return { ...safe, clientSecretCount: clientSecrets.length };
   }
 
   /** A valid access token with its expiry, minting only when the cache has none. */
@@ -199,17 +244,37 @@ export class PlatformClient {
   /** Turns an error answer into the one error type, scrubbed of secrets. */
   async errorFrom(res: Response, text: string, method: string, target: string): Promise<PlatformAuthError> {
     return apiErrorFrom(res, text, method, target, [
-      this.#settings.clientSecret,
+      ...this.#settings.clientSecrets,
       this.#cache.fresh()?.accessToken,
     ]);
   }
 
-  /** Closes the connection pool. */
-  close(): Promise<void> {
-    return this.#transport.close();
+  /** Writes pending usage counts and closes the connection pool. */
+  async close(): Promise<void> {
+    // Counts are worth keeping but not worth failing a finished piece of work for.
+    await this.#meter?.flush().catch(() => undefined);
+    await this.#transport.close();
   }
 
-  #createProvider(now: (() => number) | undefined): TokenProvider {
+  readonly #budgetSaid = new Set<string>();
+
+  /** Says (once per level) that this hour's use nears or reached a budget the user set. */
+  #checkBudget(thisHour: { calls: number; mints: number }): void {
+    const budgets = { calls: this.#settings.budget.callsPerHour, mints: this.#settings.budget.mintsPerHour };
+    for (const what of ["calls", "mints"] as const) {
+      const budget = budgets[what];
+      const used = thisHour[what];
+      // Warn from 80 %, leaving time to slow down before the platform starts answering 429.
+      if (budget === undefined || used < budget * 0.8) continue;
+      const reached = used >= budget;
+      const level = `${what}:${reached}`;
+      if (this.#budgetSaid.has(level)) continue;
+      this.#budgetSaid.add(level);
+      this.#onEvent?.({ type: "budget", what, used, budget, reached });
+    }
+  }
+
+  #createProvider(now: (() => number) | undefined, memoryFile: string | undefined): TokenProvider {
     const s = this.#settings;
     const opts = { retry: this.#retry, now, onRetry: (e: RetryEvent) => this.#onEvent?.(e) };
     if (s.authMethod === "jwt") {
@@ -220,7 +285,14 @@ export class PlatformClient {
         opts,
       );
     }
-    return new OAuthTokenProvider(s, this.#transport, opts);
+    const memory = memoryFile === undefined ? undefined : new SecretMemory(memoryFile);
+    const key = tokenCacheKey({ ...s, method: s.authMethod });
+    return new OAuthTokenProvider(s, this.#transport, {
+      ...opts,
+      onSecretRejected: (e) => this.#onEvent?.(e),
+      remembered: memory?.load(key),
+      onSecretState: (state) => memory?.save(key, state),
+    });
   }
 
   #credentialHeaders(token: string, sandbox: string | undefined): Record<string, string> {
@@ -237,14 +309,19 @@ export class PlatformClient {
     const method = (init.method ?? "GET").toUpperCase();
     const headers: Record<string, string> = { accept: "application/json" };
     if (init.headers) for (const [k, v] of Object.entries(init.headers)) headers[k.toLowerCase()] = v;
-    Object.assign(headers, this.#credentialHeaders(token, init.sandbox ?? this.#settings.sandbox));
+    const sandbox = init.sandbox === null ? undefined : (init.sandbox ?? this.#settings.sandbox);
+    Object.assign(headers, this.#credentialHeaders(token, sandbox));
     return sendWithRetries(
-      (signal) => this.#transport.fetch(url, { method, headers, body: init.body, signal }),
+      (signal) => {
+        this.#meter?.count("calls");
+        return this.#transport.fetch(url, { method, headers, body: init.body, signal });
+      },
       {
         policy: this.#retry,
         idempotent: method !== "POST" && method !== "PATCH",
         signal: init.signal,
         onRetry: (e) => this.#onEvent?.(e),
+        target: { url, setting: "the base URL (--base-url, AEP_BASE_URL)" },
       },
     );
   }

@@ -2,6 +2,11 @@ import { readFileSync } from "node:fs";
 import { PlatformAuthError } from "./errors.js";
 import { PROFILE_KEYS, type SettingsInput } from "./settings.js";
 
+// Settings that may be written as a JSON list as well as a comma-separated string.
+const LIST_KEYS = ["scopes", "metascopes", "clientSecrets"];
+// Budgets may be written as JSON numbers.
+const NUMBER_KEYS = ["callsPerHour", "mintsPerHour"];
+
 /** The parsed config file: `{ "profiles": { "<name>": { ... } }, "defaultProfile": "<name>" }`. */
 export interface ConfigFile {
   profiles: Record<string, SettingsInput>;
@@ -64,11 +69,13 @@ function checkProfile(path: string, name: string, profile: unknown): SettingsInp
         `config file ${path}: profile "${name}" has unknown key "${key}"; allowed: ${PROFILE_KEYS.join(", ")}`,
       );
     }
-    const listOk = (key === "scopes" || key === "metascopes") && Array.isArray(value);
-    if (typeof value !== "string" && !listOk) {
+    const listOk =
+      LIST_KEYS.includes(key) && Array.isArray(value) && value.every((v) => typeof v === "string");
+    const numberOk = NUMBER_KEYS.includes(key) && typeof value === "number";
+    if (typeof value !== "string" && !listOk && !numberOk) {
       throw new PlatformAuthError(
         "PA_CONFIG_INVALID",
-        `config file ${path}: profile "${name}" key "${key}" must be a string${key.endsWith("scopes") ? " or a list of strings" : ""}`,
+        `config file ${path}: profile "${name}" key "${key}" must be a string${LIST_KEYS.includes(key) ? " or a list of strings" : ""}`,
       );
     }
     out[key] = value;

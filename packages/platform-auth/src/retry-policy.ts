@@ -75,6 +75,8 @@ export async function sendWithRetries(
     idempotent: boolean;
     signal?: AbortSignal;
     onRetry?: (e: RetryEvent) => void;
+    /** Where the request goes, named in a network error: the URL and the setting it came from. */
+    target?: { url: string; setting: string };
   },
 ): Promise<Response> {
   const { policy } = opts;
@@ -94,7 +96,7 @@ export async function sendWithRetries(
     if (res && !RETRYABLE_STATUSES.has(res.status)) return res;
     const retryable = res
       ? opts.idempotent || SAFE_FOR_ANY_METHOD.has(res.status)
-      : opts.idempotent || isConnectFailure(failure);
+      : (opts.idempotent || isConnectFailure(failure)) && !isBadPort(failure);
     const elapsed = Date.now() - started;
     const backoff = policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
     const retryAfter = res ? parseRetryAfter(res.headers.get("retry-after")) : undefined;
@@ -102,7 +104,7 @@ export async function sendWithRetries(
     const canRetry = retryable && attempt < policy.maxAttempts && elapsed + delay <= policy.maxTotalMs;
     if (!canRetry) {
       if (res) return res;
-      throw networkError(failure, attempt);
+      throw networkError(failure, attempt, opts.target);
     }
     const reason = res ? `HTTP ${res.status}` : describeFailure(failure);
     opts.onRetry?.({
@@ -123,6 +125,12 @@ function isConnectFailure(err: unknown): boolean {
   return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN";
 }
 
+// undici refuses the Fetch standard's "bad ports" (1, 7, 9, ..., 6000, 10080) before connecting;
+// sending again cannot help.
+function isBadPort(err: unknown): boolean {
+  return (err as { cause?: { message?: string } })?.cause?.message === "bad port";
+}
+
 function isTimeout(err: unknown): boolean {
   const code = (err as { cause?: { code?: string } })?.cause?.code;
   return (
@@ -138,11 +146,52 @@ function describeFailure(err: unknown): string {
   return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : "network error");
 }
 
-function networkError(err: unknown, attempts: number): PlatformAuthError {
-  const what = describeFailure(err);
+/** Why a request got no answer, in words, with what to check. */
+function explainFailure(err: unknown, setting: string | undefined): string {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  const check = setting ? `check ${setting}` : "check the URL";
+  if (isTimeout(err))
+    return `no answer within the attempt timeout (${cause?.code}); the service is slow or unreachable, ${check}`;
+  switch (cause?.code) {
+    case "ECONNREFUSED":
+      return `connection refused (ECONNREFUSED): nothing listens at that address; ${check}, and that the service or emulator is running`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `the host name could not be resolved (${cause.code}); ${check} for typos, or your DNS and proxy settings`;
+    case "ECONNRESET":
+      return "the connection was reset before an answer came (ECONNRESET); a proxy or the service dropped it";
+    case "CERT_HAS_EXPIRED":
+    case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":
+    case "SELF_SIGNED_CERT_IN_CHAIN":
+    case "DEPTH_ZERO_SELF_SIGNED_CERT":
+      return `the server's TLS certificate was not trusted (${cause.code}); behind an intercepting proxy, add its CA with --ca-file`;
+  }
+  if (isBadPort(err)) {
+    return `the port is one that fetch refuses to use (a "bad port" of the Fetch standard, such as 1, 6000 or 10080); use another port, ${check}`;
+  }
+  return `${describeFailure(err)}; ${check}`;
+}
+
+function networkError(
+  err: unknown,
+  attempts: number,
+  target: { url: string; setting: string } | undefined,
+): PlatformAuthError {
+  const where = target ? ` ${safeUrl(target.url)}` : "";
+  const tries = `after ${attempts} attempt${attempts === 1 ? "" : "s"}`;
   return new PlatformAuthError(
     isTimeout(err) ? "PA_TIMEOUT" : "PA_NETWORK",
-    `request failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${what}`,
-    { cause: err },
+    `could not reach${where} ${tries}: ${explainFailure(err, target?.setting)}`,
+    { cause: err, reason: isTimeout(err) ? "timeout" : "unreachable" },
   );
+}
+
+/** The URL without query or credentials: enough to say where, nothing that could be secret. */
+function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return "(an invalid URL)";
+  }
 }

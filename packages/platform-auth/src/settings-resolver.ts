@@ -43,37 +43,22 @@ export interface ResolveSettingsOptions {
  * console.log(settings.orgId, settings.scopes.join(","));
  */
 export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSettings {
-  const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
-  const dotenv = readDotenv(cwd);
+  const { layers, configPath, profileName, fromProfile } = readLayers(opts);
   // File settings are relative to the given folder, not to wherever the process happens to run.
   const fromCwd = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(cwd, p));
-  const fromEnv = settingsFromEnv(env);
-  const fromDotenv = settingsFromEnv(dotenv);
-  const configPath = opts.configFile ?? configFilePath(env);
-  const config = readConfigFile(configPath);
-
-  const named = opts.options?.profile ?? nonEmpty(env.AEP_PROFILE) ?? nonEmpty(dotenv.AEP_PROFILE);
-  const profileName = named ?? config?.defaultProfile ?? "default";
-  const fromProfile = config?.profiles[profileName];
-  if (named !== undefined && fromProfile === undefined) {
-    const known = config ? Object.keys(config.profiles).join(", ") || "none" : "none (no config file)";
-    throw new PlatformAuthError(
-      "PA_CONFIG_INVALID",
-      `profile "${named}" not found in ${configPath}; profiles there: ${known}`,
-    );
-  }
-
-  const layers: SettingsInput[] = [clean(opts.options ?? {}), fromEnv, fromProfile ?? {}, fromDotenv];
   const pick = <K extends keyof SettingsInput>(key: K): SettingsInput[K] =>
-    layers.find((l) => l[key] !== undefined)?.[key];
+    layers.find((l) => l.values[key] !== undefined)?.values[key];
 
   const authMethod = checkAuthMethod(pick("authMethod") ?? "oauth");
+  const secrets = secretsOf(layers.map((l) => l.values));
   const required: SettingField["key"][] = opts.secretOptional
     ? ["clientId", "orgId"]
     : ["clientId", "clientSecret", "orgId"];
   if (authMethod === "jwt") required.push("technicalAccountId");
-  const missing = SETTING_FIELDS.filter((f) => required.includes(f.key) && pick(f.key) === undefined);
+  const present = (key: SettingField["key"]) =>
+    key === "clientSecret" ? secrets.length > 0 : pick(key) !== undefined;
+  const missing = SETTING_FIELDS.filter((f) => required.includes(f.key) && !present(f.key));
   if (authMethod === "jwt" && pick("privateKeyFile") === undefined && pick("privateKey") === undefined) {
     missing.push(SETTING_FIELDS.find((f) => f.key === "privateKeyFile")!);
   }
@@ -81,7 +66,8 @@ export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSett
 
   return {
     clientId: pick("clientId") as string,
-    clientSecret: (pick("clientSecret") as string | undefined) ?? "",
+    clientSecret: secrets[0] ?? "",
+    clientSecrets: secrets,
     orgId: pick("orgId") as string,
     sandbox: checkSandbox(pick("sandbox") as string | undefined),
     scopes: toList(pick("scopes")) ?? [...DEFAULT_SCOPES],
@@ -94,18 +80,83 @@ export function resolveSettings(opts: ResolveSettingsOptions = {}): ResolvedSett
     baseUrl: checkServiceUrl("base URL", (pick("baseUrl") as string | undefined) ?? DEFAULT_BASE_URL),
     tokenCache: pick("tokenCache") === "off" ? "off" : fromCwd(pick("tokenCache") as string | undefined),
     caFile: fromCwd(pick("caFile") as string | undefined),
+    budget: {
+      callsPerHour: checkBudget("calls-per-hour budget", pick("callsPerHour")),
+      mintsPerHour: checkBudget("mints-per-hour budget", pick("mintsPerHour")),
+    },
     profile: fromProfile ? profileName : undefined,
   };
 }
 
-/** Reads the settings named in {@link SETTING_FIELDS} from environment-style variables. */
-export function settingsFromEnv(env: Env): SettingsInput {
-  const out: Record<string, string> = {};
-  for (const field of SETTING_FIELDS) {
-    const value = field.env.map((name) => nonEmpty(env[name])).find((v) => v !== undefined);
-    if (value !== undefined) out[field.key] = value;
+/** One source of settings, highest first, with a name a person can find it by. */
+export interface SettingsLayer {
+  /** "flag", "environment", `profile "dev" in /home/me/.config/platform-auth/config.json`, or the .env file's path. */
+  source: string;
+  values: SettingsInput;
+  /** For the environment and .env: which variable each setting was read from. */
+  variables?: Partial<Record<keyof SettingsInput, string>>;
+}
+
+/**
+ * Reads every layer without validating values (the doctor checks them one by one and says where
+ * each came from). Throws only when a named profile does not exist or a file cannot be parsed.
+ */
+export function readLayers(opts: ResolveSettingsOptions = {}): {
+  layers: SettingsLayer[];
+  configPath: string;
+  profileName: string;
+  fromProfile: SettingsInput | undefined;
+} {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const dotenv = readDotenv(cwd);
+  const configPath = opts.configFile ?? configFilePath(env);
+  const config = readConfigFile(configPath);
+  const named = opts.options?.profile ?? nonEmpty(env.AEP_PROFILE) ?? nonEmpty(dotenv.AEP_PROFILE);
+  const profileName = named ?? config?.defaultProfile ?? "default";
+  const fromProfile = config?.profiles[profileName];
+  if (named !== undefined && fromProfile === undefined) {
+    const known = config ? Object.keys(config.profiles).join(", ") || "none" : "none (no config file)";
+    throw new PlatformAuthError(
+      "PA_CONFIG_INVALID",
+      `profile "${named}" not found in ${configPath}; profiles there: ${known}`,
+    );
   }
-  return out as SettingsInput;
+  const layers: SettingsLayer[] = [
+    { source: "flag", values: clean(opts.options ?? {}) },
+    { source: "environment", ...envLayer(env) },
+    { source: `profile "${profileName}" in ${configPath}`, values: fromProfile ?? {} },
+    { source: join(cwd, ".env"), ...envLayer(dotenv) },
+  ];
+  return { layers, configPath, profileName, fromProfile };
+}
+
+/**
+ * The client secrets of the highest layer that names any: its `clientSecret` first, then its
+ * `clientSecrets`, without repeats. Layers are not merged, so that a secret set in the environment
+ * replaces, not extends, the ones of a profile.
+ */
+function secretsOf(layers: SettingsInput[]): string[] {
+  const layer = layers.find((l) => l.clientSecret !== undefined || l.clientSecrets !== undefined);
+  if (!layer) return [];
+  const all = [
+    ...(layer.clientSecret !== undefined ? [layer.clientSecret] : []),
+    ...(toList(layer.clientSecrets) ?? []),
+  ];
+  return [...new Set(all)];
+}
+
+function envLayer(env: Env): Pick<SettingsLayer, "values" | "variables"> {
+  const values: Record<string, string> = {};
+  const variables: Record<string, string> = {};
+  for (const field of SETTING_FIELDS) {
+    const name = field.env.find((n) => nonEmpty(env[n]) !== undefined);
+    if (name !== undefined) {
+      values[field.key] = env[name] as string;
+      variables[field.key] = name;
+    }
+  }
+  return { values: values as SettingsInput, variables };
 }
 
 function readDotenv(cwd: string): Record<string, string> {
@@ -142,6 +193,19 @@ function checkAuthMethod(value: string): AuthMethod {
     "PA_CONFIG_INVALID",
     `auth method ${JSON.stringify(value)} is not allowed; use "oauth" (server-to-server) or "jwt" (deprecated)`,
   );
+}
+
+/** A budget: a whole number ≥ 1, or unset. */
+export function checkBudget(label: string, value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new PlatformAuthError(
+      "PA_CONFIG_INVALID",
+      `${label} ${JSON.stringify(value)} is not allowed; use a whole number ≥ 1 (requests per hour)`,
+    );
+  }
+  return n;
 }
 
 function checkSandbox(value: string | undefined): string | undefined {

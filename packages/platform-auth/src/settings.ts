@@ -21,6 +21,11 @@ export const DEFAULT_BASE_URL = "https://platform.adobe.io";
 export interface SettingsInput {
   clientId?: string;
   clientSecret?: string;
+  /**
+   * Several secrets of one credential, tried in order (the Developer Console allows two at once,
+   * so that a secret can be rotated without downtime). Comma- or space-separated, or a list.
+   */
+  clientSecrets?: string | readonly string[];
   orgId?: string;
   sandbox?: string;
   /** Comma- or space-separated string, or a list. */
@@ -37,12 +42,21 @@ export interface SettingsInput {
   tokenCache?: string;
   /** An extra CA certificate (PEM) file, added to the system's trusted roots. */
   caFile?: string;
+  /**
+   * Budgets of this credential per hour, counted by the usage meter across processes: warnings
+   * come from 80 % of them. Whole numbers (as strings from the environment).
+   */
+  callsPerHour?: string | number;
+  mintsPerHour?: string | number;
 }
 
 /** Settings after resolution: required ones present, defaults applied, URLs checked. */
 export interface ResolvedSettings {
   clientId: string;
+  /** The first of {@link ResolvedSettings.clientSecrets} ("" when none is needed). */
   clientSecret: string;
+  /** Every client secret, in the order they are tried. */
+  clientSecrets: string[];
   orgId: string;
   sandbox: string | undefined;
   scopes: string[];
@@ -56,6 +70,8 @@ export interface ResolvedSettings {
   /** undefined: the caller's default (memory only for the library, a file for the CLI). */
   tokenCache: string | undefined;
   caFile: string | undefined;
+  /** Hourly budgets the user set, when they did. */
+  budget: { callsPerHour?: number; mintsPerHour?: number };
   /** Profile that contributed settings, when one did. */
   profile: string | undefined;
 }
@@ -72,6 +88,7 @@ export const SETTING_FIELDS: SettingField[] = [
   { key: "clientId", label: "client id", flag: "--client-id", env: ["AEP_CLIENT_ID", "API_KEY"] },
   // No flag on purpose: a secret on the command line is visible to every user through `ps`.
   { key: "clientSecret", label: "client secret", env: ["AEP_CLIENT_SECRET", "CLIENT_SECRET"] },
+  { key: "clientSecrets", label: "client secrets", env: ["AEP_CLIENT_SECRETS"] },
   { key: "orgId", label: "org id", flag: "--org-id", env: ["AEP_ORG_ID", "IMS_ORG"] },
   { key: "sandbox", label: "sandbox", flag: "--sandbox", env: ["AEP_SANDBOX_NAME", "SANDBOX_NAME"] },
   { key: "scopes", label: "scopes", flag: "--scopes", env: ["AEP_SCOPES", "SCOPES"] },
@@ -93,6 +110,8 @@ export const SETTING_FIELDS: SettingField[] = [
   { key: "baseUrl", label: "base URL", flag: "--base-url", env: ["AEP_BASE_URL"] },
   { key: "tokenCache", label: "token cache", env: ["AEP_TOKEN_CACHE"] },
   { key: "caFile", label: "CA file", flag: "--ca-file", env: ["AEP_CA_FILE"] },
+  { key: "callsPerHour", label: "calls-per-hour budget", env: ["AEP_CALLS_PER_HOUR"] },
+  { key: "mintsPerHour", label: "mints-per-hour budget", env: ["AEP_MINTS_PER_HOUR"] },
 ];
 
 /** Keys a config-file profile may hold (the inline `privateKey` is for library callers only). */

@@ -1,20 +1,17 @@
 import { createHash } from "node:crypto";
 import {
   chmodSync,
-  closeSync,
   lstatSync,
   mkdirSync,
-  openSync,
   readFileSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { AccessToken } from "./access-token.js";
 import { PlatformAuthError } from "./errors.js";
+import { withFileLock } from "./file-lock.js";
 
 /** What identifies a credential set in the cache: no secret goes into the key. */
 export interface CacheKeyParts {
@@ -85,35 +82,10 @@ export class TokenFileStore {
   /**
    * Runs `work` while holding `<file>.lock`, so that processes started together (a shell loop, a
    * parallel build) mint once between them: the first mints, the others wait and then find its
-   * token in the file. A lock older than `staleMs` is taken to belong to a crashed process; after
-   * `maxWaitMs` the work runs anyway, since a spare mint is better than a hang.
+   * token in the file. See {@link withFileLock}.
    */
-  async withLock<T>(work: () => Promise<T>, opts: { maxWaitMs?: number; staleMs?: number } = {}): Promise<T> {
-    const lock = `${this.path}.lock`;
-    const deadline = Date.now() + (opts.maxWaitMs ?? 30_000);
-    let held = false;
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    while (!held && Date.now() < deadline) {
-      try {
-        closeSync(openSync(lock, "wx", 0o600));
-        held = true;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") break;
-        try {
-          if (Date.now() - statSync(lock).mtimeMs > (opts.staleMs ?? 60_000)) unlinkSync(lock);
-        } catch {}
-        await sleep(25);
-      }
-    }
-    try {
-      return await work();
-    } finally {
-      if (held) {
-        try {
-          unlinkSync(lock);
-        } catch {}
-      }
-    }
+  withLock<T>(work: () => Promise<T>, opts: { maxWaitMs?: number; staleMs?: number } = {}): Promise<T> {
+    return withFileLock(this.path, work, opts);
   }
 
   #read(): Entries {

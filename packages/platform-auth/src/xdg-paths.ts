@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -20,4 +20,14 @@ export function defaultTokenCachePath(env: Env): string {
   const base =
     env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== "" ? env.XDG_CACHE_HOME : join(home(env), ".cache");
   return join(base, "platform-auth", "tokens.json");
+}
+
+/** `usage.json` beside the token cache: the usage meter's counts of every process. */
+export function defaultUsagePath(env: Env): string {
+  return join(dirname(defaultTokenCachePath(env)), "usage.json");
+}
+
+/** `secrets.json` beside the token cache: which client secret worked last (fingerprints only). */
+export function defaultSecretMemoryPath(env: Env): string {
+  return join(dirname(defaultTokenCachePath(env)), "secrets.json");
 }

@@ -6,7 +6,7 @@
  * validate them, so a JSON client gets the same messages as a SOAP one.
  */
 import type { Arguments, ArgumentValue } from "@feed-toolkit/soap";
-import { badArgument } from "../errors.js";
+import { badArgument, FeedServiceError } from "../errors.js";
 import type { FeedOperation } from "../operations/operation-table.js";
 
 export type QueryDefault = number | string | null;
@@ -37,6 +37,30 @@ export function normaliseQueryParameters(query: QueryParameters): ReadonlyMap<st
       spec !== null && typeof spec === "object" ? spec : { arg: name, default: spec },
     ]),
   );
+}
+
+/** Argument -> the query parameter standing for it, where the two names differ (`sincepost` -> `since`). */
+export function renamedArguments(query: ReadonlyMap<string, QueryParameter>): ReadonlyMap<string, string> {
+  return new Map(
+    [...query].filter(([name, spec]) => name !== spec.arg).map(([name, spec]) => [spec.arg, name]),
+  );
+}
+
+/**
+ * An operation's error as a client of the URL reads it: an argument sent under another name is
+ * called by that name (`The since query parameter must be ...`, not `sincepost`). SOAP faults keep
+ * the operation's own names (spec §3), so the operations' messages stay as they are.
+ *
+ * @example
+ * inQueryTerms(badArgument("The sincepost argument must be ..."), new Map([["sincepost", "since"]]));
+ * // FeedServiceError: The since query parameter must be ...
+ */
+export function inQueryTerms(error: unknown, renamed: ReadonlyMap<string, string>): unknown {
+  if (!(error instanceof FeedServiceError)) return error;
+  let message = error.message;
+  for (const [arg, name] of renamed)
+    message = message.replaceAll(`The ${arg} argument`, `The ${name} query parameter`);
+  return message === error.message ? error : new FeedServiceError(error.code, message, { cause: error });
 }
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -171,6 +171,55 @@ export function jsonApiSuite(backend: TestBackend): void {
       assert.match(String((r.json as { detail: string }).detail), /openapi\.json/);
     });
 
+    test("a known path asked with another method is 405 with Allow, an unknown one still 404", async () => {
+      for (const [method, path] of [
+        ["POST", "/api/v1/posts"],
+        ["DELETE", "/api/v1/feeds/1/posts"],
+        ["PUT", "/api/v1/languages"],
+        ["PATCH", "/api/v1/search?q=x"],
+        ["POST", "/api/v1/openapi.json"],
+      ]) {
+        const r = await fetch(service.baseUrl + path!, { method });
+        assert.equal(r.status, 405, `${method} ${path}`);
+        assert.equal(r.headers.get("allow"), "GET, HEAD, OPTIONS");
+        assert.equal(r.headers.get("content-type"), "application/problem+json; charset=utf-8");
+        assert.equal(r.headers.get("access-control-allow-origin"), "*");
+        const problem = (await r.json()) as Record<string, unknown>;
+        assert.deepEqual(
+          [problem.status, problem.title, problem.code],
+          [405, "Method Not Allowed", "FEED_METHOD_NOT_ALLOWED"],
+        );
+        assert.match(String(problem.detail), new RegExp(`answers GET and HEAD only .*got ${method}\\.`));
+      }
+      const unknown = await fetch(`${service.baseUrl}/api/v1/nothing-here`, { method: "POST" });
+      assert.equal(unknown.status, 404);
+    });
+
+    test("messages name the query parameters as the URL spells them (since, q), not the SOAP arguments", async () => {
+      const since = await get(`/api/v1/categories/${fx.categories.apple}/posts?since=yesterday`);
+      assert.equal(since.status, 400);
+      const detail = String((since.json as { detail: string }).detail);
+      assert.match(
+        detail,
+        /^The since query parameter must be empty, a whole post id such as 1234, or an ISO 8601 instant/,
+      );
+      assert.doesNotMatch(detail, /sincepost/);
+      const q = await get("/api/v1/search?q=%20%20");
+      assert.equal(q.status, 400);
+      assert.match(
+        String((q.json as { detail: string }).detail),
+        /^The q query parameter must be text of 1 to 256 characters/,
+      );
+      const missing = await get("/api/v1/search");
+      assert.match(String((missing.json as { detail: string }).detail), /^The q query parameter is required/);
+      // Parameters named alike keep their names.
+      const limit = await get("/api/v1/posts?limit=-1");
+      assert.match(
+        String((limit.json as { detail: string }).detail),
+        /^The limit argument must be a whole number/,
+      );
+    });
+
     test("text with markup and entities comes out as JSON that escapes < > & and parses back unchanged", async () => {
       const other = await startTestService({ backend, now: () => fixtureNow });
       try {

@@ -15,7 +15,13 @@ import { answerBody } from "../http/sliced-body.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
-import { normaliseQueryParameters, type QueryParameters, readApiArguments } from "./api-arguments.js";
+import {
+  inQueryTerms,
+  normaliseQueryParameters,
+  type QueryParameters,
+  readApiArguments,
+  renamedArguments,
+} from "./api-arguments.js";
 import { encodeItems } from "./json-items.js";
 import { routeSchema } from "./openapi-schemas.js";
 
@@ -43,7 +49,14 @@ export interface JsonApi {
   preflight(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** A path under /api that no route has. */
   notFound(request: FastifyRequest, reply: FastifyReply): void;
+  /** A route's path asked with a method it does not answer: 405 with `Allow`. */
+  methodNotAllowed(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
+
+/** What every API path answers; other methods of a known path get 405 (RFC 9110 §15.5.6). */
+export const apiMethods = "GET, HEAD, OPTIONS";
+/** The methods a known API path refuses with 405 rather than 404. */
+export const refusedMethods = ["POST", "PUT", "PATCH", "DELETE"] as const;
 
 const jsonContentType = "application/json; charset=utf-8";
 const cacheControl = "public, max-age=30";
@@ -83,6 +96,7 @@ export function createJsonApi(options: JsonApiOptions): JsonApi {
       const operation = runner.operation(operationName);
       if (!operation) throw new Error(`${path}: no operation named ${operationName}`);
       const query = normaliseQueryParameters(queryParameters);
+      const renamed = renamedArguments(query);
       const pathParameters = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
       // Post lists carry the URL of their next page (spec §5.1); without an offset there is none.
       const postList = operation.columns.some((c) => c.name === "trackingLink");
@@ -119,7 +133,7 @@ export function createJsonApi(options: JsonApiOptions): JsonApi {
           }
           return sendAnswer(request, reply, body, etag);
         } catch (error) {
-          sendOperationError(reply, error, logError, `GET ${path}`);
+          sendOperationError(reply, inQueryTerms(error, renamed), logError, `GET ${path}`);
           return reply;
         }
       }
@@ -146,6 +160,20 @@ export function createJsonApi(options: JsonApiOptions): JsonApi {
           404,
           `No API route has the path ${JSON.stringify(request.url.split("?")[0].slice(0, 100))}; the routes are listed in /api/v1/openapi.json.`,
           "FEED_NOT_FOUND",
+        ),
+      );
+    },
+
+    async methodNotAllowed(request, reply) {
+      setCors(reply);
+      reply.header("allow", apiMethods);
+      const path = JSON.stringify(request.url.split("?")[0].slice(0, 100));
+      sendProblem(
+        reply,
+        plainProblem(
+          405,
+          `The path ${path} answers GET and HEAD only (the API is read-only); got ${request.method}.`,
+          "FEED_METHOD_NOT_ALLOWED",
         ),
       );
     },

@@ -100,7 +100,7 @@ export async function findCategory(store: Store, text: string): Promise<Category
 
 const languageTag = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 
-/** `--language <code|id>`: an id that exists, or a BCP 47 tag whose primary subtag names the row (created when new). */
+/** `--language <code|id>`: an id that exists, or a BCP 47 tag, filed by language (created when new). */
 export async function findLanguage(store: Store, text: string): Promise<LanguageRecord> {
   const t = text.trim();
   if (/^\d+$/.test(t)) {

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { defaultDetectableLanguages, setDetectableLanguages } from "../ingest/detectable-languages.js";
 import { openStore } from "../store/open-store.js";
 import { runCaptured } from "../test-support/captured-run.js";
 
@@ -16,6 +17,12 @@ const dir = mkdtempSync(join(tmpdir(), "feed-ingest-cli-"));
 const rss = (title: string) =>
   `<rss version="2.0"><channel><title>${title}</title><link>https://site.example/</link><language>en</language>
    <item><title>Hello</title><link>https://site.example/hello</link><guid>h1</guid><description>Hi there</description></item>
+   </channel></rss>`;
+
+/** A feed that declares no language, its one post in English. */
+const undeclared = `<rss version="2.0"><channel><title>No language</title><link>https://site.example/</link>
+   <item><title>Council budget</title><link>https://site.example/budget</link><guid>b1</guid>
+   <description>The city council approved a new budget on Tuesday that doubles the money for bicycle lanes and bridge repairs.</description></item>
    </channel></rss>`;
 
 before(async () => {
@@ -32,6 +39,7 @@ before(async () => {
     }
     if (req.url === "/other.xml") return void res.writeHead(200).end(rss("Other Feed"));
     if (req.url === "/missing.xml") return void res.writeHead(404).end("no such feed");
+    if (req.url === "/undeclared.xml") return void res.writeHead(200).end(undeclared);
     if (req.url === "/plain/")
       return void res.writeHead(200, { "content-type": "text/html" }).end("<html></html>");
     res.writeHead(500).end();
@@ -134,6 +142,36 @@ test("ingest exits 0 when every feed was refreshed, 1 when any failed, 2 on a us
   );
   assert.equal((await cli(["ingest", "extra", ...db])).code, 2);
   assert.equal((await cli(["ingest", "--concurrency", "0", ...db])).code, 2);
+});
+
+test("ingest --detect-languages: a guess outside the list is und, one inside it is kept", async () => {
+  const location = join(dir, "guess.db");
+  const db = ["--database", location];
+  assert.equal(
+    (await cli(["feeds", "add", `${base}/undeclared.xml`, "--name", "No language", ...db])).code,
+    0,
+  );
+  const languageOfPost = async () => {
+    const store = await openStore(location);
+    try {
+      const [post] = await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
+      return (await store.languageById(post!.languageId))?.languageCode;
+    } finally {
+      await store.close();
+    }
+  };
+  try {
+    const narrow = await cli(["ingest", "--all", "--detect-languages", "de,fr", ...db]);
+    assert.equal(narrow.code, 0, narrow.stderr);
+    assert.equal(await languageOfPost(), "und");
+    assert.equal((await cli(["ingest", "--all", "--detect-languages", "en,de", ...db])).code, 0);
+    assert.equal(await languageOfPost(), "en", "the post is filed again at its next refresh");
+    const usage = await cli(["ingest", "--detect-languages", "en,la-tin", ...db]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--detect-languages must be none or a comma-separated list[^\n]*got "la-tin"/);
+  } finally {
+    setDetectableLanguages(defaultDetectableLanguages);
+  }
 });
 
 test("opml export then import into another database round-trips the subscriptions", async () => {

@@ -5,9 +5,10 @@
  * the summary and recorded on the feed) or none did (0), as a cron job or CI step wants to know.
  */
 import { formatIngestSummary } from "../ingest/background-ingest.js";
+import { readDetectableLanguages, setDetectableLanguages } from "../ingest/detectable-languages.js";
 import { type IngestSummary, runIngestPass } from "../ingest/ingest-pass.js";
 import type { Command } from "./command.js";
-import { readIntegerOption } from "./command-line.js";
+import { readIntegerOption, readStringOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
 import { parseOptionsOnly } from "./options-only-command-line.js";
 import { processOutput } from "./output.js";
@@ -25,6 +26,10 @@ options:
   --all                  refresh every feed, due or not
   --concurrency <n>      fetches at once (default 16)            FEED_SERVICE_CONCURRENCY
   --per-host <n>         fetches at once to one host (default 2) FEED_SERVICE_PER_HOST
+  --detect-languages <list>  languages that may be guessed for    FEED_SERVICE_DETECT_LANGUAGES
+                         posts that declare none, comma-separated (en,de,fr), or none; other
+                         guesses, short texts and unsure ones are und (default: the 30
+                         languages most used on the web)
   --database <location>  path, sqlite:<path> or postgres://…     FEED_SERVICE_DATABASE
   --json                 print the summary as JSON
   --help                 show this help`;
@@ -35,6 +40,7 @@ const options = {
   json: { type: "boolean" },
   concurrency: { type: "string", env: true },
   "per-host": { type: "string", env: true },
+  "detect-languages": { type: "string", env: true },
 } as const;
 
 function progressBar(done: number, total: number): string {
@@ -52,6 +58,8 @@ export const ingestCommand: Command = {
     if (!values) return 0;
     const overall = readIntegerOption(values, "concurrency", 16, 1, 256);
     const perHost = readIntegerOption(values, "per-host", 2, 1, 64);
+    const detect = readStringOption(values, "detect-languages");
+    if (detect !== undefined) setDetectableLanguages(readDetectableLanguages(detect));
     const tty = context.output === processOutput && process.stderr.isTTY === true && values.json !== true;
     const store = await openDatabase(databaseLocation(values), { mode: "read" });
     let summary: IngestSummary;

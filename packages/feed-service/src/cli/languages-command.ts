@@ -7,8 +7,9 @@ const usage = `usage: feed-service languages <action> [--database <location>] [-
 
 actions:
   list                        every language, by id (id 1 is English)
-  add <code> [--name <name>]  the language of a BCP 47 tag's primary subtag (en-US -> en),
-                              created when new; prints its id (--json: the row)`;
+  add <code> [--name <name>]  the language a BCP 47 tag files under (fr-CA -> fr; pt-BR,
+                              pt-PT, zh-Hans, zh-Hant apart), created when new;
+                              prints its id (--json: the row)`;
 
 const columns = ["languageId", "languageCode", "languageName"];
 

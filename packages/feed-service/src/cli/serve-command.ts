@@ -5,9 +5,11 @@ import { FeedServiceError } from "../errors.js";
 import { normalisePublicUrl } from "../http/base-url.js";
 import { createFeedServer } from "../http/feed-server.js";
 import { startBackgroundIngest } from "../ingest/background-ingest.js";
+import { readDetectableLanguages, setDetectableLanguages } from "../ingest/detectable-languages.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
+import { readSiteName } from "../site-name.js";
 import { megabytes } from "../store/cache-warm.js";
 import { defaultQueryTimeoutMs } from "../store/query-limits.js";
 import type { Store } from "../store/store.js";
@@ -33,6 +35,12 @@ options (each also as an environment variable):
                          soap:address and tracking links (default: from each request's Host);
                          with it, feeds that name a WebSub hub are subscribed to, with
                          callbacks under <url>/websub/
+  --site-name <name>     the site's name in feed and page titles and FEED_SERVICE_SITE_NAME
+                         the OpenSearch description (default "Feed aggregator")
+  --detect-languages <list>  languages ingest may guess for posts FEED_SERVICE_DETECT_LANGUAGES
+                         that declare none, comma-separated (en,de,fr), or none; other
+                         guesses, short texts and unsure ones are und (default: the 30
+                         languages most used on the web)
   --no-ingest            do not refresh feeds while serving         FEED_SERVICE_NO_INGEST=1
   --no-warm              listen at once, without first reading the  FEED_SERVICE_NO_WARM=1
                          database into memory (by default a SQLite file that fits in half the
@@ -59,6 +67,8 @@ const options = {
   port: { type: "string", env: true },
   host: { type: "string", env: true },
   "public-url": { type: "string", env: true },
+  "site-name": { type: "string", env: true },
+  "detect-languages": { type: "string", env: true },
   "no-ingest": { type: "boolean", env: true },
   "no-warm": { type: "boolean", env: true },
   workers: { type: "string", env: true },
@@ -75,6 +85,8 @@ export interface ServeSettings {
   readonly port: number;
   readonly host: string;
   readonly publicUrl?: string;
+  /** The site's name in feeds, pages and the OpenSearch description. */
+  readonly siteName?: string;
   readonly ingest: boolean;
   /** Read the database into memory and prime the request path before listening; default false. */
   readonly warm?: boolean;
@@ -136,6 +148,7 @@ export async function serveStore(
     runner,
     publicUrl: settings.publicUrl,
     metricsAllow: settings.metricsAllow,
+    siteName: settings.siteName,
   });
   // A stop during the warm-up ends it at the next chunk (SQLite) or table (PostgreSQL); one that
   // came while the database opened is seen here too, after a turn of the event loop.
@@ -268,10 +281,14 @@ export const serveCommand: Command = {
       defaultQueryTimeoutMs,
       maxQueryTimeoutSeconds,
     );
+    const siteName = readStringOption(values, "site-name");
+    const detect = readStringOption(values, "detect-languages");
+    if (detect !== undefined) setDetectableLanguages(readDetectableLanguages(detect));
     const settings: ServeSettings = {
       port: readIntegerOption(values, "port", 8080, 0, 65535),
       host: readStringOption(values, "host") ?? "0.0.0.0",
       publicUrl: readStringOption(values, "public-url"),
+      siteName: siteName === undefined ? undefined : readSiteName(siteName, "--site-name"),
       // In a cluster (--workers N) one worker runs the background ingest, not every one.
       ingest: values["no-ingest"] !== true && runsIngestInCluster(),
       warm: values["no-warm"] !== true,

@@ -1,7 +1,7 @@
 /**
  * The output feed documents (spec §5.2): RSS 2.0, Atom 1.0 and JSON Feed 1.1 of a list of posts,
- * written by feedsmith's generators. Items link to the post's tracking link; the feed links to
- * itself (atom:link rel="self", feed_url) and to its web page. RSS readers render title and
+ * written by feedsmith's generators. Items link to the post's tracking link and carry an id that
+ * never changes (item-ids.ts; RSS guid with isPermaLink="false"); the feed links to itself (atom:link rel="self", feed_url) and to its web page. RSS readers render title and
  * description as HTML, so post text goes there HTML-escaped and stays text; Atom says
  * type="text"; JSON Feed has content_text. Characters that XML 1.0 forbids are dropped from every
  * text (the rule of spec §3), in all three formats alike.
@@ -11,6 +11,7 @@ import { escapeUTF8 } from "entities";
 import { generateAtomFeed, generateJsonFeed, generateRssFeed } from "feedsmith";
 import { escapeJsonMarkup } from "../http/json-text.js";
 import type { PostItem } from "../operations/column-sets.js";
+import { feedTagId, itemId } from "./item-ids.js";
 
 export type FeedFormat = "rss" | "atom" | "json";
 
@@ -27,6 +28,10 @@ export interface FeedMeta {
   readonly selfUrl: string;
   /** The absolute URL of the web page that shows the same posts. */
   readonly pageUrl: string;
+  /** The install's tagging entity of item ids (item-ids.ts). */
+  readonly itemTag: string;
+  /** The feed's path and query, which with the tagging entity make the Atom feed's id. */
+  readonly path: string;
 }
 
 const generator = "feed-service";
@@ -52,7 +57,7 @@ function rss(meta: FeedMeta, posts: readonly PostItem[]): string {
       title: htmlText(p.postTitle),
       link: p.trackingLink,
       description: htmlText(p.postExcerpt),
-      guid: { value: p.trackingLink, isPermaLink: true },
+      guid: { value: itemId(meta.itemTag, p.postId), isPermaLink: false },
       pubDate: new Date(p.postDate),
       categories: p.categoryName === null ? undefined : [{ name: text(p.categoryName) }],
       dc: { creators: [text(p.feedName)] },
@@ -62,7 +67,7 @@ function rss(meta: FeedMeta, posts: readonly PostItem[]): string {
 
 function atom(meta: FeedMeta, posts: readonly PostItem[]): string {
   return generateAtomFeed({
-    id: meta.selfUrl,
+    id: feedTagId(meta.itemTag, meta.path),
     title: { value: text(meta.title), type: "text" },
     subtitle: { value: text(meta.description), type: "text" },
     updated: updatedOf(posts),
@@ -72,7 +77,7 @@ function atom(meta: FeedMeta, posts: readonly PostItem[]): string {
       { href: meta.pageUrl, rel: "alternate", type: "text/html" },
     ],
     entries: posts.map((p) => ({
-      id: p.trackingLink,
+      id: itemId(meta.itemTag, p.postId),
       title: { value: text(p.postTitle), type: "text" },
       summary: { value: text(p.postExcerpt), type: "text" },
       updated: new Date(p.postDate),
@@ -91,7 +96,7 @@ function json(meta: FeedMeta, posts: readonly PostItem[]): string {
     home_page_url: meta.pageUrl,
     feed_url: meta.selfUrl,
     items: posts.map((p) => ({
-      id: p.trackingLink,
+      id: itemId(meta.itemTag, p.postId),
       url: p.trackingLink,
       title: text(p.postTitle),
       content_text: text(p.postExcerpt),
@@ -108,7 +113,7 @@ function json(meta: FeedMeta, posts: readonly PostItem[]): string {
 
 /**
  * @example
- * renderFeed("atom", { title: "Recent posts", description: "…", selfUrl, pageUrl }, posts);
+ * renderFeed("atom", { title: "Recent posts", description: "…", selfUrl, pageUrl, itemTag, path }, posts);
  */
 export function renderFeed(format: FeedFormat, meta: FeedMeta, posts: readonly PostItem[]): string {
   if (format === "rss") return rss(meta, posts);

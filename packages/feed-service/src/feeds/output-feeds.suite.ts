@@ -12,6 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { decodeHTML } from "entities";
 import { parseAtomFeed, parseJsonFeed, parseRssFeed } from "feedsmith";
@@ -251,6 +252,105 @@ export function outputFeedsSuite(backend: TestBackend): void {
       );
     });
 
+    /** A feed fetched with this Host header (fetch cannot set one). */
+    function getWithHost(path: string, host: string): Promise<string> {
+      return new Promise((resolve, reject) => {
+        const req = httpRequest(`${service.baseUrl}${path}`, { headers: { host } }, (res) => {
+          let body = "";
+          res.setEncoding("utf8").on("data", (chunk) => (body += chunk));
+          res.on("end", () => resolve(body)).on("error", reject);
+        });
+        req.on("error", reject).end();
+      });
+    }
+
+    /** The item ids of a feed document, and its items' links. */
+    function itemIds(format: string, body: string): { ids: string[]; links: string[] } {
+      if (format === "json") {
+        const items = (JSON.parse(body) as { items: Array<{ id: string; url: string }> }).items;
+        return { ids: items.map((i) => i.id), links: items.map((i) => i.url) };
+      }
+      if (format === "rss") {
+        return {
+          ids: [...body.matchAll(/<guid isPermaLink="false">([^<]*)<\/guid>/g)].map((m) => m[1]!),
+          links: [...body.matchAll(/<item>[\s\S]*?<link>([^<]*)<\/link>/g)].map((m) => m[1]!),
+        };
+      }
+      return {
+        ids: [...body.matchAll(/<entry>[\s\S]*?<id>([^<]*)<\/id>/g)].map((m) => m[1]!),
+        links: [...body.matchAll(/<entry>[\s\S]*?<link href="([^"]*)"/g)].map((m) => m[1]!),
+      };
+    }
+
+    test("item ids are tag URIs that stay the same whatever Host the feed is fetched by", async () => {
+      const recent = await service.store.recentPosts({ limit: 50, offset: 0, languageIds: null });
+      let tag: string | undefined;
+      for (const format of formats) {
+        const one = itemIds(format, await getWithHost(`/feeds/recent.${format}`, "feeds.one.example"));
+        const two = itemIds(format, await getWithHost(`/feeds/recent.${format}`, "other-name.example:8080"));
+        assert.equal(one.ids.length, recent.length, format);
+        assert.deepEqual(two.ids, one.ids, `${format}: the same ids by either name`);
+        if (format === "atom") {
+          const feedId = (body: string) => /<feed[^>]*>[\s\S]*?<id>([^<]*)<\/id>/.exec(body)?.[1];
+          const [a, b] = await Promise.all(
+            ["feeds.one.example", "other-name.example:8080"].map((h) => getWithHost("/feeds/recent.atom", h)),
+          );
+          assert.match(
+            String(feedId(a!)),
+            /^tag:[0-9a-f]{16}\.feed-service\.invalid,2026-01-15:feeds\/recent\.atom$/,
+          );
+          assert.equal(feedId(b!), feedId(a!), "the Atom feed's own id does not follow the Host either");
+        }
+        assert.notDeepEqual(two.links, one.links, `${format}: the links do follow the Host`);
+        tag ??= /^(tag:[0-9a-f]{16}\.feed-service\.invalid,2026-01-15:)post\/\d+$/.exec(one.ids[0]!)?.[1];
+        assert.ok(tag, `${format}: ${one.ids[0]}`);
+        assert.deepEqual(
+          one.ids,
+          recent.map((p) => `${tag}post/${p.postId}`),
+          `${format}: one id per post, under one tagging entity`,
+        );
+      }
+      // The tagging entity is the install's, kept in the database.
+      assert.equal(await service.store.installSetting("feed_item_tag", () => "other"), tag);
+    });
+
+    test("with a public URL, its host tags the items; the site's name leads every title", async () => {
+      const named = await startTestService({
+        backend,
+        now: () => fixtureNow,
+        publicUrl: "https://feeds.example.org/",
+        siteName: "Planet <Node> & Friends of Streams",
+      });
+      try {
+        const namedFx = await seedFixture(named.store);
+        const fetchText = async (path: string) => (await fetch(named.baseUrl + path)).text();
+        const rss = await fetchText("/feeds/recent.rss");
+        assert.match(
+          rss,
+          // RSS readers render the title as HTML: the name goes there escaped (inside CDATA).
+          /<title>\s*<!\[CDATA\[Planet &lt;Node&gt; &amp; Friends of Streams — Recent posts\]\]>\s*<\/title>/,
+        );
+        assert.match(rss, /<guid isPermaLink="false">tag:feeds\.example\.org,2026-01-15:post\/\d+<\/guid>/);
+        const atom = await fetchText(`/feeds/categories/${namedFx.categories.apple}.atom`);
+        // Atom says type="text": the generator writes text with markup characters as CDATA.
+        assert.match(
+          atom,
+          /<title type="text">\s*<!\[CDATA\[Planet <Node> & Friends of Streams — Category: Apple\]\]>\s*<\/title>/,
+        );
+        const json = JSON.parse(await fetchText("/feeds/search.json?q=flex")) as { title: string };
+        assert.equal(json.title, "Planet <Node> & Friends of Streams — Search: flex");
+        const page = await fetchText("/");
+        assert.match(page, /<title>[^<]* · Planet &lt;Node&gt; &amp; Friends of Streams<\/title>/);
+        assert.match(page, /<a class="brand" href="\/">Planet &lt;Node&gt; &amp; Friends of Streams<\/a>/);
+        const openSearch = await fetchText("/opensearch.xml");
+        // OpenSearch 1.1: ShortName at most 16 characters, LongName at most 48.
+        assert.match(openSearch, /<ShortName>Planet &lt;Node&gt; &amp;<\/ShortName>/);
+        assert.match(openSearch, /<LongName>Planet &lt;Node&gt; &amp; Friends of Streams<\/LongName>/);
+      } finally {
+        await named.close();
+      }
+    });
+
     test("the feed links to its web page", async () => {
       const atom = await (await get(`/feeds/categories/${fx.categories.apple}.atom`)).text();
       assert.match(
@@ -330,13 +430,43 @@ export function outputFeedsSuite(backend: TestBackend): void {
       await problem(
         "/feeds/recent.rss?limit=201",
         400,
-        /^The limit argument of an output feed must be a whole number from 0 to 200; got "201"\.$/,
+        /^The limit query parameter of an output feed must be a whole number from 0 to 200; got "201"\.$/,
       );
       await problem("/feeds/recent.atom?languageIds=x", 400, /languageIds argument/);
       await problem("/feeds/categories/99.json", 404, /^No category has id 99\.$/);
       await problem("/feeds/smart-categories/99.rss", 404, /^No smart category has id 99\.$/);
       await problem("/feeds/search.rss", 400, /^The q query parameter is required/);
-      assert.equal((await get("/feeds/recent.xml")).status, 404);
+      await problem(
+        "/feeds/search.atom?q=%20",
+        400,
+        /^The q query parameter must be text of 1 to 256 characters/,
+      );
+      // Paths that look like output feeds but are none: problem documents too, not pages.
+      await problem(
+        "/feeds/popular.rss",
+        404,
+        /^No output feed has the path "\/feeds\/popular\.rss"; they are \/feeds\/recent/,
+      );
+      await problem("/feeds/categories/1/posts.atom", 404, /^No output feed has the path/);
+      await problem(
+        "/feeds/recent.xml",
+        404,
+        /^An output feed ends in \.rss, \.atom or \.json; got \.xml\.$/,
+      );
+      for (const [method, path] of [
+        ["POST", "/feeds/recent.rss"],
+        ["DELETE", "/feeds/categories/1.atom"],
+        ["PUT", "/feeds/search.json?q=x"],
+      ]) {
+        const res = await fetch(service.baseUrl + path!, { method });
+        assert.equal(res.status, 405, `${method} ${path}`);
+        assert.equal(res.headers.get("allow"), "GET, HEAD");
+        assert.equal(res.headers.get("content-type"), "application/problem+json; charset=utf-8");
+        assert.match(
+          String(((await res.json()) as { detail: string }).detail),
+          /answers GET and HEAD only; got/,
+        );
+      }
       const two = (await (await get("/feeds/recent.json?limit=2")).json()) as { items: unknown[] };
       assert.equal(two.items.length, 2);
       const none = (await (await get("/feeds/recent.json?limit=0")).json()) as { items: unknown[] };

@@ -4,15 +4,16 @@
  * 200). A handler reads the arguments, calls the operation, and renders the posts; answers of
  * pure operations come from the answer cache while the data is unchanged. Both validators are
  * sent (ETag from the bytes, Last-Modified from the change clock) and either kind of conditional
- * request gets 304. Errors are problem documents, as in the JSON API.
+ * request gets 304. Errors are problem documents, as in the JSON API. Each feed's title starts
+ * with the site's name (`--site-name`), so a reader's list of subscriptions says whose it is.
  */
 import type { Arguments } from "@feed-toolkit/soap";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { smartCategoryArguments } from "../api/api-arguments.js";
+import { inQueryTerms, smartCategoryArguments } from "../api/api-arguments.js";
 import { badArgument } from "../errors.js";
 import { requestBaseUrl } from "../http/base-url.js";
 import { entityTag, notModified } from "../http/conditional-get.js";
-import { sendOperationError } from "../http/problem-details.js";
+import { plainProblem, sendOperationError, sendProblem } from "../http/problem-details.js";
 import type { ResponseCache } from "../http/response-cache.js";
 import { answerBody } from "../http/sliced-body.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
@@ -22,6 +23,7 @@ import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
 import { ChangeClock } from "./change-clock.js";
 import { type FeedFormat, type FeedMeta, feedContentTypes, renderFeed } from "./feed-documents.js";
+import { itemTagSetting, proposedItemTag } from "./item-ids.js";
 
 export const defaultFeedLimit = 50;
 export const maxFeedLimit = 200;
@@ -34,6 +36,8 @@ export interface OutputFeedsOptions {
   readonly metrics: ServiceMetrics;
   readonly now?: () => number;
   readonly logError: (message: string) => void;
+  /** The site's name, first in every feed's title. */
+  readonly siteName: string;
 }
 
 type FeedRequest = FastifyRequest<{
@@ -51,7 +55,7 @@ interface FeedKind {
     request: FeedRequest,
     runner: OperationRunner,
     baseUrl: string,
-  ): Promise<Omit<FeedMeta, "selfUrl">>;
+  ): Promise<Omit<FeedMeta, "selfUrl" | "itemTag" | "path">>;
 }
 
 function queryText(request: FeedRequest, name: string): string | undefined {
@@ -67,7 +71,7 @@ function readFeedLimit(request: FeedRequest): number {
   const n = /^\s*\d{1,4}\s*$/.test(text) ? Number(text) : Number.NaN;
   if (!(n >= 0 && n <= maxFeedLimit)) {
     throw badArgument(
-      `The limit argument of an output feed must be a whole number from 0 to ${maxFeedLimit}; got ${describeValue(text)}.`,
+      `The limit query parameter of an output feed must be a whole number from 0 to ${maxFeedLimit}; got ${describeValue(text)}.`,
     );
   }
   return n;
@@ -156,10 +160,22 @@ export const feedKinds = {
 
 const formats = new Set<string>(["rss", "atom", "json"]);
 
+/** The search feed's `q` is the search operation's searchTerms: its messages say `q`. */
+const renamed = new Map([["searchTerms", "q"]]);
+
 export function createOutputFeeds(options: OutputFeedsOptions) {
-  const { store, runner, publicUrl, cache, metrics, logError } = options;
+  const { store, runner, publicUrl, cache, metrics, logError, siteName } = options;
   const now = options.now ?? Date.now;
   const clock = new ChangeClock();
+  let itemTag: Promise<string> | undefined;
+  /** The install's tagging entity, read (or chosen) once per process; asked again after a failure. */
+  function installItemTag(): Promise<string> {
+    itemTag ??= store.installSetting(itemTagSetting, () => proposedItemTag(publicUrl, now()));
+    return itemTag.catch((error: unknown) => {
+      itemTag = undefined;
+      throw error;
+    });
+  }
 
   function send(
     request: FeedRequest,
@@ -185,13 +201,15 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
   }
 
   /** The handler of one kind of feed, whose route ends in `.:format`. */
-  return function feedRoute(kind: FeedKind) {
+  function route(kind: FeedKind) {
     const pure = runner.operation(kind.operation)?.pure === true;
     return async function outputFeed(request: FeedRequest, reply: FastifyReply): Promise<FastifyReply> {
       const format = request.params.format;
       if (!formats.has(format)) {
-        reply.code(404).header("content-type", "text/plain; charset=utf-8");
-        return reply.send("Not found: an output feed ends in .rss, .atom or .json.\n");
+        reply.header("access-control-allow-origin", "*");
+        const detail = `An output feed ends in .rss, .atom or .json; got .${format.slice(0, 20)}.`;
+        sendProblem(reply, plainProblem(404, detail, "FEED_NOT_FOUND"));
+        return reply;
       }
       const baseUrl = requestBaseUrl(request.raw, publicUrl);
       const key = pure ? cache?.key(request.url, "feed", baseUrl) : undefined;
@@ -205,7 +223,14 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
           languageIds: queryText(request, "languageIds") ?? "",
         };
         const posts = (await runner.call(kind.operation, args, { baseUrl })) as unknown as PostItem[];
-        const meta = { ...(await kind.describe(request, runner, baseUrl)), selfUrl: baseUrl + request.url };
+        const described = await kind.describe(request, runner, baseUrl);
+        const meta = {
+          ...described,
+          title: `${siteName} — ${described.title}`,
+          selfUrl: baseUrl + request.url,
+          itemTag: await installItemTag(),
+          path: request.url,
+        };
         const body = Buffer.from(renderFeed(format as FeedFormat, meta, posts), "utf8");
         const etag = entityTag(body);
         if (key !== undefined && version !== undefined) {
@@ -215,9 +240,27 @@ export function createOutputFeeds(options: OutputFeedsOptions) {
         return send(request, reply, format as FeedFormat, body, etag);
       } catch (error) {
         reply.header("access-control-allow-origin", "*");
-        sendOperationError(reply, error, logError, `GET ${request.url.split("?")[0]}`);
+        sendOperationError(reply, inQueryTerms(error, renamed), logError, `GET ${request.url.split("?")[0]}`);
         return reply;
       }
     };
-  };
+  }
+
+  /** A feed's path asked with a method other than GET or HEAD: 405 with `Allow`. */
+  async function methodNotAllowed(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    reply.header("access-control-allow-origin", "*").header("allow", "GET, HEAD");
+    const path = JSON.stringify(request.url.split("?")[0].slice(0, 100));
+    const detail = `The output feed ${path} answers GET and HEAD only; got ${request.method}.`;
+    sendProblem(reply, plainProblem(405, detail, "FEED_METHOD_NOT_ALLOWED"));
+  }
+
+  /** A path under /feeds/ that looks like an output feed but is none of them. */
+  function notFound(request: FastifyRequest, reply: FastifyReply): void {
+    reply.header("access-control-allow-origin", "*");
+    const path = JSON.stringify(request.url.split("?")[0].slice(0, 100));
+    const detail = `No output feed has the path ${path}; they are /feeds/recent.{ext}, /feeds/categories/{categoryId}.{ext}, /feeds/smart-categories/{idOrKey}.{ext} and /feeds/search.{ext}?q=…, with {ext} rss, atom or json.`;
+    sendProblem(reply, plainProblem(404, detail, "FEED_NOT_FOUND"));
+  }
+
+  return { route, methodNotAllowed, notFound };
 }

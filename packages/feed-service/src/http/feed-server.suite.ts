@@ -133,6 +133,54 @@ export function feedServerSuite(backend: TestBackend): void {
       );
     });
 
+    test("every answer, plain text, errors and cached SOAP answers included, says nosniff", async () => {
+      const soapCall = () =>
+        fetch(`${service.baseUrl}/webservices/FeedAggregator`, {
+          method: "POST",
+          headers: { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '""' },
+          body: buildRequest("getCategories", {}),
+        });
+      const answers: Array<[string, Response]> = [
+        ["404 text", await fetch(`${service.baseUrl}/nothing-here`)],
+        [
+          "405 text",
+          await fetch(`${service.baseUrl}/webservices/FeedAggregator`, { method: "PUT", body: "x" }),
+        ],
+        ["health", await fetch(`${service.baseUrl}/healthz`)],
+        ["metrics", await fetch(`${service.baseUrl}/metrics`)],
+        ["click 404", await fetch(`${service.baseUrl}/click/999999`, { redirect: "manual" })],
+        ["click 302", await fetch(`${service.baseUrl}/click/${fx.posts.a1}`, { redirect: "manual" })],
+        ["wsdl", await fetch(`${service.baseUrl}/webservices/FeedAggregator?wsdl`)],
+        ["json", await fetch(`${service.baseUrl}/api/v1/languages`)],
+        ["problem", await fetch(`${service.baseUrl}/api/v1/posts?limit=x`)],
+        ["feed", await fetch(`${service.baseUrl}/feeds/recent.rss`)],
+        ["page", await fetch(`${service.baseUrl}/`)],
+      ];
+      for (const [name, res] of answers) {
+        await res.arrayBuffer();
+        assert.equal(res.headers.get("x-content-type-options"), "nosniff", name);
+      }
+      // A path that does not decode never reaches a route: still nosniff, and nothing echoed.
+      for (const [path, type] of [
+        ["/%zz", "text/plain; charset=utf-8"],
+        ["/api/v1/%zz", "application/problem+json; charset=utf-8"],
+        ["/feeds/recent.%zz", "application/problem+json; charset=utf-8"],
+      ]) {
+        const answer = await rawRequest(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        assert.match(answer, /^HTTP\/1\.1 400 /, path);
+        assert.match(answer, /\r\nx-content-type-options: nosniff\r\n/i, path);
+        assert.match(answer, new RegExp(`\r\ncontent-type: ${type.replace(/[+]/g, "\\+")}\r\n`, "i"), path);
+        assert.doesNotMatch(answer, /%zz/, `${path} is not echoed`);
+      }
+      // The second identical SOAP call is answered from the cache by the fast lane, outside Fastify.
+      for (const round of ["miss", "hit"]) {
+        const res = await soapCall();
+        assert.equal(res.status, 200, round);
+        await res.arrayBuffer();
+        assert.equal(res.headers.get("x-content-type-options"), "nosniff", `SOAP ${round}`);
+      }
+    });
+
     test("a body over 1 MiB gets 413 with a Client fault", async () => {
       const big = Buffer.alloc(1024 * 1024 + 10, 0x20);
       const res = await fetch(`${service.baseUrl}/webservices/FeedAggregator`, {

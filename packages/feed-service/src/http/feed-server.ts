@@ -12,6 +12,7 @@ import { createServiceMetrics, type ServiceMetrics } from "../metrics/service-me
 import type { OperationRunner } from "../operations/operation-runner.js";
 import type { Store } from "../store/store.js";
 import { normalisePublicUrl } from "./base-url.js";
+import { answerFrameworkError } from "./framework-errors.js";
 import { ResponseCache } from "./response-cache.js";
 import { registerRoutes } from "./routes.js";
 import { createSoapFastLane } from "./soap-fast-lane.js";
@@ -38,6 +39,8 @@ export interface FeedServerOptions {
    * loopback only (`127.0.0.0/8,::1`). Anyone else gets 404.
    */
   readonly metricsAllow?: string;
+  /** The site's name in feeds, pages and the OpenSearch description (default "Feed aggregator"). */
+  readonly siteName?: string;
   /** Where unexpected handler errors are reported (server side only). */
   readonly logError?: (message: string) => void;
 }
@@ -150,6 +153,7 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
     // Idle keep-alive sockets close at once; busy ones get closeGraceMs in close() below.
     forceCloseConnections: "idle",
     logger: false,
+    frameworkErrors: answerFrameworkError,
   });
   registerRoutes(app, {
     ...options,

@@ -8,7 +8,7 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import { errorCodes, type FastifyInstance } from "fastify";
 import { queryParameter } from "../api/api-arguments.js";
-import { createJsonApi } from "../api/json-api.js";
+import { createJsonApi, refusedMethods } from "../api/json-api.js";
 import { openApiInfo } from "../api/openapi-info.js";
 import { createOutputFeeds, feedKinds } from "../feeds/output-feeds.js";
 import { instrumentRunner } from "../metrics/instrumented-runner.js";
@@ -16,6 +16,7 @@ import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-acces
 import { createMetricsRoute } from "../metrics/metrics-route.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
+import { defaultSiteName } from "../site-name.js";
 import type { Store } from "../store/store.js";
 import { pages } from "../web/pages/page-table.js";
 import { createWebPages } from "../web/web-pages.js";
@@ -39,7 +40,13 @@ export interface RoutesOptions {
   readonly publicUrl: string | undefined;
   readonly now?: () => number;
   readonly metricsAllow?: string;
+  readonly siteName?: string;
   readonly logError: (message: string) => void;
+}
+
+/** A path under /feeds/ ending in an output feed's extension: a feed reader's request. */
+function isFeedPath(url: string): boolean {
+  return /^\/feeds\/[^?]*\.(rss|atom|json)(\?|$)/.test(url);
 }
 
 /** Registers the routes on the root instance itself (no plugin scope), after the OpenAPI plugin. */
@@ -60,10 +67,21 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     parseMetricsAllow(options.metricsAllow ?? defaultMetricsAllow),
   );
   const api = createJsonApi({ store, runner, publicUrl, cache, metrics, logError });
-  const feed = createOutputFeeds({ store, runner, publicUrl, cache, metrics, now: options.now, logError });
+  const siteName = options.siteName ?? defaultSiteName;
+  const feed = createOutputFeeds({
+    store,
+    runner,
+    publicUrl,
+    cache,
+    metrics,
+    now: options.now,
+    logError,
+    siteName,
+  });
   const web = createWebPages({
     runner,
     publicUrl,
+    siteName,
     now: options.now,
     logError,
     dataVersion: (scope) =>
@@ -92,6 +110,12 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
+  // Every answer, plain text included (the WebSub verification echoes a hub's challenge), tells
+  // browsers not to guess another type from its bytes (Fetch §X-Content-Type-Options).
+  app.addHook("onRequest", (_request, reply, done) => {
+    reply.header("x-content-type-options", "nosniff");
+    done();
+  });
   app.addHook("onResponse", (request, reply, done) => {
     metrics.httpRequest(
       request.routeOptions.url ?? "unmatched",
@@ -103,6 +127,7 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
   });
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith("/api/")) return api.notFound(request, reply);
+    if (isFeedPath(request.url)) return feed.notFound(request, reply);
     // A person who mistyped an address gets the site's 404 page, with its navigation and search;
     // programs (no text/html in Accept, or not a GET) keep the short plain-text answer.
     const method = request.method;
@@ -155,8 +180,13 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       // JSON API (spec §5.1): route, operation, query parameters with their defaults.
       const page = { limit: 20, offset: 0 };
       const languages = { languageIds: "" };
-      const json = (path: string, operation: string, query?: Parameters<typeof api.route>[2]) =>
+      // A known path asked with another method gets 405 with Allow, not 404 (RFC 9110 §15.5.6).
+      const refuse = (path: string, handler: typeof api.methodNotAllowed) =>
+        app.route({ method: [...refusedMethods], url: path, ...hidden, handler });
+      const json = (path: string, operation: string, query?: Parameters<typeof api.route>[2]) => {
         app.get(path, api.route(path, operation, query));
+        refuse(path, api.methodNotAllowed);
+      };
       json("/api/v1/posts", "getMostRecentPosts", { ...page, ...languages });
       json("/api/v1/posts/popular", "getMostPopularPosts", { daysBack: 7, limit: 20, categoryId: null });
       json("/api/v1/search", "search", {
@@ -184,12 +214,18 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       json("/api/v1/languages/:languageId/feeds", "getFeedsByLanguage");
       app.options("/api/*", hidden, api.preflight);
       app.get("/api/v1/openapi.json", { ...hidden, onRequest: api.cors }, async () => app.swagger());
+      refuse("/api/v1/openapi.json", api.methodNotAllowed);
 
       // Output feeds (spec §5.2): .rss, .atom or .json.
-      app.get("/feeds/recent.:format", hidden, feed(feedKinds.recent));
-      app.get("/feeds/categories/:categoryId.:format", hidden, feed(feedKinds.category));
-      app.get("/feeds/smart-categories/:idOrKey.:format", hidden, feed(feedKinds.smartCategory));
-      app.get("/feeds/search.:format", hidden, feed(feedKinds.search));
+      for (const [path, kind] of [
+        ["/feeds/recent.:format", feedKinds.recent],
+        ["/feeds/categories/:categoryId.:format", feedKinds.category],
+        ["/feeds/smart-categories/:idOrKey.:format", feedKinds.smartCategory],
+        ["/feeds/search.:format", feedKinds.search],
+      ] as const) {
+        app.get(path, hidden, feed.route(kind));
+        refuse(path, feed.methodNotAllowed);
+      }
 
       // Web pages (spec §5.3): server-rendered HTML over the same runner, its hashed assets, the
       // OpenSearch description and the favicon.
@@ -201,7 +237,11 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       app.get("/smart-categories", hidden, web.page(pages.smartCategories));
       app.get("/smart-categories/:idOrKey", hidden, web.page(pages.smartCategory));
       app.get("/feeds", hidden, web.page(pages.feeds));
-      app.get("/feeds/:feedId", hidden, web.page(pages.feed));
+      // `/feeds/popular.rss` asks for an output feed that does not exist, not for a feed's page.
+      const feedPage = web.page(pages.feed);
+      app.get("/feeds/:feedId", hidden, (request, reply) =>
+        isFeedPath(request.url) ? feed.notFound(request, reply) : feedPage(request, reply),
+      );
       app.get("/languages", hidden, web.page(pages.languages));
       app.get("/assets/:file", hidden, web.asset);
       app.get("/opensearch.xml", hidden, web.openSearch);

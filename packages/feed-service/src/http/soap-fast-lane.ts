@@ -64,7 +64,12 @@ export function createSoapFastLane(options: SoapFastLaneOptions) {
       req[preRead] = { result, key, version };
       return next();
     }
-    res.writeHead(200, { "Content-Type": hit.contentType, "Content-Length": hit.body.length });
+    res.writeHead(200, {
+      "Content-Type": hit.contentType,
+      "Content-Length": hit.body.length,
+      // As routes.ts sets on every answer that goes through Fastify.
+      "X-Content-Type-Options": "nosniff",
+    });
     endWithBody(res, hit.body);
     metrics.answerCache("hit");
     metrics.soapCall(hit.operation ?? "unknown", "none");

@@ -3,8 +3,9 @@
  * ingest pass sends, so that decoding, parsing and sanitising (CPU-bound) run on another core
  * while the main thread fetches and writes to the database.
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { FeedServiceError } from "../errors.js";
+import { setDetectableLanguages } from "./detectable-languages.js";
 import type { CodedFailure } from "./failure-codes.js";
 import { type DocumentForStore, processFeedDocument } from "./process-document.js";
 
@@ -16,6 +17,14 @@ export interface ParseRequest {
   url: string;
   now: number;
 }
+
+/** What the pool gives each worker at its start. */
+export interface ParseWorkerData {
+  readonly detectLanguages: readonly string[];
+}
+
+const data = workerData as ParseWorkerData | null;
+if (data?.detectLanguages) setDetectableLanguages(data.detectLanguages);
 
 export type ParseReply =
   | { id: number; ok: true; doc: DocumentForStore }

@@ -79,8 +79,13 @@ test("after traffic: requests by route and status, SOAP calls by operation and f
     assert.equal(sample(text, "feed_service_feed_refreshes_total", { result: "failed" }), 0);
     assert.equal(sample(text, "feed_service_feed_refreshes_total", { result: "claim_lost" }), 0);
     assert.equal(sample(text, "feed_service_posts_ingested_total"), 0);
-    assert.ok((sample(text, "feed_service_process_resident_memory_bytes") ?? 0) > 0);
-    assert.ok(sample(text, "feed_service_nodejs_eventloop_lag_seconds") !== undefined);
+    // The process's figures under the standard names dashboards query, without the prefix.
+    assert.ok((sample(text, "process_resident_memory_bytes") ?? 0) > 0);
+    assert.ok((sample(text, "process_cpu_seconds_total") ?? 0) > 0);
+    assert.ok(sample(text, "process_start_time_seconds") !== undefined);
+    assert.ok(sample(text, "nodejs_eventloop_lag_seconds") !== undefined);
+    assert.ok(sample(text, "nodejs_heap_size_used_bytes") !== undefined);
+    assert.doesNotMatch(text, /^feed_service_(process|nodejs)_/m);
   } finally {
     await service.close();
   }

@@ -49,7 +49,10 @@ const prefix = "feed_service_";
  */
 export function createServiceMetrics(options: ServiceMetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix });
+  // The process's figures under their standard names (process_cpu_seconds_total,
+  // nodejs_eventloop_lag_seconds, ...), which the usual dashboards and alerts query; only the
+  // service's own figures carry its prefix.
+  collectDefaultMetrics({ register: registry });
   const httpRequests = new Counter({
     name: `${prefix}http_requests_total`,
     help: "HTTP requests answered, by route pattern, method and status.",

@@ -15,7 +15,7 @@ export interface CopiedTable {
 }
 
 export const copiedTables: readonly CopiedTable[] = [
-  { name: "languages", key: "id", columns: ["id", "code", "subtag", "name"], sequence: true },
+  { name: "languages", key: "id", columns: ["id", "code", "filing_key", "name"], sequence: true },
   { name: "categories", key: "id", columns: ["id", "name", "name_key"], sequence: true },
   {
     name: "feeds",

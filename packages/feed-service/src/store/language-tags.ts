@@ -1,7 +1,9 @@
 /**
- * Language tags as the store keeps them (spec §4, language column set): BCP 47 codes, one row per
- * primary subtag (`en-US` and `en-GB` both map to the `en` row), English names. Shared by every
- * dialect so that each names and matches languages the same way.
+ * Language tags as the store keeps them (spec §4, language column set): BCP 47 codes, English
+ * names, one row per language filed by its primary subtag (`en-US`, `en-GB` and `en` all file
+ * under `en`), except where one language has two written standards a reader tells apart:
+ * Portuguese (`pt-BR`, `pt-PT`) and Chinese (`zh-Hans`, `zh-Hant`). Shared by every dialect and
+ * by their migrations, so that each names and matches languages the same way.
  */
 import { badArgument } from "../errors.js";
 
@@ -32,9 +34,50 @@ export function canonicalLanguageTag(code: string): string {
   }
 }
 
-/** The primary language subtag, lower case: the key a language row is found by. */
+/** The primary language subtag, lower case. */
 export function primarySubtag(tag: string): string {
   return tag.split("-")[0]!.toLowerCase();
+}
+
+/**
+ * The code of the row a canonical tag files under: its primary subtag, or for Portuguese and
+ * Chinese the written standard when the tag says which.
+ *
+ * - Portuguese: `pt-BR` is Brazilian; every other region (`pt-PT`, `pt-AO`, `pt-MZ`, ...) writes
+ *   the European standard, so files under `pt-PT`; plain `pt` says neither and files under `pt`.
+ * - Chinese: the script decides, named (`zh-Hant-HK`) or implied by the region through CLDR's
+ *   likely subtags (`zh-CN`, `zh-SG` -> `zh-Hans`; `zh-TW`, `zh-HK`, `zh-MO` -> `zh-Hant`);
+ *   plain `zh` (and `cmn`, which canonicalises to it) says neither and files under `zh`.
+ *
+ * @example
+ * filingTag("fr-CA");   // "fr"
+ * filingTag("pt-AO");   // "pt-PT"
+ * filingTag("zh-HK");   // "zh-Hant"
+ */
+export function filingTag(tag: string): string {
+  let locale: Intl.Locale;
+  try {
+    locale = new Intl.Locale(tag);
+  } catch {
+    return primarySubtag(tag);
+  }
+  // `und` has no language subtag in ICU's Intl.Locale (its language reads undefined).
+  const language = locale.language || primarySubtag(tag);
+  if (language === "pt") {
+    if (!locale.region) return "pt";
+    return locale.region === "BR" ? "pt-BR" : "pt-PT";
+  }
+  if (language === "zh") {
+    if (!locale.region && !locale.script) return "zh";
+    const { script } = locale.maximize();
+    return script === "Hans" || script === "Hant" ? `zh-${script}` : "zh";
+  }
+  return language;
+}
+
+/** The key a language row is found by: its filing tag in lower case (`pt-br`, `zh-hant`). */
+export function filingKey(tag: string): string {
+  return filingTag(tag).toLowerCase();
 }
 
 /**

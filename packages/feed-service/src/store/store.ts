@@ -209,13 +209,18 @@ export interface Store {
   ): Promise<{ link: string } | undefined>;
   /** The per-install secret (created on first use) used to hash client addresses. */
   installSecret(): Promise<string>;
+  /**
+   * A per-install value kept in the database (copied by migrate-data), set from `propose` the
+   * first time it is asked for; every process and later run reads the same value.
+   */
+  installSetting(name: string, propose: () => string): Promise<string>;
 
   // --- admin ---
   addCategory(name: string): Promise<CategoryRecord>;
   removeCategory(id: number): Promise<boolean>;
   addSmartCategory(args: { name: string; query: string; key?: string }): Promise<SmartCategoryRecord>;
   removeSmartCategory(id: number): Promise<boolean>;
-  /** The language row for a BCP 47 tag's primary subtag (`en-US` -> `en`), created when new. */
+  /** The language row a BCP 47 tag files under (`en-US` -> `en`, `zh-TW` -> `zh-Hant`), created when new. */
   ensureLanguage(code: string, name?: string): Promise<LanguageRecord>;
   addFeed(feed: NewFeed): Promise<FeedAdminRecord>;
   removeFeed(id: number): Promise<boolean>;

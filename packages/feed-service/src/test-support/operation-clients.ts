@@ -89,6 +89,21 @@ const pathArguments = new Set(["categoryId", "feedId", "languageId", "smartCateg
 /** Query names that differ from the argument names (§5.1). */
 const queryNames: Record<string, string> = { searchTerms: "q", sincepost: "since" };
 
+/**
+ * The message a JSON client reads for one a SOAP client reads: an argument sent under another
+ * query name is called by that name (`The since query parameter must be ...`).
+ */
+function inQueryNames<T extends string | RegExp>(message: T): T {
+  const rename = (s: string) =>
+    Object.entries(queryNames).reduce(
+      (out, [arg, name]) => out.replaceAll(`${arg} argument`, `${name} query parameter`),
+      s,
+    );
+  return (
+    typeof message === "string" ? rename(message) : new RegExp(rename(message.source), message.flags)
+  ) as T;
+}
+
 function text(value: ArgumentXml | undefined): string {
   if (value === null || value === undefined) return "";
   return typeof value === "object" ? value.raw : String(value);
@@ -145,7 +160,8 @@ export function jsonClient(baseUrl: string): OperationClient {
       const r = await getJson(baseUrl, jsonUrl(operation, args));
       return r.status === 200 ? read(r) : undefined;
     },
-    async fault(operation, args, kind, message) {
+    async fault(operation, args, kind, soapMessage) {
+      const message = inQueryNames(soapMessage);
       const url = jsonUrl(operation, args);
       const r = await getJson(baseUrl, url);
       const status = kind === "not-found" ? 404 : 400;

@@ -33,7 +33,9 @@ export interface RunningService {
  * await callOperation(service.baseUrl, "getCategories");
  */
 export async function startTestService(
-  options: Partial<Pick<FeedServerOptions, "publicUrl" | "bodyTimeoutMs" | "logError" | "metricsAllow">> & {
+  options: Partial<
+    Pick<FeedServerOptions, "publicUrl" | "bodyTimeoutMs" | "logError" | "metricsAllow" | "siteName">
+  > & {
     now?: () => number;
     /** Where the fresh database lives (default SQLite). */
     backend?: TestBackend;

@@ -12,8 +12,11 @@ import { hubSignature } from "../websub/hub-signature.js";
 
 export interface HubRequestRecord {
   params: Record<string, string>;
-  /** The verification that followed: the callback's status, and whether it echoed the challenge. */
-  verification?: { status: number; echoed: boolean };
+  /**
+   * The verification that followed: the callback's status, whether it echoed the challenge, and
+   * whether the answer forbade content sniffing (`X-Content-Type-Options: nosniff`).
+   */
+  verification?: { status: number; echoed: boolean; nosniff: boolean };
 }
 
 export interface TestHub {
@@ -27,7 +30,10 @@ export interface TestHub {
   silent: boolean;
   atomFeed(entries: ReadonlyArray<{ id: string; title: string }>): string;
   /** GET the callback as a hub verifying intent; the answer's status and body. */
-  verify(callback: string, params: Record<string, string>): Promise<{ status: number; body: string }>;
+  verify(
+    callback: string,
+    params: Record<string, string>,
+  ): Promise<{ status: number; body: string; headers: Headers }>;
   /** POST content to a callback, signed with `secret` (or with the given header). */
   push(
     callback: string,
@@ -62,7 +68,7 @@ ${entries
       const url = new URL(callback);
       for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
       const res = await fetch(url);
-      return { status: res.status, body: await res.text() };
+      return { status: res.status, body: await res.text(), headers: res.headers };
     },
     async push(callback, body, sign) {
       const bytes = typeof body === "string" ? Buffer.from(body) : body;
@@ -113,7 +119,11 @@ ${entries
             "hub.challenge": challenge,
             "hub.lease_seconds": String(hub.leaseSeconds),
           });
-          record.verification = { status: answer.status, echoed: answer.body === challenge };
+          record.verification = {
+            status: answer.status,
+            echoed: answer.body === challenge,
+            nosniff: answer.headers.get("x-content-type-options") === "nosniff",
+          };
           res.writeHead(202);
           return res.end();
         }

@@ -23,6 +23,8 @@ export interface PageContext {
   /** The clock of this request, in epoch milliseconds (relative times). */
   readonly now: number;
   readonly assets: AssetCatalog;
+  /** The site's name (`--site-name`), in every page's title and header. */
+  readonly siteName: string;
 }
 
 /** A page: the status is 200 unless the renderer says otherwise. */

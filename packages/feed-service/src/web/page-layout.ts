@@ -47,8 +47,6 @@ const sections: ReadonlyArray<readonly [Exclude<Section, "search" | "none">, str
   ["languages", "/languages", "Languages"],
 ];
 
-export const siteName = "Feed aggregator";
-
 export interface PageFrame {
   readonly title: string;
   readonly section: Section;
@@ -60,7 +58,7 @@ export interface PageFrame {
 
 /** The whole document of one page. */
 export function pageDocument(frame: PageFrame, context: PageContext): Html {
-  const { assets } = context;
+  const { assets, siteName } = context;
   const nav = sections.map(
     ([id, href, label]) =>
       html`<li><a href="${href}"${id === frame.section ? html` aria-current="page"` : ""}>${label}</a></li>`,

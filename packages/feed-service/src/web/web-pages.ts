@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { normalisePublicUrl, requestBaseUrl } from "../http/base-url.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
+import { defaultSiteName } from "../site-name.js";
 import { type AssetCatalog, assetCacheControl, loadAssetCatalog } from "./asset-catalog.js";
 import { openSearchContentType, openSearchDescription } from "./opensearch-description.js";
 import type { PageContext, PageRenderer } from "./page-context.js";
@@ -17,6 +18,8 @@ import { pageSecurityHeaders } from "./security-headers.js";
 export interface WebPagesOptions {
   readonly runner: OperationRunner;
   readonly publicUrl?: string;
+  /** The site's name in every page's title and header and the OpenSearch description. */
+  readonly siteName?: string;
   readonly now?: () => number;
   /** Where unexpected errors are reported (server side only; the page shows a generic message). */
   readonly logError?: (message: string) => void;
@@ -56,6 +59,7 @@ export function createWebPages(options: WebPagesOptions): WebPages {
   const assets = options.assets ?? loadAssetCatalog();
   const publicUrl = options.publicUrl ? normalisePublicUrl(options.publicUrl) : undefined;
   const now = options.now ?? Date.now;
+  const siteName = options.siteName ?? defaultSiteName;
   const logError =
     options.logError ?? ((message: string) => process.stderr.write(`feed-service: ${message}\n`));
 
@@ -65,6 +69,7 @@ export function createWebPages(options: WebPagesOptions): WebPages {
     baseUrl: requestBaseUrl(request.raw, publicUrl),
     now: now(),
     assets,
+    siteName,
   });
 
   function sendHtml(reply: FastifyReply, status: number, body: string, cacheControl: string): void {
@@ -121,7 +126,7 @@ export function createWebPages(options: WebPagesOptions): WebPages {
       reply.type(found.contentType).send(gzip ? found.gzipped : found.body);
     },
     async openSearch(request, reply) {
-      const body = openSearchDescription(contextFor(request).baseUrl, assets.favicon);
+      const body = openSearchDescription(contextFor(request).baseUrl, assets.favicon, siteName);
       reply.header("Cache-Control", "public, max-age=86400").type(openSearchContentType).send(body);
     },
     async favicon(_request, reply) {

@@ -41,7 +41,7 @@ test("serve --public-url subscribes to a feed's hub, accepts its pushes, and fee
       const request = await until("a verified subscription request", () =>
         hub.requests.find((r) => r.verification !== undefined),
       );
-      assert.deepEqual(request.verification, { status: 200, echoed: true });
+      assert.deepEqual(request.verification, { status: 200, echoed: true, nosniff: true });
       const callback = request.params["hub.callback"]!;
       assert.ok(callback.startsWith(`${publicUrl}/websub/`), callback);
       const pushed = hub.atomFeed([{ id: "urn:pushed-by-hub", title: "Pushed by the hub" }]);

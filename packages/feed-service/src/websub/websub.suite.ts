@@ -90,7 +90,7 @@ export function webSubSuite(backend: TestBackend): void {
       assert.equal(params["hub.lease_seconds"], String(webSubTimings.requestedLeaseSeconds));
       assert.match(params["hub.callback"]!, new RegExp(`^${publicUrl}/websub/[A-Za-z0-9_-]{32}$`));
       assert.ok(params["hub.secret"]!.length >= 32);
-      assert.deepEqual(verification, { status: 200, echoed: true });
+      assert.deepEqual(verification, { status: 200, echoed: true, nosniff: true });
       const row = await subscription();
       assert.equal(row.state, "active");
       assert.equal(row.secret, params["hub.secret"]);
@@ -119,7 +119,7 @@ export function webSubSuite(backend: TestBackend): void {
       const renewal = hub.requests[1]!;
       assert.equal(renewal.params["hub.callback"], hub.requests[0]!.params["hub.callback"]);
       assert.equal(renewal.params["hub.secret"], before.secret);
-      assert.deepEqual(renewal.verification, { status: 200, echoed: true });
+      assert.deepEqual(renewal.verification, { status: 200, echoed: true, nosniff: true });
       const row = await subscription();
       assert.equal(row.state, "active");
       assert.equal(row.leaseExpiresAt, now + 2_000_000);

@@ -7,12 +7,17 @@ import { defaultTokenCachePath } from "../xdg-paths.js";
 import type { CliIo } from "./cli-io.js";
 import { createCliClient, parseCommand, settingsFromFlags } from "./cli-options.js";
 
-/** `token`: prints a valid access token, minting only when the cache has none. */
+/** `token [--json]`: prints a valid access token (with its expiry as JSON), minting only when the cache has none. */
 export async function tokenCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommand("token", args, {});
+  const { values } = parseCommand("token", args, { json: { type: "boolean" } });
   const client = createCliClient(values, io);
   try {
-    io.stdout(`${(await client.accessToken()).accessToken}\n`);
+    const token = await client.accessToken();
+    if (values.json) {
+      const { accessToken, method } = token;
+      const expiresAt = new Date(token.expiresAt).toISOString();
+      io.stdout(`${JSON.stringify({ accessToken, expiresAt, method }, null, 2)}\n`);
+    } else io.stdout(`${token.accessToken}\n`);
     return 0;
   } finally {
     await client.close();
@@ -21,8 +26,18 @@ export async function tokenCommand(args: string[], io: CliIo): Promise<number> {
 
 /** `headers [--format curl|json|env]`: the full header set of a Platform call. */
 export async function headersCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommand("headers", args, { format: { type: "string" } });
-  const format = (values.format as string | undefined) ?? "curl";
+  const { values } = parseCommand("headers", args, {
+    format: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (values.json && values.format !== undefined && values.format !== "json") {
+    throw new PlatformAuthError(
+      "PA_USAGE",
+      `headers: --json and --format ${values.format} contradict each other`,
+    );
+  }
+  // --json as every other command takes it: the same as --format json.
+  const format = values.json ? "json" : ((values.format as string | undefined) ?? "curl");
   if (!["curl", "json", "env"].includes(format)) {
     throw new PlatformAuthError(
       "PA_USAGE",
@@ -53,7 +68,7 @@ export async function headersCommand(args: string[], io: CliIo): Promise<number>
 
 /** `jwt`: builds and signs the deprecated method's JWT from the private key file. */
 export async function jwtCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommand("jwt", args, {});
+  const { values } = parseCommand("jwt", args, { json: { type: "boolean" } });
   io.stderr(
     "platform-auth: warning: the JWT (service account) method is deprecated and Adobe ended JWT credentials in 2025; move to OAuth server-to-server\n",
   );
@@ -69,7 +84,7 @@ export async function jwtCommand(args: string[], io: CliIo): Promise<number> {
     technicalAccountId: s.technicalAccountId as string,
     privateKey,
   });
-  io.stdout(`${jwt}\n`);
+  io.stdout(values.json ? `${JSON.stringify({ jwt }, null, 2)}\n` : `${jwt}\n`);
   return 0;
 }
 

@@ -23,6 +23,10 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
     classes: { type: "string" },
     sandboxes: { type: "string" },
     "count-mints": { type: "boolean" },
+    "rate-limit": { type: "string" },
+    "revoke-after": { type: "string" },
+    "retire-secret": { type: "string" },
+    json: { type: "boolean" },
   });
   const s = resolveSettings({ options: settingsFromFlags(values), env: io.env, cwd: io.cwd });
   const keyFile = (values["public-key-file"] as string | undefined) ?? s.privateKeyFile;
@@ -41,6 +45,8 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
       {
         clientId: s.clientId,
         clientSecret: s.clientSecret,
+        // Every secret of the settings is accepted: a rotation window (see --retire-secret).
+        clientSecrets: s.clientSecrets,
         orgId: s.orgId,
         scopes: toList(s.scopes),
         technicalAccountId: s.technicalAccountId,
@@ -53,11 +59,28 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
     delayMs: num(values.delay, "--delay", 0),
     expiredTokens: values["expired-tokens"] === true,
     sandboxes: toList(values.sandboxes as string | undefined),
+    rateLimit: rateLimitOf(values["rate-limit"] as string | undefined),
+    // --verbose: a request log (method, path, status, time, request id; never a header or a body).
+    onRequest: values.verbose
+      ? (r) => io.stderr(`${r.method} ${r.path} ${r.status} ${r.ms} ms (request id ${r.requestId})\n`)
+      : undefined,
     onTokenIssued: () => {
       mints++;
       if (countMints) io.stderr(`mint #${mints}\n`);
     },
   });
+  const revokeAfter = num(values["revoke-after"], "--revoke-after", 0);
+  if (revokeAfter !== undefined) emulator.revokeAfter(Math.floor(revokeAfter));
+  const retire = num(values["retire-secret"], "--retire-secret", 1);
+  if (retire !== undefined) {
+    if (s.clientSecrets.length < 2 || retire > s.clientSecrets.length) {
+      throw new PlatformAuthError(
+        "PA_USAGE",
+        `emulator: --retire-secret ${retire} needs that many secrets in AEP_CLIENT_SECRETS (or "clientSecrets" in a profile); there are ${s.clientSecrets.length}`,
+      );
+    }
+    emulator.retireSecret(Math.floor(retire));
+  }
   const retryAfter = num(values["retry-after"], "--retry-after", 0);
   for (const spec of (values.fail as string[] | undefined) ?? []) {
     const m = /^(\d{3})(?::(\d+))?(?::(token|api|any))?$/.exec(spec);
@@ -77,14 +100,35 @@ export async function emulatorCommand(args: string[], io: CliIo): Promise<number
     host: values.host as string | undefined,
     port: num(values.port, "--port", 0) ?? 0,
   });
-  io.stdout(`listening on ${url}\n`);
+  // --json: one line a script can parse for the URL, written once the port is open.
+  io.stdout(values.json ? `${JSON.stringify({ url })}\n` : `listening on ${url}\n`);
   io.stderr(
     `use it with: --auth-url ${url} --base-url ${url} (or AEP_AUTH_URL / AEP_BASE_URL); stop with Ctrl-C\n`,
   );
   await untilStopped(io.signal);
-  await emulator.close();
+  // Stop taking requests at once; those in flight get a few seconds, and a second signal cuts them.
+  io.stderr(
+    `stopping: no new requests; those in flight get ${GRACE_MS / 1000} s (Ctrl-C again to cut them)\n`,
+  );
+  const again = onNextSignal(io.signal, () => emulator.cutInFlight());
+  await emulator.close({ graceMs: GRACE_MS });
+  again.dispose();
   io.stderr(`emulator stopped after ${mints} mint${mints === 1 ? "" : "s"}\n`);
   return 0;
+}
+
+const GRACE_MS = 3000;
+
+function rateLimitOf(spec: string | undefined): { requests: number; perSeconds: number } | undefined {
+  if (spec === undefined) return undefined;
+  const m = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(spec);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) {
+    throw new PlatformAuthError(
+      "PA_USAGE",
+      `emulator: --rate-limit ${JSON.stringify(spec)} must look like REQUESTS/SECONDS, e.g. 100/60`,
+    );
+  }
+  return { requests: Number(m[1]), perSeconds: Number(m[2]) };
 }
 
 function num(value: unknown, flag: string, min: number): number | undefined {
@@ -99,6 +143,7 @@ function num(value: unknown, flag: string, min: number): number | undefined {
   return n;
 }
 
+/** Resolves on the first SIGINT/SIGTERM (or when the caller's signal aborts). */
 function untilStopped(signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     if (signal) {
@@ -114,4 +159,20 @@ function untilStopped(signal: AbortSignal | undefined): Promise<void> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+/** Runs `then` on a second signal while the emulator drains (a caller's signal has only one). */
+function onNextSignal(signal: AbortSignal | undefined, then: () => void): { dispose(): void } {
+  if (signal) return { dispose() {} };
+  const cut = () => {
+    dispose();
+    then();
+  };
+  const dispose = () => {
+    process.off("SIGINT", cut);
+    process.off("SIGTERM", cut);
+  };
+  process.on("SIGINT", cut);
+  process.on("SIGTERM", cut);
+  return { dispose };
 }

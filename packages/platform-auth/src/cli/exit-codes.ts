@@ -4,6 +4,7 @@ import { ERROR_CODES, PlatformAuthError } from "../errors.js";
 export function reportError(err: unknown, stderr: (t: string) => void, verbose: boolean): number {
   if (err instanceof PlatformAuthError) {
     stderr(`platform-auth: ${err.message} [${err.code}]\n`);
+    if (err.fix) stderr(`  fix (${err.reason}): ${err.fix}\n`);
     if (verbose) {
       const details = [
         err.status !== undefined ? `status ${err.status}` : "",

@@ -20,12 +20,7 @@ export function sendJson(
   res.end(text);
 }
 
-export function identityError(
-  res: ServerResponse,
-  status: 400 | 401,
-  error: string,
-  description: string,
-): void {
+export function identityError(res: ServerResponse, status: number, error: string, description: string): void {
   sendJson(res, status, { error, error_description: description });
 }
 
@@ -49,8 +44,17 @@ export function serviceError(
   });
 }
 
-/** Default bodies for injected failures, in the shape each status usually comes in. */
-export function defaultFaultBody(status: number): unknown {
+/**
+ * Default bodies for injected failures, in the shape each status usually comes in: the identity
+ * service's OAuth shape for token requests, the gateway's or a service's for API calls.
+ */
+export function defaultFaultBody(status: number, target: "token" | "api"): unknown {
+  if (target === "token") {
+    if (status === 429) return { error: "too_many_requests", error_description: "Too many requests" };
+    if (status >= 500) return { error: "internal_error", error_description: "Internal error" };
+    if (status === 401) return { error: "invalid_client", error_description: "invalid client_id parameter" };
+    return { error: "invalid_request", error_description: "failure injected by the emulator" };
+  }
   if (status === 401) return { error_code: "401013", message: "Oauth token is not valid" };
   if (status === 429) return { error_code: "429050", message: "Too many requests" };
   const titles: Record<number, string> = {

@@ -6,6 +6,11 @@ import { DEFAULT_METASCOPES, DEFAULT_SCOPES } from "../settings.js";
 export interface EmulatorCredential {
   clientId: string;
   clientSecret: string;
+  /**
+   * More secrets accepted at the same time: a rotation window, as the Developer Console allows two
+   * secrets while the old one is being replaced. `retireSecret` ends the window.
+   */
+  clientSecrets?: string[];
   orgId: string;
   /** Scopes the credential may ask for (default: Platform's list). */
   scopes?: string[];
@@ -44,11 +49,23 @@ export interface EmulatorOptions {
   expiredTokens?: boolean;
   /** Told every token issued (tests use it to grep output for tokens). */
   onTokenIssued?: (token: string) => void;
+  /**
+   * Told each answered request: method, path (no query), status, time taken and request id.
+   * Nothing from headers or bodies, so no secret or token can reach a request log.
+   */
+  onRequest?: (info: { method: string; path: string; status: number; ms: number; requestId: string }) => void;
+  /**
+   * A rate budget per credential, as the platform throttles each integration: more than `requests`
+   * token requests and API calls of one client id within a window of `perSeconds` are answered 429
+   * with `Retry-After` (the seconds left in the window).
+   */
+  rateLimit?: { requests: number; perSeconds: number };
 }
 
 export interface CheckedCredential {
   clientId: string;
-  clientSecret: string;
+  /** Secrets accepted now, in the order given. */
+  secrets: string[];
   orgId: string;
   scopes: Set<string>;
   technicalAccountId: string | undefined;
@@ -86,7 +103,7 @@ export function checkCredentials(list: EmulatorCredential[]): Map<string, Checke
     }
     out.set(c.clientId, {
       clientId: c.clientId,
-      clientSecret: c.clientSecret,
+      secrets: [...new Set([c.clientSecret, ...(c.clientSecrets ?? [])])],
       orgId: c.orgId,
       scopes: new Set(c.scopes ?? DEFAULT_SCOPES),
       technicalAccountId: c.technicalAccountId,

@@ -96,7 +96,7 @@ function checkClient(res: ServerResponse, f: Fields, ctx: IdentityContext): Chec
     identityError(res, 401, "invalid_client", "invalid client_id parameter");
     return undefined;
   }
-  if (cred.clientSecret !== f.get("client_secret")) {
+  if (!cred.secrets.includes(f.get("client_secret") as string)) {
     identityError(res, 401, "invalid_client", "invalid client_secret parameter");
     return undefined;
   }

@@ -163,4 +163,35 @@ test("switches: delay, injected failures with Retry-After, revocation, and the a
   const stats = (await (await fetch(`${fx.url}/__emulator/stats`)).json()) as { mints: number };
   assert.equal(stats.mints, fx.emulator.stats().mints);
   assert.ok(stats.mints >= 1);
+  // This fixture has one secret: retiring it would leave none, and is refused with the reason.
+  const retire = await fetch(`${fx.url}/__emulator/retire-secret`, {
+    method: "POST",
+    body: JSON.stringify({ position: 1 }),
+  });
+  assert.equal(retire.status, 400);
+  assert.match(await retire.text(), /position must be 1 to 1, and one secret must remain/);
+});
+
+test("admin: retire-secret over HTTP ends a rotation window", async () => {
+  const rotating = await startEmulator({}, { rotation: true });
+  const mint = (secret: string) =>
+    fetch(`${rotating.url}/ims/token/v3`, {
+      method: "POST",
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: rotating.clientId,
+        client_secret: secret,
+      }),
+    }).then((r) => r.status);
+  try {
+    assert.deepEqual([await mint(rotating.clientSecret), await mint(rotating.nextSecret)], [200, 200]);
+    const r = await fetch(`${rotating.url}/__emulator/retire-secret`, {
+      method: "POST",
+      body: JSON.stringify({ position: 1 }),
+    });
+    assert.deepEqual(await r.json(), { retired: true });
+    assert.deepEqual([await mint(rotating.clientSecret), await mint(rotating.nextSecret)], [401, 200]);
+  } finally {
+    await rotating.close();
+  }
 });

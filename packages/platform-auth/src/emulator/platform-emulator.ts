@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PlatformAuthError } from "../errors.js";
+import { handleAdmin } from "./admin-routes.js";
 import { buildClassCatalog } from "./class-catalog.js";
 import {
   type ApiContext,
@@ -12,14 +13,16 @@ import {
 } from "./classes-route.js";
 import { defaultFaultBody, identityError, sendJson, serviceError } from "./emulator-errors.js";
 import {
+  type CheckedCredential,
   checkCredentials,
   checkFailure,
   type EmulatorOptions,
   type InjectedFailure,
 } from "./emulator-options.js";
 import { EmulatorTokenIssuer } from "./emulator-tokens.js";
-import { readBody, readForm } from "./form-body.js";
+import { readForm } from "./form-body.js";
 import { handleJwtExchange, handleOAuthToken, type IdentityContext } from "./identity-routes.js";
+import { RateBudget } from "./rate-budget.js";
 
 export interface EmulatorStats {
   /** Tokens issued (both methods). */
@@ -47,13 +50,23 @@ export class PlatformEmulator {
   readonly #stats: EmulatorStats = { mints: 0, tokenRequests: 0, apiCalls: 0 };
   readonly #identity: IdentityContext;
   readonly #api: ApiContext;
+  readonly #credentials: Map<string, CheckedCredential>;
+  readonly #budget: RateBudget | undefined;
+  #revokeAfter: number | undefined;
+  readonly #onRequest: EmulatorOptions["onRequest"];
   #delayMs: number;
   #server: Server | undefined;
   #url = "";
+  // Aborted when the emulator stops, so that a slow answer (setDelay) does not hold the process.
+  #stopping = new AbortController();
+  #cut: (() => void) | undefined;
 
   constructor(opts: EmulatorOptions) {
     const credentials = checkCredentials(opts.credentials);
+    this.#credentials = credentials;
+    this.#onRequest = opts.onRequest;
     this.#now = opts.now ?? Date.now;
+    this.#budget = opts.rateLimit ? new RateBudget(opts.rateLimit, this.#now) : undefined;
     this.#delayMs = opts.delayMs ?? 0;
     const lifetime = opts.tokenLifetimeSeconds ?? 86_399;
     if (!(Number.isFinite(lifetime) && lifetime > 0)) {
@@ -101,11 +114,12 @@ export class PlatformEmulator {
         else res.destroy();
       });
     });
-    this.#server = server;
     await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
+      server.once("error", (err) => reject(listenError(err, host, opts.port ?? 0)));
       server.listen(opts.port ?? 0, host, () => resolve());
     });
+    this.#server = server;
+    this.#stopping = new AbortController();
     const addr = server.address() as AddressInfo;
     const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.#url = `http://${shownHost}:${addr.port}`;
@@ -141,24 +155,109 @@ export class PlatformEmulator {
     this.#api.revokedBefore = this.#now() + 1;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Revokes every token issued so far after `calls` more API calls: the next call is answered 401
+   * `401013`, as when an admin revokes a token (or deletes a credential) during a run.
+   */
+  revokeAfter(calls: number): void {
+    if (!Number.isInteger(calls) || calls < 0) {
+      throw new PlatformAuthError(
+        "PA_CONFIG_INVALID",
+        `revokeAfter needs an integer ≥ 0, got ${String(calls)}`,
+      );
+    }
+    this.#revokeAfter = calls;
+    if (calls === 0) this.#fireRevoke();
+  }
+
+  /**
+   * Ends a rotation window: the credential's secret at `position` (1-based, in the order given)
+   * is refused from now on, as after "delete" in the Developer Console.
+   */
+  retireSecret(position: number, clientId?: string): void {
+    const cred =
+      clientId === undefined ? [...this.#credentials.values()][0] : this.#credentials.get(clientId);
+    if (!cred) throw new PlatformAuthError("PA_CONFIG_INVALID", `retireSecret: no credential ${clientId}`);
+    if (
+      !Number.isInteger(position) ||
+      position < 1 ||
+      position > cred.secrets.length ||
+      cred.secrets.length < 2
+    ) {
+      throw new PlatformAuthError(
+        "PA_CONFIG_INVALID",
+        `retireSecret: position must be 1 to ${cred.secrets.length}, and one secret must remain`,
+      );
+    }
+    cred.secrets.splice(position - 1, 1);
+  }
+
+  #fireRevoke(): void {
+    this.#revokeAfter = undefined;
+    this.revokeTokens();
+  }
+
+  /** Counts a request against the client's rate budget; answers 429 when it is spent. */
+  #overBudget(res: ServerResponse, clientId: string | undefined, target: "token" | "api"): boolean {
+    if (!this.#budget || !clientId || !this.#credentials.has(clientId)) return false;
+    return this.#budget.refuse(res, clientId, target);
+  }
+
+  /**
+   * Stops taking connections and resolves once the server is closed. Requests in flight may finish
+   * within `graceMs` (default 0: they are cut at once); after that their connections are cut too.
+   */
+  async close(opts: { graceMs?: number } = {}): Promise<void> {
     const server = this.#server;
     if (!server) return;
     this.#server = undefined;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const cut = () => {
+      this.#stopping.abort();
+      server.closeAllConnections();
+    };
+    this.#cut = cut;
+    const grace = opts.graceMs ?? 0;
+    if (grace <= 0) cut();
+    const timer = grace > 0 ? setTimeout(cut, grace) : undefined;
+    await closed;
+    clearTimeout(timer);
+    this.#cut = undefined;
+  }
+
+  /** Cuts the connections of requests still in flight during a graceful {@link close}. */
+  cutInFlight(): void {
+    this.#cut?.();
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    res.setHeader("x-request-id", randomUUID());
+    const requestId = randomUUID();
+    res.setHeader("x-request-id", requestId);
     const url = new URL(req.url ?? "/", this.#url);
-    if (url.pathname.startsWith("/__emulator/")) return this.#admin(req, res, url);
+    const onRequest = this.#onRequest;
+    if (onRequest) {
+      const started = Date.now();
+      const method = req.method ?? "?";
+      res.once("finish", () =>
+        onRequest({
+          method,
+          path: url.pathname,
+          status: res.statusCode,
+          ms: Date.now() - started,
+          requestId,
+        }),
+      );
+    }
+    if (url.pathname.startsWith("/__emulator/")) return handleAdmin(req, res, url, this);
     const isToken = url.pathname === "/ims/token/v3" || url.pathname === "/ims/exchange/jwt";
     if (isToken) {
       this.#stats.tokenRequests++;
       res.setHeader("x-debug-id", res.getHeader("x-request-id") as string);
     } else this.#stats.apiCalls++;
-    if (this.#delayMs > 0) await sleep(this.#delayMs);
+    if (this.#delayMs > 0) await sleep(this.#delayMs, undefined, { signal: this.#stopping.signal });
+    // Stopping: answer, then close the connection, so that the server can finish closing.
+    if (this.#server === undefined) res.setHeader("connection", "close");
     if (this.#injectFailure(res, isToken ? "token" : "api")) {
       req.resume();
       return;
@@ -168,6 +267,7 @@ export class PlatformEmulator {
       if (req.method !== "POST") return identityError(res, 400, "invalid_request", "use POST");
       const fields = await readForm(req);
       if (typeof fields === "string") return identityError(res, 400, "invalid_request", fields);
+      if (this.#overBudget(res, fields.get("client_id"), "token")) return;
       if (url.pathname === "/ims/token/v3") return handleOAuthToken(res, fields, this.#identity);
       return handleJwtExchange(res, fields, this.#identity);
     }
@@ -184,6 +284,9 @@ export class PlatformEmulator {
     if (req.method !== "GET" && req.method !== "HEAD") {
       return serviceError(res, 405, "XDM-1005-405", "Method Not Allowed", "Use GET.");
     }
+    const apiKey = req.headers["x-api-key"];
+    if (this.#overBudget(res, typeof apiKey === "string" ? apiKey : undefined, "api")) return;
+    if (this.#revokeAfter !== undefined && this.#revokeAfter-- <= 0) this.#fireRevoke();
     if (await authorizeApiCall(req, res, this.#api)) listGlobalClasses(req, res, url, this.#api);
   }
 
@@ -198,31 +301,23 @@ export class PlatformEmulator {
       res.writeHead(f.status, { "content-type": f.contentType ?? "text/plain", ...headers });
       res.end(f.body);
     } else {
-      sendJson(res, f.status, f.body ?? defaultFaultBody(f.status), headers);
+      sendJson(res, f.status, f.body ?? defaultFaultBody(f.status, target), headers);
     }
     return true;
   }
+}
 
-  async #admin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const text = await readBody(req);
-    if (req.method === "GET" && url.pathname === "/__emulator/stats") return sendJson(res, 200, this.stats());
-    if (req.method === "POST" && url.pathname === "/__emulator/revoke") {
-      this.revokeTokens();
-      return sendJson(res, 200, { revoked: true });
-    }
-    if (req.method === "POST" && url.pathname === "/__emulator/fail") {
-      try {
-        this.failNext(JSON.parse(text ?? ""));
-      } catch (err) {
-        const message =
-          err instanceof PlatformAuthError ? err.message : 'body must be JSON like {"status":429,"count":1}';
-        return sendJson(res, 400, { title: "Bad Request", detail: message });
-      }
-      return sendJson(res, 200, { queued: true });
-    }
-    sendJson(res, 404, {
-      title: "Not Found",
-      detail: "admin: GET /__emulator/stats, POST /__emulator/fail, POST /__emulator/revoke",
-    });
-  }
+/** A listen failure in words: which address, why, and how to pick another. */
+function listenError(err: NodeJS.ErrnoException, host: string, port: number): PlatformAuthError {
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const how = "pick another with --port N, or --port 0 for any free port";
+  const why =
+    err.code === "EADDRINUSE"
+      ? `${where} is already in use (another emulator or service listens there); ${how}`
+      : err.code === "EACCES"
+        ? `${where} is not allowed for this user (ports below 1024 need privileges); ${how}`
+        : err.code === "EADDRNOTAVAIL"
+          ? `${host} is not an address of this machine; use 127.0.0.1`
+          : `${where}: ${err.code ?? err.message}`;
+  return new PlatformAuthError("PA_LISTEN", `the emulator could not listen: ${why}`, { cause: err });
 }

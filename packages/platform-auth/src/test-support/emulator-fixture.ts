@@ -12,6 +12,8 @@ export interface EmulatorFixture {
   url: string;
   clientId: string;
   clientSecret: string;
+  /** A second secret, accepted too when the fixture was started with `rotation: true`. */
+  nextSecret: string;
   orgId: string;
   technicalAccountId: string;
   privateKeyPem: string;
@@ -34,7 +36,10 @@ function testKey(): string {
   return keyPair.privateKeyPem;
 }
 
-export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promise<EmulatorFixture> {
+export async function startEmulator(
+  opts: Partial<EmulatorOptions> = {},
+  fixture: { rotation?: boolean } = {},
+): Promise<EmulatorFixture> {
   const dir = mkdtempSync(join(tmpdir(), "platform-auth-test-"));
   const privateKeyPem = testKey();
   const privateKeyFile = join(dir, "private.key");
@@ -46,7 +51,11 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
     technicalAccountId: "F00D1234567890ABCDEF1234@techacct.adobe.com",
     publicKey: privateKeyPem,
   };
-  const emulator = new PlatformEmulator({ credentials: [cred], ...opts });
+  const nextSecret = `p8e-NEXT-${Math.random().toString(36).slice(2)}-y7`;
+  const emulator = new PlatformEmulator({
+    credentials: [{ ...cred, clientSecrets: fixture.rotation ? [nextSecret] : [] }],
+    ...opts,
+  });
   const url = await emulator.start();
   const env = {
     HOME: join(dir, "home"),
@@ -59,6 +68,7 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
     url,
     clientId: cred.clientId,
     clientSecret: cred.clientSecret,
+    nextSecret,
     orgId: cred.orgId,
     technicalAccountId: cred.technicalAccountId,
     privateKeyPem,

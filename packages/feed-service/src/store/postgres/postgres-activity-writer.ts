@@ -69,15 +69,20 @@ export async function recordSearch(pool: pg.Pool, terms: string, at: number): Pr
 
 const SECRET = "click_hash_secret";
 
-export async function installSecret(pool: pg.Pool): Promise<string> {
+export function installSecret(pool: pg.Pool): Promise<string> {
+  return installSetting(pool, SECRET, () => randomBytes(32).toString("hex"));
+}
+
+/** A per-install setting, set from `propose` when it has none. */
+export async function installSetting(pool: pg.Pool, name: string, propose: () => string): Promise<string> {
   const read = async () =>
-    (await rows<{ value: string }>(pool, "SELECT value FROM settings WHERE name = $1", [SECRET]))[0]?.value;
+    (await rows<{ value: string }>(pool, "SELECT value FROM settings WHERE name = $1", [name]))[0]?.value;
   const found = await read();
   if (found !== undefined) return found;
-  // DO NOTHING: when two processes start together, the first one's secret is the install's.
+  // DO NOTHING: when two processes start together, the first one's value is the install's.
   await rows(pool, "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [
-    SECRET,
-    randomBytes(32).toString("hex"),
+    name,
+    propose(),
   ]);
   return (await read())!;
 }

@@ -1,7 +1,7 @@
 /** Categories, smart categories and languages on PostgreSQL: the admin side of the catalogue. */
 import type pg from "pg";
 import { FeedServiceError } from "../../errors.js";
-import { canonicalLanguageTag, languageName, primarySubtag } from "../language-tags.js";
+import { canonicalLanguageTag, filingTag, languageName } from "../language-tags.js";
 import { smartCategoryFields } from "../smart-category-fields.js";
 import type { CategoryRecord, LanguageRecord, SmartCategoryRecord } from "../store.js";
 import { requireText } from "../text-checks.js";
@@ -62,18 +62,18 @@ export async function removeSmartCategory(pool: pg.Pool, id: number): Promise<bo
   return (await changes(pool, "DELETE FROM smart_categories WHERE id = $1", [id])) > 0;
 }
 
-/** The row for a tag's primary subtag, created when new (same rule as SQLite: the first tag given is kept). */
+/** The row a tag files under, created when new (same rule as SQLite: the filing tag is the code). */
 export async function ensureLanguage(pool: pg.Pool, code: string, name?: string): Promise<LanguageRecord> {
-  const tag = canonicalLanguageTag(code);
-  const subtag = primarySubtag(tag);
-  const select = `SELECT id AS "languageId", name AS "languageName", code AS "languageCode" FROM languages WHERE subtag = $1`;
-  const [found] = await rows<LanguageRecord>(pool, select, [subtag]);
+  const tag = filingTag(canonicalLanguageTag(code));
+  const key = tag.toLowerCase();
+  const select = `SELECT id AS "languageId", name AS "languageName", code AS "languageCode" FROM languages WHERE filing_key = $1`;
+  const [found] = await rows<LanguageRecord>(pool, select, [key]);
   if (found) return found;
   const display = name === undefined ? languageName(tag) : requireText(name, "language name", 100);
   await rows(
     pool,
-    "INSERT INTO languages (code, subtag, name) VALUES ($1, $2, $3) ON CONFLICT (subtag) DO NOTHING",
-    [tag, subtag, display],
+    "INSERT INTO languages (code, filing_key, name) VALUES ($1, $2, $3) ON CONFLICT (filing_key) DO NOTHING",
+    [tag, key, display],
   );
-  return (await rows<LanguageRecord>(pool, select, [subtag]))[0]!;
+  return (await rows<LanguageRecord>(pool, select, [key]))[0]!;
 }

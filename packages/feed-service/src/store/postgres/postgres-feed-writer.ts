@@ -86,42 +86,114 @@ export async function removeFeed(pool: pg.Pool, feedId: number): Promise<boolean
   return (await changes(pool, "DELETE FROM feeds WHERE id = $1", [feedId])) > 0;
 }
 
-async function upsertPost(
+const existingColumns =
+  "id, guid, link, title, excerpt, content, published_at, updated_at, seen_at, language_id";
+
+/** Rows per statement when a refresh's posts are looked up and inserted as arrays. */
+const batchRows = 1000;
+
+/**
+ * Upserts a refresh's posts by (feed, guid) with one look-up and one insert per 1,000 posts: a
+ * statement per post cost two round trips each (an OPML import's 1,000-entry archives, a
+ * migration). Posts keep the order they came in, so ids follow it as before; a guid repeated
+ * within one refresh updates its first copy, as writing them one by one would.
+ */
+async function upsertPosts(
   sql: Sql,
   feed: { id: number; name: string; categoryId: number | null },
-  post: IncomingPost,
-): Promise<"inserted" | "updated" | "unchanged"> {
-  checkPost(post);
-  const [old] = await rows<ExistingPost>(
-    sql,
-    `SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, language_id
-      FROM posts WHERE feed_id = $1 AND guid = $2`,
-    [feed.id, post.guid],
-  );
-  if (!old) {
-    await sql.query(
-      `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-          post_date, language_id, category_id, search_vector)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::tsvector)`,
-      [
-        feed.id,
-        post.guid,
-        post.link,
-        post.title,
-        post.excerpt,
-        post.content,
-        post.publishedAt,
-        post.updatedAt,
-        post.seenAt,
-        postDate(post, post.seenAt),
-        post.languageId,
-        feed.categoryId,
-        vectorOf(post, feed.name),
-      ],
+  posts: readonly IncomingPost[],
+): Promise<FeedUpdateResult> {
+  for (const post of posts) checkPost(post);
+  const stored = new Map<string, ExistingPost>();
+  const guids = [...new Set(posts.map((p) => p.guid))];
+  for (let i = 0; i < guids.length; i += batchRows) {
+    const found = await rows<ExistingPost & { guid: string }>(
+      sql,
+      `SELECT ${existingColumns} FROM posts WHERE feed_id = $1 AND guid = ANY($2::text[])`,
+      [feed.id, guids.slice(i, i + batchRows)],
     );
-    return "inserted";
+    for (const row of found) stored.set(row.guid, row);
   }
-  if (postUnchanged(old, post)) return "unchanged";
+  const result: FeedUpdateResult = { inserted: 0, updated: 0 };
+  const fresh = new Map<string, IncomingPost>();
+  for (const post of posts) {
+    const old = stored.get(post.guid);
+    if (old !== undefined) {
+      if (postUnchanged(old, post)) continue;
+      await updatePost(sql, feed, old, post);
+      stored.set(post.guid, { ...old, ...storedFields(post) });
+      result.updated++;
+      continue;
+    }
+    const earlier = fresh.get(post.guid);
+    if (earlier === undefined) {
+      fresh.set(post.guid, post);
+      result.inserted++;
+    } else if (!postUnchanged(storedFields(earlier), post)) {
+      // seen_at is the first-seen time: the later copy keeps the first one's.
+      fresh.set(post.guid, { ...post, seenAt: earlier.seenAt });
+      result.updated++;
+    }
+  }
+  const inserts = [...fresh.values()];
+  for (let i = 0; i < inserts.length; i += batchRows) {
+    await insertPosts(sql, feed, inserts.slice(i, i + batchRows));
+  }
+  return result;
+}
+
+function storedFields(post: IncomingPost): StoredPostFields {
+  return {
+    link: post.link,
+    title: post.title,
+    excerpt: post.excerpt,
+    content: post.content,
+    published_at: post.publishedAt,
+    updated_at: post.updatedAt,
+    language_id: post.languageId,
+  };
+}
+
+async function insertPosts(
+  sql: Sql,
+  feed: { id: number; name: string; categoryId: number | null },
+  posts: readonly IncomingPost[],
+): Promise<void> {
+  // WITH ORDINALITY ... ORDER BY: the identity column numbers the rows in the order they came.
+  await sql.query(
+    `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
+        post_date, language_id, category_id, search_vector)
+      SELECT $1, p.guid, p.link, p.title, p.excerpt, p.content, p.published_at, p.updated_at, p.seen_at,
+        p.post_date, p.language_id, $2, p.search_vector::tsvector
+      FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[],
+          $10::bigint[], $11::bigint[], $12::integer[], $13::text[])
+        WITH ORDINALITY AS p(guid, link, title, excerpt, content, published_at, updated_at, seen_at,
+          post_date, language_id, search_vector, ord)
+      ORDER BY p.ord`,
+    [
+      feed.id,
+      feed.categoryId,
+      posts.map((p) => p.guid),
+      posts.map((p) => p.link),
+      posts.map((p) => p.title),
+      posts.map((p) => p.excerpt),
+      posts.map((p) => p.content),
+      posts.map((p) => p.publishedAt),
+      posts.map((p) => p.updatedAt),
+      posts.map((p) => p.seenAt),
+      posts.map((p) => postDate(p, p.seenAt)),
+      posts.map((p) => p.languageId),
+      posts.map((p) => vectorOf(p, feed.name)),
+    ],
+  );
+}
+
+async function updatePost(
+  sql: Sql,
+  feed: { name: string },
+  old: ExistingPost,
+  post: IncomingPost,
+): Promise<void> {
   // seen_at is the first-seen time: an update keeps it.
   await sql.query(
     `UPDATE posts SET link = $1, title = $2, excerpt = $3, content = $4, published_at = $5, updated_at = $6,
@@ -139,7 +211,6 @@ async function upsertPost(
       old.id,
     ],
   );
-  return "updated";
 }
 
 async function saveFeedColumns(
@@ -175,12 +246,7 @@ export async function applyFeedUpdate(
     }
     const name = renamed ?? feed.feedName;
     if (renamed !== null) await reindexFeed(sql, feedId, name);
-    const result: FeedUpdateResult = { inserted: 0, updated: 0 };
-    const target = { id: feedId, name, categoryId: feed.categoryId };
-    for (const post of update.posts) {
-      const outcome = await upsertPost(sql, target, post);
-      if (outcome !== "unchanged") result[outcome]++;
-    }
+    const result = await upsertPosts(sql, { id: feedId, name, categoryId: feed.categoryId }, update.posts);
     if (result.inserted + result.updated > 0) {
       await sql.query(
         `UPDATE feeds SET (post_count, last_post_date) =

@@ -13,6 +13,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
+import { refileLanguages } from "./postgres-language-refiling.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
@@ -235,6 +236,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "phrase index: each post's pairs of neighbouring words, so a phrase checks only the posts holding them",
     up: createPhrasePairs,
+  },
+  {
+    version: 12,
+    description:
+      "languages filed by language, not by the first regional tag seen; pt-BR/pt-PT and zh-Hans/zh-Hant kept apart",
+    up: refileLanguages,
   },
 ];
 

@@ -188,6 +188,9 @@ export class PostgresStore implements Store {
   installSecret(): Promise<string> {
     return activity.installSecret(this.#pool);
   }
+  installSetting(name: string, propose: () => string): Promise<string> {
+    return activity.installSetting(this.#pool, name, propose);
+  }
   insertClick(postId: number, clientHash: string, at: number): Promise<void> {
     return activity.insertClick(this.#pool, postId, clientHash, at);
   }

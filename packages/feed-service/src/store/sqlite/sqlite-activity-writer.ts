@@ -70,13 +70,16 @@ export function recordSearch(stmts: StatementCache, terms: string, at: number): 
 const SECRET = "click_hash_secret";
 
 export function installSecret(stmts: StatementCache): string {
+  return installSetting(stmts, SECRET, () => randomBytes(32).toString("hex"));
+}
+
+/** A per-install setting, set from `propose` when it has none. */
+export function installSetting(stmts: StatementCache, name: string, propose: () => string): string {
   const read = () =>
-    stmts.get("SELECT value FROM settings WHERE name = ?").get(SECRET) as { value: string } | undefined;
+    stmts.get("SELECT value FROM settings WHERE name = ?").get(name) as { value: string } | undefined;
   const found = read();
   if (found) return found.value;
-  // OR IGNORE: when two processes start together, the first one's secret is the install's.
-  stmts
-    .get("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)")
-    .run(SECRET, randomBytes(32).toString("hex"));
+  // OR IGNORE: when two processes start together, the first one's value is the install's.
+  stmts.get("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)").run(name, propose());
   return read()!.value;
 }

@@ -1,7 +1,7 @@
 /** Categories, smart categories and languages on SQLite: the admin side of the catalogue. */
 import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
-import { canonicalLanguageTag, languageName, primarySubtag } from "../language-tags.js";
+import { canonicalLanguageTag, filingTag, languageName } from "../language-tags.js";
 import { smartCategoryFields } from "../smart-category-fields.js";
 import type { CategoryRecord, LanguageRecord, SmartCategoryRecord } from "../store.js";
 import { requireText } from "../text-checks.js";
@@ -64,9 +64,8 @@ export function removeSmartCategory(stmts: StatementCache, id: number): boolean 
 }
 
 /**
- * The row for a tag's primary subtag, created when new. A new row keeps the tag as first given
- * (`pt-BR`), so a corpus of Brazilian feeds shows `pt-BR`; later tags with the same primary subtag
- * (`pt-PT`) share that row, as spec §4 maps languages by primary subtag.
+ * The row a tag files under (language-tags.ts: `fr-CA` -> `fr`, `pt-AO` -> `pt-PT`), created when
+ * new with the filing tag as its code and that tag's English name, whichever tag came first.
  */
 export function ensureLanguage(
   db: Database.Database,
@@ -74,17 +73,17 @@ export function ensureLanguage(
   code: string,
   name?: string,
 ): LanguageRecord {
-  const tag = canonicalLanguageTag(code);
-  const subtag = primarySubtag(tag);
+  const tag = filingTag(canonicalLanguageTag(code));
+  const key = tag.toLowerCase();
   const select =
-    "SELECT id AS languageId, name AS languageName, code AS languageCode FROM languages WHERE subtag = ?";
-  const found = stmts.get(select).get(subtag) as LanguageRecord | undefined;
+    "SELECT id AS languageId, name AS languageName, code AS languageCode FROM languages WHERE filing_key = ?";
+  const found = stmts.get(select).get(key) as LanguageRecord | undefined;
   if (found) return found;
   const display = name === undefined ? languageName(tag) : requireText(name, "language name", 100);
   return db.transaction(() => {
     stmts
-      .get("INSERT OR IGNORE INTO languages (code, subtag, name) VALUES (?, ?, ?)")
-      .run(tag, subtag, display);
-    return stmts.get(select).get(subtag) as LanguageRecord;
+      .get("INSERT OR IGNORE INTO languages (code, filing_key, name) VALUES (?, ?, ?)")
+      .run(tag, key, display);
+    return stmts.get(select).get(key) as LanguageRecord;
   })();
 }

@@ -10,6 +10,7 @@ import type Database from "better-sqlite3";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
+import { refileLanguages } from "./sqlite-language-refiling.js";
 import { rollupTables } from "./sqlite-rollup-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
 import { webSubSchema } from "./sqlite-websub-schema.js";
@@ -228,6 +229,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     // clicks_by_client holds the same, with the client's hash between: three times the pages, and
     // no seek to a time within a post's clicks.
     up: (db) => db.exec("CREATE INDEX clicks_by_post_time ON clicks (post_id, clicked_at)"),
+  },
+  {
+    version: 13,
+    description:
+      "languages filed by language, not by the first regional tag seen; pt-BR/pt-PT and zh-Hans/zh-Hant kept apart",
+    up: refileLanguages,
   },
 ];
 

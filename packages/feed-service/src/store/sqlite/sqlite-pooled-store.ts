@@ -202,6 +202,9 @@ export class SqlitePooledStore implements Store {
   installSecret(): Promise<string> {
     return this.#main.installSecret();
   }
+  installSetting(name: string, propose: () => string): Promise<string> {
+    return this.#main.installSetting(name, propose);
+  }
   insertClick(postId: number, clientHash: string, at: number): Promise<void> {
     return this.#main.insertClick(postId, clientHash, at);
   }

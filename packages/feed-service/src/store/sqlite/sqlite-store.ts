@@ -162,6 +162,9 @@ export class SqliteStore implements Store {
   installSecret(): Promise<string> {
     return settle(() => activity.installSecret(this.#stmts));
   }
+  installSetting(name: string, propose: () => string): Promise<string> {
+    return settle(() => activity.installSetting(this.#stmts, name, propose));
+  }
   insertClick(postId: number, clientHash: string, at: number): Promise<void> {
     return settle(() => activity.insertClick(this.#db, this.#stmts, postId, clientHash, at));
   }

@@ -222,5 +222,17 @@ export function activityContract(factory: StoreFactory): void {
       assert.equal(await again.installSecret(), secret);
       await again.close();
     });
+
+    it("keeps the first proposed value of an install setting, across reopening", async (t) => {
+      const name = `setting-${t.name}`;
+      const first = await factory(name);
+      assert.equal(await first.installSetting("example", () => "one"), "one");
+      assert.equal(await first.installSetting("example", () => "two"), "one");
+      await first.close();
+      const again = await factory(name);
+      assert.equal(await again.installSetting("example", () => "three"), "one");
+      assert.equal(await again.installSetting("other", () => "four"), "four");
+      await again.close();
+    });
   });
 }

@@ -17,13 +17,9 @@ export function catalogContract(factory: StoreFactory): void {
     );
 
     it(
-      "maps tags by primary subtag, creates new rows with English names, lists by id",
+      "files tags by language, creates new rows with English names, lists by id",
       withStore(factory, async (store) => {
         assert.equal((await store.ensureLanguage("en-US")).languageId, 1);
-        const ptBr = await store.ensureLanguage("pt-br");
-        assert.equal(ptBr.languageCode, "pt-BR");
-        assert.equal(ptBr.languageName, "Brazilian Portuguese");
-        assert.equal((await store.ensureLanguage("pt-PT")).languageId, ptBr.languageId);
         const ja = await store.ensureLanguage("JA");
         assert.deepEqual(ja, { languageId: ja.languageId, languageName: "Japanese", languageCode: "ja" });
         const named = await store.ensureLanguage("tlh", "Klingon");
@@ -33,6 +29,51 @@ export function catalogContract(factory: StoreFactory): void {
           ids,
           [...ids].sort((a, b) => a - b),
         );
+      }),
+    );
+
+    it(
+      "files a regional tag under its language, whichever region came first",
+      withStore(factory, async (store) => {
+        const canadian = await store.ensureLanguage("fr-CA");
+        assert.deepEqual(canadian, {
+          languageId: canadian.languageId,
+          languageName: "French",
+          languageCode: "fr",
+        });
+        assert.deepEqual(await store.ensureLanguage("fr-FR"), canadian);
+        assert.deepEqual(await store.ensureLanguage("fr"), canadian);
+        const mexican = await store.ensureLanguage("es-MX");
+        assert.deepEqual([mexican.languageCode, mexican.languageName], ["es", "Spanish"]);
+        assert.equal((await store.ensureLanguage("es-ES")).languageId, mexican.languageId);
+        assert.equal((await store.ensureLanguage("es-419")).languageId, mexican.languageId);
+        const undetermined = await store.ensureLanguage("und");
+        assert.deepEqual([undetermined.languageCode, undetermined.languageName], ["und", "Undetermined"]);
+      }),
+    );
+
+    it(
+      "keeps Portuguese and Chinese apart by written standard",
+      withStore(factory, async (store) => {
+        const filed = async (tag: string) => {
+          const row = await store.ensureLanguage(tag);
+          return `${row.languageCode} ${row.languageName}`;
+        };
+        assert.equal(await filed("pt-br"), "pt-BR Brazilian Portuguese");
+        assert.equal(await filed("pt-PT"), "pt-PT European Portuguese");
+        // Every country but Brazil writes the European standard; plain pt says neither.
+        assert.equal(await filed("pt-AO"), "pt-PT European Portuguese");
+        assert.equal(await filed("pt"), "pt Portuguese");
+        assert.equal(await filed("zh-CN"), "zh-Hans Simplified Chinese");
+        assert.equal(await filed("zh-SG"), "zh-Hans Simplified Chinese");
+        assert.equal(await filed("zh-Hans"), "zh-Hans Simplified Chinese");
+        assert.equal(await filed("zh-TW"), "zh-Hant Traditional Chinese");
+        assert.equal(await filed("zh-HK"), "zh-Hant Traditional Chinese");
+        assert.equal(await filed("zh-MO"), "zh-Hant Traditional Chinese");
+        assert.equal(await filed("zh-Hant-HK"), "zh-Hant Traditional Chinese");
+        assert.equal(await filed("zh"), "zh Chinese");
+        const codes = (await store.languages()).map((l) => l.languageCode);
+        assert.equal(new Set(codes).size, codes.length, `one row per filing tag: ${codes}`);
       }),
     );
 

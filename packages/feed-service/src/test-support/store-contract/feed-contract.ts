@@ -1,7 +1,7 @@
 /** Contract: feeds — listing, filters, fetch state, refresh rules and removal. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { incoming, rejectsWith, type StoreFactory, T0, withCorpus } from "./contract-fixture.js";
+import { incoming, rejectsWith, type StoreFactory, T0, withCorpus, withStore } from "./contract-fixture.js";
 
 export function feedContract(factory: StoreFactory): void {
   describe("feeds", () => {
@@ -118,6 +118,37 @@ export function feedContract(factory: StoreFactory): void {
           (await store.adminFeeds()).map((f) => f.feedId),
           [feed.alpha, feed.beta, feed.gamma, feed.loose],
         );
+      }),
+    );
+
+    it(
+      "writes a refresh's posts in the order they came, one post per guid however often it repeats",
+      withStore(factory, async (store) => {
+        const feedId = (await store.addFeed({ feedUrl: "https://order.test/", feedName: "Order" })).feedId;
+        await store.applyFeedUpdate(feedId, { fetchState: {}, posts: [incoming("kept", { title: "Kept" })] });
+        // 2,500 new posts (more than one batch of any backend), one repeated with a new title,
+        // one repeated unchanged, and a change to a post stored before.
+        const posts = Array.from({ length: 2_500 }, (_, i) =>
+          incoming(`g${i}`, { title: `Post ${i}`, publishedAt: T0 - ((i * 7919) % 2_500) * 60_000 }),
+        );
+        posts.splice(1_200, 0, incoming("g3", { title: "Post 3, again", seenAt: T0 + 5 }));
+        posts.splice(1_800, 0, { ...posts[4]! });
+        posts.push(incoming("kept", { title: "Kept, edited" }));
+        const result = await store.applyFeedUpdate(feedId, { fetchState: {}, posts });
+        assert.deepEqual(result, { inserted: 2_500, updated: 2 });
+        const stored = await store.postsByFeed({ feedId, limit: 10_000, offset: 0 });
+        assert.equal(stored.length, 2_501);
+        const byGuidOrder = stored
+          .filter((p) => p.postTitle !== "Kept, edited")
+          .sort((a, b) => a.postId - b.postId);
+        assert.deepEqual(
+          byGuidOrder.map((p) => p.postTitle),
+          Array.from({ length: 2_500 }, (_, i) => (i === 3 ? "Post 3, again" : `Post ${i}`)),
+          "ids follow the order the posts came in",
+        );
+        // The later copy has no date of its own: it sorts by the first copy's first-seen time.
+        assert.equal(stored.find((p) => p.postTitle === "Post 3, again")?.postDate, T0);
+        assert.equal((await store.feedById(feedId))?.postCount, 2_501);
       }),
     );
 

@@ -1,0 +1,56 @@
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { PlatformAuthError } from "./errors.js";
+import { readConfigFile } from "./profile-file.js";
+import type { SettingsInput } from "./settings.js";
+
+/**
+ * Adds a profile to the config file, which then holds a client secret: it is written owner-only
+ * (0600 in a 0700 folder, like the token cache), under a temporary name and renamed, so that the
+ * secret never sits in a file that others can read. Other profiles and keys are kept as they are.
+ * The first profile written becomes the default one, so that commands find it without --profile.
+ *
+ * @example
+ * saveProfile(configFilePath(process.env), "prod", { clientId, clientSecret, orgId });
+ */
+export function saveProfile(
+  path: string,
+  name: string,
+  profile: SettingsInput,
+  opts: { force?: boolean } = {},
+): { replaced: boolean; madeDefault: boolean; tightened: boolean } {
+  // Parsed and checked first: a damaged file is reported, not overwritten.
+  const checked = readConfigFile(path);
+  const raw = checked ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>) : {};
+  const profiles = { ...((raw.profiles as Record<string, unknown> | undefined) ?? {}) };
+  const replaced = name in profiles;
+  if (replaced && !opts.force) {
+    throw new PlatformAuthError(
+      "PA_USAGE",
+      `import: profile "${name}" already exists in ${path}; choose another with --profile NAME, or replace it with --force`,
+    );
+  }
+  profiles[name] = profile;
+  const madeDefault =
+    raw.defaultProfile === undefined && (Object.keys(profiles).length === 1 || !("default" in profiles));
+  const out = { ...raw, ...(madeDefault ? { defaultProfile: name } : {}), profiles };
+  let tightened = false;
+  try {
+    tightened = checked !== undefined && (statSync(path).mode & 0o077) !== 0;
+  } catch {}
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(tmp, `${JSON.stringify(out, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, path);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+    throw new PlatformAuthError("PA_CONFIG_INVALID", `config file ${path} could not be written`, {
+      cause: err,
+    });
+  }
+  return { replaced, madeDefault, tightened };
+}
