@@ -102,16 +102,36 @@ test("--help everywhere; usage errors exit 2 with one line on stderr", async () 
   assert.match(replica.stderr, /read database can only be given with a postgres:\/\/ database/);
 });
 
+test("from anywhere in the clone, npx feed-service runs this workspace's bin (as the README says)", async () => {
+  const root = fileURLToPath(new URL("../../..", import.meta.url));
+  for (const cwd of [root, join(root, "packages", "feed-service", "src")]) {
+    // --no-install: the workspace's own link in node_modules/.bin, never a package from a registry.
+    const r = await new Promise<Run>((resolve) => {
+      execFile(
+        "npx",
+        ["--no-install", "feed-service", "--help"],
+        { cwd, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+      );
+    });
+    assert.equal(r.code, 0, `${cwd}: ${r.stderr}`);
+    assert.match(r.stdout, /^usage: feed-service <command> \[options\]/, cwd);
+  }
+});
+
 test("admin commands: categories, languages, smart categories, feeds — tables, --json, exit codes", async () => {
   const cwd = tempFolder();
   const db = ["--database", join(cwd, "admin.db")];
   const added = await cli(["categories", "add", "News", ...db]);
   assert.equal(added.code, 0, added.stderr);
+  // The first command that writes creates the database, and says so once.
+  assert.equal(added.stderr, `feed-service: created database ${join(cwd, "admin.db")}\n`);
   const categoryId = Number(added.stdout.trim());
   assert.ok(categoryId > 0);
   const dup = await cli(["categories", "add", "news", ...db]);
   assert.equal(dup.code, 1, dup.stdout);
   assert.equal(dup.stderr.trim().split("\n").length, 1);
+  assert.doesNotMatch(dup.stderr, /created database/);
   const table = await cli(["categories", "list", ...db]);
   assert.match(table.stdout, /^categoryId\s+categoryName\s+feedCount\n/);
   assert.match(table.stdout, new RegExp(`${categoryId}\\s+News\\s+0`));
@@ -130,6 +150,8 @@ test("admin commands: categories, languages, smart categories, feeds — tables,
     "--language",
     "pt-br",
     "--json",
+    // No network here: the feed cannot be fetched, and --force adds it all the same.
+    "--force",
     ...db,
   ]);
   assert.equal(feed.code, 0, feed.stderr);
@@ -137,7 +159,7 @@ test("admin commands: categories, languages, smart categories, feeds — tables,
   assert.equal(row.feedName, "Notícias");
   assert.equal(row.categoryId, categoryId);
   assert.equal(row.languageId, language.languageId);
-  const plain = await cli(["feeds", "add", "https://other.example.org/feed", ...db]);
+  const plain = await cli(["feeds", "add", "https://other.example.org/feed", "--force", ...db]);
   assert.match(plain.stdout, /^\d+\n$/);
   const list = JSON.parse((await cli(["feeds", "list", "--json", ...db])).stdout);
   assert.deepEqual(list.map((f: { feedUrl: string }) => f.feedUrl).sort(), [
@@ -145,7 +167,15 @@ test("admin commands: categories, languages, smart categories, feeds — tables,
     "https://other.example.org/feed",
   ]);
   assert.equal((await cli(["feeds", "add", "ftp://x.example.org/", ...db])).code, 2);
-  const noCategory = await cli(["feeds", "add", "https://x.example.org/", "--category", "Sports", ...db]);
+  const noCategory = await cli([
+    "feeds",
+    "add",
+    "https://x.example.org/",
+    "--category",
+    "Sports",
+    "--force",
+    ...db,
+  ]);
   assert.equal(noCategory.code, 1);
   assert.match(noCategory.stderr, /No category is named "Sports"/);
   assert.equal((await cli(["feeds", "remove", String(row.feedId), ...db])).code, 0);
@@ -166,6 +196,55 @@ test("admin commands: categories, languages, smart categories, feeds — tables,
     env: { FEED_SERVICE_DATABASE: join(cwd, "admin.db") },
   });
   assert.deepEqual(JSON.parse(viaEnv.stdout), []);
+});
+
+test("commands that only read refuse a database that does not exist (exit 2), creating nothing", async () => {
+  const cwd = tempFolder();
+  const missing = join(cwd, "no", "such", "dir", "x.db");
+  const readers = [
+    ["feeds", "list"],
+    ["feeds", "list", "--json"],
+    ["feeds", "remove", "1"],
+    ["categories", "list"],
+    ["categories", "remove", "1"],
+    ["smart-categories", "list"],
+    ["smart-categories", "remove", "1"],
+    ["languages", "list"],
+    ["opml", "export"],
+    ["ingest"],
+  ];
+  const runs = await Promise.all(readers.map((args) => cli([...args, "--database", missing], { cwd })));
+  for (const [i, r] of runs.entries()) {
+    const what = readers[i]!.join(" ");
+    assert.equal(r.code, 2, `${what}: ${r.stderr}`);
+    assert.equal(r.stdout, "", what);
+    assert.equal(r.stderr.trim().split("\n").length, 1, what);
+    assert.ok(r.stderr.includes(`No database at ${missing} (--database)`), `${what}: ${r.stderr}`);
+    assert.match(r.stderr, /create one with "feed-service demo --database /, what);
+  }
+  // The same through the environment and with the sqlite: prefix; the default ./data/feeds.db too.
+  const viaEnv = await cli(["categories", "list"], {
+    cwd,
+    env: { FEED_SERVICE_DATABASE: `sqlite:${missing}` },
+  });
+  assert.equal(viaEnv.code, 2, viaEnv.stderr);
+  const byDefault = await cli(["languages", "list"], { cwd });
+  assert.equal(byDefault.code, 2, byDefault.stderr);
+  assert.match(byDefault.stderr, /No database at \.\/data\/feeds\.db \(--database\)/);
+  assert.ok(!existsSync(join(cwd, "no")), "a folder was created for a database that was only read");
+  assert.ok(!existsSync(join(cwd, "data")), "./data was created for a database that was only read");
+  const migrate = await cli(["migrate-data", "--from", missing, "--to", join(cwd, "to.db")], { cwd });
+  assert.equal(migrate.code, 2, migrate.stderr);
+  assert.match(migrate.stderr, /No database at .*x\.db \(--from\)/);
+  assert.ok(!existsSync(join(cwd, "to.db")), "migrate-data created its target from nothing");
+  // A command that writes creates the folder and the database, and says so the first time only.
+  const created = await cli(["languages", "add", "en", "--database", missing], { cwd });
+  assert.equal(created.code, 0, created.stderr);
+  assert.equal(created.stderr, `feed-service: created database ${missing}\n`);
+  const listed = await cli(["languages", "list", "--database", missing], { cwd });
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.equal(listed.stderr, "");
+  assert.match(listed.stdout, /^languageId/);
 });
 
 function startBin(
@@ -321,9 +400,15 @@ test("start-demo creates ./data/feeds.db on first run and reuses it after", asyn
   } finally {
     assert.equal(await stop(first.child), 0);
   }
-  const second = await startBin(["start-demo", "--host", "127.0.0.1"], cwd, { FEED_SERVICE_PORT: "0" });
+  // Without --host the demo listens on 127.0.0.1 only, and says so and how to change it.
+  const second = await startBin(["start-demo"], cwd, { FEED_SERVICE_PORT: "0" });
   try {
     assert.match(second.output(), /using the existing \.\/data\/feeds\.db/);
+    assert.match(second.output(), /feed-service listening on 127\.0\.0\.1:\d+\n/);
+    assert.match(
+      second.output(),
+      /\nOnly this machine can connect \(--host 0\.0\.0\.0 or FEED_SERVICE_HOST=0\.0\.0\.0 opens it to the network\); --port or FEED_SERVICE_PORT changes the port\. Ctrl-C stops it\.\n/,
+    );
   } finally {
     assert.equal(await stop(second.child), 0);
   }

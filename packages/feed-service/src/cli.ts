@@ -16,7 +16,8 @@ commands:
 ${commandTable.map((c) => `  ${c.name.padEnd(18)} ${c.summary}`).join("\n")}
 
 Every command takes --help. Global option: --database <path|sqlite:path|postgres://…>
-(env FEED_SERVICE_DATABASE, default ./data/feeds.db).
+(env FEED_SERVICE_DATABASE, default ./data/feeds.db). Commands that only read refuse a
+database that does not exist; commands that write create it and say so.
 Exit codes: 0 success, 1 failure at run time, 2 usage.`;
 
 export interface MainOptions {

@@ -6,7 +6,7 @@ import { badArgument, FeedServiceError } from "../errors.js";
 import type { CategoryRecord, LanguageRecord, Store } from "../store/store.js";
 import type { Actions, Command, CommandContext } from "./command.js";
 import { type OptionSpecs, type ParsedCommandLine, parseCommandLine } from "./command-line.js";
-import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
+import { type DatabaseAccess, databaseLocation, databaseOption, openDatabase } from "./database-option.js";
 
 /** Builds a command that dispatches on its first argument (`feeds add …`). */
 export function commandGroup(name: string, summary: string, usage: string, actions: Actions): Command {
@@ -55,12 +55,16 @@ export function parseAction(
   return parsed;
 }
 
-/** Runs `work` against the database named by --database, closing it afterwards. */
+/**
+ * Runs `work` against the database named by --database, closing it afterwards; `access` says
+ * whether a database that does not exist is refused (actions that read or remove) or created.
+ */
 export async function withStore<T>(
   values: ParsedCommandLine["values"],
+  access: DatabaseAccess,
   work: (store: Store) => Promise<T>,
 ): Promise<T> {
-  const store = await openDatabase(databaseLocation(values));
+  const store = await openDatabase(databaseLocation(values), access);
   try {
     return await work(store);
   } finally {

@@ -16,7 +16,7 @@ export const categoriesCommand = commandGroup("categories", "list, add and remov
   async list(argv, context) {
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
-    const rows = await withStore(parsed.values, (store) => store.categories());
+    const rows = await withStore(parsed.values, { mode: "read" }, (store) => store.categories());
     printRecords(context.output, rows, columns, parsed.values.json === true);
     return 0;
   },
@@ -30,7 +30,9 @@ export const categoriesCommand = commandGroup("categories", "list, add and remov
         `A category name must be 1 to 200 characters; got ${JSON.stringify(parsed.positionals[0])}.`,
       );
     }
-    const row = await withStore(parsed.values, (store) => store.addCategory(name));
+    const row = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
+      store.addCategory(name),
+    );
     context.output.out(parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.categoryId}\n`);
     return 0;
   },
@@ -38,7 +40,7 @@ export const categoriesCommand = commandGroup("categories", "list, add and remov
     const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
     if (!parsed) return 0;
     const id = readIdArgument(parsed.positionals[0], "category");
-    const removed = await withStore(parsed.values, (store) => store.removeCategory(id));
+    const removed = await withStore(parsed.values, { mode: "read" }, (store) => store.removeCategory(id));
     if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No category has id ${id}.`);
     context.output.out(
       parsed.values.json ? `${JSON.stringify({ removed: id })}\n` : `removed category ${id}\n`,

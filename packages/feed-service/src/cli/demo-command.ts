@@ -52,7 +52,7 @@ export const demoCommand: Command = {
     const posts = readIntegerOption(values, "posts", 3000, 0, 5_000_000);
     const now = readNowOption(typeof values.now === "string" ? values.now : undefined);
     const location = databaseLocation(values);
-    const store = await openDatabase(location);
+    const store = await openDatabase(location, { mode: "create", output: context.output });
     try {
       const summary = await loadDemoData(store, { posts, now });
       context.output.out(

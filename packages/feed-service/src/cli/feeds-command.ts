@@ -9,7 +9,6 @@ import {
   readIdArgument,
   withStore,
 } from "./admin-actions.js";
-import { discoverForAdd } from "./feed-discovery-hook.js";
 import { isoOrNull, printRecords } from "./output.js";
 import { webSubView } from "./websub-view.js";
 
@@ -20,10 +19,13 @@ actions:
                                          error (code, time, message), failures in a row,
                                          next check, WebSub state (--json: every field of
                                          each feed, and its WebSub hub, topic and lease)
-  add <url> [--name <name>] [--category <name|id>] [--language <code|id>]
+  add <url> [--name <name>] [--category <name|id>] [--language <code|id>] [--force]
                                          subscribe to a feed (a web page is followed to the
                                          feed it links to); prints the new feed's id
-                                         (--json: the feed row)
+                                         (--json: the feed row). A URL that cannot be
+                                         fetched, answers an error or is no feed is refused
+                                         (exit 1, with its failure code, e.g. HTTP_404 or
+                                         CONNECTION_REFUSED); --force adds it anyway
   remove <id>                            unsubscribe, removing the feed's posts`;
 
 /** The table's columns: each is also a field of the `--json` rows, which hold every field. */
@@ -76,7 +78,7 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
     const json = parsed.values.json === true;
-    const [rows, subscriptions] = await withStore(parsed.values, (store) =>
+    const [rows, subscriptions] = await withStore(parsed.values, { mode: "read" }, (store) =>
       Promise.all([store.adminFeeds(), store.websub.subscriptions()]),
     );
     // WebSub: null for a feed that names no hub; the table shows the state only.
@@ -91,7 +93,12 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
   async add(argv, context) {
     const parsed = parseAction(
       argv,
-      { name: { type: "string" }, category: { type: "string" }, language: { type: "string" } },
+      {
+        name: { type: "string" },
+        category: { type: "string" },
+        language: { type: "string" },
+        force: { type: "boolean" },
+      },
       context,
       usage,
       { min: 1, max: 1 },
@@ -100,13 +107,16 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
     const { values } = parsed;
     const feedUrl = readFeedUrl(parsed.positionals[0]);
     const name = typeof values.name === "string" ? values.name.trim() : "";
-    const row = await withStore(values, async (store) => {
+    // The feed is checked before the database opens: a refused feed creates no database.
+    // Loaded here: discovery brings the fetcher and the parsers, which listing does not need.
+    const { discoverForAdd } = await import("./feed-discovery-hook.js");
+    const found = await discoverForAdd(feedUrl, context.output, values.force === true);
+    const row = await withStore(values, { mode: "create", output: context.output }, async (store) => {
       const category =
         typeof values.category === "string" ? await findCategory(store, values.category) : undefined;
       const language =
         typeof values.language === "string" ? await findLanguage(store, values.language) : undefined;
-      const found = await discoverForAdd(feedUrl, context.output);
-      // Without --name: the feed's title, or its host until the first fetch learns the title.
+      // Without --name: the feed's title, or (with --force) its host until a fetch learns it.
       return store.addFeed({
         feedUrl: found.feedUrl,
         feedName: name || found.title || new URL(found.feedUrl).hostname,
@@ -122,7 +132,7 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
     const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
     if (!parsed) return 0;
     const id = readIdArgument(parsed.positionals[0], "feed");
-    const removed = await withStore(parsed.values, (store) => store.removeFeed(id));
+    const removed = await withStore(parsed.values, { mode: "read" }, (store) => store.removeFeed(id));
     if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No feed has id ${id}.`);
     context.output.out(parsed.values.json ? `${JSON.stringify({ removed: id })}\n` : `removed feed ${id}\n`);
     return 0;

@@ -1,7 +1,7 @@
 // `feed-service ingest`, `opml import|export`, discovery in `feeds add` and the scheduler in
 // `serve`, run in-process through main() against a real local HTTP server and SQLite files.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -38,6 +38,7 @@ before(async () => {
       return void res.writeHead(200, { etag: '"1"' }).end(rss("Found Feed"));
     }
     if (req.url === "/other.xml") return void res.writeHead(200).end(rss("Other Feed"));
+    if (req.url === "/missing.xml") return void res.writeHead(404).end("no such feed");
     if (req.url === "/undeclared.xml") return void res.writeHead(200).end(undeclared);
     if (req.url === "/plain/")
       return void res.writeHead(200, { "content-type": "text/html" }).end("<html></html>");
@@ -63,11 +64,22 @@ test("feeds add discovers the feed behind a page; ingest stores it and sums up; 
   assert.equal(row.feedName, "Found Feed");
   const refused = await cli(["feeds", "add", `${base}/plain/`, ...db]);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /No feed found at .*names no feed/);
-  assert.equal((await cli(["feeds", "add", `${base}/broken.xml`, "--name", "Broken", ...db])).code, 0);
+  assert.match(
+    refused.stderr,
+    /Not added: .*\/plain\/ gave PARSE_NOT_A_FEED: The page is HTML and names no feed/,
+  );
+  // A feed that fails now is added only when asked to (--force), with a warning.
+  const addBroken = ["feeds", "add", `${base}/broken.xml`, "--name", "Broken", ...db];
+  const brokenRefused = await cli(addBroken);
+  assert.equal(brokenRefused.code, 1);
+  assert.match(brokenRefused.stderr, /gave HTTP_5XX: The server answered HTTP 500\. .*--force/);
+  const forced = await cli([...addBroken, "--force"]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stderr, /HTTP_5XX.*adding it as given \(--force\)/);
 
+  // One feed of two failed: the pass stores the other and exits 1, naming the failure.
   const first = await cli(["ingest", ...db]);
-  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.code, 1, first.stderr);
   assert.match(
     first.stdout,
     /^ingest: 2 feeds: 1 updated, 0 not modified, 1 failed, 0 deferred; 1 new posts, 0 updated posts/,
@@ -75,6 +87,7 @@ test("feeds add discovers the feed behind a page; ingest stores it and sums up; 
   assert.match(first.stdout, /broken\.xml: http HTTP_5XX: The server answered HTTP 500\./);
   const nothingDue = await cli(["ingest", ...db]);
   assert.match(nothingDue.stdout, /^ingest: 0 feeds:/);
+  assert.equal(nothingDue.code, 0);
   const again = JSON.parse((await cli(["ingest", "--all", "--json", ...db])).stdout);
   assert.deepEqual([again.feeds, again.notModified, again.failed], [2, 1, 1]);
 
@@ -85,11 +98,48 @@ test("feeds add discovers the feed behind a page; ingest stores it and sums up; 
   assert.match((await cli(["feeds", "list", ...db])).stdout, /lastErrorCode.*consecutiveFailures.*lastError/);
 });
 
-test("ingest exits 1 when every feed failed, 2 on a usage error", async () => {
+test("feeds add refuses a 404 and an unreachable host with the failure code, exit 1, unless --force", async () => {
+  const db = ["--database", join(dir, "refuse.db")];
+  const notFound = await cli(["feeds", "add", `${base}/missing.xml`, ...db]);
+  assert.equal(notFound.code, 1);
+  assert.equal(notFound.stdout, "");
+  assert.match(
+    notFound.stderr,
+    /^feed-service feeds: Not added: http:\/\/127\.0\.0\.1:\d+\/missing\.xml gave HTTP_404: [^\n]*404[^\n]*--force\.\n$/,
+  );
+  // A port nobody listens on: the server that held it is closed again.
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+  const unreachable = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/feed.xml`;
+  await new Promise((r) => closed.close(r));
+  const refused = await cli(["feeds", "add", unreachable, "--json", ...db]);
+  assert.equal(refused.code, 1);
+  assert.equal(refused.stdout, "");
+  assert.match(refused.stderr, /gave CONNECTION_REFUSED: /);
+  assert.ok(!existsSync(join(dir, "refuse.db")), "a refused feed created the database");
+  // --force adds it as given (named after its host until a fetch learns the title); --json still works.
+  const forced = await cli(["feeds", "add", unreachable, "--json", "--force", ...db]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stderr, /CONNECTION_REFUSED.*adding it as given \(--force\)/);
+  const row = JSON.parse(forced.stdout);
+  assert.equal(row.feedUrl, unreachable);
+  assert.equal(row.feedName, "127.0.0.1");
+});
+
+test("ingest exits 0 when every feed was refreshed, 1 when any failed, 2 on a usage error", async () => {
   const db = ["--database", join(dir, "b.db")];
-  await cli(["feeds", "add", `${base}/down.xml`, "--name", "Down", ...db]);
-  const r = await cli(["ingest", ...db]);
+  await cli(["feeds", "add", `${base}/other.xml`, ...db]);
+  const ok = await cli(["ingest", ...db]);
+  assert.equal(ok.code, 0, ok.stdout);
+  assert.match(ok.stdout, /^ingest: 1 feed: 1 updated, 0 not modified, 0 failed/);
+  await cli(["feeds", "add", `${base}/down.xml`, "--name", "Down", "--force", ...db]);
+  const r = await cli(["ingest", "--all", ...db]);
   assert.equal(r.code, 1);
+  assert.match(r.stdout, /^ingest: 2 feeds: .* 1 failed, /);
+  assert.match(
+    r.stdout,
+    /\n {2}feed \d+ http:\/\/127\.0\.0\.1:\d+\/down\.xml: http HTTP_5XX: The server answered HTTP 500\.\n/,
+  );
   assert.equal((await cli(["ingest", "extra", ...db])).code, 2);
   assert.equal((await cli(["ingest", "--concurrency", "0", ...db])).code, 2);
 });

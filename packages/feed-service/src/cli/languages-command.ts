@@ -17,7 +17,7 @@ export const languagesCommand = commandGroup("languages", "list and add language
   async list(argv, context) {
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
-    const rows = await withStore(parsed.values, (store) => store.languages());
+    const rows = await withStore(parsed.values, { mode: "read" }, (store) => store.languages());
     printRecords(context.output, rows, columns, parsed.values.json === true);
     return 0;
   },
@@ -29,7 +29,9 @@ export const languagesCommand = commandGroup("languages", "list and add language
       throw badArgument(`languages add takes a BCP 47 tag such as fr or pt-BR; got ${JSON.stringify(code)}.`);
     const name = typeof parsed.values.name === "string" ? parsed.values.name.trim() : undefined;
     const tag = readLanguageTag(code);
-    const row = await withStore(parsed.values, (store) => store.ensureLanguage(tag, name || undefined));
+    const row = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
+      store.ensureLanguage(tag, name || undefined),
+    );
     context.output.out(parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.languageId}\n`);
     return 0;
   },

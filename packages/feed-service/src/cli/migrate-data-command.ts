@@ -7,6 +7,7 @@ import { badArgument } from "../errors.js";
 import { migrateData } from "../migrate/migrate-data.js";
 import type { Command } from "./command.js";
 import { readIntegerOption, readStringOption } from "./command-line.js";
+import { requireExistingDatabase } from "./database-option.js";
 import { parseOptionsOnly } from "./options-only-command-line.js";
 import { formatTable } from "./output.js";
 
@@ -16,7 +17,7 @@ Copies every table of a feed-service database to another one, ids included; each
 index is rebuilt from the posts. A location is a SQLite path, sqlite:<path> or a postgres:// URL.
 
 options:
-  --from <location>   the database to copy (left unchanged)
+  --from <location>   the database to copy (left unchanged; must exist)
   --to <location>     the database to fill (created and migrated when new)
   --force             replace the data a non-empty target holds (refused otherwise)
   --batch <n>         rows per batch (default 2000)
@@ -45,6 +46,8 @@ export const migrateDataCommand: Command = {
         "migrate-data needs both --from and --to (a SQLite path, sqlite:<path> or a postgres:// URL).",
       );
     }
+    // Copying from a path that holds nothing would create an empty database there and copy it.
+    requireExistingDatabase(from, "--from");
     const batchSize = readIntegerOption(values, "batch", 2000, 1, 10_000);
     let shown = -1;
     const summary = await migrateData({

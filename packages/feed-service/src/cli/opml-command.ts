@@ -4,10 +4,6 @@
  */
 import { readFile } from "node:fs/promises";
 import { FeedServiceError } from "../errors.js";
-import { fetchFeed } from "../ingest/fetch-feed.js";
-import { importSubscriptions } from "../opml/opml-import.js";
-import { readOpml } from "../opml/opml-reader.js";
-import { writeOpml } from "../opml/opml-writer.js";
 import { commandGroup, parseAction, withStore } from "./admin-actions.js";
 
 const usage = `usage: feed-service opml <action> [--database <location>] [--json]
@@ -19,6 +15,7 @@ actions:
 
 async function readSource(source: string): Promise<{ bytes: Uint8Array; contentType: string | null }> {
   if (/^https?:\/\//i.test(source)) {
+    const { fetchFeed } = await import("../ingest/fetch-feed.js");
     const got = await fetchFeed(source, { maxBytes: 5 * 1024 * 1024 });
     if (got.status !== "fetched") throw new FeedServiceError("FEED_FETCH_FAILED", "The server answered 304.");
     return { bytes: got.body, contentType: got.contentType };
@@ -37,9 +34,16 @@ export const opmlCommand = commandGroup("opml", "import and export subscriptions
   async import(argv, context) {
     const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
     if (!parsed) return 0;
+    // Each action loads what it needs only: the fetcher and the OPML reader are import's.
+    const [{ readOpml }, { importSubscriptions }] = await Promise.all([
+      import("../opml/opml-reader.js"),
+      import("../opml/opml-import.js"),
+    ]);
     const { bytes, contentType } = await readSource(parsed.positionals[0]!);
     const subs = readOpml(bytes, contentType);
-    const result = await withStore(parsed.values, (store) => importSubscriptions(store, subs));
+    const result = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
+      importSubscriptions(store, subs),
+    );
     if (parsed.values.json) context.output.out(`${JSON.stringify(result, null, 2)}\n`);
     else {
       context.output.out(
@@ -52,7 +56,8 @@ export const opmlCommand = commandGroup("opml", "import and export subscriptions
   async export(argv, context) {
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
-    const feeds = await withStore(parsed.values, (store) => store.feeds());
+    const { writeOpml } = await import("../opml/opml-writer.js");
+    const feeds = await withStore(parsed.values, { mode: "read" }, (store) => store.feeds());
     context.output.out(writeOpml(feeds, new Date()));
     return 0;
   },

@@ -92,6 +92,8 @@ export interface ServeSettings {
   readonly warm?: boolean;
   /** Who may read /metrics (see metrics-access.ts); default loopback only. */
   readonly metricsAllow?: string;
+  /** A line printed after the addresses (start-demo says who can connect). */
+  readonly note?: string;
 }
 
 /** How often a long warm-up says how far it got. */
@@ -148,20 +150,22 @@ export async function serveStore(
     metricsAllow: settings.metricsAllow,
     siteName: settings.siteName,
   });
-  if (settings.warm) {
-    // A stop during the warm-up ends it at the next chunk (SQLite) or table (PostgreSQL).
-    let stopping = false;
-    void stopped.then(() => {
-      stopping = true;
-    });
+  // A stop during the warm-up ends it at the next chunk (SQLite) or table (PostgreSQL); one that
+  // came while the database opened is seen here too, after a turn of the event loop.
+  let stopping = false;
+  void stopped.then(() => {
+    stopping = true;
+  });
+  await Promise.resolve();
+  if (settings.warm && !stopping) {
     if (store.warmCache) await warmStore(store, context, () => stopping);
     if (!stopping) await service.prime();
-    if (stopping) {
-      context.output.out(`feed-service: ${await stopped}, stopping before listening\n`);
-      await service.close();
-      await store.close();
-      return 0;
-    }
+  }
+  if (stopping) {
+    context.output.out(`feed-service: ${await stopped}, stopping before listening\n`);
+    await service.close();
+    await store.close();
+    return 0;
   }
   let address: Awaited<ReturnType<typeof service.listen>>;
   try {
@@ -171,6 +175,9 @@ export async function serveStore(
     context.output.err(
       `feed-service: cannot listen on ${settings.host}:${settings.port}${code ? ` (${code})` : ""}\n`,
     );
+    // The store's query threads and connections would otherwise keep the process alive.
+    await service.close();
+    await store.close();
     return 1;
   }
   const shownHost = ["0.0.0.0", "::", ""].includes(settings.host)
@@ -191,8 +198,12 @@ export async function serveStore(
       `  clicks:  ${base}/click/<postId>`,
       `  health:  ${base}/healthz`,
       `  metrics: ${base}/metrics (from ${settings.metricsAllow ?? defaultMetricsAllow})`,
-      settings.publicUrl ? `  websub:  ${base}/websub/<callback> (hub callbacks)\n` : "",
-    ].join("\n"),
+      settings.publicUrl ? `  websub:  ${base}/websub/<callback> (hub callbacks)` : "",
+      settings.note ?? "",
+    ]
+      .filter((line) => line !== "")
+      .map((line) => `${line}\n`)
+      .join(""),
   );
   // WebSub needs callbacks the hubs can reach (the public URL); it subscribes where ingest runs.
   const webSubFailed = (error: unknown) =>
@@ -217,12 +228,43 @@ export async function serveStore(
   subscriber?.start();
   const signal = await stopped;
   context.output.out(`feed-service: ${signal}, stopping\n`);
-  // The scheduler first: a pass that ends while stopping may still start a WebSub round.
-  await scheduler?.stop();
-  await subscriber?.stop();
-  await service.close();
+  // New requests are refused at once while the background work winds down beside them. The
+  // scheduler before the subscriber: a pass that ends while stopping may still start a WebSub
+  // round. A pass or round still fetching after the grace is left behind: its feeds' claims
+  // expire and the next pass (of this or another process) fetches them again.
+  const background = async () => {
+    if (scheduler && !(await settlesWithin(scheduler.stop(), backgroundStopGraceMs))) {
+      context.output.err("feed-service: an ingest pass was still fetching; left for the next pass\n");
+    }
+    if (subscriber && !(await settlesWithin(subscriber.stop(), backgroundStopGraceMs))) {
+      context.output.err("feed-service: a WebSub round was still running; left for the next start\n");
+    }
+  };
+  await Promise.all([service.close(), background()]);
   await store.close();
   return 0;
+}
+
+/** How long a stop waits for a background ingest pass or WebSub round to end. */
+const backgroundStopGraceMs = 3000;
+
+/** Whether `work` settles (either way) within `ms`. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export const serveCommand: Command = {
@@ -260,17 +302,23 @@ export const serveCommand: Command = {
       const { stopSignal, env, output } = context;
       return runServeCluster({ workers, argv, env, output, stopSignal });
     }
-    const store = await openDatabase(databaseLocation(values), {
-      readLocation: readStringOption(values, "read-database"),
-      // The processes of a cluster share the cores: each gets its part of the query threads.
-      queryLimits: {
-        queryTimeoutMs,
-        processes: workers,
-        ...(values["heavy-queries"] === undefined
-          ? {}
-          : { threads: readIntegerOption(values, "heavy-queries", 1, 1, 64) }),
+    // SIGINT/SIGTERM from here on stop serve cleanly, even while the database opens.
+    void context.stopSignal;
+    const store = await openDatabase(
+      databaseLocation(values),
+      { mode: "create", output: context.output },
+      {
+        readLocation: readStringOption(values, "read-database"),
+        // The processes of a cluster share the cores: each gets its part of the query threads.
+        queryLimits: {
+          queryTimeoutMs,
+          processes: workers,
+          ...(values["heavy-queries"] === undefined
+            ? {}
+            : { threads: readIntegerOption(values, "heavy-queries", 1, 1, 64) }),
+        },
       },
-    });
+    );
     return serveStore(store, settings, context);
   },
 };

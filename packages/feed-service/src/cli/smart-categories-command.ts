@@ -23,7 +23,7 @@ export const smartCategoriesCommand = commandGroup(
     async list(argv, context) {
       const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
       if (!parsed) return 0;
-      const rows = await withStore(parsed.values, (store) => store.smartCategories());
+      const rows = await withStore(parsed.values, { mode: "read" }, (store) => store.smartCategories());
       printRecords(context.output, rows, columns, parsed.values.json === true);
       return 0;
     },
@@ -54,7 +54,9 @@ export const smartCategoriesCommand = commandGroup(
           `--key must be a UUID such as 3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f; got ${JSON.stringify(parsed.values.key)}.`,
         );
       }
-      const row = await withStore(parsed.values, (store) => store.addSmartCategory({ name, query, key }));
+      const row = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
+        store.addSmartCategory({ name, query, key }),
+      );
       context.output.out(
         parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.smartCategoryId}\n`,
       );
@@ -64,7 +66,9 @@ export const smartCategoriesCommand = commandGroup(
       const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
       if (!parsed) return 0;
       const id = readIdArgument(parsed.positionals[0], "smart category");
-      const removed = await withStore(parsed.values, (store) => store.removeSmartCategory(id));
+      const removed = await withStore(parsed.values, { mode: "read" }, (store) =>
+        store.removeSmartCategory(id),
+      );
       if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No smart category has id ${id}.`);
       context.output.out(
         parsed.values.json ? `${JSON.stringify({ removed: id })}\n` : `removed smart category ${id}\n`,

@@ -1,7 +1,7 @@
 /**
  * `feed-service start-demo` (what the root `npm start` runs): creates ./data/feeds.db with the demo
- * corpus on first run (relative to the current folder), then serves it on port 8080 (or
- * FEED_SERVICE_PORT), printing the WSDL, click and health URLs.
+ * corpus on first run (relative to the current folder), then serves it on 127.0.0.1 port 8080 (or
+ * --host/FEED_SERVICE_HOST, --port/FEED_SERVICE_PORT), printing the WSDL, click and health URLs.
  */
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
@@ -13,10 +13,15 @@ import { describeDemo } from "./demo-command.js";
 import { parseOptionsOnly } from "./options-only-command-line.js";
 import { serveStore } from "./serve-command.js";
 
-const usage = `usage: feed-service start-demo [--port 8080] [--host 0.0.0.0] [--public-url <url>]
+const usage = `usage: feed-service start-demo [--port 8080] [--host 127.0.0.1] [--public-url <url>]
 
 Creates ${defaultDatabase} with the demo corpus when it does not exist yet, then serves it.
-Options also as FEED_SERVICE_PORT, FEED_SERVICE_HOST, FEED_SERVICE_PUBLIC_URL.`;
+It listens on 127.0.0.1 (this machine only) unless --host says otherwise: --host 0.0.0.0
+opens it to the network. Options also as FEED_SERVICE_PORT, FEED_SERVICE_HOST,
+FEED_SERVICE_PUBLIC_URL. Stop it with Ctrl-C (SIGINT) or SIGTERM.`;
+
+/** The demo is for trying the service out: nobody else on the network should reach it unasked. */
+const demoHost = "127.0.0.1";
 
 const options = {
   port: { type: "string", env: true },
@@ -33,10 +38,13 @@ export const startDemoCommand: Command = {
     if (!values) return 0;
     const settings = {
       port: readIntegerOption(values, "port", 8080, 0, 65535),
-      host: readStringOption(values, "host") ?? "0.0.0.0",
+      host: readStringOption(values, "host") ?? demoHost,
       publicUrl: readStringOption(values, "public-url"),
       ingest: false,
     };
+    const note = ["127.0.0.1", "::1", "localhost"].includes(settings.host)
+      ? "Only this machine can connect (--host 0.0.0.0 or FEED_SERVICE_HOST=0.0.0.0 opens it to the network); --port or FEED_SERVICE_PORT changes the port. Ctrl-C stops it."
+      : "--port or FEED_SERVICE_PORT changes the port. Ctrl-C stops it.";
     const path = resolve(defaultDatabase);
     if (!existsSync(path)) {
       // Built under another name and renamed when complete, so that an interrupted first run
@@ -44,7 +52,8 @@ export const startDemoCommand: Command = {
       const building = `${path}.building`;
       for (const suffix of ["", "-wal", "-shm"]) rmSync(building + suffix, { force: true });
       context.output.out(`creating ${defaultDatabase} with demo data...\n`);
-      const fresh = await openDatabase(building);
+      // Said in start-demo's own words above.
+      const fresh = await openDatabase(building, { mode: "create" });
       try {
         context.output.out(`loaded ${describeDemo(await loadDemoData(fresh, {}))}\n`);
       } finally {
@@ -54,6 +63,10 @@ export const startDemoCommand: Command = {
     } else {
       context.output.out(`using the existing ${defaultDatabase}\n`);
     }
-    return serveStore(await openDatabase(path, { queryLimits: {} }), settings, context);
+    return serveStore(
+      await openDatabase(path, { mode: "read" }, { queryLimits: {} }),
+      { ...settings, note },
+      context,
+    );
   },
 };

@@ -134,7 +134,7 @@ export async function runServeCluster(options: ServeClusterOptions): Promise<num
     const signal = await Promise.race([options.stopSignal, gaveUp.then(() => null)]);
     if (signal) output.out(`feed-service: ${signal}, stopping ${options.workers} workers\n`);
     stopping = true;
-    await stopWorkers([...slots.keys()]);
+    await stopWorkers(slots, output);
     return failed ? 1 : 0;
   } finally {
     cluster.off("listening", onListening);
@@ -142,16 +142,24 @@ export async function runServeCluster(options: ServeClusterOptions): Promise<num
   }
 }
 
-/** SIGTERM to every worker (each closes its server and store), SIGKILL after 10 s. */
-async function stopWorkers(workers: Worker[]): Promise<void> {
+/**
+ * SIGTERM to every worker (each closes its server and store), SIGKILL after 10 s; a worker that
+ * ends otherwise than by its own clean stop (exit 0) is reported.
+ */
+async function stopWorkers(slots: ReadonlyMap<Worker, number>, output: Output): Promise<void> {
   await Promise.all(
-    workers.map(
-      (worker) =>
+    [...slots].map(
+      ([worker, slot]) =>
         new Promise<void>((resolve) => {
           if (worker.isDead()) return resolve();
           const timer = setTimeout(() => worker.process.kill("SIGKILL"), 10_000);
-          worker.once("exit", () => {
+          worker.once("exit", (code: number | null, signal: string | null) => {
             clearTimeout(timer);
+            if (code !== 0) {
+              output.err(
+                `feed-service: worker ${slot} did not stop cleanly (${signal ? `signal ${signal}` : `code ${code}`})\n`,
+              );
+            }
             resolve();
           });
           worker.process.kill("SIGTERM");

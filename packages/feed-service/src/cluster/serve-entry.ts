@@ -5,7 +5,17 @@
  * runs `serve` like the command line does (the cluster test starts its primary this way).
  */
 import { main } from "../cli.js";
-import { CLUSTER_ARGV_ENV } from "./serve-cluster.js";
+import { CLUSTER_ARGV_ENV, isClusterWorker } from "./serve-cluster.js";
+
+// Ctrl-C in a terminal signals the whole process group: a worker gets SIGINT itself, then the
+// primary's SIGTERM while it is stopping. The first signal starts the stop (serve listens for it);
+// later ones must not kill the worker half-way (the primary's SIGKILL after 10 s ends a hung one).
+// Only inside a cluster: started alone, a second signal still ends this process at once.
+if (isClusterWorker()) {
+  const ignore = () => {};
+  process.on("SIGINT", ignore);
+  process.on("SIGTERM", ignore);
+}
 
 const argv = JSON.parse(process.env[CLUSTER_ARGV_ENV] ?? "[]") as string[];
 main(["serve", ...argv]).then(

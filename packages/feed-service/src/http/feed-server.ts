@@ -66,8 +66,15 @@ export interface FeedServer {
   prime(): Promise<void>;
   /** Starts listening; resolves with the bound address (port 0 picks a free port). */
   listen(port: number, host: string): Promise<AddressInfo>;
+  /**
+   * Stops taking connections, lets the requests in flight finish for up to `closeGraceMs`, then
+   * cuts every connection still open (a stalled upload or a client that stopped reading).
+   */
   close(): Promise<void>;
 }
+
+/** How long a stop lets requests in flight finish before their connections are cut. */
+export const closeGraceMs = 3000;
 
 const SOAP_HEADERS = { "content-type": "text/xml; charset=utf-8", soapaction: '""' };
 
@@ -143,7 +150,8 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
     // SOAP clients of the Axis era write the endpoint path in any case (spec §1 names one spelling).
     rewriteUrl: (req) => canonicalSoapUrl(req.url ?? "/"),
     bodyLimit: maxBodyBytes,
-    forceCloseConnections: true,
+    // Idle keep-alive sockets close at once; busy ones get closeGraceMs in close() below.
+    forceCloseConnections: "idle",
     logger: false,
     frameworkErrors: answerFrameworkError,
   });
@@ -225,7 +233,16 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
       return app.server.address() as AddressInfo;
     },
     async close() {
-      await app.close();
+      // A socket whose answer ends during the grace is idle from then: reap it rather than wait
+      // for its keep-alive timeout; at the end of the grace cut whatever is left.
+      const reap = setInterval(() => server?.closeIdleConnections(), 100);
+      const cut = setTimeout(() => server?.closeAllConnections(), closeGraceMs);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(reap);
+        clearTimeout(cut);
+      }
     },
   };
 }

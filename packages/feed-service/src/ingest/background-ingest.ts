@@ -17,7 +17,8 @@ function seconds(ms: number): string {
 export function formatIngestSummary(s: IngestSummary): string {
   const lines = [
     `ingest: ${s.feeds} feed${s.feeds === 1 ? "" : "s"}: ${s.updated} updated, ${s.notModified} not modified, ` +
-      `${s.failed} failed, ${s.deferred} deferred${s.claimLost > 0 ? `, ${s.claimLost} taken by another worker` : ""}; ` +
+      `${s.failed} failed, ${s.deferred} deferred${s.claimLost > 0 ? `, ${s.claimLost} taken by another worker` : ""}` +
+      `${s.stopped > 0 ? `, ${s.stopped} stopped` : ""}; ` +
       `${s.postsInserted} new posts, ${s.postsUpdated} updated posts in ${seconds(s.durationMs)}`,
   ];
   for (const f of s.failures) lines.push(`  feed ${f.feedId} ${f.feedUrl}: ${f.error}`);

@@ -9,6 +9,7 @@ import { decodeBytes } from "./decode-bytes.js";
 import { detectDocumentKind } from "./detect-format.js";
 import { type FetchOptions, fetchFeed } from "./fetch-feed.js";
 import { normaliseFeedMetadata } from "./normalise-feed.js";
+import { FeedParseError } from "./parse-error.js";
 import { parseFeedText } from "./parse-feed.js";
 
 export interface DiscoveredFeed {
@@ -83,8 +84,8 @@ export async function discoverFeed(url: string, opts: FetchOptions = {}): Promis
   if ("feedUrl" in first) return first;
   const candidates = feedLinksInHtml(first.html, first.url);
   if (candidates.length === 0) {
-    throw new FeedServiceError(
-      "FEED_PARSE_FAILED",
+    throw new FeedParseError(
+      "PARSE_NOT_A_FEED",
       'The page is HTML and names no feed (no <link rel="alternate"> with an RSS, Atom or JSON Feed type).',
     );
   }
@@ -98,5 +99,5 @@ export async function discoverFeed(url: string, opts: FetchOptions = {}): Promis
     }
   }
   if (lastError instanceof FeedServiceError) throw lastError;
-  throw new FeedServiceError("FEED_PARSE_FAILED", "None of the feeds the page names could be read.");
+  throw new FeedParseError("PARSE_NOT_A_FEED", "None of the feeds the page names could be read.");
 }

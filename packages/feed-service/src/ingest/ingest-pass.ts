@@ -4,6 +4,7 @@
  * summary at the end. Feeds that fail are recorded on the feed and counted, never dropped.
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { availableParallelism, hostname } from "node:os";
 import type { FeedAdminRecord, Store } from "../store/store.js";
 import { ClaimHeartbeat } from "./claim-heartbeat.js";
@@ -35,6 +36,11 @@ export interface IngestPassOptions extends FetchLimiterOptions {
    * claim every third of this.
    */
   claimLeaseMs?: number;
+  /**
+   * Aborted when the process stops (serve's scheduler): fetches in flight are cut, their feeds are
+   * left as they were (no failure recorded) and every claim of the pass is released.
+   */
+  signal?: AbortSignal;
 }
 
 export interface IngestSummary {
@@ -45,6 +51,8 @@ export interface IngestSummary {
   deferred: number;
   /** Refreshes stopped because another worker took the feed after this one's lease ran out. */
   claimLost: number;
+  /** Refreshes cut short because the process was stopping; the feeds stay due. */
+  stopped: number;
   postsInserted: number;
   postsUpdated: number;
   durationMs: number;
@@ -72,6 +80,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
     failed: 0,
     deferred: 0,
     claimLost: 0,
+    stopped: 0,
     postsInserted: 0,
     postsUpdated: 0,
     durationMs: 0,
@@ -81,9 +90,14 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
   const languageIds = new Map<string, number>();
   const parseWorkers = opts.parseWorkers ?? (availableParallelism() > 1 ? 1 : 0);
   const parse = parseWorkers > 0 && feeds > 1 ? new ParsePool(parseWorkers) : undefined;
+  // The pass's own stop signal, following the caller's: every refresh in flight listens to it, more
+  // than the 10 listeners after which Node warns of a leak.
+  const stop = opts.signal && AbortSignal.any([opts.signal]);
+  if (stop) setMaxListeners(0, stop);
   let done = 0;
   const worker = async () => {
-    for (let feed = await claims.next(limiter.overall); feed; feed = await claims.next(limiter.overall)) {
+    const next = () => (stop?.aborted ? undefined : claims.next(limiter.overall));
+    for (let feed = await next(); feed; feed = await next()) {
       summary.feeds++;
       const claim = claims.heartbeat(feed.feedId).start();
       const result = await refreshFeed(feed, {
@@ -96,6 +110,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
         languageIds,
         parse,
         claim,
+        stop,
       }).finally(() => {
         claim.stop();
         // A lost claim is another worker's now: releasing it would free the feed under that worker.
@@ -105,6 +120,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
       else if (result.outcome === "not-modified") summary.notModified++;
       else if (result.outcome === "deferred") summary.deferred++;
       else if (result.outcome === "claim-lost") summary.claimLost++;
+      else if (result.outcome === "stopped") summary.stopped++;
       else {
         summary.failed++;
         summary.failures.push({
@@ -123,8 +139,11 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
     const workers = Math.min(feeds, limiter.overall + 2);
     await Promise.all(Array.from({ length: workers }, worker));
   } finally {
+    // Feeds claimed for this pass but never started go back too when it was stopped.
+    claims.releaseQueued();
     await claims.flush();
-    await dispatcher.close().catch(() => {});
+    // close() would wait for connections still being made (a DNS lookup, a connect timeout).
+    await (stop?.aborted ? dispatcher.destroy() : dispatcher.close()).catch(() => {});
     await parse?.close();
   }
   summary.durationMs = Date.now() - started;
@@ -216,6 +235,11 @@ class FeedClaims {
   /** Marks a feed's refresh finished; its claim ends with the next `flush`. */
   release(feedId: number): void {
     this.#finished.push(feedId);
+  }
+
+  /** Marks the claimed feeds that were never started finished, so that `flush` releases them. */
+  releaseQueued(): void {
+    for (const feed of this.#queue.splice(0)) this.#finished.push(feed.feedId);
   }
 
   /** Ends the claims of the finished feeds (a failure leaves them to run out with their lease). */

@@ -21,7 +21,7 @@ export class IngestScheduler {
   constructor(store: Store, opts: IngestSchedulerOptions = {}) {
     const limiter = new FetchLimiter(opts);
     this.#runner = new PeriodicRunner({
-      round: () => runIngestPass(store, { ...opts, limiter }),
+      round: (signal) => runIngestPass(store, { ...opts, limiter, signal }),
       tickMs: opts.tickMs,
       onRound: opts.onPass,
       onError: opts.onError,
@@ -41,7 +41,7 @@ export class IngestScheduler {
     this.#runner.start();
   }
 
-  /** Stops scheduling and waits for a pass in progress to finish. */
+  /** Stops scheduling, cuts the fetches of a pass in progress and waits for it to end. */
   stop(): Promise<void> {
     return this.#runner.stop();
   }

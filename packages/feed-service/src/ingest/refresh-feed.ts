@@ -40,12 +40,17 @@ export interface RefreshContext {
   languageIds?: Map<string, number>;
   /** The worker's claim on the feed, kept alive while the refresh runs (ingest passes set it). */
   claim?: ClaimHeartbeat;
+  /** Aborted when the process stops: the fetch is cut and nothing is recorded on the feed. */
+  stop?: AbortSignal;
 }
 
 export interface RefreshResult {
   feedId: number;
-  /** `claim-lost`: another worker took the feed mid-refresh; nothing was stored. */
-  outcome: "updated" | "not-modified" | "failed" | "deferred" | "claim-lost";
+  /**
+   * `claim-lost`: another worker took the feed mid-refresh; `stopped`: the process was stopping.
+   * Nothing was stored in either case.
+   */
+  outcome: "updated" | "not-modified" | "failed" | "deferred" | "claim-lost" | "stopped";
   inserted: number;
   updated: number;
   stage?: FailureStage;
@@ -69,8 +74,10 @@ async function recordFailure(
   error: unknown,
   now: number,
 ): Promise<RefreshResult> {
-  // A fetch aborted because the claim was lost is no failure of the feed's.
+  // A fetch aborted because the claim was lost, or because the process is stopping, is no failure
+  // of the feed's: it stays due and the next pass fetches it.
   if (ctx.claim?.lost) return claimLost(feed);
+  if (ctx.stop?.aborted) return { feedId: feed.feedId, outcome: "stopped", inserted: 0, updated: 0 };
   const failure: FeedFailure = failureOf(step, error);
   const retryAfter = error instanceof FeedFetchError ? error.retryAfterMs : null;
   if (retryAfter !== null) ctx.limiter.holdHost(hostOf(feed.feedUrl), now + retryAfter);
@@ -106,6 +113,26 @@ async function recordFailure(
   return result;
 }
 
+/** What cuts a fetch short: the claim being lost, or the process stopping. */
+function fetchSignal(ctx: RefreshContext): AbortSignal | undefined {
+  const signals = [ctx.claim?.signal, ctx.stop].filter((s): s is AbortSignal => s !== undefined);
+  return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+}
+
+/**
+ * `work`, or a rejection as soon as `stop` aborts: a fetch still waiting for a fetch slot or a DNS
+ * lookup sees its signal only when that ends (seconds, for a lookup that times out).
+ */
+function untilStopped<T>(work: Promise<T>, stop: AbortSignal | undefined): Promise<T> {
+  if (stop === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(stop.reason);
+    stop.addEventListener("abort", onAbort, { once: true });
+    if (stop.aborted) onAbort();
+    work.then(resolve, reject).finally(() => stop.removeEventListener("abort", onAbort));
+  });
+}
+
 function hostOf(url: string): string {
   try {
     return new URL(url).host;
@@ -138,14 +165,17 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
   }
   let fetched: Awaited<ReturnType<typeof fetchFeed>>;
   try {
-    fetched = await ctx.limiter.run(host, () =>
-      fetchFeed(feed.feedUrl, {
-        ...ctx.fetch,
-        etag: feed.etag,
-        lastModified: feed.lastModified,
-        dispatcher: ctx.dispatcher,
-        signal: ctx.claim?.signal,
-      }),
+    fetched = await untilStopped(
+      ctx.limiter.run(host, () =>
+        fetchFeed(feed.feedUrl, {
+          ...ctx.fetch,
+          etag: feed.etag,
+          lastModified: feed.lastModified,
+          dispatcher: ctx.dispatcher,
+          signal: fetchSignal(ctx),
+        }),
+      ),
+      ctx.stop,
     );
   } catch (error) {
     return recordFailure(ctx, feed, "fetch", error, clock());

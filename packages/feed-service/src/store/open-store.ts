@@ -4,10 +4,7 @@
  */
 import { resolve } from "node:path";
 import { badArgument } from "../errors.js";
-import { openPostgresStore } from "./postgres/postgres-store.js";
 import type { QueryLimits } from "./query-limits.js";
-import { SqlitePooledStore } from "./sqlite/sqlite-pooled-store.js";
-import { openSqliteStore } from "./sqlite/sqlite-store.js";
 import type { Store } from "./store.js";
 
 export interface OpenStoreOptions {
@@ -45,6 +42,9 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     // PostgreSQL always reads with the deadline (statement_timeout) and a heavy lane; serve's
     // --query-timeout sets the deadline, --heavy-queries (or else --workers) the lane's width.
     const limits = options.queryLimits ?? {};
+    // Each backend's modules (and its driver) load only when a database of that kind opens: a
+    // command on a SQLite file never waits for pg, nor one on PostgreSQL for better-sqlite3.
+    const { openPostgresStore } = await import("./postgres/postgres-store.js");
     return openPostgresStore({
       url: value,
       readUrl: readLocation,
@@ -56,6 +56,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   if (readLocation !== undefined) {
     throw badArgument("A read database can only be given with a postgres:// database; SQLite has one file.");
   }
+  const { openSqliteStore } = await import("./sqlite/sqlite-store.js");
   if (value === ":memory:" || value === "sqlite::memory:") return openSqliteStore(":memory:");
   const path = value.startsWith("sqlite:") ? value.slice("sqlite:".length) : value;
   if (path === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
@@ -68,6 +69,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   if (!options.queryLimits) return store;
   // The service answers only once its query threads can: otherwise the first calls after start
   // wait for threads to boot and open their connections (about half a second on a 2-core machine).
+  const { SqlitePooledStore } = await import("./sqlite/sqlite-pooled-store.js");
   const pooled = new SqlitePooledStore(store, file, options.queryLimits);
   await pooled.ready();
   return pooled;
