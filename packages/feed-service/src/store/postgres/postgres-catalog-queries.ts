@@ -6,6 +6,7 @@
 import type {
   CategoryRecord,
   FeedAdminRecord,
+  FeedFailureRecord,
   FeedRecord,
   LanguageDataRecord,
   LanguageRecord,
@@ -82,6 +83,16 @@ export function feeds(
 
 export function feedById(sql: Sql, id: number): Promise<FeedAdminRecord | undefined> {
   return first(rows(sql, `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.id = $1`, [id]));
+}
+
+/** Feeds that failed their last refresh, for the pages' notice of a broken feed. */
+export function failingFeeds(sql: Sql): Promise<FeedFailureRecord[]> {
+  return rows(
+    sql,
+    `SELECT id AS "feedId", error_count AS "errorCount", last_error_at AS "lastErrorAt",
+      last_error_stage AS "lastErrorStage", last_error_code AS "lastErrorCode", last_success_at AS "lastSuccessAt"
+    FROM feeds WHERE error_count > 0 ORDER BY id`,
+  );
 }
 
 export function adminFeeds(sql: Sql): Promise<FeedAdminRecord[]> {

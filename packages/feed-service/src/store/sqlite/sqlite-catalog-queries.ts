@@ -7,6 +7,7 @@
 import type {
   CategoryRecord,
   FeedAdminRecord,
+  FeedFailureRecord,
   FeedRecord,
   LanguageDataRecord,
   LanguageRecord,
@@ -101,6 +102,15 @@ export function adminFeeds(stmts: StatementCache): FeedAdminRecord[] {
   return stmts
     .get(`SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} ORDER BY f.id`)
     .all() as FeedAdminRecord[];
+}
+
+/** Feeds that failed their last refresh, for the pages' notice of a broken feed. */
+export function failingFeeds(stmts: StatementCache): FeedFailureRecord[] {
+  return stmts
+    .get(`SELECT id AS feedId, error_count AS errorCount, last_error_at AS lastErrorAt,
+        last_error_stage AS lastErrorStage, last_error_code AS lastErrorCode, last_success_at AS lastSuccessAt
+      FROM feeds WHERE error_count > 0 ORDER BY id`)
+    .all() as FeedFailureRecord[];
 }
 
 export function dueFeeds(stmts: StatementCache, now: number, all: boolean, limit: number): FeedAdminRecord[] {
