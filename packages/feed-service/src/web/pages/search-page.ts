@@ -3,8 +3,10 @@
  * search analyzer (highlight.ts), the sort and language choices, and the recent searches. Without
  * `q` it shows the form and the recent searches only: an empty box is not an error.
  */
+
+import type { SearchMatchCount } from "../../operations/page-reads.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { timeElement } from "../display-format.js";
+import { formatCount, plural, timeElement } from "../display-format.js";
 import { highlight, queryPhrases } from "../highlight.js";
 import { type Html, html } from "../html.js";
 import { languageFilter, languagesById, pager, pageSize, pageUrl } from "../list-controls.js";
@@ -37,6 +39,12 @@ async function recentSearches(context: PageContext): Promise<Html> {
 </section>`;
 }
 
+/** "1 post matches", "1,234 posts match", "More than 10,000 posts match". */
+function matchCount(matches: SearchMatchCount): string {
+  if (!matches.exact) return `More than ${plural(matches.count, "post")} match`;
+  return `${plural(matches.count, "post")} ${matches.count === 1 ? "matches" : "match"}`;
+}
+
 export const searchPage: PageRenderer = async (request, context) => {
   const q = request.query.get("q") ?? "";
   const sort = (request.query.get("sort") ?? "").trim().toLowerCase();
@@ -58,9 +66,9 @@ ${await recentSearches(context)}`,
     };
   }
 
-  // The three calls are independent: the recent searches may come without this one, which the
-  // box shows anyway.
-  const [records, recent, languageRecords] = await Promise.all([
+  // The calls are independent: the recent searches may come without this one, which the box
+  // shows anyway.
+  const [records, matches, recent, languageRecords] = await Promise.all([
     callOperation(context, "search", {
       limit: pageSize + 1,
       offset: (page - 1) * pageSize,
@@ -68,6 +76,7 @@ ${await recentSearches(context)}`,
       sortBy: sort,
       languageIds: lang,
     }),
+    context.runner.pageReads.countSearchMatches({ searchTerms: q, languageIds: lang }),
     page === 1 ? recentSearches(context) : html``,
     callOperation(context, "getLanguages", {}),
   ]);
@@ -89,8 +98,13 @@ ${await recentSearches(context)}`,
     posts.length === 0
       ? page === 1
         ? "No post matches."
-        : "No more posts match."
-      : `Results ${first}–${first + posts.length - 1}`;
+        : `${matchCount(matches)}; no more on this page.`
+      : `${matchCount(matches)} · showing ${formatCount(first)}–${formatCount(first + posts.length - 1)}`;
+  // Spec §4: past 10,000 matches, relevance ranks the newest 10,000 only; the other orders see all.
+  const rankedOnly =
+    !matches.exact && (sort === "" || sort === "relevance")
+      ? html`<p class="note">Best match ranks the ${formatCount(matches.count)} newest of them; <a href="${pageUrl("/search", { ...keep, sort: "date" })}">sort by newest</a> to page through every one.</p>`
+      : "";
   const feedQuery = new URLSearchParams({ q, ...(lang === "" ? {} : { languageIds: lang }) }).toString();
   return {
     cacheable: false,
@@ -103,6 +117,7 @@ ${await recentSearches(context)}`,
         main: html`<h1>Search: <q>${q}</q></h1>
 ${filter({ q })}
 <p class="summary" role="status">${summary}</p>
+${rankedOnly}
 ${postList(posts, {
   now: context.now,
   languages: languagesById(languages),
