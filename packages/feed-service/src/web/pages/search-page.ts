@@ -1,20 +1,21 @@
 /**
  * `/search?q=…&sort=…&lang=…&page=N`: search results with the matched words highlighted by the
- * search analyzer (highlight.ts), the sort and language choices, and the recent searches. Without
- * `q` it shows the form and the recent searches only: an empty box is not an error.
+ * search analyzer (highlight.ts), how many posts match, the sort and language choices; beside
+ * them the recent searches and the search syntax. Without `q` it shows the form, the recent
+ * searches and the syntax only: an empty box is not an error.
  */
-
 import type { SearchMatchCount } from "../../operations/page-reads.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { formatCount, plural, timeElement } from "../display-format.js";
+import { formatCount, plural } from "../display-format.js";
 import { highlight, queryPhrases } from "../highlight.js";
 import { type Html, html } from "../html.js";
 import { languageFilter, languagesById, pager, pageSize, pageUrl } from "../list-controls.js";
 import { readLanguageFilter, readPageNumber, selectedLanguageIds } from "../page-arguments.js";
-import { callOperation, type PageContext, type PageRenderer } from "../page-context.js";
+import { callOperation, type PageRenderer } from "../page-context.js";
 import { outputFeedLinks, pageDocument } from "../page-layout.js";
 import { postList } from "../post-list.js";
-import { languageView, postView, searchHistoryView } from "../record-views.js";
+import { languageView, postView } from "../record-views.js";
+import { recentSearches, searchTips, sideColumn } from "../side-column.js";
 
 const sorts: ReadonlyArray<readonly [string, string]> = [
   ["relevance", "Best match"],
@@ -28,15 +29,6 @@ function sortChoice(selected: string): Html {
       html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`,
   );
   return html`<label class="sort">Sort by <select name="sort">${options}</select></label>`;
-}
-
-async function recentSearches(context: PageContext): Promise<Html> {
-  const history = (await callOperation(context, "getSearchHistory", {})).map(searchHistoryView);
-  if (history.length === 0) return html``;
-  return html`<section class="recent-searches" aria-labelledby="recent-searches-heading">
-<h2 id="recent-searches-heading">Recent searches</h2>
-<ul>${history.map((h) => html`<li><a href="${pageUrl("/search", { q: h.searchTerms })}">${h.searchTerms}</a> <span class="meta">${timeElement(h.lastSearched, context.now)}</span></li>`)}</ul>
-</section>`;
 }
 
 /** "1 post matches", "1,234 posts match", "More than 10,000 posts match". */
@@ -58,8 +50,13 @@ export const searchPage: PageRenderer = async (request, context) => {
           title: "Search",
           section: "search",
           main: html`<h1>Search</h1>
+<div class="with-aside">
+<div class="main-column">
 <p>Words are matched whole, in any case and with or without accents; Chinese, Japanese and Korean words are found anywhere inside a run of their characters (<code>東京</code> finds 東京都); <code>"a phrase"</code> keeps words together, <code>-word</code> leaves posts out, <code>OR</code> offers alternatives.</p>
-${await recentSearches(context)}`,
+${await recentSearches(context, 20)}
+</div>
+${sideColumn("Searching", [searchTips()])}
+</div>`,
         },
         context,
       ),
@@ -77,7 +74,7 @@ ${await recentSearches(context)}`,
       languageIds: lang,
     }),
     context.runner.pageReads.countSearchMatches({ searchTerms: q, languageIds: lang }),
-    page === 1 ? recentSearches(context) : html``,
+    recentSearches(context),
     callOperation(context, "getLanguages", {}),
   ]);
   const languages = languageRecords.map(languageView);
@@ -115,6 +112,8 @@ ${await recentSearches(context)}`,
         searchText: q,
         feeds: outputFeedLinks(`Search: ${q}`, "/feeds/search", feedQuery),
         main: html`<h1>Search: <q>${q}</q></h1>
+<div class="with-aside">
+<div class="main-column">
 ${filter({ q })}
 <p class="summary" role="status">${summary}</p>
 ${rankedOnly}
@@ -125,7 +124,9 @@ ${postList(posts, {
   emptyText: "Try fewer words, another spelling, or every language.",
 })}
 ${pager({ path: "/search", page, hasMore: records.length > pageSize, keep })}
-${recent}`,
+</div>
+${sideColumn("Searching", [recent, searchTips()])}
+</div>`,
       },
       context,
     ),
