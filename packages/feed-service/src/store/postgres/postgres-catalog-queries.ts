@@ -1,7 +1,8 @@
 /**
  * The non-post reads of the 16 operations on PostgreSQL: categories, smart categories, languages,
  * feeds (plain and ranked), search history, language data, single-row lookups and due feeds. Same
- * queries and orderings as on SQLite; "by name" is the "C"-collated `name_key`.
+ * queries and orderings as on SQLite; "by name" is the "C"-collated `name_key`, which the
+ * operations finish with the Unicode collation (operations/by-name.ts).
  */
 import type {
   CategoryRecord,

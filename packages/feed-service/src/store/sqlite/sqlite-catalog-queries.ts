@@ -1,8 +1,9 @@
 /**
  * The non-post reads of the 16 operations on SQLite: categories, smart categories, languages,
  * feeds (the rankings over a window are in sqlite-feed-rankings.ts), search history, language data, and
- * the single-row lookups used to check arguments. "By name" is the `name_key` index (Unicode
- * lower case, code point order), ties by id.
+ * the single-row lookups used to check arguments. Lists "by name" come in `name_key` order (Unicode
+ * lower case, code point order), ties by id; the operations finish the order with the Unicode
+ * collation (operations/by-name.ts).
  */
 import type {
   CategoryRecord,
