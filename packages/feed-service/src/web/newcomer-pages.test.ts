@@ -1,6 +1,7 @@
 /**
  * What the pages tell a reader beyond the operations' records, over real HTTP on SQLite and on
- * PostgreSQL: how many posts a search matches (exact up to spec §4's 10,000, "more than" beyond),
+ * PostgreSQL: how many posts a search matches (exact up to spec §4's 10,000, "more than" beyond;
+ * counted by the store on a full page, read off a page that ends the list),
  * which feeds fail to update and why (without the stored message, which may name internal hosts),
  * and feed names in collation order on the page and in the JSON API alike.
  */
@@ -116,6 +117,11 @@ for (const backend of [sqliteBackend, pg] satisfies TestBackend[]) {
         page.text,
         /Best match ranks the 10,000 newest of them; <a href="\/search\?q=quagga&amp;sort=date">/,
       );
+      // The last page relevance ranks ends the list it shows, not the matches.
+      const lastRanked = await get("/search?q=quagga&page=400");
+      assert.equal(summary(lastRanked.text), "More than 10,000 posts match · showing 9,976–10,000");
+      const pastRanked = await get("/search?q=quagga&page=401");
+      assert.equal(summary(pastRanked.text), "More than 10,000 posts match; no more on this page.");
       const byDate = await get("/search?q=quagga&sort=date&page=401");
       assert.equal(summary(byDate.text), "More than 10,000 posts match · showing 10,001–10,001");
       assert.doesNotMatch(byDate.text, /Best match ranks/, "the date order sees every match");

@@ -67,21 +67,19 @@ export async function busiestFeeds(context: PageContext): Promise<Html> {
   );
 }
 
-/** The search syntax of spec §4 in brief, for the search page's column. */
+/** The search syntax the parser reads (search/parse-search-query.ts), in brief. */
 export function searchTips(): Html {
   return section(
     "search-tips",
     "Search tips",
     html`<dl class="tips">
+<dt><code>rust tokio</code></dt><dd>posts with both words</dd>
 <dt><code>"a phrase"</code></dt><dd>words together, in this order</dd>
 <dt><code>-word</code></dt><dd>leaves posts with it out</dd>
 <dt><code>rust OR go</code></dt><dd>either word</dd>
-<dt><code>data*</code></dt><dd>words that begin so</dd>
-<dt><code>title:word</code></dt><dd>in titles only</dd>
-<dt><code>feed:name</code></dt><dd>in feeds so named</dd>
-<dt><code>lang:de,fr</code></dt><dd>in these languages</dd>
-<dt><code>after:2026-01-31</code></dt><dd>from that day on (<code>before:</code> too)</dd>
-</dl>`,
+<dt><code>東京</code></dt><dd>also inside longer runs, as in 東京都</dd>
+</dl>
+<p class="more">Titles, excerpts, post text and feed names are searched, in any case and with or without accents.</p>`,
   );
 }
 

@@ -4,14 +4,14 @@
  * them the recent searches and the search syntax. Without `q` it shows the form, the recent
  * searches and the syntax only: an empty box is not an error.
  */
-import type { SearchMatchCount } from "../../operations/page-reads.js";
+import { type SearchMatchCount, searchCountBound } from "../../operations/page-reads.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { formatCount, plural } from "../display-format.js";
 import { highlight, queryPhrases } from "../highlight.js";
 import { type Html, html } from "../html.js";
 import { languageFilter, languagesById, pager, pageSize, pageUrl } from "../list-controls.js";
 import { readLanguageFilter, readPageNumber, selectedLanguageIds } from "../page-arguments.js";
-import { callOperation, type PageRenderer } from "../page-context.js";
+import { callOperation, type PageContext, type PageRenderer } from "../page-context.js";
 import { outputFeedLinks, pageDocument } from "../page-layout.js";
 import { postList } from "../post-list.js";
 import { languageView, postView } from "../record-views.js";
@@ -35,6 +35,27 @@ function sortChoice(selected: string): Html {
 function matchCount(matches: SearchMatchCount): string {
   if (!matches.exact) return `More than ${plural(matches.count, "post")} match`;
   return `${plural(matches.count, "post")} ${matches.count === 1 ? "matches" : "match"}`;
+}
+
+/**
+ * How many posts match. A page that ends the list says it without a count: every match came
+ * before or on it (relevance too, which ranks every match up to 10,000). Only a full page, or one
+ * past the end, asks the store: that count walks the hits again, and in a language filter that
+ * keeps few of a common word's hits the walk is as long as the search's own, so it is not spent
+ * where the page already knows.
+ */
+async function matchesOf(
+  context: PageContext,
+  search: { q: string; lang: string },
+  offset: number,
+  found: number,
+): Promise<SearchMatchCount> {
+  const onThisPage = Math.min(found, pageSize);
+  if (found <= pageSize && onThisPage > 0 && offset + onThisPage < searchCountBound) {
+    return { count: offset + onThisPage, exact: true };
+  }
+  if (offset === 0 && found === 0) return { count: 0, exact: true };
+  return context.runner.pageReads.countSearchMatches({ searchTerms: search.q, languageIds: search.lang });
 }
 
 export const searchPage: PageRenderer = async (request, context) => {
@@ -65,7 +86,7 @@ ${sideColumn("Searching", [searchTips()])}
 
   // The calls are independent: the recent searches may come without this one, which the box
   // shows anyway.
-  const [records, matches, recent, languageRecords] = await Promise.all([
+  const [records, recent, languageRecords] = await Promise.all([
     callOperation(context, "search", {
       limit: pageSize + 1,
       offset: (page - 1) * pageSize,
@@ -73,7 +94,6 @@ ${sideColumn("Searching", [searchTips()])}
       sortBy: sort,
       languageIds: lang,
     }),
-    context.runner.pageReads.countSearchMatches({ searchTerms: q, languageIds: lang }),
     recentSearches(context),
     callOperation(context, "getLanguages", {}),
   ]);
@@ -91,6 +111,7 @@ ${sideColumn("Searching", [searchTips()])}
   const posts = records.slice(0, pageSize).map(postView);
   const keep = { q, sort: sort === "" || sort === "relevance" ? undefined : sort, lang };
   const first = (page - 1) * pageSize + 1;
+  const matches = await matchesOf(context, { q, lang }, first - 1, records.length);
   const summary =
     posts.length === 0
       ? page === 1
