@@ -8,6 +8,7 @@ import type { SearchQuery } from "../search/search-query.js";
 import type { Store } from "../store/store.js";
 import type { OperationRecord } from "./column-sets.js";
 import { type FeedOperation, operationsByName, operationTable } from "./operation-table.js";
+import { createPageReads, type PageReads } from "./page-reads.js";
 
 export interface OperationRunnerOptions {
   readonly store: Store;
@@ -39,6 +40,8 @@ export interface OperationRunner {
   isPure(operation: string): boolean;
   /** The table row of an operation (name, parameters, columns, purity), or undefined. */
   operation(name: string): FeedOperation | undefined;
+  /** What the web pages read beside the operations (no other adapter sees it): see page-reads.ts. */
+  readonly pageReads: PageReads;
 }
 
 export function createOperationRunner(options: OperationRunnerOptions): OperationRunner {
@@ -57,6 +60,7 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
     },
     isPure: (operation) => operationsByName.get(operation)?.pure === true,
     operation: (name) => operationsByName.get(name),
+    pageReads: createPageReads(options.store, options.parseSearch),
   };
 }
 

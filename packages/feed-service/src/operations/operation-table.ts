@@ -6,7 +6,7 @@
  */
 import type { Arguments, ParameterSpec } from "@feed-toolkit/soap";
 import type { SearchQuery } from "../search/search-query.js";
-import type { Store } from "../store/store.js";
+import type { FeedRecord, Store } from "../store/store.js";
 import {
   readDaysBackMs,
   readId,
@@ -18,6 +18,7 @@ import {
   readSincePost,
   readSortBy,
 } from "./argument-readers.js";
+import { byName } from "./by-name.js";
 import {
   asRecords,
   categoryColumns,
@@ -62,6 +63,12 @@ const s = (name: string): ParameterSpec => ({ name, type: "string" });
 const any = (name: string): ParameterSpec => ({ name, type: "anyType" });
 
 const empty: readonly OperationRecord[] = [];
+const feedsByName = (feeds: readonly FeedRecord[]) =>
+  byName(
+    feeds,
+    (f) => f.feedName,
+    (f) => f.feedId,
+  );
 const searchHistorySize = 20;
 
 function page(args: Arguments, languages = true) {
@@ -166,14 +173,28 @@ export const operationTable: readonly FeedOperation[] = [
     pure: true,
     parameters: [],
     columns: categoryColumns,
-    run: async (_args, { store }) => asRecords(await store.categories()),
+    run: async (_args, { store }) =>
+      asRecords(
+        byName(
+          await store.categories(),
+          (c) => c.categoryName,
+          (c) => c.categoryId,
+        ),
+      ),
   },
   {
     name: "getSmartCategories",
     pure: true,
     parameters: [],
     columns: smartCategoryColumns,
-    run: async (_args, { store }) => asRecords(await store.smartCategories()),
+    run: async (_args, { store }) =>
+      asRecords(
+        byName(
+          await store.smartCategories(),
+          (s) => s.smartCategoryName,
+          (s) => s.smartCategoryId,
+        ),
+      ),
   },
   {
     name: "getLanguages",
@@ -213,7 +234,7 @@ export const operationTable: readonly FeedOperation[] = [
     pure: true,
     parameters: [],
     columns: feedColumns,
-    run: async (_args, { store }) => asRecords(await store.feeds()),
+    run: async (_args, { store }) => asRecords(feedsByName(await store.feeds())),
   },
   {
     name: "getFeedsByCategory",
@@ -223,7 +244,7 @@ export const operationTable: readonly FeedOperation[] = [
     async run(args, { store }) {
       const categoryId = readId(args, "categoryId");
       await requireCategory(store, categoryId);
-      return asRecords(await store.feeds({ categoryId }));
+      return asRecords(feedsByName(await store.feeds({ categoryId })));
     },
   },
   {
@@ -241,7 +262,7 @@ export const operationTable: readonly FeedOperation[] = [
     async run(args, { store }) {
       const languageId = readId(args, "languageId");
       await requireLanguage(store, languageId);
-      return asRecords(await store.feeds({ languageId }));
+      return asRecords(feedsByName(await store.feeds({ languageId })));
     },
   },
   {

@@ -95,6 +95,16 @@ export interface FeedFetchState {
   lastErrorCode: string | null;
 }
 
+/** A feed whose refreshes fail now, as the public pages show it (see `Store.failingFeeds`). */
+export interface FeedFailureRecord {
+  feedId: number;
+  errorCount: number;
+  lastErrorAt: number | null;
+  lastErrorStage: string | null;
+  lastErrorCode: string | null;
+  lastSuccessAt: number | null;
+}
+
 /** A feed row with everything ingest and the admin commands need. */
 export interface FeedAdminRecord extends FeedRecord, FeedFetchState {}
 
@@ -191,6 +201,20 @@ export interface Store {
   searchHistory(limit: number): Promise<SearchHistoryRecord[]>;
   recordSearch(terms: string, at: number): Promise<void>;
   aggregateLanguageData(now: number): Promise<LanguageDataRecord[]>;
+
+  // --- reads of the web pages beside the operations ---
+  /**
+   * How many posts match a search in the languages given, counted up to `cap + 1` and no further,
+   * so that the cost stays bounded whatever the query: an answer above `cap` means "more than
+   * `cap`". The search page passes spec §4's 10,000.
+   */
+  countSearchMatches(args: {
+    query: SearchQuery;
+    languageIds: readonly number[] | null;
+    cap: number;
+  }): Promise<number>;
+  /** The feeds whose last refresh failed (one or more failures in a row), by id. */
+  failingFeeds(): Promise<FeedFailureRecord[]>;
 
   // --- lookups for argument checks ---
   categoryById(id: number): Promise<CategoryRecord | undefined>;

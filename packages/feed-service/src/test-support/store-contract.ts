@@ -16,6 +16,7 @@ import type { StoreFactory } from "./store-contract/contract-fixture.js";
 import { feedContract } from "./store-contract/feed-contract.js";
 import { postListContract } from "./store-contract/post-list-contract.js";
 import { searchContract } from "./store-contract/search-contract.js";
+import { searchCountContract } from "./store-contract/search-count-contract.js";
 import { webSubContract } from "./store-contract/websub-contract.js";
 
 export type { StoreFactory } from "./store-contract/contract-fixture.js";
@@ -24,6 +25,7 @@ export function runStoreContract(dialect: string, factory: StoreFactory): void {
   describe(`store contract (${dialect})`, () => {
     postListContract(factory);
     searchContract(factory);
+    searchCountContract(factory);
     catalogContract(factory);
     feedContract(factory);
     activityContract(factory);

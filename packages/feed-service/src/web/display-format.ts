@@ -43,6 +43,11 @@ export function utcText(at: number): string {
   return `${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
+/** A `<time>` element showing the UTC day (`3 Jan 2026`), the exact UTC time as its tooltip. */
+export function dateElement(at: number): Html {
+  return html`<time datetime="${new Date(at).toISOString()}" title="${utcText(at)}">${dates.format(at)}</time>`;
+}
+
 /** A `<time>` element: relative text, ISO 8601 in `datetime`, the exact UTC time as its tooltip. */
 export function timeElement(at: number | null, now: number): Html {
   if (at === null) return html`<span class="muted">never</span>`;

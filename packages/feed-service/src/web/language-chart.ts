@@ -1,44 +1,34 @@
 /**
- * The chart of posts per language on /languages: a horizontal bar chart drawn as SVG on the server
- * (no chart library, no script). Bars are proportional to the post counts, labelled with the
- * language and the count, and carry `data-posts` so tests can check them against the table. The
- * SVG is markup the service writes itself; the only feed-derived text in it (language names) goes
- * through `html`, so it is escaped like everywhere else.
+ * The chart of posts per language on /languages: a horizontal bar chart of HTML rows (no chart
+ * library, no script). The labels and counts are HTML text, so they keep the page's type size at
+ * any width, where the text of one SVG scaled to the column shrank to 7-9 px on phones; only each
+ * bar is a small SVG, stretched to its row, because the bar's length comes from the data and the
+ * Content-Security-Policy forbids inline styles (an SVG's `width` attribute is markup, not style).
+ * Bars carry `data-posts` so tests can check them against the table. Language names go through
+ * `html`, so they are escaped like everywhere else.
  */
 import { formatCount } from "./display-format.js";
 import { type Html, html } from "./html.js";
 import type { LanguageDataView } from "./record-views.js";
 
-const width = 640;
-const labelWidth = 170;
-const valueWidth = 90;
-const barHeight = 22;
-const gap = 8;
-
-/** The bar's length for a count, in the chart's units. */
+/** The bar's length for a count, in percent of the longest bar (one decimal). */
 export function barLength(count: number, max: number): number {
-  const room = width - labelWidth - valueWidth;
-  return max === 0 ? 0 : Math.round((count / max) * room * 10) / 10;
+  return max === 0 ? 0 : Math.round((count / max) * 1000) / 10;
 }
 
 export function languageChart(rows: readonly LanguageDataView[]): Html {
   const max = Math.max(0, ...rows.map((r) => r.postCount));
-  const height = rows.length * (barHeight + gap) + gap;
-  const bars = rows.map((r, i) => {
-    const y = gap + i * (barHeight + gap);
-    const length = barLength(r.postCount, max);
-    const middle = y + barHeight / 2;
-    return html`<g class="bar-row">
-<text class="label" x="${labelWidth - 8}" y="${middle}" text-anchor="end" dominant-baseline="middle">${r.languageName}</text>
-<rect class="bar" x="${labelWidth}" y="${y}" width="${length}" height="${barHeight}" rx="3" data-language-id="${r.languageId}" data-posts="${r.postCount}"><title>${r.languageName}: ${formatCount(r.postCount)} posts</title></rect>
-<text class="value" x="${labelWidth + length + 6}" y="${middle}" dominant-baseline="middle">${formatCount(r.postCount)}</text>
-</g>`;
-  });
-  return html`<figure class="chart">
-<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-labelledby="chart-title">
-<title id="chart-title">Posts per language</title>
+  const bars = rows.map(
+    (r) => html`<li>
+<span class="label">${r.languageName}</span>
+<svg class="track" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true" focusable="false"><rect class="bar" x="0" y="0" width="${barLength(r.postCount, max)}" height="10" data-language-id="${r.languageId}" data-posts="${r.postCount}"></rect></svg>
+<span class="value">${formatCount(r.postCount)}</span>
+</li>`,
+  );
+  return html`<figure class="chart" aria-labelledby="chart-title">
+<figcaption id="chart-title">Posts per language</figcaption>
+<ul class="bars">
 ${bars}
-</svg>
-<figcaption>Posts per language; the table gives every figure.</figcaption>
+</ul>
 </figure>`;
 }

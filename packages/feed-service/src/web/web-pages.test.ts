@@ -175,7 +175,7 @@ test("search marks what it found, keeps the sort and records the search", async 
   assert.equal(empty.status, 200);
   assert.match(
     empty.text,
-    /<h2 id="recent-searches-heading">Recent searches<\/h2>\n<ul><li><a href="\/search\?q=cafe">cafe<\/a>/,
+    /<h2 id="recent-searches-heading">Recent searches<\/h2>\n<ul class="side-list recent-searches"><li><a href="\/search\?q=cafe">cafe<\/a>/,
   );
 });
 

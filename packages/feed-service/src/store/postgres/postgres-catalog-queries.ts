@@ -1,11 +1,13 @@
 /**
  * The non-post reads of the 16 operations on PostgreSQL: categories, smart categories, languages,
  * feeds (plain and ranked), search history, language data, single-row lookups and due feeds. Same
- * queries and orderings as on SQLite; "by name" is the "C"-collated `name_key`.
+ * queries and orderings as on SQLite; "by name" is the "C"-collated `name_key`, which the
+ * operations finish with the Unicode collation (operations/by-name.ts).
  */
 import type {
   CategoryRecord,
   FeedAdminRecord,
+  FeedFailureRecord,
   FeedRecord,
   LanguageDataRecord,
   LanguageRecord,
@@ -82,6 +84,16 @@ export function feeds(
 
 export function feedById(sql: Sql, id: number): Promise<FeedAdminRecord | undefined> {
   return first(rows(sql, `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.id = $1`, [id]));
+}
+
+/** Feeds that failed their last refresh, for the pages' notice of a broken feed. */
+export function failingFeeds(sql: Sql): Promise<FeedFailureRecord[]> {
+  return rows(
+    sql,
+    `SELECT id AS "feedId", error_count AS "errorCount", last_error_at AS "lastErrorAt",
+      last_error_stage AS "lastErrorStage", last_error_code AS "lastErrorCode", last_success_at AS "lastSuccessAt"
+    FROM feeds WHERE error_count > 0 ORDER BY id`,
+  );
 }
 
 export function adminFeeds(sql: Sql): Promise<FeedAdminRecord[]> {

@@ -164,25 +164,32 @@ async function postsOf(
   });
 }
 
-export async function searchPosts(sql: Sql, page: Page): Promise<Array<PostRecord & { score: number }>> {
-  const words = toTsquery(page.query);
+/** What a query in some languages matches, or null when it matches nothing. */
+export function searchMatch(query: SearchQuery, languageIds: readonly number[] | null): Match | null {
+  const words = toTsquery(query);
   // Words, and the pairs and triples of neighbouring words that the index holds too: GIN hands
   // over only posts holding a phrase's pairs, and a two-word phrase needs no check at all.
-  const indexed = toSearchIndexTsquery(page.query);
-  if (words === null || indexed === null || page.limit === 0 || page.languageIds?.length === 0) return [];
+  const indexed = toSearchIndexTsquery(query);
+  if (words === null || indexed === null || languageIds?.length === 0) return null;
   // The language filter is a facet too: GIN never hands over posts of other languages.
-  const match: Match = {
-    index: page.languageIds ? `(${indexed.tsquery}) & ${languagesFacet(page.languageIds)}` : indexed.tsquery,
+  return {
+    index: languageIds ? `(${indexed.tsquery}) & ${languagesFacet(languageIds)}` : indexed.tsquery,
     verify: indexed.exact ? null : words,
     estimable:
-      page.languageIds === null &&
-      page.query.excluded.length === 0 &&
-      page.query.clauses.length === 1 &&
-      page.query.clauses[0]!.length === 1 &&
-      termPhrase(page.query.clauses[0]![0]!).length === 1,
+      languageIds === null &&
+      query.excluded.length === 0 &&
+      query.clauses.length === 1 &&
+      query.clauses[0]!.length === 1 &&
+      termPhrase(query.clauses[0]![0]!).length === 1,
     words,
-    languageIds: page.languageIds,
+    languageIds,
   };
+}
+
+export async function searchPosts(sql: Sql, page: Page): Promise<Array<PostRecord & { score: number }>> {
+  const match = page.limit === 0 ? null : searchMatch(page.query, page.languageIds);
+  if (match === null) return [];
+  const words = match.words;
   if (page.sort === "relevance") return postsOf(sql, words, await rankedPage(sql, match, page));
   const ids =
     page.sort === "date" ? await newestPage(sql, match, page) : await mostClickedPage(sql, match, page);

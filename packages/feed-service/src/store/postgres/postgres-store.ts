@@ -14,6 +14,7 @@ import type {
   ConnectionStats,
   FeedAdminRecord,
   FeedClaimOptions,
+  FeedFailureRecord,
   FeedRecord,
   FeedUpdate,
   FeedUpdateResult,
@@ -37,6 +38,7 @@ import { migratePostgres } from "./postgres-migrations.js";
 import { mostPopularPosts, warmPopularPosts } from "./postgres-popular-posts.js";
 import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
+import { countSearchMatches } from "./postgres-search-count.js";
 import { readSearchPlanning } from "./postgres-search-plan.js";
 import { searchPosts } from "./postgres-search-queries.js";
 import { warmPostgres } from "./postgres-warm.js";
@@ -158,6 +160,16 @@ export class PostgresStore implements Store {
   }
   aggregateLanguageData(now: number): Promise<LanguageDataRecord[]> {
     return this.#read.heavy((sql) => catalog.aggregateLanguageData(sql, now));
+  }
+  countSearchMatches(args: {
+    query: SearchQuery;
+    languageIds: readonly number[] | null;
+    cap: number;
+  }): Promise<number> {
+    return this.#read.heavy((sql) => countSearchMatches(sql, args));
+  }
+  failingFeeds(): Promise<FeedFailureRecord[]> {
+    return this.#read.cheap((sql) => catalog.failingFeeds(sql));
   }
 
   categoryById(id: number): Promise<CategoryRecord | undefined> {

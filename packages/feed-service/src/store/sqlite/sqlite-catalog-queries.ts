@@ -1,12 +1,14 @@
 /**
  * The non-post reads of the 16 operations on SQLite: categories, smart categories, languages,
  * feeds (the rankings over a window are in sqlite-feed-rankings.ts), search history, language data, and
- * the single-row lookups used to check arguments. "By name" is the `name_key` index (Unicode
- * lower case, code point order), ties by id.
+ * the single-row lookups used to check arguments. Lists "by name" come in `name_key` order (Unicode
+ * lower case, code point order), ties by id; the operations finish the order with the Unicode
+ * collation (operations/by-name.ts).
  */
 import type {
   CategoryRecord,
   FeedAdminRecord,
+  FeedFailureRecord,
   FeedRecord,
   LanguageDataRecord,
   LanguageRecord,
@@ -101,6 +103,15 @@ export function adminFeeds(stmts: StatementCache): FeedAdminRecord[] {
   return stmts
     .get(`SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} ORDER BY f.id`)
     .all() as FeedAdminRecord[];
+}
+
+/** Feeds that failed their last refresh, for the pages' notice of a broken feed. */
+export function failingFeeds(stmts: StatementCache): FeedFailureRecord[] {
+  return stmts
+    .get(`SELECT id AS feedId, error_count AS errorCount, last_error_at AS lastErrorAt,
+        last_error_stage AS lastErrorStage, last_error_code AS lastErrorCode, last_success_at AS lastSuccessAt
+      FROM feeds WHERE error_count > 0 ORDER BY id`)
+    .all() as FeedFailureRecord[];
 }
 
 export function dueFeeds(stmts: StatementCache, now: number, all: boolean, limit: number): FeedAdminRecord[] {

@@ -23,6 +23,7 @@ import type {
   ConnectionStats,
   FeedAdminRecord,
   FeedClaimOptions,
+  FeedFailureRecord,
   FeedRecord,
   FeedUpdate,
   FeedUpdateResult,
@@ -155,6 +156,16 @@ export class SqlitePooledStore implements Store {
   }
   aggregateLanguageData(now: number): Promise<LanguageDataRecord[]> {
     return this.#read("aggregateLanguageData", now);
+  }
+  countSearchMatches(args: {
+    query: SearchQuery;
+    languageIds: readonly number[] | null;
+    cap: number;
+  }): Promise<number> {
+    return this.#read("countSearchMatches", args);
+  }
+  failingFeeds(): Promise<FeedFailureRecord[]> {
+    return this.#read("failingFeeds");
   }
   categories(): Promise<CategoryRecord[]> {
     return this.#read("categories");

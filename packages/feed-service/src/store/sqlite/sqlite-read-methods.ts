@@ -16,6 +16,7 @@ export const lightReadMethods = [
   "languageById",
   "smartCategoryById",
   "smartCategoryByKey",
+  "failingFeeds",
 ] as const satisfies ReadonlyArray<keyof Store>;
 
 export const heavyReadMethods = [
@@ -23,6 +24,7 @@ export const heavyReadMethods = [
   "postsByCategory",
   "postsByFeed",
   "searchPosts",
+  "countSearchMatches",
   "mostPopularPosts",
   "mostPopularFeeds",
   "mostProlificFeeds",

@@ -9,6 +9,7 @@ import type {
   CategoryRecord,
   FeedAdminRecord,
   FeedClaimOptions,
+  FeedFailureRecord,
   FeedRecord,
   FeedUpdate,
   FeedUpdateResult,
@@ -40,6 +41,7 @@ import { migrateSqlite } from "./sqlite-migrations.js";
 import { heavyWindowStarts, mostPopularPosts } from "./sqlite-popular-posts.js";
 import { postKeys } from "./sqlite-post-keys.js";
 import * as posts from "./sqlite-post-queries.js";
+import { countSearchMatches } from "./sqlite-search-count.js";
 import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
 import { searchPosts } from "./sqlite-search-queries.js";
 import { SqliteWebSubStore } from "./sqlite-websub-store.js";
@@ -133,6 +135,16 @@ export class SqliteStore implements Store {
   }
   aggregateLanguageData(now: number): Promise<LanguageDataRecord[]> {
     return settle(() => catalog.aggregateLanguageData(this.#stmts, now));
+  }
+  countSearchMatches(args: {
+    query: SearchQuery;
+    languageIds: readonly number[] | null;
+    cap: number;
+  }): Promise<number> {
+    return settle(() => countSearchMatches(this.#stmts, args));
+  }
+  failingFeeds(): Promise<FeedFailureRecord[]> {
+    return settle(() => catalog.failingFeeds(this.#stmts));
   }
 
   categoryById(id: number): Promise<CategoryRecord | undefined> {

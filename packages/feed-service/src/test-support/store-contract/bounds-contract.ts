@@ -206,12 +206,19 @@ export function boundsContract(factory: StoreFactory): void {
           fetchState: {},
           posts: [incoming("strong", { title: "Quagga", publishedAt: T0 - 30 * DAY })],
         });
+        // The search page's count, at spec §4's bound: exact at 10,000.
+        const count = (languageIds: number[] | null) =>
+          store.countSearchMatches({ query: parseSearchQuery("quagga"), languageIds, cap: 10_000 });
+        assert.equal(await count(null), 10_000, "10,000 matches counted exactly");
+        assert.equal(await count([1]), 10_000, "and in their language");
         const first = await store.searchPosts(searchPage("quagga", "relevance", 5, 0));
         assert.equal(first[0]!.postTitle, "Quagga", "10,000 matches: every one is ranked");
         const last = await store.searchPosts(searchPage("quagga", "relevance", 10, 9_995));
         assert.equal(last.length, 5);
 
         await store.applyFeedUpdate(feedId, { fetchState: {}, posts: [weak(0)] });
+        assert.equal(await count(null), 10_001, "10,001 matches: more than 10,000, and no further");
+        assert.equal(await count([1]), 10_001);
         const ranked: Array<PostRecord & { score: number }> = [];
         for (let offset = 0; offset <= 10_000; offset += 1000) {
           ranked.push(...(await store.searchPosts(searchPage("quagga", "relevance", 1000, offset))));

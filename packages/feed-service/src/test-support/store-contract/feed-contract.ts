@@ -1,7 +1,15 @@
 /** Contract: feeds — listing, filters, fetch state, refresh rules and removal. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { incoming, rejectsWith, type StoreFactory, T0, withCorpus, withStore } from "./contract-fixture.js";
+import {
+  HOUR,
+  incoming,
+  rejectsWith,
+  type StoreFactory,
+  T0,
+  withCorpus,
+  withStore,
+} from "./contract-fixture.js";
 
 export function feedContract(factory: StoreFactory): void {
   describe("feeds", () => {
@@ -149,6 +157,52 @@ export function feedContract(factory: StoreFactory): void {
         // The later copy has no date of its own: it sorts by the first copy's first-seen time.
         assert.equal(stored.find((p) => p.postTitle === "Post 3, again")?.postDate, T0);
         assert.equal((await store.feedById(feedId))?.postCount, 2_501);
+      }),
+    );
+
+    it(
+      "lists the failing feeds, by id, with when and why they last failed",
+      withCorpus(factory, async ({ store, feed }) => {
+        assert.deepEqual(await store.failingFeeds(), []);
+        const failure = (count: number, at: number, code: string, stage: string) => ({
+          errorCount: count,
+          lastErrorAt: at,
+          lastError: `${stage}: ${code}`,
+          lastErrorStage: stage,
+          lastErrorCode: code,
+        });
+        await store.applyFeedUpdate(feed.gamma, {
+          posts: [],
+          fetchState: { lastSuccessAt: T0 - 3 * HOUR, ...failure(3, T0, "HTTP_404", "http") },
+        });
+        await store.applyFeedUpdate(feed.alpha, {
+          posts: [],
+          fetchState: failure(1, T0 - HOUR, "DNS", "fetch"),
+        });
+        // A success after failures: the last failure is kept, but the feed no longer fails.
+        await store.applyFeedUpdate(feed.beta, { posts: [], fetchState: failure(2, T0, "TLS", "fetch") });
+        await store.applyFeedUpdate(feed.beta, {
+          posts: [],
+          fetchState: { errorCount: 0, lastSuccessAt: T0 },
+        });
+        assert.deepEqual(await store.failingFeeds(), [
+          {
+            feedId: feed.alpha,
+            errorCount: 1,
+            lastErrorAt: T0 - HOUR,
+            lastErrorStage: "fetch",
+            lastErrorCode: "DNS",
+            lastSuccessAt: null,
+          },
+          {
+            feedId: feed.gamma,
+            errorCount: 3,
+            lastErrorAt: T0,
+            lastErrorStage: "http",
+            lastErrorCode: "HTTP_404",
+            lastSuccessAt: T0 - 3 * HOUR,
+          },
+        ]);
       }),
     );
 

@@ -94,10 +94,12 @@ browserTest("/languages: each bar's length follows the table's post count", asyn
       posts: Number(row.querySelector(".post-count")?.textContent?.replaceAll(",", "")),
     })),
   );
-  const bars = await page.locator("svg rect.bar").evaluateAll((rects) =>
+  // The bars as drawn on the screen (each is a small SVG stretched to its row).
+  const bars = await page.locator("rect.bar").evaluateAll((rects) =>
     rects.map((rect) => ({
       id: rect.getAttribute("data-language-id"),
-      width: (rect as unknown as { getBBox(): { width: number } }).getBBox().width,
+      width: (rect as unknown as { getBoundingClientRect(): { width: number } }).getBoundingClientRect()
+        .width,
     })),
   );
   assert.deepEqual(
@@ -109,7 +111,7 @@ browserTest("/languages: each bar's length follows the table's post count", asyn
   for (let i = 0; i < bars.length; i++) {
     assert.ok(Math.abs(bars[i]!.width / widest - table[i]!.posts / max) < 0.01, `bar ${bars[i]!.id}`);
   }
-  assert.equal(await page.locator("svg[role=img] > title").textContent(), "Posts per language");
+  assert.equal(await page.getByRole("figure", { name: "Posts per language" }).count(), 1);
 });
 
 browserTest(

@@ -12,13 +12,15 @@ import { pages } from "./page-table.js";
  * point here is only how the page adapter maps each failure.
  */
 function failingRunner(error: unknown): OperationRunner {
+  const fail = async (): Promise<never> => {
+    throw error;
+  };
   return {
     specs: [],
-    call: async () => {
-      throw error;
-    },
+    call: fail,
     isPure: () => false,
     operation: () => undefined,
+    pageReads: { countSearchMatches: fail, failingFeeds: fail },
   };
 }
 

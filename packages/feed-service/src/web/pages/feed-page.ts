@@ -1,6 +1,7 @@
 /** `/feeds/{id}`: one feed (description, site, source) and its posts, newest first, paged. */
 import { FeedServiceError } from "../../errors.js";
 import { formatCount, timeElement } from "../display-format.js";
+import { failureNotice } from "../feed-failure-notice.js";
 import { html, httpUrl } from "../html.js";
 import { languagesById, pager, pageSize } from "../list-controls.js";
 import { readPageNumber } from "../page-arguments.js";
@@ -19,9 +20,10 @@ export const feedPage: PageRenderer = async (request, context) => {
     feedId,
   });
   // No operation answers one feed by id; the feed list is short and is what getFeeds is for.
-  const [feedRecords, languageRecords] = await Promise.all([
+  const [feedRecords, languageRecords, failing] = await Promise.all([
     callOperation(context, "getFeeds", {}),
     callOperation(context, "getLanguages", {}),
+    context.runner.pageReads.failingFeeds(),
   ]);
   const id = Number(feedId);
   const feed = feedRecords.map(feedView).find((f) => f.feedId === id);
@@ -35,6 +37,7 @@ export const feedPage: PageRenderer = async (request, context) => {
     ? [{ title: `${feed.feedName} (source feed)`, href: source, type: "application/rss+xml" }]
     : [];
   const path = `/feeds/${id}`;
+  const failure = failing.get(id);
   return {
     body: pageDocument(
       {
@@ -42,6 +45,7 @@ export const feedPage: PageRenderer = async (request, context) => {
         section: "feeds",
         feeds,
         main: html`<h1>${feed.feedName}</h1>
+${failure && failureNotice(failure, context.now)}
 ${feed.feedDescription && html`<p class="lead">${feed.feedDescription}</p>`}
 <dl class="facts">
 ${site && html`<dt>Site</dt><dd><a href="${site}" rel="nofollow noopener">${site}</a></dd>`}

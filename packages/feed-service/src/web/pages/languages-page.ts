@@ -11,7 +11,7 @@ export const languagesPage: PageRenderer = async (_request, context) => {
   const table = rows.map(
     (r) => html`<tr data-language-id="${r.languageId}">
 <th scope="row"><a href="/?lang=${r.languageId}">${r.languageName}</a></th>
-<td><code>${r.languageCode}</code></td>
+<td><code class="language-code">${r.languageCode}</code></td>
 <td class="number">${formatCount(r.feedCount)}</td>
 <td class="number post-count">${formatCount(r.postCount)}</td>
 <td class="number">${formatCount(r.postsLast24Hours)}</td>
@@ -28,8 +28,8 @@ export const languagesPage: PageRenderer = async (_request, context) => {
         main: html`<h1>Languages</h1>
 <div class="chart-and-table">
 ${languageChart(rows)}
-<div class="table-scroll"><table class="languages">
-<caption>Feeds, posts and clicks per language</caption>
+<div class="table-scroll" role="region" aria-labelledby="languages-caption" tabindex="0"><table class="languages">
+<caption id="languages-caption">Feeds, posts and clicks per language</caption>
 <thead><tr><th scope="col">Language</th><th scope="col">Code</th><th scope="col" class="number">Feeds</th><th scope="col" class="number">Posts</th><th scope="col" class="number">Posts, last 24 h</th><th scope="col" class="number">Clicks</th><th scope="col">Last post</th></tr></thead>
 <tbody>
 ${table}

@@ -1,10 +1,12 @@
 /**
  * `/search?q=…&sort=…&lang=…&page=N`: search results with the matched words highlighted by the
- * search analyzer (highlight.ts), the sort and language choices, and the recent searches. Without
- * `q` it shows the form and the recent searches only: an empty box is not an error.
+ * search analyzer (highlight.ts), how many posts match, the sort and language choices; beside
+ * them the recent searches and the search syntax. Without `q` it shows the form, the recent
+ * searches and the syntax only: an empty box is not an error.
  */
+import { type SearchMatchCount, searchCountBound } from "../../operations/page-reads.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { timeElement } from "../display-format.js";
+import { formatCount, plural } from "../display-format.js";
 import { highlight, queryPhrases } from "../highlight.js";
 import { type Html, html } from "../html.js";
 import { languageFilter, languagesById, pager, pageSize, pageUrl } from "../list-controls.js";
@@ -12,7 +14,8 @@ import { readLanguageFilter, readPageNumber, selectedLanguageIds } from "../page
 import { callOperation, type PageContext, type PageRenderer } from "../page-context.js";
 import { outputFeedLinks, pageDocument } from "../page-layout.js";
 import { postList } from "../post-list.js";
-import { languageView, postView, searchHistoryView } from "../record-views.js";
+import { languageView, postView } from "../record-views.js";
+import { recentSearches, searchTips, sideColumn } from "../side-column.js";
 
 const sorts: ReadonlyArray<readonly [string, string]> = [
   ["relevance", "Best match"],
@@ -28,13 +31,31 @@ function sortChoice(selected: string): Html {
   return html`<label class="sort">Sort by <select name="sort">${options}</select></label>`;
 }
 
-async function recentSearches(context: PageContext): Promise<Html> {
-  const history = (await callOperation(context, "getSearchHistory", {})).map(searchHistoryView);
-  if (history.length === 0) return html``;
-  return html`<section class="recent-searches" aria-labelledby="recent-searches-heading">
-<h2 id="recent-searches-heading">Recent searches</h2>
-<ul>${history.map((h) => html`<li><a href="${pageUrl("/search", { q: h.searchTerms })}">${h.searchTerms}</a> <span class="meta">${timeElement(h.lastSearched, context.now)}</span></li>`)}</ul>
-</section>`;
+/** "1 post matches", "1,234 posts match", "More than 10,000 posts match". */
+function matchCount(matches: SearchMatchCount): string {
+  if (!matches.exact) return `More than ${plural(matches.count, "post")} match`;
+  return `${plural(matches.count, "post")} ${matches.count === 1 ? "matches" : "match"}`;
+}
+
+/**
+ * How many posts match. A page that ends the list says it without a count: every match came
+ * before or on it (relevance too, which ranks every match up to 10,000). Only a full page, or one
+ * past the end, asks the store: that count walks the hits again, and in a language filter that
+ * keeps few of a common word's hits the walk is as long as the search's own, so it is not spent
+ * where the page already knows.
+ */
+async function matchesOf(
+  context: PageContext,
+  search: { q: string; lang: string },
+  offset: number,
+  found: number,
+): Promise<SearchMatchCount> {
+  const onThisPage = Math.min(found, pageSize);
+  if (found <= pageSize && onThisPage > 0 && offset + onThisPage < searchCountBound) {
+    return { count: offset + onThisPage, exact: true };
+  }
+  if (offset === 0 && found === 0) return { count: 0, exact: true };
+  return context.runner.pageReads.countSearchMatches({ searchTerms: search.q, languageIds: search.lang });
 }
 
 export const searchPage: PageRenderer = async (request, context) => {
@@ -50,16 +71,21 @@ export const searchPage: PageRenderer = async (request, context) => {
           title: "Search",
           section: "search",
           main: html`<h1>Search</h1>
+<div class="with-aside">
+<div class="main-column">
 <p>Words are matched whole, in any case and with or without accents; Chinese, Japanese and Korean words are found anywhere inside a run of their characters (<code>東京</code> finds 東京都); <code>"a phrase"</code> keeps words together, <code>-word</code> leaves posts out, <code>OR</code> offers alternatives.</p>
-${await recentSearches(context)}`,
+${await recentSearches(context, 20)}
+</div>
+${sideColumn("Searching", [searchTips()])}
+</div>`,
         },
         context,
       ),
     };
   }
 
-  // The three calls are independent: the recent searches may come without this one, which the
-  // box shows anyway.
+  // The calls are independent: the recent searches may come without this one, which the box
+  // shows anyway.
   const [records, recent, languageRecords] = await Promise.all([
     callOperation(context, "search", {
       limit: pageSize + 1,
@@ -68,7 +94,7 @@ ${await recentSearches(context)}`,
       sortBy: sort,
       languageIds: lang,
     }),
-    page === 1 ? recentSearches(context) : html``,
+    recentSearches(context),
     callOperation(context, "getLanguages", {}),
   ]);
   const languages = languageRecords.map(languageView);
@@ -85,12 +111,18 @@ ${await recentSearches(context)}`,
   const posts = records.slice(0, pageSize).map(postView);
   const keep = { q, sort: sort === "" || sort === "relevance" ? undefined : sort, lang };
   const first = (page - 1) * pageSize + 1;
+  const matches = await matchesOf(context, { q, lang }, first - 1, records.length);
   const summary =
     posts.length === 0
       ? page === 1
         ? "No post matches."
-        : "No more posts match."
-      : `Results ${first}–${first + posts.length - 1}`;
+        : `${matchCount(matches)}; no more on this page.`
+      : `${matchCount(matches)} · showing ${formatCount(first)}–${formatCount(first + posts.length - 1)}`;
+  // Spec §4: past 10,000 matches, relevance ranks the newest 10,000 only; the other orders see all.
+  const rankedOnly =
+    !matches.exact && (sort === "" || sort === "relevance")
+      ? html`<p class="note">Best match ranks the ${formatCount(matches.count)} newest of them; <a href="${pageUrl("/search", { ...keep, sort: "date" })}">sort by newest</a> to page through every one.</p>`
+      : "";
   const feedQuery = new URLSearchParams({ q, ...(lang === "" ? {} : { languageIds: lang }) }).toString();
   return {
     cacheable: false,
@@ -101,8 +133,11 @@ ${await recentSearches(context)}`,
         searchText: q,
         feeds: outputFeedLinks(`Search: ${q}`, "/feeds/search", feedQuery),
         main: html`<h1>Search: <q>${q}</q></h1>
+<div class="with-aside">
+<div class="main-column">
 ${filter({ q })}
 <p class="summary" role="status">${summary}</p>
+${rankedOnly}
 ${postList(posts, {
   now: context.now,
   languages: languagesById(languages),
@@ -110,7 +145,9 @@ ${postList(posts, {
   emptyText: "Try fewer words, another spelling, or every language.",
 })}
 ${pager({ path: "/search", page, hasMore: records.length > pageSize, keep })}
-${recent}`,
+</div>
+${sideColumn("Searching", [recent, searchTips()])}
+</div>`,
       },
       context,
     ),
