@@ -198,6 +198,27 @@ test("admin commands: categories, languages, smart categories, feeds — tables,
   assert.deepEqual(JSON.parse(viaEnv.stdout), []);
 });
 
+test("the lists come by name in the Unicode collation, as every other adapter gives them", async () => {
+  const db = ["--database", join(tempFolder(), "names.db")];
+  // Code points would put "Sécurité" after "Sviluppo" and "éclair" after "Zebra".
+  const names = ["Sviluppo Web Italia", "Zebra", "Sécurité & Réseaux", "éclair", "apple"];
+  for (const name of names) {
+    assert.equal((await cli(["categories", "add", name, ...db])).code, 0);
+    assert.equal((await cli(["smart-categories", "add", name, "--query", "x", ...db])).code, 0);
+  }
+  const expected = ["apple", "éclair", "Sécurité & Réseaux", "Sviluppo Web Italia", "Zebra"];
+  const categories = JSON.parse((await cli(["categories", "list", "--json", ...db])).stdout);
+  assert.deepEqual(
+    categories.map((c: { categoryName: string }) => c.categoryName),
+    expected,
+  );
+  const smart = JSON.parse((await cli(["smart-categories", "list", "--json", ...db])).stdout);
+  assert.deepEqual(
+    smart.map((c: { smartCategoryName: string }) => c.smartCategoryName),
+    expected,
+  );
+});
+
 test("commands that only read refuse a database that does not exist (exit 2), creating nothing", async () => {
   const cwd = tempFolder();
   const missing = join(cwd, "no", "such", "dir", "x.db");

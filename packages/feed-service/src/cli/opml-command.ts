@@ -4,6 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { FeedServiceError } from "../errors.js";
+import { byName } from "../operations/by-name.js";
 import { commandGroup, parseAction, withStore } from "./admin-actions.js";
 
 const usage = `usage: feed-service opml <action> [--database <location>] [--json]
@@ -57,7 +58,11 @@ export const opmlCommand = commandGroup("opml", "import and export subscriptions
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
     const { writeOpml } = await import("../opml/opml-writer.js");
-    const feeds = await withStore(parsed.values, { mode: "read" }, (store) => store.feeds());
+    const feeds = byName(
+      await withStore(parsed.values, { mode: "read" }, (store) => store.feeds()),
+      (f) => f.feedName,
+      (f) => f.feedId,
+    );
     context.output.out(writeOpml(feeds, new Date()));
     return 0;
   },

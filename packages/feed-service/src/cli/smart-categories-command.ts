@@ -1,5 +1,6 @@
 /** `feed-service smart-categories add|list|remove`: saved searches, shared by their UUID key. */
 import { badArgument, FeedServiceError } from "../errors.js";
+import { byName } from "../operations/by-name.js";
 import { commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
 import { printRecords } from "./output.js";
 
@@ -23,7 +24,12 @@ export const smartCategoriesCommand = commandGroup(
     async list(argv, context) {
       const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
       if (!parsed) return 0;
-      const rows = await withStore(parsed.values, { mode: "read" }, (store) => store.smartCategories());
+      // The order of getSmartCategories (spec §4 "by name"), as every other adapter lists them.
+      const rows = byName(
+        await withStore(parsed.values, { mode: "read" }, (store) => store.smartCategories()),
+        (s) => s.smartCategoryName,
+        (s) => s.smartCategoryId,
+      );
       printRecords(context.output, rows, columns, parsed.values.json === true);
       return 0;
     },
