@@ -22,6 +22,15 @@ Relays every TCP connection on <localport> to <host>:<remoteport> and logs the c
                      body sizes, time to first byte, total); non-HTTP traffic as bytes
   -stall <seconds>   with -http: a "stalled" line for a request without response (default 10)
   -bind <address>    listen on this local address only (default: all interfaces)
+Faults on purpose (<dir> is c2s, s2c or both; @N: only every Nth connection; ± may be written +-):
+  -delay <dir>:<ms>[±<jitter>]            hold each chunk that long, order kept
+  -rate <dir>:<KiB/s>                     forward at most that many KiB per second
+  -slice <dir>:<bytes>[±<var>][/<ms>]     forward in pieces of about that size, that far apart
+  -limit <dir>:<bytes>                    close the connection after that many bytes
+  -reset <dir>:<ms>                       reset both sides that long after the connection opens
+  -blackhole <dir>[:<ms>]                 read and drop from then on; nothing closes
+  -refuse @N                              accept and at once close every Nth connection
+  -faults <file>                          the same options from a JSON file: {"delay": "c2s:200"}
   --help             show this help
   --version          show the version
 <host> may be a name, an IPv4 or an IPv6 address. Exit codes: 0 after SIGINT/SIGTERM,
@@ -70,6 +79,8 @@ export async function main(argv: string[]): Promise<number> {
       connLogs: args.connLogs,
       pcap: args.pcap,
       stallSeconds: args.stallSeconds,
+      faults: args.faults,
+      faultsFile: args.faultsFile,
     });
   } catch (error) {
     if (error instanceof RelayError) {

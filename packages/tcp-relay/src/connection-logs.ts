@@ -35,6 +35,8 @@ export interface ConnectionLogs {
   s: DirectionLog;
   /** Flushes and closes the connection's own file (`-connlogs`); nothing to do otherwise. */
   close(): Promise<void>;
+  /** With `-http`: the view, which marks the exchanges a fault hit. */
+  http: HttpExchangeView | null;
 }
 
 // A connection's own log is small and there may be many at once: a smaller batch than the relay's.
@@ -75,6 +77,7 @@ export function connectionLogs(settings: LogSettings, n: number, indent: string)
       c: { logs, writer: writers.C, assembler: bytesFrom("C", 0), stamp: time },
       s: { logs, writer: writers.S, assembler: bytesFrom("S", 0), stamp: time },
       close,
+      http: null,
     };
   }
   const records: HttpRecordWriter =
@@ -86,5 +89,6 @@ export function connectionLogs(settings: LogSettings, n: number, indent: string)
     c: { logs, writer: writers.C, assembler: view.client, stamp: time },
     s: { logs, writer: writers.S, assembler: view.server, stamp: time },
     close,
+    http: view,
   };
 }

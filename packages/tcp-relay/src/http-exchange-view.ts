@@ -53,6 +53,7 @@ interface Pending extends HttpExchange {
   stalledReported: boolean;
   /** The status of the response being read is 1xx other than 101: an interim response. */
   interim: boolean;
+  faults: Set<string>;
 }
 
 /**
@@ -81,6 +82,8 @@ export class HttpExchangeView {
   #warned = false;
   #ended = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** Faults that acted while no request was waiting: they hit the next one (a delayed request). */
+  readonly #carried = new Set<string>();
   readonly #bytes: { C?: EntryAssembler; S?: EntryAssembler } = {};
   readonly #conn: number;
   readonly #records: HttpRecordWriter;
@@ -113,6 +116,15 @@ export class HttpExchangeView {
       push: (chunk) => this.#responses.push(chunk),
       end: () => this.#endOf("S", this.#responses),
     };
+  }
+
+  /**
+   * A fault (by name) acted on the connection: every request waiting for its response was hit by
+   * it, or, with none waiting, the next request (whose bytes the fault is holding).
+   */
+  noteFault(name: string): void {
+    if (this.#queue.length === 0) this.#carried.add(name);
+    for (const p of this.#queue) p.faults.add(name);
   }
 
   #raw(dir: "C" | "S", bytes: Buffer, offset: number): void {
@@ -153,7 +165,9 @@ export class HttpExchangeView {
           isConnect: false,
           stalledReported: false,
           interim: false,
+          faults: new Set(this.#carried),
         };
+        this.#carried.clear();
         this.#reading = p;
         this.#queue.push(p);
         if (this.#queue.length > MAX_PENDING_REQUESTS) {
@@ -227,7 +241,7 @@ export class HttpExchangeView {
         this.#queue.shift();
         p.totalMs = this.#clock() - p.startedAt;
         this.#time?.refresh();
-        this.#records.exchange(p);
+        this.#records.exchange(withFaults(p));
       },
       onRaw: (bytes, offset) => this.#raw("S", bytes, offset),
       onNotHttp: (reason) => this.#fallBack(reason),
@@ -246,7 +260,7 @@ export class HttpExchangeView {
       p.status = null;
       p.ttfbMs = null;
       p.totalMs = now - p.startedAt;
-      this.#records.exchange(p);
+      this.#records.exchange(withFaults(p));
     }
   }
 
@@ -278,4 +292,9 @@ export class HttpExchangeView {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/** The record as written: the faults that hit it, by name, in the order they first acted. */
+function withFaults(p: Pending): HttpExchange {
+  return p.faults.size === 0 ? p : { ...p, hitBy: [...p.faults] };
 }

@@ -1,3 +1,4 @@
+import { type Fault, parseFault } from "./fault-spec.js";
 import { RelayError } from "./relay-error.js";
 
 /** What the command line asks for, before the host is resolved or anything listens. */
@@ -33,6 +34,12 @@ export interface RelayArguments {
   stallSeconds: number | undefined;
   /** Local address to listen on; undefined means all interfaces. */
   bind: string | undefined;
+  /** Faults on purpose from the command line (`-delay`, `-rate`, ...), in the order given. */
+  faults: Fault[];
+  /** `-faults <file>`: more faults from a JSON file. */
+  faultsFile: string | undefined;
+  /** `-control <port>`: toxiproxy's HTTP API on 127.0.0.1 at that port. */
+  control: number | undefined;
   help: boolean;
   version: boolean;
 }
@@ -43,7 +50,7 @@ export const DEFAULT_INDENT_SLOTS = 16;
 export const MAX_INDENT_SLOTS = 256;
 
 const ALLOWED =
-  "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -http, -stall <seconds>, -logsize <bytes>, -logcount <n>, -connlogs <dir>, -pcap <file>, -bind <address>, --help, --version";
+  "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -http, -stall <seconds>, -logsize <bytes>, -logcount <n>, -connlogs <dir>, -pcap <file>, -bind <address>, -delay <dir>:<ms>[±<jitter>], -rate <dir>:<KiB/s>, -slice <dir>:<bytes>[±<var>][/<ms>], -limit <dir>:<bytes>, -reset <dir>:<ms>, -blackhole <dir>[:<ms>], -refuse @N, -faults <file>, -control <port>, --help, --version";
 
 function parsePort(name: string, value: string | undefined): number {
   if (value === undefined) {
@@ -135,6 +142,9 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
     connLogs: undefined,
     pcap: undefined,
     bind: undefined,
+    faults: [],
+    faultsFile: undefined,
+    control: undefined,
     help: false,
     version: false,
   };
@@ -195,6 +205,30 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
       case "-bind":
       case "--bind":
         parsed.bind = requireValue(arg, argv[++k], "a local address");
+        break;
+      case "-delay":
+      case "-rate":
+      case "-slice":
+      case "-limit":
+      case "-reset":
+      case "-blackhole":
+      case "-refuse":
+      case "--delay":
+      case "--rate":
+      case "--slice":
+      case "--limit":
+      case "--reset":
+      case "--blackhole":
+      case "--refuse":
+        parsed.faults.push(parseFault(arg, argv[++k]));
+        break;
+      case "-faults":
+      case "--faults":
+        parsed.faultsFile = requireValue(arg, argv[++k], "a JSON file of faults");
+        break;
+      case "-control":
+      case "--control":
+        parsed.control = parsePort("control port", argv[++k]);
         break;
       case "-i":
       case "--indent": {

@@ -1,6 +1,10 @@
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { ChunkLogQueue } from "./chunk-log-queue.js";
+import { refuseIfAsked } from "./connection-refusal.js";
+import { readFaultFile } from "./fault-file.js";
+import type { Fault } from "./fault-spec.js";
+import { FaultTable } from "./fault-table.js";
 import { IndentSlots } from "./indent-slots.js";
 import { type LogDestination, StreamDestination } from "./log-destinations.js";
 import { LogWriter } from "./log-writer.js";
@@ -50,6 +54,10 @@ export interface RelayOptions {
   http?: boolean;
   /** With `http`: seconds a request may wait for its response before a `stalled` line (default 10). */
   stallSeconds?: number;
+  /** Faults on purpose (`-delay`, `-rate`, ...): every connection they hit goes through them. */
+  faults?: readonly Fault[];
+  /** `-faults <file>`: more faults from a JSON file, read at start-up. */
+  faultsFile?: string;
   /** Where start-up lines and (unless quiet) entries go; default process.stdout. */
   console?: Writable;
   /** Where problems met while running go (a failing log file); default process.stderr. */
@@ -67,6 +75,8 @@ export interface Relay {
   readonly port: number;
   /** Connections accepted so far (the next connection number). */
   readonly accepted: number;
+  /** The faults on purpose, when any were configured. */
+  readonly faults: FaultTable | null;
   /** Stops listening, closes open connections (writing their Finished lines), flushes the log. */
   close(): Promise<void>;
 }
@@ -89,6 +99,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     errorsOut.write(`tcp-relay: cannot write to ${d.name} (${code}); it gets no more entries\n`);
   };
   await checkHost(options.host);
+  const faultList = [...(options.faults ?? [])];
+  if (options.faultsFile !== undefined) faultList.push(...(await readFaultFile(options.faultsFile)));
+  let faults: FaultTable | null = null;
+  if (faultList.length > 0) {
+    faults = new FaultTable(clock);
+    for (const f of faultList) faults.add(f);
+  }
   if (options.logSize !== undefined && options.logFile === undefined) {
     throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "logSize (-logsize) needs a log file (-logfile)");
   }
@@ -138,6 +155,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     json,
     pcap: pcap === undefined ? null : { writer: pcap.writer, clock: options.pcapClock ?? microClock },
     logQueue: new ChunkLogQueue(),
+    faults,
     connLogs: connLogDir === undefined ? null : { dir: connLogDir, onError: reportLogError },
     http: options.http
       ? { stallMs: Math.round((options.stallSeconds ?? DEFAULT_STALL_SECONDS) * 1000) }
@@ -159,7 +177,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     },
   };
   server.on("connection", (client: Socket) => {
-    connections.add(new RelayConnection(accepted++, client, context));
+    const n = accepted++;
+    if (faults !== null && refuseIfAsked(n, client, context, faults)) return;
+    connections.add(new RelayConnection(n, client, context));
   });
   // Accept failures (too many open files, ...) must not stop the relay; they are reported.
   server.on("error", (error: NodeJS.ErrnoException) => {
@@ -169,6 +189,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   let closed: Promise<void> | undefined;
   return {
     port,
+    faults,
     get accepted() {
       return accepted;
     },
