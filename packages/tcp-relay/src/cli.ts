@@ -50,6 +50,38 @@ function version(): string {
  * process.exitCode = await main(["example.com", "80", "8080", "-t"]);
  */
 export async function main(argv: string[]): Promise<number> {
+  // Signals are taken from the start, so that one arriving while the relay starts up also ends
+  // it cleanly (exit 0) rather than by the default action (killed, no log flushed).
+  let signals = 0;
+  let onSignal: (() => void) | undefined;
+  const stop = () => {
+    signals++;
+    onSignal?.();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  try {
+    return await runUntilStopped(
+      argv,
+      () => signals,
+      (listener) => {
+        onSignal = listener;
+      },
+    );
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
+}
+
+/** How long shutting down may take before the relay stops waiting for slow outputs. */
+export const SHUTDOWN_GRACE_MS = 5000;
+
+async function runUntilStopped(
+  argv: string[],
+  signals: () => number,
+  onSignal: (listener: () => void) => void,
+): Promise<number> {
   let relay: Awaited<ReturnType<typeof startRelay>>;
   try {
     const args = parseRelayArguments(argv);
@@ -89,15 +121,18 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  await new Promise<void>((done) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      done();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
-  await relay.close();
+  if (signals() === 0) await new Promise<void>((done) => onSignal(done));
+  // Open connections are cut (their Finished lines written) and the log flushed; an output that
+  // does not take the last batch (a console nobody reads) is given up on after the grace time,
+  // and a second signal stops waiting at once.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    relay.close(),
+    new Promise<void>((done) => {
+      timer = setTimeout(done, SHUTDOWN_GRACE_MS);
+      onSignal(done);
+    }),
+  ]);
+  clearTimeout(timer);
   return 0;
 }
