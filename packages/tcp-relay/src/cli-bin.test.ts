@@ -52,6 +52,19 @@ test("a local port already in use: one clear line, exit 1 at once (also with -bi
       assert.match(p.stderr(), /^tcp-relay: local (127\.0\.0\.1 )?port \d+ is already in use\n$/);
       assert.equal(p.stdout(), "");
     }
+    const free = await freePort();
+    const p = startBin([
+      "127.0.0.1",
+      "80",
+      String(free),
+      "-bind",
+      "127.0.0.1",
+      "-control",
+      String(busy.port),
+    ]);
+    const r = await p.exited;
+    assert.equal(r.code, 1);
+    assert.equal(p.stderr(), `tcp-relay: control port ${busy.port} is already in use\n`);
   } finally {
     busy.close();
   }

@@ -31,6 +31,7 @@ Faults on purpose (<dir> is c2s, s2c or both; @N: only every Nth connection; ± 
   -blackhole <dir>[:<ms>]                 read and drop from then on; nothing closes
   -refuse @N                              accept and at once close every Nth connection
   -faults <file>                          the same options from a JSON file: {"delay": "c2s:200"}
+  -control <port>                         toxiproxy's HTTP API on 127.0.0.1:<port>, proxy "tcp-relay"
   --help             show this help
   --version          show the version
 <host> may be a name, an IPv4 or an IPv6 address. Exit codes: 0 after SIGINT/SIGTERM,
@@ -113,6 +114,7 @@ async function runUntilStopped(
       stallSeconds: args.stallSeconds,
       faults: args.faults,
       faultsFile: args.faultsFile,
+      control: args.control,
     });
   } catch (error) {
     if (error instanceof RelayError) {

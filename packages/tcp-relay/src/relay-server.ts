@@ -2,6 +2,7 @@ import { type AddressInfo, createServer, type Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { ChunkLogQueue } from "./chunk-log-queue.js";
 import { refuseIfAsked } from "./connection-refusal.js";
+import { CONTROL_PROXY_NAME, startControlApi } from "./control-api.js";
 import { readFaultFile } from "./fault-file.js";
 import type { Fault } from "./fault-spec.js";
 import { FaultTable } from "./fault-table.js";
@@ -58,6 +59,8 @@ export interface RelayOptions {
   faults?: readonly Fault[];
   /** `-faults <file>`: more faults from a JSON file, read at start-up. */
   faultsFile?: string;
+  /** `-control <port>`: toxiproxy's HTTP API on 127.0.0.1 at that port (0 picks a free one). */
+  control?: number;
   /** Where start-up lines and (unless quiet) entries go; default process.stdout. */
   console?: Writable;
   /** Where problems met while running go (a failing log file); default process.stderr. */
@@ -75,8 +78,10 @@ export interface Relay {
   readonly port: number;
   /** Connections accepted so far (the next connection number). */
   readonly accepted: number;
-  /** The faults on purpose, when any were configured. */
+  /** The faults on purpose, when any were configured (or `control` was given). */
   readonly faults: FaultTable | null;
+  /** With `control`: the port of the control API. */
+  readonly controlPort: number | null;
   /** Stops listening, closes open connections (writing their Finished lines), flushes the log. */
   close(): Promise<void>;
 }
@@ -102,7 +107,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const faultList = [...(options.faults ?? [])];
   if (options.faultsFile !== undefined) faultList.push(...(await readFaultFile(options.faultsFile)));
   let faults: FaultTable | null = null;
-  if (faultList.length > 0) {
+  if (faultList.length > 0 || options.control !== undefined) {
     faults = new FaultTable(clock);
     for (const f of faultList) faults.add(f);
   }
@@ -126,9 +131,31 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
+  let control: Awaited<ReturnType<typeof startControlApi>> | undefined;
+  if (options.control !== undefined && faults !== null) {
+    const listenAt = options.bind === undefined ? `[::]:${port}` : `${options.bind}:${port}`;
+    try {
+      control = await startControlApi(options.control, faults, {
+        listen: listenAt,
+        upstream: `${options.host}:${options.remotePort}`,
+      });
+    } catch (error) {
+      server.close();
+      await file?.destination.close();
+      await pcap?.writer.close();
+      throw error;
+    }
+  }
 
   const json = options.json ? new IsoTimestamp(clock) : null;
-  const startup = startupLines(options, port, file?.path, json);
+  let startup = startupLines(options, port, file?.path, json);
+  if (control !== undefined) {
+    const text = `control API for toxiproxy clients on http://127.0.0.1:${control.port}/proxies/${CONTROL_PROXY_NAME}`;
+    startup +=
+      json === null
+        ? `${text}\n`
+        : `{"time":"${json.text()}","type":"start","text":${JSON.stringify(text)},"controlPort":${control.port}}\n`;
+  }
   consoleOut.write(startup);
   file?.destination.write(Buffer.from(startup));
 
@@ -190,12 +217,14 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   return {
     port,
     faults,
+    controlPort: control?.port ?? null,
     get accepted() {
       return accepted;
     },
     close() {
       closed ??= (async () => {
         server.close();
+        await control?.close();
         if (connections.size > 0) {
           const allClosed = new Promise<void>((done) => {
             closing = done;
