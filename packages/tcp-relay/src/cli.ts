@@ -15,7 +15,9 @@ Relays every TCP connection on <localport> to <host>:<remoteport> and logs the c
   -logsize <bytes>   rotate the log file at this size (suffix k, m, g): name.1 ... name.n
   -logcount <n>      with -logsize: rotated files kept (default 5)
   -connlogs <dir>    also one log file per connection, <dir>/<n>.log
-  -pcap <file>       also write the conversation as a libpcap file (Wireshark, tshark)
+  -pcap <file>       also write the conversation as a libpcap file (Wireshark, tshark);
+                     - for standard output (the console then goes to standard error) and a
+                     FIFO get every packet at once: tcp-relay ... -pcap - | wireshark -k -i -
   -i [n]             indent entries by connection slot (n slots, default 16; 0 = none)
   -json              the log as JSON lines (start, entry, finished, error objects)
   -http              HTTP view: one line per request/response pair (method, target, status,
@@ -83,7 +85,7 @@ async function runUntilStopped(
   signals: () => number,
   onSignal: (listener: () => void) => void,
 ): Promise<number> {
-  let relay: Awaited<ReturnType<typeof startRelay>>;
+  let relay: Awaited<ReturnType<typeof startRelay>> | null;
   try {
     const args = parseRelayArguments(argv);
     if (args.help) {
@@ -94,7 +96,7 @@ async function runUntilStopped(
       process.stdout.write(`tcp-relay ${version()}\n`);
       return 0;
     }
-    relay = await startRelay({
+    const starting = startRelay({
       host: args.host,
       remotePort: args.remotePort,
       localPort: args.localPort,
@@ -116,6 +118,16 @@ async function runUntilStopped(
       faultsFile: args.faultsFile,
       control: args.control,
     });
+    // Starting can wait (a capture FIFO waits for its reader): a signal meanwhile ends it too.
+    relay = await new Promise<typeof relay>((done, fail) => {
+      starting.then(done, fail);
+      onSignal(() => done(null));
+      if (signals() > 0) done(null);
+    });
+    if (relay === null) {
+      starting.then((r) => r.close()).catch(() => {});
+      return 0;
+    }
   } catch (error) {
     if (error instanceof RelayError) {
       process.stderr.write(`tcp-relay: ${error.message}\n`);

@@ -1,6 +1,6 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { resolve } from "node:path";
-import { FileDestination } from "./log-destinations.js";
+import { FileDestination, type LogDestination, StreamDestination } from "./log-destinations.js";
 import { LogWriter, type LogWriterOptions } from "./log-writer.js";
 import { RelayError } from "./relay-error.js";
 
@@ -13,7 +13,11 @@ const PCAP_BATCH_BYTES = 1024 * 1024;
 /**
  * The libpcap file of `-pcap`: the classic format (microsecond timestamps, little-endian), written
  * in batches by a `LogWriter` whose buffer the packet writer fills directly; like the log, it
- * pauses the relay when the disk falls behind rather than growing without bound.
+ * pauses the relay when the disk falls behind rather than growing without bound. `-` is standard
+ * output; there, and to a FIFO (anything not a regular file), each batch is written at once, so
+ * that every packet is in the pipe before the relay waits for more traffic and a reader such as
+ * `wireshark -k -i -` follows the conversation live (libpcap's stream format is the file format
+ * read as it comes: the global header, then one record per packet).
  *
  * @example
  * const pcap = await openPcapFile("relay.pcap", (d, e) => console.error(d.name, e));
@@ -24,20 +28,9 @@ export async function openPcapFile(
   file: string,
   onError: LogWriterOptions["onError"],
 ): Promise<{ path: string; writer: LogWriter }> {
-  const path = resolve(file);
-  let handle: FileHandle;
-  try {
-    handle = await open(path, "w");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "open failed";
-    throw new RelayError("TCP_RELAY_LOG_FILE", `cannot open capture file ${path} for writing (${code})`, {
-      cause: error,
-    });
-  }
-  const writer = new LogWriter([new FileDestination(`capture file ${path}`, handle)], {
-    batchBytes: PCAP_BATCH_BYTES,
-    onError,
-  });
+  const path = file === "-" ? "-" : resolve(file);
+  const destination = file === "-" ? await standardOutput() : await captureFile(resolve(file));
+  const writer = new LogWriter([destination], { batchBytes: PCAP_BATCH_BYTES, onError });
   writer.reserve(24);
   const buf = writer.buf;
   const p = writer.pos;
@@ -50,4 +43,41 @@ export async function openPcapFile(
   buf.writeUInt32LE(LINKTYPE_RAW, p + 20);
   writer.pos = p + 24;
   return { path, writer };
+}
+
+async function captureFile(path: string): Promise<LogDestination> {
+  let handle: FileHandle;
+  try {
+    // A FIFO's open waits here until a reader (wireshark -k -i <fifo>, tshark -i <fifo>) opens it.
+    handle = await open(path, "w");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "open failed";
+    throw new RelayError("TCP_RELAY_LOG_FILE", `cannot open capture file ${path} for writing (${code})`, {
+      cause: error,
+    });
+  }
+  const live = !(await handle.stat()).isFile();
+  return new FileDestination(`capture file ${path}`, handle, live);
+}
+
+/**
+ * `-pcap -`: standard output, reopened through /dev/stdout when it is a pipe or a file, so that it
+ * is written like the capture file (by the thread pool, its queue counted for backpressure);
+ * a socket (a parent process's pipe) cannot be reopened and is written as a stream. A terminal is
+ * refused: a capture is binary.
+ */
+async function standardOutput(): Promise<LogDestination> {
+  if (process.stdout.isTTY) {
+    throw new RelayError(
+      "TCP_RELAY_BAD_ARGUMENT",
+      "-pcap - writes the capture to standard output, which is a terminal: pipe it to a reader (| wireshark -k -i -, | tshark -i -) or redirect it to a file",
+    );
+  }
+  const name = "the capture on standard output";
+  try {
+    const handle = await open("/dev/stdout", "a");
+    return new FileDestination(name, handle, !(await handle.stat()).isFile());
+  } catch {
+    return new StreamDestination(name, process.stdout, false);
+  }
 }

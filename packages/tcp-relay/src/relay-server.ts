@@ -47,7 +47,11 @@ export interface RelayOptions {
   logCount?: number;
   /** Also one log file per connection, `<connLogs>/<n>.log` (`-connlogs`); the folder is created. */
   connLogs?: string;
-  /** Also write the conversation as a libpcap file (`-pcap`); truncated if it exists. */
+  /**
+   * Also write the conversation as a libpcap file (`-pcap`); truncated if it exists. `-` is
+   * standard output (the console then goes to standard error); to it and to a FIFO every packet is
+   * written at once, for a reader that follows live.
+   */
   pcap?: string;
   /** Microsecond clock of the capture's packets; default the high-resolution timer. */
   pcapClock?: MicroClock;
@@ -96,7 +100,8 @@ export interface Relay {
  * await relay.close();
  */
 export async function startRelay(options: RelayOptions): Promise<Relay> {
-  const consoleOut = options.console ?? process.stdout;
+  // With the capture on standard output (`-pcap -`), what the console shows goes to standard error.
+  const consoleOut = options.console ?? (options.pcap === "-" ? process.stderr : process.stdout);
   const errorsOut = options.errors ?? process.stderr;
   const clock = options.now ?? Date.now;
   const reportLogError = (d: LogDestination, error: Error) => {
