@@ -112,6 +112,45 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   });
 }
 
+test("SIGUSR2 writes the HAR file of the exchanges so far; the relay goes on", async () => {
+  const { createServer } = await import("node:http");
+  const backend = createServer((_req, res) => res.end("ok"));
+  backend.listen(0, "127.0.0.1");
+  await once(backend, "listening");
+  const backendPort = (backend.address() as { port: number }).port;
+  const port = await freePort();
+  const harFile = join(dir, "usr2.har");
+  const p = startBin([
+    "127.0.0.1",
+    String(backendPort),
+    String(port),
+    "-bind",
+    "127.0.0.1",
+    "-http",
+    "-har",
+    harFile,
+  ]);
+  try {
+    await waitFor(() => p.stdout().includes("starting proxy"), "the relay to start", 20_000);
+    const entries = () =>
+      (JSON.parse(readFileSync(harFile, "utf8")) as { log: { entries: unknown[] } }).log.entries;
+    assert.equal(entries().length, 0, "written empty at start-up");
+    assert.equal(await (await fetch(`http://127.0.0.1:${port}/one`)).text(), "ok");
+    await waitFor(() => p.stdout().includes("H-0-#1 GET /one -> 200"), "the exchange");
+    p.child.kill("SIGUSR2");
+    await waitFor(() => entries().length === 1, "the HAR file to be written");
+    assert.equal(await (await fetch(`http://127.0.0.1:${port}/two`)).text(), "ok", "still relaying");
+  } finally {
+    p.child.kill("SIGTERM");
+    assert.equal((await p.exited).code, 0);
+    backend.close();
+  }
+  assert.equal(
+    (JSON.parse(readFileSync(harFile, "utf8")) as { log: { entries: unknown[] } }).log.entries.length,
+    2,
+  );
+});
+
 test("from the repository, `npx tcp-relay` runs the workspace's command (as the README says)", async () => {
   const { stdout } = await new Promise<{ stdout: string }>((done, fail) =>
     execFile(

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { packageVersion } from "./package-version.js";
 import { RelayError } from "./relay-error.js";
 import { parseRelayArguments } from "./relay-options.js";
 import { startRelay } from "./relay-server.js";
@@ -23,6 +23,9 @@ Relays every TCP connection on <localport> to <host>:<remoteport> and logs the c
   -http              HTTP view: one line per request/response pair (method, target, status,
                      body sizes, time to first byte, total); non-HTTP traffic as bytes
   -stall <seconds>   with -http: a "stalled" line for a request without response (default 10)
+  -har <file>        with -http: the exchanges as HAR 1.2, written when the relay stops and on
+                     SIGUSR2 (browsers' developer tools and HAR viewers open it)
+  -harbody <bytes>   with -har: bytes of each body kept (suffix k, m, g; default 1m)
   -bind <address>    listen on this local address only (default: all interfaces)
 Faults on purpose (<dir> is c2s, s2c or both; @N: only every Nth connection; ± may be written +-):
   -delay <dir>:<ms>[±<jitter>]            hold each chunk that long, order kept
@@ -38,13 +41,6 @@ Faults on purpose (<dir> is c2s, s2c or both; @N: only every Nth connection; ± 
   --version          show the version
 <host> may be a name, an IPv4 or an IPv6 address. Exit codes: 0 after SIGINT/SIGTERM,
 1 when the local port cannot be used, 2 for bad arguments.`;
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
-}
 
 /**
  * Runs the relay until SIGINT or SIGTERM; resolves to the process exit code.
@@ -86,14 +82,16 @@ async function runUntilStopped(
   onSignal: (listener: () => void) => void,
 ): Promise<number> {
   let relay: Awaited<ReturnType<typeof startRelay>> | null;
+  let harFile: string | undefined;
   try {
     const args = parseRelayArguments(argv);
+    harFile = args.har;
     if (args.help) {
       process.stdout.write(`${usage}\n`);
       return 0;
     }
     if (args.version) {
-      process.stdout.write(`tcp-relay ${version()}\n`);
+      process.stdout.write(`tcp-relay ${packageVersion()}\n`);
       return 0;
     }
     const starting = startRelay({
@@ -117,6 +115,8 @@ async function runUntilStopped(
       faults: args.faults,
       faultsFile: args.faultsFile,
       control: args.control,
+      har: args.har,
+      harBody: args.harBody,
     });
     // Starting can wait (a capture FIFO waits for its reader): a signal meanwhile ends it too.
     relay = await new Promise<typeof relay>((done, fail) => {
@@ -135,7 +135,18 @@ async function runUntilStopped(
     }
     throw error;
   }
+  // SIGUSR2 writes the HAR file of the exchanges so far, the relay going on.
+  const running = relay;
+  const writeHar = () => {
+    running
+      .writeHar()
+      .catch((error: Error) =>
+        process.stderr.write(`tcp-relay: cannot write the HAR file (${error.message})\n`),
+      );
+  };
+  if (harFile !== undefined) process.on("SIGUSR2", writeHar);
   if (signals() === 0) await new Promise<void>((done) => onSignal(done));
+  process.off("SIGUSR2", writeHar);
   // Open connections are cut (their Finished lines written) and the log flushed; an output that
   // does not take the last batch (a console nobody reads) is given up on after the grace time,
   // and a second signal stops waiting at once.

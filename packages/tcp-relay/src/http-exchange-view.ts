@@ -1,5 +1,6 @@
 import type { TimeSource } from "./direction-writer.js";
 import type { EntryAssembler } from "./entry-assembler.js";
+import { BodyKeeper, type HarRecorder } from "./har-recorder.js";
 import { type BodyFraming, type HttpMessageEvents, HttpMessageReader } from "./http-message-reader.js";
 import type { HttpExchange, HttpRecordWriter } from "./http-record-writer.js";
 import type { Clock } from "./timestamp.js";
@@ -54,6 +55,11 @@ interface Pending extends HttpExchange {
   /** The status of the response being read is 1xx other than 101: an interim response. */
   interim: boolean;
   faults: Set<string>;
+  /** With `-har`: the heads and (the first bytes of) the bodies. */
+  requestHead: string;
+  responseHead: string | null;
+  requestBody: BodyKeeper | null;
+  responseBody: BodyKeeper | null;
 }
 
 /**
@@ -91,6 +97,7 @@ export class HttpExchangeView {
   readonly #clock: Clock;
   readonly #time: TimeSource | null;
   readonly #stallMs: number;
+  readonly #har: HarRecorder | null;
 
   constructor(
     conn: number,
@@ -99,7 +106,9 @@ export class HttpExchangeView {
     clock: Clock,
     time: TimeSource | null,
     stallMs: number,
+    har: HarRecorder | null = null,
   ) {
+    this.#har = har;
     this.#conn = conn;
     this.#records = records;
     this.#bytesFrom = bytesFrom;
@@ -166,6 +175,10 @@ export class HttpExchangeView {
           stalledReported: false,
           interim: false,
           faults: new Set(this.#carried),
+          requestHead: "",
+          responseHead: null,
+          requestBody: this.#har === null ? null : new BodyKeeper(this.#har.bodyLimit),
+          responseBody: this.#har === null ? null : new BodyKeeper(this.#har.bodyLimit),
         };
         this.#carried.clear();
         this.#reading = p;
@@ -183,6 +196,7 @@ export class HttpExchangeView {
         if (m === null || p === undefined) return "no request line";
         p.method = m[1]!;
         p.target = m[2]!;
+        if (this.#har !== null) p.requestHead = text;
         p.isHead = p.method === "HEAD";
         p.isConnect = p.method === "CONNECT";
         p.switching = p.isConnect || head.headers.has("upgrade");
@@ -190,8 +204,11 @@ export class HttpExchangeView {
         if (typeof framing === "string") return framing;
         return p.switching ? { ...framing, pauseAfter: true } : framing;
       },
-      onBody: (n) => {
-        if (this.#reading !== undefined) this.#reading.reqBytes += n;
+      onBody: (n, chunk, start) => {
+        const p = this.#reading;
+        if (p === undefined) return;
+        p.reqBytes += n;
+        p.requestBody?.take(chunk, start, n);
       },
       onMessageEnd: () => {
         this.#reading = undefined;
@@ -218,6 +235,7 @@ export class HttpExchangeView {
         p.interim = status >= 100 && status < 200 && status !== 101;
         if (p.interim) return { kind: "none" };
         p.status = status;
+        if (this.#har !== null) p.responseHead = text;
         if (p.switching && (status === 101 || (p.isConnect && status >= 200 && status < 300))) {
           // The connection now carries another protocol: both directions are bytes from here.
           this.#requests.goRaw();
@@ -227,9 +245,11 @@ export class HttpExchangeView {
         if (p.isHead || status === 204 || status === 304) return { kind: "none" };
         return bodyFraming(headers, http10 ? { kind: "until-close" } : { kind: "until-close" });
       },
-      onBody: (n) => {
+      onBody: (n, chunk, start) => {
         const p = this.#queue[0];
-        if (p !== undefined) p.resBytes += n;
+        if (p === undefined) return;
+        p.resBytes += n;
+        p.responseBody?.take(chunk, start, n);
       },
       onMessageEnd: () => {
         const p = this.#queue[0];
@@ -241,7 +261,7 @@ export class HttpExchangeView {
         this.#queue.shift();
         p.totalMs = this.#clock() - p.startedAt;
         this.#time?.refresh();
-        this.#records.exchange(withFaults(p));
+        this.#record(p);
       },
       onRaw: (bytes, offset) => this.#raw("S", bytes, offset),
       onNotHttp: (reason) => this.#fallBack(reason),
@@ -260,8 +280,26 @@ export class HttpExchangeView {
       p.status = null;
       p.ttfbMs = null;
       p.totalMs = now - p.startedAt;
-      this.#records.exchange(withFaults(p));
+      this.#record(p);
     }
+  }
+
+  #record(p: Pending): void {
+    const record = withFaults(p);
+    this.#records.exchange(record);
+    this.#har?.add({
+      conn: p.conn,
+      startedAt: p.startedAt,
+      ttfbMs: p.ttfbMs,
+      totalMs: p.totalMs,
+      requestHead: p.requestHead,
+      requestBody: p.requestBody?.bytes() ?? Buffer.alloc(0),
+      requestBodySize: p.reqBytes,
+      responseHead: p.status === null ? null : p.responseHead,
+      responseBody: p.responseBody?.bytes() ?? Buffer.alloc(0),
+      responseBodySize: p.resBytes,
+      hitBy: record.hitBy,
+    });
   }
 
   #armTimer(): void {

@@ -46,6 +46,8 @@ test("the classic command line with every option", () => {
       faults: [],
       faultsFile: undefined,
       control: undefined,
+      har: undefined,
+      harBody: undefined,
       help: false,
       version: false,
     },

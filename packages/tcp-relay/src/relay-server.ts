@@ -6,9 +6,11 @@ import { CONTROL_PROXY_NAME, startControlApi } from "./control-api.js";
 import { readFaultFile } from "./fault-file.js";
 import type { Fault } from "./fault-spec.js";
 import { FaultTable } from "./fault-table.js";
+import { HarRecorder } from "./har-recorder.js";
 import { IndentSlots } from "./indent-slots.js";
 import { type LogDestination, StreamDestination } from "./log-destinations.js";
 import { LogWriter } from "./log-writer.js";
+import { packageVersion } from "./package-version.js";
 import { type MicroClock, microClock } from "./pcap-connection.js";
 import { openPcapFile } from "./pcap-file.js";
 import { RelayConnection, type RelayContext } from "./relay-connection.js";
@@ -63,6 +65,10 @@ export interface RelayOptions {
   faults?: readonly Fault[];
   /** `-faults <file>`: more faults from a JSON file, read at start-up. */
   faultsFile?: string;
+  /** `-har <file>` (needs `http`): the exchanges as HAR 1.2, written on close and by `writeHar`. */
+  har?: string;
+  /** With `har`: bytes of each body kept (default 1 MiB). */
+  harBody?: number;
   /** `-control <port>`: toxiproxy's HTTP API on 127.0.0.1 at that port (0 picks a free one). */
   control?: number;
   /** Where start-up lines and (unless quiet) entries go; default process.stdout. */
@@ -86,6 +92,8 @@ export interface Relay {
   readonly faults: FaultTable | null;
   /** With `control`: the port of the control API. */
   readonly controlPort: number | null;
+  /** With `har`: writes the HAR file of the exchanges so far (the relay goes on). */
+  writeHar(): Promise<void>;
   /** Stops listening, closes open connections (writing their Finished lines), flushes the log. */
   close(): Promise<void>;
 }
@@ -109,6 +117,28 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     errorsOut.write(`tcp-relay: cannot write to ${d.name} (${code}); it gets no more entries\n`);
   };
   await checkHost(options.host);
+  if (options.har !== undefined && !options.http) {
+    throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "har (-har) needs the HTTP view (-http)");
+  }
+  const har =
+    options.har === undefined
+      ? null
+      : new HarRecorder(
+          options.har,
+          `${options.host}:${options.remotePort}`,
+          packageVersion(),
+          options.harBody,
+        );
+  // Written once empty at start-up, so that a HAR file that cannot be written fails at once.
+  await har?.write().catch((error: NodeJS.ErrnoException) => {
+    throw new RelayError(
+      "TCP_RELAY_LOG_FILE",
+      `cannot write the HAR file ${har.path} (${error.code ?? error.message})`,
+      {
+        cause: error,
+      },
+    );
+  });
   const faultList = [...(options.faults ?? [])];
   if (options.faultsFile !== undefined) faultList.push(...(await readFaultFile(options.faultsFile)));
   let faults: FaultTable | null = null;
@@ -190,7 +220,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     faults,
     connLogs: connLogDir === undefined ? null : { dir: connLogDir, onError: reportLogError },
     http: options.http
-      ? { stallMs: Math.round((options.stallSeconds ?? DEFAULT_STALL_SECONDS) * 1000) }
+      ? { stallMs: Math.round((options.stallSeconds ?? DEFAULT_STALL_SECONDS) * 1000), har }
       : null,
     stamp:
       options.timestamps || options.timestampMillis
@@ -223,6 +253,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     port,
     faults,
     controlPort: control?.port ?? null,
+    writeHar: () => har?.write() ?? Promise.resolve(),
     get accepted() {
       return accepted;
     },
@@ -237,6 +268,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           for (const c of connections) c.destroy();
           await allClosed;
         }
+        await har?.write().catch((error: Error) => {
+          errorsOut.write(`tcp-relay: cannot write the HAR file ${har.path} (${error.message})\n`);
+        });
         await log?.close();
         await pcap?.writer.close();
         await Promise.all(connectionLogsClosing);
