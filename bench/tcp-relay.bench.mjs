@@ -7,6 +7,10 @@
 //   (c) 1 GiB of random bytes with the -b (hex) log to a file, vs socat -x;
 //   (e) the views: -json to a file (HTTP-like lines) beside the text log; -pcap to a file (random
 //       bytes) beside the relay without a log;
+//   (f) -rate c2s:<R> from 64 KiB/s to 100 MiB/s: the rate achieved over RATE_SECONDS (default 4)
+//       against the one asked for (the target: within 5%);
+//   (g) -pcap - into a pipe read by `cat >/dev/null`, against the same relay without a capture
+//       (the target: at most 10% less throughput), ROUNDS interleaved rounds, medians;
 //   (d) round-trip latency of 5,000 sequential 100-byte requests (129-byte answers): the mean
 //       added to the direct round trip and the p99, tcp-relay with and without a log file, vs the
 //       bare Node relay and socat (with and without -v).
@@ -41,7 +45,8 @@ const SIZE = Number(process.env.SIZE_MIB ?? 1024) * MiB;
 const SOCAT_LOG_SIZE = Math.min(SIZE, 16 * MiB);
 const PAIRS = Number(process.env.PAIRS ?? 5_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const SECTIONS = process.env.SECTIONS ?? "abcde";
+const SECTIONS = process.env.SECTIONS ?? "abcdefg";
+const RATE_SECONDS = Number(process.env.RATE_SECONDS ?? 4);
 const relayBin = fileURLToPath(new URL("../packages/tcp-relay/bin/tcp-relay.js", import.meta.url));
 const BASELINE = process.env.BASELINE;
 const work = mkdtempSync(join(tmpdir(), "tcp-relay-bench-"));
@@ -355,6 +360,8 @@ async function main() {
   if (SECTIONS.includes("c")) await sectionC(random, sizeLabel, sink);
   if (SECTIONS.includes("d")) await sectionD(responder);
   if (SECTIONS.includes("e")) await sectionE(lines, random, sizeLabel, sink);
+  if (SECTIONS.includes("f")) await sectionF(random, sink);
+  if (SECTIONS.includes("g")) await sectionG(random, sizeLabel, sink);
   await stop(sink.child);
   await stop(responder.child);
   print();
@@ -684,6 +691,78 @@ async function sectionE(lines, random, sizeLabel, sink) {
     ],
     pcap.rss,
     `capture ${pcapSize} MiB; target >= 200 MB/s; ${cpuNote(pcap, SIZE)}`,
+  );
+}
+
+async function sectionF(random, sink) {
+  // (f) -rate: each rate for RATE_SECONDS; the rate achieved is bytes / time from connect to the
+  // sink's count (the connection set-up is a few ms of it).
+  const KiB = 1024;
+  for (const kib of [64, 1024, 10 * 1024, 100 * 1024]) {
+    const bytes = Math.round(kib * KiB * RATE_SECONDS);
+    const ours = await viaTcpRelay(sink.port, ["-q", "-rate", `c2s:${kib}`], (p) => send(p, random, bytes));
+    const achieved = ours.value; // MB/s
+    const asked = (kib * KiB) / 1e6;
+    const label = kib >= 1024 ? `${kib / 1024} MiB/s` : `${kib} KiB/s`;
+    row(
+      "f",
+      `tcp-relay -q -rate c2s:${kib} (${label})`,
+      `${(bytes / MiB).toFixed(2)} MiB`,
+      achieved,
+      "MB/s",
+      [["asked", asked]],
+      ours.rss,
+      `target 0.95-1.05x asked; ${cpuNote(ours, bytes)}`,
+    );
+  }
+}
+
+/** The relay with `-q -pcap -` piped into `cat >/dev/null` (a real pipe, as into wireshark). */
+async function viaRelayPipedCapture(targetPort, run) {
+  const port = await freePort();
+  const quote = (a) => `'${a}'`;
+  const cmd = `${[process.execPath, relayBin, "127.0.0.1", String(targetPort), String(port), "-q", "-pcap", "-"].map(quote).join(" ")} | cat >/dev/null`;
+  const child = spawn("sh", ["-c", cmd], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  children.add(child);
+  await once(child.stderr, "data");
+  try {
+    return { value: await run(port), rss: "-" };
+  } finally {
+    // The relay (the shell's child) stops on SIGTERM; the pipe then closes and cat ends.
+    process.kill(-child.pid, "SIGTERM");
+    await once(child, "exit");
+    children.delete(child);
+  }
+}
+
+async function sectionG(random, sizeLabel, sink) {
+  // (g) -pcap - into a pipe against the same relay without a capture, interleaved rounds.
+  const plain = [];
+  const piped = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    plain.push((await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE))).value);
+    piped.push((await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE))).value);
+  }
+  const runs = `${sizeLabel} x${ROUNDS}`;
+  row(
+    "g",
+    "tcp-relay -q (no capture)",
+    runs,
+    median(plain),
+    "MB/s",
+    undefined,
+    "-",
+    `per round ${plain.map((v) => v.toFixed(0)).join("/")}`,
+  );
+  row(
+    "g",
+    "tcp-relay -q -pcap - | cat",
+    runs,
+    median(piped),
+    "MB/s",
+    [["no capture", median(plain)]],
+    "-",
+    `target >= 0.90x no capture; per round ${piped.map((v) => v.toFixed(0)).join("/")}`,
   );
 }
 
