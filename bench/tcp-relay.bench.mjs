@@ -725,8 +725,17 @@ async function viaRelayPipedCapture(targetPort, run) {
   const child = spawn("sh", ["-c", cmd], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   children.add(child);
   await once(child.stderr, "data");
+  const relayPid = execFileSync("ps", ["-o", "pid=", "--ppid", String(child.pid)])
+    .toString()
+    .trim()
+    .split(/\s+/)
+    .map(Number)
+    .find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tcp-relay"));
+  const relay = { pid: relayPid ?? child.pid };
   try {
-    return { value: await run(port), rss: "-" };
+    const before = cpuSeconds(relay);
+    const value = await run(port);
+    return { value, rss: peakRssMiB(relay), cpu: cpuSeconds(relay) - before };
   } finally {
     // The relay (the shell's child) stops on SIGTERM; the pipe then closes and cat ends.
     process.kill(-child.pid, "SIGTERM");
@@ -740,29 +749,33 @@ async function sectionG(random, sizeLabel, sink) {
   const plain = [];
   const piped = [];
   for (let round = 0; round < ROUNDS; round++) {
-    plain.push((await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE))).value);
-    piped.push((await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE))).value);
+    plain.push(await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE)));
+    piped.push(await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE)));
   }
   const runs = `${sizeLabel} x${ROUNDS}`;
+  const perCpu = (r) => SIZE / 1e6 / r.cpu;
+  const plainMBps = median(plain.map((r) => r.value));
+  const plainPerCpu = median(plain.map(perCpu));
+  const pipedPerCpu = median(piped.map(perCpu));
   row(
     "g",
     "tcp-relay -q (no capture)",
     runs,
-    median(plain),
+    plainMBps,
     "MB/s",
     undefined,
-    "-",
-    `per round ${plain.map((v) => v.toFixed(0)).join("/")}`,
+    plain.map((r) => r.rss).join("/"),
+    `per round ${plain.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${plainPerCpu.toFixed(0)} MB per CPU s`,
   );
   row(
     "g",
     "tcp-relay -q -pcap - | cat",
     runs,
-    median(piped),
+    median(piped.map((r) => r.value)),
     "MB/s",
-    [["no capture", median(plain)]],
-    "-",
-    `target >= 0.90x no capture; per round ${piped.map((v) => v.toFixed(0)).join("/")}`,
+    [["no capture", plainMBps]],
+    piped.map((r) => r.rss).join("/"),
+    `target >= 0.90x no capture; per round ${piped.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${pipedPerCpu.toFixed(0)} MB per CPU s (${(pipedPerCpu / plainPerCpu).toFixed(2)}x no capture)`,
   );
 }
 
