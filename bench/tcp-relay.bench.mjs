@@ -725,12 +725,11 @@ async function viaRelayPipedCapture(targetPort, run) {
   const child = spawn("sh", ["-c", cmd], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   children.add(child);
   await once(child.stderr, "data");
-  const relayPid = execFileSync("ps", ["-o", "pid=", "--ppid", String(child.pid)])
-    .toString()
+  const relayPid = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
     .trim()
     .split(/\s+/)
     .map(Number)
-    .find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tcp-relay"));
+    .find((pid) => pid > 0 && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tcp-relay"));
   const relay = { pid: relayPid ?? child.pid };
   try {
     const before = cpuSeconds(relay);

@@ -135,13 +135,10 @@ for (const host of ["127.0.0.1", "::1"]) {
     } finally {
       // SIGTERM to the relay alone (the shell's node child): it exits 0, closing the pipe, and
       // tshark then ends, and with it the pipeline, with tshark's status.
-      const relayPid = execFileSync("ps", ["-o", "pid=,comm=", "--ppid", String(child.pid)], {
-        encoding: "utf8",
-      })
-        .split("\n")
-        .find((l) => l.includes("node"))
-        ?.trim()
-        .split(/\s+/)[0];
+      const relayPid = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .find((pid) => pid !== "" && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("run-cli"));
       const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
       if (relayPid !== undefined) process.kill(Number(relayPid), "SIGTERM");
       else process.kill(-child.pid!, "SIGTERM");
