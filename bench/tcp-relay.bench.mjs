@@ -369,7 +369,7 @@ async function main() {
 
 async function sectionA(random, sizeLabel, sink) {
   // (a) plain relaying: the four in turn, ROUNDS times, medians compared.
-  const a = { direct: [], socat: [], bare: [], ours: [], bareRss: [], oursRss: [] };
+  const a = { direct: [], socat: [], bare: [], ours: [], bareRss: [], oursRss: [], base: [] };
   for (let round = 0; round < ROUNDS; round++) {
     a.direct.push(await send(sink.port, random, SIZE));
     a.socat.push((await viaSocat(sink.port, [], undefined, (p) => send(p, random, SIZE))).value);
@@ -379,6 +379,9 @@ async function sectionA(random, sizeLabel, sink) {
     const ours = await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE));
     a.ours.push(ours.value);
     a.oursRss.push(ours.rss);
+    if (BASELINE !== undefined) {
+      a.base.push((await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE), BASELINE)).value);
+    }
   }
   const runs = `${sizeLabel} x${ROUNDS}`;
   row("a", "direct (limit)", runs, median(a.direct), "MB/s", undefined, "-");
@@ -395,8 +398,11 @@ async function sectionA(random, sizeLabel, sink) {
       ["bare", median(a.bare)],
     ],
     a.oursRss.join("/"),
-    "targets >= 1.0x socat, >= 0.9x bare",
+    `targets >= 1.0x socat, >= 0.9x bare; per round ${a.ours.map((v, k) => (v / a.socat[k]).toFixed(2)).join("/")}x socat`,
   );
+  if (BASELINE !== undefined) {
+    row("a", "baseline tcp-relay -q", runs, median(a.base), "MB/s", [["socat", median(a.socat)]], "-", "");
+  }
 }
 
 async function sectionB(lines, sizeLabel, sink) {
@@ -537,6 +543,7 @@ async function sectionD(responder) {
     ours("tcp-relay -q -logfile", ["-q", "-logfile", join(work, "lat.log")]),
   ];
   if (BASELINE !== undefined) {
+    configs.push(ours("baseline -q (no log)", ["-q"], BASELINE));
     configs.push(ours("baseline -q -logfile", ["-q", "-logfile", join(work, "lat-base.log")], BASELINE));
   }
   // ROUNDS runs of every relay at once; each figure is the median over the rounds, and the notes
@@ -572,7 +579,7 @@ async function sectionD(responder) {
     row("d", `${name}, p99 RTT`, pairs, med(name, "p99"), "µs", undefined, "-");
   }
   const names = ["tcp-relay -q (no log)", "tcp-relay -q -logfile"];
-  if (BASELINE !== undefined) names.push("baseline -q -logfile");
+  if (BASELINE !== undefined) names.push("baseline -q (no log)", "baseline -q -logfile");
   const perTrip = PAIRS + 200; // with the warm-up
   for (const name of names) {
     const cpu = rounds.map((f) => ((f.get(name).cost.cpu * 1e6) / perTrip).toFixed(0)).join("/");
