@@ -2,7 +2,7 @@
 // Ctrl-C stops it cleanly with exit 0, a port in use exits 1 at once, and `npx tcp-relay` works
 // from a clone. Needs the build (`npx tsc -b`, which `npm ci` runs).
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { Socket } from "node:net";
@@ -113,6 +113,20 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     assert.equal(p.stderr(), "");
   });
 }
+
+test("SIGTERM while -pcap waits for its FIFO's reader still ends the relay at once with exit 0", async () => {
+  const fifo = join(dir, "nobody-reads.fifo");
+  execFileSync("mkfifo", [fifo]);
+  const port = await freePort();
+  const p = startBin(["127.0.0.1", "80", String(port), "-bind", "127.0.0.1", "-pcap", fifo]);
+  await new Promise((done) => setTimeout(done, 500));
+  assert.equal(p.stdout(), "", "not started: no reader yet");
+  const killedAt = performance.now();
+  p.child.kill("SIGTERM");
+  const r = await p.exited;
+  assert.equal(r.code, 0);
+  assert.ok(r.at - killedAt < 3000, `stopped ${(r.at - killedAt).toFixed(0)} ms after the signal`);
+});
 
 test("SIGUSR2 writes the HAR file of the exchanges so far; the relay goes on", async () => {
   const { createServer } = await import("node:http");

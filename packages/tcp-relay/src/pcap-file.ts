@@ -1,5 +1,7 @@
-import { type FileHandle, open } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, open, stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { FileDestination, type LogDestination, StreamDestination } from "./log-destinations.js";
 import { LogWriter, type LogWriterOptions } from "./log-writer.js";
 import { RelayError } from "./relay-error.js";
@@ -45,11 +47,41 @@ export async function openPcapFile(
   return { path, writer };
 }
 
+/** How often a FIFO without a reader is tried again. */
+const FIFO_POLL_MS = 100;
+
+/**
+ * Opens a FIFO for writing once it has a reader. A plain blocking open would wait for the reader
+ * in a thread of the pool, which nothing can interrupt and which the process waits for when it
+ * exits: a Ctrl-C then could not end the relay. A non-blocking open fails with ENXIO until a
+ * reader is there (POSIX open(2), O_NONBLOCK on a FIFO), so it is tried every 100 ms; once it
+ * succeeds the blocking open returns at once, and the probe is closed only after it, so that the
+ * reader never sees its writer go (an end of file) in between.
+ */
+async function openFifo(path: string): Promise<FileHandle> {
+  for (;;) {
+    let probe: FileHandle | undefined;
+    try {
+      probe = await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
+    }
+    if (probe !== undefined) {
+      try {
+        return await open(path, "w");
+      } finally {
+        await probe.close();
+      }
+    }
+    await sleep(FIFO_POLL_MS);
+  }
+}
+
 async function captureFile(path: string): Promise<LogDestination> {
   let handle: FileHandle;
   try {
-    // A FIFO's open waits here until a reader (wireshark -k -i <fifo>, tshark -i <fifo>) opens it.
-    handle = await open(path, "w");
+    // A FIFO is opened once a reader (wireshark -k -i <fifo>, tshark -i <fifo>) has opened it.
+    handle = (await stat(path).catch(() => null))?.isFIFO() ? await openFifo(path) : await open(path, "w");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "open failed";
     throw new RelayError("TCP_RELAY_LOG_FILE", `cannot open capture file ${path} for writing (${code})`, {

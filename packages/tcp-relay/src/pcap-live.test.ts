@@ -94,7 +94,9 @@ function stop(child: ChildProcess): Promise<number | null> {
 }
 
 for (const host of ["127.0.0.1", "::1"]) {
-  test(`-pcap - | tshark -i - (${host}): tshark follows the streams live, byte for byte`, async (t) => {
+  test(`-pcap - | tshark -i - (${host}): tshark follows the streams live, byte for byte`, {
+    timeout: 90_000,
+  }, async (t) => {
     if (!(await tshark)) return missingTool(t, "tshark", "Debian's tshark");
     const server = await reversingServer(host);
     t.after(() => server.close());
@@ -151,7 +153,9 @@ for (const host of ["127.0.0.1", "::1"]) {
   });
 }
 
-test("-pcap <fifo>: tshark reading the FIFO follows the stream live, byte for byte", async (t) => {
+test("-pcap <fifo>: tshark reading the FIFO follows the stream live, byte for byte", {
+  timeout: 90_000,
+}, async (t) => {
   if (!(await tshark)) return missingTool(t, "tshark", "Debian's tshark");
   const server = await reversingServer("127.0.0.1");
   t.after(() => server.close());
