@@ -56,16 +56,10 @@ export class FileDestination implements LogDestination {
    * @param handle the open file, or its opening (a per-connection log is opened without waiting:
    *   batches queue until it is open, and a failed open is reported like a failed write)
    */
-  /**
-   * @param live a pipe someone reads as it comes (`-pcap -`, `-pcap <fifo>`): every batch is
-   *   written at once instead of waiting for company
-   */
   constructor(
     readonly name: string,
     handle: FileHandle | Promise<FileHandle>,
-    live = false,
   ) {
-    if (live) this.#pacer.closing();
     if (handle instanceof Promise) {
       this.#opening = handle;
       // A failed open is reported by the first write; a file never written to must not turn it

@@ -1,7 +1,9 @@
-import { constants } from "node:fs";
+import { constants, open as openFd } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
+import { Socket } from "node:net";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
 import { FileDestination, type LogDestination, StreamDestination } from "./log-destinations.js";
 import { LogWriter, type LogWriterOptions } from "./log-writer.js";
 import { RelayError } from "./relay-error.js";
@@ -16,10 +18,11 @@ const PCAP_BATCH_BYTES = 1024 * 1024;
  * The libpcap file of `-pcap`: the classic format (microsecond timestamps, little-endian), written
  * in batches by a `LogWriter` whose buffer the packet writer fills directly; like the log, it
  * pauses the relay when the disk falls behind rather than growing without bound. `-` is standard
- * output; there, and to a FIFO (anything not a regular file), each batch is written at once, so
- * that every packet is in the pipe before the relay waits for more traffic and a reader such as
- * `wireshark -k -i -` follows the conversation live (libpcap's stream format is the file format
- * read as it comes: the global header, then one record per packet).
+ * output; there, when it is a pipe, and to a FIFO, each batch (the end of every event-loop turn)
+ * is written at once as a stream, so that every packet is in the pipe before the relay waits for
+ * more traffic and a reader such as `wireshark -k -i -` follows the conversation live (libpcap's
+ * stream format is the file format read as it comes: the global header, then one record per
+ * packet).
  *
  * @example
  * const pcap = await openPcapFile("relay.pcap", (d, e) => console.error(d.name, e));
@@ -47,6 +50,8 @@ export async function openPcapFile(
   return { path, writer };
 }
 
+const openRaw = promisify(openFd);
+
 /** How often a FIFO without a reader is tried again. */
 const FIFO_POLL_MS = 100;
 
@@ -55,10 +60,10 @@ const FIFO_POLL_MS = 100;
  * in a thread of the pool, which nothing can interrupt and which the process waits for when it
  * exits: a Ctrl-C then could not end the relay. A non-blocking open fails with ENXIO until a
  * reader is there (POSIX open(2), O_NONBLOCK on a FIFO), so it is tried every 100 ms; once it
- * succeeds the blocking open returns at once, and the probe is closed only after it, so that the
+ * succeeds the real open returns at once, and the probe is closed only after it, so that the
  * reader never sees its writer go (an end of file) in between.
  */
-async function openFifo(path: string): Promise<FileHandle> {
+async function openFifo(path: string): Promise<number> {
   for (;;) {
     let probe: FileHandle | undefined;
     try {
@@ -68,7 +73,7 @@ async function openFifo(path: string): Promise<FileHandle> {
     }
     if (probe !== undefined) {
       try {
-        return await open(path, "w");
+        return await openRaw(path, "w");
       } finally {
         await probe.close();
       }
@@ -77,25 +82,34 @@ async function openFifo(path: string): Promise<FileHandle> {
   }
 }
 
+/**
+ * A pipe (a FIFO, standard output into `| wireshark -k -i -`) written as a stream socket on the
+ * event loop, not by the thread pool: a reader that stops reading then holds back only the
+ * stream's queue (which pauses the relay, as a slow log does), never a pool thread blocked in a
+ * write that the process would wait for when it exits. The stream owns the descriptor.
+ */
+function pipeDestination(name: string, fd: number): LogDestination {
+  return new StreamDestination(name, new Socket({ fd, readable: false, writable: true }), true);
+}
+
 async function captureFile(path: string): Promise<LogDestination> {
-  let handle: FileHandle;
+  const name = `capture file ${path}`;
   try {
     // A FIFO is opened once a reader (wireshark -k -i <fifo>, tshark -i <fifo>) has opened it.
-    handle = (await stat(path).catch(() => null))?.isFIFO() ? await openFifo(path) : await open(path, "w");
+    if ((await stat(path).catch(() => null))?.isFIFO()) return pipeDestination(name, await openFifo(path));
+    return new FileDestination(name, await open(path, "w"));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "open failed";
     throw new RelayError("TCP_RELAY_LOG_FILE", `cannot open capture file ${path} for writing (${code})`, {
       cause: error,
     });
   }
-  const live = !(await handle.stat()).isFile();
-  return new FileDestination(`capture file ${path}`, handle, live);
 }
 
 /**
- * `-pcap -`: standard output, reopened through /dev/stdout when it is a pipe or a file, so that it
- * is written like the capture file (by the thread pool, its queue counted for backpressure);
- * a socket (a parent process's pipe) cannot be reopened and is written as a stream. A terminal is
+ * `-pcap -`: standard output. A pipe is reopened through /dev/stdout and written as a stream
+ * (`pipeDestination`); a file is reopened and written like the capture file; a socket (a parent
+ * process's stdio) cannot be reopened and is written through process.stdout. A terminal is
  * refused: a capture is binary.
  */
 async function standardOutput(): Promise<LogDestination> {
@@ -106,10 +120,12 @@ async function standardOutput(): Promise<LogDestination> {
     );
   }
   const name = "the capture on standard output";
+  const kind = await stat("/dev/stdout").catch(() => null);
   try {
-    const handle = await open("/dev/stdout", "a");
-    return new FileDestination(name, handle, !(await handle.stat()).isFile());
+    if (kind?.isFIFO()) return pipeDestination(name, await openRaw("/dev/stdout", "a"));
+    if (kind?.isFile()) return new FileDestination(name, await open("/dev/stdout", "a"));
   } catch {
-    return new StreamDestination(name, process.stdout, false);
+    // Not reopenable after all: written through process.stdout below.
   }
+  return new StreamDestination(name, process.stdout, false);
 }
