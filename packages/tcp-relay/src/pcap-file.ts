@@ -32,9 +32,11 @@ const PCAP_BATCH_BYTES = 1024 * 1024;
 export async function openPcapFile(
   file: string,
   onError: LogWriterOptions["onError"],
+  /** Called once when the file is a FIFO that no reader has opened yet (the relay waits). */
+  onWaiting: (path: string) => void = () => {},
 ): Promise<{ path: string; writer: LogWriter }> {
   const path = file === "-" ? "-" : resolve(file);
-  const destination = file === "-" ? await standardOutput() : await captureFile(resolve(file));
+  const destination = file === "-" ? await standardOutput() : await captureFile(path, onWaiting);
   const writer = new LogWriter([destination], { batchBytes: PCAP_BATCH_BYTES, onError });
   writer.reserve(24);
   const buf = writer.buf;
@@ -63,8 +65,8 @@ const FIFO_POLL_MS = 100;
  * succeeds the real open returns at once, and the probe is closed only after it, so that the
  * reader never sees its writer go (an end of file) in between.
  */
-async function openFifo(path: string): Promise<number> {
-  for (;;) {
+async function openFifo(path: string, onWaiting: (path: string) => void): Promise<number> {
+  for (let tries = 0; ; tries++) {
     let probe: FileHandle | undefined;
     try {
       probe = await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
@@ -78,6 +80,7 @@ async function openFifo(path: string): Promise<number> {
         await probe.close();
       }
     }
+    if (tries === 0) onWaiting(path);
     await sleep(FIFO_POLL_MS);
   }
 }
@@ -92,11 +95,12 @@ function pipeDestination(name: string, fd: number): LogDestination {
   return new StreamDestination(name, new Socket({ fd, readable: false, writable: true }), true);
 }
 
-async function captureFile(path: string): Promise<LogDestination> {
+async function captureFile(path: string, onWaiting: (path: string) => void): Promise<LogDestination> {
   const name = `capture file ${path}`;
   try {
     // A FIFO is opened once a reader (wireshark -k -i <fifo>, tshark -i <fifo>) has opened it.
-    if ((await stat(path).catch(() => null))?.isFIFO()) return pipeDestination(name, await openFifo(path));
+    if ((await stat(path).catch(() => null))?.isFIFO())
+      return pipeDestination(name, await openFifo(path, onWaiting));
     return new FileDestination(name, await open(path, "w"));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "open failed";

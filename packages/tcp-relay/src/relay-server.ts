@@ -155,7 +155,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       : { maxBytes: options.logSize, count: options.logCount ?? DEFAULT_LOG_COUNT };
   const file = options.logFile === undefined ? undefined : await openLogFile(options.logFile, rotation);
   const connLogDir = options.connLogs === undefined ? undefined : await makeConnLogDir(options.connLogs);
-  const pcap = options.pcap === undefined ? undefined : await openPcapFile(options.pcap, reportLogError);
+  const pcap =
+    options.pcap === undefined
+      ? undefined
+      : await openPcapFile(options.pcap, reportLogError, (fifo) =>
+          errorsOut.write(`tcp-relay: waiting for a reader to open the FIFO ${fifo} (-pcap)\n`),
+        );
 
   const server = createServer({ allowHalfOpen: true, pauseOnConnect: true, noDelay: true });
   try {
