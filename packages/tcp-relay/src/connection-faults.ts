@@ -1,12 +1,14 @@
 import type { DirectionWriter } from "./direction-writer.js";
 import type { Fault } from "./fault-spec.js";
 import { type FaultOutlet, FaultStage } from "./fault-stage.js";
-import { type FaultTable, hitsConnection, type TableFault } from "./fault-table.js";
+import { type FaultTable, hitsConnection } from "./fault-table.js";
 
 /** What the faults of a connection do to it beyond its bytes. */
 export interface ConnectionFaultActions {
   /** `-reset`: RST to both sides. */
   reset(): void;
+  /** A blackhole's `closeAfterMs` has passed: the connection is closed. */
+  close(): void;
   /** Told of every fault that acts (the `-http` view marks the exchanges it hit). */
   noted?(fault: Fault): void;
 }
@@ -127,8 +129,19 @@ export class ConnectionFaults {
           const key = `${f.name}/${side}`;
           live.add(key);
           const at = Math.max(this.#acceptedAt, e.addedAt) + f.ms;
-          if (f.kind === "blackhole" && at <= this.#clock()) blackholed = f;
-          else this.#arm(key, e, at);
+          if (f.kind === "blackhole" && at <= this.#clock()) {
+            blackholed = f;
+            if (f.closeAfterMs !== undefined && f.closeAfterMs > 0) {
+              live.add(`${key}/close`);
+              this.#arm(`${key}/close`, at + f.closeAfterMs, () => this.#actions.close());
+            }
+          } else
+            this.#arm(key, at, () => {
+              if (f.kind === "reset") {
+                this.#record(side, f);
+                this.#actions.reset();
+              } else this.#apply();
+            });
         } else if (f.kind !== "refuse") acting.push(f);
       }
       this.stages[side].configure(acting, blackholed);
@@ -140,14 +153,11 @@ export class ConnectionFaults {
     }
   };
 
-  #arm(key: string, e: TableFault, at: number): void {
+  #arm(key: string, at: number, action: () => void): void {
     if (this.#timers.has(key)) return;
     const fire = () => {
       this.#timers.delete(key);
-      if (e.fault.kind === "reset") {
-        this.#record(key.endsWith("c2s") ? "c2s" : "s2c", e.fault);
-        this.#actions.reset();
-      } else this.#apply();
+      action();
     };
     this.#timers.set(key, setTimeout(fire, Math.max(0, at - this.#clock())));
   }

@@ -17,7 +17,10 @@ export function refuseIfAsked(n: number, client: Socket, context: RelayContext, 
   const slot = context.slots.acquire(n);
   const logs = connectionLogs(context, n, IndentSlots.indentFor(slot));
   const writers = logs === null ? null : { C: logs.c.writer, S: logs.s.writer };
-  const faults = new ConnectionFaults(n, table, context.clock(), context.clock, writers, { reset() {} });
+  const faults = new ConnectionFaults(n, table, context.clock(), context.clock, writers, {
+    reset() {},
+    close() {},
+  });
   if (!faults.refuses()) {
     context.slots.release(n, slot);
     void logs?.close();

@@ -141,6 +141,38 @@ test("a limit_data toxic added mid-connection cuts it after that many more bytes
   }
 });
 
+test("a timeout toxic stops the data at once and closes the connection after its timeout", async () => {
+  const r = await echoRelay();
+  try {
+    const proxy = await r.client.get(CONTROL_PROXY_NAME);
+    const socket = await dial(r.relay.port);
+    socket.on("error", () => {});
+    await roundTrip(socket, "before\n");
+    await proxy.addToxic<{ timeout: number }>({
+      name: "hang-then-close",
+      type: "timeout",
+      stream: "downstream",
+      toxicity: 1,
+      attributes: { timeout: 300 },
+    });
+    const started = performance.now();
+    socket.write("after\n");
+    await ended(socket);
+    const waited = performance.now() - started;
+    assert.ok(waited >= 280 && waited < 2000, `closed after ${waited.toFixed(0)} ms`);
+    assert.equal(socket.received().toString(), "before\n", "nothing got through after the toxic");
+    socket.destroy();
+    await r.relay.close();
+    assert.match(r.console.text(), /^F-0-s2c-blackhole after 0 ms, closing after 300 ms$/m);
+    assert.match(
+      r.console.text(),
+      /^F-0-s2c-blackhole after 0 ms, closing after 300 ms: dropped 6 bytes from #000007 on$/m,
+    );
+  } finally {
+    await r.close();
+  }
+});
+
 test("the API's errors are toxiproxy's: unknown toxic type, bad attributes, unknown proxy or toxic, a taken name", async () => {
   const r = await echoRelay();
   try {

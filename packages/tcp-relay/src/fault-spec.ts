@@ -15,8 +15,12 @@ export type FaultAction =
   | { kind: "limit"; bytes: number }
   /** Reset both sides `ms` after the connection opens. */
   | { kind: "reset"; ms: number }
-  /** From `ms` after the connection opens, read and drop; nothing closes. */
-  | { kind: "blackhole"; ms: number }
+  /**
+   * From `ms` after the connection opens, read and drop; nothing closes, unless `closeAfterMs`
+   * (toxiproxy's timeout toxic, through the control API only) closes the connection that long
+   * after the blackhole started.
+   */
+  | { kind: "blackhole"; ms: number; closeAfterMs?: number }
   /** Accept and at once close the connection, before connecting upstream. */
   | { kind: "refuse" };
 
@@ -162,7 +166,7 @@ export function describeFault(f: Fault): string {
     case "reset":
       return `after ${f.ms} ms${every}`;
     case "blackhole":
-      return `after ${f.ms} ms${every}`;
+      return `after ${f.ms} ms${f.closeAfterMs ? `, closing after ${f.closeAfterMs} ms` : ""}${every}`;
     case "refuse":
       return `@${f.every}`;
   }

@@ -97,6 +97,7 @@ export class RelayConnection {
           this.#client.resetAndDestroy();
           this.#server.resetAndDestroy();
         },
+        close: () => this.destroy(),
         noted: view === null ? undefined : (f) => view.noteFault(f.name),
       });
       this.#faults = faults;

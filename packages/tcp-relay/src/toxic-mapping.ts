@@ -104,14 +104,10 @@ export function faultFromToxic(body: unknown, existing?: Fault): Fault {
     case "reset_peer":
       return { ...base, kind: "reset", ms: attribute(attrs, "timeout", 0, 0) };
     default: {
-      // toxiproxy's timeout toxic with timeout 0 stops all data and closes nothing: a blackhole.
+      // toxiproxy's timeout toxic stops all data at once, and closes the connection after
+      // `timeout` ms (never with 0): a blackhole from now on, closing after that.
       const timeout = attribute(attrs, "timeout", 0, 0);
-      if (timeout !== 0) {
-        throw badToxic(
-          'a timeout toxic with "timeout" other than 0 (closing after it) is not supported; use timeout 0 (a blackhole) and reset_peer',
-        );
-      }
-      return { ...base, kind: "blackhole", ms: 0 };
+      return { ...base, kind: "blackhole", ms: 0, ...(timeout > 0 ? { closeAfterMs: timeout } : {}) };
     }
   }
 }
@@ -137,7 +133,7 @@ export function toxicFromFault(f: Fault): ToxicJson {
       return { ...base, type: "reset_peer", attributes: { timeout: f.ms } };
     case "blackhole":
       return f.ms === 0
-        ? { ...base, type: "timeout", attributes: { timeout: 0 } }
+        ? { ...base, type: "timeout", attributes: { timeout: f.closeAfterMs ?? 0 } }
         : { ...base, type: "blackhole", attributes: { after: f.ms } };
     case "refuse":
       return { ...base, type: "refuse", attributes: { every: f.every } };
