@@ -7,6 +7,10 @@
 //   (c) 1 GiB of random bytes with the -b (hex) log to a file, vs socat -x;
 //   (e) the views: -json to a file (HTTP-like lines) beside the text log; -pcap to a file (random
 //       bytes) beside the relay without a log;
+//   (f) -rate c2s:<R> from 64 KiB/s to 100 MiB/s: the rate achieved over RATE_SECONDS (default 4)
+//       against the one asked for (the target: within 5%);
+//   (g) -pcap - into a pipe read by `cat >/dev/null`, against the same relay without a capture
+//       (the target: at most 10% less throughput), ROUNDS interleaved rounds, medians;
 //   (d) round-trip latency of 5,000 sequential 100-byte requests (129-byte answers): the mean
 //       added to the direct round trip and the p99, tcp-relay with and without a log file, vs the
 //       bare Node relay and socat (with and without -v).
@@ -41,7 +45,8 @@ const SIZE = Number(process.env.SIZE_MIB ?? 1024) * MiB;
 const SOCAT_LOG_SIZE = Math.min(SIZE, 16 * MiB);
 const PAIRS = Number(process.env.PAIRS ?? 5_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const SECTIONS = process.env.SECTIONS ?? "abcde";
+const SECTIONS = process.env.SECTIONS ?? "abcdefg";
+const RATE_SECONDS = Number(process.env.RATE_SECONDS ?? 4);
 const relayBin = fileURLToPath(new URL("../packages/tcp-relay/bin/tcp-relay.js", import.meta.url));
 const BASELINE = process.env.BASELINE;
 const work = mkdtempSync(join(tmpdir(), "tcp-relay-bench-"));
@@ -355,6 +360,8 @@ async function main() {
   if (SECTIONS.includes("c")) await sectionC(random, sizeLabel, sink);
   if (SECTIONS.includes("d")) await sectionD(responder);
   if (SECTIONS.includes("e")) await sectionE(lines, random, sizeLabel, sink);
+  if (SECTIONS.includes("f")) await sectionF(random, sink);
+  if (SECTIONS.includes("g")) await sectionG(random, sizeLabel, sink);
   await stop(sink.child);
   await stop(responder.child);
   print();
@@ -362,7 +369,7 @@ async function main() {
 
 async function sectionA(random, sizeLabel, sink) {
   // (a) plain relaying: the four in turn, ROUNDS times, medians compared.
-  const a = { direct: [], socat: [], bare: [], ours: [], bareRss: [], oursRss: [] };
+  const a = { direct: [], socat: [], bare: [], ours: [], bareRss: [], oursRss: [], base: [] };
   for (let round = 0; round < ROUNDS; round++) {
     a.direct.push(await send(sink.port, random, SIZE));
     a.socat.push((await viaSocat(sink.port, [], undefined, (p) => send(p, random, SIZE))).value);
@@ -372,6 +379,9 @@ async function sectionA(random, sizeLabel, sink) {
     const ours = await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE));
     a.ours.push(ours.value);
     a.oursRss.push(ours.rss);
+    if (BASELINE !== undefined) {
+      a.base.push((await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE), BASELINE)).value);
+    }
   }
   const runs = `${sizeLabel} x${ROUNDS}`;
   row("a", "direct (limit)", runs, median(a.direct), "MB/s", undefined, "-");
@@ -388,8 +398,11 @@ async function sectionA(random, sizeLabel, sink) {
       ["bare", median(a.bare)],
     ],
     a.oursRss.join("/"),
-    "targets >= 1.0x socat, >= 0.9x bare",
+    `targets >= 1.0x socat, >= 0.9x bare; per round ${a.ours.map((v, k) => (v / a.socat[k]).toFixed(2)).join("/")}x socat`,
   );
+  if (BASELINE !== undefined) {
+    row("a", "baseline tcp-relay -q", runs, median(a.base), "MB/s", [["socat", median(a.socat)]], "-", "");
+  }
 }
 
 async function sectionB(lines, sizeLabel, sink) {
@@ -530,6 +543,7 @@ async function sectionD(responder) {
     ours("tcp-relay -q -logfile", ["-q", "-logfile", join(work, "lat.log")]),
   ];
   if (BASELINE !== undefined) {
+    configs.push(ours("baseline -q (no log)", ["-q"], BASELINE));
     configs.push(ours("baseline -q -logfile", ["-q", "-logfile", join(work, "lat-base.log")], BASELINE));
   }
   // ROUNDS runs of every relay at once; each figure is the median over the rounds, and the notes
@@ -565,7 +579,7 @@ async function sectionD(responder) {
     row("d", `${name}, p99 RTT`, pairs, med(name, "p99"), "µs", undefined, "-");
   }
   const names = ["tcp-relay -q (no log)", "tcp-relay -q -logfile"];
-  if (BASELINE !== undefined) names.push("baseline -q -logfile");
+  if (BASELINE !== undefined) names.push("baseline -q (no log)", "baseline -q -logfile");
   const perTrip = PAIRS + 200; // with the warm-up
   for (const name of names) {
     const cpu = rounds.map((f) => ((f.get(name).cost.cpu * 1e6) / perTrip).toFixed(0)).join("/");
@@ -684,6 +698,90 @@ async function sectionE(lines, random, sizeLabel, sink) {
     ],
     pcap.rss,
     `capture ${pcapSize} MiB; target >= 200 MB/s; ${cpuNote(pcap, SIZE)}`,
+  );
+}
+
+async function sectionF(random, sink) {
+  // (f) -rate: each rate for RATE_SECONDS; the rate achieved is bytes / time from connect to the
+  // sink's count (the connection set-up is a few ms of it).
+  const KiB = 1024;
+  for (const kib of [64, 1024, 10 * 1024, 100 * 1024]) {
+    const bytes = Math.round(kib * KiB * RATE_SECONDS);
+    const ours = await viaTcpRelay(sink.port, ["-q", "-rate", `c2s:${kib}`], (p) => send(p, random, bytes));
+    const achieved = ours.value; // MB/s
+    const asked = (kib * KiB) / 1e6;
+    const label = kib >= 1024 ? `${kib / 1024} MiB/s` : `${kib} KiB/s`;
+    row(
+      "f",
+      `tcp-relay -q -rate c2s:${kib} (${label})`,
+      `${(bytes / MiB).toFixed(2)} MiB`,
+      achieved,
+      "MB/s",
+      [["asked", asked]],
+      ours.rss,
+      `target 0.95-1.05x asked; ${cpuNote(ours, bytes)}`,
+    );
+  }
+}
+
+/** The relay with `-q -pcap -` piped into `cat >/dev/null` (a real pipe, as into wireshark). */
+async function viaRelayPipedCapture(targetPort, run) {
+  const port = await freePort();
+  const quote = (a) => `'${a}'`;
+  const cmd = `${[process.execPath, relayBin, "127.0.0.1", String(targetPort), String(port), "-q", "-pcap", "-"].map(quote).join(" ")} | cat >/dev/null`;
+  const child = spawn("sh", ["-c", cmd], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  children.add(child);
+  await once(child.stderr, "data");
+  const relayPid = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .map(Number)
+    .find((pid) => pid > 0 && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tcp-relay"));
+  const relay = { pid: relayPid ?? child.pid };
+  try {
+    const before = cpuSeconds(relay);
+    const value = await run(port);
+    return { value, rss: peakRssMiB(relay), cpu: cpuSeconds(relay) - before };
+  } finally {
+    // The relay (the shell's child) stops on SIGTERM; the pipe then closes and cat ends.
+    process.kill(-child.pid, "SIGTERM");
+    await once(child, "exit");
+    children.delete(child);
+  }
+}
+
+async function sectionG(random, sizeLabel, sink) {
+  // (g) -pcap - into a pipe against the same relay without a capture, interleaved rounds.
+  const plain = [];
+  const piped = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    plain.push(await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE)));
+    piped.push(await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE)));
+  }
+  const runs = `${sizeLabel} x${ROUNDS}`;
+  const perCpu = (r) => SIZE / 1e6 / r.cpu;
+  const plainMBps = median(plain.map((r) => r.value));
+  const plainPerCpu = median(plain.map(perCpu));
+  const pipedPerCpu = median(piped.map(perCpu));
+  row(
+    "g",
+    "tcp-relay -q (no capture)",
+    runs,
+    plainMBps,
+    "MB/s",
+    undefined,
+    plain.map((r) => r.rss).join("/"),
+    `per round ${plain.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${plainPerCpu.toFixed(0)} MB per CPU s`,
+  );
+  row(
+    "g",
+    "tcp-relay -q -pcap - | cat",
+    runs,
+    median(piped.map((r) => r.value)),
+    "MB/s",
+    [["no capture", plainMBps]],
+    piped.map((r) => r.rss).join("/"),
+    `target >= 0.90x no capture; per round ${piped.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${pipedPerCpu.toFixed(0)} MB per CPU s (${(pipedPerCpu / plainPerCpu).toFixed(2)}x no capture)`,
   );
 }
 

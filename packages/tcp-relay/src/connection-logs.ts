@@ -5,6 +5,7 @@ import type { DirectionLog } from "./direction-pump.js";
 import type { DirectionWriter } from "./direction-writer.js";
 import type { EntryAssembler } from "./entry-assembler.js";
 import { EntryWriter } from "./entry-writer.js";
+import type { HarRecorder } from "./har-recorder.js";
 import { HexFormatter } from "./hex-formatter.js";
 import { HttpExchangeView } from "./http-exchange-view.js";
 import { type HttpRecordWriter, JsonHttpRecordWriter, TextHttpRecordWriter } from "./http-record-writer.js";
@@ -22,8 +23,8 @@ export interface LogSettings {
   /** With `-json`: the shared `time` of the JSON lines (then `stamp` and the indent are unused). */
   json: IsoTimestamp | null;
   binary: boolean;
-  /** With `-http`: how long a request may wait for its response before a `stalled` line. */
-  http: { stallMs: number } | null;
+  /** With `-http`: how long a request may wait for its response before a `stalled` line; with `-har`, the recorder. */
+  http: { stallMs: number; har: HarRecorder | null } | null;
   /** With `-connlogs`: the folder of the per-connection files, and where their failures go. */
   connLogs: { dir: string; onError: (destination: LogDestination, error: Error) => void } | null;
   clock: Clock;
@@ -35,6 +36,8 @@ export interface ConnectionLogs {
   s: DirectionLog;
   /** Flushes and closes the connection's own file (`-connlogs`); nothing to do otherwise. */
   close(): Promise<void>;
+  /** With `-http`: the view, which marks the exchanges a fault hit. */
+  http: HttpExchangeView | null;
 }
 
 // A connection's own log is small and there may be many at once: a smaller batch than the relay's.
@@ -75,16 +78,18 @@ export function connectionLogs(settings: LogSettings, n: number, indent: string)
       c: { logs, writer: writers.C, assembler: bytesFrom("C", 0), stamp: time },
       s: { logs, writer: writers.S, assembler: bytesFrom("S", 0), stamp: time },
       close,
+      http: null,
     };
   }
   const records: HttpRecordWriter =
     json !== null
       ? new JsonHttpRecordWriter(sink, n, json)
       : new TextHttpRecordWriter(sink, n, indent, stamp);
-  const view = new HttpExchangeView(n, records, bytesFrom, settings.clock, time, http.stallMs);
+  const view = new HttpExchangeView(n, records, bytesFrom, settings.clock, time, http.stallMs, http.har);
   return {
     c: { logs, writer: writers.C, assembler: view.client, stamp: time },
     s: { logs, writer: writers.S, assembler: view.server, stamp: time },
     close,
+    http: view,
   };
 }

@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import type { ChunkLogger, ChunkLogQueue } from "./chunk-log-queue.js";
 import type { DirectionWriter, TimeSource } from "./direction-writer.js";
 import type { EntryAssembler } from "./entry-assembler.js";
+import type { FaultOutlet, FaultStage } from "./fault-stage.js";
 import type { LogWaiter, LogWriter } from "./log-writer.js";
 import type { PcapConnection } from "./pcap-connection.js";
 import type { Clock } from "./timestamp.js";
@@ -22,12 +23,22 @@ export interface DirectionLog {
  * bounded whatever the speeds. Listeners are bound once per direction; the per-chunk path
  * allocates nothing of its own.
  */
-export class DirectionPump implements LogWaiter, ChunkLogger {
-  /** Bytes relayed so far in this direction. */
+export class DirectionPump implements LogWaiter, ChunkLogger, FaultOutlet {
+  /** Bytes relayed (forwarded) so far in this direction. */
   bytes = 0;
   finished = false;
   #waitingForPeer = false;
   #waitingForLog = false;
+  #waitingForFaults = false;
+  /** With faults configured: the stage every chunk goes through, and what the pump reports of it. */
+  #faults: {
+    stage: FaultStage;
+    counts: Record<string, number>;
+    reportDropped: () => void;
+    onLimit: () => void;
+  } | null = null;
+  /** The source has ended and the fault stage is still forwarding what it holds. */
+  #ending = false;
   readonly #logs: LogWriter[];
   /** With `-pcap`: the connection's TCP conversation, set once the server has answered. */
   capture: PcapConnection | null = null;
@@ -67,6 +78,19 @@ export class DirectionPump implements LogWaiter, ChunkLogger {
     this.#queue = this.#logs.length > 0 ? queue : null;
   }
 
+  /**
+   * Puts a fault stage between reading and writing (only when the relay has faults: without them
+   * the per-chunk path is unchanged). `onLimit` cuts the connection when `-limit` is reached.
+   */
+  attachFaults(
+    stage: FaultStage,
+    counts: Record<string, number>,
+    reportDropped: () => void,
+    onLimit: () => void,
+  ): void {
+    this.#faults = { stage, counts, reportDropped, onLimit };
+  }
+
   start(): void {
     this.#src.on("data", this.#onData);
     this.#src.on("end", this.#onEnd);
@@ -77,6 +101,15 @@ export class DirectionPump implements LogWaiter, ChunkLogger {
   // formatting, capture and log writes run after every chunk read in this turn has been forwarded
   // (`ChunkLogQueue`), so the log's work is never between a read and its write.
   readonly #onData = (chunk: Buffer): void => {
+    if (this.#faults !== null) {
+      this.#faults.stage.take(chunk);
+      return;
+    }
+    this.forward(chunk);
+  };
+
+  /** Writes a chunk (or a fault stage's piece of one) to the other side and queues it for the log. */
+  forward(chunk: Buffer): void {
     this.bytes += chunk.length;
     if (!this.#dst.write(chunk)) {
       this.#waitingForPeer = true;
@@ -87,7 +120,17 @@ export class DirectionPump implements LogWaiter, ChunkLogger {
     queue.push(this, chunk);
     const logs = this.#logs;
     for (let k = 0; k < logs.length; k++) logs[k]!.flushAtTurnEnd();
-  };
+  }
+
+  holdSource(held: boolean): void {
+    this.#waitingForFaults = held;
+    if (held) this.#src.pause();
+    else if (!this.#waitingForPeer && !this.#waitingForLog && !this.#src.destroyed) this.#src.resume();
+  }
+
+  limitReached(): void {
+    this.#faults?.onLimit();
+  }
 
   /** Logs a chunk already forwarded (from the queue), then pauses if a log is behind. */
   logChunk(chunk: Buffer): void {
@@ -111,24 +154,35 @@ export class DirectionPump implements LogWaiter, ChunkLogger {
   // The source ended its writing (FIN): relay the half-close and let the other direction go on.
   readonly #onEnd = (): void => {
     this.#endedCleanly = true;
-    this.finish();
-    this.#dst.end();
+    const faults = this.#faults;
+    if (faults === null) {
+      this.finish();
+      this.#dst.end();
+      return;
+    }
+    // What a delay or a rate still holds goes out before the FIN, and before the Finished line.
+    this.#ending = true;
+    faults.stage.end(() => {
+      this.#ending = false;
+      this.finish();
+      this.#dst.end();
+    });
   };
 
   readonly #onPeerDrain = (): void => {
     if (!this.#waitingForPeer) return;
     this.#waitingForPeer = false;
-    if (!this.#waitingForLog) this.#src.resume();
+    if (!this.#waitingForLog && !this.#waitingForFaults) this.#src.resume();
   };
 
   resumeFromLog(): void {
     this.#waitingForLog = false;
-    if (!this.#waitingForPeer && !this.#src.destroyed) this.#src.resume();
+    if (!this.#waitingForPeer && !this.#waitingForFaults && !this.#src.destroyed) this.#src.resume();
   }
 
   /** The direction ended (EOF, error or shutdown): log what is held and the Finished line, once. */
   finish(): void {
-    if (this.finished) return;
+    if (this.finished || this.#ending) return;
     this.finished = true;
     // Chunks still queued are logged first: their entries come before the Finished line.
     this.#queue?.drain();
@@ -137,7 +191,12 @@ export class DirectionPump implements LogWaiter, ChunkLogger {
     if (logging === null) return;
     logging.assembler.end();
     logging.stamp?.refresh();
-    logging.writer.finished(this.bytes, rate(this.bytes, this.#clock() - this.#acceptedAt));
+    this.#faults?.reportDropped();
+    logging.writer.finished(
+      this.bytes,
+      rate(this.bytes, this.#clock() - this.#acceptedAt),
+      this.#faults?.counts,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ByteSink } from "./byte-sink.js";
-import type { DirectionWriter } from "./direction-writer.js";
+import type { DirectionWriter, DroppedBytes } from "./direction-writer.js";
+import { describeFault, type Fault } from "./fault-spec.js";
 import type { TimestampPrefix } from "./timestamp.js";
 
 /** The classic tool splits a line longer than this many bytes into several entries. */
@@ -131,12 +132,27 @@ export class EntryWriter implements DirectionWriter {
     this.notice(`Error: ${message}`);
   }
 
+  fault(conn: number, side: string, kind: string, fault: Fault | null, dropped: DroppedBytes | null): void {
+    this.#stamp?.refresh();
+    const params = fault === null ? "" : ` ${describeFault(fault)}`;
+    const what =
+      dropped === null
+        ? ""
+        : `: dropped ${dropped.dropped} bytes from #${String(dropped.at).padStart(6, "0")} on`;
+    this.#line(`F-${conn}-${side}-${kind}${params}${what}`);
+  }
+
   /**
    * A line about this direction that is not an entry — `C-0-Finished: ...`, `S-0-Error: ...` —
    * with the same indent and timestamp as the entries.
    */
   notice(text: string): void {
-    const body = Buffer.from(`${this.labelText}${text}\n`, "utf8");
+    this.#line(`${this.labelText}${text}`);
+  }
+
+  /** A whole line with this connection's indent and timestamp. */
+  #line(text: string): void {
+    const body = Buffer.from(`${text}\n`, "utf8");
     this.#reserveFor(body.length);
     const sink = this.#sink;
     let p = this.#indent.copy(sink.buf, sink.pos);

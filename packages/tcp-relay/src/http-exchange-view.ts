@@ -1,5 +1,6 @@
 import type { TimeSource } from "./direction-writer.js";
 import type { EntryAssembler } from "./entry-assembler.js";
+import { BodyKeeper, type HarRecorder } from "./har-recorder.js";
 import { type BodyFraming, type HttpMessageEvents, HttpMessageReader } from "./http-message-reader.js";
 import type { HttpExchange, HttpRecordWriter } from "./http-record-writer.js";
 import type { Clock } from "./timestamp.js";
@@ -53,6 +54,12 @@ interface Pending extends HttpExchange {
   stalledReported: boolean;
   /** The status of the response being read is 1xx other than 101: an interim response. */
   interim: boolean;
+  faults: Set<string>;
+  /** With `-har`: the heads and (the first bytes of) the bodies. */
+  requestHead: string;
+  responseHead: string | null;
+  requestBody: BodyKeeper | null;
+  responseBody: BodyKeeper | null;
 }
 
 /**
@@ -81,6 +88,8 @@ export class HttpExchangeView {
   #warned = false;
   #ended = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** Faults that acted while no request was waiting: they hit the next one (a delayed request). */
+  readonly #carried = new Set<string>();
   readonly #bytes: { C?: EntryAssembler; S?: EntryAssembler } = {};
   readonly #conn: number;
   readonly #records: HttpRecordWriter;
@@ -88,6 +97,7 @@ export class HttpExchangeView {
   readonly #clock: Clock;
   readonly #time: TimeSource | null;
   readonly #stallMs: number;
+  readonly #har: HarRecorder | null;
 
   constructor(
     conn: number,
@@ -96,7 +106,9 @@ export class HttpExchangeView {
     clock: Clock,
     time: TimeSource | null,
     stallMs: number,
+    har: HarRecorder | null = null,
   ) {
+    this.#har = har;
     this.#conn = conn;
     this.#records = records;
     this.#bytesFrom = bytesFrom;
@@ -113,6 +125,15 @@ export class HttpExchangeView {
       push: (chunk) => this.#responses.push(chunk),
       end: () => this.#endOf("S", this.#responses),
     };
+  }
+
+  /**
+   * A fault (by name) acted on the connection: every request waiting for its response was hit by
+   * it, or, with none waiting, the next request (whose bytes the fault is holding).
+   */
+  noteFault(name: string): void {
+    if (this.#queue.length === 0) this.#carried.add(name);
+    for (const p of this.#queue) p.faults.add(name);
   }
 
   #raw(dir: "C" | "S", bytes: Buffer, offset: number): void {
@@ -153,7 +174,13 @@ export class HttpExchangeView {
           isConnect: false,
           stalledReported: false,
           interim: false,
+          faults: new Set(this.#carried),
+          requestHead: "",
+          responseHead: null,
+          requestBody: this.#har === null ? null : new BodyKeeper(this.#har.bodyLimit),
+          responseBody: this.#har === null ? null : new BodyKeeper(this.#har.bodyLimit),
         };
+        this.#carried.clear();
         this.#reading = p;
         this.#queue.push(p);
         if (this.#queue.length > MAX_PENDING_REQUESTS) {
@@ -169,6 +196,7 @@ export class HttpExchangeView {
         if (m === null || p === undefined) return "no request line";
         p.method = m[1]!;
         p.target = m[2]!;
+        if (this.#har !== null) p.requestHead = text;
         p.isHead = p.method === "HEAD";
         p.isConnect = p.method === "CONNECT";
         p.switching = p.isConnect || head.headers.has("upgrade");
@@ -176,8 +204,11 @@ export class HttpExchangeView {
         if (typeof framing === "string") return framing;
         return p.switching ? { ...framing, pauseAfter: true } : framing;
       },
-      onBody: (n) => {
-        if (this.#reading !== undefined) this.#reading.reqBytes += n;
+      onBody: (n, chunk, start) => {
+        const p = this.#reading;
+        if (p === undefined) return;
+        p.reqBytes += n;
+        p.requestBody?.take(chunk, start, n);
       },
       onMessageEnd: () => {
         this.#reading = undefined;
@@ -204,6 +235,7 @@ export class HttpExchangeView {
         p.interim = status >= 100 && status < 200 && status !== 101;
         if (p.interim) return { kind: "none" };
         p.status = status;
+        if (this.#har !== null) p.responseHead = text;
         if (p.switching && (status === 101 || (p.isConnect && status >= 200 && status < 300))) {
           // The connection now carries another protocol: both directions are bytes from here.
           this.#requests.goRaw();
@@ -213,9 +245,11 @@ export class HttpExchangeView {
         if (p.isHead || status === 204 || status === 304) return { kind: "none" };
         return bodyFraming(headers, http10 ? { kind: "until-close" } : { kind: "until-close" });
       },
-      onBody: (n) => {
+      onBody: (n, chunk, start) => {
         const p = this.#queue[0];
-        if (p !== undefined) p.resBytes += n;
+        if (p === undefined) return;
+        p.resBytes += n;
+        p.responseBody?.take(chunk, start, n);
       },
       onMessageEnd: () => {
         const p = this.#queue[0];
@@ -227,7 +261,7 @@ export class HttpExchangeView {
         this.#queue.shift();
         p.totalMs = this.#clock() - p.startedAt;
         this.#time?.refresh();
-        this.#records.exchange(p);
+        this.#record(p);
       },
       onRaw: (bytes, offset) => this.#raw("S", bytes, offset),
       onNotHttp: (reason) => this.#fallBack(reason),
@@ -246,8 +280,26 @@ export class HttpExchangeView {
       p.status = null;
       p.ttfbMs = null;
       p.totalMs = now - p.startedAt;
-      this.#records.exchange(p);
+      this.#record(p);
     }
+  }
+
+  #record(p: Pending): void {
+    const record = withFaults(p);
+    this.#records.exchange(record);
+    this.#har?.add({
+      conn: p.conn,
+      startedAt: p.startedAt,
+      ttfbMs: p.ttfbMs,
+      totalMs: p.totalMs,
+      requestHead: p.requestHead,
+      requestBody: p.requestBody?.bytes() ?? Buffer.alloc(0),
+      requestBodySize: p.reqBytes,
+      responseHead: p.status === null ? null : p.responseHead,
+      responseBody: p.responseBody?.bytes() ?? Buffer.alloc(0),
+      responseBodySize: p.resBytes,
+      hitBy: record.hitBy,
+    });
   }
 
   #armTimer(): void {
@@ -278,4 +330,9 @@ export class HttpExchangeView {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/** The record as written: the faults that hit it, by name, in the order they first acted. */
+function withFaults(p: Pending): HttpExchange {
+  return p.faults.size === 0 ? p : { ...p, hitBy: [...p.faults] };
 }

@@ -19,7 +19,8 @@ export interface HttpMessageEvents {
    * body is framed, or why this is not HTTP after all.
    */
   onHead(head: string): BodyFraming | string;
-  onBody(bytes: number): void;
+  /** `bytes` body bytes (chunked coding removed): `chunk[start..start + bytes)`. */
+  onBody(bytes: number, chunk: Buffer, start: number): void;
   onMessageEnd(): void;
   /** These bytes are not (or no longer) HTTP: from `offset` on, the stream is logged as bytes. */
   onRaw(bytes: Buffer, offset: number): void;
@@ -112,8 +113,8 @@ export class HttpMessageReader {
         case State.Length: {
           const take = Math.min(this.#remaining, n - i);
           this.#remaining -= take;
+          this.#events.onBody(take, chunk, i);
           i += take;
-          this.#events.onBody(take);
           if (this.#remaining === 0) this.#endMessage();
           break;
         }
@@ -125,13 +126,13 @@ export class HttpMessageReader {
         case State.ChunkData: {
           const take = Math.min(this.#remaining, n - i);
           this.#remaining -= take;
+          this.#events.onBody(take, chunk, i);
           i += take;
-          this.#events.onBody(take);
           if (this.#remaining === 0) this.#state = State.ChunkEnd;
           break;
         }
         case State.UntilClose:
-          this.#events.onBody(n - i);
+          this.#events.onBody(n - i, chunk, i);
           i = n;
           break;
         case State.Paused:

@@ -18,6 +18,8 @@ export interface HttpExchange {
   ttfbMs: number | null;
   /** From the request's first byte to the response's last (or to the close). */
   totalMs: number;
+  /** The faults on purpose that acted on this exchange, by name (`delay_c2s`, ...). */
+  hitBy?: readonly string[];
 }
 
 /** Where the `-http` view's lines go: the text log or JSON lines. */
@@ -55,7 +57,8 @@ export class TextHttpRecordWriter implements HttpRecordWriter {
       r.status === null
         ? `no response (connection closed after ${r.totalMs} ms)`
         : `${r.status} (request body ${r.reqBytes} bytes, response body ${r.resBytes} bytes, first byte ${r.ttfbMs} ms, total ${r.totalMs} ms)`;
-    this.#line(`#${r.seq} ${shown(r.method)} ${shown(r.target)} -> ${outcome}`);
+    const faults = r.hitBy === undefined ? "" : ` [faults: ${r.hitBy.join(", ")}]`;
+    this.#line(`#${r.seq} ${shown(r.method)} ${shown(r.target)} -> ${outcome}${faults}`);
   }
 
   stalled(r: HttpExchange, afterMs: number): void {
@@ -99,7 +102,7 @@ export class JsonHttpRecordWriter implements HttpRecordWriter {
     this.#line(
       `"type":"http","conn":${r.conn},"seq":${r.seq},"method":${JSON.stringify(r.method)},"target":${JSON.stringify(
         r.target,
-      )},"status":${r.status},"reqBytes":${r.reqBytes},"resBytes":${r.resBytes},"ttfbMs":${r.ttfbMs},"totalMs":${r.totalMs}`,
+      )},"status":${r.status},"reqBytes":${r.reqBytes},"resBytes":${r.resBytes},"ttfbMs":${r.ttfbMs},"totalMs":${r.totalMs}${r.hitBy === undefined ? "" : `,"faults":${JSON.stringify(r.hitBy)}`}`,
     );
   }
 

@@ -1,6 +1,7 @@
 import type { ByteSink } from "./byte-sink.js";
-import type { DirectionWriter } from "./direction-writer.js";
+import type { DirectionWriter, DroppedBytes } from "./direction-writer.js";
 import { HEX_HIGH, HEX_LOW, TEXT_CHAR } from "./entry-writer.js";
+import { type Fault, faultFields } from "./fault-spec.js";
 import type { IsoTimestamp } from "./timestamp.js";
 
 const QUOTE = 0x22;
@@ -95,8 +96,19 @@ export class JsonEntryWriter implements DirectionWriter {
     sink.pos = closeObject(buf, p);
   }
 
-  finished(bytes: number, rate: string): void {
-    this.line(`"type":"finished","conn":${this.conn},"dir":"${this.dir}","bytes":${bytes},"kbps":${rate}`);
+  finished(bytes: number, rate: string, faults?: Record<string, number>): void {
+    const counts =
+      faults === undefined || Object.keys(faults).length === 0 ? "" : `,"faults":${JSON.stringify(faults)}`;
+    this.line(
+      `"type":"finished","conn":${this.conn},"dir":"${this.dir}","bytes":${bytes},"kbps":${rate}${counts}`,
+    );
+  }
+
+  fault(conn: number, side: string, kind: string, fault: Fault | null, dropped: DroppedBytes | null): void {
+    this.#time.refresh();
+    const params = fault === null ? "" : `,${faultFields(fault)}`;
+    const what = dropped === null ? "" : `,"dropped":${dropped.dropped},"at":${dropped.at}`;
+    this.line(`"type":"fault","conn":${conn},"dir":"${side}","fault":"${kind}"${params}${what}`);
   }
 
   connectError(message: string): void {

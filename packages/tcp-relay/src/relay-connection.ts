@@ -1,8 +1,10 @@
 import { connect, type Socket } from "node:net";
 import type { ChunkLogQueue } from "./chunk-log-queue.js";
+import { ConnectionFaults } from "./connection-faults.js";
 import { type ConnectionLogs, connectionLogs, type LogSettings } from "./connection-logs.js";
 import { DirectionPump } from "./direction-pump.js";
 import type { DirectionWriter } from "./direction-writer.js";
+import type { FaultTable } from "./fault-table.js";
 import { IndentSlots } from "./indent-slots.js";
 import type { LogWriter } from "./log-writer.js";
 import { type MicroClock, PcapConnection } from "./pcap-connection.js";
@@ -17,12 +19,17 @@ export interface RelayContext extends LogSettings {
   pcap: { writer: LogWriter; clock: MicroClock } | null;
   /** The chunks forwarded and not yet logged, shared by every connection (kept in read order). */
   logQueue: ChunkLogQueue;
+  /** The faults on purpose (`-delay`, ..., `-control`); null when there are none and can be none. */
+  faults: FaultTable | null;
   /**
    * Called once both sockets of the connection have closed, with the closing of its own log file
    * (`-connlogs`), which the relay waits for when it shuts down.
    */
   onClosed(connection: RelayConnection, logsClosed: Promise<void>): void;
 }
+
+/** After a `-limit` cut, how long the receiver may take to close its side. */
+const LINGER_AFTER_CUT_MS = 2000;
 
 /**
  * One accepted client, its own connection to the server, and the two directions between them.
@@ -36,7 +43,9 @@ export class RelayConnection {
   readonly #serverToClient: DirectionPump;
   readonly #serverWriter: DirectionWriter | null;
   readonly #logs: ConnectionLogs | null;
+  readonly #faults: ConnectionFaults | null;
   #connected = false;
+  #cut = false;
   #openSockets = 2;
   readonly #client: Socket;
   readonly #context: RelayContext;
@@ -78,6 +87,34 @@ export class RelayConnection {
       this.#acceptedAt,
       context.logQueue,
     );
+    this.#faults = null;
+    if (context.faults !== null) {
+      const writers = logs === null ? null : { C: logs.c.writer, S: logs.s.writer };
+      const view = logs?.http ?? null;
+      const faults = new ConnectionFaults(n, context.faults, this.#acceptedAt, context.clock, writers, {
+        reset: () => {
+          this.#faults?.close();
+          this.#client.resetAndDestroy();
+          this.#server.resetAndDestroy();
+        },
+        close: () => this.destroy(),
+        noted: view === null ? undefined : (f) => view.noteFault(f.name),
+      });
+      this.#faults = faults;
+      const stages = faults.attach({ c2s: this.#clientToServer, s2c: this.#serverToClient });
+      this.#clientToServer.attachFaults(
+        stages.c2s,
+        faults.counts.c2s,
+        () => faults.reportDropped("c2s", stages.c2s),
+        () => this.#cutAfterLimit(this.#client, this.#server),
+      );
+      this.#serverToClient.attachFaults(
+        stages.s2c,
+        faults.counts.s2c,
+        () => faults.reportDropped("s2c", stages.s2c),
+        () => this.#cutAfterLimit(this.#server, this.#client),
+      );
+    }
     client.setNoDelay(true);
     client.on("error", this.#onClientError);
     client.on("close", this.#onClientClose);
@@ -136,12 +173,27 @@ export class RelayConnection {
   // its last writes to flush: it must not be destroyed here, or those bytes would be lost.
   #closed(): void {
     if (--this.#openSockets > 0) return;
+    this.#faults?.close();
     this.#context.slots.release(this.n, this.#slot);
     this.#context.onClosed(this, this.#logs?.close() ?? Promise.resolve());
   }
 
+  /**
+   * `-limit` reached: the receiver gets everything up to the limit and a FIN, the sender is closed.
+   * A receiver that does not close in turn is closed a little later.
+   */
+  #cutAfterLimit(sender: Socket, receiver: Socket): void {
+    if (this.#cut) return;
+    this.#cut = true;
+    receiver.end();
+    sender.destroy();
+    setTimeout(() => this.destroy(), LINGER_AFTER_CUT_MS).unref();
+  }
+
   /** Tears down both sides (shutdown, or an error on one of them). */
   destroy(): void {
+    // Bytes a fault still holds are dropped (and counted) before the Finished lines.
+    this.#faults?.close();
     this.#client.destroy();
     this.#server.destroy();
   }

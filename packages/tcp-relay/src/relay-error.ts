@@ -18,6 +18,11 @@ export const relayErrorCodes = {
   },
   TCP_RELAY_UNKNOWN_HOST: { description: "`<host>` cannot be resolved", exitCode: 2 },
   TCP_RELAY_LOG_FILE: { description: "the log file cannot be opened for appending", exitCode: 2 },
+  TCP_RELAY_FAULTS_FILE: {
+    description:
+      "the `-faults` file cannot be read, is not JSON, or holds a key or value that is not a fault",
+    exitCode: 2,
+  },
   TCP_RELAY_PORT_IN_USE: { description: "the local port is already in use", exitCode: 1 },
   TCP_RELAY_LISTEN_FAILED: {
     description: "listening failed otherwise (address not available, permission)",

@@ -1,3 +1,4 @@
+import { type Fault, parseFault } from "./fault-spec.js";
 import { RelayError } from "./relay-error.js";
 
 /** What the command line asks for, before the host is resolved or anything listens. */
@@ -33,6 +34,16 @@ export interface RelayArguments {
   stallSeconds: number | undefined;
   /** Local address to listen on; undefined means all interfaces. */
   bind: string | undefined;
+  /** Faults on purpose from the command line (`-delay`, `-rate`, ...), in the order given. */
+  faults: Fault[];
+  /** `-faults <file>`: more faults from a JSON file. */
+  faultsFile: string | undefined;
+  /** `-control <port>`: toxiproxy's HTTP API on 127.0.0.1 at that port. */
+  control: number | undefined;
+  /** `-har <file>` (with `-http`): the exchanges as HAR 1.2. */
+  har: string | undefined;
+  /** `-harbody <bytes>`: bytes of each body kept in the HAR. */
+  harBody: number | undefined;
   help: boolean;
   version: boolean;
 }
@@ -43,7 +54,7 @@ export const DEFAULT_INDENT_SLOTS = 16;
 export const MAX_INDENT_SLOTS = 256;
 
 const ALLOWED =
-  "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -http, -stall <seconds>, -logsize <bytes>, -logcount <n>, -connlogs <dir>, -pcap <file>, -bind <address>, --help, --version";
+  "-q, -b, -t, -tms, -logfile <file>, -i [n], -json, -http, -stall <seconds>, -logsize <bytes>, -logcount <n>, -connlogs <dir>, -pcap <file>, -bind <address>, -delay <dir>:<ms>[±<jitter>], -rate <dir>:<KiB/s>, -slice <dir>:<bytes>[±<var>][/<ms>], -limit <dir>:<bytes>, -reset <dir>:<ms>, -blackhole <dir>[:<ms>], -refuse @N, -faults <file>, -control <port>, -har <file>, -harbody <bytes>, --help, --version";
 
 function parsePort(name: string, value: string | undefined): number {
   if (value === undefined) {
@@ -135,6 +146,11 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
     connLogs: undefined,
     pcap: undefined,
     bind: undefined,
+    faults: [],
+    faultsFile: undefined,
+    control: undefined,
+    har: undefined,
+    harBody: undefined,
     help: false,
     version: false,
   };
@@ -196,6 +212,38 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
       case "--bind":
         parsed.bind = requireValue(arg, argv[++k], "a local address");
         break;
+      case "-delay":
+      case "-rate":
+      case "-slice":
+      case "-limit":
+      case "-reset":
+      case "-blackhole":
+      case "-refuse":
+      case "--delay":
+      case "--rate":
+      case "--slice":
+      case "--limit":
+      case "--reset":
+      case "--blackhole":
+      case "--refuse":
+        parsed.faults.push(parseFault(arg, argv[++k]));
+        break;
+      case "-faults":
+      case "--faults":
+        parsed.faultsFile = requireValue(arg, argv[++k], "a JSON file of faults");
+        break;
+      case "-har":
+      case "--har":
+        parsed.har = requireValue(arg, argv[++k], "a file name");
+        break;
+      case "-harbody":
+      case "--har-body":
+        parsed.harBody = parseSize(arg, argv[++k]);
+        break;
+      case "-control":
+      case "--control":
+        parsed.control = parsePort("control port", argv[++k]);
+        break;
       case "-i":
       case "--indent": {
         // The number is optional: only a following all-digit word is taken as the slot count.
@@ -243,6 +291,15 @@ export function parseRelayArguments(argv: readonly string[]): RelayArguments {
   }
   if (parsed.stallSeconds !== undefined && !parsed.http) {
     throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "-stall needs -http (it times requests of the HTTP view)");
+  }
+  if (parsed.har !== undefined && !parsed.http) {
+    throw new RelayError("TCP_RELAY_BAD_ARGUMENT", "-har needs -http (it records the HTTP view's exchanges)");
+  }
+  if (parsed.harBody !== undefined && parsed.har === undefined) {
+    throw new RelayError(
+      "TCP_RELAY_BAD_ARGUMENT",
+      "-harbody needs -har (it bounds the bodies kept in the HAR file)",
+    );
   }
   if (positional.length > 3) {
     throw new RelayError(
