@@ -12,6 +12,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { loadDemoData } from "../demo/load-demo-data.js";
 import { openStore } from "../store/open-store.js";
 import type { Store } from "../store/store.js";
@@ -38,6 +40,24 @@ after(async () => {
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** A PostgreSQL database's indexes, constraints and triggers (with whether each is on). */
+async function postgresSchema(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query(
+      `SELECT indexdef AS line FROM pg_indexes WHERE schemaname = 'public'
+       UNION ALL SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+         WHERE connamespace = 'public'::regnamespace
+       UNION ALL SELECT tgrelid::regclass || ' ' || tgname || ' ' || tgenabled::text FROM pg_trigger WHERE NOT tgisinternal
+       ORDER BY 1`,
+    );
+    return result.rows.map((r) => String(r.line));
+  } finally {
+    await client.end();
+  }
+}
 
 /** What a store holds beyond the operations' answers: admin view, secret, subscriptions. */
 async function extras(store: Store) {
@@ -144,6 +164,13 @@ describe("migrate-data", () => {
       acrossBackends: false,
     });
 
+    // The copy's indexes, constraints and triggers are those of a new database, all of them on.
+    const fresh = await server.createDatabase("fresh");
+    await (await openStore(fresh)).close();
+    const schema = await postgresSchema(fresh);
+    assert.ok(schema.length > 30 && schema.some((line) => line.includes("posts_search_phrases")));
+    assert.deepEqual(await postgresSchema(toPostgres), schema);
+
     // Sequences continue after the copied ids.
     for (const location of [toPostgres, back]) {
       const store = await openStore(location);
@@ -172,6 +199,40 @@ describe("migrate-data", () => {
         force: true,
       });
     }
+  });
+
+  it("leaves a PostgreSQL target as it was when the copy fails, indexes and triggers included", async () => {
+    const source = join(dir, "broken-source.db");
+    const s = await openStore(source);
+    await loadDemoData(s, { posts: 60, now: NOW, seed: 2 });
+    await s.close();
+    // A post of a language the source does not have: caught when the foreign keys come back.
+    const raw = new Database(source);
+    raw.pragma("foreign_keys = OFF");
+    raw.prepare("UPDATE posts SET language_id = 999 WHERE id = (SELECT max(id) FROM posts)").run();
+    raw.close();
+    const target = await server.createDatabase("kept_target");
+    const t = await openStore(target);
+    await loadDemoData(t, { posts: 80, now: NOW, seed: 4 });
+    await t.close();
+    const state = async () => {
+      const store = await openStore(target);
+      try {
+        return {
+          schema: await postgresSchema(target),
+          recent: await store.recentPosts({ limit: 1000, offset: 0, languageIds: null }),
+          languages: await store.aggregateLanguageData(NOW),
+          feeds: await store.mostProlificFeeds({ since: NOW - 30 * DAY, limit: 100 }),
+        };
+      } finally {
+        await store.close();
+      }
+    };
+    const before = await state();
+    assert.equal(before.recent.length, 80);
+    assert.ok(before.schema.some((line) => line.includes("posts_search_phrases")));
+    await assert.rejects(migrateData({ from: source, to: target, force: true }), /referenced row/);
+    assert.deepEqual(await state(), before);
   });
 
   it("refuses a non-empty target unless forced, a missing source, and the same database twice", async () => {
