@@ -63,12 +63,14 @@ export async function setAsideForLoad(sql: Sql): Promise<SetAside> {
 
 /**
  * Fills the roll-ups from the loaded rows, builds what was set aside and turns the triggers back
- * on. The search index's build gets the memory the migration that created it had (schema 11).
+ * on.
  */
 export async function putBack(sql: Sql, setAside: SetAside): Promise<void> {
   await sql.query("TRUNCATE post_days, click_days");
   await sql.query(fillRollups);
-  await sql.query("SET LOCAL maintenance_work_mem = '256MB'");
+  // 256 MB (kB here), what schema 11 built the search index with, unless the server gives more.
+  await sql.query(`SELECT set_config('maintenance_work_mem', greatest(setting::bigint, 262144) || 'kB', true)
+    FROM pg_settings WHERE name = 'maintenance_work_mem'`);
   for (const statement of [...setAside.constraints, ...setAside.indexes, ...setAside.foreignKeys]) {
     await sql.query(statement);
   }

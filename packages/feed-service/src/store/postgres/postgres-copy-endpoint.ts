@@ -7,7 +7,13 @@ import type pg from "pg";
 import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
 import { htmlToIndexText } from "../index-text.js";
 import { putBack, type SetAside, setAsideForLoad } from "./postgres-bulk-load.js";
-import { openPostgresPool, rows, translatePostgresError } from "./postgres-connection.js";
+import {
+  inTransaction,
+  openPostgresPool,
+  rows,
+  type Sql,
+  translatePostgresError,
+} from "./postgres-connection.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { searchVector } from "./postgres-text-search.js";
 
@@ -148,13 +154,20 @@ export class PostgresEndpoint implements CopyEndpoint {
     }
   }
 
+  /**
+   * Inside the copy's transaction once begin() opened it (a copy that fails then keeps the data),
+   * else in a transaction of its own.
+   */
   async clear(): Promise<void> {
-    const sql = this.#loading().client;
-    try {
+    const empty = async (sql: Sql) => {
       await sql.query(
         "TRUNCATE websub_subscriptions, clicks, searches, smart_categories, posts, feeds, categories, settings RESTART IDENTITY",
       );
       await sql.query("DELETE FROM languages WHERE id > 2");
+    };
+    if (!this.#load) return inTransaction(this.#pool, empty);
+    try {
+      await empty(this.#load.client);
     } catch (error) {
       throw translatePostgresError(error);
     }
