@@ -6,8 +6,11 @@
 // Every request carries a unique XML comment, so the service's answer cache never hits: this
 // measures decoding, the database and encoding, not the cache.
 // Before the load, migrate-data copies the SQLite corpus once more into a new, empty database of
-// the same server, timed, against the goal of 1,000,000 posts in 5 minutes (3,333 posts/s).
-// Usage: npx tsc -b && node bench/feed-service-postgres.bench.mjs [--posts N] [--seconds S] [--migrate-only]
+// the same server, timed, against the goal of 1,000,000 posts in 5 minutes (3,333 posts/s); then
+// refreshes of 50 new demo posts each are applied to that copy through the store, feed after
+// feed, timed, against the goal of 3,000 posts/s (the store's write alone: no fetch, no parse).
+// Usage: npx tsc -b && node bench/feed-service-postgres.bench.mjs [--posts N] [--seconds S]
+//   [--migrate-only: the migrate-data and ingest rows alone]
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -28,11 +31,17 @@ const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { demoRareWords } = await import(new URL("demo/demo-vocabulary.js", dist).href);
 const { migrateData } = await import(new URL("migrate/migrate-data.js", dist).href);
+const { openStore } = await import(new URL("store/open-store.js", dist).href);
+const { writeDemoPost } = await import(new URL("demo/demo-post-writer.js", dist).href);
+const { SeededRandom } = await import(new URL("demo/seeded-random.js", dist).href);
 const { default: pg } = await import(
   createRequire(new URL("../packages/feed-service/package.json", import.meta.url)).resolve("pg")
 );
 /** migrate-data's goal: the 1,000,000-post demo into an empty PostgreSQL within 5 minutes. */
 const migrateGoalPostsPerSecond = 1_000_000 / 300;
+const ingestGoalPostsPerSecond = 3_000;
+const ingestRefreshes = 200;
+const postsPerRefresh = 50;
 
 const envelope = (body) =>
   '<?xml version="1.0" encoding="UTF-8"?><!--@NONCE@--><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +
@@ -129,7 +138,41 @@ async function startService(database, workers) {
   };
 }
 
-/** Copies the SQLite corpus into a new database of the corpus's server (dropped after); times it. */
+/** Applies refreshes of new demo posts to the database at `url`, round-robin over its feeds; times them. */
+async function timeIngest(url) {
+  const store = await openStore(url);
+  try {
+    const feeds = await store.feeds();
+    const rng = new SeededRandom(7);
+    const at = Date.now();
+    const refreshes = Array.from({ length: ingestRefreshes }, (_, r) => {
+      const feed = feeds[r % feeds.length];
+      const ctx = {
+        host: "bench.example",
+        languageCode: "en",
+        languageId: feed.languageId,
+        sentenceEnd: ".",
+      };
+      const posts = Array.from({ length: postsPerRefresh }, (_, i) => {
+        const post = writeDemoPost(rng, ctx, r * postsPerRefresh + i, at - i * 60_000, at);
+        return { ...post, guid: `bench-${process.pid}-${r}-${i}` };
+      });
+      return { feedId: feed.feedId, posts };
+    });
+    const started = process.hrtime.bigint();
+    for (const { feedId, posts } of refreshes) await store.applyFeedUpdate(feedId, { fetchState: {}, posts });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const stored = ingestRefreshes * postsPerRefresh;
+    return { posts: stored, seconds, rate: stored / seconds };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Copies the SQLite corpus into a new database of the corpus's server and then ingests into the
+ * copy (dropped after); times both.
+ */
 async function timeMigrate(corpus) {
   const database = `migrate_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: corpus.url });
@@ -144,7 +187,8 @@ async function timeMigrate(corpus) {
     });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const copied = summary.tables.find((t) => t.table === "posts").rows;
-    return { posts: copied, seconds, rate: copied / seconds };
+    const ingest = await timeIngest(corpus.url.replace(/\/postgres$/, `/${database}`));
+    return { posts: copied, seconds, rate: copied / seconds, ingest };
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${database}`);
     await admin.end();
@@ -191,6 +235,14 @@ console.log(
 console.log("|---|---:|---:|---:|---:|");
 console.log(
   `| ${posts}-post demo corpus, batches of 5,000 | ${migrate.posts} | ${fmt(migrate.seconds, 1)} | ${fmt(migrate.rate)} | ${fmt(migrate.rate / migrateGoalPostsPerSecond, 2)} |`,
+);
+console.log(
+  `\n| ingest on PostgreSQL (store writes of ${postsPerRefresh}-post refreshes) | posts | seconds | posts/s | ratio to ${ingestGoalPostsPerSecond} posts/s |`,
+);
+console.log("|---|---:|---:|---:|---:|");
+const ingest = migrate.ingest;
+console.log(
+  `| ${ingestRefreshes} refreshes into the migrated ${posts}-post copy | ${ingest.posts} | ${fmt(ingest.seconds, 1)} | ${fmt(ingest.rate)} | ${fmt(ingest.rate / ingestGoalPostsPerSecond, 2)} |`,
 );
 if (values["migrate-only"]) process.exit(0);
 
