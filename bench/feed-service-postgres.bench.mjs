@@ -5,16 +5,24 @@
 // rare demo word, sort by relevance; a search at offset 0 also records the search history, a write).
 // Every request carries a unique XML comment, so the service's answer cache never hits: this
 // measures decoding, the database and encoding, not the cache.
+// Before the load, migrate-data copies the SQLite corpus once more into a new, empty database of
+// the same server, timed, against the goal of 1,000,000 posts in 5 minutes (3,333 posts/s); then
+// refreshes of 50 new demo posts each are applied to that copy through the store, feed after
+// feed, timed, against the goal of 3,000 posts/s (the store's write alone: no fetch, no parse).
 // Usage: npx tsc -b && node bench/feed-service-postgres.bench.mjs [--posts N] [--seconds S]
+//   [--migrate-only: the migrate-data and ingest rows alone]
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { openPostgresCorpus } from "./feed-service-postgres-corpus.mjs";
 import { runWrk } from "./wrk-load.mjs";
 
-const { values } = parseArgs({ options: { posts: { type: "string" }, seconds: { type: "string" } } });
+const { values } = parseArgs({
+  options: { posts: { type: "string" }, seconds: { type: "string" }, "migrate-only": { type: "boolean" } },
+});
 const posts = Number(values.posts ?? 1_000_000);
 const seconds = Number(values.seconds ?? 10);
 const connections = 32;
@@ -22,6 +30,18 @@ const path = "/webservices/FeedAggregator";
 const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { demoRareWords } = await import(new URL("demo/demo-vocabulary.js", dist).href);
+const { migrateData } = await import(new URL("migrate/migrate-data.js", dist).href);
+const { openStore } = await import(new URL("store/open-store.js", dist).href);
+const { writeDemoPost } = await import(new URL("demo/demo-post-writer.js", dist).href);
+const { SeededRandom } = await import(new URL("demo/seeded-random.js", dist).href);
+const { default: pg } = await import(
+  createRequire(new URL("../packages/feed-service/package.json", import.meta.url)).resolve("pg")
+);
+/** migrate-data's goal: the 1,000,000-post demo into an empty PostgreSQL within 5 minutes. */
+const migrateGoalPostsPerSecond = 1_000_000 / 300;
+const ingestGoalPostsPerSecond = 3_000;
+const ingestRefreshes = 200;
+const postsPerRefresh = 50;
 
 const envelope = (body) =>
   '<?xml version="1.0" encoding="UTF-8"?><!--@NONCE@--><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +
@@ -118,11 +138,71 @@ async function startService(database, workers) {
   };
 }
 
+/** Applies refreshes of new demo posts to the database at `url`, round-robin over its feeds; times them. */
+async function timeIngest(url) {
+  const store = await openStore(url);
+  try {
+    const feeds = await store.feeds();
+    const rng = new SeededRandom(7);
+    const at = Date.now();
+    const refreshes = Array.from({ length: ingestRefreshes }, (_, r) => {
+      const feed = feeds[r % feeds.length];
+      const ctx = {
+        host: "bench.example",
+        languageCode: "en",
+        languageId: feed.languageId,
+        sentenceEnd: ".",
+      };
+      const posts = Array.from({ length: postsPerRefresh }, (_, i) => {
+        const post = writeDemoPost(rng, ctx, r * postsPerRefresh + i, at - i * 60_000, at);
+        return { ...post, guid: `bench-${process.pid}-${r}-${i}` };
+      });
+      return { feedId: feed.feedId, posts };
+    });
+    const started = process.hrtime.bigint();
+    for (const { feedId, posts } of refreshes) await store.applyFeedUpdate(feedId, { fetchState: {}, posts });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const stored = ingestRefreshes * postsPerRefresh;
+    return { posts: stored, seconds, rate: stored / seconds };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Copies the SQLite corpus into a new database of the corpus's server and then ingests into the
+ * copy (dropped after); times both.
+ */
+async function timeMigrate(corpus) {
+  const database = `migrate_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: corpus.url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${database}`);
+    const started = process.hrtime.bigint();
+    const summary = await migrateData({
+      from: corpus.sqlitePath,
+      to: corpus.url.replace(/\/postgres$/, `/${database}`),
+      batchSize: 5000,
+    });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const copied = summary.tables.find((t) => t.table === "posts").rows;
+    const ingest = await timeIngest(corpus.url.replace(/\/postgres$/, `/${database}`));
+    return { posts: copied, seconds, rate: copied / seconds, ingest };
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+    await admin.end();
+  }
+}
+
 const corpus = await openPostgresCorpus(posts);
 const backends = { sqlite: corpus.sqlitePath, postgres: corpus.url };
 const results = [];
+let migrate;
 try {
-  for (const [backend, database] of Object.entries(backends)) {
+  migrate = await timeMigrate(corpus);
+  process.stderr.write(`migrate-data: ${migrate.posts} posts in ${migrate.seconds.toFixed(1)} s\n`);
+  for (const [backend, database] of Object.entries(values["migrate-only"] ? {} : backends)) {
     for (const workers of [1, 2]) {
       const service = await startService(database, workers);
       try {
@@ -148,9 +228,26 @@ try {
   await corpus.stop();
 }
 
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
+console.log(
+  "\n| migrate-data SQLite -> empty PostgreSQL | posts | seconds | posts/s | ratio to 3,333 posts/s (1M in 5 min) |",
+);
+console.log("|---|---:|---:|---:|---:|");
+console.log(
+  `| ${posts}-post demo corpus, batches of 5,000 | ${migrate.posts} | ${fmt(migrate.seconds, 1)} | ${fmt(migrate.rate)} | ${fmt(migrate.rate / migrateGoalPostsPerSecond, 2)} |`,
+);
+console.log(
+  `\n| ingest on PostgreSQL (store writes of ${postsPerRefresh}-post refreshes) | posts | seconds | posts/s | ratio to ${ingestGoalPostsPerSecond} posts/s |`,
+);
+console.log("|---|---:|---:|---:|---:|");
+const ingest = migrate.ingest;
+console.log(
+  `| ${ingestRefreshes} refreshes into the migrated ${posts}-post copy | ${ingest.posts} | ${fmt(ingest.seconds, 1)} | ${fmt(ingest.rate)} | ${fmt(ingest.rate / ingestGoalPostsPerSecond, 2)} |`,
+);
+if (values["migrate-only"]) process.exit(0);
+
 const find = (backend, workers, operation) =>
   results.find((r) => r.backend === backend && r.workers === workers && r.operation === operation);
-const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
 console.log(
   `\nfeed-service on PostgreSQL vs SQLite, ${posts} posts, wrk -c${connections} ${seconds}s, answer cache bypassed`,
 );

@@ -1,20 +1,30 @@
 /**
  * migrate-data on real databases: a SQLite file with the demo corpus (plus clicks, searches,
- * smart categories and the install secret) copied to PostgreSQL and back to a new SQLite file.
- * Every read of the 16 operations answers the same on all three, search included (the two
- * backends index the same words); ids are kept and new rows continue after them; a non-empty
- * target is refused unless forced.
+ * smart categories, a WebSub subscription and the install secret) copied SQLite to PostgreSQL,
+ * PostgreSQL to SQLite, SQLite to SQLite and PostgreSQL to PostgreSQL. After each copy every one
+ * of the 16 operations (operation-answer-sets.ts: each category, feed, smart category and
+ * language, several windows and pages, each sort) answers on the copy as on its source; ids are
+ * kept and new rows continue after them; a non-empty target is refused unless forced, and a
+ * forced copy leaves nothing of what the target held.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { loadDemoData } from "../demo/load-demo-data.js";
-import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
-import type { SearchSort, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import { runCaptured } from "../test-support/captured-run.js";
+import {
+  type AnswerCatalog,
+  answerEveryOperation,
+  comparable,
+  readAnswerCatalog,
+  uncoveredOperations,
+} from "../test-support/operation-answer-sets.js";
 import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres-server.js";
 import { migrateData } from "./migrate-data.js";
 
@@ -31,38 +41,71 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const searches = ["the", "data OR web", '"open source"', "news -the", "café", "2025"];
-
-async function snapshot(store: Store) {
-  const page = { limit: 1000, offset: 0, languageIds: null };
-  const found: Record<string, unknown> = {};
-  for (const terms of searches) {
-    for (const sort of ["date", "clicks"] as SearchSort[]) {
-      found[`${terms}/${sort}`] = (
-        await store.searchPosts({ ...page, query: parseSearchQuery(terms), sort })
-      ).map(({ score: _score, ...post }) => post);
-    }
-    const relevant = await store.searchPosts({ ...page, query: parseSearchQuery(terms), sort: "relevance" });
-    found[`${terms}/relevance`] = relevant.map((p) => p.postId).sort((a, b) => a - b);
+/** A PostgreSQL database's indexes, constraints and triggers (with whether each is on). */
+async function postgresSchema(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query(
+      `SELECT indexdef AS line FROM pg_indexes WHERE schemaname = 'public'
+       UNION ALL SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+         WHERE connamespace = 'public'::regnamespace
+       UNION ALL SELECT tgrelid::regclass || ' ' || tgname || ' ' || tgenabled::text FROM pg_trigger WHERE NOT tgisinternal
+       ORDER BY 1`,
+    );
+    return result.rows.map((r) => String(r.line));
+  } finally {
+    await client.end();
   }
+}
+
+/** What a store holds beyond the operations' answers: admin view, secret, subscriptions. */
+async function extras(store: Store) {
   return {
-    recent: await store.recentPosts({ limit: 1000, offset: 0, languageIds: null }),
-    found,
     feeds: await store.adminFeeds(),
-    categories: await store.categories(),
-    smart: await store.smartCategories(),
-    languages: await store.aggregateLanguageData(NOW),
-    popular: await store.mostPopularPosts({ since: NOW - 30 * DAY, limit: 50, categoryId: null }),
-    popularFeeds: await store.mostPopularFeeds({ since: NOW - 30 * DAY, limit: 50 }),
-    prolific: await store.mostProlificFeeds({ since: NOW - 30 * DAY, limit: 50 }),
-    history: await store.searchHistory(20),
     secret: await store.installSecret(),
     websub: await store.websub.subscriptions(),
   };
 }
 
+/**
+ * Copies `from` to `to` and requires every operation's answer (and the extras) to be the same on
+ * both; answers both in one order with one clock, so the searches they record match too.
+ */
+async function copyAndCompare(
+  from: string,
+  to: string,
+  catalog: AnswerCatalog,
+  options: { acrossBackends: boolean; force?: boolean },
+): Promise<void> {
+  await migrateData({ from, to, batchSize: 100, force: options.force });
+  const source = await openStore(from);
+  const target = await openStore(to);
+  try {
+    const expected = await answerEveryOperation(source, catalog, NOW);
+    const actual = await answerEveryOperation(target, catalog, NOW);
+    assert.equal(actual.length, expected.length);
+    expected.forEach((answer, i) => {
+      assert.deepEqual(
+        comparable(actual[i]!, options.acrossBackends),
+        comparable(answer, options.acrossBackends),
+        `${answer.operation}(${JSON.stringify(answer.args)}) from ${from.replace(/^postgres.*\//, "postgres:")}`,
+      );
+    });
+    const held = await extras(source);
+    assert.deepEqual(await extras(target), held);
+  } finally {
+    await source.close();
+    await target.close();
+  }
+}
+
 describe("migrate-data", () => {
-  it("copies SQLite to PostgreSQL and back with every answer and id unchanged", async () => {
+  it("has argument sets for every operation of the table", () => {
+    assert.deepEqual(uncoveredOperations(), { missing: [], unknown: [] });
+  });
+
+  it("copies in every direction with every operation's answers and ids unchanged", async () => {
     const first = join(dir, "first.db");
     const seed = await openStore(first);
     await loadDemoData(seed, { posts: 600, now: NOW, seed: 3 });
@@ -70,8 +113,11 @@ describe("migrate-data", () => {
     await seed.recordSearch("data", NOW);
     await seed.addSmartCategory({ name: "Data news", query: "data OR news" });
     const [hubbed] = await seed.adminFeeds();
-    const topicUrl = hubbed!.feedUrl;
-    await seed.websub.recordHubLink(hubbed!.feedId, { hubUrl: "https://hub.example/", topicUrl }, NOW);
+    await seed.websub.recordHubLink(
+      hubbed!.feedId,
+      { hubUrl: "https://hub.example/", topicUrl: hubbed!.feedUrl },
+      NOW,
+    );
     await seed.websub.updateSubscription(hubbed!.feedId, {
       state: "active",
       callbackId: "Zr7QWJ0kq9wX8uVd3mN1bHc5TfYgLs2A",
@@ -80,56 +126,113 @@ describe("migrate-data", () => {
       leaseExpiresAt: NOW + 864_000_000,
       verifiedAt: NOW,
     });
-    const expected = await snapshot(seed);
-    assert.equal(expected.websub.length, 1);
+    await seed.installSecret();
+    const catalog = await readAnswerCatalog(seed, NOW);
+    // The corpus gives the comparisons something to differ on: posts, clicks, matches, languages.
+    const answers = await answerEveryOperation(seed, catalog, NOW);
+    const recent = answers.find((a) => a.operation === "getMostRecentPosts")!.records;
+    assert.ok(recent.length > 500, `${recent.length} posts`);
+    assert.ok(catalog.languageIds.length >= 5 && catalog.categoryIds.length >= 5, JSON.stringify(catalog));
+    const languageData = answers.find((a) => a.operation === "getAggregateLanguageData")!.records;
+    assert.ok(languageData.filter((l) => Number(l.postCount) > 0 && Number(l.clicks) > 0).length >= 5);
+    const found = answers.filter((a) => a.operation === "search" && a.records.length > 0);
+    assert.ok(found.length >= 60, `${found.length} searches find something`);
+    const popular = answers.filter((a) => a.operation === "getMostPopularPosts" && a.records.length > 0);
+    assert.ok(popular.length >= 20, `${popular.length} popular-post answers hold posts`);
     await seed.close();
-    assert.ok(expected.recent.length > 500 && expected.popular.length > 0);
-    const hits = Object.values(expected.found).map((list) => (list as unknown[]).length);
-    assert.ok(hits.filter((n) => n > 0).length >= 12, `searches that find something: ${hits}`);
 
-    const pgUrl = await server.createDatabase("migrated");
+    const toPostgres = await server.createDatabase("migrated");
     const progress: string[] = [];
     const there = await migrateData({
       from: `sqlite:${first}`,
-      to: pgUrl,
+      to: toPostgres,
       batchSize: 100,
       onProgress: (table, copied, total) => progress.push(`${table} ${copied}/${total}`),
     });
-    assert.equal(there.tables.find((t) => t.table === "posts")?.rows, expected.recent.length);
-    assert.ok(
-      progress.includes(`posts ${expected.recent.length}/${expected.recent.length}`),
-      progress.join(),
-    );
+    assert.equal(there.tables.find((t) => t.table === "posts")?.rows, recent.length);
+    assert.ok(progress.includes(`posts ${recent.length}/${recent.length}`), progress.join());
     // Every table's first report already names the total that is then copied.
     for (const { table, rows } of there.tables)
       assert.ok(progress.includes(`${table} 0/${rows}`), progress.join());
+    // The target now holds data: the comparison copies again over it, forced.
+    await copyAndCompare(first, toPostgres, catalog, { acrossBackends: true, force: true });
 
-    const pgStore = await openStore(pgUrl);
-    try {
-      assert.deepEqual(await snapshot(pgStore), expected);
-      // Sequences continue after the copied ids.
-      const added = await pgStore.addCategory("Brand new");
-      assert.ok(added.categoryId > Math.max(...expected.categories.map((c) => c.categoryId)));
-    } finally {
-      await pgStore.close();
-    }
-
+    await copyAndCompare(first, join(dir, "sqlite-copy.db"), catalog, { acrossBackends: false });
     const back = join(dir, "back.db");
-    await migrateData({ from: pgUrl, to: back });
-    const sqliteAgain = await openStore(back);
-    try {
-      const snap = await snapshot(sqliteAgain);
-      assert.deepEqual(snap.recent, expected.recent);
-      assert.deepEqual(snap.found, expected.found);
-      assert.deepEqual(
-        snap.categories.map((c) => c.categoryName),
-        [...expected.categories.map((c) => c.categoryName), "Brand new"].sort((a, b) =>
-          a.toLowerCase() < b.toLowerCase() ? -1 : 1,
-        ),
-      );
-    } finally {
-      await sqliteAgain.close();
+    await copyAndCompare(toPostgres, back, catalog, { acrossBackends: true });
+    await copyAndCompare(toPostgres, await server.createDatabase("pg_copy"), catalog, {
+      acrossBackends: false,
+    });
+
+    // The copy's indexes, constraints and triggers are those of a new database, all of them on.
+    const fresh = await server.createDatabase("fresh");
+    await (await openStore(fresh)).close();
+    const schema = await postgresSchema(fresh);
+    assert.ok(schema.length > 30 && schema.some((line) => line.includes("posts_search_phrases")));
+    assert.deepEqual(await postgresSchema(toPostgres), schema);
+
+    // Sequences continue after the copied ids.
+    for (const location of [toPostgres, back]) {
+      const store = await openStore(location);
+      try {
+        const added = await store.addCategory("Brand new");
+        assert.ok(added.categoryId > Math.max(...catalog.categoryIds));
+      } finally {
+        await store.close();
+      }
     }
+  });
+
+  it("forced over a database with other data, answers as the source does", async () => {
+    const source = join(dir, "forced-source.db");
+    const s = await openStore(source);
+    await loadDemoData(s, { posts: 200, now: NOW, seed: 5 });
+    await s.installSecret();
+    const catalog = await readAnswerCatalog(s, NOW);
+    await s.close();
+    for (const target of [join(dir, "forced-target.db"), await server.createDatabase("forced_target")]) {
+      const t = await openStore(target);
+      await loadDemoData(t, { posts: 300, now: NOW, seed: 9 });
+      await t.close();
+      await copyAndCompare(source, target, catalog, {
+        acrossBackends: target.startsWith("postgres"),
+        force: true,
+      });
+    }
+  });
+
+  it("leaves a PostgreSQL target as it was when the copy fails, indexes and triggers included", async () => {
+    const source = join(dir, "broken-source.db");
+    const s = await openStore(source);
+    await loadDemoData(s, { posts: 60, now: NOW, seed: 2 });
+    await s.close();
+    // A post of a language the source does not have: caught when the foreign keys come back.
+    const raw = new Database(source);
+    raw.pragma("foreign_keys = OFF");
+    raw.prepare("UPDATE posts SET language_id = 999 WHERE id = (SELECT max(id) FROM posts)").run();
+    raw.close();
+    const target = await server.createDatabase("kept_target");
+    const t = await openStore(target);
+    await loadDemoData(t, { posts: 80, now: NOW, seed: 4 });
+    await t.close();
+    const state = async () => {
+      const store = await openStore(target);
+      try {
+        return {
+          schema: await postgresSchema(target),
+          recent: await store.recentPosts({ limit: 1000, offset: 0, languageIds: null }),
+          languages: await store.aggregateLanguageData(NOW),
+          feeds: await store.mostProlificFeeds({ since: NOW - 30 * DAY, limit: 100 }),
+        };
+      } finally {
+        await store.close();
+      }
+    };
+    const before = await state();
+    assert.equal(before.recent.length, 80);
+    assert.ok(before.schema.some((line) => line.includes("posts_search_phrases")));
+    await assert.rejects(migrateData({ from: source, to: target, force: true }), /referenced row/);
+    assert.deepEqual(await state(), before);
   });
 
   it("refuses a non-empty target unless forced, a missing source, and the same database twice", async () => {

@@ -2,8 +2,11 @@
  * `migrate-data`: copies a whole feed-service database from one backend to another (SQLite to
  * PostgreSQL when one machine is no longer enough, or back). Every table is copied with its ids,
  * in key order and in batches, so a million posts never sit in memory at once; each side's search
- * index is rebuilt from the copied posts, and sequences continue after the copied ids. A target
- * that already holds data is refused unless `force` is set, which empties it first.
+ * index is rebuilt from the copied posts, what each side keeps counted (roll-ups, posts and clicks
+ * per language) is counted from the copied rows, and sequences continue after the copied ids. A
+ * target that already holds data is refused unless `force` is set, which empties it first. Into
+ * PostgreSQL the whole copy is one transaction with the indexes built after the load: a copy that
+ * fails leaves the target as it was.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -80,6 +83,7 @@ export async function migrateData(options: MigrateDataOptions): Promise<MigrateD
         );
       }
     }
+    await target.begin();
     if (options.force) await target.clear();
     const summary: MigrateDataSummary = { tables: [], durationMs: 0 };
     const feedNames = new Map<number, string>();

@@ -114,11 +114,19 @@ export interface CopyEndpoint {
   count(table: CopiedTable): Promise<number>;
   /** Up to `limit` rows with a key after `after` (null: from the start), by key. */
   read(table: CopiedTable, after: unknown, limit: number): Promise<Row[]>;
+  /**
+   * Before clear() and the first write, on a target found empty or about to be emptied: whatever
+   * makes the load fast (PostgreSQL: one transaction, indexes and roll-up triggers set aside).
+   */
+  begin(): Promise<void>;
   /** Writes rows (posts: with their search index entry, named by `feedNames`). */
   write(table: CopiedTable, rows: readonly Row[], feedNames: ReadonlyMap<number, string>): Promise<void>;
   /** Removes every row of every copied table (and the search index), for `--force`. */
   clear(): Promise<void>;
-  /** After the copy: sequences continue after the copied ids. */
+  /**
+   * After the copy: sequences continue after the copied ids, and what the store keeps counted
+   * (roll-ups, per-language counts) is counted from the copied rows.
+   */
   finish(): Promise<void>;
   close(): Promise<void>;
 }

@@ -102,7 +102,7 @@ async function upsertPosts(
   sql: Sql,
   feed: { id: number; name: string; categoryId: number | null },
   posts: readonly IncomingPost[],
-): Promise<FeedUpdateResult> {
+): Promise<FeedUpdateResult & { rewritten: number }> {
   for (const post of posts) checkPost(post);
   const stored = new Map<string, ExistingPost>();
   const guids = [...new Set(posts.map((p) => p.guid))];
@@ -114,7 +114,7 @@ async function upsertPosts(
     );
     for (const row of found) stored.set(row.guid, row);
   }
-  const result: FeedUpdateResult = { inserted: 0, updated: 0 };
+  const result = { inserted: 0, updated: 0, rewritten: 0 };
   const fresh = new Map<string, IncomingPost>();
   for (const post of posts) {
     const old = stored.get(post.guid);
@@ -123,6 +123,7 @@ async function upsertPosts(
       await updatePost(sql, feed, old, post);
       stored.set(post.guid, { ...old, ...storedFields(post) });
       result.updated++;
+      result.rewritten++;
       continue;
     }
     const earlier = fresh.get(post.guid);
@@ -160,16 +161,23 @@ async function insertPosts(
   posts: readonly IncomingPost[],
 ): Promise<void> {
   // WITH ORDINALITY ... ORDER BY: the identity column numbers the rows in the order they came.
+  // The feed's post count and newest date grow by what was inserted, in the same statement: no
+  // round trip, and no count of all its posts (the feed row is locked, so no other refresh moves them).
   await sql.query(
-    `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-        post_date, language_id, category_id, search_vector)
-      SELECT $1, p.guid, p.link, p.title, p.excerpt, p.content, p.published_at, p.updated_at, p.seen_at,
-        p.post_date, p.language_id, $2, p.search_vector::tsvector
-      FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[],
-          $10::bigint[], $11::bigint[], $12::integer[], $13::text[])
-        WITH ORDINALITY AS p(guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-          post_date, language_id, search_vector, ord)
-      ORDER BY p.ord`,
+    `WITH inserted AS (
+      INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
+          post_date, language_id, category_id, search_vector)
+        SELECT $1, p.guid, p.link, p.title, p.excerpt, p.content, p.published_at, p.updated_at, p.seen_at,
+          p.post_date, p.language_id, $2, p.search_vector::tsvector
+        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[],
+            $10::bigint[], $11::bigint[], $12::integer[], $13::text[])
+          WITH ORDINALITY AS p(guid, link, title, excerpt, content, published_at, updated_at, seen_at,
+            post_date, language_id, search_vector, ord)
+        ORDER BY p.ord
+        RETURNING post_date)
+    UPDATE feeds SET post_count = post_count + (SELECT count(*) FROM inserted),
+      last_post_date = greatest(last_post_date, (SELECT max(post_date) FROM inserted))
+    WHERE id = $1`,
     [
       feed.id,
       feed.categoryId,
@@ -246,8 +254,13 @@ export async function applyFeedUpdate(
     }
     const name = renamed ?? feed.feedName;
     if (renamed !== null) await reindexFeed(sql, feedId, name);
-    const result = await upsertPosts(sql, { id: feedId, name, categoryId: feed.categoryId }, update.posts);
-    if (result.inserted + result.updated > 0) {
+    const { rewritten, ...result } = await upsertPosts(
+      sql,
+      { id: feedId, name, categoryId: feed.categoryId },
+      update.posts,
+    );
+    // Inserts counted themselves (insertPosts); a rewritten post may have moved its date back.
+    if (rewritten > 0) {
       await sql.query(
         `UPDATE feeds SET (post_count, last_post_date) =
           (SELECT count(*), max(post_date) FROM posts WHERE feed_id = $1) WHERE id = $1`,

@@ -14,6 +14,15 @@
  */
 import type { Sql } from "./postgres-connection.js";
 
+/** Fills the (empty) roll-up tables from the posts and clicks: on upgrade, and after migrate-data's load. */
+export const fillRollups = `
+INSERT INTO post_days (feed_id, category_id, language_id, day, posts, clicks, min_id, max_id)
+  SELECT feed_id, category_id, language_id, post_day(post_date), count(*), sum(clicks), min(id), max(id)
+    FROM posts GROUP BY 1, 2, 3, 4;
+INSERT INTO click_days (feed_id, day, clicks)
+  SELECT p.feed_id, post_day(k.clicked_at), count(*) FROM clicks k JOIN posts p ON p.id = k.post_id GROUP BY 1, 2;
+`;
+
 export const rollupSchema = `
 LOCK TABLE posts, clicks, feeds IN SHARE ROW EXCLUSIVE MODE;
 
@@ -120,12 +129,7 @@ END $$;
 CREATE TRIGGER clicks_truncate_rollups AFTER TRUNCATE ON clicks
   FOR EACH STATEMENT EXECUTE FUNCTION clicks_truncate_rollups();
 
-INSERT INTO post_days (feed_id, category_id, language_id, day, posts, clicks, min_id, max_id)
-  SELECT feed_id, category_id, language_id, post_day(post_date), count(*), sum(clicks), min(id), max(id)
-    FROM posts GROUP BY 1, 2, 3, 4;
-INSERT INTO click_days (feed_id, day, clicks)
-  SELECT p.feed_id, post_day(k.clicked_at), count(*) FROM clicks k JOIN posts p ON p.id = k.post_id GROUP BY 1, 2;
-`;
+${fillRollups}`;
 
 /**
  * Indexes for top-k walks (migration 6): posts by all-time clicks (popular posts over a long

@@ -3,7 +3,9 @@ import type Database from "better-sqlite3";
 import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { openSqliteDatabase } from "./sqlite-connection.js";
+import { recountLanguages } from "./sqlite-language-counts.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
+import { fillRollups } from "./sqlite-rollup-schema.js";
 
 const POST_TITLE = 4;
 const POST_EXCERPT = 5;
@@ -32,6 +34,11 @@ export class SqliteEndpoint implements CopyEndpoint {
       .prepare(`SELECT ${table.columns.join(", ")} FROM ${table.name} ${where} ORDER BY ${table.key} LIMIT ?`)
       .raw(true);
     return Promise.resolve((after === null ? stmt.all(limit) : stmt.all(after, limit)) as Row[]);
+  }
+
+  begin(): Promise<void> {
+    // Each batch is one transaction; the roll-up triggers keep up with SQLite's row-by-row inserts.
+    return Promise.resolve();
   }
 
   write(table: CopiedTable, rows: readonly Row[], feedNames: ReadonlyMap<number, string>): Promise<void> {
@@ -86,7 +93,14 @@ export class SqliteEndpoint implements CopyEndpoint {
   }
 
   finish(): Promise<void> {
-    // INTEGER PRIMARY KEY continues after the largest id by itself.
+    // INTEGER PRIMARY KEY continues after the largest id by itself. What the store keeps counted
+    // is counted again from the copied rows: the per-language counts travel in no copied column,
+    // and --force leaves roll-up bounds of the posts it removed (wider, so true, but not tight).
+    this.#db.transaction(() => {
+      this.#db.exec("DELETE FROM post_id_blocks; DELETE FROM post_days; DELETE FROM feed_click_days;");
+      this.#db.exec(fillRollups);
+      recountLanguages(this.#db);
+    })();
     return Promise.resolve();
   }
 

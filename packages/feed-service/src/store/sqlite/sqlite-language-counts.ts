@@ -3,6 +3,7 @@
  * data operation does not count a million index entries per call. Every write that adds, moves or
  * removes posts or clicks goes through here, inside its own transaction.
  */
+import type Database from "better-sqlite3";
 import type { StatementCache } from "./sqlite-connection.js";
 
 /** Changes gathered during one refresh and written once at its end. */
@@ -43,4 +44,16 @@ export function subtractFeedPosts(stmts: StatementCache, feedId: number): void {
   const changes = new LanguageCountChanges();
   for (const { languageId, n, clicks } of counts) changes.add(languageId, -n, -clicks);
   changes.write(stmts);
+}
+
+/**
+ * Counts every language's posts and clicks again from the posts, in one pass over them: after
+ * migrate-data's copy, whose rows carry no per-language counts (PostgreSQL keeps none on its
+ * language rows), and which may land on a target whose two built-in languages counted other posts.
+ */
+export function recountLanguages(db: Database.Database): void {
+  db.exec(`UPDATE languages SET post_count = 0, clicks = 0;
+    UPDATE languages SET post_count = counted.posts, clicks = counted.clicks
+      FROM (SELECT language_id, count(*) AS posts, sum(clicks) AS clicks FROM posts GROUP BY language_id) AS counted
+      WHERE counted.language_id = languages.id;`);
 }

@@ -42,14 +42,23 @@ const postDayDown = (row: "old") => {
   DELETE FROM post_days WHERE ${key} AND posts <= 0;`;
 };
 
+/** Fills the (empty) roll-up tables from the posts and clicks: on upgrade, and after migrate-data's copy. */
+export const fillRollups = `
+INSERT INTO post_id_blocks (block, min_date, max_date)
+  SELECT id >> 10, min(post_date), max(post_date) FROM posts GROUP BY id >> 10;
+INSERT INTO post_days (day, feed_id, language_id, category_id, posts, min_id, max_id)
+  SELECT ${day("post_date")}, feed_id, language_id, coalesce(category_id, 0), count(*), min(id), max(id)
+  FROM posts GROUP BY 1, 2, 3, 4;
+INSERT INTO feed_click_days (feed_id, day, clicks)
+  SELECT p.feed_id, ${day("k.clicked_at")}, count(*) FROM clicks k JOIN posts p ON p.id = k.post_id GROUP BY 1, 2;
+`;
+
 export const rollupTables = `
 CREATE TABLE post_id_blocks (
   block INTEGER PRIMARY KEY,
   min_date INTEGER NOT NULL,
   max_date INTEGER NOT NULL
 );
-INSERT INTO post_id_blocks (block, min_date, max_date)
-  SELECT id >> 10, min(post_date), max(post_date) FROM posts GROUP BY id >> 10;
 
 CREATE TABLE post_days (
   day INTEGER NOT NULL,
@@ -63,9 +72,6 @@ CREATE TABLE post_days (
 ) WITHOUT ROWID;
 CREATE INDEX post_days_by_feed ON post_days (feed_id, day);
 CREATE INDEX post_days_by_category ON post_days (category_id, day);
-INSERT INTO post_days (day, feed_id, language_id, category_id, posts, min_id, max_id)
-  SELECT ${day("post_date")}, feed_id, language_id, coalesce(category_id, 0), count(*), min(id), max(id)
-  FROM posts GROUP BY 1, 2, 3, 4;
 
 CREATE TABLE feed_click_days (
   feed_id INTEGER NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
@@ -74,9 +80,8 @@ CREATE TABLE feed_click_days (
   PRIMARY KEY (feed_id, day)
 ) WITHOUT ROWID;
 CREATE INDEX feed_click_days_by_day ON feed_click_days (day);
-INSERT INTO feed_click_days (feed_id, day, clicks)
-  SELECT p.feed_id, ${day("k.clicked_at")}, count(*) FROM clicks k JOIN posts p ON p.id = k.post_id GROUP BY 1, 2;
 
+${fillRollups}
 CREATE INDEX posts_by_clicks ON posts (clicks, post_date, id) WHERE clicks > 0;
 CREATE INDEX posts_clicked_by_id ON posts (clicks, id, language_id) WHERE clicks > 0;
 CREATE INDEX posts_by_category_clicks ON posts (category_id, clicks, post_date, id) WHERE clicks > 0;

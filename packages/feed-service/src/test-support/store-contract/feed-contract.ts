@@ -207,6 +207,36 @@ export function feedContract(factory: StoreFactory): void {
     );
 
     it(
+      "keeps a feed's post count and newest post date through refreshes that add and rewrite posts",
+      withCorpus(factory, async ({ store, feed }) => {
+        const counted = async () => {
+          const f = await store.feedById(feed.alpha);
+          return [f?.postCount, f?.lastPostDate];
+        };
+        const refresh = (...posts: ReturnType<typeof incoming>[]) =>
+          store.applyFeedUpdate(feed.alpha, { fetchState: {}, posts });
+        assert.deepEqual(await counted(), [4, T0 - HOUR]);
+        await refresh(
+          incoming("n1", { publishedAt: T0 - 5 * HOUR }),
+          incoming("n2", { publishedAt: T0 - 2 * HOUR }),
+        );
+        assert.deepEqual(await counted(), [6, T0 - HOUR], "older posts leave the newest date");
+        await refresh(
+          incoming("n3", { publishedAt: T0 + HOUR }),
+          incoming("n1", { publishedAt: T0 - 5 * HOUR }),
+        );
+        assert.deepEqual(await counted(), [7, T0 + HOUR]);
+        await refresh(incoming("n3", { title: "n3, redated", publishedAt: T0 - 9 * HOUR }));
+        assert.deepEqual(await counted(), [7, T0 - HOUR], "a rewritten post moves the newest date back");
+        const feeds = await store.feeds();
+        assert.deepEqual(
+          feeds.filter((f) => f.feedId === feed.alpha).map((f) => [f.postCount, f.lastPostDate]),
+          [[7, T0 - HOUR]],
+        );
+      }),
+    );
+
+    it(
       "refuses updates to unknown feeds, posts without a guid, a URL another feed has",
       withCorpus(factory, async ({ store, feed }) => {
         await assert.rejects(

@@ -1,0 +1,80 @@
+/**
+ * What `migrate-data` sets aside while it loads an empty PostgreSQL database, and puts back once
+ * the rows are in, as pg_restore does: secondary indexes (the search index above all, whose GIN
+ * entries and phrase pairs cost far more row by row than built once over the table), unique and
+ * foreign-key constraints (checked once by a join instead of one lookup per row) and the
+ * roll-up triggers (post_days and click_days are filled from the rows in one statement each).
+ * Primary keys stay: the copy's upserts and the kept ids rely on them. Everything happens in the
+ * copy's one transaction, so a copy that fails leaves the database as it was, triggers included.
+ */
+
+import { rows, type Sql } from "./postgres-connection.js";
+import { fillRollups } from "./postgres-rollups.js";
+
+/** The big tables whose indexes and constraints are set aside. */
+const LOADED_TABLES = ["posts", "clicks"];
+
+/** The per-row triggers that keep the roll-ups (postgres-rollups.ts), by table. */
+const ROLLUP_TRIGGERS: ReadonlyArray<{ table: string; trigger: string }> = [
+  { table: "posts", trigger: "posts_track_rollups" },
+  { table: "clicks", trigger: "clicks_track_rollups" },
+];
+
+/** Statements that put back what was set aside, in order. */
+export interface SetAside {
+  readonly constraints: readonly string[];
+  readonly indexes: readonly string[];
+  readonly foreignKeys: readonly string[];
+}
+
+/** Drops the loaded tables' secondary indexes and constraints and turns the roll-up triggers off. */
+export async function setAsideForLoad(sql: Sql): Promise<SetAside> {
+  const constraints = await rows<{ tbl: string; name: string; def: string; type: string }>(
+    sql,
+    `SELECT c.conrelid::regclass::text AS tbl, quote_ident(c.conname) AS name, pg_get_constraintdef(c.oid) AS def,
+        c.contype AS type
+      FROM pg_constraint c
+      WHERE c.conrelid = ANY($1::regclass[]) AND c.contype IN ('u', 'f')
+      ORDER BY c.conname`,
+    [LOADED_TABLES],
+  );
+  const indexes = await rows<{ name: string; def: string }>(
+    sql,
+    `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def
+      FROM pg_index i
+      WHERE i.indrelid = ANY($1::regclass[])
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
+      ORDER BY 1`,
+    [LOADED_TABLES],
+  );
+  for (const c of constraints) await sql.query(`ALTER TABLE ${c.tbl} DROP CONSTRAINT ${c.name}`);
+  for (const i of indexes) await sql.query(`DROP INDEX ${i.name}`);
+  for (const { table, trigger } of ROLLUP_TRIGGERS) {
+    await sql.query(`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
+  }
+  const addBack = (c: { tbl: string; name: string; def: string }) =>
+    `ALTER TABLE ${c.tbl} ADD CONSTRAINT ${c.name} ${c.def}`;
+  return {
+    constraints: constraints.filter((c) => c.type === "u").map(addBack),
+    indexes: indexes.map((i) => i.def),
+    foreignKeys: constraints.filter((c) => c.type === "f").map(addBack),
+  };
+}
+
+/**
+ * Fills the roll-ups from the loaded rows, builds what was set aside and turns the triggers back
+ * on.
+ */
+export async function putBack(sql: Sql, setAside: SetAside): Promise<void> {
+  await sql.query("TRUNCATE post_days, click_days");
+  await sql.query(fillRollups);
+  // 256 MB (kB here), what schema 11 built the search index with, unless the server gives more.
+  await sql.query(`SELECT set_config('maintenance_work_mem', greatest(setting::bigint, 262144) || 'kB', true)
+    FROM pg_settings WHERE name = 'maintenance_work_mem'`);
+  for (const statement of [...setAside.constraints, ...setAside.indexes, ...setAside.foreignKeys]) {
+    await sql.query(statement);
+  }
+  for (const { table, trigger } of ROLLUP_TRIGGERS) {
+    await sql.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
+  }
+}
