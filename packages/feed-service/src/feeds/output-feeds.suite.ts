@@ -342,6 +342,11 @@ export function outputFeedsSuite(backend: TestBackend): void {
         const page = await fetchText("/");
         assert.match(page, /<title>[^<]* · Planet &lt;Node&gt; &amp; Friends of Streams<\/title>/);
         assert.match(page, /<a class="brand" href="\/">Planet &lt;Node&gt; &amp; Friends of Streams<\/a>/);
+        // Feed autodiscovery names the site too, as the feed's own title does.
+        assert.match(
+          page,
+          /<link rel="alternate" type="application\/rss\+xml" title="Planet &lt;Node&gt; &amp; Friends of Streams — Recent posts \(RSS\)" href="\/feeds\/recent\.rss">/,
+        );
         const openSearch = await fetchText("/opensearch.xml");
         // OpenSearch 1.1: ShortName at most 16 characters, LongName at most 48.
         assert.match(openSearch, /<ShortName>Planet &lt;Node&gt; &amp;<\/ShortName>/);

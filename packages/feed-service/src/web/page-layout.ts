@@ -10,6 +10,8 @@ import type { PageContext } from "./page-context.js";
 /** A `<link rel="alternate">` to an output feed (spec §5.2) or a source feed. */
 export interface FeedLink {
   readonly title: string;
+  /** One of this site's output feeds: its title leads with the site's name, as the feed's own does. */
+  readonly ours?: boolean;
   readonly href: string;
   readonly type: "application/rss+xml" | "application/atom+xml" | "application/feed+json";
 }
@@ -18,12 +20,23 @@ export interface FeedLink {
 export function outputFeedLinks(title: string, pathWithoutExtension: string, query = ""): FeedLink[] {
   const q = query === "" ? "" : `?${query}`;
   return [
-    { title: `${title} (RSS)`, href: `${pathWithoutExtension}.rss${q}`, type: "application/rss+xml" },
-    { title: `${title} (Atom)`, href: `${pathWithoutExtension}.atom${q}`, type: "application/atom+xml" },
+    {
+      title: `${title} (RSS)`,
+      href: `${pathWithoutExtension}.rss${q}`,
+      type: "application/rss+xml",
+      ours: true,
+    },
+    {
+      title: `${title} (Atom)`,
+      href: `${pathWithoutExtension}.atom${q}`,
+      type: "application/atom+xml",
+      ours: true,
+    },
     {
       title: `${title} (JSON Feed)`,
       href: `${pathWithoutExtension}.json${q}`,
       type: "application/feed+json",
+      ours: true,
     },
   ];
 }
@@ -64,7 +77,8 @@ export function pageDocument(frame: PageFrame, context: PageContext): Html {
       html`<li><a href="${href}"${id === frame.section ? html` aria-current="page"` : ""}>${label}</a></li>`,
   );
   const alternates = (frame.feeds ?? []).map(
-    (f) => html`<link rel="alternate" type="${f.type}" title="${f.title}" href="${f.href}">`,
+    (f) =>
+      html`<link rel="alternate" type="${f.type}" title="${f.ours ? `${siteName} — ${f.title}` : f.title}" href="${f.href}">`,
   );
   return html`<!doctype html>
 <html lang="en">
