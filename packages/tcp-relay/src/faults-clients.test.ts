@@ -101,7 +101,8 @@ test("-delay c2s:200 adds about 200 ms to each exchange (fetch and curl), and sa
   const log = slow.console.text();
   assert.match(log, /^F-0-c2s-delay 200 ms$/m);
   assert.match(log, /^H-6-#1 GET \/ping -> 200 \(.*\) \[faults: delay_c2s\]$/m);
-  assert.equal(log.match(/^F-/gm)?.length, 7, "one fault line per connection");
+  // 1 + 5 exchanges by fetch and 5 by curl, each on a connection of its own.
+  assert.equal(log.match(/^F-/gm)?.length, 11, "one fault line per connection");
 });
 
 test("-rate s2c:100 moves 1 MiB in about 10 s (curl); the bytes arrive unchanged", async (t) => {
