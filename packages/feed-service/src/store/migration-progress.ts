@@ -1,5 +1,5 @@
 /**
- * Progress of a long migration (a re-index of every post takes minutes on a million posts): the
+ * Progress of a long migration (a re-index reads and rewrites every post; bench/NOTES.md): the
  * migration reports how far it got, and whoever opened the store decides where that goes.
  */
 export type MigrationProgress = (step: string, done: number, total: number) => void;

@@ -26,10 +26,9 @@ export const defaultMaxQueued = 256;
 /**
  * Heavy reads at once per process by default. SQLite: one query thread per core, at a lower CPU
  * priority than the request thread (sqlite-pooled-store.ts). PostgreSQL: one fewer than the cores
- * (at least one): its server processes cannot be given a lower priority from here, and on a
- * 2-core machine that runs PostgreSQL beside the service, two heavy reads at once kept both cores
- * busy and held a getCategories 10.0-10.3 ms at p99, one at once 5.8-6.6 ms (the search mix then
- * served 70-75 instead of 127 req/s; a PostgreSQL server on its own machine deserves more, with
+ * (at least one): its server processes cannot be given a lower priority from here, so a core is
+ * left to the light reads, a trade of heavy throughput for their latency (figures from a 2-core
+ * machine in bench/NOTES.md; a PostgreSQL server on its own machine deserves more, with
  * `serve --heavy-queries`). Divided among `processes` sharing the cores.
  */
 export function defaultHeavyQueries(dialect: "sqlite" | "postgres", processes = 1): number {

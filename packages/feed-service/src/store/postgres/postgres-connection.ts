@@ -62,9 +62,9 @@ export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg
     types,
     connectionTimeoutMillis: 10_000,
     // An idle connection is kept, not closed after the driver's default 10 s: a new one costs a
-    // connect, the authentication and a server process whose caches are cold (a search after a
-    // 12 s pause took 7-9 ms more on the 1M-post demo, one 88 ms against 3). The pool's size
-    // bounds what is kept; an idle connection does not keep a process from exiting.
+    // connect, the authentication and a server process whose caches are cold (figures in
+    // bench/NOTES.md). The pool's size bounds what is kept; an idle connection does not keep a
+    // process from exiting.
     idleTimeoutMillis: 0,
     allowExitOnIdle: true,
     ...(settings.length > 0 ? { options: settings.join(" ") } : {}),

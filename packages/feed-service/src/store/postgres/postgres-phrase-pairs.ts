@@ -1,12 +1,12 @@
 /**
  * Pairs of neighbouring words in the search index (migration 11): the GIN index of
  * postgres-search-facets.ts also holds each post's pairs of neighbouring tokens (`open source`,
- * `東京 京`), read from the positions of `search_vector` itself. GIN keeps no positions, so
- * without them a phrase of two common words (`"open source"`: 1,849 posts among the 102,142
- * holding both words, on the 1M-post demo) has every post holding its words re-read and checked
- * against the phrase, about 4 µs a post (its whole vector comes from TOAST): 400 ms to find the
- * matches relevance ranks. With the pairs ANDed into the index query, GIN hands over only posts
- * holding them, narrowed by the same facets (newest days, languages, click tiers) in one lookup.
+ * `東京 京`), read from the positions of `search_vector` itself. GIN keeps no positions, so without
+ * them a phrase of two common words has every post holding both words re-read and checked against
+ * the phrase, its whole vector read from TOAST
+ * (https://www.postgresql.org/docs/current/textsearch-indexes.html). With the pairs ANDed into the
+ * index query, GIN hands over only posts holding them, narrowed by the same facets (newest days,
+ * languages, click tiers) in one lookup.
  *
  * Runs of Chinese, Japanese and Korean are indexed as characters and pairs interleaved
  * (`データ`: `デ デー ー ータ タ`), so a word of three characters is the phrase `デー ー ータ`, and
@@ -23,11 +23,9 @@
  * afterwards. A pair whose lexeme would pass PostgreSQL's length limit is left out of both the
  * index and the queries.
  *
- * The cost is on writes: the index is 805 MB instead of 217 MB on the 1M-post demo, and a post's
- * pairs are computed whenever its indexed expression changes, which is when it is stored and at
- * each change of its click count (the click tier is a facet of the same index): an UPDATE of
- * clicks went from about 0.07 to 0.5 ms a post on the demo's posts, and indexing a stored post
- * from 0.1-0.2 to 0.5 ms.
+ * The cost is on writes: a larger index, and a post's pairs are computed whenever its indexed
+ * expression changes, which is when it is stored and at each change of its click count (the click
+ * tier is a facet of the same index). Figures in bench/NOTES.md.
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { candidateTokens, termPhrase } from "../../search/term-phrase.js";
@@ -85,8 +83,7 @@ function isRunTriple(a: string, b: string, c: string): boolean {
  * The AND of a phrase's run triples and the pairs none of them holds (`exact` when it is one
  * pair, or one triple of three tokens; `covering` when every token is in one of them); null when
  * it has none to look up. A triple is made of three neighbouring tokens, which make its two pairs
- * too: looked up beside it they would only add posting lists for GIN to read (`データ` in a
- * 3-week tier of the 1M-post demo: 24-26 ms by its triple, 29-31 with its pairs).
+ * too: looked up beside it they would only add posting lists for GIN to read.
  */
 function termPairs(term: SearchTerm): { tsquery: string; exact: boolean; covering: boolean } | null {
   const tokens = termPhrase(term);
@@ -117,8 +114,8 @@ function termPairs(term: SearchTerm): { tsquery: string; exact: boolean; coverin
  * How the search index finds one term's posts: a word as itself; a phrase by its pairs and
  * triples when they hold each of its tokens (a pair is made of two tokens a post holds, so its
  * words would add nothing GIN must not then read: `データ`'s `デー` and `ータ` are in most
- * Japanese posts, and looking them up beside the triple took 29-34 ms of a 3-week tier's search
- * instead of 25-28 on the 1M-post demo); else by its words, and the pairs it has.
+ * Japanese posts, so looking them up beside the triple only adds posting lists to read); else by
+ * its words, and the pairs it has.
  */
 function termIndex(term: SearchTerm): { tsquery: string; exact: boolean } {
   const tokens = termPhrase(term);

@@ -34,10 +34,8 @@ export interface PopularPostsTuning {
 }
 
 /**
- * Where counting and walking cost about the same on the 1M demo (store, median of 5, limit 1000):
- * with no category, counting 72,500 clicks took 23 ms and walking 29, 83,400 26 against 24; in
- * categories 1 and 3, counting 51,000 took 22-24 against 25-32, 61,700 22-23 against 21-23, and
- * 83,400 31-32 against 20-22.
+ * Set where counting and walking cost about the same on the demo corpus; assumes its clicks per
+ * post and per category (bench/NOTES.md).
  */
 const TUNING: PopularPostsTuning = {
   countDirectlyUpTo: 78_000,
@@ -73,8 +71,8 @@ function countWindow(
   if (args.categoryId !== null) {
     // A plain join, so that the planner may read the category's clicked posts from
     // posts_by_category_clicks alone and hash them (`p.clicks > 0` holds for every clicked post
-    // and lets it use that partial index): a probe of every windowed post took 98 ms for 89,000
-    // clicks in category 1 of the 1M demo, the hash join 24. The top's columns are read after.
+    // and lets it use that partial index) instead of probing every windowed post (figures in
+    // bench/NOTES.md). The top's columns are read after.
     return rows(
       sql,
       `WITH ${windowed},
@@ -198,8 +196,8 @@ export const ALL_CLICKS_TTL_MS = 60_000;
 
 /**
  * The total of all clicks, which only a walk needs (to pick its probe): reused for a minute, as a
- * stale total can only pick the slower probe. Reading it took 1.7-2.2 ms on the 1M demo, whose
- * click_days table the clicks' updates have spread over 20 MB for 4,095 rows.
+ * stale total can only pick the slower probe, while reading it scans click_days, which the clicks'
+ * updates bloat (https://www.postgresql.org/docs/current/routine-vacuuming.html).
  */
 export function allClicks(sql: Sql, now: () => number = Date.now): Promise<number> {
   return reused(totals, sql, "", ALL_CLICKS_TTL_MS, now, async () => {
@@ -212,8 +210,7 @@ export function allClicks(sql: Sql, now: () => number = Date.now): Promise<numbe
  * Answers popular posts once in each of the ways a window can take (counted, walked counting the
  * window's clicks, walked subtracting the clicks before it; with no category and in the first
  * one), for nothing, so that a connection's first such call does not pay for preparing their
- * statements: on the 1M demo a first walk over half the clicks took 33 ms against 24 after, the
- * first count in a category 29 against 25. The windows are the newest clicks in the numbers that
+ * statements (figures in bench/NOTES.md). The windows are the newest clicks in the numbers that
  * lead to each way; a way the database has too few clicks for is skipped.
  */
 export async function warmPopularPosts(sql: Sql, tuning: PopularPostsTuning = TUNING): Promise<void> {

@@ -19,10 +19,8 @@ export interface ReadSideOptions {
   queryTimeoutMs?: number;
   /**
    * Heavy reads running at once (default: one fewer than the cores, at least 1, below the pool
-   * size; see defaultHeavyQueries in query-limits.ts). More than the cores only queue on them: on
-   * a 2-core machine that runs PostgreSQL beside the service, 5 at once instead of 2 served the
-   * search mix no faster (130.4 against 127.1 req/s) at a worse p99 (290.9 against 115.6 ms), and
-   * held a getCategories up to 16.8 ms at p99 instead of 10.6 ms.
+   * size; see defaultHeavyQueries in query-limits.ts). More than the cores only queue on them
+   * and hold the light reads behind (figures in bench/NOTES.md).
    */
   heavyConcurrency?: number;
   /** Processes of one service sharing the cores, for the default heavyConcurrency (default 1). */

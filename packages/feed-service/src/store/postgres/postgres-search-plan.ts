@@ -38,10 +38,9 @@ export interface Match {
   words: string;
   /**
    * Whether the statistics' estimate can be trusted: one word, in every language. Several words
-   * are far from independent (`the new data` matches 5 times what their shares multiplied
-   * promise), nor are words and languages (`the`, in 39% of all posts, is in 75% of those in
-   * English or French), and the statistics know nothing of phrases, so a tier sized on the
-   * estimate would read many times the matches it needs, or fall short.
+   * are far from independent, nor are words and languages (figures in bench/NOTES.md), and the
+   * statistics know nothing of phrases (https://www.postgresql.org/docs/current/planner-stats.html),
+   * so a tier sized on the estimate would read many times the matches it needs, or fall short.
    */
   estimable: boolean;
   languageIds: readonly number[] | null;
@@ -66,7 +65,7 @@ export function condition(
   }
   if (since !== null) {
     // `+ 0` keeps the date a filter on the matches GIN hands over: as an index condition, the
-    // planner may walk the date index instead and test every post (73 against 27 ms on the demo).
+    // planner may walk the date index instead and test every post (figures in bench/NOTES.md).
     parts.push(`p.post_date + 0 >= $${first + params.length}`);
     params.push(since);
   }
@@ -84,8 +83,8 @@ export interface Expected {
  * given, from the statistics of `search_vector`, `language_id` and `clicks`. It sizes the walks
  * and tiers; only a guess (words are not independent), which is why every way it picks is exact
  * and falls back to the plain query. Not the search index's statistics: the pairs of neighbouring
- * words there outnumber the words, so a word in 3% of posts (天気) can miss its list of most common
- * elements and be taken for a rare one (5,004 posts expected, 34,008 found).
+ * words there outnumber the words, so a fairly common word can miss its list of most common
+ * elements and be taken for a rare one (bench/NOTES.md).
  */
 export async function expectation(
   sql: Sql,
@@ -162,8 +161,7 @@ const STATISTICS_TTL_MS = 60_000;
  * The share of posts holding the least common of the words the statistics list as most common
  * (null when they list none). The planner knows nothing of a word missing from that list but that
  * it is rarer: it expects it in min(0.5%, half that share) of the posts, whatever its real share
- * below it. On the 1M demo the list ends at 2.4% (CJK characters take half of it), so の, in 2.3% of
- * the posts, is expected in 5,000 and found in 22,849.
+ * below it (PostgreSQL's src/backend/tsearch/ts_selfuncs.c; a demo case in bench/NOTES.md).
  */
 async function leastCommonShare(sql: Sql): Promise<number | null> {
   return reused(statistics, sql, "", STATISTICS_TTL_MS, Date.now, async () => {
@@ -180,8 +178,7 @@ const statistics = new WeakMap<Sql, Map<string, Reading<number | null>>>();
 
 /**
  * Reads what sizes searches on `sql` ahead of the first one (the posts per day of all languages,
- * the statistics' least common word share), which would otherwise wait for them: 5-15 ms on a new
- * connection.
+ * the statistics' least common word share), which it would otherwise wait for.
  */
 export async function readSearchPlanning(sql: Sql): Promise<void> {
   await Promise.all([postsPerDay(sql, null), leastCommonShare(sql)]);
@@ -197,8 +194,8 @@ function newestDaysReaching(perDay: readonly DayCount[], target: number): { days
 
 /**
  * Matches among the posts of the newest days holding SAMPLE_POSTS (all languages; the query
- * holds its language facets), counted through GIN: on the 1M demo, 5,519 posts in 0.6-1.4 ms,
- * against 2.1-3.0 ms for a walk of the newest 1,000 posts, which reads each post's vector. A day
+ * holds its language facets), counted through GIN, which reads no post's vector, unlike a walk of
+ * the newest posts (figures in bench/NOTES.md). A day
  * crowded past MAX_SAMPLE_POSTS would make the count read too many matches: the walk then.
  */
 async function newestSample(sql: Sql, match: Match): Promise<{ found: number; posts: number }> {
@@ -260,13 +257,12 @@ export interface DayCount {
 }
 
 /**
- * How long the posts per day that size the day tiers are reused before they are read again.
- * Adding them up reads every row of post_days (4 ms on the 1M-post demo, more than the rest of a
- * date search, 10 ms on a new connection); they only size a tier, whose facet always reaches the
- * newest day as read at the time, so a stale count can make a tier larger or smaller than it
- * should be, never an answer wrong. So a search past the reuse time is not held up by the reading:
- * it uses the counts it has and reads them again beside it, for the searches that follow; only the
- * first search of a scope waits for them.
+ * How long the posts per day that size the day tiers are reused before they are read again. Adding
+ * them up reads every row of post_days (bench/NOTES.md); they only size a tier, whose facet always
+ * reaches the newest day as read at the time, so a stale count can make a tier larger or smaller
+ * than it should be, never an answer wrong. So a search past the reuse time is not held up by the
+ * reading: it uses the counts it has and reads them again beside it, for the searches that follow;
+ * only the first search of a scope waits for them.
  */
 export const DAY_COUNTS_TTL_MS = 10_000;
 const dayCounts = new WeakMap<Sql, Map<string, Reading<DayCount[]>>>();
@@ -316,7 +312,7 @@ async function newestDaysHolding(
   return { first: perDay[days - 1]!.day, newest: perDay[0]!.day, perDay };
 }
 
-/** What reading a matching post costs against GIN passing over one item of a list (~9x on the demo). */
+/** A matching post's read, in GIN list items passed over; tuned on the demo corpus (bench/NOTES.md). */
 const HEAP_ROW_COST = 8;
 
 /**
@@ -354,8 +350,7 @@ function tierCost(
  *
  * A one-word tier may start at its first day's week instead, when that costs less (tierCost): the
  * days before a week's start are small blocks that GIN walks whole, while for a word in 1-8% of
- * the posts their week holds more posts than the word and is only skipped through. On the 1M demo
- * 'kubernetes' (4.3%) by relevance: 39-40 against 32 ms, one more day of its posts read.
+ * the posts their week holds more posts than the word and is only skipped through (bench/NOTES.md).
  */
 export async function dayTier(
   sql: Sql,
@@ -383,8 +378,7 @@ export async function dayTier(
  * For a relevance search with no tier worth a GIN lookup of its own (the newest days that should
  * hold `need` matches hold half the posts or more, up to MAX_CUTOFF_SHARE): the start (epoch ms)
  * of those days, for the matches to be kept from as they are read. Every match is still read, but
- * only the kept ones are scored and sorted: on the 1M demo, 22,940 matches of '数据 -北京' 33 ms
- * against 27, 24,279 of 데이터 24-29 against 20 (the newest 55% of the posts). Null when none.
+ * only the kept ones are scored and sorted (figures in bench/NOTES.md). Null when none.
  * When those days hold fewer matches than expected, every match is read again: a wrong guess
  * costs up to about 1.8 times the plain query (a tier's, half again), for a word far rarer in the
  * days after the newest 1,000 posts than in those and in the statistics.

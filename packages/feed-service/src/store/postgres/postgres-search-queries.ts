@@ -89,14 +89,12 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
   for (const narrow of narrowed ? [true, false] : [false]) {
     const where = condition(match, narrow ? tier : null, 4, narrow ? cutoff : null);
     // A tier (or a query of up to 4 times as many matches as are ranked) is scored as its matches
-    // are found: ranking them all costs less than reading the newest again by id (on the 1M demo,
-    // 22,940 matches 34 against 39 ms, 34,882 67 against 72-75 ms, 43,086 80 against 79 ms).
+    // are found: ranking them all costs less than reading the newest again by id (bench/NOTES.md).
     // Every day of a common query holds many more: the newest are picked first and only they are
     // read again to be scored. In the first form `OFFSET 0` keeps the matching a plan of its own (a
     // bitmap scan of the search index; told of the ORDER BY ... LIMIT above, the planner may walk
     // the date index and test every post instead), and the newest are picked in one sort, with no
-    // stored copy of the matches: 10-15% less than two materialised CTEs (데이터, 24,279 matches:
-    // 34.6 against 39.0 ms; 'the' in its day tier 17.5 against 20.3 ms).
+    // stored copy of the matches, cheaper than two materialised CTEs (bench/NOTES.md).
     const found = await rows<{ id: number; score: number; ranked: number }>(
       sql,
       narrow || expected.matches <= 4 * RANKED_NEWEST
@@ -113,8 +111,7 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
     );
     // A narrowed search that ranked 10,000 ranked the newest 10,000 of all: every match it left
     // out is older. An empty page of one says nothing about how many it ranked: only the plain
-    // query is sure. (The plain query's count is never read, so it is not counted: 2-3 ms for
-    // 10,000 ranked.)
+    // query is sure. (The plain query's count is never read, so it is not counted.)
     if (!narrow || (found.length > 0 && found[0]!.ranked >= RANKED_NEWEST)) return found;
   }
   return [];

@@ -1,10 +1,11 @@
 /**
  * Schema version 8: every post's search_vector is rebuilt from the search analyzer's tokens
  * (postgres-text-search.ts), the tokens SQLite's index holds since its version 9, so Chinese,
- * Japanese and Korean are searchable inside runs of characters. The GIN index is dropped first
- * and built once at the end (updating it row by row costs several times more), the rows are
- * rewritten in batches by id with progress, and the trigger of migration 5 refreshes each row's
- * rank_vector and body_length from the new vector.
+ * Japanese and Korean are searchable inside runs of characters. The GIN index is dropped first and
+ * built once at the end, as PostgreSQL advises for bulk insertions
+ * (https://www.postgresql.org/docs/current/gin-tips.html), the rows are rewritten in batches by id
+ * with progress, and the trigger of migration 5 refreshes each row's rank_vector and body_length
+ * from the new vector.
  */
 import { htmlToIndexText } from "../index-text.js";
 import type { MigrationProgress } from "../migration-progress.js";

@@ -48,18 +48,19 @@ import { PostgresWebSubStore } from "./postgres-websub-store.js";
  * Settings of the read connections, besides the deadline:
  * - work_mem 32 MB: a search's bitmap of matching rows must stay exact (one bit per row) across
  *   the whole table; past work_mem it turns lossy and every post of a lossy page is re-read and
- *   re-matched, which for a common word costs seconds (a million posts need about 12 MB).
+ *   re-matched (https://www.postgresql.org/docs/current/runtime-config-resource.html#GUC-WORK-MEM);
+ *   32 MB leaves room over what the demo's million posts needed (bench/NOTES.md).
  * - no sequential scans where an index serves: the planner prices a text match like any
  *   comparison, so for a common word it would rather read the whole table, decompressing every
- *   post's words, than the index (seconds instead of milliseconds). Every read of the operations
+ *   post's words, than the index. Every read of the operations
  *   has an index to use; a table without one is still scanned.
  * - no parallel workers: the reads are built to touch few rows, and on a busy server a worker per
  *   query only takes cores from the other queries.
  * - no JIT compilation: servers built with LLVM compile every plan estimated above
  *   `jit_above_cost` (100,000 by default), again at each execution of a statement that is never
- *   prepared, as these are; JIT is meant for long analytical queries, and a common word's search,
- *   estimated near that cost (97,000 for 'the -data' on the 1M demo), runs in 20-40 ms. (The
- *   servers the tests and benchmarks start are built without JIT: not measured here.)
+ *   prepared, as these are (https://www.postgresql.org/docs/current/jit-decision.html); JIT is
+ *   meant for long analytical queries, and a common word's search is estimated near that cost yet
+ *   short. (The servers the tests and benchmarks start are built without JIT: not measured here.)
  */
 const READ_SETTINGS = {
   work_mem: "32MB",

@@ -2,8 +2,8 @@
  * Warms PostgreSQL's shared buffers at start with the `pg_prewarm` extension (shipped with
  * PostgreSQL as a contrib module): the store's tables, their TOAST tables and their indexes,
  * smallest first, as many as fit in nine tenths of `shared_buffers`; the rest are only prefetched
- * into the OS page cache. A first relevance search reads ~10,000 heap and TOAST pages: from empty
- * buffers that took 111-366 ms even with every file in the OS cache, against 35-42 ms warm.
+ * into the OS page cache. A first relevance search reads many heap and TOAST pages, slow from
+ * empty buffers even with every file in the OS cache (figures in bench/NOTES.md).
  *
  * The extension is created when missing (it needs a user allowed to; a DBA can run
  * `CREATE EXTENSION pg_prewarm` once instead); without it, nothing is warmed and the report says why.

@@ -2,11 +2,10 @@
  * Checkpoints of the SQLite write-ahead log on their own thread. In WAL mode with
  * synchronous=NORMAL a commit only appends to the log; the checkpoint, which copies the log into
  * the database file and waits for the disk (fsync), is what costs. By default SQLite runs it inside
- * the commit that fills the log past 1,000 pages, on the writing thread: during ingest that is
- * every few feeds, and it held the ingest thread for about 30% of its store stage's wall time
- * (bench/feed-ingest.bench.mjs's documents written with and without autocheckpoint, on a shared
- * two-core machine). Here a worker thread with its own connection runs a
- * PASSIVE checkpoint shortly after commits, and the writer's own autocheckpoint stays as a
+ * the commit that fills the log past 1,000 pages, on the writing thread
+ * (https://sqlite.org/wal.html): during ingest that is every few feeds, and the ingest thread waits
+ * for it (figures in bench/NOTES.md). Here a worker thread with its own connection runs a PASSIVE
+ * checkpoint shortly after commits, and the writer's own autocheckpoint stays as a
  * backstop at a larger size, for a worker that falls behind.
  */
 import { Worker } from "node:worker_threads";

@@ -2,11 +2,10 @@
  * Full-text hits most clicked first (ties by id descending), exactly, at a cost that follows the
  * cheaper of two ways in:
  * - from the clicked posts: walk them in (clicks desc, id desc) order through `posts_clicked_by_id`
- *   and ask FTS5 which of each batch match (`rowid IN`, ~5-20 µs a post). For a common word most of
- *   the most clicked posts match, so a page needs a few hundred tests whatever the hit count.
+ *   and ask FTS5 which of each batch match (`rowid IN`). For a common word most of the most
+ *   clicked posts match, so a page needs a few hundred tests whatever the hit count.
  * - from the hits: let SQLite gather every hit's id into a temporary index and walk the clicked
- *   posts against it (~0.13 µs a hit). For a word in a few thousand posts that is a few
- *   milliseconds.
+ *   posts against it: cheap a hit, so the way in for a word in few posts.
  * The hit count is estimated first (counted exactly when small, else from the hits among the
  * newest ids); the clicked walk gives up for the hit side once it has spent twice its estimate.
  * Posts with no click follow, newest id first, read from the hits' own id order.
@@ -15,7 +14,10 @@ import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import type { HitFilter } from "./sqlite-newest-hits.js";
 
-/** Costs in microseconds, measured on the million-post benchmark corpus. */
+/**
+ * Costs of one FTS5 test and of one gathered hit, in microseconds: only their ratio decides. Tuned
+ * on the demo corpus (bench/NOTES.md).
+ */
 const TEST_COST_US = 12;
 const GATHER_COST_US = 0.15;
 /** Below this many hits the count is exact and gathering them is cheap anyway. */

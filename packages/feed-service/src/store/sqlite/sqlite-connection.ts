@@ -48,11 +48,12 @@ export function openSqliteDatabase(path: string): Database.Database {
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
-  // 64 MiB page cache: the hot indexes of a million-post database stay in memory.
+  // 64 MiB page cache (https://sqlite.org/pragma.html#pragma_cache_size): sized for the hot indexes
+  // of about a million posts, the demo corpus; a larger database reads more of them from the OS.
   db.pragma("cache_size = -65536");
   // Statement journals in memory: a write whose triggers keep the roll-ups in step (migration 8)
-  // journals every page it touches (~14 pages for a post), which spills past SQLite's 64 KiB
-  // threshold into a temporary file per statement; in memory a post is stored ~20 µs sooner.
+  // journals every page it touches, which spills past SQLite's 64 KiB threshold into a temporary
+  // file per statement (https://sqlite.org/tempfiles.html).
   db.pragma("temp_store = MEMORY");
   return db;
 }

@@ -1,8 +1,8 @@
 /**
  * Skipping whole days of full-text hits for a deep page sorted by date. The hits dated on or after
- * a day's start T are those of the id blocks dated wholly from T on (counted by FTS5 alone, tens of
- * nanoseconds a hit, no post read) plus those of the blocks whose dates straddle T (counted with
- * each hit's date: under ingest, about one block per day). Going down day by day, the lowest T
+ * a day's start T are those of the id blocks dated wholly from T on (counted by FTS5 alone from its
+ * doclists, no post read) plus those of the blocks whose dates straddle T (counted with each hit's
+ * date: under ingest, about one block per day). Going down day by day, the lowest T
  * whose count does not pass the offset is where the date-ordered walk starts, with the offset
  * less that count. Straddling blocks are dated only when the cheap bounds cannot decide.
  */

@@ -16,7 +16,7 @@ export interface Blocks {
 /**
  * The blocks as this connection last read them, with the database's write counts at that time
  * (`writeCounts`) and the table's fingerprint, so the copy is reread exactly when the table
- * changed. A search would otherwise read the ~1,000 rows of a million posts each time (0.3-0.8 ms).
+ * changed. A search would otherwise read every block row (one per 1024 posts) each time.
  */
 const loaded = new WeakMap<StatementCache, { version: string; fingerprint: string; blocks: Blocks }>();
 
@@ -28,7 +28,7 @@ export function loadBlocks(stmts: StatementCache): Blocks {
   // Some table was written: not always this one (every search records one in the search history,
   // a click counts). Blocks are never removed and their bounds only widen, so the number of blocks
   // and the sums of their lowest and highest dates move whenever the table changes: summing them
-  // costs ~40 µs, reading the rows again ~0.3 ms.
+  // is cheaper than reading the rows again (figures in bench/NOTES.md).
   const fingerprint = (
     stmts.get("SELECT count(*), sum(min_date), sum(max_date) FROM post_id_blocks").raw().get() as number[]
   ).join(" ");

@@ -1,8 +1,8 @@
 /**
  * The ids of a newest-first page of posts, optionally restricted to some languages. With no
  * language filter, one index walk in (post_date, id) order answers. With languages, SQLite would
- * gather every post of those languages and sort them (seconds on a million posts), so instead each
- * language is read newest-first from its own index, `offset + limit` ids at most, and the lists
+ * gather every post of those languages and sort them (https://sqlite.org/queryplanner.html), so
+ * each language is read newest-first from its own index, `offset + limit` ids at most, and the lists
  * are merged: the cost grows with the page, not with the database.
  */
 import { NEWEST_FIRST } from "./sqlite-columns.js";

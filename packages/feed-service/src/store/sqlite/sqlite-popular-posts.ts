@@ -18,17 +18,14 @@ import { postsInOrder } from "./sqlite-post-queries.js";
 
 const DAY = 86_400_000;
 /**
- * With no category: windows of up to `scanClicks` clicks are scanned, about 0.27 µs a click, 14-15
- * ms at this size on the 1M demo. Below it a thin window's walk is the longer: 9,700 posts (15.4
- * ms) against a 13.5 ms scan for 51,300 clicks; above it 6,800 posts (11.0 ms) against 14.6 for
- * 56,600. A walked post costs about as much as `walkCostInClicks` scanned clicks (1.5-2.0 µs).
+ * With no category: windows of up to `scanClicks` clicks are scanned, longer ones walked; a walked
+ * post costs about `walkCostInClicks` scanned clicks. Tuned on the demo corpus where the two ways
+ * cost the same; assumes its clicks per post (bench/NOTES.md).
  */
 const WHOLE = { scanClicks: 56_000, walkCostInClicks: 7 };
 /**
- * In a category the scan also looks up every windowed post's category, while the walk reads one
- * category's posts (1.4-1.7 µs a post). Categories 1 and 3 of the 1M demo: 46,100 clicks
- * scanned in 14.3-15.0 ms, walked in 13.8-15.2 (9,700-9,900 posts, past the budget: walk and scan
- * together took 40); 51,300 scanned in 16.5-17.2, walked in 12.1-13.4.
+ * In a category the scan also looks up every windowed post's category, while the walk reads only
+ * that category's posts, hence a cheaper walk. Tuned likewise on the demo corpus (bench/NOTES.md).
  */
 const IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
 const BATCH = 256;
@@ -118,11 +115,8 @@ function insertRanked(top: Ranked[], item: Ranked, limit: number): void {
  * the newest WHOLE.scanClicks / 2 clicks (scanned) and one of the newest WHOLE.scanClicks + 1 (the
  * thinnest window walked, so the deepest walk). Without them a thread's first such call pays for
  * optimising the walk and the scan, for the memory they take and for reading into its connection's
- * cache the pages the walk needs, 15-25 ms on the 1M demo. A warm-up over the newest 160,000 clicks instead
- * left the newest 90,000's first call at 24-32 ms against 16-19 warm (in process, three starts);
- * this one, 17-19. It does not cover everything a longer walk reads: in `serve`, after some thirty
- * other heavy calls, that first call still took 21-32 ms in the thread against 16 warm.
- * Empty with fewer clicks.
+ * cache the pages the walk needs. These two windows warmed best of those tried on the demo corpus
+ * (bench/NOTES.md); a longer walk may still read pages they do not. Empty with fewer clicks.
  */
 export function heavyWindowStarts(stmts: StatementCache): number[] {
   const nth = stmts

@@ -2,12 +2,12 @@
  * Upkeep of the FTS5 index. Each write transaction adds index segments that FTS5 merges only
  * gradually (automerge); after a bulk load of many transactions the index is left in many
  * segments, and every search then reads and merges one doclist per segment. 'optimize' merges them
- * all into one (https://sqlite.org/fts5.html#the_optimize_command): on the million-post demo the
- * rare-term searches of the benchmark get several times faster.
+ * all into one (https://sqlite.org/fts5.html#the_optimize_command), so a search reads one doclist
+ * per term (figures in bench/NOTES.md).
  */
 import type Database from "better-sqlite3";
 
-/** Merges the full-text index into a single segment (one write transaction; minutes on millions of posts). */
+/** Merges the full-text index into a single segment (one write transaction rewriting the whole index). */
 export function optimizeSearchIndex(db: Database.Database): void {
   db.prepare("INSERT INTO posts_fts (posts_fts) VALUES ('optimize')").run();
 }

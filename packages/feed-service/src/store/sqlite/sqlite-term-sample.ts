@@ -1,12 +1,11 @@
 /**
  * Relevance on SQLite is bm25, computed by `sampled_bm25` (native/sampled_bm25.c) from corpus
  * statistics that this module counts: how many posts hold each phrase of the query. FTS5's own
- * bm25() counts them on the whole index on every search (one pass over each phrase's doclist:
- * ~9 ms for a word in 40% of a million posts, paid even to score a page of 20). Here they are
- * counted among the newest `TERM_SAMPLE_IDS` post ids only, so their cost is bounded (under 1 ms
- * a phrase); a term's share of recent posts is also what a reader of an aggregator expects its
- * weight to follow. A database with no more ids than that is counted whole, and then the scores
- * are exactly FTS5's bm25 (negated: spec §4 wants higher better).
+ * bm25() counts them on the whole index on every search (one pass over each phrase's doclist,
+ * paid even to score a page of 20). Here they are counted among the newest `TERM_SAMPLE_IDS` post
+ * ids only, so their cost is bounded by the sample; a term's share of recent posts is also what a
+ * reader of an aggregator expects its weight to follow. A database with no more ids than that is
+ * counted whole, and then the scores are exactly FTS5's bm25 (negated: spec §4 wants higher better).
  */
 
 import type { SearchQuery } from "../../search/search-query.js";

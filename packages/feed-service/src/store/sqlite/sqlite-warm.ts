@@ -1,8 +1,7 @@
 /**
  * Warms a SQLite database at start: reads the file (and its WAL) once, front to back, so that the
- * OS keeps its pages in memory and the first calls after a start do not wait on the disk. On the
- * 1,000,000-post demo (2.4 GB) a first getMostPopularPosts(limit 1000) read ~1,000 scattered rows
- * from disk in 66-159 ms against 17-21 ms once they were in memory. Only a file that fits in half
+ * OS keeps its pages in memory and the first calls after a start do not wait on scattered disk
+ * reads (figures in bench/NOTES.md). Only a file that fits in half
  * of the memory available is read: a larger one would push out what it read first.
  */
 import { open, stat } from "node:fs/promises";
