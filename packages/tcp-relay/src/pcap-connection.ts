@@ -102,7 +102,8 @@ function fold(sum: number): number {
  * a data segment per chunk (split where an IPv4 length would overflow) acknowledged by the other
  * side, FIN and its ACK for each half-close, RST when the connection is torn down. Sequence and acknowledgement
  * numbers follow the bytes, so Wireshark and tshark reassemble and follow the stream. IPv4 when
- * both ends are IPv4, else IPv6 (IPv4 addresses mapped). Checksums are computed.
+ * both ends are IPv4, else IPv6 (IPv4 addresses mapped). IP checksums are computed, and TCP ones
+ * unless `tcpChecksums` is false: then they are 0 and no payload byte is read.
  *
  * @example
  * const tcp = new PcapConnection(sink, { address: "10.0.0.1", port: 51000 }, { address: "10.0.0.2", port: 80 }, microClock);
@@ -119,10 +120,12 @@ export class PcapConnection {
   readonly #finished = { C: false, S: false };
   readonly #sink: CaptureSink;
   readonly #clock: MicroClock;
+  readonly #tcpChecksums: boolean;
 
-  constructor(sink: CaptureSink, client: Endpoint, server: Endpoint, clock: MicroClock) {
+  constructor(sink: CaptureSink, client: Endpoint, server: Endpoint, clock: MicroClock, tcpChecksums = true) {
     this.#sink = sink;
     this.#clock = clock;
+    this.#tcpChecksums = tcpChecksums;
     const c4 = ipv4Bytes(client.address);
     const s4 = ipv4Bytes(server.address);
     this.#v4 = c4 !== null && s4 !== null;
@@ -237,13 +240,15 @@ export class PcapConnection {
       if (length > 64) buf.set(payload.subarray(start, end), p);
       else for (let k = start; k < end; k++) buf[p + k - start] = payload[k]!;
     }
-    // The pseudo-header (addresses, protocol, TCP length), the TCP header and the payload.
-    const addrStart = this.#v4 ? ip + 12 : ip + 8;
-    let sum = sumWords(buf, addrStart, addrStart + (this.#v4 ? 8 : 32), 6 + TCP_HEADER + length);
-    sum = sumWords(buf, tcp, p, sum);
-    // Summed from the chunk read, whose start is aligned (its own allocation), not from the batch.
-    if (payload !== null && length > 0) sum = sumPayload(payload, start, end, sum);
-    buf.writeUInt16BE(fold(sum), tcp + 16);
+    if (this.#tcpChecksums) {
+      // The pseudo-header (addresses, protocol, TCP length), the TCP header and the payload.
+      const addrStart = this.#v4 ? ip + 12 : ip + 8;
+      let sum = sumWords(buf, addrStart, addrStart + (this.#v4 ? 8 : 32), 6 + TCP_HEADER + length);
+      sum = sumWords(buf, tcp, p, sum);
+      // Summed from the chunk read, whose start is aligned (its own allocation), not from the batch.
+      if (payload !== null && length > 0) sum = sumPayload(payload, start, end, sum);
+      buf.writeUInt16BE(fold(sum), tcp + 16);
+    }
     if (appended) {
       sink.pos = p;
       sink.append(payload!.subarray(start, end));
