@@ -98,11 +98,17 @@ const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim(
  * machine wall-clock throughput depends on the other work, CPU per byte much less.
  */
 function cpuSeconds(child) {
+  const { user, system } = cpuSplit(child);
+  return user + system;
+}
+
+/** The same CPU time as user and system (kernel) seconds. */
+function cpuSplit(child) {
   try {
     const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
   } catch {
-    return Number.NaN;
+    return { user: Number.NaN, system: Number.NaN };
   }
 }
 
@@ -267,13 +273,15 @@ async function viaTcpRelay(targetPort, options, run, bin = relayBin) {
   const child = start(process.execPath, [bin, "127.0.0.1", String(targetPort), String(port), ...options]);
   await once(child.stdout, "data");
   try {
-    const before = cpuSeconds(child);
+    const before = cpuSplit(child);
     const switchesBefore = contextSwitches(child);
     const value = await run(port);
+    const after = cpuSplit(child);
     return {
       value,
       rss: peakRssMiB(child),
-      cpu: cpuSeconds(child) - before,
+      cpu: after.user + after.system - before.user - before.system,
+      system: after.system - before.system,
       switches: contextSwitches(child) - switchesBefore,
     };
   } finally {
@@ -739,9 +747,15 @@ async function viaRelayPipedCapture(targetPort, run) {
     .find((pid) => pid > 0 && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tcp-relay"));
   const relay = { pid: relayPid ?? child.pid };
   try {
-    const before = cpuSeconds(relay);
+    const before = cpuSplit(relay);
     const value = await run(port);
-    return { value, rss: peakRssMiB(relay), cpu: cpuSeconds(relay) - before };
+    const after = cpuSplit(relay);
+    return {
+      value,
+      rss: peakRssMiB(relay),
+      cpu: after.user + after.system - before.user - before.system,
+      system: after.system - before.system,
+    };
   } finally {
     // The relay (the shell's child) stops on SIGTERM; the pipe then closes and cat ends.
     process.kill(-child.pid, "SIGTERM");
@@ -763,6 +777,9 @@ async function sectionG(random, sizeLabel, sink) {
   const plainMBps = median(plain.map((r) => r.value));
   const plainPerCpu = median(plain.map(perCpu));
   const pipedPerCpu = median(piped.map(perCpu));
+  // Where the relay's CPU goes: system time is the kernel copying to the sockets and the pipe.
+  const split = (rs) =>
+    `user ${median(rs.map((r) => r.cpu - r.system)).toFixed(2)} s + system ${median(rs.map((r) => r.system)).toFixed(2)} s`;
   row(
     "g",
     "tcp-relay -q (no capture)",
@@ -771,7 +788,7 @@ async function sectionG(random, sizeLabel, sink) {
     "MB/s",
     undefined,
     plain.map((r) => r.rss).join("/"),
-    `per round ${plain.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${plainPerCpu.toFixed(0)} MB per CPU s`,
+    `per round ${plain.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${plainPerCpu.toFixed(0)} MB per CPU s (${split(plain)})`,
   );
   row(
     "g",
@@ -781,7 +798,7 @@ async function sectionG(random, sizeLabel, sink) {
     "MB/s",
     [["no capture", plainMBps]],
     piped.map((r) => r.rss).join("/"),
-    `target >= 0.90x no capture; per round ${piped.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${pipedPerCpu.toFixed(0)} MB per CPU s (${(pipedPerCpu / plainPerCpu).toFixed(2)}x no capture)`,
+    `target >= 0.90x no capture; per round ${piped.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${pipedPerCpu.toFixed(0)} MB per CPU s (${(pipedPerCpu / plainPerCpu).toFixed(2)}x no capture; ${split(piped)})`,
   );
 }
 
