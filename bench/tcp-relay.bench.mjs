@@ -94,15 +94,9 @@ async function stop(child) {
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 /**
- * CPU seconds the process has used (all its threads, user + system), from /proc: on this shared
- * machine wall-clock throughput depends on the other work, CPU per byte much less.
+ * CPU seconds the process has used (all its threads), user and system (kernel), from /proc: on
+ * this shared machine wall-clock throughput depends on the other work, CPU per byte much less.
  */
-function cpuSeconds(child) {
-  const { user, system } = cpuSplit(child);
-  return user + system;
-}
-
-/** The same CPU time as user and system (kernel) seconds. */
 function cpuSplit(child) {
   try {
     const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
