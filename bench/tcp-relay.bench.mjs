@@ -21,7 +21,7 @@
 // Environment: SIZE_MIB (default 1024), PAIRS (default 5000), ROUNDS (default 3), SECTIONS
 // (default abcde), BASELINE (the bin/tcp-relay.js of another build, e.g. a `git worktree` of an
 // older commit built under /tmp: (d) and (e) then also run it, so before and after are measured in
-// the same run window).
+// the same run window; (g) then also pipes its `-pcap -`).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -727,10 +727,10 @@ async function sectionF(random, sink) {
 }
 
 /** The relay with `-q -pcap -` piped into `cat >/dev/null` (a real pipe, as into wireshark). */
-async function viaRelayPipedCapture(targetPort, run) {
+async function viaRelayPipedCapture(targetPort, run, bin = relayBin) {
   const port = await freePort();
   const quote = (a) => `'${a}'`;
-  const cmd = `${[process.execPath, relayBin, "127.0.0.1", String(targetPort), String(port), "-q", "-pcap", "-"].map(quote).join(" ")} | cat >/dev/null`;
+  const cmd = `${[process.execPath, bin, "127.0.0.1", String(targetPort), String(port), "-q", "-pcap", "-"].map(quote).join(" ")} | cat >/dev/null`;
   const child = spawn("sh", ["-c", cmd], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   children.add(child);
   await once(child.stderr, "data");
@@ -762,9 +762,13 @@ async function sectionG(random, sizeLabel, sink) {
   // (g) -pcap - into a pipe against the same relay without a capture, interleaved rounds.
   const plain = [];
   const piped = [];
+  const base = [];
   for (let round = 0; round < ROUNDS; round++) {
     plain.push(await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE)));
     piped.push(await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE)));
+    if (BASELINE !== undefined) {
+      base.push(await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE), BASELINE));
+    }
   }
   const runs = `${sizeLabel} x${ROUNDS}`;
   const perCpu = (r) => SIZE / 1e6 / r.cpu;
@@ -794,6 +798,19 @@ async function sectionG(random, sizeLabel, sink) {
     piped.map((r) => r.rss).join("/"),
     `target >= 0.90x no capture; per round ${piped.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${pipedPerCpu.toFixed(0)} MB per CPU s (${(pipedPerCpu / plainPerCpu).toFixed(2)}x no capture; ${split(piped)})`,
   );
+  if (BASELINE !== undefined) {
+    const basePerCpu = median(base.map(perCpu));
+    row(
+      "g",
+      "baseline tcp-relay -q -pcap - | cat",
+      runs,
+      median(base.map((r) => r.value)),
+      "MB/s",
+      [["no capture", plainMBps]],
+      base.map((r) => r.rss).join("/"),
+      `per round ${base.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${basePerCpu.toFixed(0)} MB per CPU s (${(basePerCpu / plainPerCpu).toFixed(2)}x no capture; ${split(base)})`,
+    );
+  }
 }
 
 function print() {
