@@ -240,6 +240,7 @@ export class PcapConnection {
       if (length > 64) buf.set(payload.subarray(start, end), p);
       else for (let k = start; k < end; k++) buf[p + k - start] = payload[k]!;
     }
+    // Off for a live capture: Wireshark does not check TCP checksums by default (tcp.check_checksum: FALSE).
     if (this.#tcpChecksums) {
       // The pseudo-header (addresses, protocol, TCP length), the TCP header and the payload.
       const addrStart = this.#v4 ? ip + 12 : ip + 8;
