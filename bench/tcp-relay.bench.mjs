@@ -21,7 +21,7 @@
 // Environment: SIZE_MIB (default 1024), PAIRS (default 5000), ROUNDS (default 3), SECTIONS
 // (default abcde), BASELINE (the bin/tcp-relay.js of another build, e.g. a `git worktree` of an
 // older commit built under /tmp: (d) and (e) then also run it, so before and after are measured in
-// the same run window).
+// the same run window; (g) then also pipes its `-pcap -`).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -94,15 +94,15 @@ async function stop(child) {
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 /**
- * CPU seconds the process has used (all its threads, user + system), from /proc: on this shared
- * machine wall-clock throughput depends on the other work, CPU per byte much less.
+ * CPU seconds the process has used (all its threads), user and system (kernel), from /proc: on
+ * this shared machine wall-clock throughput depends on the other work, CPU per byte much less.
  */
-function cpuSeconds(child) {
+function cpuSplit(child) {
   try {
     const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
   } catch {
-    return Number.NaN;
+    return { user: Number.NaN, system: Number.NaN };
   }
 }
 
@@ -267,13 +267,15 @@ async function viaTcpRelay(targetPort, options, run, bin = relayBin) {
   const child = start(process.execPath, [bin, "127.0.0.1", String(targetPort), String(port), ...options]);
   await once(child.stdout, "data");
   try {
-    const before = cpuSeconds(child);
+    const before = cpuSplit(child);
     const switchesBefore = contextSwitches(child);
     const value = await run(port);
+    const after = cpuSplit(child);
     return {
       value,
       rss: peakRssMiB(child),
-      cpu: cpuSeconds(child) - before,
+      cpu: after.user + after.system - before.user - before.system,
+      system: after.system - before.system,
       switches: contextSwitches(child) - switchesBefore,
     };
   } finally {
@@ -725,10 +727,10 @@ async function sectionF(random, sink) {
 }
 
 /** The relay with `-q -pcap -` piped into `cat >/dev/null` (a real pipe, as into wireshark). */
-async function viaRelayPipedCapture(targetPort, run) {
+async function viaRelayPipedCapture(targetPort, run, bin = relayBin) {
   const port = await freePort();
   const quote = (a) => `'${a}'`;
-  const cmd = `${[process.execPath, relayBin, "127.0.0.1", String(targetPort), String(port), "-q", "-pcap", "-"].map(quote).join(" ")} | cat >/dev/null`;
+  const cmd = `${[process.execPath, bin, "127.0.0.1", String(targetPort), String(port), "-q", "-pcap", "-"].map(quote).join(" ")} | cat >/dev/null`;
   const child = spawn("sh", ["-c", cmd], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   children.add(child);
   await once(child.stderr, "data");
@@ -739,9 +741,15 @@ async function viaRelayPipedCapture(targetPort, run) {
     .find((pid) => pid > 0 && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tcp-relay"));
   const relay = { pid: relayPid ?? child.pid };
   try {
-    const before = cpuSeconds(relay);
+    const before = cpuSplit(relay);
     const value = await run(port);
-    return { value, rss: peakRssMiB(relay), cpu: cpuSeconds(relay) - before };
+    const after = cpuSplit(relay);
+    return {
+      value,
+      rss: peakRssMiB(relay),
+      cpu: after.user + after.system - before.user - before.system,
+      system: after.system - before.system,
+    };
   } finally {
     // The relay (the shell's child) stops on SIGTERM; the pipe then closes and cat ends.
     process.kill(-child.pid, "SIGTERM");
@@ -754,15 +762,22 @@ async function sectionG(random, sizeLabel, sink) {
   // (g) -pcap - into a pipe against the same relay without a capture, interleaved rounds.
   const plain = [];
   const piped = [];
+  const base = [];
   for (let round = 0; round < ROUNDS; round++) {
     plain.push(await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE)));
     piped.push(await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE)));
+    if (BASELINE !== undefined) {
+      base.push(await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE), BASELINE));
+    }
   }
   const runs = `${sizeLabel} x${ROUNDS}`;
   const perCpu = (r) => SIZE / 1e6 / r.cpu;
   const plainMBps = median(plain.map((r) => r.value));
   const plainPerCpu = median(plain.map(perCpu));
   const pipedPerCpu = median(piped.map(perCpu));
+  // Where the relay's CPU goes: system time is the kernel copying to the sockets and the pipe.
+  const split = (rs) =>
+    `user ${median(rs.map((r) => r.cpu - r.system)).toFixed(2)} s + system ${median(rs.map((r) => r.system)).toFixed(2)} s`;
   row(
     "g",
     "tcp-relay -q (no capture)",
@@ -771,7 +786,7 @@ async function sectionG(random, sizeLabel, sink) {
     "MB/s",
     undefined,
     plain.map((r) => r.rss).join("/"),
-    `per round ${plain.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${plainPerCpu.toFixed(0)} MB per CPU s`,
+    `per round ${plain.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${plainPerCpu.toFixed(0)} MB per CPU s (${split(plain)})`,
   );
   row(
     "g",
@@ -781,8 +796,21 @@ async function sectionG(random, sizeLabel, sink) {
     "MB/s",
     [["no capture", plainMBps]],
     piped.map((r) => r.rss).join("/"),
-    `target >= 0.90x no capture; per round ${piped.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${pipedPerCpu.toFixed(0)} MB per CPU s (${(pipedPerCpu / plainPerCpu).toFixed(2)}x no capture)`,
+    `target >= 0.90x no capture; per round ${piped.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${pipedPerCpu.toFixed(0)} MB per CPU s (${(pipedPerCpu / plainPerCpu).toFixed(2)}x no capture; ${split(piped)})`,
   );
+  if (BASELINE !== undefined) {
+    const basePerCpu = median(base.map(perCpu));
+    row(
+      "g",
+      "baseline tcp-relay -q -pcap - | cat",
+      runs,
+      median(base.map((r) => r.value)),
+      "MB/s",
+      [["no capture", plainMBps]],
+      base.map((r) => r.rss).join("/"),
+      `per round ${base.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${basePerCpu.toFixed(0)} MB per CPU s (${(basePerCpu / plainPerCpu).toFixed(2)}x no capture; ${split(base)})`,
+    );
+  }
 }
 
 function print() {

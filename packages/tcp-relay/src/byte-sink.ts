@@ -31,6 +31,13 @@ export class MemorySink implements ByteSink {
     this.buf = bigger;
   }
 
+  /** Appends `bytes` (copied: the tests' sink keeps nothing it is handed). */
+  append(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
   /** Everything written so far, as latin1 text (the log is ASCII apart from error messages). */
   text(): string {
     return this.buf.toString("latin1", 0, this.pos);

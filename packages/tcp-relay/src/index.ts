@@ -17,7 +17,7 @@ export type { DestinationEvents, LogDestination } from "./log-destinations.js";
 export { FileDestination, StreamDestination } from "./log-destinations.js";
 export type { LogWaiter, LogWriterOptions } from "./log-writer.js";
 export { LogWriter } from "./log-writer.js";
-export type { Endpoint, MicroClock } from "./pcap-connection.js";
+export type { CaptureSink, Endpoint, MicroClock } from "./pcap-connection.js";
 export { microClock, PcapConnection } from "./pcap-connection.js";
 export type { RelayErrorCode } from "./relay-error.js";
 export { type ErrorCodeInfo, RelayError, relayErrorCodes } from "./relay-error.js";

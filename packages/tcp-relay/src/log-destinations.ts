@@ -20,6 +20,8 @@ export interface LogDestination {
   attach(events: DestinationEvents): void;
   /** Takes a batch; returns true if it keeps a reference to it (the caller must not reuse it). */
   write(batch: Buffer): boolean;
+  /** Takes several batches, in order, and keeps them all (the log writer's `append`). */
+  writeAll(batches: Buffer[]): void;
   /** Writes what is pending and releases the destination (a file is closed, stdout is not). */
   close(): Promise<void>;
 }
@@ -78,6 +80,15 @@ export class FileDestination implements LogDestination {
     this.pendingBytes += batch.length;
     if (!this.#writing) this.#pacer.schedule(this.pendingBytes);
     return true;
+  }
+
+  writeAll(batches: Buffer[]): void {
+    if (this.#failed) return;
+    for (const b of batches) {
+      this.#queue.push(b);
+      this.pendingBytes += b.length;
+    }
+    if (!this.#writing) this.#pacer.schedule(this.pendingBytes);
   }
 
   #writeQueued(): void {
@@ -170,6 +181,15 @@ export class StreamDestination implements LogDestination {
   write(batch: Buffer): boolean {
     if (!this.#stream.destroyed) this.#stream.write(batch);
     return true;
+  }
+
+  // Corked, the stream hands all the batches to one writev instead of a write each.
+  writeAll(batches: Buffer[]): void {
+    const stream = this.#stream;
+    if (stream.destroyed) return;
+    stream.cork();
+    for (const b of batches) stream.write(b);
+    stream.uncork();
   }
 
   close(): Promise<void> {

@@ -40,6 +40,33 @@ test("a full batch is written at once, and the buffer rest is reused without ove
   assert.equal(Buffer.concat(d.batches).toString(), line.repeat(300));
 });
 
+test("appended buffers go out in order between the batch parts, in one corked write, not copied", async () => {
+  const written: Buffer[][] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      written.push([chunk]);
+      done();
+    },
+    writev(chunks, done) {
+      written.push(chunks.map((c) => c.chunk as Buffer));
+      done();
+    },
+  });
+  const log = new LogWriter([new StreamDestination("test", stream, true)]);
+  const payload = Buffer.alloc(5000, "p");
+  log.writeText("head 1\n");
+  log.append(payload);
+  log.writeText("head 2\n");
+  log.append(payload);
+  log.writeText("tail\n");
+  await sleep(5);
+  assert.equal(written.length, 1, "one write for the turn");
+  assert.equal(written[0]!.length, 5);
+  assert.equal(written[0]![1], payload, "the appended buffer itself");
+  assert.equal(Buffer.concat(written[0]!).toString(), `head 1\n${payload}head 2\n${payload}tail\n`);
+  await log.close();
+});
+
 test("a slow destination makes the log congested until it drains, and waiters resume then", async () => {
   const d = slowDestination(2);
   const log = new LogWriter([new StreamDestination("slow", d.stream, true)], {

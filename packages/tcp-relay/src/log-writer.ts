@@ -41,6 +41,9 @@ export class LogWriter implements ByteSink {
   #destinations: LogDestination[];
   #waiters: LogWaiter[] = [];
   #flushScheduled = false;
+  /** What `append` handed over and the batch parts before it, in order, not flushed yet. */
+  #parts: Buffer[] = [];
+  #partBytes = 0;
 
   constructor(destinations: LogDestination[], options: LogWriterOptions = {}) {
     this.#batchBytes = options.batchBytes ?? 64 * 1024;
@@ -82,8 +85,40 @@ export class LogWriter implements ByteSink {
     this.pos += bytes.copy(this.buf, this.pos);
   }
 
+  /**
+   * Appends `bytes` without copying them: they are handed to the destinations as they are, after
+   * what is in the batch so far, so the caller must not change them afterwards. For the capture's
+   * payloads, the relayed chunks themselves, whose copy would cost as much as relaying them.
+   */
+  append(bytes: Buffer): void {
+    if (this.pos > 0) this.#cutPart();
+    this.#parts.push(bytes);
+    this.#partBytes += bytes.length;
+    if (this.#partBytes >= this.#batchBytes) this.flush();
+    else if (!this.#flushScheduled) this.flushAtTurnEnd();
+  }
+
+  /** Moves the batch so far into `#parts`; the rest of the buffer takes what follows. */
+  #cutPart(): void {
+    this.#parts.push(this.buf.subarray(0, this.pos));
+    this.#partBytes += this.pos;
+    this.buf =
+      this.buf.length - this.pos >= MIN_REUSABLE
+        ? this.buf.subarray(this.pos)
+        : Buffer.allocUnsafe(this.#batchBytes);
+    this.pos = 0;
+  }
+
   /** Hands the current batch to every destination now. */
   flush(): void {
+    if (this.#parts.length > 0) {
+      if (this.pos > 0) this.#cutPart();
+      const parts = this.#parts;
+      this.#parts = [];
+      this.#partBytes = 0;
+      for (const d of this.#destinations) d.writeAll(parts);
+      return;
+    }
     if (this.pos === 0) return;
     const batch = this.buf.subarray(0, this.pos);
     let retained = false;

@@ -1,6 +1,12 @@
 import { isIPv4 } from "node:net";
 import type { ByteSink } from "./byte-sink.js";
 
+/** Where packets go: headers are written into the buffer, payloads of any size are appended. */
+export interface CaptureSink extends ByteSink {
+  /** Adds `bytes` after what has been written; the sink may keep them rather than copy them. */
+  append(bytes: Buffer): void;
+}
+
 /** One endpoint as the capture shows it. */
 export interface Endpoint {
   address: string;
@@ -14,8 +20,11 @@ const PSH = 0x08;
 const ACK = 0x10;
 const TCP_HEADER = 20;
 const RECORD_HEADER = 16;
-// At most this much payload per packet: an IPv4 total length must fit in 16 bits.
-const MAX_SEGMENT = 65_000;
+// At most this much payload per packet: an IPv4 total length (headers included) fits in 16 bits.
+const MAX_SEGMENT = 65_535 - 40;
+// Payloads below this are copied after their headers; larger ones are appended as they are (no
+// copy), which would cost more than a copy for a few bytes.
+const APPEND_FROM = 1024;
 const WINDOW = 65_535;
 
 /** The relay runs on the same clock for every connection: microseconds, from the high-resolution timer. */
@@ -90,10 +99,11 @@ function fold(sum: number): number {
 /**
  * One relayed connection as a TCP conversation between the client and the server (their real
  * addresses and ports, as if the relay were not there): a handshake when the server answers,
- * a data segment per chunk (split at 65,000 bytes) acknowledged by the other side, FIN and its
- * ACK for each half-close, RST when the connection is torn down. Sequence and acknowledgement
+ * a data segment per chunk (split where an IPv4 length would overflow) acknowledged by the other
+ * side, FIN and its ACK for each half-close, RST when the connection is torn down. Sequence and acknowledgement
  * numbers follow the bytes, so Wireshark and tshark reassemble and follow the stream. IPv4 when
- * both ends are IPv4, else IPv6 (IPv4 addresses mapped). Checksums are computed.
+ * both ends are IPv4, else IPv6 (IPv4 addresses mapped). IP checksums are computed, and TCP ones
+ * unless `tcpChecksums` is false: then they are 0 and no payload byte is read.
  *
  * @example
  * const tcp = new PcapConnection(sink, { address: "10.0.0.1", port: 51000 }, { address: "10.0.0.2", port: 80 }, microClock);
@@ -108,12 +118,14 @@ export class PcapConnection {
   #ipId = 0;
   #reset = false;
   readonly #finished = { C: false, S: false };
-  readonly #sink: ByteSink;
+  readonly #sink: CaptureSink;
   readonly #clock: MicroClock;
+  readonly #tcpChecksums: boolean;
 
-  constructor(sink: ByteSink, client: Endpoint, server: Endpoint, clock: MicroClock) {
+  constructor(sink: CaptureSink, client: Endpoint, server: Endpoint, clock: MicroClock, tcpChecksums = true) {
     this.#sink = sink;
     this.#clock = clock;
+    this.#tcpChecksums = tcpChecksums;
     const c4 = ipv4Bytes(client.address);
     const s4 = ipv4Bytes(server.address);
     this.#v4 = c4 !== null && s4 !== null;
@@ -133,8 +145,11 @@ export class PcapConnection {
   }
 
   /** Bytes sent by `dir` (`C` client, `S` server), then the other side's acknowledgement. */
-  data(dir: "C" | "S", chunk: Uint8Array): void {
+  data(dir: "C" | "S", bytes: Uint8Array): void {
     if (this.#reset) return;
+    const chunk = Buffer.isBuffer(bytes)
+      ? bytes
+      : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const other = dir === "C" ? "S" : "C";
     for (let i = 0; i < chunk.length; i += MAX_SEGMENT) {
       const end = Math.min(chunk.length, i + MAX_SEGMENT);
@@ -164,7 +179,7 @@ export class PcapConnection {
     flags: number,
     seq: number,
     ack: number,
-    payload: Uint8Array | null,
+    payload: Buffer | null,
     start: number,
     end: number,
   ): void {
@@ -172,7 +187,8 @@ export class PcapConnection {
     const ipHeader = this.#v4 ? 20 : 40;
     const captured = ipHeader + TCP_HEADER + length;
     const sink = this.#sink;
-    sink.reserve(RECORD_HEADER + captured);
+    const appended = length >= APPEND_FROM;
+    sink.reserve(RECORD_HEADER + captured - (appended ? length : 0));
     const buf = sink.buf;
     let p = sink.pos;
     const micros = this.#clock();
@@ -220,17 +236,23 @@ export class PcapConnection {
     buf.writeUInt16BE(WINDOW, p + 14);
     buf.writeUInt32BE(0, p + 16); // checksum, urgent pointer
     p += TCP_HEADER;
-    if (payload !== null && length > 0) {
+    if (payload !== null && length > 0 && !appended) {
       if (length > 64) buf.set(payload.subarray(start, end), p);
       else for (let k = start; k < end; k++) buf[p + k - start] = payload[k]!;
     }
-    // The pseudo-header (addresses, protocol, TCP length), the TCP header and the payload.
-    const addrStart = this.#v4 ? ip + 12 : ip + 8;
-    let sum = sumWords(buf, addrStart, addrStart + (this.#v4 ? 8 : 32), 6 + TCP_HEADER + length);
-    sum = sumWords(buf, tcp, p, sum);
-    // Summed from the chunk read, whose start is aligned (its own allocation), not from the batch.
-    if (payload !== null && length > 0) sum = sumPayload(payload, start, end, sum);
-    buf.writeUInt16BE(fold(sum), tcp + 16);
-    sink.pos = p + length;
+    // Off for a live capture: Wireshark does not check TCP checksums by default (tcp.check_checksum: FALSE).
+    if (this.#tcpChecksums) {
+      // The pseudo-header (addresses, protocol, TCP length), the TCP header and the payload.
+      const addrStart = this.#v4 ? ip + 12 : ip + 8;
+      let sum = sumWords(buf, addrStart, addrStart + (this.#v4 ? 8 : 32), 6 + TCP_HEADER + length);
+      sum = sumWords(buf, tcp, p, sum);
+      // Summed from the chunk read, whose start is aligned (its own allocation), not from the batch.
+      if (payload !== null && length > 0) sum = sumPayload(payload, start, end, sum);
+      buf.writeUInt16BE(fold(sum), tcp + 16);
+    }
+    if (appended) {
+      sink.pos = p;
+      sink.append(payload!.subarray(start, end));
+    } else sink.pos = p + length;
   }
 }

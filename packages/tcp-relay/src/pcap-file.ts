@@ -22,7 +22,8 @@ const PCAP_BATCH_BYTES = 1024 * 1024;
  * is written at once as a stream, so that every packet is in the pipe before the relay waits for
  * more traffic and a reader such as `wireshark -k -i -` follows the conversation live (libpcap's
  * stream format is the file format read as it comes: the global header, then one record per
- * packet).
+ * packet). Such a live capture (`live`) gets TCP checksums of 0, not computed over every relayed
+ * byte: Wireshark and tshark do not check them by default (`tcp.check_checksum: FALSE`).
  *
  * @example
  * const pcap = await openPcapFile("relay.pcap", (d, e) => console.error(d.name, e));
@@ -34,7 +35,7 @@ export async function openPcapFile(
   onError: LogWriterOptions["onError"],
   /** Called once when the file is a FIFO that no reader has opened yet (the relay waits). */
   onWaiting: (path: string) => void = () => {},
-): Promise<{ path: string; writer: LogWriter }> {
+): Promise<{ path: string; writer: LogWriter; live: boolean }> {
   const path = file === "-" ? "-" : resolve(file);
   const destination = file === "-" ? await standardOutput() : await captureFile(path, onWaiting);
   const writer = new LogWriter([destination], { batchBytes: PCAP_BATCH_BYTES, onError });
@@ -49,7 +50,7 @@ export async function openPcapFile(
   buf.writeUInt32LE(SNAPLEN, p + 16);
   buf.writeUInt32LE(LINKTYPE_RAW, p + 20);
   writer.pos = p + 24;
-  return { path, writer };
+  return { path, writer, live: destination instanceof StreamDestination };
 }
 
 const openRaw = promisify(openFd);

@@ -15,8 +15,11 @@ export interface RelayContext extends LogSettings {
   host: string;
   port: number;
   slots: IndentSlots;
-  /** With `-pcap`: the capture file's writer and the microsecond clock of its packets. */
-  pcap: { writer: LogWriter; clock: MicroClock } | null;
+  /**
+   * With `-pcap`: the capture file's writer, the microsecond clock of its packets, and whether
+   * their TCP checksums are computed (not for a capture read live, see `openPcapFile`).
+   */
+  pcap: { writer: LogWriter; clock: MicroClock; tcpChecksums: boolean } | null;
   /** The chunks forwarded and not yet logged, shared by every connection (kept in read order). */
   logQueue: ChunkLogQueue;
   /** The faults on purpose (`-delay`, ..., `-control`); null when there are none and can be none. */
@@ -133,6 +136,7 @@ export class RelayConnection {
         { address: this.#client.remoteAddress ?? "0.0.0.0", port: this.#client.remotePort ?? 0 },
         { address: this.#server.remoteAddress ?? "0.0.0.0", port: this.#server.remotePort ?? 0 },
         pcap.clock,
+        pcap.tcpChecksums,
       );
       tcp.open();
       this.#clientToServer.capture = tcp;

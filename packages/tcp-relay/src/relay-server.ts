@@ -220,7 +220,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     port: options.remotePort,
     log,
     json,
-    pcap: pcap === undefined ? null : { writer: pcap.writer, clock: options.pcapClock ?? microClock },
+    pcap:
+      pcap === undefined
+        ? null
+        : { writer: pcap.writer, clock: options.pcapClock ?? microClock, tcpChecksums: !pcap.live },
     logQueue: new ChunkLogQueue(),
     faults,
     connLogs: connLogDir === undefined ? null : { dir: connLogDir, onError: reportLogError },

@@ -60,6 +60,10 @@ export class RotatingFileDestination implements LogDestination {
     return true;
   }
 
+  writeAll(batches: Buffer[]): void {
+    for (const b of batches) this.write(b);
+  }
+
   async #drain(): Promise<void> {
     this.#writing = true;
     try {
