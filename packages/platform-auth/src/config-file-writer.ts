@@ -1,6 +1,6 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync, statSync } from "node:fs";
 import { PlatformAuthError } from "./errors.js";
+import { writePrivateFile } from "./private-file.js";
 import { readConfigFile } from "./profile-file.js";
 import type { SettingsInput } from "./settings.js";
 
@@ -38,16 +38,9 @@ export function saveProfile(
   try {
     tightened = checked !== undefined && (statSync(path).mode & 0o077) !== 0;
   } catch {}
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, `${JSON.stringify(out, null, 2)}\n`, { mode: 0o600, flag: "wx" });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, path);
+    writePrivateFile(path, `${JSON.stringify(out, null, 2)}\n`);
   } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {}
     throw new PlatformAuthError("PA_CONFIG_INVALID", `config file ${path} could not be written`, {
       cause: err,
     });

@@ -1,14 +1,6 @@
 import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname } from "node:path";
+import { lstatSync, readFileSync } from "node:fs";
+import { writePrivateFile } from "./private-file.js";
 
 /** What is remembered of a credential's secrets: fingerprints only, never a secret. */
 export interface SecretState {
@@ -53,17 +45,10 @@ export class SecretMemory {
   save(key: string, state: SecretState): void {
     const all = this.#read();
     all[key] = state;
-    const tmp = `${this.path}.${process.pid}.${Date.now()}.tmp`;
     try {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      writeFileSync(tmp, JSON.stringify(all), { mode: 0o600, flag: "wx" });
-      chmodSync(tmp, 0o600);
-      renameSync(tmp, this.path);
+      writePrivateFile(this.path, JSON.stringify(all));
     } catch {
       // Remembering is an optimisation: failing to write costs one refused request later.
-      try {
-        unlinkSync(tmp);
-      } catch {}
     }
   }
 

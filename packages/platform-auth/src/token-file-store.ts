@@ -1,17 +1,9 @@
 import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname } from "node:path";
+import { lstatSync, readFileSync } from "node:fs";
 import type { AccessToken } from "./access-token.js";
 import { PlatformAuthError } from "./errors.js";
 import { withFileLock } from "./file-lock.js";
+import { writePrivateFile } from "./private-file.js";
 
 /** What identifies a credential set in the cache: no secret goes into the key. */
 export interface CacheKeyParts {
@@ -112,19 +104,9 @@ export class TokenFileStore {
   }
 
   #write(entries: Entries): void {
-    const dir = dirname(this.path);
-    const tmp = `${this.path}.${process.pid}.${Date.now()}.tmp`;
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // Written under a temporary name with mode 0600 from creation, then renamed: no moment exists
-      // at which the token sits in a file with looser permissions, or half-written.
-      writeFileSync(tmp, JSON.stringify(entries), { mode: 0o600, flag: "wx" });
-      chmodSync(tmp, 0o600);
-      renameSync(tmp, this.path);
+      writePrivateFile(this.path, JSON.stringify(entries));
     } catch (err) {
-      try {
-        unlinkSync(tmp);
-      } catch {}
       throw this.#error("could not be written", err);
     }
   }

@@ -1,15 +1,7 @@
-import {
-  chmodSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname } from "node:path";
+import { lstatSync, readFileSync } from "node:fs";
 import { PlatformAuthError } from "./errors.js";
 import { withFileLock } from "./file-lock.js";
+import { writePrivateFile } from "./private-file.js";
 
 /** Counts of one credential in one hour. */
 export interface HourCounts {
@@ -134,16 +126,9 @@ export function readUsageFile(path: string): UsageFile {
 }
 
 function writeUsageFile(path: string, file: UsageFile): void {
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, JSON.stringify(file), { mode: 0o600, flag: "wx" });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, path);
+    writePrivateFile(path, JSON.stringify(file));
   } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {}
     throw usageError(path, "could not be written", err);
   }
 }
