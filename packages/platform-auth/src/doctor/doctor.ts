@@ -168,11 +168,7 @@ export async function runDoctor(opts: DoctorOptions = {}): Promise<DoctorReport>
       return s.status === "fail" ? undefined : out;
     } catch (err) {
       if (!(err instanceof PlatformAuthError)) throw err;
-      s.status = "fail";
-      s.found.push(err.message);
-      s.code = err.code;
-      s.reason = err.reason;
-      s.fix = err.fix ?? "See the message above.";
+      failedWith(s, err, "See the message above.");
       return undefined;
     }
   }
@@ -195,6 +191,15 @@ function fail(s: DoctorStep, found: string, reason: keyof typeof FAILURE_REASONS
   s.reason = reason;
   s.fix = FAILURE_REASONS[reason].fix;
   s.code = "PA_AUTH_FAILED";
+}
+
+/** The step failed with the library's error: its message, code, reason and fix (or `fallbackFix`). */
+function failedWith(s: DoctorStep, err: PlatformAuthError, fallbackFix?: string): void {
+  s.status = "fail";
+  s.found.push(err.message);
+  s.code = err.code;
+  s.reason = err.reason;
+  s.fix = err.fix ?? fallbackFix;
 }
 
 function warn(s: DoctorStep, found: string): void {
@@ -228,11 +233,7 @@ async function checkReachable(
     }
   } catch (err) {
     if (!(err instanceof PlatformAuthError)) throw err;
-    s.status = "fail";
-    s.found.push(err.message);
-    s.code = err.code;
-    s.reason = err.reason;
-    s.fix = err.fix;
+    failedWith(s, err);
   } finally {
     await transport.close();
   }
