@@ -1,6 +1,6 @@
 /** `feed-service categories add|list|remove`. */
 import { FeedServiceError } from "../errors.js";
-import { byName } from "../operations/by-name.js";
+import { categoriesByName } from "../operations/by-name.js";
 import { commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
 import { printRecords } from "./output.js";
 
@@ -18,10 +18,8 @@ export const categoriesCommand = commandGroup("categories", "list, add and remov
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
     // The order of getCategories (spec §4 "by name"), as every other adapter lists them.
-    const rows = byName(
+    const rows = categoriesByName(
       await withStore(parsed.values, { mode: "read" }, (store) => store.categories()),
-      (c) => c.categoryName,
-      (c) => c.categoryId,
     );
     printRecords(context.output, rows, columns, parsed.values.json === true);
     return 0;

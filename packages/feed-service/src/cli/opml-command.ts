@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { FeedServiceError } from "../errors.js";
-import { byName } from "../operations/by-name.js";
+import { feedsByName } from "../operations/by-name.js";
 import { commandGroup, parseAction, withStore } from "./admin-actions.js";
 
 const usage = `usage: feed-service opml <action> [--database <location>] [--json]
@@ -58,11 +58,7 @@ export const opmlCommand = commandGroup("opml", "import and export subscriptions
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
     const { writeOpml } = await import("../opml/opml-writer.js");
-    const feeds = byName(
-      await withStore(parsed.values, { mode: "read" }, (store) => store.feeds()),
-      (f) => f.feedName,
-      (f) => f.feedId,
-    );
+    const feeds = feedsByName(await withStore(parsed.values, { mode: "read" }, (store) => store.feeds()));
     context.output.out(writeOpml(feeds, new Date()));
     return 0;
   },

@@ -1,6 +1,6 @@
 /** `feed-service smart-categories add|list|remove`: saved searches, shared by their UUID key. */
 import { badArgument, FeedServiceError } from "../errors.js";
-import { byName } from "../operations/by-name.js";
+import { smartCategoriesByName } from "../operations/by-name.js";
 import { commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
 import { printRecords } from "./output.js";
 
@@ -25,10 +25,8 @@ export const smartCategoriesCommand = commandGroup(
       const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
       if (!parsed) return 0;
       // The order of getSmartCategories (spec §4 "by name"), as every other adapter lists them.
-      const rows = byName(
+      const rows = smartCategoriesByName(
         await withStore(parsed.values, { mode: "read" }, (store) => store.smartCategories()),
-        (s) => s.smartCategoryName,
-        (s) => s.smartCategoryId,
       );
       printRecords(context.output, rows, columns, parsed.values.json === true);
       return 0;

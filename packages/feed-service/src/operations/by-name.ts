@@ -8,6 +8,8 @@
  * own `name_key` order (Unicode lower case) hands over an almost sorted list, which the sort
  * finishes in a few comparisons per row.
  */
+import type { CategoryRecord, FeedRecord, SmartCategoryRecord } from "../store/store.js";
+
 const collator = new Intl.Collator("en", { sensitivity: "accent" });
 
 /**
@@ -19,3 +21,27 @@ const collator = new Intl.Collator("en", { sensitivity: "accent" });
 export function byName<T>(records: readonly T[], name: (r: T) => string, id: (r: T) => number): T[] {
   return [...records].sort((a, b) => collator.compare(name(a), name(b)) || id(a) - id(b));
 }
+
+/** Categories in the order of getCategories. */
+export const categoriesByName = (categories: readonly CategoryRecord[]) =>
+  byName(
+    categories,
+    (c) => c.categoryName,
+    (c) => c.categoryId,
+  );
+
+/** Smart categories in the order of getSmartCategories. */
+export const smartCategoriesByName = (smartCategories: readonly SmartCategoryRecord[]) =>
+  byName(
+    smartCategories,
+    (s) => s.smartCategoryName,
+    (s) => s.smartCategoryId,
+  );
+
+/** Feeds in the order of getFeeds, getFeedsByCategory and getFeedsByLanguage. */
+export const feedsByName = (feeds: readonly FeedRecord[]) =>
+  byName(
+    feeds,
+    (f) => f.feedName,
+    (f) => f.feedId,
+  );

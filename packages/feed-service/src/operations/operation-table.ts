@@ -6,7 +6,7 @@
  */
 import type { Arguments, ParameterSpec } from "@feed-toolkit/soap";
 import type { SearchQuery } from "../search/search-query.js";
-import type { FeedRecord, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import {
   readDaysBackMs,
   readId,
@@ -18,7 +18,7 @@ import {
   readSincePost,
   readSortBy,
 } from "./argument-readers.js";
-import { byName } from "./by-name.js";
+import { categoriesByName, feedsByName, smartCategoriesByName } from "./by-name.js";
 import {
   asRecords,
   categoryColumns,
@@ -63,12 +63,6 @@ const s = (name: string): ParameterSpec => ({ name, type: "string" });
 const any = (name: string): ParameterSpec => ({ name, type: "anyType" });
 
 const empty: readonly OperationRecord[] = [];
-const feedsByName = (feeds: readonly FeedRecord[]) =>
-  byName(
-    feeds,
-    (f) => f.feedName,
-    (f) => f.feedId,
-  );
 const searchHistorySize = 20;
 
 function page(args: Arguments, languages = true) {
@@ -173,28 +167,14 @@ export const operationTable: readonly FeedOperation[] = [
     pure: true,
     parameters: [],
     columns: categoryColumns,
-    run: async (_args, { store }) =>
-      asRecords(
-        byName(
-          await store.categories(),
-          (c) => c.categoryName,
-          (c) => c.categoryId,
-        ),
-      ),
+    run: async (_args, { store }) => asRecords(categoriesByName(await store.categories())),
   },
   {
     name: "getSmartCategories",
     pure: true,
     parameters: [],
     columns: smartCategoryColumns,
-    run: async (_args, { store }) =>
-      asRecords(
-        byName(
-          await store.smartCategories(),
-          (s) => s.smartCategoryName,
-          (s) => s.smartCategoryId,
-        ),
-      ),
+    run: async (_args, { store }) => asRecords(smartCategoriesByName(await store.smartCategories())),
   },
   {
     name: "getLanguages",
