@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { collectedOutput } from "./test-support/relay-process.js";
 import { dial, freePort, listenLocal, waitFor } from "./test-support/sockets.js";
 
 const bin = fileURLToPath(new URL("../bin/tcp-relay.js", import.meta.url));
@@ -24,14 +25,7 @@ before(() => {
 
 function startBin(args: string[]) {
   const child: ChildProcess = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout!.setEncoding("utf8").on("data", (s: string) => {
-    out += s;
-  });
-  child.stderr!.setEncoding("utf8").on("data", (s: string) => {
-    err += s;
-  });
+  const output = collectedOutput(child);
   const started = performance.now();
   const exited = once(child, "exit").then(([code, signal]) => ({
     code: code as number | null,
@@ -39,7 +33,7 @@ function startBin(args: string[]) {
     ms: performance.now() - started,
     at: performance.now(),
   }));
-  return { child, exited, stdout: () => out, stderr: () => err };
+  return { child, exited, ...output };
 }
 
 test("a local port already in use: one clear line, exit 1 at once (also with -bind)", async () => {

@@ -18,6 +18,12 @@ export function spawnRelay(args: string[]): RelayProcess {
   const child = spawn(process.execPath, ["--import", "tsx", cli, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const exited = once(child, "exit").then(([code]) => code as number | null);
+  return { child, ...collectedOutput(child), exited };
+}
+
+/** What a child process writes to its standard output and error, collected as it comes. */
+export function collectedOutput(child: ChildProcess): { stdout: () => string; stderr: () => string } {
   let out = "";
   let err = "";
   child.stdout!.setEncoding("utf8").on("data", (s: string) => {
@@ -26,8 +32,7 @@ export function spawnRelay(args: string[]): RelayProcess {
   child.stderr!.setEncoding("utf8").on("data", (s: string) => {
     err += s;
   });
-  const exited = once(child, "exit").then(([code]) => code as number | null);
-  return { child, stdout: () => out, stderr: () => err, exited };
+  return { stdout: () => out, stderr: () => err };
 }
 
 /** A process's resident set and its peak so far, in MiB, from /proc. */
