@@ -1,11 +1,11 @@
 import { constants, open as openFd } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { type FileHandle, open, stat } from "node:fs/promises";
+import { Socket } from "node:net";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { FileDestination, type LogDestination, StreamDestination } from "./log-destinations.js";
 import { LogWriter, type LogWriterOptions } from "./log-writer.js";
-import { PipeWriterDestination } from "./pipe-writer-destination.js";
 import { RelayError } from "./relay-error.js";
 
 /** LINKTYPE_RAW: each record starts with an IPv4 or IPv6 header, so one file holds both. */
@@ -19,7 +19,7 @@ const PCAP_BATCH_BYTES = 1024 * 1024;
  * in batches by a `LogWriter` whose buffer the packet writer fills directly; like the log, it
  * pauses the relay when the disk falls behind rather than growing without bound. `-` is standard
  * output; there, when it is a pipe, and to a FIFO, each batch (the end of every event-loop turn)
- * is handed at once to the thread that writes the pipe, so that every packet is in the pipe before the relay waits for
+ * is written at once as a stream, so that every packet is in the pipe before the relay waits for
  * more traffic and a reader such as `wireshark -k -i -` follows the conversation live (libpcap's
  * stream format is the file format read as it comes: the global header, then one record per
  * packet). Such a live capture (`live`) gets TCP checksums of 0, not computed over every relayed
@@ -50,12 +50,10 @@ export async function openPcapFile(
   buf.writeUInt32LE(SNAPLEN, p + 16);
   buf.writeUInt32LE(LINKTYPE_RAW, p + 20);
   writer.pos = p + 24;
-  const live = destination instanceof PipeWriterDestination || destination instanceof StreamDestination;
-  return { path, writer, live };
+  return { path, writer, live: destination instanceof StreamDestination };
 }
 
 const openRaw = promisify(openFd);
-const WRITE_NONBLOCKING = constants.O_WRONLY | constants.O_NONBLOCK;
 
 /** How often a FIFO without a reader is tried again. */
 const FIFO_POLL_MS = 100;
@@ -64,15 +62,24 @@ const FIFO_POLL_MS = 100;
  * Opens a FIFO for writing once it has a reader. A plain blocking open would wait for the reader
  * in a thread of the pool, which nothing can interrupt and which the process waits for when it
  * exits: a Ctrl-C then could not end the relay. A non-blocking open fails with ENXIO until a
- * reader is there (POSIX open(2), O_NONBLOCK on a FIFO), so it is tried every 100 ms; the
- * descriptor it gives is non-blocking, as the thread that writes the capture wants it.
+ * reader is there (POSIX open(2), O_NONBLOCK on a FIFO), so it is tried every 100 ms; once it
+ * succeeds the real open returns at once, and the probe is closed only after it, so that the
+ * reader never sees its writer go (an end of file) in between.
  */
 async function openFifo(path: string, onWaiting: (path: string) => void): Promise<number> {
   for (let tries = 0; ; tries++) {
+    let probe: FileHandle | undefined;
     try {
-      return await openRaw(path, WRITE_NONBLOCKING);
+      probe = await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
+    }
+    if (probe !== undefined) {
+      try {
+        return await openRaw(path, "w");
+      } finally {
+        await probe.close();
+      }
     }
     if (tries === 0) onWaiting(path);
     await sleep(FIFO_POLL_MS);
@@ -80,13 +87,13 @@ async function openFifo(path: string, onWaiting: (path: string) => void): Promis
 }
 
 /**
- * A pipe (a FIFO, standard output into `| wireshark -k -i -`) is written by a thread of its own
- * (`PipeWriterDestination`), from a non-blocking descriptor: a reader that stops reading holds
- * back only the ring the relay copies the capture into (which pauses the relay, as a slow log
- * does), never a thread blocked in a write that the process would wait for when it exits.
+ * A pipe (a FIFO, standard output into `| wireshark -k -i -`) written as a stream socket on the
+ * event loop, not by the thread pool: a reader that stops reading then holds back only the
+ * stream's queue (which pauses the relay, as a slow log does), never a pool thread blocked in a
+ * write that the process would wait for when it exits. The stream owns the descriptor.
  */
 function pipeDestination(name: string, fd: number): LogDestination {
-  return new PipeWriterDestination(name, fd);
+  return new StreamDestination(name, new Socket({ fd, readable: false, writable: true }), true);
 }
 
 async function captureFile(path: string, onWaiting: (path: string) => void): Promise<LogDestination> {
@@ -120,7 +127,7 @@ async function standardOutput(): Promise<LogDestination> {
   const name = "the capture on standard output";
   const kind = await stat("/dev/stdout").catch(() => null);
   try {
-    if (kind?.isFIFO()) return pipeDestination(name, await openRaw("/dev/stdout", WRITE_NONBLOCKING));
+    if (kind?.isFIFO()) return pipeDestination(name, await openRaw("/dev/stdout", "a"));
     if (kind?.isFile()) return new FileDestination(name, await open("/dev/stdout", "a"));
   } catch {
     // Not reopenable after all: written through process.stdout below.
