@@ -92,24 +92,24 @@ export class DirectionPump implements LogWaiter, ChunkLogger, FaultOutlet {
   }
 
   start(): void {
-    this.#src.on("data", this.#onData);
+    // Without a fault stage (no fault configured, no -control) the chunks go straight to
+    // `forward`: the path is the one the relay had before faults existed, with no test per chunk.
+    this.#src.on("data", this.#faults === null ? this.forward : this.#takeIntoFaults);
     this.#src.on("end", this.#onEnd);
     this.#dst.on("drain", this.#onPeerDrain);
   }
 
-  // The chunk is handed to the peer (libuv tries the write at once) and only queued for the log:
-  // formatting, capture and log writes run after every chunk read in this turn has been forwarded
-  // (`ChunkLogQueue`), so the log's work is never between a read and its write.
-  readonly #onData = (chunk: Buffer): void => {
-    if (this.#faults !== null) {
-      this.#faults.stage.take(chunk);
-      return;
-    }
-    this.forward(chunk);
+  readonly #takeIntoFaults = (chunk: Buffer): void => {
+    this.#faults!.stage.take(chunk);
   };
 
-  /** Writes a chunk (or a fault stage's piece of one) to the other side and queues it for the log. */
-  forward(chunk: Buffer): void {
+  /**
+   * Writes a chunk (or a fault stage's piece of one) to the other side and queues it for the log.
+   * The chunk is handed to the peer (libuv tries the write at once) and only queued for the log:
+   * formatting, capture and log writes run after every chunk read in this turn has been forwarded
+   * (`ChunkLogQueue`), so the log's work is never between a read and its write.
+   */
+  readonly forward = (chunk: Buffer): void => {
     this.bytes += chunk.length;
     if (!this.#dst.write(chunk)) {
       this.#waitingForPeer = true;
@@ -120,7 +120,7 @@ export class DirectionPump implements LogWaiter, ChunkLogger, FaultOutlet {
     queue.push(this, chunk);
     const logs = this.#logs;
     for (let k = 0; k < logs.length; k++) logs[k]!.flushAtTurnEnd();
-  }
+  };
 
   holdSource(held: boolean): void {
     this.#waitingForFaults = held;
