@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // tcp-relay against its peers, all in the same run, through 127.0.0.1:
-//   (a) 1 GiB of random bytes, -q without a log file, vs socat (default options) and a bare Node
-//       pipe relay (socket.pipe both ways), with the direct connection as the limit;
+//   (a) random bytes, -q without a log file, vs socat (default options) and a bare Node pipe relay
+//       (socket.pipe both ways), with the direct connection as the limit: all running at once,
+//       TURNS (default 12) turns of SIZE / 4 through each in a shuffled order, the ratio to socat
+//       taken within each turn (median and range reported), and each relay's MB per CPU second;
 //   (b) 1 GiB of HTTP-like lines (~80 bytes) with the text log to a file, vs socat -v (log on
 //       stderr redirected to a file; run on a smaller size, see the table);
 //   (c) 1 GiB of random bytes with the -b (hex) log to a file, vs socat -x;
@@ -11,17 +13,19 @@
 //       against the one asked for (the target: within 5%);
 //   (g) -pcap - into a pipe read by `cat >/dev/null`, against the same relay without a capture
 //       (the target: at most 10% less throughput), ROUNDS interleaved rounds, medians;
-//   (d) round-trip latency of 5,000 sequential 100-byte requests (129-byte answers): the mean
-//       added to the direct round trip and the p99, tcp-relay with and without a log file, vs the
-//       bare Node relay and socat (with and without -v).
+//   (d) round-trip latency of 5,000 sequential 100-byte requests (129-byte answers) per round,
+//       every relay at once with the pairs interleaved: the median added to the direct round trip
+//       (and the mean), the p99, and each relay's CPU and context switches per round trip,
+//       tcp-relay with and without a log file, vs the bare Node relay and socat (with and without -v).
 // Load generator: this script itself (Node net sockets: one sender, or one sequential ping-pong
 // client); the sink/responder is a separate Node process; each relay is its own process running
-// the BUILT code (run `npx tsc -b` first). (a) and (d) run ROUNDS times, interleaved, and compare
-// medians, because this two-core machine is shared and single runs are noisy.
+// the BUILT code (run `npx tsc -b` first). (a), (d) and (g) interleave the relays compared and
+// report medians and same-run ratios, because this two-core machine is shared and single runs are
+// noisy.
 // Environment: SIZE_MIB (default 1024), PAIRS (default 5000), ROUNDS (default 3), SECTIONS
 // (default abcde), BASELINE (the bin/tcp-relay.js of another build, e.g. a `git worktree` of an
-// older commit built under /tmp: (d) and (e) then also run it, so before and after are measured in
-// the same run window; (g) then also pipes its `-pcap -`).
+// older commit built under /tmp: (a), (d) and (e) then also run it, so before and after are
+// measured in the same run window; (g) then also pipes its `-pcap -`), TURNS (default 12).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -45,6 +49,9 @@ const SIZE = Number(process.env.SIZE_MIB ?? 1024) * MiB;
 const SOCAT_LOG_SIZE = Math.min(SIZE, 16 * MiB);
 const PAIRS = Number(process.env.PAIRS ?? 5_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
+// (a): interleaved turns, a quarter of SIZE through each relay per turn.
+const TURNS = Number(process.env.TURNS ?? 12);
+const A_SIZE = Math.max(MiB, SIZE / 4);
 const SECTIONS = process.env.SECTIONS ?? "abcdefg";
 const RATE_SECONDS = Number(process.env.RATE_SECONDS ?? 4);
 const relayBin = fileURLToPath(new URL("../packages/tcp-relay/bin/tcp-relay.js", import.meta.url));
@@ -94,13 +101,15 @@ async function stop(child) {
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 /**
- * CPU seconds the process has used (all its threads), user and system (kernel), from /proc: on
+ * CPU seconds the process has used (all its threads, and its children once they have ended:
+ * socat serves each connection in a child of its own), user and system (kernel), from /proc: on
  * this shared machine wall-clock throughput depends on the other work, CPU per byte much less.
  */
 function cpuSplit(child) {
   try {
     const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
+    const ticks = (k) => Number(fields[k]) / CLOCK_TICKS;
+    return { user: ticks(11) + ticks(13), system: ticks(12) + ticks(14) };
   } catch {
     return { user: Number.NaN, system: Number.NaN };
   }
@@ -244,11 +253,14 @@ async function pingPongInterleaved(ports, pairs) {
   return samples;
 }
 
-/** Runs `run(ports)` with every relay of `vias` started (each via is `(run) => result of run(port)`). */
+/**
+ * Runs `run(relays)` with every relay of `vias` started (each via is `(run) => result of
+ * run(port, child)`); `relays` are their `{ port, child }` in order (no child: the direct path).
+ */
 async function withAll(vias, run) {
   if (vias.length === 0) return run([]);
   const [first, ...rest] = vias;
-  return first((port) => withAll(rest, (ports) => run([port, ...ports])));
+  return first((port, child) => withAll(rest, (relays) => run([{ port, child }, ...relays])));
 }
 
 function mean(samples) {
@@ -267,20 +279,24 @@ async function viaTcpRelay(targetPort, options, run, bin = relayBin) {
   const child = start(process.execPath, [bin, "127.0.0.1", String(targetPort), String(port), ...options]);
   await once(child.stdout, "data");
   try {
-    const before = cpuSplit(child);
-    const switchesBefore = contextSwitches(child);
-    const value = await run(port);
-    const after = cpuSplit(child);
-    return {
-      value,
-      rss: peakRssMiB(child),
-      cpu: after.user + after.system - before.user - before.system,
-      system: after.system - before.system,
-      switches: contextSwitches(child) - switchesBefore,
-    };
+    return { ...(await measured(child, () => run(port, child))), rss: peakRssMiB(child) };
   } finally {
     await stop(child);
   }
+}
+
+/** `run()`'s value, and the CPU time and context switches `child` used meanwhile. */
+async function measured(child, run) {
+  const before = cpuSplit(child);
+  const switchesBefore = contextSwitches(child);
+  const value = await run();
+  const after = cpuSplit(child);
+  return {
+    value,
+    cpu: after.user + after.system - before.user - before.system,
+    system: after.system - before.system,
+    switches: contextSwitches(child) - switchesBefore,
+  };
 }
 
 /** "relay CPU 1.23 s, 210 MB per CPU s" for `bytes` relayed. */
@@ -299,7 +315,7 @@ async function viaSocat(targetPort, options, logFile, run) {
   if (typeof fd === "number") closeSync(fd);
   await waitForPort(port);
   try {
-    return { value: await run(port), rss: "-" };
+    return { value: await run(port, child), rss: "-" };
   } finally {
     await stop(child);
   }
@@ -310,7 +326,7 @@ async function viaBare(targetPort, run) {
   const child = start(process.execPath, ["-e", BARE, String(port), String(targetPort)]);
   await once(child.stdout, "data");
   try {
-    return { value: await run(port), rss: peakRssMiB(child) };
+    return { ...(await measured(child, () => run(port, child))), rss: peakRssMiB(child) };
   } finally {
     await stop(child);
   }
@@ -357,7 +373,7 @@ async function main() {
   const responder = await startNode(RESPONDER);
   const sizeLabel = `${SIZE / MiB} MiB`;
 
-  if (SECTIONS.includes("a")) await sectionA(random, sizeLabel, sink);
+  if (SECTIONS.includes("a")) await sectionA(random, sink);
   if (SECTIONS.includes("b")) await sectionB(lines, sizeLabel, sink);
   if (SECTIONS.includes("c")) await sectionC(random, sizeLabel, sink);
   if (SECTIONS.includes("d")) await sectionD(responder);
@@ -369,41 +385,82 @@ async function main() {
   print();
 }
 
-async function sectionA(random, sizeLabel, sink) {
-  // (a) plain relaying: the four in turn, ROUNDS times, medians compared.
-  const a = { direct: [], socat: [], bare: [], ours: [], bareRss: [], oursRss: [], base: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    a.direct.push(await send(sink.port, random, SIZE));
-    a.socat.push((await viaSocat(sink.port, [], undefined, (p) => send(p, random, SIZE))).value);
-    const bare = await viaBare(sink.port, (p) => send(p, random, SIZE));
-    a.bare.push(bare.value);
-    a.bareRss.push(bare.rss);
-    const ours = await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE));
-    a.ours.push(ours.value);
-    a.oursRss.push(ours.rss);
-    if (BASELINE !== undefined) {
-      a.base.push((await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE), BASELINE)).value);
-    }
+/** Shuffles `order` in place (Fisher-Yates). */
+function shuffle(order) {
+  for (let j = order.length - 1; j > 0; j--) {
+    const r = Math.floor(Math.random() * (j + 1));
+    [order[j], order[r]] = [order[r], order[j]];
   }
-  const runs = `${sizeLabel} x${ROUNDS}`;
-  row("a", "direct (limit)", runs, median(a.direct), "MB/s", undefined, "-");
-  row("a", "socat (default)", runs, median(a.socat), "MB/s", undefined, "-");
-  row("a", "bare Node pipe relay", runs, median(a.bare), "MB/s", undefined, a.bareRss.join("/"));
-  row(
-    "a",
-    "tcp-relay -q",
-    runs,
-    median(a.ours),
-    "MB/s",
-    [
-      ["socat", median(a.socat)],
-      ["bare", median(a.bare)],
-    ],
-    a.oursRss.join("/"),
-    `targets >= 1.0x socat, >= 0.9x bare; per round ${a.ours.map((v, k) => (v / a.socat[k]).toFixed(2)).join("/")}x socat`,
-  );
+  return order;
+}
+
+async function sectionA(random, sink) {
+  // (a) plain relaying. Every relay runs at once, and the transfers are interleaved: TURNS turns,
+  // in each of which every relay (and the direct connection) moves SIZE / 4 bytes, in a shuffled
+  // order, so that a change of the machine's load hits all of them alike. The ratio to socat is
+  // taken within each turn and its median reported; one relay after the other, whole runs apart,
+  // gave 0.99x and 1.72x socat on the same code. CPU per byte (user + system, all threads) depends
+  // much less on the load; socat's is not known (the children that serve its connections are
+  // reaped without their time being added to socat's).
+  const configs = [
+    ["direct (limit)", (run) => run(sink.port, null)],
+    ["socat (default)", (run) => viaSocat(sink.port, [], undefined, run)],
+    ["bare Node pipe relay", (run) => viaBare(sink.port, run)],
+    ["tcp-relay -q", (run) => viaTcpRelay(sink.port, ["-q"], run)],
+  ];
   if (BASELINE !== undefined) {
-    row("a", "baseline tcp-relay -q", runs, median(a.base), "MB/s", [["socat", median(a.socat)]], "-", "");
+    configs.push(["baseline tcp-relay -q", (run) => viaTcpRelay(sink.port, ["-q"], run, BASELINE)]);
+  }
+  const names = configs.map(([name]) => name);
+  const speeds = names.map(() => []);
+  const cpu = names.map(() => 0);
+  await withAll(
+    configs.map(([, via]) => via),
+    async (relays) => {
+      for (let turn = 0; turn < TURNS; turn++) {
+        for (const k of shuffle(names.map((_, k) => k))) {
+          const { port, child } = relays[k];
+          if (child === null) {
+            speeds[k].push(await send(port, random, A_SIZE));
+            continue;
+          }
+          const r = await measured(child, () => send(port, random, A_SIZE));
+          speeds[k].push(r.value);
+          cpu[k] += r.cpu;
+        }
+      }
+      // socat's last child is counted once socat has reaped it.
+      await new Promise((r) => setTimeout(r, 200));
+    },
+  );
+  const byName = (name) => names.indexOf(name);
+  const runs = `${A_SIZE / MiB} MiB x${TURNS}`;
+  const perCpu = (k) => `${((A_SIZE * TURNS) / 1e6 / cpu[k]).toFixed(0)} MB per CPU s`;
+  // Each turn's ratio to socat and to the bare relay; their medians are the figures compared.
+  const turnRatios = (k, peer) => speeds[k].map((v, t) => v / speeds[byName(peer)][t]);
+  for (const name of ["direct (limit)", "socat (default)", "bare Node pipe relay"]) {
+    const k = byName(name);
+    const note = name === "bare Node pipe relay" ? perCpu(k) : "";
+    row("a", name, runs, median(speeds[k]), "MB/s", undefined, "-", note);
+  }
+  for (const name of names.slice(3)) {
+    const k = byName(name);
+    const vsSocat = turnRatios(k, "socat (default)");
+    const vsBare = turnRatios(k, "bare Node pipe relay");
+    row(
+      "a",
+      name,
+      runs,
+      median(speeds[k]),
+      "MB/s",
+      undefined,
+      "-",
+      `median of turns ${median(vsSocat).toFixed(2)}x socat (target >= 1.0x; ${vsSocat.filter((x) => x >= 1).length}/${TURNS} turns >= 1.0x, range ${Math.min(...vsSocat).toFixed(2)}-${Math.max(...vsSocat).toFixed(2)}), ` +
+        `${median(vsBare).toFixed(2)}x bare (target >= 0.9x); ${perCpu(k)} (CPU ${(cpu[k] / cpu[byName("bare Node pipe relay")]).toFixed(2)}x the bare relay's)` +
+        (name === "tcp-relay -q" && BASELINE !== undefined
+          ? `; median of turns ${median(turnRatios(k, "baseline tcp-relay -q")).toFixed(2)}x baseline`
+          : ""),
+    );
   }
 }
 
@@ -519,86 +576,113 @@ async function sectionC(random, sizeLabel, sink) {
 
 async function sectionD(responder) {
   // (d) latency: every relay runs at once, each with its own connection, and the pairs go to each
-  // in turn (see pingPongInterleaved). Mean: "added" subtracts the direct round trip's mean. Tail:
-  // a percentile of a difference is not defined, so the p99 compared is each relay's round trip.
-  const value = (r) => r.value;
-  // The relays' CPU and context switches per round trip: much less noisy than the latency on this
-  // shared machine, and what the log's work costs shows there first.
-  const costs = new Map();
-  const ours = (name, options, bin) => [
-    name,
-    (run) =>
-      viaTcpRelay(responder.port, options, run, bin).then((r) => {
-        costs.set(name, r);
-        return r.value;
-      }),
-  ];
+  // in turn, in a shuffled order (see pingPongInterleaved), so that the machine's load hits all
+  // alike. "Added" is a relay's median round trip minus the direct one's median, in the same
+  // round: the median, not the mean, because on this shared machine a few round trips of
+  // milliseconds (another process scheduled) moved the mean by more than the effect measured.
+  // Tail: a percentile of a difference is not defined, so the p99 compared is each relay's round
+  // trip. Each relay's CPU and context switches per round trip are much less noisy still.
   const configs = [
-    ["direct round trip", (run) => run(responder.port)],
-    ["socat (default)", (run) => viaSocat(responder.port, [], undefined, run).then(value)],
+    ["direct round trip", (run) => run(responder.port, null)],
+    ["socat (default)", (run) => viaSocat(responder.port, [], undefined, run)],
+    ["socat -v 2>file", (run) => viaSocat(responder.port, ["-v"], join(work, "lat-socat.log"), run)],
+    ["bare Node pipe relay", (run) => viaBare(responder.port, run)],
+    ["tcp-relay -q (no log)", (run) => viaTcpRelay(responder.port, ["-q"], run)],
     [
-      "socat -v 2>file",
-      (run) => viaSocat(responder.port, ["-v"], join(work, "lat-socat.log"), run).then(value),
+      "tcp-relay -q -logfile",
+      (run) => viaTcpRelay(responder.port, ["-q", "-logfile", join(work, "lat.log")], run),
     ],
-    ["bare Node pipe relay", (run) => viaBare(responder.port, run).then(value)],
-    ours("tcp-relay -q (no log)", ["-q"]),
-    ours("tcp-relay -q -logfile", ["-q", "-logfile", join(work, "lat.log")]),
   ];
   if (BASELINE !== undefined) {
-    configs.push(ours("baseline -q (no log)", ["-q"], BASELINE));
-    configs.push(ours("baseline -q -logfile", ["-q", "-logfile", join(work, "lat-base.log")], BASELINE));
+    configs.push(["baseline -q (no log)", (run) => viaTcpRelay(responder.port, ["-q"], run, BASELINE)]);
+    configs.push([
+      "baseline -q -logfile",
+      (run) => viaTcpRelay(responder.port, ["-q", "-logfile", join(work, "lat-base.log")], run, BASELINE),
+    ]);
   }
+  const names = configs.map(([name]) => name);
+  const perTrip = PAIRS + 200; // with the warm-up
   // ROUNDS runs of every relay at once; each figure is the median over the rounds, and the notes
-  // give each round's ratio, since one run on this shared machine can be off by 20% either way.
+  // give each round's ratio.
   const rounds = [];
   for (let round = 0; round < ROUNDS; round++) {
-    costs.clear();
-    const all = await withAll(
+    await withAll(
       configs.map(([, via]) => via),
-      (ports) => pingPongInterleaved(ports, PAIRS),
+      async (relays) => {
+        const before = relays.map(({ child }) =>
+          child === null ? null : { cpu: cpuSplit(child), switches: contextSwitches(child) },
+        );
+        const samples = await pingPongInterleaved(
+          relays.map((r) => r.port),
+          PAIRS,
+        );
+        // socat's per-connection child is counted once socat has reaped it.
+        await new Promise((r) => setTimeout(r, 200));
+        const direct = samples[0];
+        const figures = new Map(
+          names.map((name, k) => {
+            const child = relays[k].child;
+            let cpuUs = Number.NaN;
+            let switches = Number.NaN;
+            if (child !== null) {
+              const after = cpuSplit(child);
+              const was = before[k];
+              cpuUs = ((after.user + after.system - was.cpu.user - was.cpu.system) * 1e6) / perTrip;
+              switches = (contextSwitches(child) - was.switches) / perTrip;
+            }
+            const figure = {
+              added: median(samples[k]) - median(direct),
+              addedMean: mean(samples[k]) - mean(direct),
+              p99: percentile(samples[k], 99),
+              rtt: median(samples[k]),
+              cpuUs,
+              switches,
+            };
+            return [name, figure];
+          }),
+        );
+        rounds.push(figures);
+      },
     );
-    const samples = new Map(configs.map(([name], k) => [name, all[k]]));
-    const rtt = mean(samples.get("direct round trip"));
-    const figures = new Map();
-    for (const [name] of configs) {
-      figures.set(name, {
-        added: mean(samples.get(name)) - rtt,
-        p99: percentile(samples.get(name), 99),
-        cost: costs.get(name),
-      });
-    }
-    figures.set("direct round trip", { added: rtt, p99: percentile(samples.get("direct round trip"), 99) });
-    rounds.push(figures);
   }
   const med = (name, key) => median(rounds.map((f) => f.get(name)[key]));
+  const each = (name, key, digits = 0) => rounds.map((f) => f.get(name)[key].toFixed(digits)).join("/");
   const perRound = (name, key, peer) =>
     rounds.map((f) => (f.get(name)[key] / f.get(peer)[key]).toFixed(2)).join("/");
   const pairs = `${PAIRS} pairs x${ROUNDS}`;
-  row("d", "direct round trip (mean)", pairs, med("direct round trip", "added"), "µs RTT", undefined, "-");
+  const bare = "bare Node pipe relay";
+  row("d", "direct round trip (median)", pairs, med("direct round trip", "rtt"), "µs RTT", undefined, "-");
   row("d", "direct round trip (p99)", pairs, med("direct round trip", "p99"), "µs RTT", undefined, "-");
-  for (const name of ["socat (default)", "socat -v 2>file", "bare Node pipe relay"]) {
-    row("d", `${name}, added mean`, pairs, med(name, "added"), "µs", undefined, "-");
-    row("d", `${name}, p99 RTT`, pairs, med(name, "p99"), "µs", undefined, "-");
-  }
-  const names = ["tcp-relay -q (no log)", "tcp-relay -q -logfile"];
-  if (BASELINE !== undefined) names.push("baseline -q (no log)", "baseline -q -logfile");
-  const perTrip = PAIRS + 200; // with the warm-up
-  for (const name of names) {
-    const cpu = rounds.map((f) => ((f.get(name).cost.cpu * 1e6) / perTrip).toFixed(0)).join("/");
-    const switches = rounds.map((f) => (f.get(name).cost.switches / perTrip).toFixed(1)).join("/");
+  for (const name of ["socat (default)", "socat -v 2>file", bare]) {
     row(
       "d",
-      `${name}, added mean`,
+      `${name}, added median`,
+      pairs,
+      med(name, "added"),
+      "µs",
+      undefined,
+      "-",
+      `per round ${each(name, "added", 1)} µs; added mean ${med(name, "addedMean").toFixed(1)} µs; ` +
+        `CPU ${each(name, "cpuUs")} µs per round trip`,
+    );
+    row("d", `${name}, p99 RTT`, pairs, med(name, "p99"), "µs", undefined, "-");
+  }
+  for (const name of names.slice(4)) {
+    row(
+      "d",
+      `${name}, added median`,
       pairs,
       med(name, "added"),
       "µs",
       [
-        ["bare", med("bare Node pipe relay", "added")],
+        ["bare", med(bare, "added")],
         ["socat", med("socat (default)", "added")],
       ],
       "-",
-      `target <= 1.1x bare; per round ${perRound(name, "added", "bare Node pipe relay")}x bare; ` +
-        `relay CPU ${cpu} µs, ${switches} context switches per round trip`,
+      `target <= 1.1x bare; per round ${perRound(name, "added", bare)}x bare; ` +
+        `added mean ${med(name, "addedMean").toFixed(1)} µs (${(med(name, "addedMean") / med(bare, "addedMean")).toFixed(2)}x bare's); ` +
+        `relay CPU ${each(name, "cpuUs")} µs per round trip (${perRound(name, "cpuUs", bare)}x bare's), ` +
+        `${each(name, "switches", 1)} context switches (bare ${each(bare, "switches", 1)})`,
     );
     row(
       "d",
