@@ -12,7 +12,8 @@
 //   (f) -rate c2s:<R> from 64 KiB/s to 100 MiB/s: the rate achieved over RATE_SECONDS (default 4)
 //       against the one asked for (the target: within 5%);
 //   (g) -pcap - into a pipe read by `cat >/dev/null`, against the same relay without a capture
-//       (the target: at most 10% less throughput), ROUNDS interleaved rounds, medians;
+//       (the target: at most 10% less throughput), both running at once, TURNS turns of SIZE / 4
+//       through each in a shuffled order, the ratio taken within each turn, and CPU per byte;
 //   (d) round-trip latency of 5,000 sequential 100-byte requests (129-byte answers) per round,
 //       every relay at once with the pairs interleaved: the median added to the direct round trip
 //       (and the mean), the p99, and each relay's CPU and context switches per round trip,
@@ -379,7 +380,7 @@ async function main() {
   if (SECTIONS.includes("d")) await sectionD(responder);
   if (SECTIONS.includes("e")) await sectionE(lines, random, sizeLabel, sink);
   if (SECTIONS.includes("f")) await sectionF(random, sink);
-  if (SECTIONS.includes("g")) await sectionG(random, sizeLabel, sink);
+  if (SECTIONS.includes("g")) await sectionG(random, sink);
   await stop(sink.child);
   await stop(responder.child);
   print();
@@ -825,15 +826,7 @@ async function viaRelayPipedCapture(targetPort, run, bin = relayBin) {
     .find((pid) => pid > 0 && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tcp-relay"));
   const relay = { pid: relayPid ?? child.pid };
   try {
-    const before = cpuSplit(relay);
-    const value = await run(port);
-    const after = cpuSplit(relay);
-    return {
-      value,
-      rss: peakRssMiB(relay),
-      cpu: after.user + after.system - before.user - before.system,
-      system: after.system - before.system,
-    };
+    return { ...(await measured(relay, () => run(port, relay))), rss: peakRssMiB(relay) };
   } finally {
     // The relay (the shell's child) stops on SIGTERM; the pipe then closes and cat ends.
     process.kill(-child.pid, "SIGTERM");
@@ -842,57 +835,65 @@ async function viaRelayPipedCapture(targetPort, run, bin = relayBin) {
   }
 }
 
-async function sectionG(random, sizeLabel, sink) {
-  // (g) -pcap - into a pipe against the same relay without a capture, interleaved rounds.
-  const plain = [];
-  const piped = [];
-  const base = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    plain.push(await viaTcpRelay(sink.port, ["-q"], (p) => send(p, random, SIZE)));
-    piped.push(await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE)));
-    if (BASELINE !== undefined) {
-      base.push(await viaRelayPipedCapture(sink.port, (p) => send(p, random, SIZE), BASELINE));
-    }
+async function sectionG(random, sink) {
+  // (g) -pcap - into a pipe against the same relay without a capture. As in (a), both run at once
+  // and take turns (TURNS turns of SIZE / 4 each, shuffled): the ratio is taken within each turn,
+  // and each relay's CPU (user and system apart) is summed over the turns.
+  const configs = [
+    ["tcp-relay -q (no capture)", (run) => viaTcpRelay(sink.port, ["-q"], run)],
+    ["tcp-relay -q -pcap - | cat", (run) => viaRelayPipedCapture(sink.port, run)],
+  ];
+  if (BASELINE !== undefined) {
+    configs.push([
+      "baseline tcp-relay -q -pcap - | cat",
+      (run) => viaRelayPipedCapture(sink.port, run, BASELINE),
+    ]);
   }
-  const runs = `${sizeLabel} x${ROUNDS}`;
-  const perCpu = (r) => SIZE / 1e6 / r.cpu;
-  const plainMBps = median(plain.map((r) => r.value));
-  const plainPerCpu = median(plain.map(perCpu));
-  const pipedPerCpu = median(piped.map(perCpu));
+  const names = configs.map(([name]) => name);
+  const speeds = names.map(() => []);
+  const cpu = names.map(() => ({ total: 0, system: 0 }));
+  await withAll(
+    configs.map(([, via]) => via),
+    async (relays) => {
+      for (let turn = 0; turn < TURNS; turn++) {
+        for (const k of shuffle(names.map((_, k) => k))) {
+          const { port, child } = relays[k];
+          const r = await measured(child, () => send(port, random, A_SIZE));
+          speeds[k].push(r.value);
+          cpu[k].total += r.cpu;
+          cpu[k].system += r.system;
+        }
+      }
+    },
+  );
+  const runs = `${A_SIZE / MiB} MiB x${TURNS}`;
+  const GiBs = (A_SIZE * TURNS) / (1024 * MiB);
+  const perCpu = (k) => (A_SIZE * TURNS) / 1e6 / cpu[k].total;
   // Where the relay's CPU goes: system time is the kernel copying to the sockets and the pipe.
-  const split = (rs) =>
-    `user ${median(rs.map((r) => r.cpu - r.system)).toFixed(2)} s + system ${median(rs.map((r) => r.system)).toFixed(2)} s`;
+  const split = (k) =>
+    `user ${((cpu[k].total - cpu[k].system) / GiBs).toFixed(2)} s + system ${(cpu[k].system / GiBs).toFixed(2)} s per GiB`;
   row(
     "g",
-    "tcp-relay -q (no capture)",
+    names[0],
     runs,
-    plainMBps,
+    median(speeds[0]),
     "MB/s",
     undefined,
-    plain.map((r) => r.rss).join("/"),
-    `per round ${plain.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${plainPerCpu.toFixed(0)} MB per CPU s (${split(plain)})`,
+    "-",
+    `relay ${perCpu(0).toFixed(0)} MB per CPU s (${split(0)})`,
   );
-  row(
-    "g",
-    "tcp-relay -q -pcap - | cat",
-    runs,
-    median(piped.map((r) => r.value)),
-    "MB/s",
-    [["no capture", plainMBps]],
-    piped.map((r) => r.rss).join("/"),
-    `target >= 0.90x no capture; per round ${piped.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${pipedPerCpu.toFixed(0)} MB per CPU s (${(pipedPerCpu / plainPerCpu).toFixed(2)}x no capture; ${split(piped)})`,
-  );
-  if (BASELINE !== undefined) {
-    const basePerCpu = median(base.map(perCpu));
+  for (let k = 1; k < names.length; k++) {
+    const ratios = speeds[k].map((v, t) => v / speeds[0][t]);
     row(
       "g",
-      "baseline tcp-relay -q -pcap - | cat",
+      names[k],
       runs,
-      median(base.map((r) => r.value)),
+      median(speeds[k]),
       "MB/s",
-      [["no capture", plainMBps]],
-      base.map((r) => r.rss).join("/"),
-      `per round ${base.map((r) => r.value.toFixed(0)).join("/")} MB/s; relay ${basePerCpu.toFixed(0)} MB per CPU s (${(basePerCpu / plainPerCpu).toFixed(2)}x no capture; ${split(base)})`,
+      undefined,
+      "-",
+      `${k === 1 ? "target >= 0.90x no capture; " : ""}median of turns ${median(ratios).toFixed(2)}x no capture (range ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}); ` +
+        `relay ${perCpu(k).toFixed(0)} MB per CPU s (${(perCpu(k) / perCpu(0)).toFixed(2)}x no capture; ${split(k)})`,
     );
   }
 }
