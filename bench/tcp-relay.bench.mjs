@@ -23,10 +23,10 @@
 // the BUILT code (run `npx tsc -b` first). (a), (d) and (g) interleave the relays compared and
 // report medians and same-run ratios, because this two-core machine is shared and single runs are
 // noisy.
-// Environment: SIZE_MIB (default 1024), PAIRS (default 5000), ROUNDS (default 3), SECTIONS
-// (default abcde), BASELINE (the bin/tcp-relay.js of another build, e.g. a `git worktree` of an
+// Environment: SIZE_MIB (default 1024), PAIRS (default 5000), ROUNDS (default 3, the rounds of
+// (d)), TURNS (default 12, the turns of (a) and (g)), SECTIONS (default abcdefg), BASELINE (the bin/tcp-relay.js of another build, e.g. a `git worktree` of an
 // older commit built under /tmp: (a), (d) and (e) then also run it, so before and after are
-// measured in the same run window; (g) then also pipes its `-pcap -`), TURNS (default 12).
+// measured in the same run window; (g) then also pipes its `-pcap -`).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
