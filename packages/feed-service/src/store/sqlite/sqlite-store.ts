@@ -4,7 +4,7 @@
  * modules next to this file; this class wires them to the interface and owns the connection.
  */
 import type Database from "better-sqlite3";
-import type { SearchQuery } from "../../search/search-query.js";
+import { type SearchQuery, usesOperators } from "../../search/search-query.js";
 import type {
   CategoryRecord,
   FeedAdminRecord,
@@ -23,6 +23,7 @@ import type {
   SmartCategoryRecord,
   Store,
 } from "../store.js";
+import { countWithOperators, searchWithOperators } from "./fts5-operators.js";
 import * as activity from "./sqlite-activity-writer.js";
 import * as catalog from "./sqlite-catalog-queries.js";
 import * as catalogWriter from "./sqlite-catalog-writer.js";
@@ -88,7 +89,10 @@ export class SqliteStore implements Store {
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
-    return settle(() => searchPosts(this.#stmts, page));
+    // Queries with operators (spec §4) have plans of their own (fts5-operators.ts).
+    return settle(() =>
+      usesOperators(page.query) ? searchWithOperators(this.#stmts, page) : searchPosts(this.#stmts, page),
+    );
   }
   mostPopularPosts(args: {
     since: number;
@@ -141,7 +145,11 @@ export class SqliteStore implements Store {
     languageIds: readonly number[] | null;
     cap: number;
   }): Promise<number> {
-    return settle(() => countSearchMatches(this.#stmts, args));
+    return settle(() =>
+      usesOperators(args.query)
+        ? countWithOperators(this.#stmts, args)
+        : countSearchMatches(this.#stmts, args),
+    );
   }
   failingFeeds(): Promise<FeedFailureRecord[]> {
     return settle(() => catalog.failingFeeds(this.#stmts));
