@@ -59,7 +59,7 @@ export async function resolveSearchFilters(store: Store, query: SearchQuery): Pr
         if (found.length === 0) {
           const known = languages.map((l) => l.languageCode).join(", ");
           throw badArgument(
-            `The search operator lang:${atom.codes.join(",")} names ${code}, a language this service has no posts in; use codes such as lang:de or lang:de,fr (known: ${known}).`,
+            `The search operator lang:${atom.codes.join(",")} names ${code}, the code of no language this service knows; use codes such as lang:de or lang:de,fr (known: ${known}).`,
           );
         }
         languageIds.push(...found.map((l) => l.languageId));
