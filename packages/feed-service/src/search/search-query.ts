@@ -8,8 +8,8 @@
  * The search operators of spec §4 add to this: a term may match words by prefix (`word*`) or in
  * the title only (`title:`), and post filters (`feed:`, `lang:`, `after:`, `before:`) combine
  * with AND, OR and `-` as terms do. A clause holding a filter, and an excluded filter, sit apart
- * (`filterClauses`, `excludedFilters`), so that a store's word-only plans see only word-only
- * queries (`usesOperators` tells a store which plan a query needs).
+ * (`filterClauses`, `excludedFilters`), so that a store's word-only plans see only queries
+ * without filters (`hasFilters`, `usesOperators` tell a store which plan a query needs).
  */
 export interface SearchTerm {
   readonly words: readonly string[];
@@ -61,6 +61,11 @@ export function usesOperators(query: SearchQuery): boolean {
     query.clauses.some((c) => c.some(special)) ||
     query.excluded.some(special)
   );
+}
+
+/** Whether a query filters on a post's properties (`feed:`, `lang:`, `after:`, `before:`). */
+export function hasFilters(query: SearchQuery): boolean {
+  return (query.filterClauses?.length ?? 0) > 0 || (query.excludedFilters?.length ?? 0) > 0;
 }
 
 /** Whether a query can match nothing: it has no positive clause (exclusions only, or nothing). */

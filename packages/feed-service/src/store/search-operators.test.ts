@@ -69,6 +69,8 @@ const posts: Record<string, [string, string, string, string, string]> = {
 
 /** The filler: many posts in Dutch, all of 2025, each holding `common`. */
 const FILLER = 2_100;
+/** Newer Dutch posts without `common` (June 2025), which a walk of Dutch posts reads first. */
+const EMPTY = 600;
 
 /** [query, the guids it finds (any order)]. */
 const table: ReadonlyArray<readonly [string, readonly string[]]> = [
@@ -199,12 +201,15 @@ async function seed(store: Store): Promise<Map<number, string>> {
       "common woorden",
     );
   }
+  for (let i = 0; i < EMPTY; i++) {
+    await add(`e${i}`, "Leeg", "nl", at("2025-06-01T00:00:00Z") + i * 3_600_000, `Leeg ${i}`, "leeg bericht");
+  }
   for (const [id, list] of byFeed) await store.applyFeedUpdate(id, { fetchState: {}, posts: list });
   const guids = new Map<number, string>();
   for (const p of await store.recentPosts({ limit: 1000, offset: 0, languageIds: null })) {
     guids.set(p.postId, p.postLink.slice("https://posts.test/".length));
   }
-  for (let offset = 1000; offset < FILLER + 100; offset += 1000) {
+  for (let offset = 1000; offset < FILLER + EMPTY + 100; offset += 1000) {
     for (const p of await store.recentPosts({ limit: 1000, offset, languageIds: null })) {
       guids.set(p.postId, p.postLink.slice("https://posts.test/".length));
     }
@@ -250,7 +255,7 @@ function suite(backend: TestBackend): void {
       const runner = createOperationRunner({ store, parseSearch: parseSearchQuery });
       try {
         const guids = await seed(store);
-        assert.equal(guids.size, Object.keys(posts).length + FILLER);
+        assert.equal(guids.size, Object.keys(posts).length + FILLER + EMPTY);
         const failures: string[] = [];
         for (const [terms, expected] of table) {
           const got = await found(runner, guids, terms);
@@ -323,6 +328,23 @@ function suite(backend: TestBackend): void {
           pages.push(...page.map((p) => guids.get(p.postId as number)));
         }
         assert.deepEqual(pages, ["c2", "r3", "b2", "r1", "t2"]);
+        // A walk past 600 newer Dutch posts without the word, in several batches.
+        for (const sortBy of ["date", "relevance"]) {
+          const deep = await runner.call(
+            "search",
+            { limit: 5, offset: 300, searchTerms: "common lang:nl", sortBy, languageIds: "" },
+            { baseUrl },
+          );
+          if (sortBy === "date") {
+            assert.deepEqual(
+              deep.map((p) => guids.get(p.postId as number)),
+              ["f1799", "f1798", "f1797", "f1796", "f1795"],
+            );
+          } else {
+            assert.equal(deep.length, 5);
+            for (const p of deep) assert.match(guids.get(p.postId as number)!, /^f\d+$/);
+          }
+        }
       } finally {
         await store.close();
         db.drop();

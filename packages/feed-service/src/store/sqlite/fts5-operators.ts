@@ -7,10 +7,11 @@
  *   filtered, sorted and ranked whole;
  * - many hits (common words), or no words at all: the posts that pass the filters are walked in
  *   the page's order through the table's indexes (`posts_by_feed` for one feed, `posts_by_date`
- *   for a date range), each checked against the MATCH by a rowid seek, until the page is full.
- *   Relevance then ranks the 10,000 newest matches, as spec §4 allows.
+ *   for a date range), in growing batches whose hits one FTS5 pass over the batch's id range
+ *   finds, until the page is full. Relevance then ranks the 10,000 newest matches, as spec §4
+ *   allows.
  * A term inside an OR with a filter (`rust OR feed:blog`), and an excluded term beside no positive
- * one, are such seeks too.
+ * one, are checked post by post (a rowid seek each).
  */
 import {
   isFilter,
@@ -122,14 +123,36 @@ function hitCount(stmts: StatementCache, match: string, cap: number): number {
     .get(match, cap + 1) as number;
 }
 
-const ORDER: Record<"date" | "clicks", string> = {
-  date: "p.post_date DESC, p.id DESC",
-  clicks: "p.clicks DESC, p.id DESC",
+const ORDER: Record<"date" | "clicks", { by: string; key: string }> = {
+  date: { by: "p.post_date DESC, p.id DESC", key: "(p.post_date, p.id) < (?, ?)" },
+  clicks: { by: "p.clicks DESC, p.id DESC", key: "(p.clicks, p.id) < (?, ?)" },
 };
+
+/** The first batch of filtered posts a walk reads, and the most it reads at once. */
+const FIRST_BATCH = 256;
+const MAX_BATCH = 16_384;
+
+/** Which of `ids` (a batch of the walk) hold the words: one FTS5 pass over the batch's id range. */
+function hitsAmong(stmts: StatementCache, match: string, ids: readonly number[]): Set<number> {
+  let low = ids[0]!;
+  let high = ids[0]!;
+  for (const id of ids) {
+    low = Math.min(low, id);
+    high = Math.max(high, id);
+  }
+  const found = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER) AND +rowid IN (SELECT value FROM json_each(?))`)
+    .pluck()
+    .all(match, low, high, JSON.stringify(ids)) as number[];
+  return new Set(found);
+}
 
 /**
  * The ids of the posts that pass `plan`, in `order`, from `offset`, at most `limit`: the hits
- * filtered when they are few, else the filtered posts walked, each hit checked by a seek.
+ * filtered when they are few; else the filtered posts walked in order, in growing batches, each
+ * batch's hits found by one FTS5 pass over its id range (a seek per post would set up a prefix's
+ * many terms once per post).
  */
 function orderedIds(
   stmts: StatementCache,
@@ -142,21 +165,49 @@ function orderedIds(
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
     return stmts
       .get(`SELECT p.id FROM posts_fts t CROSS JOIN posts p ON p.id = t.rowid
-        WHERE posts_fts MATCH ? AND ${filters.sql} ORDER BY ${ORDER[order]} LIMIT ? OFFSET ?`)
+        WHERE posts_fts MATCH ? AND ${filters.sql} ORDER BY ${ORDER[order].by} LIMIT ? OFFSET ?`)
       .pluck()
       .all(match, ...filters.args, limit, offset) as number[];
   }
-  const words = match === null ? { sql: "1", args: [] } : { sql: seek(false), args: [match] };
-  // One feed's posts are read in date order from posts_by_feed; a list of feeds would need a sort.
+  // One feed's posts come in date order from posts_by_feed; a list of feeds would need a sort.
   const from =
     order === "date" && plan.oneFeed !== null
       ? { sql: "posts p INDEXED BY posts_by_feed", where: "p.feed_id = ? AND ", args: [plan.oneFeed] }
       : { sql: "posts p", where: "", args: [] };
-  return stmts
-    .get(`SELECT p.id FROM ${from.sql} WHERE ${from.where}${filters.sql} AND ${words.sql}
-      ORDER BY ${ORDER[order]} LIMIT ? OFFSET ?`)
-    .pluck()
-    .all(...from.args, ...filters.args, ...words.args, limit, offset) as number[];
+  const sortKey = order === "date" ? "p.post_date" : "p.clicks";
+  const batchSql = (keyed: boolean) =>
+    `SELECT p.id, ${sortKey} FROM ${from.sql} WHERE ${from.where}${filters.sql}
+      ${keyed ? `AND ${ORDER[order].key}` : ""} ORDER BY ${ORDER[order].by} LIMIT ?`;
+  if (match === null) {
+    return stmts
+      .get(`${batchSql(false)} OFFSET ?`)
+      .raw()
+      .all(...from.args, ...filters.args, limit, offset)
+      .map((row) => (row as [number, number])[0]);
+  }
+  const need = offset + limit;
+  const found: number[] = [];
+  let last: [number, number] | null = null;
+  let batch = Math.max(FIRST_BATCH, 2 * need);
+  for (;;) {
+    const rows = stmts
+      .get(batchSql(last !== null))
+      .raw()
+      .all(...from.args, ...filters.args, ...(last === null ? [] : [last[1], last[0]]), batch) as Array<
+      [number, number]
+    >;
+    if (rows.length === 0) break;
+    const hits = hitsAmong(
+      stmts,
+      match,
+      rows.map(([id]) => id),
+    );
+    for (const [id] of rows) if (hits.has(id)) found.push(id);
+    if (found.length >= need || rows.length < batch) break;
+    last = rows[rows.length - 1]!;
+    batch = Math.min(2 * batch, MAX_BATCH);
+  }
+  return found.slice(offset, need);
 }
 
 /** The scores of some hits of `plan.match` (positive, higher better), by id. */

@@ -4,7 +4,7 @@
  * modules next to this file; this class wires them to the interface and owns the connection.
  */
 import type Database from "better-sqlite3";
-import { type SearchQuery, usesOperators } from "../../search/search-query.js";
+import { hasFilters, type SearchQuery } from "../../search/search-query.js";
 import type {
   CategoryRecord,
   FeedAdminRecord,
@@ -89,9 +89,10 @@ export class SqliteStore implements Store {
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
-    // Queries with operators (spec §4) have plans of their own (fts5-operators.ts).
+    // Queries with filters (spec §4: feed:, lang:, after:, before:) have plans of their own
+    // (fts5-operators.ts); prefixes and title: are FTS5 syntax that the word plans take as is.
     return settle(() =>
-      usesOperators(page.query) ? searchWithOperators(this.#stmts, page) : searchPosts(this.#stmts, page),
+      hasFilters(page.query) ? searchWithOperators(this.#stmts, page) : searchPosts(this.#stmts, page),
     );
   }
   mostPopularPosts(args: {
@@ -146,9 +147,7 @@ export class SqliteStore implements Store {
     cap: number;
   }): Promise<number> {
     return settle(() =>
-      usesOperators(args.query)
-        ? countWithOperators(this.#stmts, args)
-        : countSearchMatches(this.#stmts, args),
+      hasFilters(args.query) ? countWithOperators(this.#stmts, args) : countSearchMatches(this.#stmts, args),
     );
   }
   failingFeeds(): Promise<FeedFailureRecord[]> {
