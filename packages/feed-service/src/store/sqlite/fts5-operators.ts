@@ -132,13 +132,23 @@ const ORDER: Record<"date" | "clicks", { by: string; key: string }> = {
 const FIRST_BATCH = 256;
 const MAX_BATCH = 16_384;
 
-/** Which of `ids` (a batch of the walk) hold the words: one FTS5 pass over the batch's id range. */
+/**
+ * Which of `ids` (a batch of the walk) hold the words: one FTS5 pass over the batch's id range,
+ * or a seek per id when they are spread thin over it.
+ */
 function hitsAmong(stmts: StatementCache, match: string, ids: readonly number[]): Set<number> {
   let low = ids[0]!;
   let high = ids[0]!;
   for (const id of ids) {
     low = Math.min(low, id);
     high = Math.max(high, id);
+  }
+  if (high - low > SPREAD_PER_ID * ids.length) {
+    // Ids spread over the index (one feed among many): a seek each reads less than the range.
+    const one = stmts
+      .get("SELECT 1 FROM posts_fts WHERE posts_fts MATCH ? AND rowid = CAST(? AS INTEGER)")
+      .pluck();
+    return new Set(ids.filter((id) => one.get(match, id) !== undefined));
   }
   const found = stmts
     .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
@@ -147,6 +157,9 @@ function hitsAmong(stmts: StatementCache, match: string, ids: readonly number[])
     .all(match, low, high, JSON.stringify(ids)) as number[];
   return new Set(found);
 }
+
+/** A batch whose ids lie further apart than this on average is checked id by id (as sqlite-search-queries.ts scores). */
+const SPREAD_PER_ID = 64;
 
 /**
  * The ids of the posts that pass `plan`, in `order`, from `offset`, at most `limit`: the hits
@@ -270,6 +283,10 @@ export function countWithOperators(
   if (args.languageIds?.length === 0) return 0;
   const plan = planOf(args.query, args.languageIds);
   const { match, filters } = plan;
+  // Common words: count by the walk (the filtered posts, batch by batch), not by every hit.
+  if (match !== null && hitCount(stmts, match, FEW_HITS) > FEW_HITS) {
+    return orderedIds(stmts, plan, "date", 0, args.cap + 1).length;
+  }
   if (match !== null) {
     return stmts
       .get(`SELECT count(*) FROM (SELECT p.id FROM posts_fts t CROSS JOIN posts p ON p.id = t.rowid
