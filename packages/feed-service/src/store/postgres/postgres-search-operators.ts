@@ -4,11 +4,12 @@
  * one tsquery (prefixes and the title weight in its syntax: postgres-term-operators.ts), matched
  * against the indexed search expression; the filters become SQL on the post's row (`feed_id`,
  * `language_id`, `post_date`). Two plans:
- * - few hits (at most FEW_HITS posts hold the words): the GIN index hands them over, and they are
- *   filtered, sorted and ranked whole;
- * - many hits (common words), or no words at all: the posts that pass the filters are walked in
- *   the page's order through the table's indexes (`posts_by_feed` for one feed, `posts_by_date`
- *   for a date range), each checked against the words on its own vector, until the page is full.
+ * - few hits (by the statistics, fewer than a walk would read: see fewHits): the GIN index hands
+ *   them over, and they are filtered, sorted and ranked whole;
+ * - many hits (common words, whose page a short walk fills), or no words at all: the posts that
+ *   pass the filters are walked in the page's order through the table's indexes (`posts_by_feed`
+ *   for one feed, `posts_by_date` for a date range), each checked against the words on its own
+ *   vector, until the page is full.
  *   Relevance then ranks the 10,000 newest matches, as spec §4 allows.
  */
 import {
@@ -112,13 +113,25 @@ const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
  */
 const INDEXED_MATCH = `${SEARCH_EXPRESSION} @@ ?::tsquery AND p.search_vector @@ ?::tsquery`;
 
-async function fewHits(sql: Sql, words: string): Promise<boolean> {
-  const [row] = await rows<{ n: number }>(
+/**
+ * Whether reading the words' hits through the GIN index costs less than walking the posts in
+ * order until `need` of them match, by the planner's estimate of the hits from the vectors'
+ * statistics (cheap): the walk reads about need × posts / hits posts, the index about the hits.
+ * Counting the hits through the index instead would read every posting list of a prefix, pairs of
+ * neighbouring words included (`'the':*` reads each `the ...` pair: seconds).
+ */
+async function fewHits(sql: Sql, words: string, need: number): Promise<boolean> {
+  const [plan] = (
+    await sql.query("EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p WHERE p.search_vector @@ $1::tsquery", [
+      words,
+    ])
+  ).rows as Array<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>;
+  const [total] = await rows<{ n: number }>(
     sql,
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery OFFSET 0 LIMIT $2) m`,
-    [words, FEW_HITS + 1],
+    "SELECT greatest(reltuples, 1)::float8 AS n FROM pg_class WHERE oid = 'posts'::regclass",
   );
-  return (row?.n ?? 0) <= FEW_HITS;
+  const hits = plan!["QUERY PLAN"][0]!.Plan["Plan Rows"];
+  return hits <= FEW_HITS || hits * hits <= need * total!.n;
 }
 
 /**
@@ -133,7 +146,7 @@ async function orderedIds(
   limit: number,
 ): Promise<number[]> {
   const where = new Where();
-  if (plan.words !== null && (await fewHits(sql, plan.words))) {
+  if (plan.words !== null && (await fewHits(sql, plan.words, offset + limit))) {
     // MATERIALIZED keeps the GIN lookup a plan of its own: told of the LIMIT, the planner could
     // walk the date index instead and test every post.
     where.add(INDEXED_MATCH, plan.words, plan.words).add(plan.filters.sql, ...plan.filters.args);
@@ -218,6 +231,10 @@ export async function countWithOperators(
 ): Promise<number> {
   if (args.languageIds?.length === 0) return 0;
   const plan = planOf(args.query, args.languageIds);
+  // Common words: count by the walk of the filtered posts, as the search finds them.
+  if (plan.words !== null && !(await fewHits(sql, plan.words, args.cap + 1))) {
+    return (await orderedIds(sql, plan, "date", 0, args.cap + 1)).length;
+  }
   const where = new Where();
   if (plan.words !== null) where.add(INDEXED_MATCH, plan.words, plan.words);
   where.add(plan.filters.sql, ...plan.filters.args);
