@@ -328,6 +328,27 @@ function suite(backend: TestBackend): void {
           pages.push(...page.map((p) => guids.get(p.postId as number)));
         }
         assert.deepEqual(pages, ["c2", "r3", "b2", "r1", "t2"]);
+        // Most clicked first: the clicked posts, then the others newest id first, batch by batch.
+        const f5 = [...guids].find(([, guid]) => guid === "f5")![0];
+        await store.insertClick(f5, "client-1", Date.UTC(2026, 0, 10));
+        const byClicks = await runner.call(
+          "search",
+          { limit: 5, offset: 300, searchTerms: "common lang:nl", sortBy: "clicks", languageIds: "" },
+          { baseUrl },
+        );
+        assert.deepEqual(
+          byClicks.map((p) => guids.get(p.postId as number)),
+          ["f1800", "f1799", "f1798", "f1797", "f1796"],
+        );
+        const top = await runner.call(
+          "search",
+          { limit: 2, offset: 0, searchTerms: "lang:nl", sortBy: "clicks", languageIds: "" },
+          { baseUrl },
+        );
+        assert.deepEqual(
+          top.map((p) => guids.get(p.postId as number)),
+          ["f5", "e599"],
+        );
         // A walk past 600 newer Dutch posts without the word, in several batches.
         for (const sortBy of ["date", "relevance"]) {
           const deep = await runner.call(

@@ -182,45 +182,100 @@ function orderedIds(
       .pluck()
       .all(match, ...filters.args, limit, offset) as number[];
   }
-  // One feed's posts come in date order from posts_by_feed; a list of feeds would need a sort.
-  const from =
-    order === "date" && plan.oneFeed !== null
-      ? { sql: "posts p INDEXED BY posts_by_feed", where: "p.feed_id = ? AND ", args: [plan.oneFeed] }
-      : { sql: "posts p", where: "", args: [] };
-  const sortKey = order === "date" ? "p.post_date" : "p.clicks";
-  const batchSql = (keyed: boolean) =>
-    `SELECT p.id, ${sortKey} FROM ${from.sql} WHERE ${from.where}${filters.sql}
-      ${keyed ? `AND ${ORDER[order].key}` : ""} ORDER BY ${ORDER[order].by} LIMIT ?`;
-  if (match === null) {
-    return stmts
-      .get(`${batchSql(false)} OFFSET ?`)
-      .raw()
-      .all(...from.args, ...filters.args, limit, offset)
-      .map((row) => (row as [number, number])[0]);
-  }
+  const next = batchSource(stmts, plan, order);
+  if (match === null) return next(offset + limit).slice(offset);
   const need = offset + limit;
   const found: number[] = [];
-  let last: [number, number] | null = null;
   let batch = Math.max(FIRST_BATCH, 2 * need);
   for (;;) {
-    const rows = stmts
-      .get(batchSql(last !== null))
-      .raw()
-      .all(...from.args, ...filters.args, ...(last === null ? [] : [last[1], last[0]]), batch) as Array<
-      [number, number]
-    >;
-    if (rows.length === 0) break;
-    const hits = hitsAmong(
-      stmts,
-      match,
-      rows.map(([id]) => id),
-    );
-    for (const [id] of rows) if (hits.has(id)) found.push(id);
-    if (found.length >= need || rows.length < batch) break;
-    last = rows[rows.length - 1]!;
+    const ids = next(batch);
+    if (ids.length === 0) break;
+    const hits = hitsAmong(stmts, match, ids);
+    for (const id of ids) if (hits.has(id)) found.push(id);
+    if (found.length >= need || ids.length < batch) break;
     batch = Math.min(2 * batch, MAX_BATCH);
   }
   return found.slice(offset, need);
+}
+
+/**
+ * The posts that pass the plan's filters in `order`, a batch at a time (`next(size)` gives the
+ * next ids, fewer at the end), each batch resuming after the last (keyset paging):
+ * - date: through posts_by_date, or posts_by_feed for one feed;
+ * - clicks: the clicked posts through posts_clicked_by_id, then the others newest id first (the
+ *   order's ties), or one feed's posts sorted, fewer than a walk of every clicked post reads.
+ */
+function batchSource(
+  stmts: StatementCache,
+  plan: Plan,
+  order: "date" | "clicks",
+): (size: number) => number[] {
+  const { filters } = plan;
+  const feed =
+    plan.oneFeed === null ? { where: "", args: [] } : { where: "p.feed_id = ? AND ", args: [plan.oneFeed] };
+  type Phase = { from: string; where: string; key: string; by: string; cells: string };
+  const phases: Phase[] =
+    order === "date"
+      ? [
+          {
+            from: plan.oneFeed === null ? "posts p" : "posts p INDEXED BY posts_by_feed",
+            where: "1",
+            key: "(p.post_date, p.id) < (?, ?)",
+            by: "p.post_date DESC, p.id DESC",
+            cells: "p.id, p.post_date",
+          },
+        ]
+      : plan.oneFeed !== null
+        ? [
+            {
+              from: "posts p",
+              where: "1",
+              key: "(p.clicks, p.id) < (?, ?)",
+              by: "p.clicks DESC, p.id DESC",
+              cells: "p.id, p.clicks",
+            },
+          ]
+        : [
+            {
+              from: "posts p INDEXED BY posts_clicked_by_id",
+              where: "p.clicks > 0",
+              key: "(p.clicks, p.id) < (?, ?)",
+              by: "p.clicks DESC, p.id DESC",
+              cells: "p.id, p.clicks",
+            },
+            {
+              from: "posts p",
+              where: "p.clicks = 0",
+              key: "(0, p.id) < (?, ?)",
+              by: "p.id DESC",
+              cells: "p.id, 0",
+            },
+          ];
+  let phase = 0;
+  let last: [number, number] | null = null;
+  // The resume point's values as the phase's key reads them: (key, id), or the id alone.
+  const keyArgs = (ph: Phase, at: [number, number] | null) =>
+    at === null ? [] : ph.key.startsWith("(") ? [at[1], at[0]] : [at[0]];
+  return (size) => {
+    const ids: number[] = [];
+    while (ids.length < size && phase < phases.length) {
+      const ph = phases[phase]!;
+      const rows = stmts
+        .get(`SELECT ${ph.cells} FROM ${ph.from} WHERE ${feed.where}${ph.where} AND ${filters.sql}
+          ${last === null ? "" : `AND ${ph.key}`} ORDER BY ${ph.by} LIMIT ?`)
+        .raw()
+        .all(...feed.args, ...filters.args, ...keyArgs(ph, last), size - ids.length) as Array<
+        [number, number]
+      >;
+      for (const [id] of rows) ids.push(id);
+      if (rows.length > 0) last = rows[rows.length - 1]!;
+      if (ids.length < size) {
+        phase++;
+        last = null;
+      }
+    }
+    return ids;
+  };
 }
 
 /** The scores of some hits of `plan.match` (positive, higher better), by id. */
