@@ -113,14 +113,8 @@ const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
  */
 const INDEXED_MATCH = `${SEARCH_EXPRESSION} @@ ?::tsquery AND p.search_vector @@ ?::tsquery`;
 
-/**
- * Whether reading the words' hits through the GIN index costs less than walking the posts in
- * order until `need` of them match, by the planner's estimate of the hits from the vectors'
- * statistics (cheap): the walk reads about need × posts / hits posts, the index about the hits.
- * Counting the hits through the index instead would read every posting list of a prefix, pairs of
- * neighbouring words included (`'the':*` reads each `the ...` pair: seconds).
- */
-async function fewHits(sql: Sql, words: string, need: number): Promise<boolean> {
+/** The planner's estimate of the posts holding the words (from the vectors' statistics: cheap). */
+async function estimatedHits(sql: Sql, words: string): Promise<{ hits: number; posts: number }> {
   const [plan] = (
     await sql.query("EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p WHERE p.search_vector @@ $1::tsquery", [
       words,
@@ -130,13 +124,29 @@ async function fewHits(sql: Sql, words: string, need: number): Promise<boolean> 
     sql,
     "SELECT greatest(reltuples, 1)::float8 AS n FROM pg_class WHERE oid = 'posts'::regclass",
   );
-  const hits = plan!["QUERY PLAN"][0]!.Plan["Plan Rows"];
-  return hits <= FEW_HITS || hits * hits <= need * total!.n;
+  return { hits: Math.max(1, plan!["QUERY PLAN"][0]!.Plan["Plan Rows"]), posts: total!.n };
 }
 
 /**
+ * Whether reading the hits through the GIN index costs less than walking the posts in order
+ * until `need` of them match: the walk reads about need × posts / hits posts, the index about the
+ * hits. (Counting the hits through the index instead would read every posting list of a prefix,
+ * pairs of neighbouring words included: `'the':*` reads each `the ...` pair, seconds.)
+ */
+function ginFirst(estimate: { hits: number; posts: number }, need: number): boolean {
+  return estimate.hits <= FEW_HITS || estimate.hits * estimate.hits <= need * estimate.posts;
+}
+
+/** A walk reads at most this many times the posts the estimate says it needs, and never more than WALK_MAX. */
+const WALK_SLACK = 8;
+const WALK_MAX = 20_000;
+
+/**
  * The ids of the posts that pass `plan`, in `order`, from `offset`, at most `limit`: the hits
- * filtered when they are few, else the filtered posts walked in order, each checked on its vector.
+ * filtered when the index reads less, else the filtered posts walked in order, each checked on
+ * its vector. The walk is bounded: words common in all posts may be rare among the filtered ones
+ * (`lang:de the`), and a walk that reads its bound without filling the page gives way to the
+ * index.
  */
 async function orderedIds(
   sql: Sql,
@@ -145,8 +155,35 @@ async function orderedIds(
   offset: number,
   limit: number,
 ): Promise<number[]> {
+  const need = offset + limit;
+  const estimate = plan.words === null ? null : await estimatedHits(sql, plan.words);
+  if (estimate !== null && !ginFirst(estimate, need)) {
+    const bound = Math.min(
+      WALK_MAX,
+      Math.max(need, Math.ceil((WALK_SLACK * need * estimate.posts) / estimate.hits)),
+    );
+    const where = new Where();
+    // One feed's posts come in date order from posts_by_feed (the equality lets the planner see it).
+    if (order === "date" && plan.oneFeed !== null) where.add("p.feed_id = ?", plan.oneFeed);
+    where.add(plan.filters.sql, ...plan.filters.args);
+    const words = where.next(plan.words);
+    const [walk] = await rows<{ ids: number[] | null; scanned: number }>(
+      sql,
+      `WITH walked AS MATERIALIZED (
+          SELECT p.id, p.post_date, p.clicks, p.search_vector @@ ${words}::tsquery AS hit
+          FROM posts p ${where.sql} ORDER BY ${ORDER[order].inner} LIMIT ${where.next(bound)})
+        SELECT (SELECT count(*) FROM walked)::int AS scanned, (SELECT array_agg(id) FROM (
+          SELECT id FROM walked WHERE hit ORDER BY ${ORDER[order].outer}
+          LIMIT ${where.next(limit)} OFFSET ${where.next(offset)}) page) AS ids`,
+      where.params,
+    );
+    // The walked posts come first in the order: a full page, or a walk that ran out of posts
+    // before its bound, answers exactly.
+    const ids = (walk?.ids ?? []).map(Number);
+    if (ids.length === limit || (walk?.scanned ?? 0) < bound) return ids;
+  }
   const where = new Where();
-  if (plan.words !== null && (await fewHits(sql, plan.words, offset + limit))) {
+  if (plan.words !== null) {
     // MATERIALIZED keeps the GIN lookup a plan of its own: told of the LIMIT, the planner could
     // walk the date index instead and test every post.
     where.add(INDEXED_MATCH, plan.words, plan.words).add(plan.filters.sql, ...plan.filters.args);
@@ -158,10 +195,9 @@ async function orderedIds(
     );
     return found.map((r) => r.id);
   }
-  // One feed's posts come in date order from posts_by_feed (the equality lets the planner see it).
+  // No words: the filtered posts in order. One feed's come in date order from posts_by_feed.
   if (order === "date" && plan.oneFeed !== null) where.add("p.feed_id = ?", plan.oneFeed);
   where.add(plan.filters.sql, ...plan.filters.args);
-  if (plan.words !== null) where.add("p.search_vector @@ ?::tsquery", plan.words);
   const found = await rows<{ id: number }>(
     sql,
     `SELECT p.id FROM posts p ${where.sql} ORDER BY ${ORDER[order].inner}
@@ -231,8 +267,8 @@ export async function countWithOperators(
 ): Promise<number> {
   if (args.languageIds?.length === 0) return 0;
   const plan = planOf(args.query, args.languageIds);
-  // Common words: count by the walk of the filtered posts, as the search finds them.
-  if (plan.words !== null && !(await fewHits(sql, plan.words, args.cap + 1))) {
+  // Common words: count as the search finds them (a bounded walk of the filtered posts first).
+  if (plan.words !== null && !ginFirst(await estimatedHits(sql, plan.words), args.cap + 1)) {
     return (await orderedIds(sql, plan, "date", 0, args.cap + 1)).length;
   }
   const where = new Where();
