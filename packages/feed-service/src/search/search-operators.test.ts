@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FeedServiceError } from "../errors.js";
 import { parseSearchQuery } from "./parse-search-query.js";
-import { type SearchAtom, usesOperators } from "./search-query.js";
+import { foldLanguageClauses, type SearchAtom, type SearchQuery, usesOperators } from "./search-query.js";
 
 /** An atom as short text: `t:` title-only, `*` prefix, filters by kind. */
 function atom(a: SearchAtom): string {
@@ -109,5 +109,23 @@ describe("search operators in parseSearchQuery", () => {
     );
     assert.match(faultOf('feed:"!!"'), /feed:"!!" holds no word of a feed's name; write feed:name/);
     assert.match(faultOf("-after:soon"), /after:soon/);
+  });
+
+  it("folds a lang: clause alone into the language list, unless the query is nothing else", () => {
+    const resolved = (text: string, ids: number[]): SearchQuery => {
+      const q = parseSearchQuery(text);
+      const withIds = (a: SearchAtom) => ("kind" in a && a.kind === "lang" ? { ...a, languageIds: ids } : a);
+      return { ...q, filterClauses: q.filterClauses?.map((c) => c.map(withIds)) };
+    };
+    const folded = foldLanguageClauses(resolved("rust lang:de,fr", [3, 4]), null);
+    assert.deepEqual(folded, {
+      query: { clauses: [[{ words: ["rust"] }]], excluded: [] },
+      languageIds: [3, 4],
+    });
+    assert.deepEqual(foldLanguageClauses(resolved("rust lang:de,fr", [3, 4]), [4, 5]).languageIds, [4]);
+    const alone = resolved("lang:de", [3]);
+    assert.equal(foldLanguageClauses(alone, null).query, alone, "a query of lang: alone keeps it");
+    const either = resolved("rust lang:de OR feed:x", [3]);
+    assert.equal(foldLanguageClauses(either, null).query, either, "lang: in an OR stays a filter");
   });
 });

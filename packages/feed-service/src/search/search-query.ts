@@ -72,3 +72,35 @@ export function hasFilters(query: SearchQuery): boolean {
 export function matchesNothing(query: SearchQuery): boolean {
   return query.clauses.length === 0 && (query.filterClauses?.length ?? 0) === 0;
 }
+
+/**
+ * The query with each clause that is one `lang:` filter alone (resolved to ids) folded into the
+ * language list every search already takes (`languageIds`: null for every language), so that
+ * `lang:de rust` runs the store's word plans with their language filter. What is left may have no
+ * filter at all; a query of language filters alone keeps them.
+ *
+ * @example
+ * foldLanguageClauses(query, null); // { query: <rust>, languageIds: [3] } for `lang:de rust`
+ */
+export function foldLanguageClauses(
+  query: SearchQuery,
+  languageIds: readonly number[] | null,
+): { query: SearchQuery; languageIds: readonly number[] | null } {
+  const clauses = query.filterClauses ?? [];
+  const isLanguageAlone = (clause: ReadonlyArray<SearchAtom>) => {
+    const only = clause.length === 1 ? clause[0]! : null;
+    return only !== null && isFilter(only) && only.kind === "lang" && only.languageIds !== undefined;
+  };
+  // A query of language filters alone (`lang:de`) lists those posts: its filters stay.
+  const rest = clauses.filter((c) => !isLanguageAlone(c));
+  if (rest.length === clauses.length || (rest.length === 0 && query.clauses.length === 0)) {
+    return { query, languageIds };
+  }
+  let ids = languageIds;
+  for (const clause of clauses.filter(isLanguageAlone)) {
+    const own = (clause[0] as { languageIds: readonly number[] }).languageIds;
+    ids = ids === null ? [...new Set(own)] : ids.filter((id) => own.includes(id));
+  }
+  const { filterClauses: _, ...others } = query;
+  return { query: rest.length > 0 ? { ...others, filterClauses: rest } : others, languageIds: ids };
+}

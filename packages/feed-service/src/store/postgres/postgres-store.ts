@@ -7,7 +7,7 @@
  * and writer modules next to this file; this class wires them to the interface and owns the pools.
  */
 import type pg from "pg";
-import { type SearchQuery, usesOperators } from "../../search/search-query.js";
+import { foldLanguageClauses, type SearchQuery, usesOperators } from "../../search/search-query.js";
 import type { WarmProgress, WarmReport } from "../cache-warm.js";
 import type {
   CategoryRecord,
@@ -122,8 +122,9 @@ export class PostgresStore implements Store {
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
     // Queries with operators (spec §4) have plans of their own (postgres-search-operators.ts).
+    const folded = { ...page, ...foldLanguageClauses(page.query, page.languageIds) };
     return this.#read.heavy((sql) =>
-      usesOperators(page.query) ? searchWithOperators(sql, page) : searchPosts(sql, page),
+      usesOperators(folded.query) ? searchWithOperators(sql, folded) : searchPosts(sql, folded),
     );
   }
   mostPopularPosts(args: {
@@ -171,8 +172,9 @@ export class PostgresStore implements Store {
     languageIds: readonly number[] | null;
     cap: number;
   }): Promise<number> {
+    const folded = { ...args, ...foldLanguageClauses(args.query, args.languageIds) };
     return this.#read.heavy((sql) =>
-      usesOperators(args.query) ? countWithOperators(sql, args) : countSearchMatches(sql, args),
+      usesOperators(folded.query) ? countWithOperators(sql, folded) : countSearchMatches(sql, folded),
     );
   }
   failingFeeds(): Promise<FeedFailureRecord[]> {

@@ -4,7 +4,7 @@
  * modules next to this file; this class wires them to the interface and owns the connection.
  */
 import type Database from "better-sqlite3";
-import { hasFilters, type SearchQuery } from "../../search/search-query.js";
+import { foldLanguageClauses, hasFilters, type SearchQuery } from "../../search/search-query.js";
 import type {
   CategoryRecord,
   FeedAdminRecord,
@@ -91,9 +91,12 @@ export class SqliteStore implements Store {
   ): Promise<Array<PostRecord & { score: number }>> {
     // Queries with filters (spec §4: feed:, lang:, after:, before:) have plans of their own
     // (fts5-operators.ts); prefixes and title: are FTS5 syntax that the word plans take as is.
-    return settle(() =>
-      hasFilters(page.query) ? searchWithOperators(this.#stmts, page) : searchPosts(this.#stmts, page),
-    );
+    return settle(() => {
+      const folded = { ...page, ...foldLanguageClauses(page.query, page.languageIds) };
+      return hasFilters(folded.query)
+        ? searchWithOperators(this.#stmts, folded)
+        : searchPosts(this.#stmts, folded);
+    });
   }
   mostPopularPosts(args: {
     since: number;
@@ -146,9 +149,12 @@ export class SqliteStore implements Store {
     languageIds: readonly number[] | null;
     cap: number;
   }): Promise<number> {
-    return settle(() =>
-      hasFilters(args.query) ? countWithOperators(this.#stmts, args) : countSearchMatches(this.#stmts, args),
-    );
+    return settle(() => {
+      const folded = { ...args, ...foldLanguageClauses(args.query, args.languageIds) };
+      return hasFilters(folded.query)
+        ? countWithOperators(this.#stmts, folded)
+        : countSearchMatches(this.#stmts, folded);
+    });
   }
   failingFeeds(): Promise<FeedFailureRecord[]> {
     return settle(() => catalog.failingFeeds(this.#stmts));
