@@ -76,6 +76,8 @@ interface Plan {
   filters: Part;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
+  /** Whether a word is a prefix: the index then reads every pair of words beginning with it. */
+  prefix: boolean;
 }
 
 function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
@@ -98,7 +100,8 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
     parts.push({ sql: `NOT (${w.sql})`, args: w.args });
   }
   if (languageIds !== null) parts.push({ sql: "p.language_id = ANY(?::int[])", args: [languageIds] });
-  return { words, filters: and(parts), oneFeed };
+  const prefix = [...query.clauses.flat(), ...query.excluded].some((t) => t.prefix === true);
+  return { words, filters: and(parts), oneFeed, prefix };
 }
 
 const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
@@ -157,7 +160,9 @@ async function orderedIds(
 ): Promise<number[]> {
   const need = offset + limit;
   const estimate = plan.words === null ? null : await estimatedHits(sql, plan.words);
-  if (estimate !== null && !ginFirst(estimate, need)) {
+  // A prefix walks first whatever the estimate (PostgreSQL's is rough for prefixes, and the index
+  // reads every pair of words beginning with it).
+  if (estimate !== null && (plan.prefix || !ginFirst(estimate, need))) {
     const bound = Math.min(
       WALK_MAX,
       Math.max(need, Math.ceil((WALK_SLACK * need * estimate.posts) / estimate.hits)),

@@ -203,7 +203,7 @@ function orderedIds(
  * next ids, fewer at the end), each batch resuming after the last (keyset paging):
  * - date: through posts_by_date, or posts_by_feed for one feed;
  * - clicks: the clicked posts through posts_clicked_by_id, then the others newest id first (the
- *   order's ties), or one feed's posts sorted, fewer than a walk of every clicked post reads.
+ *   order's ties); one feed's through posts_by_feed_clicks (schema 17).
  */
 function batchSource(
   stmts: StatementCache,
@@ -228,7 +228,7 @@ function batchSource(
       : plan.oneFeed !== null
         ? [
             {
-              from: "posts p",
+              from: "posts p INDEXED BY posts_by_feed_clicks",
               where: "1",
               key: "(p.clicks, p.id) < (?, ?)",
               by: "p.clicks DESC, p.id DESC",
