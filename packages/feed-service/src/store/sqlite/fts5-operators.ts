@@ -1,14 +1,15 @@
 /**
- * Search with the operators of spec §4 on SQLite (`word*`, `title:`, `feed:`, `lang:`, `after:`,
- * `before:`). The words become one FTS5 MATCH (prefixes and title filters in its syntax:
- * fts5-term-operators.ts); the filters become SQL on the post's row (`feed_id`, `language_id`,
- * `post_date`), beside the MATCH. Two plans:
+ * Search with the filters of spec §4 on SQLite (`feed:`, `lang:`, `after:`, `before:`; prefixes
+ * and `title:` are FTS5 syntax that the word plans take as is: fts5-term-operators.ts, and a
+ * `lang:` clause alone joins the language list: foldLanguageClauses). The words become one FTS5
+ * MATCH; the filters become SQL on the post's row (`feed_id`, `language_id`, `post_date`), beside
+ * the MATCH. Two plans:
  * - few hits (at most FEW_HITS posts hold the words): the hits are read from the index and
  *   filtered, sorted and ranked whole;
  * - many hits (common words), or no words at all: the posts that pass the filters are walked in
- *   the page's order through the table's indexes (`posts_by_feed` for one feed, `posts_by_date`
- *   for a date range), in growing batches whose hits one FTS5 pass over the batch's id range
- *   finds, until the page is full. Relevance then ranks the 10,000 newest matches, as spec §4
+ *   the page's order through the table's indexes (see batchSource), in growing batches whose hits
+ *   one FTS5 pass over the batch's id range finds (or a seek per id when they are spread thin),
+ *   until the page is full. Relevance then ranks the 10,000 newest matches, as spec §4
  *   allows.
  * A term inside an OR with a filter (`rust OR feed:blog`), and an excluded term beside no positive
  * one, are checked post by post (a rowid seek each).
