@@ -124,9 +124,9 @@ function hitCount(stmts: StatementCache, match: string, cap: number): number {
     .get(match, cap + 1) as number;
 }
 
-const ORDER: Record<"date" | "clicks", { by: string; key: string }> = {
-  date: { by: "p.post_date DESC, p.id DESC", key: "(p.post_date, p.id) < (?, ?)" },
-  clicks: { by: "p.clicks DESC, p.id DESC", key: "(p.clicks, p.id) < (?, ?)" },
+const ORDER: Record<"date" | "clicks", string> = {
+  date: "p.post_date DESC, p.id DESC",
+  clicks: "p.clicks DESC, p.id DESC",
 };
 
 /** The first batch of filtered posts a walk reads, and the most it reads at once. */
@@ -165,8 +165,7 @@ const SPREAD_PER_ID = 64;
 /**
  * The ids of the posts that pass `plan`, in `order`, from `offset`, at most `limit`: the hits
  * filtered when they are few; else the filtered posts walked in order, in growing batches, each
- * batch's hits found by one FTS5 pass over its id range (a seek per post would set up a prefix's
- * many terms once per post).
+ * batch's hits found together (hitsAmong).
  */
 function orderedIds(
   stmts: StatementCache,
@@ -179,7 +178,7 @@ function orderedIds(
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
     return stmts
       .get(`SELECT p.id FROM posts_fts t CROSS JOIN posts p ON p.id = t.rowid
-        WHERE posts_fts MATCH ? AND ${filters.sql} ORDER BY ${ORDER[order].by} LIMIT ? OFFSET ?`)
+        WHERE posts_fts MATCH ? AND ${filters.sql} ORDER BY ${ORDER[order]} LIMIT ? OFFSET ?`)
       .pluck()
       .all(match, ...filters.args, limit, offset) as number[];
   }
