@@ -273,7 +273,7 @@ export async function countWithOperators(
   if (args.languageIds?.length === 0) return 0;
   const plan = planOf(args.query, args.languageIds);
   // Common words: count as the search finds them (a bounded walk of the filtered posts first).
-  if (plan.words !== null && !ginFirst(await estimatedHits(sql, plan.words), args.cap + 1)) {
+  if (plan.words !== null && (plan.prefix || !ginFirst(await estimatedHits(sql, plan.words), args.cap + 1))) {
     return (await orderedIds(sql, plan, "date", 0, args.cap + 1)).length;
   }
   const where = new Where();
