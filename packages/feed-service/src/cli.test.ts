@@ -189,6 +189,9 @@ test("admin commands: categories, languages, smart categories, feeds — tables,
   assert.match(s.smartCategoryKey, /^[0-9a-f-]{36}$/);
   assert.match((await cli(["smart-categories", "list", ...db])).stdout, /Rust news\s+rust -jobs/);
   assert.equal((await cli(["smart-categories", "add", "K", "--query", "x", "--key", "nope", ...db])).code, 2);
+  const badOperator = await cli(["smart-categories", "add", "K", "--query", "x after:yesterday", ...db]);
+  assert.equal(badOperator.code, 2);
+  assert.match(badOperator.stderr, /The search operator after:yesterday needs a UTC day written YYYY-MM-DD/);
   assert.equal((await cli(["smart-categories", "remove", String(s.smartCategoryId), ...db])).code, 0);
   assert.equal((await cli(["categories", "remove", String(categoryId), ...db])).code, 0);
   // The database option also comes from the environment.

@@ -49,7 +49,7 @@ const argumentSchemas: Record<string, JsonSchema> = {
     minLength: 1,
     maxLength: maxSearchTermsLength,
     description:
-      'Search terms: words are ANDed, "a phrase", -word excludes, OR (upper case) joins its neighbours.',
+      'Search terms: words are ANDed, "a phrase", -word excludes, OR (upper case) joins its neighbours; operators: word* (a prefix of 3 or more characters), title:word or title:"a phrase", feed:name, lang:de,fr, after:YYYY-MM-DD and before:YYYY-MM-DD (UTC days, inclusive), combined like words (-feed:name excludes).',
   },
   sortBy: {
     type: "string",

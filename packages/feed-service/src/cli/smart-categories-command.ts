@@ -1,6 +1,7 @@
 /** `feed-service smart-categories add|list|remove`: saved searches, shared by their UUID key. */
 import { badArgument, FeedServiceError } from "../errors.js";
 import { smartCategoriesByName } from "../operations/by-name.js";
+import { parseSearchQuery } from "../search/parse-search-query.js";
 import { commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
 import { printRecords } from "./output.js";
 
@@ -53,6 +54,8 @@ export const smartCategoriesCommand = commandGroup(
           "--query is required: a search expression of 1 to 256 characters, such as 'flex OR air -jobs'.",
         );
       }
+      // A bad operator value (after:yesterday) would fault on every listing: refuse it now.
+      parseSearchQuery(query);
       if (key !== undefined && !uuid.test(key)) {
         throw badArgument(
           `--key must be a UUID such as 3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f; got ${JSON.stringify(parsed.values.key)}.`,

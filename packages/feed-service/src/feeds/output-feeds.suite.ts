@@ -245,6 +245,12 @@ export function outputFeedsSuite(backend: TestBackend): void {
         ["a1", "a2", "a3"].map((n) => ({ id: fx.posts[n], title: undefined })),
         t,
       );
+      // The search operators of spec §4 (feed:, title:, a prefix, -) in a search feed.
+      await checkFeed(
+        `/feeds/search.{ext}?q=${encodeURIComponent("fle* -title:old feed:flex OR feed:berlin")}`,
+        ["a1", "a2"].map((n) => ({ id: fx.posts[n], title: undefined })),
+        t,
+      );
       await checkFeed(
         `/feeds/recent.{ext}?languageIds=${fx.languages.fr}`,
         ["b2", "b1"].map((n) => ({ id: fx.posts[n] })),
@@ -441,6 +447,11 @@ export function outputFeedsSuite(backend: TestBackend): void {
       await problem("/feeds/categories/99.json", 404, /^No category has id 99\.$/);
       await problem("/feeds/smart-categories/99.rss", 404, /^No smart category has id 99\.$/);
       await problem("/feeds/search.rss", 400, /^The q query parameter is required/);
+      await problem(
+        "/feeds/search.json?q=before%3A2026-02-30",
+        400,
+        /^The search operator before:2026-02-30 needs a UTC day written YYYY-MM-DD, such as before:2026-01-31\.$/,
+      );
       await problem(
         "/feeds/search.atom?q=%20",
         400,

@@ -5,7 +5,7 @@
  * QueryBean rows; the JSON API, output feeds and pages call the same handlers.
  */
 import type { Arguments, ParameterSpec } from "@feed-toolkit/soap";
-import type { SearchQuery } from "../search/search-query.js";
+import { matchesNothing, type SearchQuery } from "../search/search-query.js";
 import type { Store } from "../store/store.js";
 import {
   readDaysBackMs,
@@ -34,6 +34,7 @@ import {
   withExtra,
 } from "./column-sets.js";
 import { requireCategory, requireFeed, requireLanguage, resolveSmartCategory } from "./id-lookups.js";
+import { resolveSearchFilters } from "./search-filters.js";
 
 /** What one call sees: the store, the clock, and the base URL that tracking links start with. */
 export interface OperationCall {
@@ -83,10 +84,10 @@ export const operationTable: readonly FeedOperation[] = [
       const p = page(args);
       const terms = readSearchTerms(args);
       const sort = readSortBy(args);
-      const query = parseSearch(terms);
+      const query = await resolveSearchFilters(store, parseSearch(terms));
       // A query of exclusions only returns nothing (spec §4): there is nothing to exclude from.
       const rows =
-        p.limit === 0 || query.clauses.length === 0 ? [] : await store.searchPosts({ ...p, query, sort });
+        p.limit === 0 || matchesNothing(query) ? [] : await store.searchPosts({ ...p, query, sort });
       // Only a successful first page counts as a search a person made (spec §4, operation 1).
       if (p.offset === 0) await store.recordSearch(terms.replace(/\s+/g, " "), now);
       return rows.map((r) => ({ ...postItem(r, baseUrl), score: r.score }));
@@ -141,8 +142,8 @@ export const operationTable: readonly FeedOperation[] = [
       const p = page(args);
       const smart = await resolveSmartCategory(store, args);
       if (p.limit === 0) return empty;
-      const query = parseSearch(smart.smartCategoryQuery);
-      if (query.clauses.length === 0) return empty;
+      const query = await resolveSearchFilters(store, parseSearch(smart.smartCategoryQuery));
+      if (matchesNothing(query)) return empty;
       const rows = await store.searchPosts({ ...p, query, sort: "date" });
       return rows.map((r) => postItem(r, baseUrl));
     },

@@ -6,9 +6,10 @@
  * `languageIds`), with the same messages.
  */
 import type { Arguments } from "@feed-toolkit/soap";
-import type { SearchQuery } from "../search/search-query.js";
+import { matchesNothing, type SearchQuery } from "../search/search-query.js";
 import type { FeedFailureRecord, Store } from "../store/store.js";
 import { readLanguageIds, readSearchTerms } from "./argument-readers.js";
+import { resolveSearchFilters } from "./search-filters.js";
 
 /** Spec §4: relevance may rank only the 10,000 newest matches; the count is exact up to as many. */
 export const searchCountBound = 10_000;
@@ -35,11 +36,12 @@ export interface PageReads {
 export function createPageReads(store: Store, parseSearch: (terms: string) => SearchQuery): PageReads {
   return {
     async countSearchMatches(args, bound = searchCountBound) {
-      const query = parseSearch(readSearchTerms(args));
+      const query = await resolveSearchFilters(store, parseSearch(readSearchTerms(args)));
       const languageIds = readLanguageIds(args);
       // A query of exclusions only matches nothing (spec §4, operation 1).
-      const found =
-        query.clauses.length === 0 ? 0 : await store.countSearchMatches({ query, languageIds, cap: bound });
+      const found = matchesNothing(query)
+        ? 0
+        : await store.countSearchMatches({ query, languageIds, cap: bound });
       return found > bound ? { count: bound, exact: false } : { count: found, exact: true };
     },
     async failingFeeds() {

@@ -10,18 +10,28 @@
  *   very tokens the stores index: `東京` is `東 東京 京`, searched as a phrase;
  * - every input is valid: characters that are not letters or digits only separate words, and a
  *   term left with no words is dropped. A query with exclusions only has no clauses: it matches
- *   nothing.
+ *   nothing;
+ * - the operators of spec §4 (search-operators.ts) are terms too: `word*`, `title:`, `feed:`,
+ *   `lang:`, `after:`, `before:` join OR and take `-` as words do. Only an operator with a bad value
+ *   (`after:yesterday`, `lang:1`) makes the input invalid: a fault that names it and shows the
+ *   accepted form.
  */
-import type { SearchQuery, SearchTerm } from "./search-query.js";
-import { analyzeText } from "./text-analyzer.js";
+import { operatorAtom, type RawOperator, readOperator } from "./search-operators.js";
+import type { PostFilter, SearchAtom, SearchQuery, SearchTerm } from "./search-query.js";
+import { isFilter } from "./search-query.js";
 
-interface RawToken {
-  readonly text: string;
-  readonly quoted: boolean;
+interface RawToken extends RawOperator {
   readonly excluded: boolean;
 }
 
-/** Splits the input at unquoted whitespace, keeping quoted runs together. */
+/** Reads a quoted run starting at `input[i] === '"'`: its text and the index after it. */
+function quotedAt(input: string, i: number): { text: string; next: number } {
+  const end = input.indexOf('"', i + 1);
+  const stop = end === -1 ? input.length : end;
+  return { text: input.slice(i + 1, stop), next: stop + 1 };
+}
+
+/** Splits the input at unquoted whitespace, keeping quoted runs and operator values together. */
 function tokenize(input: string): RawToken[] {
   const tokens: RawToken[] = [];
   let i = 0;
@@ -34,45 +44,53 @@ function tokenize(input: string): RawToken[] {
       excluded = true;
       i++;
     }
+    const name = readOperator(input, i);
+    if (name !== null) i += name.length + 1;
     if (input[i] === '"') {
-      const end = input.indexOf('"', i + 1);
-      const stop = end === -1 ? n : end;
-      tokens.push({ text: input.slice(i + 1, stop), quoted: true, excluded });
-      i = stop + 1;
+      const quoted = quotedAt(input, i);
+      i = quoted.next;
+      // `"open sou"*`: a star right after the closing quote makes the phrase's last word a prefix.
+      const prefix = input[i] === "*";
+      if (prefix) i++;
+      tokens.push({ text: quoted.text, quoted: true, excluded, operator: name, prefix });
     } else {
       let j = i;
       // A quote inside a word ends the word and opens a phrase (`foo"bar baz"`).
       while (j < n && !/\s/u.test(input[j]!) && input[j] !== '"') j++;
-      tokens.push({ text: input.slice(i, j), quoted: false, excluded });
+      const text = input.slice(i, j);
+      tokens.push({ text, quoted: false, excluded, operator: name, prefix: text.endsWith("*") });
       i = j;
     }
   }
   return tokens;
 }
 
-type Item = { kind: "or" } | { kind: "term"; term: SearchTerm; excluded: boolean };
+type Item = { kind: "or" } | { kind: "atom"; atom: SearchAtom; excluded: boolean };
 
 /**
- * Parses a search expression. Never throws: any text is a valid query.
+ * Parses a search expression. Throws a bad-argument fault only for an operator with a bad value.
  *
  * @example
  * parseSearchQuery('typescript "type guards" OR generics -java');
  * // { clauses: [[{words:["typescript"]}], [{words:["type","guards"]}, {words:["generics"]}]],
  * //   excluded: [{words:["java"]}] }
+ * parseSearchQuery("rust feed:blog OR lang:de");
+ * // { clauses: [[{words:["rust"]}]], excluded: [],
+ * //   filterClauses: [[{kind:"feed", words:["blog"], prefix:false}, {kind:"lang", codes:["de"]}]] }
  */
 export function parseSearchQuery(input: string): SearchQuery {
   const items: Item[] = [];
   for (const token of tokenize(input)) {
-    if (token.text === "OR" && !token.quoted && !token.excluded) {
+    if (token.text === "OR" && !token.quoted && !token.excluded && token.operator === null) {
       items.push({ kind: "or" });
       continue;
     }
-    const words = analyzeText(token.text);
-    if (words.length > 0) items.push({ kind: "term", term: { words }, excluded: token.excluded });
+    const atom = operatorAtom(token);
+    if (atom !== null) items.push({ kind: "atom", atom, excluded: token.excluded });
   }
 
-  const clauses: SearchTerm[][] = [];
-  const excluded: SearchTerm[] = [];
+  const all: SearchAtom[][] = [];
+  const excludedAtoms: SearchAtom[] = [];
   // `joinNext` is set when an OR operator sits between the last positive term and the next one.
   let joinNext = false;
   for (let k = 0; k < items.length; k++) {
@@ -81,24 +99,33 @@ export function parseSearchQuery(input: string): SearchQuery {
       const prev = items[k - 1];
       const next = items[k + 1];
       const isOperator =
-        prev?.kind === "term" && !prev.excluded && next?.kind === "term" && !next.excluded && !joinNext;
+        prev?.kind === "atom" && !prev.excluded && next?.kind === "atom" && !next.excluded && !joinNext;
       if (isOperator) {
         joinNext = true;
         continue;
       }
       // A stray operator is the word "or"; it may itself be the left side of a following OR.
-      items[k] = { kind: "term", term: { words: ["or"] }, excluded: false };
+      items[k] = { kind: "atom", atom: { words: ["or"] }, excluded: false };
       k--;
       continue;
     }
     if (item.excluded) {
-      excluded.push(item.term);
-    } else if (joinNext && clauses.length > 0) {
-      clauses[clauses.length - 1]!.push(item.term);
+      excludedAtoms.push(item.atom);
+    } else if (joinNext && all.length > 0) {
+      all[all.length - 1]!.push(item.atom);
       joinNext = false;
     } else {
-      clauses.push([item.term]);
+      all.push([item.atom]);
     }
   }
-  return { clauses, excluded };
+  const clauses = all.filter((c) => !c.some(isFilter)) as SearchTerm[][];
+  const filterClauses = all.filter((c) => c.some(isFilter));
+  const excluded = excludedAtoms.filter((a) => !isFilter(a)) as SearchTerm[];
+  const excludedFilters = excludedAtoms.filter(isFilter) as PostFilter[];
+  return {
+    clauses,
+    excluded,
+    ...(filterClauses.length > 0 ? { filterClauses } : {}),
+    ...(excludedFilters.length > 0 ? { excludedFilters } : {}),
+  };
 }

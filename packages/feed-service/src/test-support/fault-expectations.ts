@@ -102,6 +102,20 @@ export function faultExpectations(x: () => FaultContext): void {
     );
   });
 
+  test("search operators with bad values (spec §4): named, with the accepted form", async () => {
+    const search = { ...page, searchTerms: "flex", sortBy: "" };
+    await bad(
+      "search",
+      { ...search, searchTerms: "flex after:yesterday" },
+      "The search operator after:yesterday needs a UTC day written YYYY-MM-DD, such as after:2026-01-31.",
+    );
+    await bad(
+      "search",
+      { ...search, searchTerms: "lang:xyz" },
+      /^The search operator lang:xyz names xyz, the code of no language this service knows; use codes such as lang:de or lang:de,fr \(known: en/,
+    );
+  });
+
   test("sincepost, sortBy and searchTerms", async () => {
     const cat = { ...page, categoryId: x().fx.categories.apple };
     await bad(

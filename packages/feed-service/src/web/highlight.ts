@@ -11,7 +11,7 @@
  * the stores match it; every unit covered by a match is marked.
  */
 
-import type { SearchQuery } from "../search/search-query.js";
+import { isFilter, type SearchQuery } from "../search/search-query.js";
 import { analyzeText, type RunKind, runKindOf } from "../search/text-analyzer.js";
 import { escapeHtml, type Html, raw } from "./html.js";
 
@@ -95,17 +95,27 @@ export function textTokens(text: string): TextToken[] {
 }
 
 /**
- * The token phrases a query looks for: each positive term (every alternative of every clause) as
- * the analyzer's tokens it already holds. Excluded terms are not shown: results hold none of them.
+ * The token phrases a query looks for: each positive term (every alternative of every clause,
+ * those beside a filter too) as the analyzer's tokens it already holds, a prefix (`word*`) as its
+ * last token followed by `*` (tokens never hold one). Excluded terms are not shown: results hold
+ * none of them.
  */
 export function queryPhrases(query: SearchQuery): string[][] {
   const phrases: string[][] = [];
-  for (const clause of query.clauses) {
+  for (const clause of [...query.clauses, ...(query.filterClauses ?? [])]) {
     for (const term of clause) {
-      if (term.words.length > 0) phrases.push([...term.words]);
+      if (isFilter(term) || term.words.length === 0) continue;
+      const words = [...term.words];
+      if (term.prefix === true) words[words.length - 1] += "*";
+      phrases.push(words);
     }
   }
   return phrases;
+}
+
+/** Whether a text token is the phrase's token (or, for `word*`, begins with it). */
+function tokenMatches(token: string, wanted: string): boolean {
+  return wanted.endsWith("*") ? token.startsWith(wanted.slice(0, -1)) : token === wanted;
 }
 
 /**
@@ -121,7 +131,7 @@ export function highlight(text: string, phrases: readonly (readonly string[])[])
   for (const phrase of phrases) {
     for (let i = 0; i + phrase.length <= tokens.length; i++) {
       let k = 0;
-      while (k < phrase.length && tokens[i + k]!.token === phrase[k]) k++;
+      while (k < phrase.length && tokenMatches(tokens[i + k]!.token, phrase[k]!)) k++;
       if (k === phrase.length) marked.push([tokens[i]!.start, tokens[i + k - 1]!.end]);
     }
   }

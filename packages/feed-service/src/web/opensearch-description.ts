@@ -1,7 +1,9 @@
 /**
  * `/opensearch.xml`: the OpenSearch 1.1 description that lets browsers add the site's search
  * (https://github.com/dewitt/opensearch/blob/master/opensearch-1-1-draft-6.md): the results page
- * and the search feeds (spec §5.2) as URL templates under the service's base URL.
+ * and the search feeds (spec §5.2) as URL templates under the service's base URL. The terms go
+ * through as typed, so the search operators of spec §4 (`title:`, `feed:`, `lang:`, `after:`,
+ * `before:`, `word*`) work from a browser's search box too; an example query shows them.
  */
 import { escapeHtml } from "./html.js";
 
@@ -24,6 +26,7 @@ export function openSearchDescription(baseUrl: string, faviconPath: string, site
 <Url type="application/rss+xml" template="${base}/feeds/search.rss?q={searchTerms}"/>
 <Url type="application/atom+xml" template="${base}/feeds/search.atom?q={searchTerms}"/>
 <Url type="application/opensearchdescription+xml" rel="self" template="${base}/opensearch.xml"/>
+<Query role="example" searchTerms="release title:postgre* after:2026-01-01"/>
 <moz:SearchForm>${base}/search</moz:SearchForm>
 </OpenSearchDescription>
 `;

@@ -78,6 +78,11 @@ export function searchTips(): Html {
 <dt><code>-word</code></dt><dd>leaves posts with it out</dd>
 <dt><code>rust OR go</code></dt><dd>either word</dd>
 <dt><code>東京</code></dt><dd>also inside longer runs, as in 東京都</dd>
+<dt><code>postgre<span class="operator">*</span></code></dt><dd>words that begin with it (3 letters or more)</dd>
+<dt><code><span class="operator">title:</span>release</code></dt><dd>in titles only; <code><span class="operator">title:</span>"a phrase"</code> too</dd>
+<dt><code><span class="operator">feed:</span>name</code></dt><dd>feeds whose name holds the word; <code><span class="operator">-feed:</span>name</code> leaves them out</dd>
+<dt><code><span class="operator">lang:</span>de,fr</code></dt><dd>posts in these languages</dd>
+<dt><code><span class="operator">after:</span>2026-01-31</code></dt><dd>posted on that UTC day or later; <code><span class="operator">before:</span></code> on it or earlier</dd>
 </dl>
 <p class="more">Titles, excerpts, post text and feed names are searched, in any case and with or without accents.</p>`,
   );

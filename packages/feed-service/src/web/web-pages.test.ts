@@ -179,6 +179,29 @@ test("search marks what it found, keeps the sort and records the search", async 
   );
 });
 
+test("search takes the operators, marks them as operators and a prefix's matches, and lists them in the tips", async () => {
+  const page = await get("/search?q=feed%3Aflex+titl*&sort=date");
+  assert.equal(page.status, 200);
+  assert.deepEqual(listedPosts(page.text), []);
+  const prefix = await get("/search?q=flex*+-feed%3Aberlin+title%3Abuild*&sort=date");
+  assert.deepEqual(listedPosts(prefix.text), [fx.posts.a1]);
+  assert.match(prefix.text, /<mark>Flex<\/mark> <mark>builder<\/mark> released/);
+  assert.match(
+    prefix.text,
+    /<h1>Search: <q class="query">flex<span class="operator">\*<\/span> <span class="operator">-feed:<\/span>berlin <span class="operator">title:<\/span>build<span class="operator">\*<\/span><\/q><\/h1>/,
+  );
+  const alone = await get(`/search?q=${encodeURIComponent("feed:berlin lang:de")}&sort=date`);
+  assert.deepEqual(listedPosts(alone.text), [fx.posts.c2, fx.posts.c1]);
+  const tips = await get("/search");
+  for (const operator of ["title:", "feed:", "-feed:", "lang:", "after:", "before:", "*"]) {
+    assert.match(
+      tips.text,
+      new RegExp(`<span class="operator">${operator.replace("*", "\\*")}</span>`),
+      operator,
+    );
+  }
+});
+
 test("bad arguments give a 400 page with the operation's message; unknown ids a 404 page", async () => {
   const cases: Array<[string, number, RegExp]> = [
     ["/?page=0", 400, /The page argument must be a whole number from 1 to 100000; got &quot;0&quot;\./],
@@ -195,6 +218,12 @@ test("bad arguments give a 400 page with the operation's message; unknown ids a 
     ["/smart-categories/999", 404, /smart category/],
     ["/smart-categories/not-a-key", 404, /by its id \(digits\) or its key \(a UUID\)/],
     [`/search?q=${"x".repeat(300)}`, 400, /searchTerms/],
+    [
+      "/search?q=flex+after%3Ayesterday",
+      400,
+      /The search operator after:yesterday needs a UTC day written YYYY-MM-DD, such as after:2026-01-31\./,
+    ],
+    ["/search?q=lang%3Axyz", 400, /The search operator lang:xyz names xyz/],
   ];
   for (const [path, status, message] of cases) {
     const page = await get(path);
@@ -321,4 +350,6 @@ test("/opensearch.xml describes the search page and the search feeds under the s
       `<Url type="application/rss\\+xml" template="${service.baseUrl}/feeds/search\\.rss\\?q=\\{searchTerms\\}"/>`,
     ),
   );
+  // The example query shows the operators; the search feeds take them (output-feeds.suite.ts).
+  assert.match(doc.text, /<Query role="example" searchTerms="release title:postgre\* after:2026-01-01"\/>/);
 });

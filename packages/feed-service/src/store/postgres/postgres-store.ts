@@ -7,7 +7,7 @@
  * and writer modules next to this file; this class wires them to the interface and owns the pools.
  */
 import type pg from "pg";
-import type { SearchQuery } from "../../search/search-query.js";
+import { foldLanguageClauses, type SearchQuery, usesOperators } from "../../search/search-query.js";
 import type { WarmProgress, WarmReport } from "../cache-warm.js";
 import type {
   CategoryRecord,
@@ -39,6 +39,7 @@ import { mostPopularPosts, warmPopularPosts } from "./postgres-popular-posts.js"
 import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
 import { countSearchMatches } from "./postgres-search-count.js";
+import { countWithOperators, searchWithOperators } from "./postgres-search-operators.js";
 import { readSearchPlanning } from "./postgres-search-plan.js";
 import { searchPosts } from "./postgres-search-queries.js";
 import { warmPostgres } from "./postgres-warm.js";
@@ -120,7 +121,11 @@ export class PostgresStore implements Store {
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
-    return this.#read.heavy((sql) => searchPosts(sql, page));
+    // Queries with operators (spec §4) have plans of their own (postgres-search-operators.ts).
+    const folded = { ...page, ...foldLanguageClauses(page.query, page.languageIds) };
+    return this.#read.heavy((sql) =>
+      usesOperators(folded.query) ? searchWithOperators(sql, folded) : searchPosts(sql, folded),
+    );
   }
   mostPopularPosts(args: {
     since: number;
@@ -167,7 +172,10 @@ export class PostgresStore implements Store {
     languageIds: readonly number[] | null;
     cap: number;
   }): Promise<number> {
-    return this.#read.heavy((sql) => countSearchMatches(sql, args));
+    const folded = { ...args, ...foldLanguageClauses(args.query, args.languageIds) };
+    return this.#read.heavy((sql) =>
+      usesOperators(folded.query) ? countWithOperators(sql, folded) : countSearchMatches(sql, folded),
+    );
   }
   failingFeeds(): Promise<FeedFailureRecord[]> {
     return this.#read.cheap((sql) => catalog.failingFeeds(sql));

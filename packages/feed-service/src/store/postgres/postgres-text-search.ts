@@ -15,6 +15,7 @@
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import { analyzeText } from "../../search/text-analyzer.js";
+import { withTermOperators } from "./postgres-term-operators.js";
 
 /** tsvector positions stop at 16383; later words keep that position (still found, not as phrases). */
 const MAX_POSITION = 16_383;
@@ -51,7 +52,7 @@ export function searchVector(feedName: string, title: string, body: string): str
 }
 
 function termQuery(term: SearchTerm): string {
-  const words = termPhrase(term).map(quoteLexeme);
+  const words = withTermOperators(term, termPhrase(term).map(quoteLexeme));
   return words.length === 1 ? words[0]! : `(${words.join(" <-> ")})`;
 }
 

@@ -6,10 +6,11 @@
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
+import { withTermOperators } from "./fts5-term-operators.js";
 
 function quoteTerm(term: SearchTerm): string {
   // The index's tokenizer splits only at spaces, so the quoted tokens are the phrase's tokens.
-  return `"${termPhrase(term).join(" ").replaceAll('"', '""')}"`;
+  return withTermOperators(term, `"${termPhrase(term).join(" ").replaceAll('"', '""')}"`);
 }
 
 function orGroup(terms: readonly SearchTerm[]): string {

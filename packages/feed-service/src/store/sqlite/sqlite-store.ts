@@ -4,7 +4,7 @@
  * modules next to this file; this class wires them to the interface and owns the connection.
  */
 import type Database from "better-sqlite3";
-import type { SearchQuery } from "../../search/search-query.js";
+import { foldLanguageClauses, hasFilters, type SearchQuery } from "../../search/search-query.js";
 import type {
   CategoryRecord,
   FeedAdminRecord,
@@ -23,6 +23,7 @@ import type {
   SmartCategoryRecord,
   Store,
 } from "../store.js";
+import { countWithOperators, searchWithOperators } from "./fts5-operators.js";
 import * as activity from "./sqlite-activity-writer.js";
 import * as catalog from "./sqlite-catalog-queries.js";
 import * as catalogWriter from "./sqlite-catalog-writer.js";
@@ -88,7 +89,14 @@ export class SqliteStore implements Store {
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
-    return settle(() => searchPosts(this.#stmts, page));
+    // Queries with filters (spec §4: feed:, lang:, after:, before:) have plans of their own
+    // (fts5-operators.ts); prefixes and title: are FTS5 syntax that the word plans take as is.
+    return settle(() => {
+      const folded = { ...page, ...foldLanguageClauses(page.query, page.languageIds) };
+      return hasFilters(folded.query)
+        ? searchWithOperators(this.#stmts, folded)
+        : searchPosts(this.#stmts, folded);
+    });
   }
   mostPopularPosts(args: {
     since: number;
@@ -141,7 +149,12 @@ export class SqliteStore implements Store {
     languageIds: readonly number[] | null;
     cap: number;
   }): Promise<number> {
-    return settle(() => countSearchMatches(this.#stmts, args));
+    return settle(() => {
+      const folded = { ...args, ...foldLanguageClauses(args.query, args.languageIds) };
+      return hasFilters(folded.query)
+        ? countWithOperators(this.#stmts, folded)
+        : countSearchMatches(this.#stmts, folded);
+    });
   }
   failingFeeds(): Promise<FeedFailureRecord[]> {
     return settle(() => catalog.failingFeeds(this.#stmts));

@@ -27,6 +27,33 @@ browserTest(
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await page.waitForURL(`${base()}/search?q=release`);
     assert.ok((await page.locator("mark").count()) > 0);
+
+    // The search tips sit beside the box, operators shown as operators; the operators work.
+    const tips = page.locator("#search-tips-heading").locator("..");
+    assert.equal(await tips.isVisible(), true);
+    assert.deepEqual((await tips.locator(".operator").allInnerTexts()).slice(0, 6), [
+      "*",
+      "title:",
+      "title:",
+      "feed:",
+      "-feed:",
+      "lang:",
+    ]);
+    await page.getByRole("searchbox", { name: "Search posts" }).fill("title:release after:2000-01-01");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.waitForURL(/\/search\?q=title%3Arelease\+after%3A2000-01-01$/);
+    const titles = await page.locator(".post h2 a").allInnerTexts();
+    assert.ok(titles.length > 0, "posts with release in the title");
+    for (const title of titles) assert.match(title, /\brelease\b/i);
+    assert.deepEqual(await page.locator("h1 .operator").allInnerTexts(), ["title:", "after:"]);
+
+    await page.getByRole("searchbox", { name: "Search posts" }).fill("release after:yesterday");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.waitForURL(/after%3Ayesterday$/);
+    assert.equal(
+      await page.locator(".error-message").innerText(),
+      "The search operator after:yesterday needs a UTC day written YYYY-MM-DD, such as after:2026-01-31.",
+    );
   },
   { javaScriptEnabled: false },
 );

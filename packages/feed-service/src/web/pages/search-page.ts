@@ -15,6 +15,7 @@ import { callOperation, type PageContext, type PageRenderer } from "../page-cont
 import { outputFeedLinks, pageDocument } from "../page-layout.js";
 import { postList } from "../post-list.js";
 import { languageView, postView } from "../record-views.js";
+import { queryView } from "../search-query-view.js";
 import { recentSearches, searchTips, sideColumn } from "../side-column.js";
 
 const sorts: ReadonlyArray<readonly [string, string]> = [
@@ -73,7 +74,7 @@ export const searchPage: PageRenderer = async (request, context) => {
           main: html`<h1>Search</h1>
 <div class="with-aside">
 <div class="main-column">
-<p>Words are matched whole, in any case and with or without accents; Chinese, Japanese and Korean words are found anywhere inside a run of their characters (<code>東京</code> finds 東京都); <code>"a phrase"</code> keeps words together, <code>-word</code> leaves posts out, <code>OR</code> offers alternatives.</p>
+<p>Words are matched whole, in any case and with or without accents; Chinese, Japanese and Korean words are found anywhere inside a run of their characters (<code>東京</code> finds 東京都); <code>"a phrase"</code> keeps words together, <code>-word</code> leaves posts out, <code>OR</code> offers alternatives; <code>title:</code>, <code>feed:</code>, <code>lang:</code>, <code>after:</code>, <code>before:</code> and <code>word*</code> narrow the search (see the tips).</p>
 ${await recentSearches(context, 20)}
 </div>
 ${sideColumn("Searching", [searchTips()])}
@@ -132,7 +133,7 @@ ${sideColumn("Searching", [searchTips()])}
         section: "search",
         searchText: q,
         feeds: outputFeedLinks(`Search: ${q}`, "/feeds/search", feedQuery),
-        main: html`<h1>Search: <q>${q}</q></h1>
+        main: html`<h1>Search: <q class="query">${queryView(q)}</q></h1>
 <div class="with-aside">
 <div class="main-column">
 ${filter({ q })}

@@ -1,0 +1,76 @@
+/**
+ * Resolves the `feed:` and `lang:` operators of a parsed search (spec §4) to the ids a store
+ * filters on: `feed:` to the feeds whose name holds that word or phrase (analysed as search words
+ * are, so `feed:cafe` finds "Café Society"), `lang:` to the language rows of those codes (`pt`
+ * names `pt-BR` and `pt-PT`; `pt-BR` only itself). A code no language of the service has is a
+ * fault that names it and lists the codes there are.
+ */
+import { badArgument } from "../errors.js";
+import type { PostFilter, SearchAtom, SearchQuery } from "../search/search-query.js";
+import { isFilter } from "../search/search-query.js";
+import { analyzeText } from "../search/text-analyzer.js";
+import type { Store } from "../store/store.js";
+
+/** Whether `words` occur in `name`'s words in that order, next to each other (the last as a prefix). */
+function nameHolds(name: readonly string[], words: readonly string[], prefix: boolean): boolean {
+  for (let i = 0; i + words.length <= name.length; i++) {
+    if (
+      words.every((w, k) =>
+        k === words.length - 1 && prefix ? name[i + k]!.startsWith(w) : name[i + k] === w,
+      )
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function allFilters(query: SearchQuery): PostFilter[] {
+  return [...(query.filterClauses ?? []).flat().filter(isFilter), ...(query.excludedFilters ?? [])];
+}
+
+/**
+ * The query with every `feed:` and `lang:` filter carrying its ids (the query itself when it has
+ * none, without reading the store).
+ */
+export async function resolveSearchFilters(store: Store, query: SearchQuery): Promise<SearchQuery> {
+  const filters = allFilters(query);
+  const needsFeeds = filters.some((f) => f.kind === "feed");
+  const needsLanguages = filters.some((f) => f.kind === "lang");
+  if (!needsFeeds && !needsLanguages) return query;
+  const feeds = needsFeeds
+    ? (await store.feeds()).map((f) => ({ id: f.feedId, words: analyzeText(f.feedName) }))
+    : [];
+  const languages = needsLanguages ? await store.languages() : [];
+  const resolve = <A extends SearchAtom>(atom: A): A => {
+    if (!isFilter(atom)) return atom;
+    if (atom.kind === "feed") {
+      const feedIds = feeds.filter((f) => nameHolds(f.words, atom.words, atom.prefix)).map((f) => f.id);
+      return { ...atom, feedIds };
+    }
+    if (atom.kind === "lang") {
+      const languageIds: number[] = [];
+      for (const code of atom.codes) {
+        const hasSubtag = code.includes("-");
+        const found = languages.filter((l) => {
+          const own = l.languageCode.toLowerCase();
+          return own === code || (!hasSubtag && own.split("-")[0] === code);
+        });
+        if (found.length === 0) {
+          const known = languages.map((l) => l.languageCode).join(", ");
+          throw badArgument(
+            `The search operator lang:${atom.codes.join(",")} names ${code}, the code of no language this service knows; use codes such as lang:de or lang:de,fr (known: ${known}).`,
+          );
+        }
+        languageIds.push(...found.map((l) => l.languageId));
+      }
+      return { ...atom, languageIds };
+    }
+    return atom;
+  };
+  return {
+    ...query,
+    ...(query.filterClauses ? { filterClauses: query.filterClauses.map((c) => c.map(resolve)) } : {}),
+    ...(query.excludedFilters ? { excludedFilters: query.excludedFilters.map(resolve) } : {}),
+  };
+}

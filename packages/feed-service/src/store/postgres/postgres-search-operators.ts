@@ -1,0 +1,288 @@
+/**
+ * Search with the operators of spec §4 on PostgreSQL (`word*`, `title:`, `feed:`, `lang:`,
+ * `after:`, `before:`), the same plans as on SQLite (sqlite/fts5-operators.ts). The words become
+ * one tsquery (prefixes and the title weight in its syntax: postgres-term-operators.ts), matched
+ * against the indexed search expression; the filters become SQL on the post's row (`feed_id`,
+ * `language_id`, `post_date`). Two plans:
+ * - few hits (by the statistics, fewer than a walk would read: see fewHits): the GIN index hands
+ *   them over, and they are filtered, sorted and ranked whole;
+ * - many hits (common words, whose page a short walk fills), or no words at all: the posts that
+ *   pass the filters are walked in the page's order through the table's indexes (`posts_by_feed`
+ *   for one feed, `posts_by_date` for a date range), each checked against the words on its own
+ *   vector, until the page is full.
+ *   Relevance then ranks the 10,000 newest matches, as spec §4 allows.
+ */
+import {
+  isFilter,
+  type PostFilter,
+  type SearchAtom,
+  type SearchQuery,
+  type SearchTerm,
+} from "../../search/search-query.js";
+import type { PostPage, PostRecord, SearchSort } from "../store.js";
+import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
+import { rows, type Sql } from "./postgres-connection.js";
+import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
+import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
+
+/** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
+const FEW_HITS = 2_000;
+/** Relevance ranks at most this many of the newest matches (spec §4). */
+const RANKED_NEWEST = 10_000;
+
+/** SQL with `?` placeholders (numbered by `Where`) and their values. */
+interface Part {
+  sql: string;
+  args: unknown[];
+}
+
+function ids(values: readonly number[] | undefined, what: string): readonly number[] {
+  if (values === undefined) throw new Error(`${what} filter reached the store unresolved`);
+  return values;
+}
+
+function and(parts: Part[]): Part {
+  if (parts.length === 0) return { sql: "TRUE", args: [] };
+  return { sql: parts.map((w) => `(${w.sql})`).join(" AND "), args: parts.flatMap((w) => w.args) };
+}
+
+function or(parts: Part[]): Part {
+  return { sql: parts.map((w) => `(${w.sql})`).join(" OR "), args: parts.flatMap((w) => w.args) };
+}
+
+function filterPart(filter: PostFilter): Part {
+  switch (filter.kind) {
+    case "feed":
+      return { sql: "p.feed_id = ANY(?::int[])", args: [ids(filter.feedIds, "feed")] };
+    case "lang":
+      return { sql: "p.language_id = ANY(?::int[])", args: [ids(filter.languageIds, "lang")] };
+    case "date": {
+      const parts: Part[] = [];
+      if (filter.from !== null) parts.push({ sql: "p.post_date >= ?::bigint", args: [filter.from] });
+      if (filter.until !== null) parts.push({ sql: "p.post_date < ?::bigint", args: [filter.until] });
+      return and(parts);
+    }
+  }
+}
+
+function atomPart(atom: SearchAtom): Part {
+  if (isFilter(atom)) return filterPart(atom);
+  return { sql: "p.search_vector @@ ?::tsquery", args: [toTsquery({ clauses: [[atom]], excluded: [] })] };
+}
+
+interface Plan {
+  /** The tsquery of the words, or null when the query has none to match. */
+  words: string | null;
+  filters: Part;
+  /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
+  oneFeed: number | null;
+  /** Whether a word is a prefix: the index then reads every pair of words beginning with it. */
+  prefix: boolean;
+}
+
+function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
+  const words = toTsquery({ clauses: query.clauses, excluded: query.excluded });
+  const parts: Part[] = [];
+  if (words === null && query.excluded.length > 0) {
+    const anyExcluded = toTsquery({ clauses: [query.excluded as SearchTerm[]], excluded: [] });
+    parts.push({ sql: "NOT (p.search_vector @@ ?::tsquery)", args: [anyExcluded] });
+  }
+  let oneFeed: number | null = null;
+  for (const clause of query.filterClauses ?? []) {
+    parts.push(or(clause.map(atomPart)));
+    const only = clause.length === 1 ? clause[0]! : null;
+    if (only !== null && isFilter(only) && only.kind === "feed" && only.feedIds?.length === 1) {
+      oneFeed = only.feedIds[0]!;
+    }
+  }
+  for (const filter of query.excludedFilters ?? []) {
+    const w = filterPart(filter);
+    parts.push({ sql: `NOT (${w.sql})`, args: w.args });
+  }
+  if (languageIds !== null) parts.push({ sql: "p.language_id = ANY(?::int[])", args: [languageIds] });
+  const prefix = [...query.clauses.flat(), ...query.excluded].some((t) => t.prefix === true);
+  return { words, filters: and(parts), oneFeed, prefix };
+}
+
+const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
+  date: { outer: "post_date DESC, id DESC", inner: "p.post_date DESC, p.id DESC" },
+  clicks: { outer: "clicks DESC, id DESC", inner: "p.clicks DESC, p.id DESC" },
+};
+
+/**
+ * The words matched through the GIN index, then on the post's own vector: the index's expression
+ * also holds pair and facet lexemes without positions, which PostgreSQL lets match any weight, so
+ * `'post':*A` (title:post*) would find a body's `postgresql datenbank` pair there.
+ */
+const INDEXED_MATCH = `${SEARCH_EXPRESSION} @@ ?::tsquery AND p.search_vector @@ ?::tsquery`;
+
+/** The planner's estimate of the posts holding the words (from the vectors' statistics: cheap). */
+async function estimatedHits(sql: Sql, words: string): Promise<{ hits: number; posts: number }> {
+  const [plan] = (
+    await sql.query("EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p WHERE p.search_vector @@ $1::tsquery", [
+      words,
+    ])
+  ).rows as Array<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>;
+  const [total] = await rows<{ n: number }>(
+    sql,
+    "SELECT greatest(reltuples, 1)::float8 AS n FROM pg_class WHERE oid = 'posts'::regclass",
+  );
+  return { hits: Math.max(1, plan!["QUERY PLAN"][0]!.Plan["Plan Rows"]), posts: total!.n };
+}
+
+/**
+ * Whether reading the hits through the GIN index costs less than walking the posts in order
+ * until `need` of them match: the walk reads about need × posts / hits posts, the index about the
+ * hits. (Counting the hits through the index instead would read every posting list of a prefix,
+ * pairs of neighbouring words included: `'the':*` reads each `the ...` pair, seconds.)
+ */
+function ginFirst(estimate: { hits: number; posts: number }, need: number): boolean {
+  return estimate.hits <= FEW_HITS || estimate.hits * estimate.hits <= need * estimate.posts;
+}
+
+/** A walk reads at most this many times the posts the estimate says it needs, and never more than WALK_MAX. */
+const WALK_SLACK = 8;
+const WALK_MAX = 20_000;
+
+/**
+ * The ids of the posts that pass `plan`, in `order`, from `offset`, at most `limit`: the hits
+ * filtered when the index reads less, else the filtered posts walked in order, each checked on
+ * its vector. The walk is bounded: words common in all posts may be rare among the filtered ones
+ * (`lang:de the`), and a walk that reads its bound without filling the page gives way to the
+ * index.
+ */
+async function orderedIds(
+  sql: Sql,
+  plan: Plan,
+  order: "date" | "clicks",
+  offset: number,
+  limit: number,
+): Promise<number[]> {
+  const need = offset + limit;
+  const estimate = plan.words === null ? null : await estimatedHits(sql, plan.words);
+  // A prefix walks first whatever the estimate (PostgreSQL's is rough for prefixes, and the index
+  // reads every pair of words beginning with it).
+  if (estimate !== null && (plan.prefix || !ginFirst(estimate, need))) {
+    const bound = Math.min(
+      WALK_MAX,
+      Math.max(need, Math.ceil((WALK_SLACK * need * estimate.posts) / estimate.hits)),
+    );
+    const where = new Where();
+    // One feed's posts come in date order from posts_by_feed (the equality lets the planner see it).
+    if (order === "date" && plan.oneFeed !== null) where.add("p.feed_id = ?", plan.oneFeed);
+    where.add(plan.filters.sql, ...plan.filters.args);
+    const words = where.next(plan.words);
+    const [walk] = await rows<{ ids: number[] | null; scanned: number }>(
+      sql,
+      `WITH walked AS MATERIALIZED (
+          SELECT p.id, p.post_date, p.clicks, p.search_vector @@ ${words}::tsquery AS hit
+          FROM posts p ${where.sql} ORDER BY ${ORDER[order].inner} LIMIT ${where.next(bound)})
+        SELECT (SELECT count(*) FROM walked)::int AS scanned, (SELECT array_agg(id) FROM (
+          SELECT id FROM walked WHERE hit ORDER BY ${ORDER[order].outer}
+          LIMIT ${where.next(limit)} OFFSET ${where.next(offset)}) page) AS ids`,
+      where.params,
+    );
+    // The walked posts come first in the order: a full page, or a walk that ran out of posts
+    // before its bound, answers exactly.
+    const ids = (walk?.ids ?? []).map(Number);
+    if (ids.length === limit || (walk?.scanned ?? 0) < bound) return ids;
+  }
+  const where = new Where();
+  if (plan.words !== null) {
+    // MATERIALIZED keeps the GIN lookup a plan of its own: told of the LIMIT, the planner could
+    // walk the date index instead and test every post.
+    where.add(INDEXED_MATCH, plan.words, plan.words).add(plan.filters.sql, ...plan.filters.args);
+    const found = await rows<{ id: number }>(
+      sql,
+      `WITH m AS MATERIALIZED (SELECT p.id, p.post_date, p.clicks FROM posts p ${where.sql})
+        SELECT id FROM m ORDER BY ${ORDER[order].outer} LIMIT ${where.next(limit)} OFFSET ${where.next(offset)}`,
+      where.params,
+    );
+    return found.map((r) => r.id);
+  }
+  // No words: the filtered posts in order. One feed's come in date order from posts_by_feed.
+  if (order === "date" && plan.oneFeed !== null) where.add("p.feed_id = ?", plan.oneFeed);
+  where.add(plan.filters.sql, ...plan.filters.args);
+  const found = await rows<{ id: number }>(
+    sql,
+    `SELECT p.id FROM posts p ${where.sql} ORDER BY ${ORDER[order].inner}
+      LIMIT ${where.next(limit)} OFFSET ${where.next(offset)}`,
+    where.params,
+  );
+  return found.map((r) => r.id);
+}
+
+/** The page's posts in order, each with its score (1 when the query has no words). */
+async function postsOf(
+  sql: Sql,
+  plan: Plan,
+  ids: readonly number[],
+): Promise<Array<PostRecord & { score: number }>> {
+  if (ids.length === 0) return [];
+  const found =
+    plan.words === null
+      ? await rows<PostRecord & { score: number }>(
+          sql,
+          `SELECT ${POST_COLUMNS}, 1::float8 AS "score" FROM posts p ${POST_JOINS} WHERE p.id = ANY($1::int[])`,
+          [ids],
+        )
+      : await rows<PostRecord & { score: number }>(
+          sql,
+          `SELECT ${POST_COLUMNS}, ${SEARCH_SCORE} AS "score" FROM posts p ${POST_JOINS} WHERE p.id = ANY($2::int[])`,
+          [plan.words, ids],
+        );
+  const byId = new Map(found.map((r) => [r.postId, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * One page of a search that uses operators (`usesOperators(query)`), as `searchPosts` answers.
+ * Relevance without words (`feed:name after:2026-01-01`) lists the posts newest first, each
+ * scored 1.
+ */
+export async function searchWithOperators(
+  sql: Sql,
+  page: PostPage & { query: SearchQuery; sort: SearchSort },
+): Promise<Array<PostRecord & { score: number }>> {
+  if (page.limit === 0 || page.languageIds?.length === 0) return [];
+  const plan = planOf(page.query, page.languageIds);
+  if (page.sort !== "relevance" || plan.words === null) {
+    const order = page.sort === "clicks" ? "clicks" : "date";
+    return postsOf(sql, plan, await orderedIds(sql, plan, order, page.offset, page.limit));
+  }
+  if (page.offset >= RANKED_NEWEST) return [];
+  const pool = await orderedIds(sql, plan, "date", 0, RANKED_NEWEST);
+  const ranked = await rows<{ id: number }>(
+    sql,
+    `SELECT p.id FROM posts p WHERE p.id = ANY($2::int[])
+      ORDER BY ${SEARCH_SCORE} DESC, p.id DESC LIMIT $3 OFFSET $4`,
+    [plan.words, pool, Math.min(page.limit, RANKED_NEWEST - page.offset), page.offset],
+  );
+  return postsOf(
+    sql,
+    plan,
+    ranked.map((r) => r.id),
+  );
+}
+
+/** How many posts a search with operators matches, up to `cap + 1` (see postgres-search-count.ts). */
+export async function countWithOperators(
+  sql: Sql,
+  args: { query: SearchQuery; languageIds: readonly number[] | null; cap: number },
+): Promise<number> {
+  if (args.languageIds?.length === 0) return 0;
+  const plan = planOf(args.query, args.languageIds);
+  // Common words: count as the search finds them (a bounded walk of the filtered posts first).
+  if (plan.words !== null && (plan.prefix || !ginFirst(await estimatedHits(sql, plan.words), args.cap + 1))) {
+    return (await orderedIds(sql, plan, "date", 0, args.cap + 1)).length;
+  }
+  const where = new Where();
+  if (plan.words !== null) where.add(INDEXED_MATCH, plan.words, plan.words);
+  where.add(plan.filters.sql, ...plan.filters.args);
+  const [row] = await rows<{ n: number }>(
+    sql,
+    `SELECT count(*)::int AS n FROM (SELECT p.id FROM posts p ${where.sql} OFFSET 0 LIMIT ${where.next(args.cap + 1)}) m`,
+    where.params,
+  );
+  return row?.n ?? 0;
+}
