@@ -2,9 +2,11 @@
  * What the admin command groups share: dispatching `<group> <action>`, opening the database for
  * one action and closing it afterwards, and reading ids and names given on the command line.
  */
+import { userInfo } from "node:os";
 import { badArgument, FeedServiceError } from "../errors.js";
 import type { CategoryRecord, LanguageRecord, Store } from "../store/store.js";
 import type { Actions, Command, CommandContext } from "./command.js";
+import type { Env } from "./command-line.js";
 import { type OptionSpecs, type ParsedCommandLine, parseCommandLine } from "./command-line.js";
 import { type DatabaseAccess, databaseLocation, databaseOption, openDatabase } from "./database-option.js";
 
@@ -120,4 +122,16 @@ export function readLanguageTag(text: string): string {
     );
   }
   return t;
+}
+
+/** Who the audit log names for a change made from the command line: `cli:<os user>`. */
+export function cliActor(env: Env): string {
+  let name: string | undefined;
+  try {
+    name = userInfo().username;
+  } catch {
+    // No passwd entry for the uid (some containers): the environment is all there is.
+    name = env.USER ?? env.LOGNAME;
+  }
+  return `cli:${name || "unknown"}`;
 }

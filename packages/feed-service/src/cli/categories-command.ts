@@ -1,7 +1,7 @@
 /** `feed-service categories add|list|remove`. */
 import { FeedServiceError } from "../errors.js";
 import { categoriesByName } from "../operations/by-name.js";
-import { commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
+import { cliActor, commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
 import { printRecords } from "./output.js";
 
 const usage = `usage: feed-service categories <action> [--database <location>] [--json]
@@ -35,7 +35,7 @@ export const categoriesCommand = commandGroup("categories", "list, add and remov
       );
     }
     const row = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
-      store.addCategory(name),
+      store.admin.addCategory(cliActor(context.env), name, Date.now()),
     );
     context.output.out(parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.categoryId}\n`);
     return 0;
@@ -44,7 +44,9 @@ export const categoriesCommand = commandGroup("categories", "list, add and remov
     const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
     if (!parsed) return 0;
     const id = readIdArgument(parsed.positionals[0], "category");
-    const removed = await withStore(parsed.values, { mode: "read" }, (store) => store.removeCategory(id));
+    const removed = await withStore(parsed.values, { mode: "read" }, (store) =>
+      store.admin.removeCategory(cliActor(context.env), id, Date.now()),
+    );
     if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No category has id ${id}.`);
     context.output.out(
       parsed.values.json ? `${JSON.stringify({ removed: id })}\n` : `removed category ${id}\n`,

@@ -2,6 +2,7 @@
 import { badArgument, FeedServiceError } from "../errors.js";
 import type { FeedAdminRecord } from "../store/store.js";
 import {
+  cliActor,
   commandGroup,
   findCategory,
   findLanguage,
@@ -117,13 +118,14 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
       const language =
         typeof values.language === "string" ? await findLanguage(store, values.language) : undefined;
       // Without --name: the feed's title, or (with --force) its host until a fetch learns it.
-      return store.addFeed({
+      const feed = {
         feedUrl: found.feedUrl,
         feedName: name || found.title || new URL(found.feedUrl).hostname,
         siteUrl: found.siteUrl,
         categoryId: category?.categoryId ?? null,
         languageId: language?.languageId,
-      });
+      };
+      return store.admin.addFeed(cliActor(context.env), feed, Date.now());
     });
     context.output.out(values.json ? `${JSON.stringify(feedView(row), null, 2)}\n` : `${row.feedId}\n`);
     return 0;
@@ -132,7 +134,9 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
     const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
     if (!parsed) return 0;
     const id = readIdArgument(parsed.positionals[0], "feed");
-    const removed = await withStore(parsed.values, { mode: "read" }, (store) => store.removeFeed(id));
+    const removed = await withStore(parsed.values, { mode: "read" }, (store) =>
+      store.admin.removeFeed(cliActor(context.env), id, Date.now()),
+    );
     if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No feed has id ${id}.`);
     context.output.out(parsed.values.json ? `${JSON.stringify({ removed: id })}\n` : `removed feed ${id}\n`);
     return 0;

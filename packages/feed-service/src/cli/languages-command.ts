@@ -1,6 +1,6 @@
 /** `feed-service languages list|add`. */
 import { badArgument } from "../errors.js";
-import { commandGroup, parseAction, readLanguageTag, withStore } from "./admin-actions.js";
+import { cliActor, commandGroup, parseAction, readLanguageTag, withStore } from "./admin-actions.js";
 import { printRecords } from "./output.js";
 
 const usage = `usage: feed-service languages <action> [--database <location>] [--json]
@@ -30,7 +30,7 @@ export const languagesCommand = commandGroup("languages", "list and add language
     const name = typeof parsed.values.name === "string" ? parsed.values.name.trim() : undefined;
     const tag = readLanguageTag(code);
     const row = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
-      store.ensureLanguage(tag, name || undefined),
+      store.admin.addLanguage(cliActor(context.env), tag, name || undefined, Date.now()),
     );
     context.output.out(parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.languageId}\n`);
     return 0;

@@ -1,7 +1,7 @@
 /** `feed-service smart-categories add|list|remove`: saved searches, shared by their UUID key. */
 import { badArgument, FeedServiceError } from "../errors.js";
 import { smartCategoriesByName } from "../operations/by-name.js";
-import { commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
+import { cliActor, commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
 import { printRecords } from "./output.js";
 
 const usage = `usage: feed-service smart-categories <action> [--database <location>] [--json]
@@ -59,7 +59,7 @@ export const smartCategoriesCommand = commandGroup(
         );
       }
       const row = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
-        store.addSmartCategory({ name, query, key }),
+        store.admin.addSmartCategory(cliActor(context.env), { name, query, key }, Date.now()),
       );
       context.output.out(
         parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.smartCategoryId}\n`,
@@ -71,7 +71,7 @@ export const smartCategoriesCommand = commandGroup(
       if (!parsed) return 0;
       const id = readIdArgument(parsed.positionals[0], "smart category");
       const removed = await withStore(parsed.values, { mode: "read" }, (store) =>
-        store.removeSmartCategory(id),
+        store.admin.removeSmartCategory(cliActor(context.env), id, Date.now()),
       );
       if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No smart category has id ${id}.`);
       context.output.out(
