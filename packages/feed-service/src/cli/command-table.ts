@@ -59,6 +59,11 @@ export const commandTable: readonly CommandEntry[] = [
     load: async () => (await import("./languages-command.js")).languagesCommand,
   },
   {
+    name: "users",
+    summary: "add, list, remove administrators and set their passwords",
+    load: async () => (await import("./users-command.js")).usersCommand,
+  },
+  {
     name: "migrate-data",
     summary: "copy a whole database between SQLite and PostgreSQL",
     load: async () => (await import("./migrate-data-command.js")).migrateDataCommand,
