@@ -59,6 +59,9 @@ export class RefusedAddressError extends Error {
   readonly code = "ERR_REFUSED_ADDRESS";
 }
 
+/** Decides whether an address may be reached: a reason to refuse it, or null. */
+export type AddressRule = (address: string) => string | null;
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],
@@ -66,18 +69,18 @@ type LookupCallback = (
 ) => void;
 
 /** dns.lookup, failing when any address the name resolves to is refused. */
-function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
+const guardedLookup = (rule: AddressRule) => (hostname: string, options: object, callback: LookupCallback): void => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     for (const a of addresses) {
-      const why = refusedAddress(a.address);
+      const why = rule(a.address);
       if (why) return callback(new RefusedAddressError(`${hostname} resolves to ${why}.`), []);
     }
     if ((options as { all?: boolean }).all) return callback(null, addresses);
     const [first] = addresses;
     callback(null, first!.address, first!.family);
   });
-}
+};
 
 /**
  * An undici agent that connects to public addresses only (or anywhere with `allowPrivate`).
@@ -86,17 +89,23 @@ function guardedLookup(hostname: string, options: object, callback: LookupCallba
  * const agent = publicAddressAgent({ allowPrivate: false });
  * await fetchFeed(url, { dispatcher: agent, maxBytes: 2 * 1024 * 1024 });
  */
-export function publicAddressAgent(opts: { allowPrivate: boolean; connectTimeoutMs?: number }): Agent {
+export function publicAddressAgent(opts: {
+  allowPrivate: boolean;
+  connectTimeoutMs?: number;
+  /** The rule (tests narrow it to reach a loopback server first); `refusedAddress` by default. */
+  rule?: AddressRule;
+}): Agent {
+  const rule = opts.rule ?? refusedAddress;
   const timeout = opts.connectTimeoutMs ?? 10_000;
   if (opts.allowPrivate)
     return new Agent({ connect: { timeout }, headersTimeout: 15_000, bodyTimeout: 15_000 });
-  const connector = buildConnector({ timeout, lookup: guardedLookup } as buildConnector.BuildOptions);
+  const connector = buildConnector({ timeout, lookup: guardedLookup(rule) } as buildConnector.BuildOptions);
   return new Agent({
     headersTimeout: 15_000,
     bodyTimeout: 15_000,
     connect: (options, callback) => {
       // A literal address skips the lookup: it is checked here.
-      const why = refusedAddress(options.hostname);
+      const why = rule(options.hostname.replace(/^\[|\]$/g, ""));
       if (why) return callback(new RefusedAddressError(`${why}.`), null);
       return connector(options, callback);
     },

@@ -4,6 +4,7 @@
  * (another Origin, no token, a planted cookie).
  */
 import assert from "node:assert/strict";
+import { Agent, fetch, type Headers } from "undici";
 
 export interface Answer {
   status: number;
@@ -18,8 +19,12 @@ export class AdminClient {
   /** The CSRF token of the last page that held a form. */
   token = "";
 
-  constructor(base: string) {
+  readonly #dispatcher: Agent | undefined;
+
+  /** `from`: the local address to connect from (127.0.0.x), as a client at another address. */
+  constructor(base: string, from?: string) {
     this.base = base;
+    this.#dispatcher = from === undefined ? undefined : new Agent({ localAddress: from });
   }
 
   #remember(headers: Headers): void {
@@ -39,7 +44,11 @@ export class AdminClient {
   }
 
   async get(path: string): Promise<Answer> {
-    const res = await fetch(this.base + path, { redirect: "manual", headers: this.#cookieHeader() });
+    const res = await fetch(this.base + path, {
+      redirect: "manual",
+      headers: this.#cookieHeader(),
+      dispatcher: this.#dispatcher,
+    });
     this.#remember(res.headers);
     const body = await res.text();
     const token = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
@@ -67,7 +76,13 @@ export class AdminClient {
     const origin = opts.origin === undefined ? this.base : opts.origin;
     if (origin !== null) headers.origin = origin;
     if (opts.referer) headers.referer = opts.referer;
-    const res = await fetch(this.base + path, { method: "POST", redirect: "manual", headers, body: form });
+    const res = await fetch(this.base + path, {
+      method: "POST",
+      redirect: "manual",
+      headers,
+      body: form,
+      dispatcher: this.#dispatcher,
+    });
     this.#remember(res.headers);
     const body = await res.text();
     const token = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
