@@ -11,7 +11,7 @@ import { type Html, html } from "../html.js";
 import type { PageContext } from "../page-context.js";
 import type { AdminGuard, AdminSession } from "./admin-guard.js";
 import { sendPage } from "./admin-http.js";
-import { type AdminSection, adminDocument, type FieldErrors } from "./admin-layout.js";
+import { type AdminSection, adminDocument, type FieldErrors, visibleText } from "./admin-layout.js";
 
 export interface AdminKit {
   readonly app: FastifyInstance;
@@ -114,6 +114,6 @@ export function categorySelect(
 ): Html {
   return html`<select id="${id}" name="${name}"><option value="">(none)</option>${categories.map(
     (c) =>
-      html`<option value="${String(c.categoryId)}"${c.categoryId === selected ? html` selected` : ""}>${c.categoryName}</option>`,
+      html`<option value="${String(c.categoryId)}"${c.categoryId === selected ? html` selected` : ""}>${visibleText(c.categoryName, 100)}</option>`,
   )}</select>`;
 }

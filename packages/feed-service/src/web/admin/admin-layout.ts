@@ -112,11 +112,18 @@ const hiddenCharacters =
  * shown("abc\u202Edef"); // <bdi>abc[U+202E]def</bdi>
  */
 export function shown(text: string | null | undefined, max = 300): Html {
+  return html`<bdi>${visibleText(text, max)}</bdi>`;
+}
+
+/**
+ * The same as plain text, for where no element may go (a page title, an `<option>`, a label):
+ * control and direction characters written out, cut at `max` characters.
+ */
+export function visibleText(text: string | null | undefined, max = 300): string {
   const t = text ?? "";
   const cut = [...t].length > max ? `${[...t].slice(0, max).join("")}…` : t;
-  const visible = cut.replace(
+  return cut.replace(
     hiddenCharacters,
     (ch) => `[U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`,
   );
-  return html`<bdi>${visible}</bdi>`;
 }

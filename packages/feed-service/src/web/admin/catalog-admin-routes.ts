@@ -11,7 +11,7 @@ import { type Html, html } from "../html.js";
 import type { AdminSession } from "./admin-guard.js";
 import { type FormFields, field, redirect } from "./admin-http.js";
 import { type AdminKit, doneNotice, fieldErrorsOf, routeId } from "./admin-kit.js";
-import { csrfInput, type FieldErrors, formError, formField, shown } from "./admin-layout.js";
+import { csrfInput, type FieldErrors, formError, formField, shown, visibleText } from "./admin-layout.js";
 
 interface Row {
   id: number;
@@ -151,7 +151,7 @@ ${
         const error = state.renameErrors?.[r.id];
         const id = `rename-${r.id}`;
         return html`<tr><td>${shown(r.name)}</td><td>${shown(r.detail)}</td>
-<td><form method="post" action="${base}/${String(r.id)}/rename" class="inline-form">${token}<label for="${id}" class="visually-hidden">New name for ${r.name}</label><input id="${id}" type="text" name="name" value="${r.name}" maxlength="200" required${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ""}><button type="submit" class="quiet">Rename</button>${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ""}</form></td>
+<td><form method="post" action="${base}/${String(r.id)}/rename" class="inline-form">${token}<label for="${id}" class="visually-hidden">New name for ${visibleText(r.name, 100)}</label><input id="${id}" type="text" name="name" value="${r.name}" maxlength="200" required${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ""}><button type="submit" class="quiet">Rename</button>${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ""}</form></td>
 <td><a href="${base}/${String(r.id)}/remove">Remove…</a></td></tr>`;
       })}</tbody></table></div>`
 }`;

@@ -15,7 +15,7 @@ import { type Html, html } from "../html.js";
 import type { AdminSession } from "./admin-guard.js";
 import { field, redirect } from "./admin-http.js";
 import { type AdminKit, categorySelect, doneNotice, fieldErrorsOf, routeId } from "./admin-kit.js";
-import { csrfInput, type FieldErrors, formError, formField, shown } from "./admin-layout.js";
+import { csrfInput, type FieldErrors, formError, formField, shown, visibleText } from "./admin-layout.js";
 
 const notices = {
   added: "The feed was added and fetched.",
@@ -162,7 +162,7 @@ ${formField({ name: "name", label: "Name", value: feed.feedName, required: true,
 <div class="field"><label for="f-category">Category</label>${categorySelect("f-category", "category", categories, feed.categoryId)}</div>
 <div class="field"><label for="f-language">Language</label><select id="f-language" name="language">${languages.map(
       (l) =>
-        html`<option value="${String(l.languageId)}"${l.languageId === feed.languageId ? html` selected` : ""}>${l.languageName} (${l.languageCode})</option>`,
+        html`<option value="${String(l.languageId)}"${l.languageId === feed.languageId ? html` selected` : ""}>${visibleText(l.languageName, 100)} (${l.languageCode})</option>`,
     )}</select></div>
 <div><button type="submit">Save</button></div>
 </form>
@@ -172,7 +172,7 @@ ${formField({ name: "name", label: "Name", value: feed.feedName, required: true,
 <h2>Remove</h2>
 <form method="post" action="/admin/feeds/${String(id)}/remove" class="inline-form">${token}<button type="submit" class="danger">Remove this feed and its ${String(feed.postCount)} posts</button></form>`;
     kit.send(request, reply, session, {
-      title: feed.feedName.slice(0, 200),
+      title: visibleText(feed.feedName, 200),
       section: "feeds",
       status: state.status,
       notice: doneNotice(request, notices),

@@ -93,10 +93,14 @@ for (const backend of backends) {
         const unknown = [];
         for (let i = 0; i < 2; i++) {
           known.push(await attempt(service.baseUrl, `127.0.0.${40 + i}`, "ann", "not the password"));
-          unknown.push(await attempt(service.baseUrl, `127.0.0.${50 + i}`, "nobody-here", "not the password"));
+          unknown.push(
+            await attempt(service.baseUrl, `127.0.0.${50 + i}`, "nobody-here", "not the password"),
+          );
         }
         const page = (body: string) =>
-          body.replace(/value="[A-Za-z0-9_-]{43}"/g, 'value="token"').replace(/value="(ann|nobody-here)"/, 'value="name"');
+          body
+            .replace(/value="[A-Za-z0-9_-]{43}"/g, 'value="token"')
+            .replace(/value="(ann|nobody-here)"/, 'value="name"');
         for (let i = 0; i < 2; i++) {
           assert.equal(unknown[i]!.status, known[i]!.status);
           assert.equal(page(unknown[i]!.body), page(known[i]!.body));
