@@ -146,7 +146,7 @@ function catalogRoutes(kit: AdminKit, kind: CatalogKind): void {
 ${
   rows.length === 0
     ? html`<p>None yet.</p>`
-    : html`<div class="table-scroll"><table class="admin-table"><thead><tr><th scope="col">Name</th><th scope="col">${kind.detailHeading}</th><th scope="col">Rename</th><th scope="col">Remove</th></tr></thead>
+    : html`<div class="table-scroll admin-scroll" role="region" aria-label="${kind.title}" tabindex="0"><table class="admin-table"><thead><tr><th scope="col">Name</th><th scope="col">${kind.detailHeading}</th><th scope="col">Rename</th><th scope="col">Remove</th></tr></thead>
 <tbody>${rows.map((r) => {
         const error = state.renameErrors?.[r.id];
         const id = `rename-${r.id}`;

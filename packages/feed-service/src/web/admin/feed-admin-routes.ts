@@ -64,7 +64,7 @@ ${formField({ name: "name", label: "Name (optional)", value: values.name ?? "", 
 ${
   feeds.length === 0
     ? html`<p>No feed yet.</p>`
-    : html`<div class="table-scroll"><table class="admin-table"><thead><tr><th scope="col">Feed</th><th scope="col">Health</th><th scope="col" class="number">Posts</th><th scope="col">Next check</th></tr></thead>
+    : html`<div class="table-scroll admin-scroll" role="region" aria-label="Every feed" tabindex="0"><table class="admin-table"><thead><tr><th scope="col">Feed</th><th scope="col">Health</th><th scope="col" class="number">Posts</th><th scope="col">Next check</th></tr></thead>
 <tbody>${feeds.map(
         (
           f,

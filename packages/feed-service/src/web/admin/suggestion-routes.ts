@@ -153,13 +153,13 @@ ${errors.note ? html`<p class="field-error" id="f-note-error">${errors.note}</p>
         waiting.length === 0
           ? html`<p>No suggestion waits.</p>`
           : html`<form id="bulk" method="post" action="/admin/suggestions" class="inline-form">${token}<span>With the selected:</span><button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="reject" class="danger">Reject</button></form>
-<div class="table-scroll"><table class="admin-table"><caption>${String(waiting.length)} waiting</caption>
+<div class="table-scroll admin-scroll" role="region" aria-label="Waiting suggestions" tabindex="0"><table class="admin-table"><caption>${String(waiting.length)} waiting</caption>
 <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col">Feed</th><th scope="col">Category</th><th scope="col">Note</th><th scope="col">Suggested</th><th scope="col">Decision</th></tr></thead>
 <tbody>${waiting.map((s) => row(s, names, now(), token))}</tbody></table></div>`
       }
 ${
   decided.length > 0
-    ? html`<h2>Decided lately</h2><div class="table-scroll"><table class="admin-table"><thead><tr><th scope="col">Feed</th><th scope="col">Decision</th><th scope="col">By</th><th scope="col">When</th></tr></thead>
+    ? html`<h2>Decided lately</h2><div class="table-scroll admin-scroll" role="region" aria-label="Decided suggestions" tabindex="0"><table class="admin-table"><thead><tr><th scope="col">Feed</th><th scope="col">Decision</th><th scope="col">By</th><th scope="col">When</th></tr></thead>
 <tbody>${decided.map((s) => html`<tr><td>${shown(s.feedUrl, 500)}</td><td>${s.state}${s.feedId !== null ? html` (<a href="/admin/feeds/${String(s.feedId)}">feed</a>)` : ""}</td><td>${shown(s.decidedBy)}</td><td>${s.decidedAt === null ? "" : timeElement(s.decidedAt, now())}</td></tr>`)}</tbody></table></div>`
     : ""
 }`;

@@ -49,7 +49,7 @@ ${formField({ name: "password", label: "Password", type: "password", required: t
 ${formField({ name: "again", label: "The same password again", type: "password", required: true, autocomplete: "new-password" }, errors)}
 <div><button type="submit">Add</button></div></form>
 <h2>Administrators</h2>
-<div class="table-scroll"><table class="admin-table"><thead><tr><th scope="col">Name</th><th scope="col">Added</th><th scope="col">Password set</th><th scope="col" class="number">Sessions</th><th scope="col">New password</th><th scope="col">Remove</th></tr></thead>
+<div class="table-scroll admin-scroll" role="region" aria-label="Administrators" tabindex="0"><table class="admin-table"><thead><tr><th scope="col">Name</th><th scope="col">Added</th><th scope="col">Password set</th><th scope="col" class="number">Sessions</th><th scope="col">New password</th><th scope="col">Remove</th></tr></thead>
 <tbody>${users.map((u, i) => {
       const id = `pw-${u.userId}`;
       const error = state.rowErrors?.[u.userId];
@@ -165,7 +165,7 @@ ${formField({ name: "again", label: "The same password again", type: "password",
       const main = html`${
         rows.length === 0
           ? html`<p>Nothing recorded${before === undefined ? " yet" : " before this"}.</p>`
-          : html`<div class="table-scroll"><table class="admin-table"><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Row</th><th scope="col">Details</th></tr></thead>
+          : html`<div class="table-scroll admin-scroll" role="region" aria-label="Audit log" tabindex="0"><table class="admin-table"><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Row</th><th scope="col">Details</th></tr></thead>
 <tbody>${rows.map(
               (r) =>
                 html`<tr><td>${utcText(r.at)}</td><td>${shown(r.actor)}</td><td>${r.action}</td><td>${shown(r.subject)}</td><td>${shown(r.details, 600)}</td></tr>`,
