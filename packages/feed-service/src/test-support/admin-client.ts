@@ -4,7 +4,7 @@
  * (another Origin, no token, a planted cookie).
  */
 import assert from "node:assert/strict";
-import { Agent, fetch, type Headers } from "undici";
+import { Agent, FormData, fetch, type Headers } from "undici";
 
 export interface Answer {
   status: number;
@@ -87,6 +87,23 @@ export class AdminClient {
     const body = await res.text();
     const token = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
     if (token) this.token = token;
+    return { status: res.status, location: res.headers.get("location"), headers: res.headers, body };
+  }
+
+  /** POSTs a multipart form (a file upload) with this site's Origin and the last token seen. */
+  async postFile(path: string, field: string, filename: string, content: string): Promise<Answer> {
+    const form = new FormData();
+    form.append("csrf", this.token);
+    form.append(field, new Blob([content], { type: "text/xml" }), filename);
+    const res = await fetch(this.base + path, {
+      method: "POST",
+      redirect: "manual",
+      headers: { origin: this.base, ...this.#cookieHeader() },
+      body: form,
+      dispatcher: this.#dispatcher,
+    });
+    this.#remember(res.headers);
+    const body = await res.text();
     return { status: res.status, location: res.headers.get("location"), headers: res.headers, body };
   }
 
