@@ -116,7 +116,9 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
       const category =
         typeof values.category === "string" ? await findCategory(store, values.category) : undefined;
       const language =
-        typeof values.language === "string" ? await findLanguage(store, values.language) : undefined;
+        typeof values.language === "string"
+          ? await findLanguage(store, values.language, cliActor(context.env))
+          : undefined;
       // Without --name: the feed's title, or (with --force) its host until a fetch learns it.
       const feed = {
         feedUrl: found.feedUrl,
