@@ -69,18 +69,20 @@ type LookupCallback = (
 ) => void;
 
 /** dns.lookup, failing when any address the name resolves to is refused. */
-const guardedLookup = (rule: AddressRule) => (hostname: string, options: object, callback: LookupCallback): void => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    for (const a of addresses) {
-      const why = rule(a.address);
-      if (why) return callback(new RefusedAddressError(`${hostname} resolves to ${why}.`), []);
-    }
-    if ((options as { all?: boolean }).all) return callback(null, addresses);
-    const [first] = addresses;
-    callback(null, first!.address, first!.family);
-  });
-};
+const guardedLookup =
+  (rule: AddressRule) =>
+  (hostname: string, options: object, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      for (const a of addresses) {
+        const why = rule(a.address);
+        if (why) return callback(new RefusedAddressError(`${hostname} resolves to ${why}.`), []);
+      }
+      if ((options as { all?: boolean }).all) return callback(null, addresses);
+      const [first] = addresses;
+      callback(null, first!.address, first!.family);
+    });
+  };
 
 /**
  * An undici agent that connects to public addresses only (or anywhere with `allowPrivate`).
