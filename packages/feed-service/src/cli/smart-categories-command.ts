@@ -11,6 +11,7 @@ actions:
   add <name> --query <search> [--key <uuid>]
                                          save a search (the syntax of the search operation);
                                          prints the new id (--json: the row with its key)
+  rename <id> <name>                     rename a smart category (its key and search stay)
   remove <id>                            remove a smart category`;
 
 const columns = ["smartCategoryId", "smartCategoryKey", "smartCategoryName", "smartCategoryQuery"];
@@ -18,7 +19,7 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const smartCategoriesCommand = commandGroup(
   "smart-categories",
-  "list, add and remove smart categories (saved searches)",
+  "list, add, rename and remove smart categories (saved searches)",
   usage,
   {
     async list(argv, context) {
@@ -63,6 +64,18 @@ export const smartCategoriesCommand = commandGroup(
       );
       context.output.out(
         parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.smartCategoryId}\n`,
+      );
+      return 0;
+    },
+    async rename(argv, context) {
+      const parsed = parseAction(argv, {}, context, usage, { min: 2, max: 2 });
+      if (!parsed) return 0;
+      const id = readIdArgument(parsed.positionals[0], "smart category");
+      const row = await withStore(parsed.values, { mode: "read" }, (store) =>
+        store.admin.renameSmartCategory(cliActor(context.env), id, parsed.positionals[1], Date.now()),
+      );
+      context.output.out(
+        parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `renamed smart category ${id}\n`,
       );
       return 0;
     },

@@ -4,6 +4,7 @@
  * fields whose error sits beside them, the CSRF token, and text from feeds and visitors shown so
  * that it cannot pass for anything else.
  */
+import { visibleText } from "../../admin/visible-text.js";
 import { type Html, type HtmlValue, html } from "../html.js";
 import type { PageContext } from "../page-context.js";
 import { pageDocument } from "../page-layout.js";
@@ -97,13 +98,6 @@ export function formError(errors: FieldErrors): Html | "" {
 }
 
 /**
- * Bidirectional controls (which can reorder what is around them: "gpj.exe" shown as "exe.jpg")
- * and other control characters, which a page would otherwise hide.
- */
-const hiddenCharacters =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
-
-/**
  * Text from a feed or a visitor as an administrator must see it: control and direction characters
  * written out as `[U+202E]`, the rest isolated in `<bdi>` so its direction cannot spill over the
  * page, and cut at `max` characters.
@@ -115,15 +109,4 @@ export function shown(text: string | null | undefined, max = 300): Html {
   return html`<bdi>${visibleText(text, max)}</bdi>`;
 }
 
-/**
- * The same as plain text, for where no element may go (a page title, an `<option>`, a label):
- * control and direction characters written out, cut at `max` characters.
- */
-export function visibleText(text: string | null | undefined, max = 300): string {
-  const t = text ?? "";
-  const cut = [...t].length > max ? `${[...t].slice(0, max).join("")}…` : t;
-  return cut.replace(
-    hiddenCharacters,
-    (ch) => `[U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`,
-  );
-}
+export { visibleText };
