@@ -15,6 +15,7 @@ import { type LaunchedBrowser, launchChromium } from "../../test-support/browser
 import { seedHostileFeed } from "../../test-support/hostile-feed.js";
 import { assertCleanPage, open, watchedPage } from "../../test-support/page-checks.js";
 import { fixtureNow, type RunningService, startTestService } from "../../test-support/service-fixture.js";
+import { postgresBackend, sqliteBackend, type TestBackend } from "../../test-support/test-backends.js";
 
 const password = "correct horse battery";
 const postDate = new Date(fixtureNow - 3_600_000).toUTCString();
@@ -54,9 +55,12 @@ after(async () => {
   content?.close();
 });
 
+const postgres = postgresBackend();
+after(() => postgres.stop());
+
 /** A site whose administrators may approve feeds on this machine (the content server is local). */
-async function startSite(): Promise<RunningService> {
-  const service = await startTestService({ allowPrivateFetch: true });
+async function startSite(backend: TestBackend): Promise<RunningService> {
+  const service = await startTestService({ backend, allowPrivateFetch: true });
   await service.store.admin.addUser("cli:setup", "ann", await hashPassword(password), fixtureNow);
   return service;
 }
@@ -65,10 +69,11 @@ function browserTest(
   name: string,
   options: Parameters<LaunchedBrowser["browser"]["newContext"]>[0],
   body: (context: BrowserContext, service: RunningService) => Promise<void>,
+  backend: TestBackend = sqliteBackend,
 ) {
   test(name, { timeout: 180_000 }, async (t) => {
     if (!launched) return t.skip(skipReason);
-    const service = await startSite();
+    const service = await startSite(backend);
     const context = await launched.browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
     // Routing every request turns the browser's HTTP cache off: / is read afresh after each change
     // (the public pages may be kept for 30 s).
@@ -91,9 +96,14 @@ async function signIn(page: Page, base: string): Promise<void> {
   await page.waitForURL(`${base}/admin/suggestions`);
 }
 
-for (const javaScriptEnabled of [true, false]) {
+for (const [backend, javaScriptEnabled] of [
+  [sqliteBackend, true],
+  [sqliteBackend, false],
+  [postgres, true],
+  [postgres, false],
+] as const) {
   browserTest(
-    `suggest, sign in, approve, read the posts on /, remove, sign out (JavaScript ${javaScriptEnabled ? "on" : "off"})`,
+    `suggest, sign in, approve, read the posts on /, remove, sign out (${backend.name}, JavaScript ${javaScriptEnabled ? "on" : "off"})`,
     { javaScriptEnabled },
     async (context, service) => {
       const base = service.baseUrl;
@@ -148,6 +158,7 @@ for (const javaScriptEnabled of [true, false]) {
         "feed.remove",
       ]);
     },
+    backend,
   );
 }
 
