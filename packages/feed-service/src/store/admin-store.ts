@@ -107,6 +107,8 @@ export interface AdminStore {
    */
   touchSession(idHash: string, now: number, idleMs: number): Promise<SessionRecord | undefined>;
   endSession(idHash: string): Promise<void>;
+  /** Removes every session last used before `before` (each sign-in sweeps them); returns how many. */
+  endIdleSessions(before: number): Promise<number>;
   /** Sessions of a user (tests and the users page count them). */
   sessionCount(userId: number): Promise<number>;
 

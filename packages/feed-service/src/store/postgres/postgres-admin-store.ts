@@ -175,6 +175,9 @@ export class PostgresAdminStore implements AdminStore {
   async endSession(idHash: string): Promise<void> {
     await changes(this.#pool, "DELETE FROM admin_sessions WHERE id_hash = $1", [idHash]);
   }
+  endIdleSessions(before: number): Promise<number> {
+    return changes(this.#pool, "DELETE FROM admin_sessions WHERE last_seen_at < $1", [before]);
+  }
   async sessionCount(userId: number): Promise<number> {
     const [row] = await rows<{ n: number }>(
       this.#pool,

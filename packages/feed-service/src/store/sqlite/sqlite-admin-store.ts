@@ -182,6 +182,11 @@ export class SqliteAdminStore implements AdminStore {
       this.#stmts.get("DELETE FROM admin_sessions WHERE id_hash = ?").run(idHash);
     });
   }
+  endIdleSessions(before: number): Promise<number> {
+    return settle(
+      () => this.#stmts.get("DELETE FROM admin_sessions WHERE last_seen_at < ?").run(before).changes,
+    );
+  }
   sessionCount(userId: number): Promise<number> {
     return settle(
       () =>

@@ -83,6 +83,19 @@ export function adminContract(factory: StoreFactory): void {
         await store.admin.createSession({ idHash: "s5", userId: u.userId, csrfToken: "t5", now: T0 });
         await store.admin.removeUser(actor, "carol", T0 + 2);
         assert.equal(await store.admin.touchSession("s5", T0 + 3, 12 * HOUR), undefined);
+
+        // Idle sessions are swept by time, used ones stay.
+        const dan = await store.admin.addUser(actor, "dan", "scrypt$h", T0);
+        await store.admin.createSession({ idHash: "old", userId: dan.userId, csrfToken: "o", now: T0 });
+        await store.admin.createSession({
+          idHash: "new",
+          userId: dan.userId,
+          csrfToken: "n",
+          now: T0 + 5 * HOUR,
+        });
+        assert.equal(await store.admin.endIdleSessions(T0 + HOUR), 1);
+        assert.equal(await store.admin.touchSession("old", T0 + 5 * HOUR, 12 * HOUR), undefined);
+        assert.equal((await store.admin.touchSession("new", T0 + 5 * HOUR, 12 * HOUR))?.csrfToken, "n");
       }),
     );
 

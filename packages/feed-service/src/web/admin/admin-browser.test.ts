@@ -148,6 +148,7 @@ for (const [backend, javaScriptEnabled] of [
       await open(watched, `${base}/admin`);
       await page.getByRole("button", { name: "Sign out ann" }).click();
       await page.waitForURL(/\/admin\/sign-in/);
+      await page.getByText("Signed out.").waitFor();
       await open(watched, `${base}/admin`);
       assert.equal(new URL(page.url()).pathname, "/admin/sign-in");
       const actions = (await service.store.admin.auditLog({ limit: 10 })).map((a) => a.action).reverse();

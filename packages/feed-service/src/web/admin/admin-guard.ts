@@ -123,6 +123,8 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
     forbidden,
     async startSession(reply, userId) {
       const id = randomToken();
+      // Sessions left idle past their expiry are swept here, so that none lingers in the table.
+      await store.admin.endIdleSessions(now() - sessionIdleMs);
       await store.admin.createSession({
         idHash: sessionIdHash(id),
         userId,

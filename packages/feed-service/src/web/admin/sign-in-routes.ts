@@ -38,12 +38,19 @@ export function signInRoutes(kit: AdminKit, secure: boolean): void {
   function form(
     request: FastifyRequest,
     reply: FastifyReply,
-    state: { status: number; name?: string; next?: string; errors?: FieldErrors; token?: string },
+    state: {
+      status: number;
+      name?: string;
+      next?: string;
+      errors?: FieldErrors;
+      token?: string;
+      signedOut?: boolean;
+    },
   ) {
     const token = state.token ?? randomToken();
     reply.header("Set-Cookie", adminCookie(signInCookie, token, secure));
     const errors = state.errors ?? {};
-    const main = html`<form class="form" method="post" action="/admin/sign-in">
+    const main = html`${state.signedOut ? html`<p class="notice" role="status">Signed out.</p>` : ""}<form class="form" method="post" action="/admin/sign-in">
 ${formError(errors)}
 <input type="hidden" name="csrf" value="${token}">
 <input type="hidden" name="next" value="${nextPage(state.next ?? "/admin")}">
@@ -60,8 +67,12 @@ ${formField({ name: "password", label: "Password", type: "password", required: t
 
   app.get("/admin/sign-in", { schema: { hide: true } }, async (request, reply) => {
     if (await guard.session(request)) return redirect(reply, "/admin");
-    const next = (request.query as Record<string, unknown>).next;
-    form(request, reply, { status: 200, next: typeof next === "string" ? next : undefined });
+    const { next, done } = request.query as Record<string, unknown>;
+    form(request, reply, {
+      status: 200,
+      next: typeof next === "string" ? next : undefined,
+      signedOut: done === "signed-out",
+    });
   });
 
   app.post("/admin/sign-in", { schema: { hide: true } }, async (request, reply) => {
