@@ -13,6 +13,7 @@ import type { Store } from "../../store/store.js";
 import { AdminClient } from "../../test-support/admin-client.js";
 import { fixtureNow, type RunningService, startTestService } from "../../test-support/service-fixture.js";
 import { postgresBackend, sqliteBackend, type TestBackend } from "../../test-support/test-backends.js";
+import { contentSecurityPolicy } from "../security-headers.js";
 
 const password = "correct horse battery";
 const hour = 3_600_000;
@@ -189,7 +190,12 @@ for (const backend of backends) {
         }
         assert.equal(await snapshot(site.store), before);
         // The session is still alive, and the same request with the token and origin goes through.
-        assert.equal((await ann.get("/admin")).status, 200);
+        const dashboard = await ann.get("/admin");
+        assert.equal(dashboard.status, 200);
+        // The public pages' CSP (frame-ancestors 'none' included), and no copy kept anywhere.
+        assert.equal(dashboard.headers.get("content-security-policy"), contentSecurityPolicy);
+        assert.equal(dashboard.headers.get("cache-control"), "no-store");
+        assert.equal(dashboard.headers.get("x-frame-options"), "DENY");
         const ok = await ann.post("/admin/categories", { name: "Fresh" }, { csrf: token });
         assert.equal(ok.status, 303);
         assert.ok((await site.store.categories()).some((c) => c.categoryName === "Fresh"));
