@@ -2,9 +2,12 @@
  * What the admin command groups share: dispatching `<group> <action>`, opening the database for
  * one action and closing it afterwards, and reading ids and names given on the command line.
  */
+import { userInfo } from "node:os";
 import { badArgument, FeedServiceError } from "../errors.js";
+import { canonicalLanguageTag, filingTag } from "../store/language-tags.js";
 import type { CategoryRecord, LanguageRecord, Store } from "../store/store.js";
 import type { Actions, Command, CommandContext } from "./command.js";
+import type { Env } from "./command-line.js";
 import { type OptionSpecs, type ParsedCommandLine, parseCommandLine } from "./command-line.js";
 import { type DatabaseAccess, databaseLocation, databaseOption, openDatabase } from "./database-option.js";
 
@@ -100,15 +103,21 @@ export async function findCategory(store: Store, text: string): Promise<Category
 
 const languageTag = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 
-/** `--language <code|id>`: an id that exists, or a BCP 47 tag, filed by language (created when new). */
-export async function findLanguage(store: Store, text: string): Promise<LanguageRecord> {
+/**
+ * `--language <code|id>`: an id that exists, or a BCP 47 tag, filed by language (created when new,
+ * as an audited change by `actor`).
+ */
+export async function findLanguage(store: Store, text: string, actor: string): Promise<LanguageRecord> {
   const t = text.trim();
   if (/^\d+$/.test(t)) {
     const byId = await store.languageById(readIdArgument(t, "language"));
     if (!byId) throw new FeedServiceError("FEED_NOT_FOUND", `No language has id ${t}.`);
     return byId;
   }
-  return store.ensureLanguage(readLanguageTag(t));
+  const tag = readLanguageTag(t);
+  const filed = filingTag(canonicalLanguageTag(tag)).toLowerCase();
+  const known = (await store.languages()).find((l) => l.languageCode.toLowerCase() === filed);
+  return known ?? store.admin.addLanguage(actor, tag, undefined, Date.now());
 }
 
 /** A BCP 47 tag as typed on the command line (`en`, `pt-BR`, `und`). */
@@ -120,4 +129,16 @@ export function readLanguageTag(text: string): string {
     );
   }
   return t;
+}
+
+/** Who the audit log names for a change made from the command line: `cli:<os user>`. */
+export function cliActor(env: Env): string {
+  let name: string | undefined;
+  try {
+    name = userInfo().username;
+  } catch {
+    // No passwd entry for the uid (some containers): the environment is all there is.
+    name = env.USER ?? env.LOGNAME;
+  }
+  return `cli:${name || "unknown"}`;
 }

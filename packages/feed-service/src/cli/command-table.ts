@@ -30,7 +30,7 @@ export const commandTable: readonly CommandEntry[] = [
   },
   {
     name: "feeds",
-    summary: "list, add and remove feeds",
+    summary: "list, add, edit, pause, refresh and remove feeds",
     load: async () => (await import("./feeds-command.js")).feedsCommand,
   },
   {
@@ -45,18 +45,33 @@ export const commandTable: readonly CommandEntry[] = [
   },
   {
     name: "categories",
-    summary: "list, add and remove categories",
+    summary: "list, add, rename and remove categories",
     load: async () => (await import("./categories-command.js")).categoriesCommand,
   },
   {
     name: "smart-categories",
-    summary: "list, add and remove smart categories (saved searches)",
+    summary: "list, add, rename and remove smart categories (saved searches)",
     load: async () => (await import("./smart-categories-command.js")).smartCategoriesCommand,
   },
   {
     name: "languages",
-    summary: "list and add languages",
+    summary: "list, add, rename and remove languages",
     load: async () => (await import("./languages-command.js")).languagesCommand,
+  },
+  {
+    name: "users",
+    summary: "add, list, remove administrators and set their passwords",
+    load: async () => (await import("./users-command.js")).usersCommand,
+  },
+  {
+    name: "suggestions",
+    summary: "list visitors' feed suggestions, approve or reject them",
+    load: async () => (await import("./suggestions-command.js")).suggestionsCommand,
+  },
+  {
+    name: "audit",
+    summary: "print the audit log of administrators' changes, newest first",
+    load: async () => (await import("./audit-command.js")).auditCommand,
   },
   {
     name: "migrate-data",

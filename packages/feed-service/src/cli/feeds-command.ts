@@ -2,6 +2,7 @@
 import { badArgument, FeedServiceError } from "../errors.js";
 import type { FeedAdminRecord } from "../store/store.js";
 import {
+  cliActor,
   commandGroup,
   findCategory,
   findLanguage,
@@ -9,6 +10,7 @@ import {
   readIdArgument,
   withStore,
 } from "./admin-actions.js";
+import type { CommandContext } from "./command.js";
 import { isoOrNull, printRecords } from "./output.js";
 import { webSubView } from "./websub-view.js";
 
@@ -26,6 +28,10 @@ actions:
                                          fetched, answers an error or is no feed is refused
                                          (exit 1, with its failure code, e.g. HTTP_404 or
                                          CONNECTION_REFUSED); --force adds it anyway
+  edit <id> [--name <name>] [--category <name|id|none>] [--language <code|id>]
+                                         change a feed's name, category or language
+  pause <id> | resume <id>               stop fetching a feed until it is resumed
+  refresh <id>                           make a feed due now (the next ingest pass fetches it)
   remove <id>                            unsubscribe, removing the feed's posts`;
 
 /** The table's columns: each is also a field of the `--json` rows, which hold every field. */
@@ -73,7 +79,7 @@ function readFeedUrl(text: string): string {
   return url.href;
 }
 
-export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", usage, {
+export const feedsCommand = commandGroup("feeds", "list, add, edit, pause, refresh and remove feeds", usage, {
   async list(argv, context) {
     const parsed = parseAction(argv, {}, context, usage, { min: 0, max: 0 });
     if (!parsed) return 0;
@@ -115,26 +121,95 @@ export const feedsCommand = commandGroup("feeds", "list, add and remove feeds", 
       const category =
         typeof values.category === "string" ? await findCategory(store, values.category) : undefined;
       const language =
-        typeof values.language === "string" ? await findLanguage(store, values.language) : undefined;
+        typeof values.language === "string"
+          ? await findLanguage(store, values.language, cliActor(context.env))
+          : undefined;
       // Without --name: the feed's title, or (with --force) its host until a fetch learns it.
-      return store.addFeed({
+      const feed = {
         feedUrl: found.feedUrl,
         feedName: name || found.title || new URL(found.feedUrl).hostname,
         siteUrl: found.siteUrl,
         categoryId: category?.categoryId ?? null,
         languageId: language?.languageId,
-      });
+      };
+      return store.admin.addFeed(cliActor(context.env), feed, Date.now());
     });
     context.output.out(values.json ? `${JSON.stringify(feedView(row), null, 2)}\n` : `${row.feedId}\n`);
+    return 0;
+  },
+  async edit(argv, context) {
+    const parsed = parseAction(
+      argv,
+      { name: { type: "string" }, category: { type: "string" }, language: { type: "string" } },
+      context,
+      usage,
+      { min: 1, max: 1 },
+    );
+    if (!parsed) return 0;
+    const { values } = parsed;
+    const id = readIdArgument(parsed.positionals[0], "feed");
+    const actor = cliActor(context.env);
+    if (values.name === undefined && values.category === undefined && values.language === undefined) {
+      throw badArgument("feeds edit needs --name, --category or --language.");
+    }
+    const row = await withStore(values, { mode: "read" }, async (store) => {
+      const category =
+        typeof values.category !== "string"
+          ? undefined
+          : values.category.trim().toLowerCase() === "none"
+            ? null
+            : (await findCategory(store, values.category)).categoryId;
+      const language =
+        typeof values.language === "string"
+          ? (await findLanguage(store, values.language, actor)).languageId
+          : undefined;
+      const edit = {
+        feedName: typeof values.name === "string" ? values.name : undefined,
+        categoryId: category,
+        languageId: language,
+      };
+      return store.admin.editFeed(actor, id, edit, Date.now());
+    });
+    context.output.out(values.json ? `${JSON.stringify(feedView(row), null, 2)}\n` : `edited feed ${id}\n`);
+    return 0;
+  },
+  pause: (argv, context) => setPaused(argv, context, true),
+  resume: (argv, context) => setPaused(argv, context, false),
+  async refresh(argv, context) {
+    const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
+    if (!parsed) return 0;
+    const id = readIdArgument(parsed.positionals[0], "feed");
+    const done = await withStore(parsed.values, { mode: "read" }, (store) =>
+      store.admin.refreshFeedNow(cliActor(context.env), id, Date.now()),
+    );
+    if (!done) throw new FeedServiceError("FEED_NOT_FOUND", `No feed has id ${id}.`);
+    context.output.out(parsed.values.json ? `${JSON.stringify({ due: id })}\n` : `feed ${id} is due now\n`);
     return 0;
   },
   async remove(argv, context) {
     const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
     if (!parsed) return 0;
     const id = readIdArgument(parsed.positionals[0], "feed");
-    const removed = await withStore(parsed.values, { mode: "read" }, (store) => store.removeFeed(id));
+    const removed = await withStore(parsed.values, { mode: "read" }, (store) =>
+      store.admin.removeFeed(cliActor(context.env), id, Date.now()),
+    );
     if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No feed has id ${id}.`);
     context.output.out(parsed.values.json ? `${JSON.stringify({ removed: id })}\n` : `removed feed ${id}\n`);
     return 0;
   },
 });
+
+async function setPaused(argv: string[], context: CommandContext, paused: boolean): Promise<number> {
+  const parsed = parseAction(argv, {}, context, usage, { min: 1, max: 1 });
+  if (!parsed) return 0;
+  const id = readIdArgument(parsed.positionals[0], "feed");
+  const row = await withStore(parsed.values, { mode: "read" }, (store) =>
+    store.admin.setFeedPaused(cliActor(context.env), id, paused, Date.now()),
+  );
+  context.output.out(
+    parsed.values.json
+      ? `${JSON.stringify(feedView(row), null, 2)}\n`
+      : `${paused ? "paused" : "resumed"} feed ${id}\n`,
+  );
+  return 0;
+}

@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { FeedServiceError } from "../errors.js";
 import { feedsByName } from "../operations/by-name.js";
-import { commandGroup, parseAction, withStore } from "./admin-actions.js";
+import { cliActor, commandGroup, parseAction, withStore } from "./admin-actions.js";
 
 const usage = `usage: feed-service opml <action> [--database <location>] [--json]
 
@@ -43,7 +43,7 @@ export const opmlCommand = commandGroup("opml", "import and export subscriptions
     const { bytes, contentType } = await readSource(parsed.positionals[0]!);
     const subs = readOpml(bytes, contentType);
     const result = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
-      importSubscriptions(store, subs),
+      importSubscriptions(store, subs, cliActor(context.env)),
     );
     if (parsed.values.json) context.output.out(`${JSON.stringify(result, null, 2)}\n`);
     else {

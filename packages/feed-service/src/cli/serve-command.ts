@@ -60,6 +60,8 @@ options (each also as an environment variable):
                          at least 1; at most 9); divided among --workers by default
   --metrics-allow <list> addresses and CIDR blocks that may read  FEED_SERVICE_METRICS_ALLOW
                          /metrics, comma-separated (default 127.0.0.0/8,::1/128); others get 404
+  --allow-private-fetch  let addresses visitors suggest (/suggest)  FEED_SERVICE_ALLOW_PRIVATE_FETCH=1
+                         reach loopback, private and link-local hosts (refused by default)
   --help                 show this help`;
 
 const options = {
@@ -76,6 +78,7 @@ const options = {
   "query-timeout": { type: "string", env: true },
   "heavy-queries": { type: "string", env: true },
   "metrics-allow": { type: "string", env: true },
+  "allow-private-fetch": { type: "boolean", env: true },
 } as const;
 
 /** The longest query deadline `--query-timeout` accepts: an hour. */
@@ -92,6 +95,8 @@ export interface ServeSettings {
   readonly warm?: boolean;
   /** Who may read /metrics (see metrics-access.ts); default loopback only. */
   readonly metricsAllow?: string;
+  /** Suggested addresses may reach private hosts (spec §5.5); default false. */
+  readonly allowPrivateFetch?: boolean;
   /** A line printed after the addresses (start-demo says who can connect). */
   readonly note?: string;
 }
@@ -149,6 +154,7 @@ export async function serveStore(
     publicUrl: settings.publicUrl,
     metricsAllow: settings.metricsAllow,
     siteName: settings.siteName,
+    allowPrivateFetch: settings.allowPrivateFetch,
   });
   // A stop during the warm-up ends it at the next chunk (SQLite) or table (PostgreSQL); one that
   // came while the database opened is seen here too, after a turn of the event loop.
@@ -293,6 +299,7 @@ export const serveCommand: Command = {
       ingest: values["no-ingest"] !== true && runsIngestInCluster(),
       warm: values["no-warm"] !== true,
       metricsAllow: readStringOption(values, "metrics-allow"),
+      allowPrivateFetch: values["allow-private-fetch"] === true,
     };
     // Checked before the database opens, so a typo is a usage error (exit 2) that names the entry.
     if (settings.metricsAllow !== undefined) parseMetricsAllow(settings.metricsAllow);

@@ -2,7 +2,7 @@
 import { badArgument, FeedServiceError } from "../errors.js";
 import { smartCategoriesByName } from "../operations/by-name.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
-import { commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
+import { cliActor, commandGroup, parseAction, readIdArgument, withStore } from "./admin-actions.js";
 import { printRecords } from "./output.js";
 
 const usage = `usage: feed-service smart-categories <action> [--database <location>] [--json]
@@ -12,6 +12,7 @@ actions:
   add <name> --query <search> [--key <uuid>]
                                          save a search (the syntax of the search operation);
                                          prints the new id (--json: the row with its key)
+  rename <id> <name>                     rename a smart category (its key and search stay)
   remove <id>                            remove a smart category`;
 
 const columns = ["smartCategoryId", "smartCategoryKey", "smartCategoryName", "smartCategoryQuery"];
@@ -19,7 +20,7 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const smartCategoriesCommand = commandGroup(
   "smart-categories",
-  "list, add and remove smart categories (saved searches)",
+  "list, add, rename and remove smart categories (saved searches)",
   usage,
   {
     async list(argv, context) {
@@ -62,10 +63,22 @@ export const smartCategoriesCommand = commandGroup(
         );
       }
       const row = await withStore(parsed.values, { mode: "create", output: context.output }, (store) =>
-        store.addSmartCategory({ name, query, key }),
+        store.admin.addSmartCategory(cliActor(context.env), { name, query, key }, Date.now()),
       );
       context.output.out(
         parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `${row.smartCategoryId}\n`,
+      );
+      return 0;
+    },
+    async rename(argv, context) {
+      const parsed = parseAction(argv, {}, context, usage, { min: 2, max: 2 });
+      if (!parsed) return 0;
+      const id = readIdArgument(parsed.positionals[0], "smart category");
+      const row = await withStore(parsed.values, { mode: "read" }, (store) =>
+        store.admin.renameSmartCategory(cliActor(context.env), id, parsed.positionals[1], Date.now()),
+      );
+      context.output.out(
+        parsed.values.json ? `${JSON.stringify(row, null, 2)}\n` : `renamed smart category ${id}\n`,
       );
       return 0;
     },
@@ -74,7 +87,7 @@ export const smartCategoriesCommand = commandGroup(
       if (!parsed) return 0;
       const id = readIdArgument(parsed.positionals[0], "smart category");
       const removed = await withStore(parsed.values, { mode: "read" }, (store) =>
-        store.removeSmartCategory(id),
+        store.admin.removeSmartCategory(cliActor(context.env), id, Date.now()),
       );
       if (!removed) throw new FeedServiceError("FEED_NOT_FOUND", `No smart category has id ${id}.`);
       context.output.out(

@@ -43,6 +43,8 @@ export interface FeedServerOptions {
   readonly siteName?: string;
   /** Where unexpected handler errors are reported (server side only). */
   readonly logError?: (message: string) => void;
+  /** Addresses visitors suggest may reach loopback, private and link-local hosts (spec §5.5). */
+  readonly allowPrivateFetch?: boolean;
 }
 
 export interface FeedServer {

@@ -18,6 +18,7 @@ import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { OperationRunner } from "../operations/operation-runner.js";
 import { defaultSiteName } from "../site-name.js";
 import type { Store } from "../store/store.js";
+import { registerAdminRoutes } from "../web/admin/admin-routes.js";
 import { pages } from "../web/pages/page-table.js";
 import { createWebPages } from "../web/web-pages.js";
 import { webSubCallbackRoutes } from "../websub/callback-routes.js";
@@ -42,6 +43,8 @@ export interface RoutesOptions {
   readonly metricsAllow?: string;
   readonly siteName?: string;
   readonly logError: (message: string) => void;
+  /** Addresses visitors suggest may reach private hosts (spec §5.5; --allow-private-fetch). */
+  readonly allowPrivateFetch?: boolean;
 }
 
 /** A path under /feeds/ ending in an output feed's extension: a feed reader's request. */
@@ -246,6 +249,9 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       app.get("/assets/:file", hidden, web.asset);
       app.get("/opensearch.xml", hidden, web.openSearch);
       app.get("/favicon.ico", hidden, web.favicon);
+
+      // Administrators' pages and the suggestion form (spec §5.5).
+      registerAdminRoutes(app, { ...options, runner, assets: web.assets, siteName, publicUrl, logError });
     }),
   );
 }

@@ -59,12 +59,20 @@ async function postgresSchema(url: string): Promise<string[]> {
   }
 }
 
-/** What a store holds beyond the operations' answers: admin view, secret, subscriptions. */
+/** What a store holds beyond the operations' answers: admin view, secret, subscriptions, admin state. */
 async function extras(store: Store) {
+  const users = await store.admin.users();
   return {
     feeds: await store.adminFeeds(),
     secret: await store.installSecret(),
     websub: await store.websub.subscriptions(),
+    users,
+    credentials: await store.admin.userCredentials("ann"),
+    sessions: await Promise.all(users.map((u) => store.admin.sessionCount(u.userId))),
+    audit: await store.admin.auditLog({ limit: 1000 }),
+    suggestions: await store.admin.suggestions(),
+    failures: await store.admin.signInFailures("addr:x", 0),
+    paused: [...(await store.admin.pausedFeeds())],
   };
 }
 
@@ -127,6 +135,22 @@ describe("migrate-data", () => {
       verifiedAt: NOW,
     });
     await seed.installSecret();
+    // Admin state: a user with a session, an audited change, a suggestion, a throttle entry, a pause.
+    const ann = await seed.admin.addUser("cli:test", "ann", "scrypt$32768$8$1$c2FsdA==$a2V5", NOW);
+    await seed.admin.createSession({ idHash: "hash-1", userId: ann.userId, csrfToken: "t", now: NOW });
+    await seed.admin.addSuggestion(
+      {
+        url: "https://s.example/",
+        feedUrl: "https://s.example/feed",
+        feedTitle: "S",
+        categoryId: null,
+        note: "n",
+        clientHash: "h",
+      },
+      NOW,
+    );
+    await seed.admin.recordSignInFailure(["addr:x"], NOW);
+    await seed.admin.setFeedPaused("cli:test", hubbed!.feedId, true, NOW);
     const catalog = await readAnswerCatalog(seed, NOW);
     // The corpus gives the comparisons something to differ on: posts, clicks, matches, languages.
     const answers = await answerEveryOperation(seed, catalog, NOW);

@@ -3,6 +3,7 @@
  * already subscribed and outlines with unusable URLs are counted and reported, not fatal.
  */
 import { FeedServiceError } from "../errors.js";
+import type { Actor } from "../store/admin-store.js";
 import type { Store } from "../store/store.js";
 import type { OpmlSubscription } from "./opml-reader.js";
 
@@ -23,11 +24,12 @@ function usableUrl(text: string): string | null {
 
 /**
  * @example
- * const result = await importSubscriptions(store, readOpml(bytes));
+ * const result = await importSubscriptions(store, readOpml(bytes), "cli:alice");
  */
 export async function importSubscriptions(
   store: Store,
   subs: readonly OpmlSubscription[],
+  actor: Actor,
 ): Promise<OpmlImportResult> {
   const result: OpmlImportResult = { added: 0, alreadyPresent: 0, skipped: [] };
   const categories = new Map(
@@ -49,17 +51,19 @@ export async function importSubscriptions(
       const key = sub.category.toLowerCase();
       categoryId = categories.get(key) ?? null;
       if (categoryId === null) {
-        categoryId = (await store.addCategory(sub.category.slice(0, 200))).categoryId;
+        categoryId = (await store.admin.addCategory(actor, sub.category.slice(0, 200), Date.now()))
+          .categoryId;
         categories.set(key, categoryId);
       }
     }
     try {
-      await store.addFeed({
+      const feed = {
         feedUrl,
         feedName: (sub.title ?? new URL(feedUrl).hostname).slice(0, 500),
         siteUrl: sub.siteUrl && usableUrl(sub.siteUrl),
         categoryId,
-      });
+      };
+      await store.admin.addFeed(actor, feed, Date.now());
       existing.add(feedUrl);
       result.added++;
     } catch (error) {

@@ -33,13 +33,13 @@ test("readOpml finds every feed with its category, decoding the declared charset
 test("import adds feeds and categories once; export writes them back grouped", async () => {
   const store = await openStore(":memory:");
   try {
-    const first = await importSubscriptions(store, readOpml(Buffer.from(opml, "latin1")));
+    const first = await importSubscriptions(store, readOpml(Buffer.from(opml, "latin1")), "cli:test");
     assert.equal(first.added, 3);
     assert.deepEqual(
       first.skipped.map((s) => s.feedUrl),
       ["javascript:alert(1)"],
     );
-    const again = await importSubscriptions(store, readOpml(Buffer.from(opml, "latin1")));
+    const again = await importSubscriptions(store, readOpml(Buffer.from(opml, "latin1")), "cli:test");
     assert.deepEqual([again.added, again.alreadyPresent], [0, 3]);
     assert.deepEqual(
       (await store.categories()).map((c) => [c.categoryName, c.feedCount]),

@@ -102,6 +102,47 @@ export const copiedTables: readonly CopiedTable[] = [
     ],
     sequence: false,
   },
+  // Administrators and their sessions (ids stored hashed) travel too: signed-in administrators
+  // stay signed in on the new database, as its subscriptions stay valid.
+  {
+    name: "admin_users",
+    key: "id",
+    columns: ["id", "name", "name_key", "password_hash", "created_at", "changed_at"],
+    sequence: true,
+  },
+  {
+    name: "admin_sessions",
+    key: "id_hash",
+    columns: ["id_hash", "user_id", "csrf_token", "created_at", "last_seen_at"],
+    sequence: false,
+  },
+  {
+    name: "audit_log",
+    key: "id",
+    columns: ["id", "at", "actor", "action", "subject", "details"],
+    sequence: true,
+  },
+  {
+    name: "suggestions",
+    key: "id",
+    columns: [
+      "id",
+      "url",
+      "feed_url",
+      "feed_title",
+      "category_id",
+      "note",
+      "client_hash",
+      "state",
+      "created_at",
+      "decided_at",
+      "decided_by",
+      "feed_id",
+    ],
+    sequence: true,
+  },
+  { name: "sign_in_failures", key: "id", columns: ["id", "key", "at"], sequence: true },
+  { name: "feed_pauses", key: "feed_id", columns: ["feed_id", "paused_at"], sequence: false },
 ];
 
 /** A row as the copy moves it: values in the table's column order. */

@@ -5,6 +5,7 @@
  * epoch milliseconds (UTC) everywhere.
  */
 import type { SearchQuery } from "../search/search-query.js";
+import type { AdminStore } from "./admin-store.js";
 import type { WarmProgress, WarmReport } from "./cache-warm.js";
 import type { WebSubStore } from "./websub-store.js";
 
@@ -282,6 +283,8 @@ export interface Store {
   ): Promise<Array<{ guid: string; link: string }>>;
   /** The feeds' WebSub subscriptions (see websub-store.ts). */
   readonly websub: WebSubStore;
+  /** Administrators, sessions, suggestions and every audited admin change (see admin-store.ts). */
+  readonly admin: AdminStore;
 
   /** Adds a click row directly (demo data and tests only; bypasses deduplication). */
   insertClick(postId: number, clientHash: string, at: number): Promise<void>;

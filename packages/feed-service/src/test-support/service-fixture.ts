@@ -34,7 +34,10 @@ export interface RunningService {
  */
 export async function startTestService(
   options: Partial<
-    Pick<FeedServerOptions, "publicUrl" | "bodyTimeoutMs" | "logError" | "metricsAllow" | "siteName">
+    Pick<
+      FeedServerOptions,
+      "publicUrl" | "bodyTimeoutMs" | "logError" | "metricsAllow" | "siteName" | "allowPrivateFetch"
+    >
   > & {
     now?: () => number;
     /** Where the fresh database lives (default SQLite). */

@@ -10,6 +10,7 @@
  */
 import { describe } from "node:test";
 import { activityContract } from "./store-contract/activity-contract.js";
+import { adminContract } from "./store-contract/admin-contract.js";
 import { boundsContract } from "./store-contract/bounds-contract.js";
 import { catalogContract } from "./store-contract/catalog-contract.js";
 import type { StoreFactory } from "./store-contract/contract-fixture.js";
@@ -31,5 +32,6 @@ export function runStoreContract(dialect: string, factory: StoreFactory): void {
     activityContract(factory);
     boundsContract(factory);
     webSubContract(factory);
+    adminContract(factory);
   });
 }

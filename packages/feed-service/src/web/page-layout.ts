@@ -108,7 +108,7 @@ ${alternates}
 ${frame.main}
 </main>
 <footer class="site">
-<p>Read without an account. Feeds: <a href="/feeds/recent.rss">RSS</a> · <a href="/feeds/recent.atom">Atom</a> · <a href="/feeds/recent.json">JSON Feed</a> · <a href="/api/docs">JSON API</a> · <a href="/webservices/FeedAggregator?wsdl">SOAP</a><span class="js-only"> · Press <kbd>?</kbd> for keyboard shortcuts</span></p>
+<p>Read without an account. Feeds: <a href="/feeds/recent.rss">RSS</a> · <a href="/feeds/recent.atom">Atom</a> · <a href="/feeds/recent.json">JSON Feed</a> · <a href="/api/docs">JSON API</a> · <a href="/webservices/FeedAggregator?wsdl">SOAP</a> · <a href="/suggest">Suggest a feed</a><span class="js-only"> · Press <kbd>?</kbd> for keyboard shortcuts</span></p>
 </footer>
 </body>
 </html>

@@ -30,6 +30,10 @@ const sequenceTables = [
   "smart_categories",
   "searches",
   "clicks",
+  "admin_users",
+  "audit_log",
+  "suggestions",
+  "sign_in_failures",
 ];
 
 /** The copy's one transaction: its connection, what it set aside, column types, the INSERT under way. */
@@ -161,7 +165,7 @@ export class PostgresEndpoint implements CopyEndpoint {
   async clear(): Promise<void> {
     const empty = async (sql: Sql) => {
       await sql.query(
-        "TRUNCATE websub_subscriptions, clicks, searches, smart_categories, posts, feeds, categories, settings RESTART IDENTITY",
+        "TRUNCATE feed_pauses, sign_in_failures, suggestions, audit_log, admin_sessions, admin_users, websub_subscriptions, clicks, searches, smart_categories, posts, feeds, categories, settings RESTART IDENTITY",
       );
       await sql.query("DELETE FROM languages WHERE id > 2");
     };

@@ -11,6 +11,7 @@
 import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
+import { createAdminTables } from "./postgres-admin-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
@@ -242,6 +243,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "languages filed by language, not by the first regional tag seen; pt-BR/pt-PT and zh-Hans/zh-Hant kept apart",
     up: refileLanguages,
+  },
+  {
+    version: 15,
+    description:
+      "administrators, their sessions, the audit log, visitors' suggestions, sign-in failures, paused feeds",
+    up: createAdminTables,
   },
 ];
 

@@ -29,6 +29,7 @@ import type {
   Store,
 } from "../store.js";
 import * as activity from "./postgres-activity-writer.js";
+import { PostgresAdminStore } from "./postgres-admin-store.js";
 import * as catalog from "./postgres-catalog-queries.js";
 import * as catalogWriter from "./postgres-catalog-writer.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
@@ -81,10 +82,12 @@ export class PostgresStore implements Store {
   /** Takes an open primary pool and read side on a migrated database; use `openPostgresStore` to open a URL. */
   /** WebSub state lives on the primary: each read there decides a write. */
   readonly websub: PostgresWebSubStore;
+  readonly admin: PostgresAdminStore;
 
   constructor(pool: pg.Pool, read: PostgresReadSide) {
     this.#pool = pool;
     this.websub = new PostgresWebSubStore(pool);
+    this.admin = new PostgresAdminStore(pool);
     this.#read = read;
   }
 

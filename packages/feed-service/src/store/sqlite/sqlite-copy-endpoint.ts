@@ -76,6 +76,12 @@ export class SqliteEndpoint implements CopyEndpoint {
       );
       if (claims.get()) this.#db.exec("DELETE FROM feed_claims");
       for (const name of [
+        "feed_pauses",
+        "sign_in_failures",
+        "suggestions",
+        "audit_log",
+        "admin_sessions",
+        "admin_users",
         "websub_subscriptions",
         "clicks",
         "searches",

@@ -10,6 +10,7 @@ import type Database from "better-sqlite3";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { addPrefixIndex } from "./fts5-prefix-index.js";
+import { adminSchema } from "./sqlite-admin-schema.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { rollupTables } from "./sqlite-rollup-schema.js";
@@ -236,6 +237,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "languages filed by language, not by the first regional tag seen; pt-BR/pt-PT and zh-Hans/zh-Hant kept apart",
     up: refileLanguages,
+  },
+  {
+    version: 16,
+    description:
+      "administrators, their sessions, the audit log, visitors' suggestions, sign-in failures, paused feeds",
+    up: (db) => db.exec(adminSchema),
   },
   {
     version: 17,

@@ -9,6 +9,7 @@ import { FeedServiceError, type FeedServiceErrorCode, feedServiceErrorCodes } fr
 import type { SearchQuery } from "../../search/search-query.js";
 import { ThreadLane, type ThreadLaneStats } from "../../threads/thread-lane.js";
 import { workerEntryUrl } from "../../threads/worker-entry-url.js";
+import type { AdminStore } from "../admin-store.js";
 import type { WarmProgress, WarmReport } from "../cache-warm.js";
 import {
   defaultHeavyQueries,
@@ -64,6 +65,10 @@ export class SqlitePooledStore implements Store {
   /** WebSub state is written and read where the writes happen: the writer's connection. */
   get websub(): WebSubStore {
     return this.#main.websub;
+  }
+  /** Admin state too: sessions and changes must see their own writes at once. */
+  get admin(): AdminStore {
+    return this.#main.admin;
   }
 
   /** `writer` is the open, migrated store of `path`; the pool opens its own readers of the file. */

@@ -25,6 +25,7 @@ import type {
 } from "../store.js";
 import { countWithOperators, searchWithOperators } from "./fts5-operators.js";
 import * as activity from "./sqlite-activity-writer.js";
+import { SqliteAdminStore } from "./sqlite-admin-store.js";
 import * as catalog from "./sqlite-catalog-queries.js";
 import * as catalogWriter from "./sqlite-catalog-writer.js";
 import { WalCheckpointer } from "./sqlite-checkpointer.js";
@@ -61,6 +62,7 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #stmts: StatementCache;
   readonly websub: SqliteWebSubStore;
+  readonly admin: SqliteAdminStore;
   /** Started by the first refresh that stores posts: bulk writes are what fill the log. */
   #checkpointer: WalCheckpointer | null = null;
 
@@ -73,6 +75,7 @@ export class SqliteStore implements Store {
     this.#db = db;
     this.#stmts = new StatementCache(db);
     this.websub = new SqliteWebSubStore(db);
+    this.admin = new SqliteAdminStore(db);
   }
 
   recentPosts(page: PostPage): Promise<PostRecord[]> {
