@@ -191,16 +191,25 @@ function writeFeedUpdate(stmts: StatementCache, feedId: number, update: FeedUpda
   const result: FeedUpdateResult = { inserted: 0, updated: 0 };
   const target = { id: feedId, name, categoryId: feed.categoryId };
   const languageCounts = new LanguageCountChanges();
+  let newest = Number.NEGATIVE_INFINITY;
   for (const post of update.posts) {
     const outcome = upsertPost(stmts, target, post, languageCounts);
     if (outcome !== "unchanged") result[outcome]++;
+    if (outcome === "inserted") newest = Math.max(newest, postDate(post, post.seenAt));
   }
   languageCounts.write(stmts);
-  if (result.inserted + result.updated > 0) {
+  if (result.updated > 0) {
     stmts
       .get(`UPDATE feeds SET (post_count, last_post_date) =
           (SELECT count(*), max(post_date) FROM posts WHERE feed_id = ?) WHERE id = ?`)
       .run(feedId, feedId);
+  } else if (result.inserted > 0) {
+    // New posts only: the count and the newest date follow from them, without reading the feed's
+    // other posts (a large feed's refresh would count them all).
+    stmts
+      .get(`UPDATE feeds SET post_count = post_count + ?, last_post_date = max(coalesce(last_post_date, ?), ?)
+          WHERE id = ?`)
+      .run(result.inserted, newest, newest, feedId);
   }
   return result;
 }
