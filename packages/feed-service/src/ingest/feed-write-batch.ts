@@ -1,11 +1,11 @@
 /**
  * Group commit for an ingest pass: the refreshes that reach their write in the same turn of the
- * event loop are applied together, in one transaction of `Store.applyFeedUpdates`, each feed in
- * its own savepoint, so one feed's failure rolls back that feed alone. A small feed's refresh
- * writes a few rows but pays a whole commit (SQLite: the log write and the full-text index's
- * segment flush); shared, the commit costs each feed a fraction (figures in bench/NOTES.md).
- * While one batch is written, the next gathers. A store without `applyFeedUpdates` writes each
- * update on its own, as before.
+ * event loop are applied together, in one transaction of `Store.applyFeedUpdates`, which isolates
+ * each feed: one that fails is rolled back alone and its refresh records the failure, the others
+ * keep their posts. A small feed's refresh writes a few rows but pays a whole commit (SQLite: the
+ * log write and the full-text index's segment flush); shared, the commit costs each feed a
+ * fraction (figures in bench/NOTES.md). Updates queued while a batch is written form the next one.
+ * A store without `applyFeedUpdates` writes each update on its own, as before.
  */
 import type { FeedUpdate, FeedUpdateResult, Store } from "../store/store.js";
 
