@@ -40,6 +40,15 @@ function suite(backend: TestBackend) {
     it("keeps every other feed's posts and fetch state when some feeds of the batch fail", () =>
       withStore(backend, async (store) => {
         const [a, b, c, d] = await addFeeds(store, 4);
+        // The batches the store is handed (SQLite has the batch method; PostgreSQL writes feed by feed).
+        const batches: number[] = [];
+        const applyAll = store.applyFeedUpdates?.bind(store);
+        if (applyAll) {
+          store.applyFeedUpdates = (updates) => {
+            batches.push(updates.length);
+            return applyAll(updates);
+          };
+        }
         const writer = new FeedWriteBatch(store);
         const write = (feedId: number, update: FeedUpdate) => writer.applyFeedUpdate(feedId, update);
         // Issued in one turn, so that on SQLite they form one batch; b and the unknown feed fail
@@ -71,6 +80,11 @@ function suite(backend: TestBackend) {
             [0, null],
           ],
           "the failed feeds wrote nothing, not even the posts before the bad one",
+        );
+        assert.deepEqual(
+          batches,
+          applyAll ? [5] : [],
+          "the five writes of one turn went to the store together",
         );
         const stored = await store.postsByFeed({ feedId: c!, limit: 10, offset: 0 });
         assert.deepEqual(stored.map((p) => p.postTitle).sort(), ["Title c-0", "Title c-1"]);
