@@ -19,17 +19,21 @@ function sentence(rand, n) {
   return out.join(" ");
 }
 
-/** One feed document (a Buffer) with `items` items. */
-export function feedDocument(feedIndex, items, baseUrl) {
-  const rand = rng(feedIndex + 1);
+/**
+ * One feed document (a Buffer) with `items` items, numbered from `first`: a later document of the
+ * same feed (a larger `first`) holds newer items, as a feed does when it is refreshed.
+ */
+export function feedDocument(feedIndex, items, baseUrl, first = 0) {
+  const rand = rng(feedIndex + 1 + first * 7_919);
   const now = Date.UTC(2026, 0, 1);
   const parts = [
     `<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/">`,
     `<channel><title>Bench feed ${feedIndex}</title><link>${baseUrl}/site/${feedIndex}/</link>`,
     `<description>Generated feed ${feedIndex}</description><language>en-US</language>`,
   ];
-  for (let i = 0; i < items; i++) {
-    const date = new Date(now - (feedIndex * items + i) * 60_000).toUTCString();
+  for (let k = 0; k < items; k++) {
+    const i = first + k;
+    const date = new Date(now + first * 3_600_000 - (feedIndex * items + k) * 60_000).toUTCString();
     const html =
       `<p>${sentence(rand, 40)} <a href="/site/${feedIndex}/posts/${i}">read</a></p>` +
       `<p>${sentence(rand, 40)} <img src="/img/${i}.png" alt="x"></p><blockquote>${sentence(rand, 30)}</blockquote>` +

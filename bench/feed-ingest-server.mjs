@@ -1,12 +1,14 @@
 // The local feed server of the ingest benchmark, run as a child process so that serving costs
 // the ingest process no event-loop time: generates the feeds, listens on 127.0.0.1 port 0 and
-// prints the port. GET /feed/<n>.xml serves feed n.
+// prints the port. GET /feed/<n>.xml serves feed n. A message `{ first }` from the parent replaces
+// every document by the feed's next one (items numbered from `first`: new entries, as a refresh
+// finds them) and is answered `{ ready: first }` once the new documents are served.
 import { createServer } from "node:http";
 import { feedDocument } from "./feed-ingest-fixtures.mjs";
 
 const feeds = Number(process.argv[2] ?? 1000);
 const items = Number(process.argv[3] ?? 50);
-const docs = [];
+let docs = [];
 const server = createServer((req, res) => {
   const m = /^\/feed\/(\d+)\.xml$/.exec(req.url ?? "");
   const doc = m ? docs[Number(m[1])] : undefined;
@@ -14,9 +16,15 @@ const server = createServer((req, res) => {
   res.writeHead(200, { "content-type": "application/rss+xml; charset=utf-8", "content-length": doc.length });
   res.end(doc);
 });
+const documents = (base, first) =>
+  Array.from({ length: feeds }, (_, i) => feedDocument(i, items, base, first));
 server.listen(0, "127.0.0.1", () => {
   const base = `http://127.0.0.1:${server.address().port}`;
-  for (let i = 0; i < feeds; i++) docs.push(feedDocument(i, items, base));
+  docs = documents(base, 0);
+  process.on("message", (m) => {
+    docs = documents(base, m.first);
+    process.send({ ready: m.first });
+  });
   process.stdout.write(`${server.address().port}\n`);
 });
 process.on("disconnect", () => process.exit(0));

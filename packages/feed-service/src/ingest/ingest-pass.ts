@@ -8,6 +8,7 @@ import { setMaxListeners } from "node:events";
 import { availableParallelism, hostname } from "node:os";
 import type { FeedAdminRecord, Store } from "../store/store.js";
 import { ClaimHeartbeat } from "./claim-heartbeat.js";
+import { FeedWriteBatch } from "./feed-write-batch.js";
 import { createFetchAgent, type FetchOptions } from "./fetch-feed.js";
 import { FetchLimiter, type FetchLimiterOptions } from "./fetch-limiter.js";
 import { ParsePool } from "./parse-pool.js";
@@ -88,6 +89,8 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
   };
   const dispatcher = createFetchAgent({ ...opts.fetch, connections: limiter.perHost });
   const languageIds = new Map<string, number>();
+  // The pass's writes go through one group commit: refreshes that finish together share a transaction.
+  const writer = new FeedWriteBatch(store);
   const parseWorkers = opts.parseWorkers ?? (availableParallelism() > 1 ? 1 : 0);
   const parse = parseWorkers > 0 && feeds > 1 ? new ParsePool(parseWorkers) : undefined;
   // The pass's own stop signal, following the caller's: every refresh in flight listens to it, more
@@ -111,6 +114,7 @@ export async function runIngestPass(store: Store, opts: IngestPassOptions = {}):
         parse,
         claim,
         stop,
+        writer,
       }).finally(() => {
         claim.stop();
         // A lost claim is another worker's now: releasing it would free the feed under that worker.

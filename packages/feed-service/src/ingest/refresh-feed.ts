@@ -13,6 +13,7 @@ import type { FeedAdminRecord, Store } from "../store/store.js";
 import { recordHubLink } from "../websub/record-hub-link.js";
 import type { ClaimHeartbeat } from "./claim-heartbeat.js";
 import { type FailureCode, type FailureStage, type FeedFailure, failureOf } from "./failure-codes.js";
+import type { FeedUpdateWriter } from "./feed-write-batch.js";
 import { FeedFetchError } from "./fetch-error.js";
 import { type FetchOptions, fetchFeed } from "./fetch-feed.js";
 import type { FetchLimiter } from "./fetch-limiter.js";
@@ -42,6 +43,8 @@ export interface RefreshContext {
   claim?: ClaimHeartbeat;
   /** Aborted when the process stops: the fetch is cut and nothing is recorded on the feed. */
   stop?: AbortSignal;
+  /** Where the feed's writes go: the pass's write batch (feed-write-batch.ts), else the store. */
+  writer?: FeedUpdateWriter;
 }
 
 export interface RefreshResult {
@@ -95,7 +98,7 @@ async function recordFailure(
   if (error instanceof FeedServiceError && error.code === "FEED_STORE_UNAVAILABLE") return result;
   try {
     if (!(await mayWrite(ctx))) return claimLost(feed);
-    await ctx.store.applyFeedUpdate(feed.feedId, {
+    await (ctx.writer ?? ctx.store).applyFeedUpdate(feed.feedId, {
       posts: [],
       fetchState: {
         lastFetchedAt: now,
@@ -157,7 +160,10 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
   if (heldUntil !== null) {
     try {
       if (!(await mayWrite(ctx))) return claimLost(feed);
-      await ctx.store.applyFeedUpdate(feed.feedId, { posts: [], fetchState: { nextFetchAt: heldUntil } });
+      await (ctx.writer ?? ctx.store).applyFeedUpdate(feed.feedId, {
+        posts: [],
+        fetchState: { nextFetchAt: heldUntil },
+      });
     } catch (error) {
       return recordFailure(ctx, feed, "store", error, clock());
     }
@@ -186,7 +192,7 @@ export async function refreshFeed(feed: FeedAdminRecord, ctx: RefreshContext): P
   if (fetched.status === "not-modified") {
     try {
       if (!(await mayWrite(ctx))) return claimLost(feed);
-      await applyUpdate(ctx.store, feed.feedId, {
+      await applyUpdate(ctx.writer ?? ctx.store, feed.feedId, {
         posts: [],
         feed: moved,
         fetchState: {

@@ -14,6 +14,7 @@ import type {
   Store,
 } from "../store/store.js";
 import { declaredTag } from "./detect-language.js";
+import type { FeedUpdateWriter } from "./feed-write-batch.js";
 import type { DocumentForStore } from "./process-document.js";
 import { identityLookup, resolveIdentities } from "./unstable-guids.js";
 
@@ -21,6 +22,8 @@ export interface StoreDocumentContext {
   store: Store;
   /** Language tag -> row id, shared across the feeds of a pass. */
   languageIds?: Map<string, number>;
+  /** Where the update goes: an ingest pass's write batch (feed-write-batch.ts), else the store. */
+  writer?: FeedUpdateWriter;
 }
 
 export interface DocumentWrite {
@@ -44,13 +47,13 @@ async function languageId(ctx: StoreDocumentContext, tag: string): Promise<numbe
 }
 
 /** Applies an update; if the new feed URL clashes with another feed, saves without moving it. */
-export async function applyUpdate(store: Store, feedId: number, update: FeedUpdate) {
+export async function applyUpdate(writer: FeedUpdateWriter, feedId: number, update: FeedUpdate) {
   try {
-    return await store.applyFeedUpdate(feedId, update);
+    return await writer.applyFeedUpdate(feedId, update);
   } catch (error) {
     if (error instanceof FeedServiceError && error.code === "FEED_CONFLICT" && update.feed?.feedUrl) {
       const { feedUrl: _dropped, ...feed } = update.feed;
-      return store.applyFeedUpdate(feedId, { ...update, feed });
+      return writer.applyFeedUpdate(feedId, { ...update, feed });
     }
     throw error;
   }
@@ -106,5 +109,9 @@ export async function storeDocument(
   if (doc.metadata.siteUrl && !feed.siteUrl) meta.siteUrl = doc.metadata.siteUrl;
   if (doc.metadata.description && !feed.feedDescription) meta.feedDescription = doc.metadata.description;
   if (feedTag) meta.languageId = await languageId(ctx, feedTag);
-  return applyUpdate(ctx.store, feed.feedId, { posts, feed: meta, fetchState: write.fetchState });
+  return applyUpdate(ctx.writer ?? ctx.store, feed.feedId, {
+    posts,
+    feed: meta,
+    fetchState: write.fetchState,
+  });
 }

@@ -163,6 +163,9 @@ export interface FeedUpdateResult {
   updated: number;
 }
 
+/** One feed's part of `Store.applyFeedUpdates`: its result, or the error that rolled it back alone. */
+export type FeedUpdateOutcome = { ok: true; result: FeedUpdateResult } | { ok: false; error: unknown };
+
 /** See `Store.connectionStats`. */
 export interface ConnectionStats {
   readonly open: number;
@@ -272,6 +275,14 @@ export interface Store {
   releaseFeedClaims(feedIds: readonly number[], worker: string): Promise<void>;
   /** Applies one refresh in one transaction: posts upserted by (feed, guid), fetch state and metadata saved. */
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult>;
+  /**
+   * Several feeds' refreshes in one transaction, each applied as `applyFeedUpdate` would and
+   * isolated from the others: one that fails is rolled back alone and reported in its place.
+   * Optional: ingest groups its writes through it where a commit costs more than the rows (SQLite).
+   */
+  applyFeedUpdates?(
+    updates: ReadonlyArray<{ feedId: number; update: FeedUpdate }>,
+  ): Promise<FeedUpdateOutcome[]>;
   /**
    * The stored posts of a feed whose guid or link is among those given: ingest uses it to spot
    * feeds whose guids change on every fetch (same link, new guid), so that they update their posts

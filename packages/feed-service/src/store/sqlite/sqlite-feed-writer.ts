@@ -7,7 +7,14 @@ import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
 import { checkPost, postDate, postUnchanged, type StoredPostFields } from "../incoming-posts.js";
-import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
+import type {
+  FeedAdminRecord,
+  FeedUpdate,
+  FeedUpdateOutcome,
+  FeedUpdateResult,
+  IncomingPost,
+  NewFeed,
+} from "../store.js";
 import { feedNameText, feedUrlText } from "../text-checks.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { feedById } from "./sqlite-catalog-queries.js";
@@ -163,35 +170,92 @@ export function applyFeedUpdate(
   feedId: number,
   update: FeedUpdate,
 ): FeedUpdateResult {
-  const run = db.transaction((): FeedUpdateResult => {
-    const feed = requireFeed(stmts, feedId);
-    const meta = { ...(update.feed ?? {}) };
-    if (meta.feedName !== undefined) meta.feedName = feedNameText(meta.feedName);
-    if (meta.feedUrl !== undefined) feedUrlText(meta.feedUrl);
-    if (meta.languageId !== undefined) requireReference(stmts, "languages", meta.languageId);
-    const renamed = meta.feedName !== undefined && meta.feedName !== feed.feedName ? meta.feedName : null;
-    try {
-      saveFeedColumns(stmts, feedId, { ...update, feed: meta }, renamed);
-    } catch (error) {
-      throw translateSqliteError(error, "Another feed already has this URL.");
-    }
-    const name = renamed ?? feed.feedName;
-    if (renamed !== null) reindexFeed(stmts, feedId, name);
-    const result: FeedUpdateResult = { inserted: 0, updated: 0 };
-    const target = { id: feedId, name, categoryId: feed.categoryId };
-    const languageCounts = new LanguageCountChanges();
-    for (const post of update.posts) {
-      const outcome = upsertPost(stmts, target, post, languageCounts);
-      if (outcome !== "unchanged") result[outcome]++;
-    }
-    languageCounts.write(stmts);
-    if (result.inserted + result.updated > 0) {
-      stmts
-        .get(`UPDATE feeds SET (post_count, last_post_date) =
+  return db.transaction(() => writeFeedUpdate(stmts, feedId, update)).immediate();
+}
+
+/** One refresh's writes, inside the caller's transaction. */
+function writeFeedUpdate(stmts: StatementCache, feedId: number, update: FeedUpdate): FeedUpdateResult {
+  const feed = requireFeed(stmts, feedId);
+  const meta = { ...(update.feed ?? {}) };
+  if (meta.feedName !== undefined) meta.feedName = feedNameText(meta.feedName);
+  if (meta.feedUrl !== undefined) feedUrlText(meta.feedUrl);
+  if (meta.languageId !== undefined) requireReference(stmts, "languages", meta.languageId);
+  const renamed = meta.feedName !== undefined && meta.feedName !== feed.feedName ? meta.feedName : null;
+  try {
+    saveFeedColumns(stmts, feedId, { ...update, feed: meta }, renamed);
+  } catch (error) {
+    throw translateSqliteError(error, "Another feed already has this URL.");
+  }
+  const name = renamed ?? feed.feedName;
+  if (renamed !== null) reindexFeed(stmts, feedId, name);
+  const result: FeedUpdateResult = { inserted: 0, updated: 0 };
+  const target = { id: feedId, name, categoryId: feed.categoryId };
+  const languageCounts = new LanguageCountChanges();
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const post of update.posts) {
+    const outcome = upsertPost(stmts, target, post, languageCounts);
+    if (outcome !== "unchanged") result[outcome]++;
+    if (outcome === "inserted") newest = Math.max(newest, postDate(post, post.seenAt));
+  }
+  languageCounts.write(stmts);
+  if (result.updated > 0) {
+    stmts
+      .get(`UPDATE feeds SET (post_count, last_post_date) =
           (SELECT count(*), max(post_date) FROM posts WHERE feed_id = ?) WHERE id = ?`)
-        .run(feedId, feedId);
+      .run(feedId, feedId);
+  } else if (result.inserted > 0) {
+    // New posts only: the count and the newest date follow from them, without reading the feed's
+    // other posts (a large feed's refresh would count them all).
+    stmts
+      .get(`UPDATE feeds SET post_count = post_count + ?, last_post_date = max(coalesce(last_post_date, ?), ?)
+          WHERE id = ?`)
+      .run(result.inserted, newest, newest, feedId);
+  }
+  return result;
+}
+
+/**
+ * Several feeds' refreshes in one transaction: a commit (the log write, the full-text index's
+ * segment flush) is then paid once for all of them. No savepoint per feed: FTS5 flushes its pending
+ * rows to a new segment at every savepoint, which costs more than the commits saved. Instead, when
+ * one feed's writes fail, the whole transaction is rolled back and redone without it: the feeds
+ * before it together, it alone (its error is what a refresh of its own would meet), the feeds after
+ * it together. Every feed ends as if written on its own, one after another.
+ */
+export function applyFeedUpdates(
+  db: Database.Database,
+  stmts: StatementCache,
+  updates: ReadonlyArray<{ feedId: number; update: FeedUpdate }>,
+): FeedUpdateOutcome[] {
+  if (updates.length === 0) return [];
+  if (updates.length === 1) {
+    const { feedId, update } = updates[0]!;
+    try {
+      return [{ ok: true, result: applyFeedUpdate(db, stmts, feedId, update) }];
+    } catch (error) {
+      return [{ ok: false, error: translateSqliteError(error) }];
     }
-    return result;
-  });
-  return run.immediate();
+  }
+  let failedAt = -1;
+  const run = db.transaction(() =>
+    updates.map(({ feedId, update }, i): FeedUpdateOutcome => {
+      try {
+        return { ok: true, result: writeFeedUpdate(stmts, feedId, update) };
+      } catch (error) {
+        failedAt = i;
+        throw error;
+      }
+    }),
+  );
+  try {
+    return run.immediate();
+  } catch (error) {
+    // Not a feed's own failure: BEGIN or COMMIT (a lock held too long, a full disk) wrote nothing.
+    if (failedAt < 0) throw error;
+    return [
+      ...applyFeedUpdates(db, stmts, updates.slice(0, failedAt)),
+      ...applyFeedUpdates(db, stmts, [updates[failedAt]!]),
+      ...applyFeedUpdates(db, stmts, updates.slice(failedAt + 1)),
+    ];
+  }
 }

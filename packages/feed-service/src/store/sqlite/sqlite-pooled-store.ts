@@ -27,6 +27,7 @@ import type {
   FeedFailureRecord,
   FeedRecord,
   FeedUpdate,
+  FeedUpdateOutcome,
   FeedUpdateResult,
   LanguageDataRecord,
   LanguageRecord,
@@ -265,6 +266,11 @@ export class SqlitePooledStore implements Store {
   }
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
     return this.#main.applyFeedUpdate(feedId, update);
+  }
+  applyFeedUpdates(
+    updates: ReadonlyArray<{ feedId: number; update: FeedUpdate }>,
+  ): Promise<FeedUpdateOutcome[]> {
+    return this.#main.applyFeedUpdates(updates);
   }
   postKeys(
     feedId: number,

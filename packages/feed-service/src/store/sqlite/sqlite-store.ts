@@ -12,6 +12,7 @@ import type {
   FeedFailureRecord,
   FeedRecord,
   FeedUpdate,
+  FeedUpdateOutcome,
   FeedUpdateResult,
   LanguageDataRecord,
   LanguageRecord,
@@ -245,6 +246,19 @@ export class SqliteStore implements Store {
         this.#checkpointer.committed();
       }
       return result;
+    });
+  }
+
+  applyFeedUpdates(
+    updates: ReadonlyArray<{ feedId: number; update: FeedUpdate }>,
+  ): Promise<FeedUpdateOutcome[]> {
+    return settle(() => {
+      const outcomes = feedWriter.applyFeedUpdates(this.#db, this.#stmts, updates);
+      if (updates.some((u) => u.update.posts.length > 0) && !this.#db.memory) {
+        this.#checkpointer ??= new WalCheckpointer(this.#db);
+        this.#checkpointer.committed();
+      }
+      return outcomes;
     });
   }
 

@@ -130,6 +130,31 @@ export function feedContract(factory: StoreFactory): void {
     );
 
     it(
+      "keeps a feed's post count and newest date through new, older and re-dated posts",
+      withStore(factory, async (store) => {
+        const feedId = (await store.addFeed({ feedUrl: "https://count.test/", feedName: "Count" })).feedId;
+        const counts = async () => {
+          const f = await store.feedById(feedId);
+          return [f?.postCount, f?.lastPostDate];
+        };
+        await store.applyFeedUpdate(feedId, { fetchState: {}, posts: [incoming("a", { publishedAt: T0 })] });
+        assert.deepEqual(await counts(), [1, T0]);
+        // Only new posts, all older than the newest stored: the newest date stays.
+        await store.applyFeedUpdate(feedId, {
+          fetchState: {},
+          posts: [incoming("b", { publishedAt: T0 - HOUR }), incoming("c", { publishedAt: T0 - 2 * HOUR })],
+        });
+        assert.deepEqual(await counts(), [3, T0]);
+        // The newest post re-dated to before the others: the newest date follows it down.
+        await store.applyFeedUpdate(feedId, {
+          fetchState: {},
+          posts: [incoming("a", { publishedAt: T0 - 3 * HOUR, title: "A, re-dated" })],
+        });
+        assert.deepEqual(await counts(), [3, T0 - HOUR]);
+      }),
+    );
+
+    it(
       "writes a refresh's posts in the order they came, one post per guid however often it repeats",
       withStore(factory, async (store) => {
         const feedId = (await store.addFeed({ feedUrl: "https://order.test/", feedName: "Order" })).feedId;
