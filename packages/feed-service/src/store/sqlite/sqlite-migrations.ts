@@ -9,6 +9,7 @@
 import type Database from "better-sqlite3";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
+import { indexByDateKey } from "./sqlite-date-key-migration.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { rollupTables } from "./sqlite-rollup-schema.js";
@@ -235,6 +236,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "languages filed by language, not by the first regional tag seen; pt-BR/pt-PT and zh-Hans/zh-Hant kept apart",
     up: refileLanguages,
+  },
+  {
+    version: 14,
+    description:
+      "full-text index keyed by each post's date key, so its rowid order is date order; the post's language in the index",
+    up: indexByDateKey,
   },
 ];
 
