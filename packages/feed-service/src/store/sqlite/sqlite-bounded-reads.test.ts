@@ -15,7 +15,7 @@ import { toFts5Match } from "./fts5-match.js";
 import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { heavyWindowStarts, scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
+import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { rankingStats } from "./sqlite-term-sample.js";
@@ -440,29 +440,6 @@ describe("SQLite bounded reads", () => {
         }
       }
     }
-  });
-});
-
-describe("SQLite popular posts warm-up windows", () => {
-  it("start at the 28,000th and the 56,001st newest click, when there are that many", async () => {
-    const db = new Database(":memory:");
-    migrateSqlite(db);
-    const stmts = new StatementCache(db);
-    const store = new SqliteStore(db);
-    const { feedId } = await store.addFeed({ feedUrl: "https://a.test/", feedName: "A" });
-    await store.applyFeedUpdate(feedId, { fetchState: {}, posts: [incoming("g", { publishedAt: NOW })] });
-    const postId = db.prepare("SELECT id FROM posts").pluck().get() as number;
-    // Clicks i = 1, 2, ... at NOW - i seconds: the n-th newest was made at NOW - n seconds.
-    const addClicks = (from: number, to: number) =>
-      db.exec(`WITH RECURSIVE n(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM n WHERE i < ${to})
-        INSERT INTO clicks (post_id, clicked_at, client_hash) SELECT ${postId}, ${NOW} - i * 1000, 'c' || i FROM n`);
-    addClicks(1, 27_999);
-    assert.deepEqual(heavyWindowStarts(stmts), []);
-    addClicks(28_000, 56_000);
-    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 28_000_000]);
-    addClicks(56_001, 56_010);
-    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 28_000_000, NOW - 56_001_000]);
-    await store.close();
   });
 });
 

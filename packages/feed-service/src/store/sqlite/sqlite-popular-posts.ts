@@ -110,24 +110,6 @@ function insertRanked(top: Ranked[], item: Ranked, limit: number): void {
   if (top.length > limit) top.pop();
 }
 
-/**
- * The starts of two windows where popular posts work hard, for a query thread's warm-up: one of
- * the newest WHOLE.scanClicks / 2 clicks (scanned) and one of the newest WHOLE.scanClicks + 1 (the
- * thinnest window walked, so the deepest walk). Without them a thread's first such call pays for
- * optimising the walk and the scan, for the memory they take and for reading into its connection's
- * cache the pages the walk needs. These two windows warmed best of those tried on the demo corpus
- * (bench/NOTES.md); a longer walk may still read pages they do not. Empty with fewer clicks.
- */
-export function heavyWindowStarts(stmts: StatementCache): number[] {
-  const nth = stmts
-    .get("SELECT clicked_at FROM clicks INDEXED BY clicks_by_time ORDER BY clicked_at DESC LIMIT 1 OFFSET ?")
-    .pluck();
-  return [WHOLE.scanClicks / 2, WHOLE.scanClicks + 1].flatMap((n) => {
-    const at = nth.get(n - 1) as number | undefined;
-    return at === undefined ? [] : [at];
-  });
-}
-
 export interface Args {
   since: number;
   limit: number;
