@@ -14,6 +14,7 @@ import type { IncomingPost } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
 import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
+import { prolificByComplement, prolificByDays } from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
@@ -420,6 +421,27 @@ describe("SQLite bounded reads", () => {
             walkClicked(stmts, filter, want, Number.MAX_SAFE_INTEGER),
             gathered,
             `${match} ${want}`,
+          );
+        }
+      }
+    }
+  });
+
+  it("ranks prolific feeds the same way from the day roll-ups as from the posts before the window", () => {
+    const reference = db.prepare(`SELECT feed_id, count(*) AS n FROM posts WHERE post_date >= ?
+      GROUP BY feed_id ORDER BY n DESC, feed_id LIMIT ?`);
+    for (const days of [0.5, 1, 45, 400, 36_500]) {
+      for (const limit of [1, 20, 1000]) {
+        const args = { since: NOW - days * DAY, limit };
+        const expected = reference.raw().all(args.since, limit);
+        for (const [name, plan] of [
+          ["days", prolificByDays],
+          ["complement", prolificByComplement],
+        ] as const) {
+          assert.deepEqual(
+            plan(stmts, args).map((f) => [f.feedId, f.periodPosts]),
+            expected,
+            `${name} ${days}d ${limit}`,
           );
         }
       }

@@ -14,17 +14,13 @@
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import type { HitFilter } from "./sqlite-newest-hits.js";
+import {
+  FTS_GATHER_COST_US as GATHER_COST_US,
+  HIT_SAMPLE_POSTS as SAMPLE_POSTS,
+  EXACT_HITS_BELOW as SMALL_HITS,
+  FTS_TEST_COST_US as TEST_COST_US,
+} from "./sqlite-plan-costs.js";
 import { newestKeyRange } from "./sqlite-term-sample.js";
-
-/**
- * Costs of one FTS5 test and of one gathered hit, in microseconds: only their ratio decides. Tuned
- * on the demo corpus (bench/NOTES.md).
- */
-const TEST_COST_US = 12;
-const GATHER_COST_US = 0.15;
-/** Below this many hits the count is exact and gathering them is cheap anyway. */
-const SMALL_HITS = 20_000;
-const SAMPLE_POSTS = 65_536;
 
 function languageClause(filter: HitFilter, column: string): string {
   return filter.languages === null ? "" : `AND ${column} IN (SELECT value FROM json_each(?))`;

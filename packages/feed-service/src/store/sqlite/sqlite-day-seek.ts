@@ -7,11 +7,9 @@
  */
 import type { StatementCache } from "./sqlite-connection.js";
 import type { PostFilters } from "./sqlite-newest-ids.js";
+import { SEEK_DAYS_FROM as SEEK_FROM } from "./sqlite-plan-costs.js";
 
 const DAY = 86_400_000;
-
-/** Shallower offsets are cheaper to skip in the index than to locate. */
-const SEEK_FROM = 500;
 
 /** Which posts a list holds, as `post_days` can tell. */
 export interface DayScope {

@@ -3,11 +3,14 @@
  * dated within it). A window of `daysBack` up to 100 years is whole UTC days plus the part of its
  * first day after `since`: the whole days come from the per-day roll-ups of migration 8
  * (`feed_click_days`, `post_days`: a few thousand rows for a 90-day history), the partial day from
- * the clicks or posts themselves (at most one day of them). The counts are exact.
+ * the clicks or posts themselves (at most one day of them). Prolific feeds over a window that
+ * leaves few posts before it count those instead (each feed's post count less them). The counts
+ * are exact.
  */
 import type { FeedRecord } from "../store.js";
 import { FEED_COLUMNS, FEED_JOINS } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { PLAN_COUNT_CAP } from "./sqlite-plan-costs.js";
 
 const DAY = 86_400_000;
 
@@ -41,6 +44,26 @@ export function mostProlificFeeds(
   args: { since: number; limit: number },
 ): Array<FeedRecord & { periodPosts: number }> {
   if (args.limit === 0) return [];
+  // The cheaper of two exact counts, told by counting what each would read (up to a cap): the
+  // window's roll-up rows (a row per feed, day, language and category: near one per post with
+  // many small feeds), or the posts dated before the window (a wide window leaves few), taken
+  // from each feed's post count.
+  const older = stmts
+    .get("SELECT count(*) FROM (SELECT 1 FROM posts INDEXED BY posts_by_date WHERE post_date < ? LIMIT ?)")
+    .pluck()
+    .get(args.since, PLAN_COUNT_CAP) as number;
+  const days = stmts
+    .get("SELECT count(*) FROM (SELECT 1 FROM post_days WHERE day >= ? LIMIT ?)")
+    .pluck()
+    .get(firstWholeDay(args.since).day, older + 1) as number;
+  return days <= older ? prolificByDays(stmts, args) : prolificByComplement(stmts, args);
+}
+
+/** Posts per feed in the window as the days' roll-ups count them, plus the partial first day. */
+export function prolificByDays(
+  stmts: StatementCache,
+  args: { since: number; limit: number },
+): Array<FeedRecord & { periodPosts: number }> {
   const whole = firstWholeDay(args.since);
   // The partial day is one range of each feed's (feed_id, post_date) index.
   return stmts
@@ -53,4 +76,20 @@ export function mostProlificFeeds(
       SELECT ${FEED_COLUMNS}, w.n AS periodPosts FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
       ORDER BY w.n DESC, f.id LIMIT ?`)
     .all(whole.day, args.since, whole.start, args.limit) as Array<FeedRecord & { periodPosts: number }>;
+}
+
+/**
+ * Posts per feed in the window as each feed's post count less its posts dated before the window
+ * (one range of the feed's (feed_id, post_date) index each).
+ */
+export function prolificByComplement(
+  stmts: StatementCache,
+  args: { since: number; limit: number },
+): Array<FeedRecord & { periodPosts: number }> {
+  return stmts
+    .get(`WITH w AS (SELECT f.id AS feed_id,
+        f.post_count - (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date < ?) AS n FROM feeds f)
+      SELECT ${FEED_COLUMNS}, w.n AS periodPosts FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
+      WHERE w.n > 0 ORDER BY w.n DESC, f.id LIMIT ?`)
+    .all(args.since, args.limit) as Array<FeedRecord & { periodPosts: number }>;
 }

@@ -14,20 +14,10 @@
  */
 import type { PostRecord } from "../store.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { POPULAR_IN_CATEGORY as IN_CATEGORY, POPULAR_WHOLE as WHOLE } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 
 const DAY = 86_400_000;
-/**
- * With no category: windows of up to `scanClicks` clicks are scanned, longer ones walked; a walked
- * post costs about `walkCostInClicks` scanned clicks. Tuned on the demo corpus where the two ways
- * cost the same; assumes its clicks per post (bench/NOTES.md).
- */
-const WHOLE = { scanClicks: 56_000, walkCostInClicks: 7 };
-/**
- * In a category the scan also looks up every windowed post's category, while the walk reads only
- * that category's posts, hence a cheaper walk. Tuned likewise on the demo corpus (bench/NOTES.md).
- */
-const IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
 const BATCH = 256;
 
 /** A ranked post: id, window clicks, post_date. */

@@ -18,6 +18,7 @@ import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { type HitFilter, idsOfKeys, newestCutKey, newestHitKeys } from "./sqlite-newest-hits.js";
+import { POOL_ESTIMATE_MARGIN } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 import { rankingStats, scoreSql, TERM_SAMPLE_POSTS, type TermSample } from "./sqlite-term-sample.js";
 
@@ -176,7 +177,7 @@ function rankedPageIfFew(
         .get(match, range.from, range.to, pool + 1) as number);
     if (inSample > pool) return { many: true };
     const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
-    if ((inSample * posts) / termSamplePosts > 2 * pool) {
+    if ((inSample * posts) / termSamplePosts > POOL_ESTIMATE_MARGIN * pool) {
       // The (pool + 1)-th newest hit decides, and the pool-th is where the pool starts.
       const [poolTh, beyond] = newestHitKeys(stmts, match, pool - 1, 2);
       if (beyond !== undefined) return { many: true, poolThKey: poolTh! };

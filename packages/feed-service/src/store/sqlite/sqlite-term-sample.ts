@@ -13,9 +13,9 @@ import type { SearchQuery } from "../../search/search-query.js";
 import { fts5Phrases } from "./fts5-match.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import { type StatementCache, writeCounts } from "./sqlite-connection.js";
+import { TERM_SAMPLE_POSTS } from "./sqlite-plan-costs.js";
 
-/** The newest this many posts are the sample of term statistics. */
-export const TERM_SAMPLE_POSTS = 32_768;
+export { TERM_SAMPLE_POSTS } from "./sqlite-plan-costs.js";
 
 /**
  * Column weights (title, body, feed_name, language): title above feed name above body; the
