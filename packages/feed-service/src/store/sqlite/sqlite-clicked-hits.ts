@@ -20,6 +20,7 @@ import {
   EXACT_HITS_BELOW as SMALL_HITS,
   FTS_TEST_COST_US as TEST_COST_US,
 } from "./sqlite-plan-costs.js";
+import { segmentCount } from "./sqlite-search-maintenance.js";
 import { newestKeyRange } from "./sqlite-term-sample.js";
 
 function languageClause(filter: HitFilter, column: string): string {
@@ -107,9 +108,11 @@ export function mostClickedHitPage(
   const { hits, posts } = estimateHits(stmts, filter);
   const gatherCost = hits * GATHER_COST_US;
   const testsNeeded = (want * Math.max(posts, 1)) / Math.max(hits, 1);
+  // A test seeks in every segment of the index; gathering reads each hit once whatever the segments.
+  const testCost = TEST_COST_US * Math.max(1, segmentCount(stmts));
   let clicked: number[] | null = null;
-  if (testsNeeded * TEST_COST_US < gatherCost) {
-    clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / TEST_COST_US));
+  if (testsNeeded * testCost < gatherCost) {
+    clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost));
   }
   clicked ??= gatherClicked(stmts, filter, want);
   if (clicked.length >= want) return clicked.slice(offset);

@@ -24,11 +24,12 @@ export const EXACT_HITS_BELOW = 20_000;
 
 /**
  * Costs, in microseconds, of testing one post against a search in FTS5 (a rowid seek in each
- * doclist) and of gathering one hit into a temporary index: only their ratio decides between
- * walking the clicked posts and gathering every hit (sqlite-clicked-hits.ts). Assumes doclists
- * paged as FTS5 writes them; both are per-row costs, so the ratio does not depend on corpus size.
+ * doclist, per segment of the index: the plan multiplies by the segments) and of gathering one
+ * hit into a temporary index: only their ratio decides between walking the clicked posts and
+ * gathering every hit (sqlite-clicked-hits.ts). Assumes doclists of date keys (a few bytes a
+ * delta); both are per-row costs, so the ratio does not depend on corpus size.
  */
-export const FTS_TEST_COST_US = 12;
+export const FTS_TEST_COST_US = 40;
 export const FTS_GATHER_COST_US = 0.15;
 
 /**

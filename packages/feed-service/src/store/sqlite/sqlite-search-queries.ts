@@ -18,8 +18,9 @@ import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { type HitFilter, idsOfKeys, newestCutKey, newestHitKeys } from "./sqlite-newest-hits.js";
-import { POOL_ESTIMATE_MARGIN } from "./sqlite-plan-costs.js";
+import { FTS_GATHER_COST_US, FTS_TEST_COST_US, POOL_ESTIMATE_MARGIN } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
+import { segmentCount } from "./sqlite-search-maintenance.js";
 import { rankingStats, scoreSql, TERM_SAMPLE_POSTS, type TermSample } from "./sqlite-term-sample.js";
 
 /**
@@ -81,12 +82,13 @@ export function searchPosts(
 }
 
 /**
- * The scores of some hits, by key. The keys of a page by date are consecutive hits, scored in one
- * statement: FTS5 walks the hits between the lowest and the highest key (the page's own hits),
- * and the `+rowid IN` filter, which FTS5 never sees, keeps exactly the wanted ones. Keys spread
- * over the index (the most clicked hits) are looked up one by one instead (`rowid =` is a seek in
- * each doclist), so that no walk crosses the doclists of common words from end to end. Either way
- * the scores are those of ranking every hit.
+ * The scores of some hits, by key, in one statement: FTS5 walks the hits between the lowest and
+ * the highest key, and the `+rowid IN` filter, which FTS5 never sees, keeps exactly the wanted
+ * ones for scoring. The keys of a page by date are consecutive hits, so that walk reads only
+ * them. Keys spread over the index (the most clicked hits) are looked up one by one instead
+ * (`rowid =` is a seek in each doclist of each segment) when that reads less than walking the
+ * hits between them: counted up to where the seeks would cost as much. Either way the scores
+ * are those of ranking every hit.
  */
 function scoresOf(
   stmts: StatementCache,
@@ -95,17 +97,26 @@ function scoresOf(
   keys: readonly number[],
   consecutive: boolean,
 ): Map<number, number> {
-  if (!consecutive) {
-    const one = stmts
-      .get(`SELECT ${score.sql} FROM posts_fts WHERE posts_fts MATCH ? AND rowid = ${FTS_ROWID}`)
-      .pluck();
-    return new Map(keys.map((key) => [key, one.get(...score.sample.args, match, key) as number]));
-  }
   let low = keys[0]!;
   let high = keys[0]!;
   for (const key of keys) {
     low = Math.min(low, key);
     high = Math.max(high, key);
+  }
+  if (!consecutive) {
+    const seeksCost = keys.length * FTS_TEST_COST_US * Math.max(1, segmentCount(stmts));
+    const breakEven = Math.ceil(seeksCost / FTS_GATHER_COST_US);
+    const between = stmts
+      .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
+      .pluck()
+      .get(match, low, high, breakEven) as number;
+    if (between >= breakEven) {
+      const one = stmts
+        .get(`SELECT ${score.sql} FROM posts_fts WHERE posts_fts MATCH ? AND rowid = ${FTS_ROWID}`)
+        .pluck();
+      return new Map(keys.map((key) => [key, one.get(...score.sample.args, match, key) as number]));
+    }
   }
   const rows = stmts
     .get(`SELECT t.rowid, ${score.sql} FROM posts_fts t WHERE posts_fts MATCH ?
