@@ -40,7 +40,7 @@ interface Dialect {
 
 const sqlite: Dialect = {
   version: 13,
-  later: [14],
+  later: [14, 15],
   async exec(location, statements) {
     const db = new Database(location);
     try {

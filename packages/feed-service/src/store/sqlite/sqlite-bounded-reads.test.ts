@@ -494,6 +494,13 @@ describe("SQLite roll-ups", () => {
       unblocked: db
         .prepare("SELECT count(*) AS n FROM posts WHERE id >> 10 NOT IN (SELECT block FROM post_id_blocks)")
         .get(),
+      dayCounts: db
+        .prepare(`SELECT ${day("post_date")} AS day, language_id, coalesce(category_id, 0) AS category_id,
+          count(*) AS posts FROM posts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
+        .all(),
+      keptDayCounts: db
+        .prepare("SELECT day, language_id, category_id, posts FROM post_day_counts ORDER BY 1, 2, 3")
+        .all(),
       byKey: db.prepare("SELECT id FROM posts ORDER BY date_key").pluck().all(),
       byDate: db.prepare("SELECT id FROM posts ORDER BY post_date, id").pluck().all(),
     });
@@ -503,6 +510,7 @@ describe("SQLite roll-ups", () => {
       assert.deepEqual(r.keptClicks, r.clicks, `feed_click_days ${when}`);
       assert.deepEqual([r.outside, r.unblocked], [{ n: 0 }, { n: 0 }], `post_id_blocks ${when}`);
       assert.deepEqual(r.byKey, r.byDate, `date keys ${when}`);
+      assert.deepEqual(r.keptDayCounts, r.dayCounts, `post_day_counts ${when}`);
     };
     await loadDemoData(store, { posts: 3000, now: NOW });
     check("after loading");
@@ -543,6 +551,7 @@ describe("SQLite roll-ups", () => {
     assert.equal(n("SELECT count(*) AS n FROM posts"), 500, "the copy brought every post");
     assert.ok(n("SELECT count(*) AS n FROM clicks") > 0, "and clicks");
     assert.equal(n("SELECT sum(posts) AS n FROM post_days"), n("SELECT count(*) AS n FROM posts"));
+    assert.equal(n("SELECT sum(posts) AS n FROM post_day_counts"), n("SELECT count(*) AS n FROM posts"));
     assert.equal(n("SELECT sum(clicks) AS n FROM feed_click_days"), n("SELECT count(*) AS n FROM clicks"));
     assert.equal(
       n("SELECT count(*) AS n FROM post_id_blocks"),

@@ -4,6 +4,7 @@ import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
+import { fillDayCounts } from "./sqlite-day-counts-schema.js";
 import { recountLanguages } from "./sqlite-language-counts.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { fillRollups } from "./sqlite-rollup-schema.js";
@@ -117,6 +118,7 @@ export class SqliteEndpoint implements CopyEndpoint {
     this.#db.transaction(() => {
       this.#db.exec("DELETE FROM post_id_blocks; DELETE FROM post_days; DELETE FROM feed_click_days;");
       this.#db.exec(fillRollups);
+      this.#db.exec(`DELETE FROM post_day_counts; ${fillDayCounts}`);
       recountLanguages(this.#db);
     })();
     return Promise.resolve();

@@ -10,6 +10,7 @@ import type Database from "better-sqlite3";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { indexByDateKey } from "./sqlite-date-key-migration.js";
+import { dayCountTables } from "./sqlite-day-counts-schema.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { rollupTables } from "./sqlite-rollup-schema.js";
@@ -242,6 +243,11 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "full-text index keyed by each post's date key, so its rowid order is date order; the post's language in the index",
     up: indexByDateKey,
+  },
+  {
+    version: 15,
+    description: "posts per day per language and category, a roll-up whose size does not grow with the feeds",
+    up: (db) => db.exec(dayCountTables),
   },
 ];
 
