@@ -55,19 +55,27 @@ const before = (a: { date: number; id: number }, b: { date: number; id: number }
  * renumbered on the way are written again here.
  */
 export function assignDateKey(stmts: StatementCache, id: number, postDate: number): number {
+  const key = dateKeyFor(stmts, id, postDate);
+  stmts.get("UPDATE posts SET date_key = ? WHERE id = ?").run(key, id);
+  return key;
+}
+
+/**
+ * The key for a post dated `postDate`: post `id`, or (null) a post about to be inserted, whose
+ * id will be the highest (INTEGER PRIMARY KEY takes the largest id plus one), so that the insert
+ * can write its key itself. Renumbers the second's other posts when needed.
+ */
+export function dateKeyFor(stmts: StatementCache, id: number | null, postDate: number): number {
   const low = secondKey(postDate);
   const high = low + SLOTS - 1;
-  const me = { date: postDate, id };
+  const me = { date: postDate, id: id ?? Number.MAX_SAFE_INTEGER };
   const newest = stmts
     .get(`SELECT date_key AS key, post_date AS date, id FROM posts
       WHERE date_key BETWEEN ? AND ? AND id <> ? ORDER BY date_key DESC LIMIT 1`)
-    .get(low, high, id) as Keyed | undefined;
-  let key: number;
-  if (newest === undefined) key = low + SLOTS / 2;
-  else if (before(newest, me) && newest.key < high) key = newest.key + 1;
-  else key = insertInSecond(stmts, low, me);
-  stmts.get("UPDATE posts SET date_key = ? WHERE id = ?").run(key, id);
-  return key;
+    .get(low, high, id ?? -1) as Keyed | undefined;
+  if (newest === undefined) return low + SLOTS / 2;
+  if (before(newest, me) && newest.key < high) return newest.key + 1;
+  return insertInSecond(stmts, low, me);
 }
 
 /** A key between the neighbours of `me` in its second, renumbering the second when none is free. */

@@ -12,7 +12,7 @@ import { feedNameText, feedUrlText } from "../text-checks.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
-import { assignDateKey } from "./sqlite-date-keys.js";
+import { assignDateKey, dateKeyFor } from "./sqlite-date-keys.js";
 import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
 
 interface ExistingPost extends StoredPostFields {
@@ -35,15 +35,8 @@ function requireReference(stmts: StatementCache, table: "categories" | "language
   }
 }
 
-/** Keys post `id` by its date (sqlite-date-keys.ts) and writes its index row under that key. */
-function indexPost(
-  stmts: StatementCache,
-  id: number,
-  postDate: number,
-  post: IncomingPost,
-  feedName: string,
-): void {
-  const key = assignDateKey(stmts, id, postDate);
+/** Writes a post's index row under its date key (sqlite-date-keys.ts). */
+function indexPost(stmts: StatementCache, key: number, post: IncomingPost, feedName: string): void {
   stmts
     .get(FTS5_INSERT)
     .run(...fts5IndexRow(key, post.title, post.excerpt, post.content, feedName, post.languageId));
@@ -127,9 +120,11 @@ function upsertPost(
     .get(feed.id, post.guid) as ExistingPost | undefined;
   if (!old) {
     const date = postDate(post, post.seenAt);
-    const { lastInsertRowid } = stmts
+    // The key before the insert, which writes it: the new post's id is the highest.
+    const key = dateKeyFor(stmts, null, date);
+    stmts
       .get(`INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-          post_date, language_id, category_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+          post_date, language_id, category_id, date_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(
         feed.id,
         post.guid,
@@ -143,8 +138,9 @@ function upsertPost(
         date,
         post.languageId,
         feed.categoryId,
+        key,
       );
-    indexPost(stmts, Number(lastInsertRowid), date, post, feed.name);
+    indexPost(stmts, key, post, feed.name);
     languageCounts.add(post.languageId, 1);
     return "inserted";
   }
@@ -166,7 +162,7 @@ function upsertPost(
       old.id,
     );
   unindexPost(stmts, old.id, old.date_key);
-  indexPost(stmts, old.id, date, post, feed.name);
+  indexPost(stmts, assignDateKey(stmts, old.id, date), post, feed.name);
   languageCounts.add(old.language_id, -1, -old.clicks);
   languageCounts.add(post.languageId, 1, old.clicks);
   return "updated";
