@@ -14,7 +14,12 @@ import type { IncomingPost } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
 import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
-import { prolificByComplement, prolificByDays } from "./sqlite-feed-rankings.js";
+import {
+  popularByComplement,
+  popularByDays,
+  prolificByComplement,
+  prolificByDays,
+} from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
@@ -448,6 +453,28 @@ describe("SQLite bounded reads", () => {
     }
   });
 
+  it("ranks popular feeds the same way from the day roll-ups as from the clicks before the window", () => {
+    const reference =
+      db.prepare(`SELECT p.feed_id, count(*) AS n FROM clicks k JOIN posts p ON p.id = k.post_id
+      WHERE k.clicked_at >= ? GROUP BY p.feed_id ORDER BY n DESC, p.feed_id LIMIT ?`);
+    for (const days of [0.5, 1, 10, 45, 36_500]) {
+      for (const limit of [1, 20, 1000]) {
+        const args = { since: NOW - days * DAY, limit };
+        const expected = reference.raw().all(args.since, limit);
+        for (const [name, plan] of [
+          ["days", popularByDays],
+          ["complement", popularByComplement],
+        ] as const) {
+          assert.deepEqual(
+            plan(stmts, args).map((f) => [f.feedId, f.periodClicks]),
+            expected,
+            `${name} ${days}d ${limit}`,
+          );
+        }
+      }
+    }
+  });
+
   it("ranks popular posts the same way by walking all-time counts as by scanning the window", () => {
     for (const days of [0.5, 1, 3, 10, 45, 36_500]) {
       for (const categoryId of [null, 1, 2]) {
@@ -501,6 +528,13 @@ describe("SQLite roll-ups", () => {
       keptDayCounts: db
         .prepare("SELECT day, language_id, category_id, posts FROM post_day_counts ORDER BY 1, 2, 3")
         .all(),
+      feedClicks: db
+        .prepare(`SELECT p.feed_id, count(*) AS clicks FROM clicks k JOIN posts p ON p.id = k.post_id
+          GROUP BY 1 ORDER BY 1`)
+        .all(),
+      keptFeedClicks: db
+        .prepare("SELECT feed_id, clicks FROM feed_click_totals WHERE clicks > 0 ORDER BY 1")
+        .all(),
       byKey: db.prepare("SELECT id FROM posts ORDER BY date_key").pluck().all(),
       byDate: db.prepare("SELECT id FROM posts ORDER BY post_date, id").pluck().all(),
     });
@@ -511,6 +545,7 @@ describe("SQLite roll-ups", () => {
       assert.deepEqual([r.outside, r.unblocked], [{ n: 0 }, { n: 0 }], `post_id_blocks ${when}`);
       assert.deepEqual(r.byKey, r.byDate, `date keys ${when}`);
       assert.deepEqual(r.keptDayCounts, r.dayCounts, `post_day_counts ${when}`);
+      assert.deepEqual(r.keptFeedClicks, r.feedClicks, `feed_click_totals ${when}`);
     };
     await loadDemoData(store, { posts: 3000, now: NOW });
     check("after loading");

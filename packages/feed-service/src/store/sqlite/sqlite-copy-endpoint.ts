@@ -118,7 +118,7 @@ export class SqliteEndpoint implements CopyEndpoint {
     this.#db.transaction(() => {
       this.#db.exec("DELETE FROM post_id_blocks; DELETE FROM post_days; DELETE FROM feed_click_days;");
       this.#db.exec(fillRollups);
-      this.#db.exec(`DELETE FROM post_day_counts; ${fillDayCounts}`);
+      this.#db.exec(`DELETE FROM post_day_counts; DELETE FROM feed_click_totals; ${fillDayCounts}`);
       recountLanguages(this.#db);
     })();
     return Promise.resolve();

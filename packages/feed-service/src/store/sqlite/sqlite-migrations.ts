@@ -246,7 +246,8 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
   },
   {
     version: 15,
-    description: "posts per day per language and category, a roll-up whose size does not grow with the feeds",
+    description:
+      "posts per day per language and category, a roll-up whose size does not grow with the feeds; clicks per feed",
     up: (db) => db.exec(dayCountTables),
   },
 ];
