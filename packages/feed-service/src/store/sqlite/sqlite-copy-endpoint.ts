@@ -62,10 +62,10 @@ export class SqliteEndpoint implements CopyEndpoint {
       for (const row of rows) {
         if (table.name === "posts") {
           // A post copied over an existing one (--force) leaves the old key and index row first.
-          const old = keyOf.get(row[0]) as number | null | undefined;
+          const old = keyOf.get(Number(row[0])) as number | null | undefined;
           if (old !== undefined && old !== null) {
             unindex.run(old);
-            unkey.run(row[0]);
+            unkey.run(Number(row[0]));
           }
         }
         insert.run(...row);
