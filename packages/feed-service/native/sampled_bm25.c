@@ -50,12 +50,16 @@ struct LengthCache {
   char *zData;            /* the index's %_data table, which holds the structure record */
   unsigned char *aStruct; /* the structure record the lengths were read under */
   int nStruct;
-  unsigned int *aLen;     /* per rowid: the row's length plus one, or 0 when not read */
-  sqlite3_int64 nLen;     /* entries in aLen */
+  /* An open-addressing hash table from rowid to the row's length plus one (0: an empty slot):
+   the store's rowids are date keys (large and sparse), not small dense ids. */
+  sqlite3_int64 *aKey;
+  unsigned int *aLen;
+  sqlite3_int64 nSlot;    /* slots in aKey and aLen, a power of two (0 before the first row) */
+  sqlite3_int64 nUsed;    /* slots holding a row */
 };
 
-/* Rows with ids at or past this are not kept (the array would take more than 128 MiB). */
-#define LENGTH_CACHE_MAX_ROWID ((sqlite3_int64)1 << 25)
+/* At most this many slots (48 MiB), half of them used: rows past that are not kept. */
+#define LENGTH_CACHE_MAX_SLOTS ((sqlite3_int64)1 << 22)
 /* The structure record's id in %_data (FTS5_STRUCTURE_ROWID). */
 #define FTS5_STRUCTURE_ROWID 10
 #define LENGTH_CACHE_KEY "sampled_bm25 row lengths"
@@ -66,6 +70,7 @@ static void lengthCacheFree(void *pArg) {
   sqlite3_free(c->zDocsize);
   sqlite3_free(c->zData);
   sqlite3_free(c->aStruct);
+  sqlite3_free(c->aKey);
   sqlite3_free(c->aLen);
   sqlite3_free(c);
 }
@@ -141,11 +146,14 @@ static LengthCache *lengthCache(sqlite3 *db, const char *zDocsize) {
       if (nStruct != c->nStruct || memcmp(aStruct, c->aStruct, (size_t)nStruct) != 0) {
         /* The index changed since the lengths were read: start again. */
         sqlite3_free(c->aStruct);
+        sqlite3_free(c->aKey);
         sqlite3_free(c->aLen);
         c->aStruct = aStruct;
         c->nStruct = nStruct;
+        c->aKey = 0;
         c->aLen = 0;
-        c->nLen = 0;
+        c->nSlot = 0;
+        c->nUsed = 0;
         aStruct = 0;
       }
       out = c;
@@ -156,21 +164,51 @@ static LengthCache *lengthCache(sqlite3 *db, const char *zDocsize) {
   return out;
 }
 
-/* Keeps `nTok` as the length of row `iRowid`, growing the array as the ids need. */
+/* The slot of `iRowid` in a table of `nSlot` slots: its own, or the empty one it would take. */
+static sqlite3_int64 lengthSlot(const sqlite3_int64 *aKey, const unsigned int *aLen, sqlite3_int64 nSlot,
+                                sqlite3_int64 iRowid) {
+  sqlite3_uint64 h = (sqlite3_uint64)iRowid * 0x9E3779B97F4A7C15ULL;
+  sqlite3_int64 i = (sqlite3_int64)(h >> 20) & (nSlot - 1);
+  while (aLen[i] != 0 && aKey[i] != iRowid) i = (i + 1) & (nSlot - 1);
+  return i;
+}
+
+/* The kept length of row `iRowid` plus one, or 0 when it was not kept. */
+static unsigned int lengthCacheGet(const LengthCache *c, sqlite3_int64 iRowid) {
+  if (c->nSlot == 0) return 0;
+  return c->aLen[lengthSlot(c->aKey, c->aLen, c->nSlot, iRowid)];
+}
+
+/* Keeps `nTok` as the length of row `iRowid`, doubling the table when half full (up to its cap). */
 static void lengthCacheKeep(LengthCache *c, sqlite3_int64 iRowid, int nTok) {
-  if (iRowid < 0 || iRowid >= LENGTH_CACHE_MAX_ROWID || nTok < 0) return;
-  if (iRowid >= c->nLen) {
-    sqlite3_int64 nNew = c->nLen == 0 ? 1024 : c->nLen;
-    while (nNew <= iRowid) nNew *= 2;
-    if (nNew > LENGTH_CACHE_MAX_ROWID) nNew = LENGTH_CACHE_MAX_ROWID;
-    unsigned int *aNew =
-        (unsigned int *)sqlite3_realloc64(c->aLen, (sqlite3_uint64)nNew * sizeof(unsigned int));
-    if (aNew == 0) return;
-    memset(&aNew[c->nLen], 0, (size_t)(nNew - c->nLen) * sizeof(unsigned int));
-    c->aLen = aNew;
-    c->nLen = nNew;
+  if (nTok < 0) return;
+  if ((c->nUsed + 1) * 2 > c->nSlot) {
+    sqlite3_int64 nNew = c->nSlot == 0 ? 1024 : c->nSlot * 2;
+    if (nNew > LENGTH_CACHE_MAX_SLOTS) return;
+    sqlite3_int64 *aKey = (sqlite3_int64 *)sqlite3_malloc64((sqlite3_uint64)nNew * sizeof(sqlite3_int64));
+    unsigned int *aLen = (unsigned int *)sqlite3_malloc64((sqlite3_uint64)nNew * sizeof(unsigned int));
+    if (aKey == 0 || aLen == 0) {
+      sqlite3_free(aKey);
+      sqlite3_free(aLen);
+      return;
+    }
+    memset(aLen, 0, (size_t)nNew * sizeof(unsigned int));
+    for (sqlite3_int64 j = 0; j < c->nSlot; j++) {
+      if (c->aLen[j] == 0) continue;
+      sqlite3_int64 k = lengthSlot(aKey, aLen, nNew, c->aKey[j]);
+      aKey[k] = c->aKey[j];
+      aLen[k] = c->aLen[j];
+    }
+    sqlite3_free(c->aKey);
+    sqlite3_free(c->aLen);
+    c->aKey = aKey;
+    c->aLen = aLen;
+    c->nSlot = nNew;
   }
-  c->aLen[iRowid] = (unsigned int)nTok + 1;
+  sqlite3_int64 i = lengthSlot(c->aKey, c->aLen, c->nSlot, iRowid);
+  if (c->aLen[i] == 0) c->nUsed++;
+  c->aKey[i] = iRowid;
+  c->aLen[i] = (unsigned int)nTok + 1;
 }
 
 /* The current row's length in tokens, all columns: from the docsize blob, else from FTS5. */
@@ -178,8 +216,9 @@ static int rowLength(const Fts5ExtensionApi *pApi, Fts5Context *pFts, RankStats 
   if (p->zDocsize != 0 && !p->bNoBlob) {
     sqlite3_int64 iRowid = pApi->xRowid(pFts);
     LengthCache *c = p->pCache;
-    if (c != 0 && iRowid >= 0 && iRowid < c->nLen && c->aLen[iRowid] != 0) {
-      *pnTok = (int)(c->aLen[iRowid] - 1);
+    unsigned int kept = c != 0 ? lengthCacheGet(c, iRowid) : 0;
+    if (kept != 0) {
+      *pnTok = (int)(kept - 1);
       return SQLITE_OK;
     }
     int rc = p->pBlob == 0

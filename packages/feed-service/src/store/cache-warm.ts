@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+
 /**
  * What warming a store's caches at start did (`serve` warms before it listens, unless
  * `--no-warm`): the first calls after a start then read memory, not the disk. A dialect reports
@@ -19,4 +21,17 @@ export type WarmProgress = (done: number, total: number) => void;
 export function megabytes(bytes: number): string {
   if (bytes < 2 ** 20) return `${Math.ceil(bytes / 1024).toLocaleString("en-US")} KB`;
   return `${Math.round(bytes / 2 ** 20).toLocaleString("en-US")} MB`;
+}
+
+/**
+ * A word that no post holds (24 random letters), for warm-ups that run a search to compile its
+ * code and statements without reading any particular word's data (spec §4 Latency: warming in
+ * general only).
+ *
+ * @example
+ * absentWord(); // "qzvkpwmbnrtxlhgjydcfsaoe"
+ */
+export function absentWord(): string {
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  return Array.from(randomBytes(24), (byte) => letters[byte % letters.length]).join("");
 }

@@ -79,9 +79,13 @@ describe("search re-index migration", () => {
       const steps: Step[] = [];
       const reindex = sqliteMigrations.find((m) => m.version === 9)!;
       again.transaction(() => reindex.up(again, (...s) => steps.push(s)))();
-      again.close();
       assert.deepEqual(steps.at(-1)?.slice(1), [titles.length, titles.length]);
       assert.match(steps[0]![0], /re-indexing/);
+      assert.equal((before.get('"東京"') as { n: number }).n, 1, "version 9 indexes the words inside runs");
+      // Then version 14 keys that index by date again, as it does on any database of version 13.
+      const byDate = sqliteMigrations.find((m) => m.version === 14)!;
+      again.transaction(() => byDate.up(again, () => {}))();
+      again.close();
       const store2 = await openStore(db.location);
       try {
         await assertReindexed(store2);

@@ -6,6 +6,11 @@
  * analyzer's tokens hold no ASCII punctuation or space and are already lower-cased, so each token
  * comes back intact: the index holds exactly the tokens PostgreSQL's vectors hold, and a query
  * phrase quoted for MATCH splits into exactly the tokens the parser produced.
+ *
+ * Since schema version 14 the rowid is the post's date key (sqlite-date-keys.ts) and a fourth
+ * column holds one token naming the post's language, so a language filter is part of the MATCH
+ * (`languageMatch`). The token starts with a private-use character, which the analyzer never
+ * emits (it keeps letters, digits and marks), so no search term can match it.
  */
 import { analyzeText } from "../../search/text-analyzer.js";
 import { htmlToIndexText } from "../index-text.js";
@@ -13,7 +18,28 @@ import { htmlToIndexText } from "../index-text.js";
 /** The tokenizer of posts_fts since schema version 9. */
 export const FTS5_TOKENIZER = "ascii";
 
-export const FTS5_INSERT = "INSERT INTO posts_fts (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)";
+export const FTS5_INSERT =
+  "INSERT INTO posts_fts (rowid, title, body, feed_name, language) VALUES (?, ?, ?, ?, ?)";
+
+/** The columns of posts_fts since schema version 14, for CREATE VIRTUAL TABLE. */
+export const FTS5_COLUMNS = "title, body, feed_name, language";
+
+/** The index token of a language id. */
+export function languageToken(languageId: number): string {
+  return `\uE000${languageId}`;
+}
+
+/**
+ * The MATCH clause of "in one of these languages", to AND with a query's own (its phrases come
+ * after the query's, so they are numbered last).
+ *
+ * @example
+ * languageMatch([1, 3]); // '("\uE0001" OR "\uE0003")'
+ */
+export function languageMatch(languageIds: readonly number[]): string {
+  const tokens = [...new Set(languageIds)].map((id) => `"${languageToken(id)}"`);
+  return tokens.length === 1 ? tokens[0]! : `(${tokens.join(" OR ")})`;
+}
 
 /** The tokens of a text, ready for an FTS5 column. */
 export function indexTokens(text: string): string {
@@ -21,11 +47,11 @@ export function indexTokens(text: string): string {
 }
 
 /**
- * The values of FTS5_INSERT for a post: the body is the excerpt and the content's text.
+ * The values of FTS5_INSERT for a post (`id` its date key): the body is the excerpt and the content's text.
  *
  * @example
- * fts5IndexRow(7, "東京の天気", "Sunny", "<p>Warm</p>", "Météo");
- * // [7, "東 東京 京 の 天 天気 気", "sunny warm", "meteo"]
+ * fts5IndexRow(7, "東京の天気", "Sunny", "<p>Warm</p>", "Météo", 1);
+ * // [7, "東 東京 京 の 天 天気 気", "sunny warm", "meteo", "\uE0001"]
  */
 export function fts5IndexRow(
   id: number | bigint,
@@ -33,11 +59,13 @@ export function fts5IndexRow(
   excerpt: string,
   content: string,
   feedName: string,
-): [number | bigint, string, string, string] {
+  languageId: number,
+): [number | bigint, string, string, string, string] {
   return [
     id,
     indexTokens(title),
     indexTokens(`${excerpt} ${htmlToIndexText(content)}`),
     indexTokens(feedName),
+    languageToken(languageId),
   ];
 }

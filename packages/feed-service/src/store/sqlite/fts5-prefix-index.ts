@@ -5,22 +5,12 @@
  * of every word that begins with `the` on each read, which cost seconds on a million posts
  * (bench/NOTES.md, "Search operators"). Longer prefixes are still merged, from fewer and shorter
  * lists. FTS5 cannot add a prefix index to an existing table, so the table is created anew from
- * its own declaration with the option added, and every post re-indexed in batches by id.
+ * its own declaration with the option added,
+ * and every post re-indexed by its date key; databases that pass schema 14 get the option there.
  */
 import type Database from "better-sqlite3";
 import type { MigrationProgress } from "../migration-progress.js";
-import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
-
-const BATCH = 2_000;
-const STEP = "adding a prefix index to the search index (schema 17)";
-
-interface PostText {
-  id: number;
-  title: string;
-  excerpt: string;
-  content: string;
-  feed_name: string;
-}
+import { fillIndexByKey } from "./sqlite-date-key-migration.js";
 
 /** The table's declaration with `prefix = '3'` added (the declaration itself when it has one). */
 export function withPrefixIndex(declaration: string): string {
@@ -36,21 +26,6 @@ export function addPrefixIndex(db: Database.Database, progress: MigrationProgres
   const declaration = withPrefixIndex(row.sql);
   if (declaration === row.sql) return;
   db.exec(`DROP TABLE posts_fts; ${declaration}`);
-  const total = (db.prepare("SELECT count(*) AS n FROM posts").get() as { n: number }).n;
-  const batch = db.prepare(`SELECT p.id, p.title, p.excerpt, p.content, f.name AS feed_name
-    FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.id > ? ORDER BY p.id LIMIT ${BATCH}`);
-  const insert = db.prepare(FTS5_INSERT);
-  let done = 0;
-  let after = 0;
-  progress(STEP, 0, total);
-  for (;;) {
-    const rows = batch.all(after) as PostText[];
-    if (rows.length === 0) break;
-    for (const r of rows) insert.run(...fts5IndexRow(r.id, r.title, r.excerpt, r.content, r.feed_name));
-    after = rows[rows.length - 1]!.id;
-    done += rows.length;
-    progress(STEP, done, total);
-  }
-  // One segment, as the demo loader leaves a new index (sqlite-search-maintenance.ts).
-  if (total > 0) db.exec("INSERT INTO posts_fts (posts_fts) VALUES ('optimize')");
+  // Rows are keyed by each post's date key (schema 14, sqlite-date-key-migration.ts).
+  fillIndexByKey(db, progress);
 }

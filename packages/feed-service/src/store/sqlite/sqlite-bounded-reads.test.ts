@@ -1,7 +1,8 @@
 /**
- * The early-stopping reads of SQLite against plain full sorts, on a demo corpus large enough for
- * the walks to stop early (20 id blocks) and with dates moved out of id order; and the roll-up
- * tables of migration 8 against a recount from the rows after every kind of write.
+ * The early-stopping reads of SQLite against plain full sorts, on a demo corpus with posts stored
+ * out of date order through the store (re-dated posts, a feed's archive stored after newer posts
+ * in shuffled order, many small feeds, several languages, ties to the millisecond); and the
+ * roll-up tables of migration 8 against a recount from the rows after every kind of write.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -9,18 +10,119 @@ import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
+import type { IncomingPost } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
 import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
+import {
+  popularByComplement,
+  popularByDays,
+  prolificByComplement,
+  prolificByDays,
+} from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { newestCut, newestHitPage } from "./sqlite-newest-hits.js";
-import { heavyWindowStarts, scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
-import { searchPosts } from "./sqlite-search-queries.js";
+import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
+import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { rankingStats } from "./sqlite-term-sample.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
+
+/** A small deterministic generator (a linear congruential one): the same corpus every run. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+const WORDS = ["the", "data", "rust", "le", "der", "new", "security", "open", "source", "code", "news"];
+
+/** Re-dates posts through the store (a feed that edits its dates), keeping their text. */
+async function redate(
+  store: SqliteStore,
+  db: Database.Database,
+  where: string,
+  shift: number,
+): Promise<void> {
+  const rows = db
+    .prepare(`SELECT feed_id, guid, link, title, excerpt, content, post_date, seen_at, language_id
+      FROM posts WHERE ${where}`)
+    .all() as Array<{
+    feed_id: number;
+    guid: string;
+    link: string;
+    title: string;
+    excerpt: string;
+    content: string;
+    post_date: number;
+    seen_at: number;
+    language_id: number;
+  }>;
+  const byFeed = new Map<number, IncomingPost[]>();
+  for (const r of rows) {
+    const post: IncomingPost = {
+      guid: r.guid,
+      link: r.link,
+      title: r.title,
+      excerpt: r.excerpt,
+      content: r.content,
+      publishedAt: r.post_date + shift,
+      updatedAt: null,
+      seenAt: r.seen_at,
+      languageId: r.language_id,
+    };
+    byFeed.set(r.feed_id, [...(byFeed.get(r.feed_id) ?? []), post]);
+  }
+  for (const [feedId, posts] of byFeed) await store.applyFeedUpdate(feedId, { fetchState: {}, posts });
+}
+
+/**
+ * Stores posts out of date order: an archive of 1,500 posts over two years, shuffled, after the
+ * demo's newer posts; 150 small feeds of 1 to 5 posts; posts in three languages; dates that
+ * repeat to the millisecond across feeds and several posts within one second stored newest first.
+ */
+async function storeOutOfOrder(store: SqliteStore, db: Database.Database): Promise<void> {
+  const next = random(7);
+  const de = (await store.ensureLanguage("de")).languageId;
+  const fr = (await store.ensureLanguage("fr")).languageId;
+  const languages = [1, 1, de, fr];
+  const text = (n: number) =>
+    Array.from({ length: n }, () => WORDS[Math.floor(next() * WORDS.length)]).join(" ");
+  const demoDates = db.prepare("SELECT post_date FROM posts ORDER BY id").pluck().all() as number[];
+  const post = (guid: string, date: number): IncomingPost =>
+    incoming(guid, {
+      title: text(3),
+      excerpt: text(8),
+      content: `<p>${text(12)}</p>`,
+      publishedAt: date,
+      languageId: languages[Math.floor(next() * languages.length)]!,
+    });
+  const archive = await store.addFeed({ feedUrl: "https://archive.test/feed", feedName: "Archive" });
+  const old: IncomingPost[] = [];
+  for (let i = 0; i < 1500; i++) {
+    // A third share a demo post's exact date; the rest spread over two years before now.
+    const date =
+      i % 3 === 0 ? demoDates[Math.floor(next() * demoDates.length)]! : NOW - Math.floor(next() * 730 * DAY);
+    old.push(post(`archive-${i}`, date));
+  }
+  await store.applyFeedUpdate(archive.feedId, { fetchState: {}, posts: old.slice(0, 700) });
+  await store.applyFeedUpdate(archive.feedId, { fetchState: {}, posts: old.slice(700) });
+  // One second's posts stored newest first, each landing before the last: slots run out.
+  const second = NOW - 3 * DAY;
+  const crowded = Array.from({ length: 40 }, (_, i) => post(`crowded-${i}`, second + 999 - i * 20));
+  for (const p of crowded) await store.applyFeedUpdate(archive.feedId, { fetchState: {}, posts: [p] });
+  for (let f = 0; f < 150; f++) {
+    const feed = await store.addFeed({ feedUrl: `https://small-${f}.test/feed`, feedName: `Small ${f}` });
+    const count = 1 + Math.floor(next() * 5);
+    const posts = Array.from({ length: count }, (_, i) =>
+      post(`small-${f}-${i}`, NOW - Math.floor(next() * 400 * DAY)),
+    );
+    await store.applyFeedUpdate(feed.feedId, { fetchState: {}, posts });
+  }
+}
 
 describe("SQLite bounded reads", () => {
   const db = new Database(":memory:");
@@ -30,30 +132,79 @@ describe("SQLite bounded reads", () => {
     migrateSqlite(db);
     await loadDemoData(store, { posts: 20_000, now: NOW });
     // Dates out of id order: old posts moved to the newest day, new ones back by 60 days.
-    db.exec(`UPDATE posts SET post_date = post_date + 85 * ${DAY} WHERE id % 97 = 0 AND id < 3000;
-      UPDATE posts SET post_date = post_date - 60 * ${DAY} WHERE id % 89 = 0 AND id > 17000;`);
+    await redate(store, db, "id % 97 = 0 AND id < 3000", 85 * DAY);
+    await redate(store, db, "id % 89 = 0 AND id > 17000", -60 * DAY);
+    await storeOutOfOrder(store, db);
   });
   after(() => store.close());
 
-  const matches = ['"the"', '"data" OR "security"', '"rust"', '"the" AND "new"', '"le"', '"zzzunknown"'];
+  const queries = [
+    "the",
+    "data OR security",
+    "rust",
+    "the new",
+    "le",
+    "zzzunknown",
+    "rust -the",
+    '"open source"',
+  ];
+  const languageSets: Array<number[] | null> = [null, [1], [3, 4], [4, 1, 3]];
+
+  it("keys every post and index row in (post_date, id) order", () => {
+    const byKey = db.prepare("SELECT id FROM posts ORDER BY date_key").pluck().all();
+    const byDate = db.prepare("SELECT id FROM posts ORDER BY post_date, id").pluck().all();
+    assert.deepEqual(byKey, byDate);
+    assert.equal(db.prepare("SELECT count(*) FROM posts WHERE date_key IS NULL").pluck().get(), 0);
+    const indexed = db
+      .prepare(
+        'SELECT rowid FROM posts_fts WHERE posts_fts MATCH \'"the" OR "le" OR "der" OR "data"\' ORDER BY rowid',
+      )
+      .pluck()
+      .all() as number[];
+    const keyed = new Set(db.prepare("SELECT date_key FROM posts").pluck().all() as number[]);
+    assert.ok(
+      indexed.length > 10_000 && indexed.every((key) => keyed.has(key)),
+      "every index row is a post's key",
+    );
+  });
 
   it("finds the newest hits exactly, at any offset and with languages", () => {
-    const reference = db.prepare(`SELECT t.rowid, p.post_date FROM posts_fts t JOIN posts p ON p.id = t.rowid
-      WHERE posts_fts MATCH ? AND (? IS NULL OR p.language_id IN (SELECT value FROM json_each(?)))
+    const reference = db.prepare(`SELECT p.id FROM posts p
+      WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
+      AND (? IS NULL OR p.language_id IN (SELECT value FROM json_each(?)))
       ORDER BY p.post_date DESC, p.id DESC LIMIT ? OFFSET ?`);
+    const total = db.prepare(`SELECT count(*) FROM posts p
+      WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
+      AND (? IS NULL OR p.language_id IN (SELECT value FROM json_each(?)))`);
     let compared = 0;
-    for (const match of matches) {
-      for (const languages of [null, "[1]", "[3,4]"]) {
+    for (const terms of queries) {
+      const match = toFts5Match(parseSearchQuery(terms))!;
+      for (const languageIds of languageSets) {
+        const languages = languageIds === null ? null : JSON.stringify(languageIds);
+        const hits = total.pluck().get(match, languages, languages) as number;
         for (const [offset, limit] of [
           [0, 20],
           [0, 1000],
           [37, 5],
           [2500, 20],
           [7000, 50],
+          // The last page, and one that starts inside it.
+          [Math.max(0, hits - 20), 20],
+          [Math.max(0, hits - 7), 20],
         ] as const) {
-          const expected = reference.raw().all(match, languages, languages, limit, offset);
-          const actual = newestHitPage(stmts, { match, languages }, offset, limit);
-          assert.deepEqual(actual, expected, `${match} ${languages} ${offset}+${limit}`);
+          const expected = reference.pluck().all(match, languages, languages, limit, offset);
+          const page = searchPosts(stmts, {
+            limit,
+            offset,
+            languageIds,
+            query: parseSearchQuery(terms),
+            sort: "date",
+          });
+          assert.deepEqual(
+            page.map((p) => p.postId),
+            expected,
+            `${terms} ${languages} ${offset}+${limit}`,
+          );
           compared += expected.length;
         }
       }
@@ -61,11 +212,81 @@ describe("SQLite bounded reads", () => {
     assert.ok(compared > 10_000, `only ${compared} hits compared`);
   });
 
-  it("ranks the 10,000 newest hits by relevance when more match, with ids out of date order", async () => {
+  it("sorts hits by clicks exactly, unclicked ones by id, with languages", () => {
+    const reference = db.prepare(`SELECT p.id FROM posts p
+      WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
+      AND (? IS NULL OR p.language_id IN (SELECT value FROM json_each(?)))
+      ORDER BY p.clicks DESC, p.id DESC LIMIT ? OFFSET ?`);
+    const clicked = db.prepare("SELECT count(*) FROM posts WHERE clicks > 0").pluck().get() as number;
+    for (const terms of ["the", "rust", "data OR security"]) {
+      const match = toFts5Match(parseSearchQuery(terms))!;
+      for (const languageIds of languageSets) {
+        const languages = languageIds === null ? null : JSON.stringify(languageIds);
+        for (const [offset, limit] of [
+          [0, 50],
+          [Math.floor(clicked / 4), 30],
+          [clicked, 30],
+        ] as const) {
+          const page = searchPosts(stmts, {
+            limit,
+            offset,
+            languageIds,
+            query: parseSearchQuery(terms),
+            sort: "clicks",
+          });
+          assert.deepEqual(
+            page.map((p) => p.postId),
+            reference.pluck().all(match, languages, languages, limit, offset),
+            `${terms} ${languages} ${offset}`,
+          );
+        }
+      }
+    }
+  });
+
+  it("lists recent posts and a category's posts exactly, with languages, at any depth", async () => {
+    const recent =
+      db.prepare(`SELECT id FROM posts WHERE (? IS NULL OR language_id IN (SELECT value FROM json_each(?)))
+      ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?`);
+    const inCategory = db.prepare(`SELECT id FROM posts WHERE category_id = ?
+      AND (? IS NULL OR language_id IN (SELECT value FROM json_each(?)))
+      ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?`);
+    for (const languageIds of languageSets) {
+      const languages = languageIds === null ? null : JSON.stringify(languageIds);
+      for (const [offset, limit] of [
+        [0, 20],
+        [777, 100],
+        [12_000, 50],
+        [21_000, 1000],
+      ] as const) {
+        const page = await store.recentPosts({ limit, offset, languageIds });
+        assert.deepEqual(
+          page.map((p) => p.postId),
+          recent.pluck().all(languages, languages, limit, offset),
+          `recent ${languages} ${offset}`,
+        );
+        const byCategory = await store.postsByCategory({
+          limit,
+          offset: Math.floor(offset / 4),
+          categoryId: 1,
+          languageIds,
+          sincePostId: null,
+          sinceDate: null,
+        });
+        assert.deepEqual(
+          byCategory.map((p) => p.postId),
+          inCategory.pluck().all(1, languages, languages, limit, Math.floor(offset / 4)),
+          `category ${languages} ${offset}`,
+        );
+      }
+    }
+  });
+
+  it("ranks the 10,000 newest hits by relevance when more match, stored out of date order", async () => {
     const match = '"the" OR "le" OR "der"';
     const all = db
-      .prepare(`SELECT t.rowid AS id, p.post_date AS date, -bm25(posts_fts, 4.0, 1.0, 2.0) AS score
-        FROM posts_fts t JOIN posts p ON p.id = t.rowid WHERE posts_fts MATCH ?`)
+      .prepare(`SELECT p.id AS id, p.post_date AS date, -bm25(posts_fts, 4.0, 1.0, 2.0, 0.0) AS score
+        FROM posts_fts t JOIN posts p ON p.date_key = t.rowid WHERE posts_fts MATCH ?`)
       .all(match) as Array<{ id: number; date: number; score: number }>;
     assert.ok(all.length > 10_000, `${all.length} hits`);
     const pool = all
@@ -115,50 +336,14 @@ describe("SQLite bounded reads", () => {
     }
   });
 
-  it("cuts the newest hits from block counts exactly where sorting every hit cuts them", () => {
-    const reference = db.prepare(`SELECT p.post_date, t.rowid FROM posts_fts t JOIN posts p ON p.id = t.rowid
-      WHERE posts_fts MATCH ? ORDER BY p.post_date DESC, p.id DESC LIMIT 1 OFFSET ?`);
-    const inside = db.prepare(`SELECT count(*) FROM posts_fts t JOIN posts p ON p.id = t.rowid
-      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ? AND ? AND (p.post_date, p.id) >= (?, ?)`);
-    const inRange = db.prepare(`SELECT t.rowid, p.post_date FROM posts_fts t JOIN posts p ON p.id = t.rowid
-      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ? AND ?`);
-    let cuts = 0;
-    let withOlder = 0;
-    for (const match of matches) {
-      for (const want of [1, 20, 777, 3000, 10_000, 19_999]) {
-        const expected = reference.raw().get(match, want - 1) as [number, number] | undefined;
-        const cut = newestCut(stmts, { match, languages: null }, want);
-        if (expected === undefined) {
-          assert.equal(cut, null, `${match} ${want}`);
-          continue;
-        }
-        assert.ok(cut !== null, `${match} ${want}`);
-        assert.deepEqual([cut.date, cut.id], expected, `${match} ${want}`);
-        // The range holds every hit at least as new as the cut, so the pool is exactly `want` hits.
-        assert.equal(inside.pluck().get(match, cut.from, cut.to, cut.date, cut.id), want, `${match} ${want}`);
-        cuts++;
-        if (cut.older !== undefined) {
-          // The hits of the range older than the cut, exactly: the pool is the range without them.
-          const ranged = inRange.raw().all(match, cut.from, cut.to) as Array<[number, number]>;
-          const older = ranged
-            .filter(([id, date]) => date < cut.date || (date === cut.date && id < cut.id))
-            .map(([id]) => id);
-          assert.deepEqual(
-            [...cut.older].sort((a, b) => a - b),
-            older.sort((a, b) => a - b),
-            `${match} ${want}`,
-          );
-          withOlder++;
-        }
-      }
-    }
-    assert.ok(cuts > 15, `only ${cuts} cuts compared`);
-    assert.ok(withOlder >= 5, `only ${withOlder} cuts listed their older hits`);
-  });
-
-  it("ranks by bm25 with term statistics counted on the newest ids when the database has more", () => {
-    const bounds = { termSampleIds: 4096, relevancePool: 600 };
-    const newest = db.prepare("SELECT max(id) FROM posts").pluck().get() as number;
+  it("ranks by bm25 with term statistics counted on the newest posts when the database has more", () => {
+    const bounds = { termSamplePosts: 4096, relevancePool: 600 };
+    const sampled = new Set(
+      db
+        .prepare("SELECT date_key FROM posts ORDER BY post_date DESC, id DESC LIMIT ?")
+        .pluck()
+        .all(bounds.termSamplePosts) as number[],
+    );
     const hitsOf = db.prepare("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?").pluck();
     // Queries for each way of deciding whether more than the pool match: many among the sampled
     // ids alone ("the"), many expected from them (a count decides), few expected (ranked in one
@@ -176,12 +361,11 @@ describe("SQLite bounded reads", () => {
     const sizes = { overPool: 0, underPool: 0 };
     for (const [terms, phrases] of queries) {
       const query = parseSearchQuery(terms);
-      const stats = rankingStats(stmts, query, bounds.termSampleIds).args;
+      const stats = rankingStats(stmts, query, bounds.termSamplePosts).args;
       const counts = phrases.map(
-        (phrase) =>
-          (hitsOf.all(phrase) as number[]).filter((id) => id > newest - bounds.termSampleIds).length,
+        (phrase) => (hitsOf.all(phrase) as number[]).filter((key) => sampled.has(key)).length,
       );
-      assert.deepEqual(stats.slice(0, 1 + phrases.length), [bounds.termSampleIds, ...counts], terms);
+      assert.deepEqual(stats.slice(0, 1 + phrases.length), [bounds.termSamplePosts, ...counts], terms);
       // The exclusions' counts are not taken: they never occur in a matching post.
       assert.ok(
         stats.slice(1 + phrases.length).every((n) => n === 0),
@@ -190,9 +374,9 @@ describe("SQLite bounded reads", () => {
       const match = toFts5Match(query)!;
       for (const languages of [null, [1], [3, 4]]) {
         const all = db
-          .prepare(`SELECT t.rowid AS id, p.post_date AS date, p.language_id AS language,
-              sampled_bm25(posts_fts, NULL, 4.0, 1.0, 2.0${", ?".repeat(stats.length)}) AS score
-            FROM posts_fts t JOIN posts p ON p.id = t.rowid WHERE posts_fts MATCH ?`)
+          .prepare(`SELECT p.id AS id, p.post_date AS date, p.language_id AS language,
+              sampled_bm25(posts_fts, NULL, 4.0, 1.0, 2.0, 0.0${", ?".repeat(stats.length)}) AS score
+            FROM posts_fts t JOIN posts p ON p.date_key = t.rowid WHERE posts_fts MATCH ?`)
           .all(...stats, match) as Array<{ id: number; date: number; language: number; score: number }>;
         const hits = all.filter((hit) => languages === null || languages.includes(hit.language));
         if (hits.length > bounds.relevancePool) sizes.overPool++;
@@ -232,15 +416,59 @@ describe("SQLite bounded reads", () => {
   });
 
   it("finds the most clicked hits the same way from the clicked posts as from the hits", () => {
-    for (const match of matches) {
-      for (const languages of [null, "[1]", "[3,4]"]) {
-        const filter = { match, languages };
+    for (const terms of queries) {
+      for (const languageIds of languageSets) {
+        const match = searchMatch(parseSearchQuery(terms), languageIds)!;
+        const filter = { match, languages: languageIds === null ? null : JSON.stringify(languageIds) };
         for (const want of [1, 20, 300]) {
           const gathered = gatherClicked(stmts, filter, want);
           assert.deepEqual(
             walkClicked(stmts, filter, want, Number.MAX_SAFE_INTEGER),
             gathered,
             `${match} ${want}`,
+          );
+        }
+      }
+    }
+  });
+
+  it("ranks prolific feeds the same way from the day roll-ups as from the posts before the window", () => {
+    const reference = db.prepare(`SELECT feed_id, count(*) AS n FROM posts WHERE post_date >= ?
+      GROUP BY feed_id ORDER BY n DESC, feed_id LIMIT ?`);
+    for (const days of [0.5, 1, 45, 400, 36_500]) {
+      for (const limit of [1, 20, 1000]) {
+        const args = { since: NOW - days * DAY, limit };
+        const expected = reference.raw().all(args.since, limit);
+        for (const [name, plan] of [
+          ["days", prolificByDays],
+          ["complement", prolificByComplement],
+        ] as const) {
+          assert.deepEqual(
+            plan(stmts, args).map((f) => [f.feedId, f.periodPosts]),
+            expected,
+            `${name} ${days}d ${limit}`,
+          );
+        }
+      }
+    }
+  });
+
+  it("ranks popular feeds the same way from the day roll-ups as from the clicks before the window", () => {
+    const reference =
+      db.prepare(`SELECT p.feed_id, count(*) AS n FROM clicks k JOIN posts p ON p.id = k.post_id
+      WHERE k.clicked_at >= ? GROUP BY p.feed_id ORDER BY n DESC, p.feed_id LIMIT ?`);
+    for (const days of [0.5, 1, 10, 45, 36_500]) {
+      for (const limit of [1, 20, 1000]) {
+        const args = { since: NOW - days * DAY, limit };
+        const expected = reference.raw().all(args.since, limit);
+        for (const [name, plan] of [
+          ["days", popularByDays],
+          ["complement", popularByComplement],
+        ] as const) {
+          assert.deepEqual(
+            plan(stmts, args).map((f) => [f.feedId, f.periodClicks]),
+            expected,
+            `${name} ${days}d ${limit}`,
           );
         }
       }
@@ -261,29 +489,6 @@ describe("SQLite bounded reads", () => {
         }
       }
     }
-  });
-});
-
-describe("SQLite popular posts warm-up windows", () => {
-  it("start at the 28,000th and the 56,001st newest click, when there are that many", async () => {
-    const db = new Database(":memory:");
-    migrateSqlite(db);
-    const stmts = new StatementCache(db);
-    const store = new SqliteStore(db);
-    const { feedId } = await store.addFeed({ feedUrl: "https://a.test/", feedName: "A" });
-    await store.applyFeedUpdate(feedId, { fetchState: {}, posts: [incoming("g", { publishedAt: NOW })] });
-    const postId = db.prepare("SELECT id FROM posts").pluck().get() as number;
-    // Clicks i = 1, 2, ... at NOW - i seconds: the n-th newest was made at NOW - n seconds.
-    const addClicks = (from: number, to: number) =>
-      db.exec(`WITH RECURSIVE n(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM n WHERE i < ${to})
-        INSERT INTO clicks (post_id, clicked_at, client_hash) SELECT ${postId}, ${NOW} - i * 1000, 'c' || i FROM n`);
-    addClicks(1, 27_999);
-    assert.deepEqual(heavyWindowStarts(stmts), []);
-    addClicks(28_000, 56_000);
-    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 28_000_000]);
-    addClicks(56_001, 56_010);
-    assert.deepEqual(heavyWindowStarts(stmts), [NOW - 28_000_000, NOW - 56_001_000]);
-    await store.close();
   });
 });
 
@@ -316,12 +521,31 @@ describe("SQLite roll-ups", () => {
       unblocked: db
         .prepare("SELECT count(*) AS n FROM posts WHERE id >> 10 NOT IN (SELECT block FROM post_id_blocks)")
         .get(),
+      dayCounts: db
+        .prepare(`SELECT ${day("post_date")} AS day, language_id, coalesce(category_id, 0) AS category_id,
+          count(*) AS posts FROM posts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
+        .all(),
+      keptDayCounts: db
+        .prepare("SELECT day, language_id, category_id, posts FROM post_day_counts ORDER BY 1, 2, 3")
+        .all(),
+      feedClicks: db
+        .prepare(`SELECT p.feed_id, count(*) AS clicks FROM clicks k JOIN posts p ON p.id = k.post_id
+          GROUP BY 1 ORDER BY 1`)
+        .all(),
+      keptFeedClicks: db
+        .prepare("SELECT feed_id, clicks FROM feed_click_totals WHERE clicks > 0 ORDER BY 1")
+        .all(),
+      byKey: db.prepare("SELECT id FROM posts ORDER BY date_key").pluck().all(),
+      byDate: db.prepare("SELECT id FROM posts ORDER BY post_date, id").pluck().all(),
     });
     const check = (when: string) => {
       const r = recount();
       assert.deepEqual(r.kept, r.days, `post_days ${when}`);
       assert.deepEqual(r.keptClicks, r.clicks, `feed_click_days ${when}`);
       assert.deepEqual([r.outside, r.unblocked], [{ n: 0 }, { n: 0 }], `post_id_blocks ${when}`);
+      assert.deepEqual(r.byKey, r.byDate, `date keys ${when}`);
+      assert.deepEqual(r.keptDayCounts, r.dayCounts, `post_day_counts ${when}`);
+      assert.deepEqual(r.keptFeedClicks, r.feedClicks, `feed_click_totals ${when}`);
     };
     await loadDemoData(store, { posts: 3000, now: NOW });
     check("after loading");
@@ -362,6 +586,7 @@ describe("SQLite roll-ups", () => {
     assert.equal(n("SELECT count(*) AS n FROM posts"), 500, "the copy brought every post");
     assert.ok(n("SELECT count(*) AS n FROM clicks") > 0, "and clicks");
     assert.equal(n("SELECT sum(posts) AS n FROM post_days"), n("SELECT count(*) AS n FROM posts"));
+    assert.equal(n("SELECT sum(posts) AS n FROM post_day_counts"), n("SELECT count(*) AS n FROM posts"));
     assert.equal(n("SELECT sum(clicks) AS n FROM feed_click_days"), n("SELECT count(*) AS n FROM clicks"));
     assert.equal(
       n("SELECT count(*) AS n FROM post_id_blocks"),

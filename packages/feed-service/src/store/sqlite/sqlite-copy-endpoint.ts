@@ -2,7 +2,9 @@
 import type Database from "better-sqlite3";
 import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
-import { openSqliteDatabase } from "./sqlite-connection.js";
+import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
+import { assignDateKey } from "./sqlite-date-keys.js";
+import { fillDayCounts } from "./sqlite-day-counts-schema.js";
 import { recountLanguages } from "./sqlite-language-counts.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { fillRollups } from "./sqlite-rollup-schema.js";
@@ -11,15 +13,19 @@ const POST_TITLE = 4;
 const POST_EXCERPT = 5;
 const POST_CONTENT = 6;
 const POST_FEED = 1;
+const POST_DATE = 10;
+const POST_LANGUAGE = 11;
 
 export class SqliteEndpoint implements CopyEndpoint {
   readonly description: string;
   readonly #db: Database.Database;
+  readonly #stmts: StatementCache;
 
   constructor(path: string) {
     this.description = `SQLite database ${path}`;
     this.#db = openSqliteDatabase(path);
     migrateSqlite(this.#db);
+    this.#stmts = new StatementCache(this.#db);
   }
 
   count(table: CopiedTable): Promise<number> {
@@ -49,17 +55,30 @@ export class SqliteEndpoint implements CopyEndpoint {
         ON CONFLICT (${table.key}) DO UPDATE SET ${table.columns.map((c) => `${c} = excluded.${c}`).join(", ")}`,
     );
     const index = this.#db.prepare(FTS5_INSERT);
+    const keyOf = this.#db.prepare("SELECT date_key FROM posts WHERE id = ?").pluck();
+    const unindex = this.#db.prepare("DELETE FROM posts_fts WHERE rowid = ?");
+    const unkey = this.#db.prepare("UPDATE posts SET date_key = NULL WHERE id = ?");
     this.#db.transaction(() => {
       for (const row of rows) {
+        if (table.name === "posts") {
+          // A post copied over an existing one (--force) leaves the old key and index row first.
+          const old = keyOf.get(Number(row[0])) as number | null | undefined;
+          if (old !== undefined && old !== null) {
+            unindex.run(old);
+            unkey.run(Number(row[0]));
+          }
+        }
         insert.run(...row);
         if (table.name === "posts") {
+          const id = Number(row[0]);
           index.run(
             ...fts5IndexRow(
-              Number(row[0]),
+              assignDateKey(this.#stmts, id, Number(row[POST_DATE])),
               String(row[POST_TITLE]),
               String(row[POST_EXCERPT]),
               String(row[POST_CONTENT]),
               feedNames.get(Number(row[POST_FEED])) ?? "",
+              Number(row[POST_LANGUAGE]),
             ),
           );
         }
@@ -105,6 +124,7 @@ export class SqliteEndpoint implements CopyEndpoint {
     this.#db.transaction(() => {
       this.#db.exec("DELETE FROM post_id_blocks; DELETE FROM post_days; DELETE FROM feed_click_days;");
       this.#db.exec(fillRollups);
+      this.#db.exec(`DELETE FROM post_day_counts; DELETE FROM feed_click_totals; ${fillDayCounts}`);
       recountLanguages(this.#db);
     })();
     return Promise.resolve();

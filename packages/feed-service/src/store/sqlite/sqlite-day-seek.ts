@@ -1,17 +1,16 @@
 /**
  * Deep pages of the newest-first post lists without reading the rows they skip. `post_days`
- * (migration 8) counts posts per UTC day per feed, language and category; adding the counts from
+ * (migration 8) counts posts per UTC day per feed, language and category, and `post_day_counts`
+ * (migration 15) per day, language and category for lists of every feed; adding the counts from
  * the newest day down finds the day where the offset lands, and the page query then starts at the
  * end of that day and skips only within it (about one day of posts instead of `offset` rows).
  * SQLite's own advice on paging is the model: seek, do not skip (https://sqlite.org/rowvalue.html#scrolling_window_queries).
  */
 import type { StatementCache } from "./sqlite-connection.js";
 import type { PostFilters } from "./sqlite-newest-ids.js";
+import { SEEK_DAYS_FROM as SEEK_FROM } from "./sqlite-plan-costs.js";
 
 const DAY = 86_400_000;
-
-/** Shallower offsets are cheaper to skip in the index than to locate. */
-const SEEK_FROM = 500;
 
 /** Which posts a list holds, as `post_days` can tell. */
 export interface DayScope {
@@ -88,8 +87,12 @@ export function seekDay(
     sql.push("day > ?");
     values.push(sinceDay);
   }
+  // Lists of more than one feed count days in post_day_counts (schema 15), whose rows do not
+  // multiply with the feeds; ids on both sides of sincepost need post_days' id bounds.
+  const perFeed = scope.feedId !== undefined || sinceId !== null;
   const days = stmts
-    .get(`SELECT day, sum(posts), min(min_id), max(max_id) FROM post_days
+    .get(`SELECT day, sum(posts), ${perFeed ? "min(min_id), max(max_id)" : "0, 0"}
+      FROM ${perFeed ? "post_days" : "post_day_counts"}
       ${sql.length === 0 ? "" : `WHERE ${sql.join(" AND ")}`} GROUP BY day ORDER BY day DESC`)
     .raw();
   const exact = stmts

@@ -19,12 +19,14 @@ import { feedNameText, feedUrlText } from "../text-checks.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
+import { assignDateKey, dateKeyFor } from "./sqlite-date-keys.js";
 import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
 
 interface ExistingPost extends StoredPostFields {
   id: number;
   seen_at: number;
   clicks: number;
+  date_key: number;
 }
 
 function requireFeed(stmts: StatementCache, feedId: number): FeedAdminRecord {
@@ -40,22 +42,36 @@ function requireReference(stmts: StatementCache, table: "categories" | "language
   }
 }
 
-function indexPost(stmts: StatementCache, id: number, post: IncomingPost, feedName: string): void {
-  stmts.get(FTS5_INSERT).run(...fts5IndexRow(id, post.title, post.excerpt, post.content, feedName));
+/** Writes a post's index row under its date key (sqlite-date-keys.ts). */
+function indexPost(stmts: StatementCache, key: number, post: IncomingPost, feedName: string): void {
+  stmts
+    .get(FTS5_INSERT)
+    .run(...fts5IndexRow(key, post.title, post.excerpt, post.content, feedName, post.languageId));
 }
 
-function unindexPost(stmts: StatementCache, id: number): void {
-  stmts.get("DELETE FROM posts_fts WHERE rowid = ?").run(id);
+/** Removes a post's index row and frees its key (the caller keys it again or deletes it). */
+function unindexPost(stmts: StatementCache, id: number, key: number): void {
+  stmts.get("DELETE FROM posts_fts WHERE rowid = ?").run(key);
+  stmts.get("UPDATE posts SET date_key = NULL WHERE id = ?").run(id);
 }
 
 /** Re-writes the index rows of a feed's posts, after its name (an indexed column) changed. */
 function reindexFeed(stmts: StatementCache, feedId: number, feedName: string): void {
   const rows = stmts
-    .get("SELECT id, title, excerpt, content FROM posts WHERE feed_id = ?")
-    .all(feedId) as Array<{ id: number; title: string; excerpt: string; content: string }>;
+    .get("SELECT date_key, title, excerpt, content, language_id FROM posts WHERE feed_id = ?")
+    .all(feedId) as Array<{
+    date_key: number;
+    title: string;
+    excerpt: string;
+    content: string;
+    language_id: number;
+  }>;
   for (const r of rows) {
-    unindexPost(stmts, r.id);
-    stmts.get(FTS5_INSERT).run(...fts5IndexRow(r.id, r.title, r.excerpt, r.content, feedName));
+    // The key stays: only the text changed.
+    stmts.get("DELETE FROM posts_fts WHERE rowid = ?").run(r.date_key);
+    stmts
+      .get(FTS5_INSERT)
+      .run(...fts5IndexRow(r.date_key, r.title, r.excerpt, r.content, feedName, r.language_id));
   }
 }
 
@@ -90,7 +106,9 @@ export function addFeed(db: Database.Database, stmts: StatementCache, feed: NewF
 export function removeFeed(db: Database.Database, stmts: StatementCache, feedId: number): boolean {
   return db.transaction(() => {
     // The index is contentless: its rows go explicitly, before the cascade removes the posts.
-    stmts.get("DELETE FROM posts_fts WHERE rowid IN (SELECT id FROM posts WHERE feed_id = ?)").run(feedId);
+    stmts
+      .get("DELETE FROM posts_fts WHERE rowid IN (SELECT date_key FROM posts WHERE feed_id = ?)")
+      .run(feedId);
     subtractFeedPosts(stmts, feedId);
     return stmts.get("DELETE FROM feeds WHERE id = ?").run(feedId).changes > 0;
   })();
@@ -104,13 +122,16 @@ function upsertPost(
 ): "inserted" | "updated" | "unchanged" {
   checkPost(post);
   const old = stmts
-    .get(`SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, language_id, clicks
-      FROM posts WHERE feed_id = ? AND guid = ?`)
+    .get(`SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, language_id, clicks,
+      date_key FROM posts WHERE feed_id = ? AND guid = ?`)
     .get(feed.id, post.guid) as ExistingPost | undefined;
   if (!old) {
-    const { lastInsertRowid } = stmts
+    const date = postDate(post, post.seenAt);
+    // The key before the insert, which writes it: the new post's id is the highest.
+    const key = dateKeyFor(stmts, null, date);
+    stmts
       .get(`INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-          post_date, language_id, category_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+          post_date, language_id, category_id, date_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(
         feed.id,
         post.guid,
@@ -121,16 +142,18 @@ function upsertPost(
         post.publishedAt,
         post.updatedAt,
         post.seenAt,
-        postDate(post, post.seenAt),
+        date,
         post.languageId,
         feed.categoryId,
+        key,
       );
-    indexPost(stmts, Number(lastInsertRowid), post, feed.name);
+    indexPost(stmts, key, post, feed.name);
     languageCounts.add(post.languageId, 1);
     return "inserted";
   }
   if (postUnchanged(old, post)) return "unchanged";
   // seen_at is the first-seen time: an update keeps it.
+  const date = postDate(post, old.seen_at);
   stmts
     .get(`UPDATE posts SET link = ?, title = ?, excerpt = ?, content = ?, published_at = ?, updated_at = ?,
         post_date = ?, language_id = ? WHERE id = ?`)
@@ -141,12 +164,12 @@ function upsertPost(
       post.content,
       post.publishedAt,
       post.updatedAt,
-      postDate(post, old.seen_at),
+      date,
       post.languageId,
       old.id,
     );
-  unindexPost(stmts, old.id);
-  indexPost(stmts, old.id, post, feed.name);
+  unindexPost(stmts, old.id, old.date_key);
+  indexPost(stmts, assignDateKey(stmts, old.id, date), post, feed.name);
   languageCounts.add(old.language_id, -1, -old.clicks);
   languageCounts.add(post.languageId, 1, old.clicks);
   return "updated";

@@ -11,6 +11,8 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { addPrefixIndex } from "./fts5-prefix-index.js";
 import { adminSchema } from "./sqlite-admin-schema.js";
+import { indexByDateKey } from "./sqlite-date-key-migration.js";
+import { dayCountTables } from "./sqlite-day-counts-schema.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { rollupTables } from "./sqlite-rollup-schema.js";
@@ -237,6 +239,18 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "languages filed by language, not by the first regional tag seen; pt-BR/pt-PT and zh-Hans/zh-Hant kept apart",
     up: refileLanguages,
+  },
+  {
+    version: 14,
+    description:
+      "full-text index keyed by each post's date key, so its rowid order is date order; the post's language in the index",
+    up: indexByDateKey,
+  },
+  {
+    version: 15,
+    description:
+      "posts per day per language and category, a roll-up whose size does not grow with the feeds; clicks per feed",
+    up: (db) => db.exec(dayCountTables),
   },
   {
     version: 16,

@@ -14,20 +14,10 @@
  */
 import type { PostRecord } from "../store.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { POPULAR_IN_CATEGORY as IN_CATEGORY, POPULAR_WHOLE as WHOLE } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 
 const DAY = 86_400_000;
-/**
- * With no category: windows of up to `scanClicks` clicks are scanned, longer ones walked; a walked
- * post costs about `walkCostInClicks` scanned clicks. Tuned on the demo corpus where the two ways
- * cost the same; assumes its clicks per post (bench/NOTES.md).
- */
-const WHOLE = { scanClicks: 56_000, walkCostInClicks: 7 };
-/**
- * In a category the scan also looks up every windowed post's category, while the walk reads only
- * that category's posts, hence a cheaper walk. Tuned likewise on the demo corpus (bench/NOTES.md).
- */
-const IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
 const BATCH = 256;
 
 /** A ranked post: id, window clicks, post_date. */
@@ -108,24 +98,6 @@ function insertRanked(top: Ranked[], item: Ranked, limit: number): void {
   if (i >= limit) return;
   top.splice(i, 0, item);
   if (top.length > limit) top.pop();
-}
-
-/**
- * The starts of two windows where popular posts work hard, for a query thread's warm-up: one of
- * the newest WHOLE.scanClicks / 2 clicks (scanned) and one of the newest WHOLE.scanClicks + 1 (the
- * thinnest window walked, so the deepest walk). Without them a thread's first such call pays for
- * optimising the walk and the scan, for the memory they take and for reading into its connection's
- * cache the pages the walk needs. These two windows warmed best of those tried on the demo corpus
- * (bench/NOTES.md); a longer walk may still read pages they do not. Empty with fewer clicks.
- */
-export function heavyWindowStarts(stmts: StatementCache): number[] {
-  const nth = stmts
-    .get("SELECT clicked_at FROM clicks INDEXED BY clicks_by_time ORDER BY clicked_at DESC LIMIT 1 OFFSET ?")
-    .pluck();
-  return [WHOLE.scanClicks / 2, WHOLE.scanClicks + 1].flatMap((n) => {
-    const at = nth.get(n - 1) as number | undefined;
-    return at === undefined ? [] : [at];
-  });
 }
 
 export interface Args {

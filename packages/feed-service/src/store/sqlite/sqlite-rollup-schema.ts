@@ -5,9 +5,8 @@
  * filled from the existing rows when an older database is upgraded.
  *
  * - `post_id_blocks`: per block of 1024 post ids, the lowest and highest post_date stored there.
- *   Full-text hits arrive in id order; a date-ordered search walks them from the newest id down and
- *   stops once no block below can hold a post newer than the page (sqlite-newest-hits.ts). Bounds
- *   only widen (an update or delete never narrows them), so they stay true bounds.
+ *   Date-ordered searches walked the hits by id with these bounds until schema 14 keyed the index
+ *   by date (sqlite-date-keys.ts); no read uses them since, and the triggers still keep them.
  * - `post_days`: posts per UTC day per (feed, language, category; 0 = none), with the lowest and
  *   highest id among them (bounds in the same sense). A deep page finds the day where its offset
  *   lands by adding day counts, and skips only within that day (sqlite-day-seek.ts).

@@ -122,7 +122,9 @@ describe("sampled_bm25's row lengths, kept per connection", () => {
   writer.exec(`CREATE VIRTUAL TABLE t USING fts5 (title, body, feed_name, content = '', contentless_delete = 1,
     tokenize = 'ascii')`);
   const insert = writer.prepare("INSERT INTO t (rowid, title, body, feed_name) VALUES (?, ?, ?, ?)");
-  for (const [i, row] of rows.entries()) insert.run(i + 1, ...row);
+  // Rowids as the store's date keys are (large and sparse, sqlite-date-keys.ts): row n is KEY + n.
+  const KEY = 115_865_593_020_416;
+  for (const [i, row] of rows.entries()) insert.run(KEY + i + 1, ...row);
   const reader = new Database(file, { readonly: true });
   loadStoreExtension(reader);
   after(() => {
@@ -150,9 +152,12 @@ describe("sampled_bm25's row lengths, kept per connection", () => {
     assert.deepEqual(before, reference(reader, '"alpha"'));
     // Rewrite row 1's stored length behind the index's back: the structure record does not change,
     // so this connection keeps the length it read, while a new connection reads the new one.
-    const sz = writer.prepare("SELECT sz FROM t_docsize WHERE id = 1").pluck().get() as Buffer;
+    const sz = writer
+      .prepare("SELECT sz FROM t_docsize WHERE id = ?")
+      .pluck()
+      .get(KEY + 1) as Buffer;
     writer.unsafeMode(true); // lifts SQLite's defensive mode, which keeps shadow tables read-only
-    writer.prepare("UPDATE t_docsize SET sz = ? WHERE id = 1").run(Buffer.from([2, 40, 3]));
+    writer.prepare("UPDATE t_docsize SET sz = ? WHERE id = ?").run(Buffer.from([2, 40, 3]), KEY + 1);
     try {
       assert.deepEqual(scored(reader, '"alpha"'), before);
       const fresh = new Database(file, { readonly: true });
@@ -165,7 +170,7 @@ describe("sampled_bm25's row lengths, kept per connection", () => {
         fresh.close();
       }
     } finally {
-      writer.prepare("UPDATE t_docsize SET sz = ? WHERE id = 1").run(sz);
+      writer.prepare("UPDATE t_docsize SET sz = ? WHERE id = ?").run(sz, KEY + 1);
       writer.unsafeMode(false);
     }
   });
@@ -174,21 +179,26 @@ describe("sampled_bm25's row lengths, kept per connection", () => {
     assert.deepEqual(scored(reader, '"alpha"'), reference(reader, '"alpha"'));
     // Row 1 rewritten longer, row 3 deleted, a row added: every score must follow at once.
     writer.transaction(() => {
-      writer.prepare("DELETE FROM t WHERE rowid = 1").run();
-      insert.run(1, "alpha beta", "alpha gamma alpha delta and a much longer body of many words", "news");
-      writer.prepare("DELETE FROM t WHERE rowid = 3").run();
-      insert.run(7, "alpha", "short", "blog");
+      writer.prepare("DELETE FROM t WHERE rowid = ?").run(KEY + 1);
+      insert.run(
+        KEY + 1,
+        "alpha beta",
+        "alpha gamma alpha delta and a much longer body of many words",
+        "news",
+      );
+      writer.prepare("DELETE FROM t WHERE rowid = ?").run(KEY + 3);
+      insert.run(KEY + 7, "alpha", "short", "blog");
     })();
     const after = scored(reader, '"alpha"');
     assert.deepEqual(after, reference(reader, '"alpha"'));
     assert.deepEqual(
       after.map(([id]) => id),
-      [1, 2, 5, 6, 7],
+      [1, 2, 5, 6, 7].map((n) => KEY + n),
     );
     // A row's length changed alone (same tokens, one more): still followed.
     writer.transaction(() => {
-      writer.prepare("DELETE FROM t WHERE rowid = 6").run();
-      insert.run(6, "delta", "epsilon zeta alpha beta gamma gamma", "blog");
+      writer.prepare("DELETE FROM t WHERE rowid = ?").run(KEY + 6);
+      insert.run(KEY + 6, "delta", "epsilon zeta alpha beta gamma gamma", "blog");
     })();
     assert.deepEqual(scored(reader, '"alpha"'), reference(reader, '"alpha"'));
   });

@@ -6,6 +6,7 @@
  * per term (figures in bench/NOTES.md).
  */
 import type Database from "better-sqlite3";
+import type { StatementCache } from "./sqlite-connection.js";
 
 /** Merges the full-text index into a single segment (one write transaction rewriting the whole index). */
 export function optimizeSearchIndex(db: Database.Database): void {
@@ -16,4 +17,17 @@ export function optimizeSearchIndex(db: Database.Database): void {
 export function searchIndexSegments(db: Database.Database): number {
   // The %_idx shadow table holds one row per leaf page per segment (https://sqlite.org/fts5.html#the_idx_table).
   return (db.prepare("SELECT count(DISTINCT segid) AS n FROM posts_fts_idx").get() as { n: number }).n;
+}
+
+/**
+ * The same count for a plan to weigh (a seek in the index reads one doclist per segment): one
+ * index seek per segment, hopping from segment id to the next, instead of reading every page row.
+ */
+export function segmentCount(stmts: StatementCache): number {
+  return stmts
+    .get(`WITH RECURSIVE s(id) AS (SELECT min(segid) FROM posts_fts_idx
+        UNION ALL SELECT (SELECT min(segid) FROM posts_fts_idx WHERE segid > s.id) FROM s WHERE s.id IS NOT NULL)
+      SELECT count(id) FROM s`)
+    .pluck()
+    .get() as number;
 }

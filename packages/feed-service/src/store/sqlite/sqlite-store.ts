@@ -41,7 +41,7 @@ import * as claims from "./sqlite-feed-claims.js";
 import * as feedRankings from "./sqlite-feed-rankings.js";
 import * as feedWriter from "./sqlite-feed-writer.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { heavyWindowStarts, mostPopularPosts } from "./sqlite-popular-posts.js";
+import { mostPopularPosts } from "./sqlite-popular-posts.js";
 import { postKeys } from "./sqlite-post-keys.js";
 import * as posts from "./sqlite-post-queries.js";
 import { countSearchMatches } from "./sqlite-search-count.js";
@@ -108,10 +108,6 @@ export class SqliteStore implements Store {
     categoryId: number | null;
   }): Promise<Array<PostRecord & { periodClicks: number }>> {
     return settle(() => mostPopularPosts(this.#stmts, args));
-  }
-  /** Where popular posts work hard, for a query thread's warm-up (see heavyWindowStarts). */
-  popularWindowsToWarm(): number[] {
-    return heavyWindowStarts(this.#stmts);
   }
   categories(): Promise<CategoryRecord[]> {
     return settle(() => catalog.categories(this.#stmts));

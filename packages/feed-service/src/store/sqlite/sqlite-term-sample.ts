@@ -2,22 +2,26 @@
  * Relevance on SQLite is bm25, computed by `sampled_bm25` (native/sampled_bm25.c) from corpus
  * statistics that this module counts: how many posts hold each phrase of the query. FTS5's own
  * bm25() counts them on the whole index on every search (one pass over each phrase's doclist,
- * paid even to score a page of 20). Here they are counted among the newest `TERM_SAMPLE_IDS` post
- * ids only, so their cost is bounded by the sample; a term's share of recent posts is also what a
- * reader of an aggregator expects its weight to follow. A database with no more ids than that is
- * counted whole, and then the scores are exactly FTS5's bm25 (negated: spec §4 wants higher better).
+ * paid even to score a page of 20). Here they are counted among the newest `TERM_SAMPLE_POSTS`
+ * posts only (a range of date keys: sqlite-date-keys.ts), so their cost is bounded by the sample;
+ * a term's share of recent posts is also what a reader of an aggregator expects its weight to
+ * follow. A database with no more posts than that is counted whole, and then the scores are
+ * exactly FTS5's bm25 (negated: spec §4 wants higher better).
  */
 
 import type { SearchQuery } from "../../search/search-query.js";
 import { fts5Phrases } from "./fts5-match.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
-import type { StatementCache } from "./sqlite-connection.js";
+import { type StatementCache, writeCounts } from "./sqlite-connection.js";
+import { TERM_SAMPLE_POSTS } from "./sqlite-plan-costs.js";
 
-/** The newest this many post ids are the sample of term statistics. */
-export const TERM_SAMPLE_IDS = 32_768;
+export { TERM_SAMPLE_POSTS } from "./sqlite-plan-costs.js";
 
-/** Title above feed name above body, as FTS5 column weights (title, body, feed_name). */
-const WEIGHTS = "4.0, 1.0, 2.0";
+/**
+ * Column weights (title, body, feed_name, language): title above feed name above body; the
+ * language column's one token never counts towards a score.
+ */
+const WEIGHTS = "4.0, 1.0, 2.0, 0.0";
 
 /**
  * The SQL of the score for a query of `phrases` phrases; its parameters are `rankingStats`. Rows'
@@ -29,15 +33,46 @@ export function scoreSql(phrases: number): string {
   return `sampled_bm25(posts_fts, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(phrases)})`;
 }
 
+/** The date keys of the newest posts: `from` the lowest of them, `to` the highest. */
+export interface KeyRange {
+  from: number;
+  to: number;
+}
+
+const ranges = new WeakMap<StatementCache, { version: string; size: number; range: KeyRange | null }>();
+
+/**
+ * The keys of the newest `size` posts, or null when there are not more posts than that. Kept per
+ * connection until some table is written (a walk of `size` index entries otherwise per search).
+ */
+export function newestKeyRange(stmts: StatementCache, size: number): KeyRange | null {
+  const counts = writeCounts(stmts);
+  const version = `${counts.changes}.${counts.others}`;
+  const known = ranges.get(stmts);
+  if (known !== undefined && known.version === version && known.size === size) return known.range;
+  const [from, beyond] = stmts
+    .get(`SELECT date_key FROM posts INDEXED BY posts_by_date_key WHERE date_key IS NOT NULL
+      ORDER BY date_key DESC LIMIT 2 OFFSET ?`)
+    .pluck()
+    .all(size - 1) as number[];
+  const range =
+    beyond === undefined
+      ? null
+      : { from: from!, to: stmts.get("SELECT max(date_key) FROM posts").pluck().get() as number };
+  ranges.set(stmts, { version, size, range });
+  return range;
+}
+
 /** What a search knows from its term sample. */
 export interface TermSample {
   /** The arguments of `scoreSql`. */
   args: Array<number | null>;
-  /** The highest post id (null when there is no post). */
-  newest: number | null;
+  /** The keys sampled, or null when the whole index is (no more posts than the sample). */
+  range: KeyRange | null;
   /**
    * How many of the sampled posts the whole query matches, when the statistics tell it (a query
-   * of one phrase and no exclusion, over more posts than the sample); null otherwise.
+   * of one phrase, no exclusion and no language filter, over more posts than the sample); null
+   * otherwise.
    */
   queryHits: number | null;
 }
@@ -45,30 +80,34 @@ export interface TermSample {
 /**
  * The term statistics of `query`: the arguments of `scoreSql` (the number of posts sampled, then
  * how many of them hold each phrase; all null, to count on the whole index, when the sample would
- * be the whole index), with the highest post id they were taken under. Excluded phrases never
- * occur in a matching post, so their count does not matter and is not taken.
+ * be the whole index). Excluded phrases never occur in a matching post, and the `languagePhrases`
+ * that follow the query's (a language filter in the MATCH) weigh nothing, so their counts do not
+ * matter and are not taken.
  */
 export function rankingStats(
   stmts: StatementCache,
   query: SearchQuery,
-  sampleIds = TERM_SAMPLE_IDS,
+  sampleSize = TERM_SAMPLE_POSTS,
+  languagePhrases = 0,
 ): TermSample {
   const { phrases, excluded } = fts5Phrases(query);
-  const newest = stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null;
-  if (newest === null || newest <= sampleIds) {
-    return { args: [null, ...phrases.map(() => null)], newest, queryHits: null };
+  const uncounted = Array.from({ length: languagePhrases }, () => null);
+  const range = newestKeyRange(stmts, sampleSize);
+  if (range === null) {
+    return { args: [null, ...phrases.map(() => null), ...uncounted], range, queryHits: null };
   }
-  const from = newest - sampleIds + 1;
   const count = stmts
     .get(
       `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
     )
     .pluck();
   const counted = phrases.length - excluded;
-  const hits = phrases.map((phrase, i) => (i < counted ? (count.get(phrase, from, newest) as number) : 0));
+  const hits = phrases.map((phrase, i) =>
+    i < counted ? (count.get(phrase, range.from, range.to) as number) : 0,
+  );
   return {
-    args: [sampleIds, ...hits],
-    newest,
-    queryHits: phrases.length === 1 && excluded === 0 ? hits[0]! : null,
+    args: [sampleSize, ...hits, ...uncounted.map(() => 0)],
+    range,
+    queryHits: phrases.length === 1 && excluded === 0 && languagePhrases === 0 ? hits[0]! : null,
   };
 }

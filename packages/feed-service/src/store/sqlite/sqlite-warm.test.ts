@@ -1,10 +1,17 @@
-/** Warming a SQLite file at start: it reads the file and its WAL through, or says why it did not. */
+/**
+ * Warming a SQLite file at start: it reads the file and its WAL through, or says why it did not;
+ * and the query threads' warm-up searches for a word no post holds (no particular word's data).
+ */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { loadDemoData } from "../../demo/load-demo-data.js";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { absentWord } from "../cache-warm.js";
+import { openSqliteStore } from "./sqlite-store.js";
 import { warmSqliteFile } from "./sqlite-warm.js";
 
 const folder = mkdtempSync(join(tmpdir(), "feed-warm-"));
@@ -38,4 +45,36 @@ test("a file larger than half the memory available is not read, and the report s
   assert.equal(report.bytes, 0);
   assert.equal(progress, 0);
   assert.equal(report.skipped, "the database (3 MB) is larger than half the memory available (4 MB)");
+});
+
+test("the warm-ups' search word is a valid query that no post holds, new at every start", async () => {
+  const store = openSqliteStore(":memory:");
+  try {
+    await loadDemoData(store, { posts: 2000, now: Date.UTC(2026, 0, 10) });
+    const words = new Set(Array.from({ length: 50 }, () => absentWord()));
+    assert.equal(words.size, 50, "a new word each time");
+    for (const word of words) {
+      assert.match(word, /^[a-z]{24}$/);
+      assert.equal(parseSearchQuery(word).clauses.length, 1, word);
+      const found = await store.searchPosts({
+        query: parseSearchQuery(word),
+        sort: "relevance",
+        limit: 10,
+        offset: 0,
+        languageIds: null,
+      });
+      assert.deepEqual(found, [], word);
+    }
+    // The same search for a word posts do hold finds them: the empty answers above are the word's.
+    const common = await store.searchPosts({
+      query: parseSearchQuery("the"),
+      sort: "relevance",
+      limit: 10,
+      offset: 0,
+      languageIds: null,
+    });
+    assert.equal(common.length, 10);
+  } finally {
+    await store.close();
+  }
 });

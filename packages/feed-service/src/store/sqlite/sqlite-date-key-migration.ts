@@ -1,0 +1,74 @@
+/**
+ * Schema version 14: every post gets its date key (sqlite-date-keys.ts), and the full-text index
+ * is built anew keyed by it, with the language column (fts5-index-row.ts). FTS5 cannot renumber
+ * or add a column in place, so every post is indexed again, in batches of keys (better-sqlite3
+ * cannot write while a read is still stepping), oldest first (FTS5 appends rising rowids cheaply),
+ * reporting progress. The keys of a second are spread over its slots, so later posts fit between.
+ * The clicked posts' index for a search by clicks gains the key (sqlite-clicked-hits.ts).
+ */
+import type Database from "better-sqlite3";
+import type { MigrationProgress } from "../migration-progress.js";
+import { FTS5_COLUMNS, FTS5_INSERT, FTS5_TOKENIZER, fts5IndexRow } from "./fts5-index-row.js";
+import { SLOTS, secondKeySql } from "./sqlite-date-keys.js";
+
+const BATCH = 2_000;
+const STEP = "indexing posts in date order (schema 14)";
+
+interface PostText {
+  key: number;
+  language_id: number;
+  title: string;
+  excerpt: string;
+  content: string;
+  feed_name: string;
+}
+
+/** Numbers every post (keys spread evenly over each second's slots) and indexes it under its key. */
+export function indexByDateKey(db: Database.Database, progress: MigrationProgress): void {
+  const columns = db.pragma("table_info(posts)") as Array<{ name: string }>;
+  // Run again (a test re-running earlier migrations), the column is there: the keys are renumbered.
+  if (!columns.some((c) => c.name === "date_key")) db.exec("ALTER TABLE posts ADD COLUMN date_key INTEGER");
+  db.exec(`DROP INDEX IF EXISTS posts_by_date_key;
+    UPDATE posts SET date_key = s.k FROM (
+      SELECT id, sk + (row_number() OVER w) * (${SLOTS} / (count(*) OVER (PARTITION BY sk) + 1)) AS k
+      FROM (SELECT id, post_date, ${secondKeySql("post_date")} AS sk FROM posts)
+      WINDOW w AS (PARTITION BY sk ORDER BY post_date, id)
+    ) AS s WHERE posts.id = s.id;
+    CREATE UNIQUE INDEX posts_by_date_key ON posts (date_key);
+    -- The clicked posts in the order of a search by clicks, with the key the index knows them by.
+    DROP INDEX IF EXISTS posts_clicked_by_id;
+    DROP INDEX IF EXISTS posts_clicked_by_key;
+    CREATE INDEX posts_clicked_by_key ON posts (clicks, id, language_id, date_key) WHERE clicks > 0;
+    DROP TABLE IF EXISTS posts_fts;
+    -- prefix = '3' is schema 17's prefix index (fts5-prefix-index.ts), built here in the same pass.
+    CREATE VIRTUAL TABLE posts_fts USING fts5 (
+      ${FTS5_COLUMNS},
+      prefix = '3', content = '', contentless_delete = 1,
+      tokenize = '${FTS5_TOKENIZER}'
+    );`);
+  fillIndexByKey(db, progress);
+}
+
+/** Writes the index row of every post, by ascending key (the index must be empty). */
+export function fillIndexByKey(db: Database.Database, progress: MigrationProgress): void {
+  const total = (db.prepare("SELECT count(*) AS n FROM posts").get() as { n: number }).n;
+  const batch = db.prepare(`SELECT p.date_key AS key, p.language_id, p.title, p.excerpt, p.content,
+      f.name AS feed_name
+    FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.date_key > ? ORDER BY p.date_key LIMIT ${BATCH}`);
+  const insert = db.prepare(FTS5_INSERT);
+  let done = 0;
+  let after = Number.MIN_SAFE_INTEGER;
+  progress(STEP, 0, total);
+  for (;;) {
+    const rows = batch.all(after) as PostText[];
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      insert.run(...fts5IndexRow(r.key, r.title, r.excerpt, r.content, r.feed_name, r.language_id));
+    }
+    after = rows[rows.length - 1]!.key;
+    done += rows.length;
+    progress(STEP, done, total);
+  }
+  // One segment, as the demo loader leaves a new index (sqlite-search-maintenance.ts).
+  if (total > 0) db.exec("INSERT INTO posts_fts (posts_fts) VALUES ('optimize')");
+}

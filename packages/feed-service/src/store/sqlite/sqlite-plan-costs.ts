@@ -1,0 +1,62 @@
+/**
+ * The tuning left in the SQLite store's plans, in one place. Each plan picks its path from what
+ * the store counts about the data (hits per term in a sample of the newest posts, clicks per window
+ * from the roll-ups, posts per day); what remains here are sample sizes and the relative costs of
+ * the steps they compare, each with what it assumes. Measurements behind them: bench/NOTES.md.
+ */
+
+/**
+ * Term statistics for bm25 are counted among this many newest posts (sqlite-term-sample.ts).
+ * Assumes a sample of this size gives a term's document frequency within a few percent for any
+ * term in more than about 0.1% of posts, the ones whose weight matters for ranking.
+ */
+export const TERM_SAMPLE_POSTS = 32_768;
+
+/**
+ * A search's hit count is estimated from its hits among this many newest posts, when it has more
+ * than `EXACT_HITS_BELOW` (sqlite-clicked-hits.ts). Assumes a common word is spread over time
+ * about evenly, so the newest posts' share holds for all of them.
+ */
+export const HIT_SAMPLE_POSTS = 65_536;
+
+/** Below this many hits a search's count is exact (counting them costs less than sampling). */
+export const EXACT_HITS_BELOW = 20_000;
+
+/**
+ * Costs, in microseconds, of testing one post against a search in FTS5 (a rowid seek in each
+ * doclist, per segment of the index: the plan multiplies by the segments) and of gathering one
+ * hit into a temporary index: only their ratio decides between walking the clicked posts and
+ * gathering every hit (sqlite-clicked-hits.ts). Assumes doclists of date keys (a few bytes a
+ * delta); both are per-row costs, so the ratio does not depend on corpus size.
+ */
+export const FTS_TEST_COST_US = 40;
+export const FTS_GATHER_COST_US = 0.15;
+
+/**
+ * When the hits among the newest posts suggest more than this many times the relevance pool, a
+ * descending walk that stops early decides "more than the pool" before any hit is scored
+ * (sqlite-search-queries.ts). Assumes the sample's estimate is within a factor of two.
+ */
+export const POOL_ESTIMATE_MARGIN = 2;
+
+/**
+ * Deep pages of the post lists seek the day where their offset lands from this offset on
+ * (sqlite-day-seek.ts). Assumes skipping this many index entries costs about what reading the
+ * day counts does.
+ */
+export const SEEK_DAYS_FROM = 500;
+
+/**
+ * Most popular posts: windows of up to `scanClicks` clicks are scanned, longer ones walked by
+ * all-time clicks, a walked post costing about `walkCostInClicks` scanned clicks
+ * (sqlite-popular-posts.ts). Assumes a few clicks per clicked post, as on the demo corpus; with a
+ * category the walk reads only that category's posts, hence its lower cost.
+ */
+export const POPULAR_WHOLE = { scanClicks: 56_000, walkCostInClicks: 7 };
+export const POPULAR_IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
+
+/**
+ * Plans chosen by counting the index entries each would read stop counting here (sqlite-feed-
+ * rankings.ts). Assumes that past this many entries both plans cost alike for the choice to matter.
+ */
+export const PLAN_COUNT_CAP = 100_000;
