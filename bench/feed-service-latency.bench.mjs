@@ -28,7 +28,7 @@
 // with `nice -n 10 node bench/shape-corpus.mjs --shape <names>`).
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { openStore } from "./feed-service-corpus.mjs";
@@ -96,7 +96,9 @@ async function probeCorpus(store, manifest) {
   const terms = manifest.terms.map(([term]) => term);
   const languageData = await store.aggregateLanguageData(Date.now());
   const languages = languageData.filter((l) => l.postCount > 0).sort((a, b) => a.postCount - b.postCount);
-  const minority = languages.find((l) => l.postCount >= 1000) ?? languages[0];
+  // The smallest real language ("und" collects posts whose language is unknown).
+  const real = languages.filter((l) => l.languageCode !== "und");
+  const minority = real.find((l) => l.postCount >= 1000) ?? real[0] ?? languages[0];
   const feeds = await store.feeds();
   const largestFeed = feeds.reduce((a, b) => (b.postCount > a.postCount ? b : a));
   const byCategory = new Map();
@@ -598,6 +600,7 @@ for (const shape of shapeNames) {
     for (const backend of backends) {
       const server = await startServe(databases[backend], serveArgs);
       starts[backend] = {
+        load: loadavg()[0],
         ms: server.startMs,
         warm:
           /feed-service: ((?:read|did not warm|warm)[^\n]*)/.exec(server.output)?.[1] ??
@@ -628,7 +631,7 @@ for (const shape of shapeNames) {
           runWrkOnce({ url: server.base + soapPath, lua: heavyLua, connections: 4, seconds }),
           runWrkOnce({ url: server.base + soapPath, lua: probeLua, connections: 1, seconds }),
         ]);
-        load[backend] = { mix: mixRun, idleProbe, heavy: heavyRun, probe };
+        load[backend] = { mix: mixRun, idleProbe, heavy: heavyRun, probe, loadAfter: loadavg()[0] };
       } finally {
         await stopServe(server);
       }
@@ -651,7 +654,9 @@ for (const { shape, manifest, corpus, worstCalls, worst, load, starts, hugePages
   );
   console.log("0. service start (spawn to listening, the database warm-up included)");
   for (const backend of backends) {
-    console.log(`   ${backend}: ${(starts[backend].ms / 1000).toFixed(1)} s; ${starts[backend].warm}`);
+    console.log(
+      `   ${backend}: ${(starts[backend].ms / 1000).toFixed(1)} s; ${starts[backend].warm}; machine load average ${starts[backend].load.toFixed(1)} at start, ${load[backend].loadAfter.toFixed(1)} at the end (2 cores, shared)`,
+    );
   }
   if (hugePages) console.log(`   postgres server: ${hugePages}`);
   console.log(
