@@ -10,7 +10,7 @@
 //      smart category, the OR smart category), limit 1000, the corpus's commonest indexed terms by
 //      relevance, date and clicks, a term in ~7% of posts, AND, OR, phrase and exclusion of the
 //      commonest terms, the commonest term inside the smallest language), first call after the
-//      server started, then the median of 5 more; target <= 50 ms each (spec §4, Latency);
+//      server started, then the median of 5 more (1 past a second); target <= 50 ms each (spec §4, Latency);
 //   2. search mix: 100 searches drawn at random (seeded; printed) from the corpus's 2,000 commonest
 //      indexed terms (its full-text index's own statistics): single terms, ANDs, ORs, phrases,
 //      exclusions, a language filter; relevance and date; offsets 0 and 20; wrk -c8; target p99
@@ -611,7 +611,10 @@ for (const shape of shapeNames) {
         for (const [label, body] of worstCalls) {
           const first = await call(server.base, body);
           const again = [];
-          for (let i = 0; i < 5; i++) again.push((await call(server.base, body)).ms);
+          // A call over a second is far past its target: one more run says enough of it (a call
+          // that reaches the 10 s query deadline would otherwise cost a minute).
+          const repeats = first.ms > 1000 ? 1 : 5;
+          for (let i = 0; i < repeats; i++) again.push((await call(server.base, body)).ms);
           worst[backend].push({
             label,
             first: first.ms,
@@ -660,7 +663,7 @@ for (const { shape, manifest, corpus, worstCalls, worst, load, starts, hugePages
   }
   if (hugePages) console.log(`   postgres server: ${hugePages}`);
   console.log(
-    `1. worst case per operation (ms; first call after start, then median of 5; target <= ${TARGET_MS} ms)`,
+    `1. worst case per operation (ms; first call after start, then median of 5 more (1 more when the first took over 1 s); target <= ${TARGET_MS} ms)`,
   );
   const header = ["call", ...backends.flatMap((b) => [`${b} first`, `${b} warm`, `${b} rows`, `${b} ratio`])];
   console.log(`| ${header.join(" | ")} |`);
