@@ -10,7 +10,8 @@
 //      smart category, the OR smart category), limit 1000, the corpus's commonest indexed terms by
 //      relevance, date and clicks, a term in ~7% of posts, AND, OR, phrase and exclusion of the
 //      commonest terms, the commonest term inside the smallest language), first call after the
-//      server started, then the median of 5 more (1 past a second); target <= 50 ms each (spec §4, Latency);
+//      server started, then the median of 5 more (1 past a second); target <= 50 ms each (spec
+//      §4, Latency);
 //   2. search mix: 100 searches drawn at random (seeded; printed) from the corpus's 2,000 commonest
 //      indexed terms (its full-text index's own statistics): single terms, ANDs, ORs, phrases,
 //      exclusions, a language filter; relevance and date; offsets 0 and 20; wrk -c8; target p99
