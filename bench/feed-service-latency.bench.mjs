@@ -127,6 +127,17 @@ async function probeCorpus(store, manifest) {
     smart.push({ ...c, count, minorityCount });
   }
   smart.sort((a, b) => b.count - a.count);
+  // The commonest term inside the smallest language: of the 20 commonest terms, the one with the
+  // most matches there.
+  let minorityTerm = { term: terms[0], count: -1 };
+  for (const term of terms.slice(0, 20)) {
+    const count = await store.countSearchMatches({
+      query: parseSearchQuery(term),
+      languageIds: [minority.languageId],
+      cap: 10_000_000,
+    });
+    if (count > minorityTerm.count) minorityTerm = { term, count };
+  }
   const orSmart = smart.find((c) => / OR /.test(c.smartCategoryQuery));
   const totalPosts = languageData.reduce((sum, l) => sum + l.postCount, 0);
   // A term in ~7% of posts: the widest relevance tier of one term (its 10,000 newest matches
@@ -158,6 +169,7 @@ async function probeCorpus(store, manifest) {
     largestCategory,
     largestCategoryPosts,
     categoryMinorityPosts,
+    minorityTerm,
     smart,
     orSmart,
     tierTerm,
@@ -235,6 +247,14 @@ function worstCallsOf(corpus, sweptWindows) {
     [
       `search '${w1}', clicks, limit 1000, language ${mName}`,
       search(w1, "clicks", { limit: 1000, languageIds: minority }),
+    ],
+    [
+      `search '${corpus.minorityTerm.term}' (${n(corpus.minorityTerm.count)} posts in ${corpus.minority.languageCode}), relevance, language ${mName}`,
+      search(corpus.minorityTerm.term, "relevance", { languageIds: minority }),
+    ],
+    [
+      `search '${corpus.minorityTerm.term}', date, offset 1000, language ${mName}`,
+      search(corpus.minorityTerm.term, "date", { offset: 1000, languageIds: minority }),
     ],
     [`search '${corpus.tierTerm}' (~7% of posts), relevance`, search(corpus.tierTerm)],
     [
