@@ -553,7 +553,7 @@ async function call(base, body) {
 }
 
 function luaFor(name, bodies) {
-  const file = join(tmpdir(), `feed-service-latency-${name}.lua`);
+  const file = join(scratch, `${name}.lua`);
   writeFileSync(
     file,
     `local bodies = {${bodies.map((b) => JSON.stringify(b)).join(",\n")}}
