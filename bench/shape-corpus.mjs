@@ -214,9 +214,12 @@ export async function openShapeCorpus(shapeName, posts) {
     // The demo loader's corpus is the file the other benchmarks cache: linked, not built twice (a
     // symbolic link: SQLite follows it, so both names share one WAL).
     const { path: demoPath, store } = await openCorpus(posts);
+    const languages = await store.aggregateLanguageData(Date.now());
+    const feeds = (await store.feeds()).length;
     await store.close();
     symlinkSync(demoPath, partial);
-    manifest = { shape: shapeName, description: shape.description, posts, now: corpusNow };
+    const clicks = languages.reduce((sum, l) => sum + l.clicks, 0);
+    manifest = { shape: shapeName, description: shape.description, posts, feeds, clicks, now: corpusNow };
   } else {
     say(`building the ${shapeName} corpus, ${posts} posts, into ${path} (once; cached)...`);
     const plan = planShape(shape, posts);
