@@ -26,10 +26,6 @@ function freePort() {
 }
 
 /**
- * Starts the cached server (initialising and filling it when missing); returns its URL, the
- * SQLite corpus path and stop().
- */
-/**
  * Whether PostgreSQL's shared buffers can sit on huge pages here, in words for the report. Without
  * them every new server process (each pool connection, each parallel worker) maps the buffers it
  * touches 4 KB at a time: a first search on a connection reading 13,000 cached pages took 55 ms
@@ -46,12 +42,11 @@ export function hugePagesNote() {
     : `NO huge pages (${total} reserved, ${wanted} needed): first calls on each connection pay page faults; as root: sysctl -w vm.nr_hugepages=${wanted}`;
 }
 
-export async function openPostgresCorpus(posts) {
-  const { store, path: sqlitePath } = await openCorpus(posts);
-  await store.close();
-  const folder = join(tmpdir(), "feed-toolkit-bench", `postgres-${posts}-${corpusVersion}`);
-  const ready = join(folder, "READY");
-  const fresh = !existsSync(ready);
+/**
+ * Starts the bench's embedded PostgreSQL on the data folder under `folder` (initialising it when
+ * new) on a free port; returns its URL, query(sql) on a fresh client, and stop().
+ */
+export async function startBenchPostgres(folder) {
   mkdirSync(folder, { recursive: true });
   chmodSync(folder, 0o777);
   const port = await freePort();
@@ -84,9 +79,32 @@ export async function openPostgresCorpus(posts) {
     onLog: () => {},
     onError: () => {},
   });
-  if (fresh && !existsSync(join(folder, "data", "PG_VERSION"))) await server.initialise();
+  if (!existsSync(join(folder, "data", "PG_VERSION"))) await server.initialise();
   await server.start();
-  const url = `postgres://postgres:bench@127.0.0.1:${port}/postgres`;
+  const query = async (sql) => {
+    const client = server.getPgClient("postgres", "127.0.0.1");
+    await client.connect();
+    try {
+      return await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  return { url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`, query, stop: () => server.stop() };
+}
+
+/**
+ * Starts the cached server (initialising and filling it when missing); returns its URL, the
+ * SQLite corpus path and stop().
+ */
+export async function openPostgresCorpus(posts) {
+  const { store, path: sqlitePath } = await openCorpus(posts);
+  await store.close();
+  const folder = join(tmpdir(), "feed-toolkit-bench", `postgres-${posts}-${corpusVersion}`);
+  const ready = join(folder, "READY");
+  const fresh = !existsSync(ready);
+  const server = await startBenchPostgres(folder);
+  const { url } = server;
   if (fresh) {
     const started = Date.now();
     process.stderr.write(`copying the ${posts}-post SQLite corpus into PostgreSQL (once; cached)...\n`);
@@ -102,10 +120,7 @@ export async function openPostgresCorpus(posts) {
         shown = line;
       },
     });
-    const client = server.getPgClient("postgres", "127.0.0.1");
-    await client.connect();
-    await client.query("VACUUM ANALYZE");
-    await client.end();
+    await server.query("VACUUM ANALYZE");
     writeFileSync(ready, `${Date.now() - started} ms\n`);
     process.stderr.write(`copied in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }
