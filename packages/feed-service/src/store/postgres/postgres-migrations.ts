@@ -17,6 +17,7 @@ import { refileLanguages } from "./postgres-language-refiling.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
+import { operatorIndexSchema } from "./postgres-search-operators.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
 import { searchVector } from "./postgres-text-search.js";
 import { createWebSubTable } from "./postgres-websub-schema.js";
@@ -242,6 +243,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "languages filed by language, not by the first regional tag seen; pt-BR/pt-PT and zh-Hans/zh-Hant kept apart",
     up: refileLanguages,
+  },
+  {
+    version: 16,
+    description:
+      "search operators: a GIN index of each post's words and facets without the word pairs, for prefixes",
+    up: async (sql) => {
+      await sql.query(operatorIndexSchema);
+    },
   },
 ];
 

@@ -22,8 +22,23 @@ import {
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
+import { sinceDayFacet } from "./postgres-search-facets.js";
+import { postsPerDay } from "./postgres-search-plan.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
+
+/**
+ * The operators' own GIN index (migration 16): each post's words and facets
+ * (postgres-search-facets.ts), without the pairs of neighbouring words. In the word plans' index
+ * a prefix reads every pair lexeme beginning with it (`'the':*` reads each `the ...` pair), and
+ * a pair lexeme, having no positions, matches any weight; here a prefix reads only words.
+ */
+export const OPERATOR_EXPRESSION = "(p.search_vector || post_facets(p.post_date, p.language_id, p.clicks))";
+
+export const operatorIndexSchema = `
+SET LOCAL maintenance_work_mem = '256MB';
+CREATE INDEX IF NOT EXISTS posts_search_operators ON posts
+  USING GIN ((search_vector || post_facets(post_date, language_id, clicks)));
+`;
 
 /** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
 const FEW_HITS = 2_000;
@@ -73,6 +88,18 @@ function atomPart(atom: SearchAtom): Part {
 interface Plan {
   /** The tsquery of the words, or null when the query has none to match. */
   words: string | null;
+  /**
+   * What the operators' index matches of the words (null when nothing): the words without
+   * `title:`'s weight, and without excluded `title:` terms. A superset of `words` that GIN answers
+   * without reading a post (weights would make it recheck each post's vector, out of TOAST).
+   */
+  index: string | null;
+  /**
+   * The rest of the words, checked on the post: `title:` clauses on `rank_vector` (the title and
+   * feed name lexemes of `search_vector`, with their weights and positions: a few bytes), a clause
+   * mixing `title:` and other terms on `search_vector` itself.
+   */
+  verify: Part;
   filters: Part;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
@@ -101,7 +128,29 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
   }
   if (languageIds !== null) parts.push({ sql: "p.language_id = ANY(?::int[])", args: [languageIds] });
   const prefix = [...query.clauses.flat(), ...query.excluded].some((t) => t.prefix === true);
-  return { words, filters: and(parts), oneFeed, prefix };
+  return { words, ...indexedWords(query), filters: and(parts), oneFeed, prefix };
+}
+
+function indexedWords(query: SearchQuery): { index: string | null; verify: Part } {
+  const untitled = (t: SearchTerm): SearchTerm => ({ ...t, titleOnly: false });
+  const verify: Part[] = [];
+  for (const clause of query.clauses) {
+    if (!clause.some((t) => t.titleOnly === true)) continue;
+    const vector = clause.every((t) => t.titleOnly === true) ? "p.rank_vector" : "p.search_vector";
+    verify.push({ sql: `${vector} @@ ?::tsquery`, args: [toTsquery({ clauses: [clause], excluded: [] })] });
+  }
+  const titled = query.excluded.filter((t) => t.titleOnly === true);
+  if (titled.length > 0) {
+    verify.push({
+      sql: "NOT (p.rank_vector @@ ?::tsquery)",
+      args: [toTsquery({ clauses: [titled], excluded: [] })],
+    });
+  }
+  const index = toTsquery({
+    clauses: query.clauses.map((c) => c.map(untitled)),
+    excluded: query.excluded.filter((t) => t.titleOnly !== true),
+  });
+  return { index, verify: and(verify) };
 }
 
 const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
@@ -109,12 +158,14 @@ const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
   clicks: { outer: "clicks DESC, id DESC", inner: "p.clicks DESC, p.id DESC" },
 };
 
-/**
- * The words matched through the GIN index, then on the post's own vector: the index's expression
- * also holds pair and facet lexemes without positions, which PostgreSQL lets match any weight, so
- * `'post':*A` (title:post*) would find a body's `postgresql datenbank` pair there.
- */
-const INDEXED_MATCH = `${SEARCH_EXPRESSION} @@ ?::tsquery AND p.search_vector @@ ?::tsquery`;
+/** The words matched through the operators' index, narrowed by `facet` when given, then verified. */
+function indexedMatch(where: Where, plan: Plan & { index: string }, facet: string | null = null): Where {
+  where.add(
+    `${OPERATOR_EXPRESSION} @@ ?::tsquery`,
+    facet === null ? plan.index : `(${plan.index}) & ${facet}`,
+  );
+  return where.add(plan.verify.sql, ...plan.verify.args);
+}
 
 /** The planner's estimate of the posts holding the words (from the vectors' statistics: cheap). */
 async function estimatedHits(sql: Sql, words: string): Promise<{ hits: number; posts: number }> {
@@ -188,10 +239,10 @@ async function orderedIds(
     if (ids.length === limit || (walk?.scanned ?? 0) < bound) return ids;
   }
   const where = new Where();
-  if (plan.words !== null) {
+  if (plan.index !== null) {
     // MATERIALIZED keeps the GIN lookup a plan of its own: told of the LIMIT, the planner could
     // walk the date index instead and test every post.
-    where.add(INDEXED_MATCH, plan.words, plan.words).add(plan.filters.sql, ...plan.filters.args);
+    indexedMatch(where, { ...plan, index: plan.index }).add(plan.filters.sql, ...plan.filters.args);
     const found = await rows<{ id: number }>(
       sql,
       `WITH m AS MATERIALIZED (SELECT p.id, p.post_date, p.clicks FROM posts p ${where.sql})
@@ -210,6 +261,63 @@ async function orderedIds(
     where.params,
   );
   return found.map((r) => r.id);
+}
+
+/** The share of the posts the planner expects to pass the words and filters (cheap: statistics). */
+async function expectedShare(sql: Sql, plan: Plan & { index: string }): Promise<number> {
+  const where = new Where()
+    .add("p.search_vector @@ ?::tsquery", plan.index)
+    .add(plan.filters.sql, ...plan.filters.args);
+  const [explained] = (
+    await sql.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p ${where.sql}`, where.params)
+  ).rows as Array<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>;
+  const [total] = await rows<{ n: number }>(
+    sql,
+    "SELECT greatest(reltuples, 1)::float8 AS n FROM pg_class WHERE oid = 'posts'::regclass",
+  );
+  return Math.min(1, Math.max(1, explained!["QUERY PLAN"][0]!.Plan["Plan Rows"]) / total!.n);
+}
+
+/** A tier of the newest days holds at least this many posts... */
+const MIN_TIER_POSTS = 5_000;
+/** ...and this many times the posts that should hold the matches (the estimate is rough). */
+const TIER_MARGIN = 1.5;
+/** A tier that falls short grows this many times. */
+const TIER_GROWTH = 4;
+
+/**
+ * The RANKED_NEWEST newest matches, newest first: read through the operators' index from a tier
+ * of the newest days, the fewest that should hold them (the day facets let GIN skip every older
+ * post: no post is read that is not a match of those days), grown when it falls short, and at
+ * last every match. Walking the posts in date order instead reads each one's vector out of TOAST
+ * (45 µs a post, bench/NOTES.md). Exact: a tier is every post since its first day, so the newest
+ * matches of a tier that holds RANKED_NEWEST are the newest of all.
+ */
+async function newestMatches(sql: Sql, plan: Plan & { index: string }): Promise<number[]> {
+  const perDay = await postsPerDay(sql, null);
+  const total = perDay[0]?.total ?? 0;
+  let target = Math.max(MIN_TIER_POSTS, (RANKED_NEWEST * TIER_MARGIN) / (await expectedShare(sql, plan)));
+  for (;;) {
+    let days = 0;
+    let posts = 0;
+    while (days < perDay.length && posts < target) posts += perDay[days++]!.n;
+    let facet: string | null = null;
+    if (posts >= target && posts < total) {
+      // Up to the newest day now, not the counts' newest (they are reused for a while).
+      const [newest] = await rows<{ day: number | null }>(sql, "SELECT max(day) AS day FROM post_days");
+      facet = sinceDayFacet(perDay[days - 1]!.day, Math.max(perDay[0]!.day, newest?.day ?? 0));
+    }
+    const where = indexedMatch(new Where(), plan, facet).add(plan.filters.sql, ...plan.filters.args);
+    // MATERIALIZED keeps the GIN lookup a plan of its own (see orderedIds).
+    const found = await rows<{ id: number }>(
+      sql,
+      `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM posts p ${where.sql})
+        SELECT id FROM m ORDER BY post_date DESC, id DESC LIMIT ${where.next(RANKED_NEWEST)}`,
+      where.params,
+    );
+    if (facet === null || found.length === RANKED_NEWEST) return found.map((r) => r.id);
+    target *= TIER_GROWTH;
+  }
 }
 
 /** The page's posts in order, each with its score (1 when the query has no words). */
@@ -250,8 +358,8 @@ export async function searchWithOperators(
     const order = page.sort === "clicks" ? "clicks" : "date";
     return postsOf(sql, plan, await orderedIds(sql, plan, order, page.offset, page.limit));
   }
-  if (page.offset >= RANKED_NEWEST) return [];
-  const pool = await orderedIds(sql, plan, "date", 0, RANKED_NEWEST);
+  if (page.offset >= RANKED_NEWEST || plan.index === null) return [];
+  const pool = await newestMatches(sql, { ...plan, index: plan.index });
   const ranked = await rows<{ id: number }>(
     sql,
     `SELECT p.id FROM posts p WHERE p.id = ANY($2::int[])
@@ -277,7 +385,7 @@ export async function countWithOperators(
     return (await orderedIds(sql, plan, "date", 0, args.cap + 1)).length;
   }
   const where = new Where();
-  if (plan.words !== null) where.add(INDEXED_MATCH, plan.words, plan.words);
+  if (plan.index !== null) indexedMatch(where, { ...plan, index: plan.index });
   where.add(plan.filters.sql, ...plan.filters.args);
   const [row] = await rows<{ n: number }>(
     sql,
