@@ -282,22 +282,27 @@ async function expectedShare(sql: Sql, plan: Plan & { index: string }): Promise<
 const MIN_TIER_POSTS = 5_000;
 /** ...and this many times the posts that should hold the matches (the estimate is rough). */
 const TIER_MARGIN = 1.5;
-/** A tier that falls short grows this many times. */
-const TIER_GROWTH = 4;
 
 /**
- * The RANKED_NEWEST newest matches, newest first: read through the operators' index from a tier
- * of the newest days, the fewest that should hold them (the day facets let GIN skip every older
- * post: no post is read that is not a match of those days), grown when it falls short, and at
- * last every match. Walking the posts in date order instead reads each one's vector out of TOAST
- * (45 µs a post, bench/NOTES.md). Exact: a tier is every post since its first day, so the newest
- * matches of a tier that holds RANKED_NEWEST are the newest of all.
+ * One page of the RANKED_NEWEST newest matches ranked (spec §4), in order: those matches read
+ * through the operators' index from a tier of the newest days, the fewest that should hold them
+ * (the day facets let GIN skip every older post), and scored as they are read (`rank_vector`, a
+ * few bytes a post). A tier that falls short sizes the next on the share of matches it found, and
+ * the last is every post. Walking the posts in date order instead reads each one's vector out of
+ * TOAST (45 µs a post, bench/NOTES.md). Exact: a tier is every post since its first day, so the
+ * newest matches of a tier that holds RANKED_NEWEST are the newest of all.
  */
-async function newestMatches(sql: Sql, plan: Plan & { index: string }): Promise<number[]> {
+async function rankedNewest(
+  sql: Sql,
+  plan: Plan & { words: string; index: string },
+  offset: number,
+  limit: number,
+): Promise<number[]> {
   const perDay = await postsPerDay(sql, null);
   const total = perDay[0]?.total ?? 0;
-  let target = Math.max(MIN_TIER_POSTS, (RANKED_NEWEST * TIER_MARGIN) / (await expectedShare(sql, plan)));
+  let share = await expectedShare(sql, plan);
   for (;;) {
+    const target = Math.max(MIN_TIER_POSTS, (RANKED_NEWEST * TIER_MARGIN) / Math.max(share, 1e-9));
     let days = 0;
     let posts = 0;
     while (days < perDay.length && posts < target) posts += perDay[days++]!.n;
@@ -307,16 +312,23 @@ async function newestMatches(sql: Sql, plan: Plan & { index: string }): Promise<
       const [newest] = await rows<{ day: number | null }>(sql, "SELECT max(day) AS day FROM post_days");
       facet = sinceDayFacet(perDay[days - 1]!.day, Math.max(perDay[0]!.day, newest?.day ?? 0));
     }
-    const where = indexedMatch(new Where(), plan, facet).add(plan.filters.sql, ...plan.filters.args);
-    // MATERIALIZED keeps the GIN lookup a plan of its own (see orderedIds).
-    const found = await rows<{ id: number }>(
+    const where = new Where();
+    where.next(plan.words); // $1, the words SEARCH_SCORE ranks
+    indexedMatch(where, plan, facet).add(plan.filters.sql, ...plan.filters.args);
+    // OFFSET 0 keeps the GIN lookup a plan of its own (see orderedIds).
+    const [found] = await rows<{ n: number; ids: number[] | null }>(
       sql,
-      `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM posts p ${where.sql})
-        SELECT id FROM m ORDER BY post_date DESC, id DESC LIMIT ${where.next(RANKED_NEWEST)}`,
+      `WITH newest AS MATERIALIZED (
+          SELECT id, score FROM (SELECT p.id, p.post_date, ${SEARCH_SCORE} AS score FROM posts p ${where.sql} OFFSET 0) m
+          ORDER BY post_date DESC, id DESC LIMIT ${where.next(RANKED_NEWEST)})
+        SELECT (SELECT count(*) FROM newest)::int AS n, (SELECT array_agg(id) FROM (
+          SELECT id FROM newest ORDER BY score DESC, id DESC
+          LIMIT ${where.next(limit)} OFFSET ${where.next(offset)}) page) AS ids`,
       where.params,
     );
-    if (facet === null || found.length === RANKED_NEWEST) return found.map((r) => r.id);
-    target *= TIER_GROWTH;
+    if (facet === null || found!.n === RANKED_NEWEST) return (found!.ids ?? []).map(Number);
+    // Fewer matches than the estimate said: the tier measured their share.
+    share = Math.min(share / 2, found!.n / posts);
   }
 }
 
@@ -359,18 +371,9 @@ export async function searchWithOperators(
     return postsOf(sql, plan, await orderedIds(sql, plan, order, page.offset, page.limit));
   }
   if (page.offset >= RANKED_NEWEST || plan.index === null) return [];
-  const pool = await newestMatches(sql, { ...plan, index: plan.index });
-  const ranked = await rows<{ id: number }>(
-    sql,
-    `SELECT p.id FROM posts p WHERE p.id = ANY($2::int[])
-      ORDER BY ${SEARCH_SCORE} DESC, p.id DESC LIMIT $3 OFFSET $4`,
-    [plan.words, pool, Math.min(page.limit, RANKED_NEWEST - page.offset), page.offset],
-  );
-  return postsOf(
-    sql,
-    plan,
-    ranked.map((r) => r.id),
-  );
+  const limit = Math.min(page.limit, RANKED_NEWEST - page.offset);
+  const ids = await rankedNewest(sql, { ...plan, words: plan.words, index: plan.index }, page.offset, limit);
+  return postsOf(sql, plan, ids);
 }
 
 /** How many posts a search with operators matches, up to `cap + 1` (see postgres-search-count.ts). */
