@@ -28,17 +28,45 @@ import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 
 /**
  * The operators' own GIN index (migration 16): each post's words and facets
- * (postgres-search-facets.ts), without the pairs of neighbouring words. In the word plans' index
- * a prefix reads every pair lexeme beginning with it (`'the':*` reads each `the ...` pair), and
- * a pair lexeme, having no positions, matches any weight; here a prefix reads only words.
+ * (postgres-search-facets.ts) without the pairs of neighbouring words, plus the first three
+ * letters of each word (` pfx pro`) and the post's feed (` feed 12`): lexemes no search word can
+ * equal (they start with a space). A prefix of three letters is then one posting list that GIN
+ * intersects with the day facets by skipping, where `'pro':*` collects the lists of every word
+ * beginning with it, whole (and in the word plans' index, every pair lexeme too); a `feed:` of a
+ * few feeds narrows inside the index the same way.
  */
-export const OPERATOR_EXPRESSION = "(p.search_vector || post_facets(p.post_date, p.language_id, p.clicks))";
+export const OPERATOR_EXPRESSION =
+  "(p.search_vector || post_facets(p.post_date, p.language_id, p.clicks) || operator_facets(p.search_vector, p.feed_id))";
 
 export const operatorIndexSchema = `
+CREATE FUNCTION operator_facets(search_vector tsvector, feed_id integer) RETURNS tsvector
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN array_to_tsvector(ARRAY(SELECT DISTINCT ' pfx ' || left(w, 3) FROM unnest(tsvector_to_array(search_vector)) w
+    WHERE length(w) >= 3) || ARRAY[' feed ' || feed_id]);
 SET LOCAL maintenance_work_mem = '256MB';
-CREATE INDEX IF NOT EXISTS posts_search_operators ON posts
-  USING GIN ((search_vector || post_facets(post_date, language_id, clicks)));
+CREATE INDEX posts_search_operators ON posts
+  USING GIN ((search_vector || post_facets(post_date, language_id, clicks) || operator_facets(search_vector, feed_id)));
 `;
+
+/** Letters of a prefix that the index holds as a lexeme of its own. */
+const PREFIX_LETTERS = 3;
+/** A `feed:` of at most this many feeds narrows inside the index. */
+const MAX_FEED_FACETS = 32;
+
+/**
+ * `index` with each prefix outside a phrase read through its first letters' lexeme: `'pro':*`
+ * becomes `' pfx pro'`, `'prog':*` becomes `(' pfx pro' & 'prog':*)` (the same posts: a post
+ * holds a word beginning with `prog` only if it holds one beginning with `pro`). A phrase's prefix
+ * stays as it is, its positions are checked.
+ */
+function withPrefixLexemes(index: string): string {
+  return index.replace(/(?<!<-> )'((?:[^']|'')+)':\*/g, (whole, lexeme: string) => {
+    const letters = Array.from(lexeme.replace(/''/g, "'"));
+    if (letters.length < PREFIX_LETTERS) return whole;
+    const first = `' pfx ${letters.slice(0, PREFIX_LETTERS).join("").replace(/'/g, "''")}'`;
+    return letters.length === PREFIX_LETTERS ? first : `(${first} & ${whole})`;
+  });
+}
 
 /** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
 const FEW_HITS = 2_000;
@@ -94,6 +122,8 @@ interface Plan {
    * without reading a post (weights would make it recheck each post's vector, out of TOAST).
    */
   index: string | null;
+  /** The words without `title:`'s weight, as the statistics of `search_vector` estimate them. */
+  estimate: string | null;
   /**
    * The rest of the words, checked on the post: `title:` clauses on `rank_vector` (the title and
    * feed name lexemes of `search_vector`, with their weights and positions: a few bytes), a clause
@@ -128,10 +158,19 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
   }
   if (languageIds !== null) parts.push({ sql: "p.language_id = ANY(?::int[])", args: [languageIds] });
   const prefix = [...query.clauses.flat(), ...query.excluded].some((t) => t.prefix === true);
-  return { words, ...indexedWords(query), filters: and(parts), oneFeed, prefix };
+  const indexed = indexedWords(query);
+  // A clause of one `feed:` of a few feeds narrows inside the index too (the row filter stays).
+  for (const clause of query.filterClauses ?? []) {
+    const only = clause.length === 1 ? clause[0]! : null;
+    if (indexed.index === null || only === null || !isFilter(only) || only.kind !== "feed") continue;
+    const feedIds = ids(only.feedIds, "feed");
+    if (feedIds.length === 0 || feedIds.length > MAX_FEED_FACETS) continue;
+    indexed.index = `${indexed.index} & (${feedIds.map((id) => `' feed ${Number(id)}'`).join(" | ")})`;
+  }
+  return { words, ...indexed, filters: and(parts), oneFeed, prefix };
 }
 
-function indexedWords(query: SearchQuery): { index: string | null; verify: Part } {
+function indexedWords(query: SearchQuery): { index: string | null; estimate: string | null; verify: Part } {
   const untitled = (t: SearchTerm): SearchTerm => ({ ...t, titleOnly: false });
   const verify: Part[] = [];
   for (const clause of query.clauses) {
@@ -150,7 +189,7 @@ function indexedWords(query: SearchQuery): { index: string | null; verify: Part 
     clauses: query.clauses.map((c) => c.map(untitled)),
     excluded: query.excluded.filter((t) => t.titleOnly !== true),
   });
-  return { index, verify: and(verify) };
+  return { index: index === null ? null : withPrefixLexemes(index), estimate: index, verify: and(verify) };
 }
 
 const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
@@ -264,9 +303,9 @@ async function orderedIds(
 }
 
 /** The share of the posts the planner expects to pass the words and filters (cheap: statistics). */
-async function expectedShare(sql: Sql, plan: Plan & { index: string }): Promise<number> {
+async function expectedShare(sql: Sql, plan: Plan): Promise<number> {
   const where = new Where()
-    .add("p.search_vector @@ ?::tsquery", plan.index)
+    .add("p.search_vector @@ ?::tsquery", plan.estimate)
     .add(plan.filters.sql, ...plan.filters.args);
   const [explained] = (
     await sql.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p ${where.sql}`, where.params)
