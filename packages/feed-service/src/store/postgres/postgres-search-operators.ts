@@ -29,11 +29,12 @@ import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 /**
  * The operators' own GIN index (migration 16): each post's words and facets
  * (postgres-search-facets.ts) without the pairs of neighbouring words, plus the first three
- * letters of each word (` pfx pro`) and the post's feed (` feed 12`): lexemes no search word can
- * equal (they start with a space). A prefix of three letters is then one posting list that GIN
+ * letters of each word (` pfx pro`), each title word (` ttl the`, weight A in the vector) and the
+ * post's feed (` feed 12`): lexemes no search word can equal (they start with a space). A prefix of three letters is then one posting list that GIN
  * intersects with the day facets by skipping, where `'pro':*` collects the lists of every word
  * beginning with it, whole (and in the word plans' index, every pair lexeme too); a `feed:` of a
- * few feeds narrows inside the index the same way.
+ * few feeds and a `title:` word narrow inside the index the same way (weights are not in GIN: a
+ * weighted query rechecks every post's vector, read out of TOAST).
  */
 export const OPERATOR_EXPRESSION =
   "(p.search_vector || post_facets(p.post_date, p.language_id, p.clicks) || operator_facets(p.search_vector, p.feed_id))";
@@ -42,7 +43,10 @@ export const operatorIndexSchema = `
 CREATE FUNCTION operator_facets(search_vector tsvector, feed_id integer) RETURNS tsvector
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN array_to_tsvector(ARRAY(SELECT DISTINCT ' pfx ' || left(w, 3) FROM unnest(tsvector_to_array(search_vector)) w
-    WHERE length(w) >= 3) || ARRAY[' feed ' || feed_id]);
+      WHERE length(w) >= 3)
+    || ARRAY(SELECT ' ttl ' || w FROM unnest(tsvector_to_array(ts_filter(search_vector, '{a}'))) w
+      WHERE octet_length(w) <= 2040)
+    || ARRAY[' feed ' || feed_id]);
 SET LOCAL maintenance_work_mem = '256MB';
 CREATE INDEX posts_search_operators ON posts
   USING GIN ((search_vector || post_facets(post_date, language_id, clicks) || operator_facets(search_vector, feed_id)));
@@ -50,22 +54,36 @@ CREATE INDEX posts_search_operators ON posts
 
 /** Letters of a prefix that the index holds as a lexeme of its own. */
 const PREFIX_LETTERS = 3;
+/** The longest title word (bytes) the index holds as a ` ttl ` lexeme (PostgreSQL's limit is 2,047). */
+const MAX_TITLE_LEXEME_BYTES = 2_040;
 /** A `feed:` of at most this many feeds narrows inside the index. */
 const MAX_FEED_FACETS = 32;
 
 /**
- * `index` with each prefix outside a phrase read through its first letters' lexeme: `'pro':*`
- * becomes `' pfx pro'`, `'prog':*` becomes `(' pfx pro' & 'prog':*)` (the same posts: a post
- * holds a word beginning with `prog` only if it holds one beginning with `pro`). A phrase's prefix
- * stays as it is, its positions are checked.
+ * The tsquery of the words as the operators' index answers it: a `title:` word outside a phrase
+ * becomes its ` ttl ` lexeme (`'the':A` → `' ttl the'`), and a prefix outside a phrase its first
+ * letters' lexeme (`'pro':*` → `' pfx pro'`, `'prog':*` → `(' pfx pro' & 'prog':*)`: a post holds
+ * a word beginning with `prog` only if it holds one beginning with `pro`). Anything else loses its
+ * weight: a superset, which `Plan.verify` narrows (a phrase's positions are checked by GIN itself).
  */
-function withPrefixLexemes(index: string): string {
-  return index.replace(/(?<!<-> )'((?:[^']|'')+)':\*/g, (whole, lexeme: string) => {
-    const letters = Array.from(lexeme.replace(/''/g, "'"));
-    if (letters.length < PREFIX_LETTERS) return whole;
-    const first = `' pfx ${letters.slice(0, PREFIX_LETTERS).join("").replace(/'/g, "''")}'`;
-    return letters.length === PREFIX_LETTERS ? first : `(${first} & ${whole})`;
-  });
+function indexLexemes(query: string): string {
+  return query.replace(
+    /'((?:[^']|'')+)'(?::(\*?)(A?))?/g,
+    (whole: string, quoted: string, star: string | undefined, weight: string | undefined, at: number) => {
+      const inPhrase =
+        query.slice(Math.max(0, at - 4), at) === "<-> " || query.startsWith(" <->", at + whole.length);
+      const lexeme = quoted.replace(/''/g, "'");
+      const prefix = star === "*";
+      if (weight === "A" && !prefix && !inPhrase && Buffer.byteLength(lexeme) <= MAX_TITLE_LEXEME_BYTES) {
+        return `' ttl ${quoted}'`;
+      }
+      const plain = `'${quoted}'${prefix ? ":*" : ""}`;
+      const letters = Array.from(lexeme);
+      if (!prefix || inPhrase || letters.length < PREFIX_LETTERS) return plain;
+      const first = `' pfx ${letters.slice(0, PREFIX_LETTERS).join("").replace(/'/g, "''")}'`;
+      return letters.length === PREFIX_LETTERS ? first : `(${first} & ${plain})`;
+    },
+  );
 }
 
 /** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
@@ -185,11 +203,13 @@ function indexedWords(query: SearchQuery): { index: string | null; estimate: str
       args: [toTsquery({ clauses: [titled], excluded: [] })],
     });
   }
-  const index = toTsquery({
-    clauses: query.clauses.map((c) => c.map(untitled)),
-    excluded: query.excluded.filter((t) => t.titleOnly !== true),
-  });
-  return { index: index === null ? null : withPrefixLexemes(index), estimate: index, verify: and(verify) };
+  const excluded = query.excluded.filter((t) => t.titleOnly !== true);
+  const index = toTsquery({ clauses: query.clauses, excluded });
+  return {
+    index: index === null ? null : indexLexemes(index),
+    estimate: toTsquery({ clauses: query.clauses.map((c) => c.map(untitled)), excluded }),
+    verify: and(verify),
+  };
 }
 
 const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
