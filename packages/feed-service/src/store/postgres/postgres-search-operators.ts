@@ -140,8 +140,8 @@ interface Plan {
    * without reading a post (weights would make it recheck each post's vector, out of TOAST).
    */
   index: string | null;
-  /** The words without `title:`'s weight, as the statistics of `search_vector` estimate them. */
-  estimate: string | null;
+  /** Each clause of the words without `title:`'s weight, as the statistics of `search_vector` estimate them. */
+  estimates: string[];
   /**
    * The rest of the words, checked on the post: `title:` clauses on `rank_vector` (the title and
    * feed name lexemes of `search_vector`, with their weights and positions: a few bytes), a clause
@@ -188,7 +188,7 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
   return { words, ...indexed, filters: and(parts), oneFeed, prefix };
 }
 
-function indexedWords(query: SearchQuery): { index: string | null; estimate: string | null; verify: Part } {
+function indexedWords(query: SearchQuery): { index: string | null; estimates: string[]; verify: Part } {
   const untitled = (t: SearchTerm): SearchTerm => ({ ...t, titleOnly: false });
   const verify: Part[] = [];
   for (const clause of query.clauses) {
@@ -207,7 +207,7 @@ function indexedWords(query: SearchQuery): { index: string | null; estimate: str
   const index = toTsquery({ clauses: query.clauses, excluded });
   return {
     index: index === null ? null : indexLexemes(index),
-    estimate: toTsquery({ clauses: query.clauses.map((c) => c.map(untitled)), excluded }),
+    estimates: query.clauses.flatMap((c) => toTsquery({ clauses: [c.map(untitled)], excluded: [] }) ?? []),
     verify: and(verify),
   };
 }
@@ -322,19 +322,32 @@ async function orderedIds(
   return found.map((r) => r.id);
 }
 
-/** The share of the posts the planner expects to pass the words and filters (cheap: statistics). */
+/**
+ * The share of the posts expected to pass the words and filters: that of the rarest clause, by
+ * the statistics (cheap). Not the planner's estimate of them all, which takes them for
+ * independent: common words go together (`the new`), and so do a feed and its words, so that
+ * estimate fell 2.5 times short and the tier read 2.5 times the matches it needed (bench/NOTES.md);
+ * a tier too small for rarer combinations measures their share and the next one fits.
+ */
 async function expectedShare(sql: Sql, plan: Plan): Promise<number> {
-  const where = new Where()
-    .add("p.search_vector @@ ?::tsquery", plan.estimate)
-    .add(plan.filters.sql, ...plan.filters.args);
-  const [explained] = (
-    await sql.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p ${where.sql}`, where.params)
-  ).rows as Array<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>;
+  const parts: Part[] = plan.estimates.map((words) => ({
+    sql: "p.search_vector @@ ?::tsquery",
+    args: [words],
+  }));
+  if (plan.filters.sql !== "TRUE") parts.push(plan.filters);
+  let least = Number.POSITIVE_INFINITY;
+  for (const part of parts) {
+    const where = new Where().add(part.sql, ...part.args);
+    const [explained] = (
+      await sql.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p ${where.sql}`, where.params)
+    ).rows as Array<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>;
+    least = Math.min(least, Math.max(1, explained!["QUERY PLAN"][0]!.Plan["Plan Rows"]));
+  }
   const [total] = await rows<{ n: number }>(
     sql,
     "SELECT greatest(reltuples, 1)::float8 AS n FROM pg_class WHERE oid = 'posts'::regclass",
   );
-  return Math.min(1, Math.max(1, explained!["QUERY PLAN"][0]!.Plan["Plan Rows"]) / total!.n);
+  return Math.min(1, least / total!.n);
 }
 
 /** A tier of the newest days holds at least this many posts... */
