@@ -269,6 +269,11 @@ async function orderedIds(
   limit: number,
 ): Promise<number[]> {
   const need = offset + limit;
+  if (order === "date" && plan.words !== null && plan.index !== null) {
+    // The newest matches come from a tier of the newest days through GIN: no post's vector is
+    // read out of TOAST, as a walk of the date index does for each post it tests.
+    return newestTier(sql, { ...plan, words: plan.words, index: plan.index }, need, "date", offset, limit);
+  }
   const estimate = plan.words === null ? null : await estimatedHits(sql, plan.words);
   // A prefix walks first whatever the estimate (PostgreSQL's is rough for prefixes, and the index
   // reads every pair of words beginning with it).
@@ -370,11 +375,26 @@ async function rankedNewest(
   offset: number,
   limit: number,
 ): Promise<number[]> {
+  return newestTier(sql, plan, RANKED_NEWEST, "score", offset, limit);
+}
+
+/**
+ * The `pool` newest matches read from a tier of the newest days (see rankedNewest), and of them
+ * the page in `order`: by score, or by date (the date order's page is then the pool's end).
+ */
+async function newestTier(
+  sql: Sql,
+  plan: Plan & { words: string; index: string },
+  pool: number,
+  order: "score" | "date",
+  offset: number,
+  limit: number,
+): Promise<number[]> {
   const perDay = await postsPerDay(sql, null);
   const total = perDay[0]?.total ?? 0;
   let share = await expectedShare(sql, plan);
   for (;;) {
-    const target = Math.max(MIN_TIER_POSTS, (RANKED_NEWEST * TIER_MARGIN) / Math.max(share, 1e-9));
+    const target = Math.max(MIN_TIER_POSTS, (pool * TIER_MARGIN) / Math.max(share, 1e-9));
     let days = 0;
     let posts = 0;
     while (days < perDay.length && posts < target) posts += perDay[days++]!.n;
@@ -385,20 +405,21 @@ async function rankedNewest(
       facet = sinceDayFacet(perDay[days - 1]!.day, Math.max(perDay[0]!.day, newest?.day ?? 0));
     }
     const where = new Where();
-    where.next(plan.words); // $1, the words SEARCH_SCORE ranks
+    if (order === "score") where.next(plan.words); // $1, the words SEARCH_SCORE ranks
     indexedMatch(where, plan, facet).add(plan.filters.sql, ...plan.filters.args);
     // OFFSET 0 keeps the GIN lookup a plan of its own (see orderedIds).
     const [found] = await rows<{ n: number; ids: number[] | null }>(
       sql,
       `WITH newest AS MATERIALIZED (
-          SELECT id, score FROM (SELECT p.id, p.post_date, ${SEARCH_SCORE} AS score FROM posts p ${where.sql} OFFSET 0) m
-          ORDER BY post_date DESC, id DESC LIMIT ${where.next(RANKED_NEWEST)})
+          SELECT id, post_date, score FROM (
+            SELECT p.id, p.post_date, ${order === "score" ? SEARCH_SCORE : "0"} AS score FROM posts p ${where.sql} OFFSET 0) m
+          ORDER BY post_date DESC, id DESC LIMIT ${where.next(pool)})
         SELECT (SELECT count(*) FROM newest)::int AS n, (SELECT array_agg(id) FROM (
-          SELECT id FROM newest ORDER BY score DESC, id DESC
+          SELECT id FROM newest ORDER BY ${order === "score" ? "score DESC, id DESC" : "post_date DESC, id DESC"}
           LIMIT ${where.next(limit)} OFFSET ${where.next(offset)}) page) AS ids`,
       where.params,
     );
-    if (facet === null || found!.n === RANKED_NEWEST) return (found!.ids ?? []).map(Number);
+    if (facet === null || found!.n === pool) return (found!.ids ?? []).map(Number);
     // Fewer matches than the estimate said: the tier measured their share.
     share = Math.min(share / 2, found!.n / posts);
   }
