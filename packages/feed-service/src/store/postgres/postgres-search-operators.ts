@@ -1,16 +1,15 @@
 /**
  * Search with the operators of spec §4 on PostgreSQL (`word*`, `title:`, `feed:`, `lang:`,
- * `after:`, `before:`), the same plans as on SQLite (sqlite/fts5-operators.ts). The words become
- * one tsquery (prefixes and the title weight in its syntax: postgres-term-operators.ts), matched
- * against the indexed search expression; the filters become SQL on the post's row (`feed_id`,
- * `language_id`, `post_date`). Two plans:
- * - few hits (by the statistics, fewer than a walk would read: see fewHits): the GIN index hands
- *   them over, and they are filtered, sorted and ranked whole;
- * - many hits (common words, whose page a short walk fills), or no words at all: the posts that
- *   pass the filters are walked in the page's order through the table's indexes (`posts_by_feed`
- *   for one feed, `posts_by_date` for a date range), each checked against the words on its own
- *   vector, until the page is full.
- *   Relevance then ranks the 10,000 newest matches, as spec §4 allows.
+ * `after:`, `before:`). The words become one tsquery (prefixes and the title weight in its syntax:
+ * postgres-term-operators.ts), matched through the operators' own GIN index (migration 16, see
+ * OPERATOR_EXPRESSION); the filters become SQL on the post's row (`feed_id`, `language_id`,
+ * `post_date`). The plans:
+ * - relevance and date order with words: the newest matches from a tier of the newest days,
+ *   through GIN (newestTier); relevance ranks the 10,000 newest, as spec §4 allows;
+ * - clicks order with words: few hits (by the statistics) are read whole through GIN; many are
+ *   found by walking the filtered posts in clicks order, each checked on its own vector, until
+ *   the page is full (a bounded walk, then GIN);
+ * - no words: the filtered posts in order through the table's indexes.
  */
 import {
   isFilter,
