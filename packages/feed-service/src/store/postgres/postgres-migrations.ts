@@ -18,6 +18,7 @@ import { refileLanguages } from "./postgres-language-refiling.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
+import { operatorIndexSchema } from "./postgres-search-operators.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
 import { searchVector } from "./postgres-text-search.js";
 import { createWebSubTable } from "./postgres-websub-schema.js";
@@ -249,6 +250,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "administrators, their sessions, the audit log, visitors' suggestions, sign-in failures, paused feeds",
     up: createAdminTables,
+  },
+  {
+    version: 16,
+    description:
+      "search operators: a GIN index of each post's words and facets without the word pairs, for prefixes",
+    up: async (sql) => {
+      await sql.query(operatorIndexSchema);
+    },
   },
 ];
 

@@ -1,16 +1,15 @@
 /**
  * Search with the operators of spec §4 on PostgreSQL (`word*`, `title:`, `feed:`, `lang:`,
- * `after:`, `before:`), the same plans as on SQLite (sqlite/fts5-operators.ts). The words become
- * one tsquery (prefixes and the title weight in its syntax: postgres-term-operators.ts), matched
- * against the indexed search expression; the filters become SQL on the post's row (`feed_id`,
- * `language_id`, `post_date`). Two plans:
- * - few hits (by the statistics, fewer than a walk would read: see fewHits): the GIN index hands
- *   them over, and they are filtered, sorted and ranked whole;
- * - many hits (common words, whose page a short walk fills), or no words at all: the posts that
- *   pass the filters are walked in the page's order through the table's indexes (`posts_by_feed`
- *   for one feed, `posts_by_date` for a date range), each checked against the words on its own
- *   vector, until the page is full.
- *   Relevance then ranks the 10,000 newest matches, as spec §4 allows.
+ * `after:`, `before:`). The words become one tsquery (prefixes and the title weight in its syntax:
+ * postgres-term-operators.ts), matched through the operators' own GIN index (migration 16, see
+ * OPERATOR_EXPRESSION); the filters become SQL on the post's row (`feed_id`, `language_id`,
+ * `post_date`). The plans:
+ * - relevance and date order with words: the newest matches from a tier of the newest days,
+ *   through GIN (newestTier); relevance ranks the 10,000 newest, as spec §4 allows;
+ * - clicks order with words: few hits (by the statistics) are read whole through GIN; many are
+ *   found by walking the filtered posts in clicks order, each checked on its own vector, until
+ *   the page is full (a bounded walk, then GIN);
+ * - no words: the filtered posts in order through the table's indexes.
  */
 import {
   isFilter,
@@ -22,8 +21,69 @@ import {
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
+import { sinceDayFacet } from "./postgres-search-facets.js";
+import { postsPerDay } from "./postgres-search-plan.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
+
+/**
+ * The operators' own GIN index (migration 16): each post's words and facets
+ * (postgres-search-facets.ts) without the pairs of neighbouring words, plus the first three
+ * letters of each word (` pfx pro`), each title word (` ttl the`, weight A in the vector) and the
+ * post's feed (` feed 12`): lexemes no search word can equal (they start with a space). A prefix of three letters is then one posting list that GIN
+ * intersects with the day facets by skipping, where `'pro':*` collects the lists of every word
+ * beginning with it, whole (and in the word plans' index, every pair lexeme too); a `feed:` of a
+ * few feeds and a `title:` word narrow inside the index the same way (weights are not in GIN: a
+ * weighted query rechecks every post's vector, read out of TOAST).
+ */
+export const OPERATOR_EXPRESSION =
+  "(p.search_vector || post_facets(p.post_date, p.language_id, p.clicks) || operator_facets(p.search_vector, p.feed_id))";
+
+export const operatorIndexSchema = `
+CREATE FUNCTION operator_facets(search_vector tsvector, feed_id integer) RETURNS tsvector
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN array_to_tsvector(ARRAY(SELECT DISTINCT ' pfx ' || left(w, 3) FROM unnest(tsvector_to_array(search_vector)) w
+      WHERE length(w) >= 3)
+    || ARRAY(SELECT ' ttl ' || w FROM unnest(tsvector_to_array(ts_filter(search_vector, '{a}'))) w
+      WHERE octet_length(w) <= 2040)
+    || ARRAY[' feed ' || feed_id]);
+SET LOCAL maintenance_work_mem = '256MB';
+CREATE INDEX posts_search_operators ON posts
+  USING GIN ((search_vector || post_facets(post_date, language_id, clicks) || operator_facets(search_vector, feed_id)));
+`;
+
+/** Letters of a prefix that the index holds as a lexeme of its own. */
+const PREFIX_LETTERS = 3;
+/** The longest title word (bytes) the index holds as a ` ttl ` lexeme (PostgreSQL's limit is 2,047). */
+const MAX_TITLE_LEXEME_BYTES = 2_040;
+/** A `feed:` of at most this many feeds narrows inside the index. */
+const MAX_FEED_FACETS = 32;
+
+/**
+ * The tsquery of the words as the operators' index answers it: a `title:` word outside a phrase
+ * becomes its ` ttl ` lexeme (`'the':A` → `' ttl the'`), and a prefix outside a phrase its first
+ * letters' lexeme (`'pro':*` → `' pfx pro'`, `'prog':*` → `(' pfx pro' & 'prog':*)`: a post holds
+ * a word beginning with `prog` only if it holds one beginning with `pro`). Anything else loses its
+ * weight: a superset, which `Plan.verify` narrows (a phrase's positions are checked by GIN itself).
+ */
+function indexLexemes(query: string): string {
+  return query.replace(
+    /'((?:[^']|'')+)'(?::(\*?)(A?))?/g,
+    (whole: string, quoted: string, star: string | undefined, weight: string | undefined, at: number) => {
+      const inPhrase =
+        query.slice(Math.max(0, at - 4), at) === "<-> " || query.startsWith(" <->", at + whole.length);
+      const lexeme = quoted.replace(/''/g, "'");
+      const prefix = star === "*";
+      if (weight === "A" && !prefix && !inPhrase && Buffer.byteLength(lexeme) <= MAX_TITLE_LEXEME_BYTES) {
+        return `' ttl ${quoted}'`;
+      }
+      const plain = `'${quoted}'${prefix ? ":*" : ""}`;
+      const letters = Array.from(lexeme);
+      if (!prefix || inPhrase || letters.length < PREFIX_LETTERS) return plain;
+      const first = `' pfx ${letters.slice(0, PREFIX_LETTERS).join("").replace(/'/g, "''")}'`;
+      return letters.length === PREFIX_LETTERS ? first : `(${first} & ${plain})`;
+    },
+  );
+}
 
 /** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
 const FEW_HITS = 2_000;
@@ -73,6 +133,20 @@ function atomPart(atom: SearchAtom): Part {
 interface Plan {
   /** The tsquery of the words, or null when the query has none to match. */
   words: string | null;
+  /**
+   * What the operators' index matches of the words (null when nothing): the words without
+   * `title:`'s weight, and without excluded `title:` terms. A superset of `words` that GIN answers
+   * without reading a post (weights would make it recheck each post's vector, out of TOAST).
+   */
+  index: string | null;
+  /** Each clause of the words without `title:`'s weight, as the statistics of `search_vector` estimate them. */
+  estimates: string[];
+  /**
+   * The rest of the words, checked on the post: `title:` clauses on `rank_vector` (the title and
+   * feed name lexemes of `search_vector`, with their weights and positions: a few bytes), a clause
+   * mixing `title:` and other terms on `search_vector` itself.
+   */
+  verify: Part;
   filters: Part;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
@@ -101,7 +175,40 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
   }
   if (languageIds !== null) parts.push({ sql: "p.language_id = ANY(?::int[])", args: [languageIds] });
   const prefix = [...query.clauses.flat(), ...query.excluded].some((t) => t.prefix === true);
-  return { words, filters: and(parts), oneFeed, prefix };
+  const indexed = indexedWords(query);
+  // A clause of one `feed:` of a few feeds narrows inside the index too (the row filter stays).
+  for (const clause of query.filterClauses ?? []) {
+    const only = clause.length === 1 ? clause[0]! : null;
+    if (indexed.index === null || only === null || !isFilter(only) || only.kind !== "feed") continue;
+    const feedIds = ids(only.feedIds, "feed");
+    if (feedIds.length === 0 || feedIds.length > MAX_FEED_FACETS) continue;
+    indexed.index = `${indexed.index} & (${feedIds.map((id) => `' feed ${Number(id)}'`).join(" | ")})`;
+  }
+  return { words, ...indexed, filters: and(parts), oneFeed, prefix };
+}
+
+function indexedWords(query: SearchQuery): { index: string | null; estimates: string[]; verify: Part } {
+  const untitled = (t: SearchTerm): SearchTerm => ({ ...t, titleOnly: false });
+  const verify: Part[] = [];
+  for (const clause of query.clauses) {
+    if (!clause.some((t) => t.titleOnly === true)) continue;
+    const vector = clause.every((t) => t.titleOnly === true) ? "p.rank_vector" : "p.search_vector";
+    verify.push({ sql: `${vector} @@ ?::tsquery`, args: [toTsquery({ clauses: [clause], excluded: [] })] });
+  }
+  const titled = query.excluded.filter((t) => t.titleOnly === true);
+  if (titled.length > 0) {
+    verify.push({
+      sql: "NOT (p.rank_vector @@ ?::tsquery)",
+      args: [toTsquery({ clauses: [titled], excluded: [] })],
+    });
+  }
+  const excluded = query.excluded.filter((t) => t.titleOnly !== true);
+  const index = toTsquery({ clauses: query.clauses, excluded });
+  return {
+    index: index === null ? null : indexLexemes(index),
+    estimates: query.clauses.flatMap((c) => toTsquery({ clauses: [c.map(untitled)], excluded: [] }) ?? []),
+    verify: and(verify),
+  };
 }
 
 const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
@@ -109,12 +216,14 @@ const ORDER: Record<"date" | "clicks", { outer: string; inner: string }> = {
   clicks: { outer: "clicks DESC, id DESC", inner: "p.clicks DESC, p.id DESC" },
 };
 
-/**
- * The words matched through the GIN index, then on the post's own vector: the index's expression
- * also holds pair and facet lexemes without positions, which PostgreSQL lets match any weight, so
- * `'post':*A` (title:post*) would find a body's `postgresql datenbank` pair there.
- */
-const INDEXED_MATCH = `${SEARCH_EXPRESSION} @@ ?::tsquery AND p.search_vector @@ ?::tsquery`;
+/** The words matched through the operators' index, narrowed by `facet` when given, then verified. */
+function indexedMatch(where: Where, plan: Plan & { index: string }, facet: string | null = null): Where {
+  where.add(
+    `${OPERATOR_EXPRESSION} @@ ?::tsquery`,
+    facet === null ? plan.index : `(${plan.index}) & ${facet}`,
+  );
+  return where.add(plan.verify.sql, ...plan.verify.args);
+}
 
 /** The planner's estimate of the posts holding the words (from the vectors' statistics: cheap). */
 async function estimatedHits(sql: Sql, words: string): Promise<{ hits: number; posts: number }> {
@@ -159,6 +268,11 @@ async function orderedIds(
   limit: number,
 ): Promise<number[]> {
   const need = offset + limit;
+  if (order === "date" && plan.words !== null && plan.index !== null) {
+    // The newest matches come from a tier of the newest days through GIN: no post's vector is
+    // read out of TOAST, as a walk of the date index does for each post it tests.
+    return newestTier(sql, { ...plan, words: plan.words, index: plan.index }, need, "date", offset, limit);
+  }
   const estimate = plan.words === null ? null : await estimatedHits(sql, plan.words);
   // A prefix walks first whatever the estimate (PostgreSQL's is rough for prefixes, and the index
   // reads every pair of words beginning with it).
@@ -188,10 +302,10 @@ async function orderedIds(
     if (ids.length === limit || (walk?.scanned ?? 0) < bound) return ids;
   }
   const where = new Where();
-  if (plan.words !== null) {
+  if (plan.index !== null) {
     // MATERIALIZED keeps the GIN lookup a plan of its own: told of the LIMIT, the planner could
     // walk the date index instead and test every post.
-    where.add(INDEXED_MATCH, plan.words, plan.words).add(plan.filters.sql, ...plan.filters.args);
+    indexedMatch(where, { ...plan, index: plan.index }).add(plan.filters.sql, ...plan.filters.args);
     const found = await rows<{ id: number }>(
       sql,
       `WITH m AS MATERIALIZED (SELECT p.id, p.post_date, p.clicks FROM posts p ${where.sql})
@@ -210,6 +324,104 @@ async function orderedIds(
     where.params,
   );
   return found.map((r) => r.id);
+}
+
+/**
+ * The share of the posts expected to pass the words and filters: that of the rarest clause, by
+ * the statistics (cheap). Not the planner's estimate of them all, which takes them for
+ * independent: common words go together (`the new`), and so do a feed and its words, so that
+ * estimate fell 2.5 times short and the tier read 2.5 times the matches it needed (bench/NOTES.md);
+ * a tier too small for rarer combinations measures their share and the next one fits.
+ */
+async function expectedShare(sql: Sql, plan: Plan): Promise<number> {
+  const parts: Part[] = plan.estimates.map((words) => ({
+    sql: "p.search_vector @@ ?::tsquery",
+    args: [words],
+  }));
+  if (plan.filters.sql !== "TRUE") parts.push(plan.filters);
+  let least = Number.POSITIVE_INFINITY;
+  for (const part of parts) {
+    const where = new Where().add(part.sql, ...part.args);
+    const [explained] = (
+      await sql.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p ${where.sql}`, where.params)
+    ).rows as Array<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>;
+    least = Math.min(least, Math.max(1, explained!["QUERY PLAN"][0]!.Plan["Plan Rows"]));
+  }
+  const [total] = await rows<{ n: number }>(
+    sql,
+    "SELECT greatest(reltuples, 1)::float8 AS n FROM pg_class WHERE oid = 'posts'::regclass",
+  );
+  return Math.min(1, least / total!.n);
+}
+
+/** A tier of the newest days holds at least this many posts... */
+const MIN_TIER_POSTS = 5_000;
+/** ...and this many times the posts that should hold the matches (the estimate is rough). */
+const TIER_MARGIN = 1.5;
+
+/**
+ * One page of the RANKED_NEWEST newest matches ranked (spec §4), in order: those matches read
+ * through the operators' index from a tier of the newest days, the fewest that should hold them
+ * (the day facets let GIN skip every older post), and scored as they are read (`rank_vector`, a
+ * few bytes a post). A tier that falls short sizes the next on the share of matches it found, and
+ * the last is every post. Walking the posts in date order instead reads each one's vector out of
+ * TOAST (45 µs a post, bench/NOTES.md). Exact: a tier is every post since its first day, so the
+ * newest matches of a tier that holds RANKED_NEWEST are the newest of all.
+ */
+async function rankedNewest(
+  sql: Sql,
+  plan: Plan & { words: string; index: string },
+  offset: number,
+  limit: number,
+): Promise<number[]> {
+  return newestTier(sql, plan, RANKED_NEWEST, "score", offset, limit);
+}
+
+/**
+ * The `pool` newest matches read from a tier of the newest days (see rankedNewest), and of them
+ * the page in `order`: by score, or by date (the date order's page is then the pool's end).
+ */
+async function newestTier(
+  sql: Sql,
+  plan: Plan & { words: string; index: string },
+  pool: number,
+  order: "score" | "date",
+  offset: number,
+  limit: number,
+): Promise<number[]> {
+  const perDay = await postsPerDay(sql, null);
+  const total = perDay[0]?.total ?? 0;
+  let share = await expectedShare(sql, plan);
+  for (;;) {
+    const target = Math.max(MIN_TIER_POSTS, (pool * TIER_MARGIN) / Math.max(share, 1e-9));
+    let days = 0;
+    let posts = 0;
+    while (days < perDay.length && posts < target) posts += perDay[days++]!.n;
+    let facet: string | null = null;
+    if (posts >= target && posts < total) {
+      // Up to the newest day now, not the counts' newest (they are reused for a while).
+      const [newest] = await rows<{ day: number | null }>(sql, "SELECT max(day) AS day FROM post_days");
+      facet = sinceDayFacet(perDay[days - 1]!.day, Math.max(perDay[0]!.day, newest?.day ?? 0));
+    }
+    const where = new Where();
+    if (order === "score") where.next(plan.words); // $1, the words SEARCH_SCORE ranks
+    indexedMatch(where, plan, facet).add(plan.filters.sql, ...plan.filters.args);
+    // OFFSET 0 keeps the GIN lookup a plan of its own (see orderedIds).
+    const [found] = await rows<{ n: number; ids: number[] | null }>(
+      sql,
+      `WITH newest AS MATERIALIZED (
+          SELECT id, post_date, score FROM (
+            SELECT p.id, p.post_date, ${order === "score" ? SEARCH_SCORE : "0"} AS score FROM posts p ${where.sql} OFFSET 0) m
+          ORDER BY post_date DESC, id DESC LIMIT ${where.next(pool)})
+        SELECT (SELECT count(*) FROM newest)::int AS n, (SELECT array_agg(id) FROM (
+          SELECT id FROM newest ORDER BY ${order === "score" ? "score DESC, id DESC" : "post_date DESC, id DESC"}
+          LIMIT ${where.next(limit)} OFFSET ${where.next(offset)}) page) AS ids`,
+      where.params,
+    );
+    if (facet === null || found!.n === pool) return (found!.ids ?? []).map(Number);
+    // Fewer matches than the estimate said: the tier measured their share.
+    share = Math.min(share / 2, found!.n / posts);
+  }
 }
 
 /** The page's posts in order, each with its score (1 when the query has no words). */
@@ -250,19 +462,10 @@ export async function searchWithOperators(
     const order = page.sort === "clicks" ? "clicks" : "date";
     return postsOf(sql, plan, await orderedIds(sql, plan, order, page.offset, page.limit));
   }
-  if (page.offset >= RANKED_NEWEST) return [];
-  const pool = await orderedIds(sql, plan, "date", 0, RANKED_NEWEST);
-  const ranked = await rows<{ id: number }>(
-    sql,
-    `SELECT p.id FROM posts p WHERE p.id = ANY($2::int[])
-      ORDER BY ${SEARCH_SCORE} DESC, p.id DESC LIMIT $3 OFFSET $4`,
-    [plan.words, pool, Math.min(page.limit, RANKED_NEWEST - page.offset), page.offset],
-  );
-  return postsOf(
-    sql,
-    plan,
-    ranked.map((r) => r.id),
-  );
+  if (page.offset >= RANKED_NEWEST || plan.index === null) return [];
+  const limit = Math.min(page.limit, RANKED_NEWEST - page.offset);
+  const ids = await rankedNewest(sql, { ...plan, words: plan.words, index: plan.index }, page.offset, limit);
+  return postsOf(sql, plan, ids);
 }
 
 /** How many posts a search with operators matches, up to `cap + 1` (see postgres-search-count.ts). */
@@ -277,7 +480,7 @@ export async function countWithOperators(
     return (await orderedIds(sql, plan, "date", 0, args.cap + 1)).length;
   }
   const where = new Where();
-  if (plan.words !== null) where.add(INDEXED_MATCH, plan.words, plan.words);
+  if (plan.index !== null) indexedMatch(where, { ...plan, index: plan.index });
   where.add(plan.filters.sql, ...plan.filters.args);
   const [row] = await rows<{ n: number }>(
     sql,
