@@ -60,8 +60,9 @@ options (each also as an environment variable):
                          at least 1; at most 9); divided among --workers by default
   --metrics-allow <list> addresses and CIDR blocks that may read  FEED_SERVICE_METRICS_ALLOW
                          /metrics, comma-separated (default 127.0.0.0/8,::1/128); others get 404
-  --allow-private-fetch  let addresses visitors suggest (/suggest)  FEED_SERVICE_ALLOW_PRIVATE_FETCH=1
-                         reach loopback, private and link-local hosts (refused by default)
+  --allow-private-fetch  let ingest and the addresses visitors     FEED_SERVICE_ALLOW_PRIVATE_FETCH=1
+                         suggest (/suggest) reach loopback, private and link-local hosts
+                         (refused by default: such a feed fails with ADDRESS_REFUSED)
   --help                 show this help`;
 
 const options = {
@@ -225,11 +226,16 @@ export async function serveStore(
         })
       : null;
   const scheduler = settings.ingest
-    ? startBackgroundIngest(store, context.output, (pass) => {
-        service.metrics.ingestPass(pass);
-        // A pass may have found new hubs: subscribe now rather than at the next tick.
-        if (pass.updated > 0) subscriber?.runOnce().catch(webSubFailed);
-      })
+    ? startBackgroundIngest(
+        store,
+        context.output,
+        (pass) => {
+          service.metrics.ingestPass(pass);
+          // A pass may have found new hubs: subscribe now rather than at the next tick.
+          if (pass.updated > 0) subscriber?.runOnce().catch(webSubFailed);
+        },
+        { publicAddressesOnly: settings.allowPrivateFetch !== true },
+      )
     : null;
   subscriber?.start();
   const signal = await stopped;
