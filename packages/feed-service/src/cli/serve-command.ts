@@ -6,6 +6,7 @@ import { normalisePublicUrl } from "../http/base-url.js";
 import { createFeedServer } from "../http/feed-server.js";
 import { startBackgroundIngest } from "../ingest/background-ingest.js";
 import { readDetectableLanguages, setDetectableLanguages } from "../ingest/detectable-languages.js";
+import { createFetchAgent } from "../ingest/fetch-feed.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
@@ -217,12 +218,18 @@ export async function serveStore(
     context.output.err(
       `feed-service: WebSub round failed: ${error instanceof FeedServiceError ? error.message : "unexpected error"}\n`,
     );
+  // Hub URLs come from feed documents: their requests keep ingest's address rule (spec §5.5).
+  const hubAgent =
+    settings.ingest && settings.publicUrl && settings.allowPrivateFetch !== true
+      ? createFetchAgent({ publicAddressesOnly: true })
+      : undefined;
   const subscriber =
     settings.ingest && settings.publicUrl
       ? new WebSubSubscriber({
           subscriptions: store.websub,
           publicUrl: normalisePublicUrl(settings.publicUrl),
           onError: webSubFailed,
+          dispatcher: hubAgent,
         })
       : null;
   const scheduler = settings.ingest
@@ -253,6 +260,7 @@ export async function serveStore(
     }
   };
   await Promise.all([service.close(), background()]);
+  await hubAgent?.destroy().catch(() => {});
   await store.close();
   return 0;
 }

@@ -12,9 +12,10 @@ import { after, before, describe, it } from "node:test";
 import { Agent } from "undici";
 import { openStore } from "../store/open-store.js";
 import { postgresBackend, sqliteBackend, type TestBackend } from "../test-support/test-backends.js";
+import { sendSubscriptionRequest } from "../websub/hub-request.js";
 import { publicOnlyConnector, refusedAddress } from "./fetch-address-rule.js";
 import { FeedFetchError } from "./fetch-error.js";
-import { fetchFeed } from "./fetch-feed.js";
+import { createFetchAgent, fetchFeed } from "./fetch-feed.js";
 import { runIngestPass } from "./ingest-pass.js";
 
 const rss = `<rss version="2.0"><channel><title>Local</title><item><title>A</title><guid>a</guid></item></channel></rss>`;
@@ -140,6 +141,32 @@ describe("the address rule", () => {
       }
       assert.equal(redirectorRequests, beforeHops + 3, "the first hop was reached each time");
       assert.equal(requests, before, "the private target never was");
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+describe("WebSub hub requests under the rule (serve's subscriber agent)", () => {
+  it("a hub on a private address is not asked; allowed, it is", async () => {
+    const agent = createFetchAgent({ publicAddressesOnly: true });
+    const request = {
+      mode: "subscribe" as const,
+      hubUrl: `http://127.0.0.1:${port4}/hub`,
+      topicUrl: "https://blog.example/feed",
+      callbackUrl: "https://aggregator.example/websub/x",
+      secret: "s".repeat(32),
+      leaseSeconds: 3600,
+    };
+    try {
+      const before = requests;
+      await assert.rejects(sendSubscriptionRequest(request, { dispatcher: agent }), (error: Error) => {
+        assert.match(error.message, /The hub was not asked: 127\.0\.0\.1 is not a public internet address/);
+        return true;
+      });
+      assert.equal(requests, before);
+      await sendSubscriptionRequest(request, {});
+      assert.equal(requests, before + 1);
     } finally {
       await agent.close();
     }
