@@ -1,9 +1,10 @@
 // The built bin (`npx tsc -b` first) on SQLite and PostgreSQL: by default `feeds add`, `ingest`
 // and `opml import <url>` fetch from public addresses only (spec §5.5), so a feed on 127.0.0.1 is
 // refused with ADDRESS_REFUSED and never requested, even with --force; --allow-private-fetch, or
-// FEED_SERVICE_ALLOW_PRIVATE_FETCH=1, lets the operator fetch it. A local server counts requests.
+// FEED_SERVICE_ALLOW_PRIVATE_FETCH=1, lets the operator fetch it. `serve`'s background ingest
+// follows the same default (on SQLite). A local server counts requests.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
@@ -52,6 +53,63 @@ before(async () => {
 after(() => {
   server.closeAllConnections();
   server.close();
+});
+
+/** Runs `serve` until its first background ingest pass prints its summary; returns that line. */
+function firstServePass(db: string, env: Record<string, string> = {}): Promise<string> {
+  const { FEED_SERVICE_ALLOW_PRIVATE_FETCH: _, ...inherited } = process.env;
+  const args = ["serve", "--host", "127.0.0.1", "--port", "0", "--no-warm", "--database", db];
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...inherited, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no ingest pass within 60 s:\n${out}`));
+    }, 60_000);
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = /^ingest: .*$/m.exec(out)?.[0];
+      if (line && out.endsWith("\n")) {
+        clearTimeout(timer);
+        child.once("exit", () => resolve(out.slice(out.indexOf(line))));
+        child.kill("SIGTERM");
+      }
+    };
+    child.stdout.on("data", read);
+    child.stderr.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+  });
+}
+
+describe("serve's background ingest", () => {
+  it("refuses a feed on 127.0.0.1 by default and fetches it with FEED_SERVICE_ALLOW_PRIVATE_FETCH=1", async () => {
+    const db = await sqliteBackend.newDatabase();
+    try {
+      const added = await cli(["feeds", "add", `${base}/feed.xml`, "--database", db.location], {
+        FEED_SERVICE_ALLOW_PRIVATE_FETCH: "1",
+      });
+      assert.equal(added.code, 0, added.stderr);
+      const start = requests;
+      const refused = await firstServePass(db.location);
+      assert.match(refused, /ingest: 1 feed: 0 updated, 0 not modified, 1 failed/);
+      assert.match(
+        refused,
+        /fetch ADDRESS_REFUSED: Not fetched: 127\.0\.0\.1 is not a public internet address/,
+      );
+      assert.equal(requests, start, "serve requested nothing");
+      // The failed feed waits for its retry: refresh makes it due for the next start.
+      assert.equal((await cli(["feeds", "refresh", "1", "--database", db.location])).code, 0);
+      const allowed = await firstServePass(db.location, { FEED_SERVICE_ALLOW_PRIVATE_FETCH: "1" });
+      assert.match(allowed, /ingest: 1 feed: 1 updated/);
+      assert.equal(requests, start + 1);
+    } finally {
+      db.drop();
+    }
+  });
 });
 
 const backends: TestBackend[] = [sqliteBackend, postgresBackend()];
