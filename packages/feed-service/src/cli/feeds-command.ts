@@ -27,7 +27,11 @@ actions:
                                          (--json: the feed row). A URL that cannot be
                                          fetched, answers an error or is no feed is refused
                                          (exit 1, with its failure code, e.g. HTTP_404 or
-                                         CONNECTION_REFUSED); --force adds it anyway
+                                         CONNECTION_REFUSED); --force adds it anyway.
+                                         A loopback, private or link-local address is
+                                         refused (ADDRESS_REFUSED, even with --force)
+                                         unless --allow-private-fetch (env
+                                         FEED_SERVICE_ALLOW_PRIVATE_FETCH=1)
   edit <id> [--name <name>] [--category <name|id|none>] [--language <code|id>]
                                          change a feed's name, category or language
   pause <id> | resume <id>               stop fetching a feed until it is resumed
@@ -104,6 +108,7 @@ export const feedsCommand = commandGroup("feeds", "list, add, edit, pause, refre
         category: { type: "string" },
         language: { type: "string" },
         force: { type: "boolean" },
+        "allow-private-fetch": { type: "boolean", env: true },
       },
       context,
       usage,
@@ -116,7 +121,9 @@ export const feedsCommand = commandGroup("feeds", "list, add, edit, pause, refre
     // The feed is checked before the database opens: a refused feed creates no database.
     // Loaded here: discovery brings the fetcher and the parsers, which listing does not need.
     const { discoverForAdd } = await import("./feed-discovery-hook.js");
-    const found = await discoverForAdd(feedUrl, context.output, values.force === true);
+    const found = await discoverForAdd(feedUrl, context.output, values.force === true, {
+      publicAddressesOnly: values["allow-private-fetch"] !== true,
+    });
     const row = await withStore(values, { mode: "create", output: context.output }, async (store) => {
       const category =
         typeof values.category === "string" ? await findCategory(store, values.category) : undefined;

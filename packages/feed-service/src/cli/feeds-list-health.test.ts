@@ -8,7 +8,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { runCaptured as cli } from "../test-support/captured-run.js";
+import { localFeedsEnv, runCaptured } from "../test-support/captured-run.js";
+
+// The feeds here are served from 127.0.0.1: the operator allows private fetches.
+const cli = (argv: string[], stop?: Promise<string>) => runCaptured(argv, stop, localFeedsEnv);
 
 let server: Server;
 let base: string;

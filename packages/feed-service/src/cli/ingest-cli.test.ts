@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { defaultDetectableLanguages, setDetectableLanguages } from "../ingest/detectable-languages.js";
 import { openStore } from "../store/open-store.js";
-import { runCaptured } from "../test-support/captured-run.js";
+import { localFeedsEnv, runCaptured } from "../test-support/captured-run.js";
 
 let server: Server;
 let base: string;
@@ -53,7 +53,8 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const cli = runCaptured;
+// The feeds here are served from 127.0.0.1: the operator allows private fetches.
+const cli = (argv: string[], stop?: Promise<string>) => runCaptured(argv, stop, localFeedsEnv);
 
 test("feeds add discovers the feed behind a page; ingest stores it and sums up; feeds list shows errors", async () => {
   const db = ["--database", join(dir, "a.db")];

@@ -30,6 +30,8 @@ options:
                          posts that declare none, comma-separated (en,de,fr), or none; other
                          guesses, short texts and unsure ones are und (default: the 30
                          languages most used on the web)
+  --allow-private-fetch  also fetch feeds on loopback, private and  FEED_SERVICE_ALLOW_PRIVATE_FETCH=1
+                         link-local addresses (refused by default: ADDRESS_REFUSED)
   --database <location>  path, sqlite:<path> or postgres://…     FEED_SERVICE_DATABASE
   --json                 print the summary as JSON
   --help                 show this help`;
@@ -41,6 +43,7 @@ const options = {
   concurrency: { type: "string", env: true },
   "per-host": { type: "string", env: true },
   "detect-languages": { type: "string", env: true },
+  "allow-private-fetch": { type: "boolean", env: true },
 } as const;
 
 function progressBar(done: number, total: number): string {
@@ -68,6 +71,7 @@ export const ingestCommand: Command = {
         all: values.all === true,
         overall,
         perHost,
+        fetch: { publicAddressesOnly: values["allow-private-fetch"] !== true },
         onProgress: tty ? (done, total) => context.output.err(progressBar(done, total)) : undefined,
       });
     } finally {

@@ -6,6 +6,7 @@ import { normalisePublicUrl } from "../http/base-url.js";
 import { createFeedServer } from "../http/feed-server.js";
 import { startBackgroundIngest } from "../ingest/background-ingest.js";
 import { readDetectableLanguages, setDetectableLanguages } from "../ingest/detectable-languages.js";
+import { createFetchAgent } from "../ingest/fetch-feed.js";
 import { defaultMetricsAllow, parseMetricsAllow } from "../metrics/metrics-access.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
@@ -60,8 +61,9 @@ options (each also as an environment variable):
                          at least 1; at most 9); divided among --workers by default
   --metrics-allow <list> addresses and CIDR blocks that may read  FEED_SERVICE_METRICS_ALLOW
                          /metrics, comma-separated (default 127.0.0.0/8,::1/128); others get 404
-  --allow-private-fetch  let addresses visitors suggest (/suggest)  FEED_SERVICE_ALLOW_PRIVATE_FETCH=1
-                         reach loopback, private and link-local hosts (refused by default)
+  --allow-private-fetch  let ingest and the addresses visitors     FEED_SERVICE_ALLOW_PRIVATE_FETCH=1
+                         suggest (/suggest) reach loopback, private and link-local hosts
+                         (refused by default: such a feed fails with ADDRESS_REFUSED)
   --help                 show this help`;
 
 const options = {
@@ -216,20 +218,31 @@ export async function serveStore(
     context.output.err(
       `feed-service: WebSub round failed: ${error instanceof FeedServiceError ? error.message : "unexpected error"}\n`,
     );
+  // Hub URLs come from feed documents: their requests keep ingest's address rule (spec §5.5).
+  const hubAgent =
+    settings.ingest && settings.publicUrl && settings.allowPrivateFetch !== true
+      ? createFetchAgent({ publicAddressesOnly: true })
+      : undefined;
   const subscriber =
     settings.ingest && settings.publicUrl
       ? new WebSubSubscriber({
           subscriptions: store.websub,
           publicUrl: normalisePublicUrl(settings.publicUrl),
           onError: webSubFailed,
+          dispatcher: hubAgent,
         })
       : null;
   const scheduler = settings.ingest
-    ? startBackgroundIngest(store, context.output, (pass) => {
-        service.metrics.ingestPass(pass);
-        // A pass may have found new hubs: subscribe now rather than at the next tick.
-        if (pass.updated > 0) subscriber?.runOnce().catch(webSubFailed);
-      })
+    ? startBackgroundIngest(
+        store,
+        context.output,
+        (pass) => {
+          service.metrics.ingestPass(pass);
+          // A pass may have found new hubs: subscribe now rather than at the next tick.
+          if (pass.updated > 0) subscriber?.runOnce().catch(webSubFailed);
+        },
+        { publicAddressesOnly: settings.allowPrivateFetch !== true },
+      )
     : null;
   subscriber?.start();
   const signal = await stopped;
@@ -247,6 +260,7 @@ export async function serveStore(
     }
   };
   await Promise.all([service.close(), background()]);
+  await hubAgent?.destroy().catch(() => {});
   await store.close();
   return 0;
 }

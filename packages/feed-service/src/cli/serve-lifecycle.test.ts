@@ -218,7 +218,19 @@ test("SIGINT during a background ingest pass stuck on a feed that never answers:
   try {
     const db = join(dir, "stuck.db");
     const feedUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}/feed.xml`;
-    const added = await run(["feeds", "add", feedUrl, "--name", "Silent", "--force", "--database", db]);
+    // The feed is on 127.0.0.1: the operator allows private fetches (--allow-private-fetch).
+    const local = "--allow-private-fetch";
+    const added = await run([
+      "feeds",
+      "add",
+      feedUrl,
+      "--name",
+      "Silent",
+      "--force",
+      local,
+      "--database",
+      db,
+    ]);
     assert.equal(added.code, 0, added.stderr);
     hold = true;
     const running = await startBin([
@@ -228,6 +240,7 @@ test("SIGINT during a background ingest pass stuck on a feed that never answers:
       "--port",
       "0",
       "--no-warm",
+      local,
       "--database",
       db,
     ]);

@@ -6,7 +6,7 @@
 import type { Output } from "../console-output.js";
 import { FeedServiceError } from "../errors.js";
 import type { Store } from "../store/store.js";
-import type { IngestSummary } from "./ingest-pass.js";
+import type { IngestPassOptions, IngestSummary } from "./ingest-pass.js";
 import { IngestScheduler } from "./ingest-scheduler.js";
 
 function seconds(ms: number): string {
@@ -39,8 +39,11 @@ export function startBackgroundIngest(
   output: Output,
   /** Also told of every pass (serve counts refreshes and new posts for /metrics). */
   onPass?: (summary: IngestSummary) => void,
+  /** The fetcher's options (serve: public addresses only unless --allow-private-fetch). */
+  fetch?: IngestPassOptions["fetch"],
 ): IngestScheduler {
   const scheduler = new IngestScheduler(store, {
+    fetch,
     onPass: (s) => {
       onPass?.(s);
       if (s.feeds > 0) output.out(formatIngestSummary(s));

@@ -25,6 +25,11 @@ export const failureCodes = {
   TOO_LARGE: { stage: "fetch", description: "the body is over the size cap (10 MiB), compressed or not" },
   BAD_COMPRESSION: { stage: "fetch", description: "the body's gzip, deflate or br compression is corrupt" },
   BAD_URL: { stage: "fetch", description: "the feed URL (or a redirect's) is not an absolute http(s) URL" },
+  ADDRESS_REFUSED: {
+    stage: "fetch",
+    description:
+      "the host is (or resolves to) a loopback, private, link-local or other non-public address, and --allow-private-fetch is off",
+  },
   FETCH_FAILED: { stage: "fetch", description: "another network failure" },
   HTTP_401: { stage: "http", description: "the server wants credentials" },
   HTTP_403: { stage: "http", description: "the server refuses access" },

@@ -9,6 +9,7 @@
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
 import { Agent, type Dispatcher, request } from "undici";
 import type { FailureCode } from "./failure-codes.js";
+import { publicOnlyConnector, refusalIn } from "./fetch-address-rule.js";
 import { FeedFetchError, retryAfterMs } from "./fetch-error.js";
 
 export interface FetchOptions {
@@ -29,6 +30,12 @@ export interface FetchOptions {
   dispatcher?: Dispatcher;
   /** Stops the fetch early (the refresh lost its claim on the feed). */
   signal?: AbortSignal;
+  /**
+   * Connect only to public internet addresses (fetch-address-rule.ts), checked at every hop and
+   * every DNS answer. The commands set it unless the operator passes --allow-private-fetch (spec
+   * §5.5); a caller's own `dispatcher` carries its own rule instead.
+   */
+  publicAddressesOnly?: boolean;
 }
 
 export type FetchOutcome =
@@ -61,10 +68,16 @@ const accept =
 
 /** An agent with the fetcher's connect and first-byte timeouts, to share across many fetches. */
 export function createFetchAgent(
-  opts: { connectTimeoutMs?: number; firstByteTimeoutMs?: number; connections?: number } = {},
+  opts: {
+    connectTimeoutMs?: number;
+    firstByteTimeoutMs?: number;
+    connections?: number;
+    publicAddressesOnly?: boolean;
+  } = {},
 ) {
+  const timeout = opts.connectTimeoutMs ?? 10_000;
   return new Agent({
-    connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
+    connect: opts.publicAddressesOnly ? publicOnlyConnector({ timeout }) : { timeout },
     headersTimeout: opts.firstByteTimeoutMs ?? 15_000,
     bodyTimeout: opts.firstByteTimeoutMs ?? 15_000,
     connections: opts.connections ?? 4,
@@ -126,6 +139,12 @@ function networkFailure(
   const code = (error as { code?: string }).code ?? cause?.code ?? "";
   const name = (error as { name?: string }).name ?? "";
   if (opts.cancelled) return { failure: "FETCH_FAILED", message: "The fetch was stopped." };
+  const refusal = refusalIn(error);
+  if (refusal)
+    return {
+      failure: "ADDRESS_REFUSED",
+      message: `Not fetched: ${refusal.message.replace(/\.$/, "")}; private addresses are fetched only with --allow-private-fetch.`,
+    };
   if (code === "UND_ERR_CONNECT_TIMEOUT")
     return { failure: "FETCH_TIMEOUT", message: `Connecting to ${url.host} timed out.` };
   if (code === "UND_ERR_HEADERS_TIMEOUT")

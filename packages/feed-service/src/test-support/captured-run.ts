@@ -4,6 +4,9 @@
  */
 import { main } from "../cli.js";
 
+/** The environment of an operator who allows fetches from private addresses (test feeds are local). */
+export const localFeedsEnv = { FEED_SERVICE_ALLOW_PRIVATE_FETCH: "1" };
+
 export interface CapturedRun {
   code: number;
   stdout: string;
@@ -11,12 +14,17 @@ export interface CapturedRun {
 }
 
 /**
- * Runs `feed-service <argv>` in process; `stopSignal` stands in for SIGINT/SIGTERM.
+ * Runs `feed-service <argv>` in process; `stopSignal` stands in for SIGINT/SIGTERM; `env` is the
+ * environment the command sees (empty unless given).
  *
  * @example
  * const { code, stderr } = await runCaptured(["ingest", "--database", path]);
  */
-export async function runCaptured(argv: string[], stopSignal?: Promise<string>): Promise<CapturedRun> {
+export async function runCaptured(
+  argv: string[],
+  stopSignal?: Promise<string>,
+  env: Record<string, string> = {},
+): Promise<CapturedRun> {
   let stdout = "";
   let stderr = "";
   const output = {
@@ -27,6 +35,6 @@ export async function runCaptured(argv: string[], stopSignal?: Promise<string>):
       stderr += text;
     },
   };
-  const code = await main(argv, { env: {}, output, stopSignal });
+  const code = await main(argv, { env, output, stopSignal });
   return { code, stdout, stderr };
 }

@@ -19,6 +19,7 @@ const reasons = {
   TOO_LARGE: "it is larger than the 10 MiB a feed may be",
   BAD_COMPRESSION: "its server sends a damaged compressed file",
   BAD_URL: "its address, or one it redirects to, is not a web address",
+  ADDRESS_REFUSED: "its address is a private one this site does not fetch",
   FETCH_FAILED: "its server cannot be reached",
   HTTP_401: "its server asks for a password",
   HTTP_403: "its server refuses access",

@@ -5,6 +5,7 @@
  * free of control characters, as it ends up in `feeds list`.
  */
 import { type Dispatcher, request } from "undici";
+import { refusalIn } from "../ingest/fetch-address-rule.js";
 
 export interface SubscriptionRequest {
   mode: "subscribe" | "unsubscribe";
@@ -58,6 +59,14 @@ export async function sendSubscriptionRequest(
       signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
     });
   } catch (error) {
+    const refusal = refusalIn(error);
+    if (refusal)
+      throw new HubRequestError(
+        `The hub was not asked: ${refusal.message.replace(/\.$/, "")} (--allow-private-fetch).`,
+        {
+          cause: error,
+        },
+      );
     const code = (error as { code?: string }).code ?? (error as { name?: string }).name ?? "network error";
     throw new HubRequestError(`The hub could not be reached (${code}).`, { cause: error });
   }

@@ -6,7 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { runCaptured as cli } from "../test-support/captured-run.js";
+import { localFeedsEnv, runCaptured } from "../test-support/captured-run.js";
+
+// The feeds here are served from 127.0.0.1: the operator allows private fetches.
+const cli = (argv: string[], stop?: Promise<string>) => runCaptured(argv, stop, localFeedsEnv);
+
 import { freePort, startTestHub } from "../test-support/test-websub-hub.js";
 
 const dir = mkdtempSync(join(tmpdir(), "feed-serve-websub-"));

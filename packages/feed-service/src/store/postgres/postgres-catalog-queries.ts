@@ -4,6 +4,8 @@
  * queries and orderings as on SQLite; "by name" is the "C"-collated `name_key`, which the
  * operations finish with the Unicode collation (operations/by-name.ts).
  */
+
+import { NOT_PAUSED } from "../feed-pause-sql.js";
 import type {
   CategoryRecord,
   FeedAdminRecord,
@@ -101,7 +103,7 @@ export function adminFeeds(sql: Sql): Promise<FeedAdminRecord[]> {
 }
 
 export function dueFeeds(sql: Sql, now: number, all: boolean, limit: number): Promise<FeedAdminRecord[]> {
-  const where = all ? "" : "WHERE f.next_fetch_at <= $2";
+  const where = all ? `WHERE ${NOT_PAUSED}` : `WHERE f.next_fetch_at <= $2 AND ${NOT_PAUSED}`;
   return rows(
     sql,
     `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} ${where} ORDER BY f.next_fetch_at, f.id LIMIT $1`,

@@ -6,6 +6,7 @@
  * crashed worker's feeds come back when its lease runs out.
  */
 import type pg from "pg";
+import { NOT_PAUSED } from "../feed-pause-sql.js";
 import type { FeedClaimOptions as ClaimOptions, FeedAdminRecord } from "../store.js";
 import { FEED_ADMIN_COLUMNS, FEED_JOINS } from "./postgres-columns.js";
 import { changes, inTransaction, rows } from "./postgres-connection.js";
@@ -31,7 +32,7 @@ export async function claimDueFeeds(
       `UPDATE feeds SET claimed_by = $1, claimed_at = $2, claim_expires_at = $2 + $3::bigint
         WHERE id IN (
           SELECT f.id FROM feeds f
-          WHERE f.claimed_by IS DISTINCT FROM $1 ${due}
+          WHERE f.claimed_by IS DISTINCT FROM $1 ${due} AND ${NOT_PAUSED}
             AND (f.claim_expires_at IS NULL OR f.claim_expires_at <= $2 OR f.claimed_by = ANY($5::text[]))
           ORDER BY f.next_fetch_at, f.id LIMIT $4 FOR UPDATE SKIP LOCKED)
         RETURNING id`,

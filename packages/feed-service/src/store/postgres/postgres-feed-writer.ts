@@ -6,6 +6,7 @@
  */
 import type pg from "pg";
 import { FeedServiceError } from "../../errors.js";
+import { feedColumnSet } from "../feed-pause-sql.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
 import { checkPost, postDate, postUnchanged, type StoredPostFields } from "../incoming-posts.js";
 import { htmlToIndexText } from "../index-text.js";
@@ -229,7 +230,7 @@ async function saveFeedColumns(
 ): Promise<void> {
   const pairs = feedColumnUpdates(update, renamed);
   if (pairs.length === 0) return;
-  const sets = pairs.map(([column], i) => `${column} = $${i + 1}`).join(", ");
+  const sets = pairs.map(([column], i) => feedColumnSet(column, `$${i + 1}`)).join(", ");
   const params = [...pairs.map(([, value]) => value), feedId];
   await sql.query(`UPDATE feeds SET ${sets} WHERE id = $${params.length}`, params);
 }

@@ -5,6 +5,8 @@
  * lower case, code point order), ties by id; the operations finish the order with the Unicode
  * collation (operations/by-name.ts).
  */
+
+import { NOT_PAUSED } from "../feed-pause-sql.js";
 import type {
   CategoryRecord,
   FeedAdminRecord,
@@ -115,7 +117,7 @@ export function failingFeeds(stmts: StatementCache): FeedFailureRecord[] {
 }
 
 export function dueFeeds(stmts: StatementCache, now: number, all: boolean, limit: number): FeedAdminRecord[] {
-  const where = all ? "" : "WHERE f.next_fetch_at <= ?";
+  const where = all ? `WHERE ${NOT_PAUSED}` : `WHERE f.next_fetch_at <= ? AND ${NOT_PAUSED}`;
   const params = all ? [limit] : [now, limit];
   return stmts
     .get(

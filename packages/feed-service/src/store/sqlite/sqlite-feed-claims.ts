@@ -5,6 +5,7 @@
  * the file's write lock, so two processes never claim the same feed.
  */
 import type Database from "better-sqlite3";
+import { NOT_PAUSED } from "../feed-pause-sql.js";
 import type { FeedAdminRecord, FeedClaimOptions } from "../store.js";
 import { FEED_ADMIN_COLUMNS, FEED_JOINS } from "./sqlite-columns.js";
 
@@ -28,7 +29,7 @@ export function claimDueFeeds(db: Database.Database, now: number, opts: FeedClai
     const feeds = db
       .prepare(
         `SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} LEFT JOIN feed_claims k ON k.feed_id = f.id
-          WHERE (k.claimed_by IS NULL OR k.claimed_by <> ?) ${due} AND (k.expires_at IS NULL OR k.expires_at <= ? OR k.claimed_by IN (SELECT value FROM json_each(?)))
+          WHERE (k.claimed_by IS NULL OR k.claimed_by <> ?) ${due} AND ${NOT_PAUSED} AND (k.expires_at IS NULL OR k.expires_at <= ? OR k.claimed_by IN (SELECT value FROM json_each(?)))
           ORDER BY f.next_fetch_at, f.id LIMIT ?`,
       )
       .all(

@@ -5,6 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
+import { feedColumnSet } from "../feed-pause-sql.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
 import { checkPost, postDate, postUnchanged, type StoredPostFields } from "../incoming-posts.js";
 import type {
@@ -183,7 +184,7 @@ function saveFeedColumns(
 ): void {
   const pairs = feedColumnUpdates(update, renamed);
   if (pairs.length === 0) return;
-  const sets = pairs.map(([column]) => `${column} = ?`).join(", ");
+  const sets = pairs.map(([column]) => feedColumnSet(column, "?")).join(", ");
   stmts.get(`UPDATE feeds SET ${sets} WHERE id = ?`).run(...pairs.map(([, value]) => value), feedId);
 }
 
