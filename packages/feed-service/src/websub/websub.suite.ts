@@ -164,7 +164,8 @@ export function webSubSuite(backend: TestBackend): void {
       const { secret } = await subscription();
       const body = hub.atomFeed([{ id: "urn:lost", title: "Lost" }]);
       const before = await titles();
-      for (const id of ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "x", "../admin"]) {
+      // An encoded traversal: a client would resolve a plain "../" before sending it.
+      for (const id of ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "x", "..%2Fadmin", "%2E%2E%2Fhealth"]) {
         const url = `${publicUrl}/websub/${id}`;
         assert.equal(await hub.push(url, body, { secret: secret! }), 404);
         const answer = await hub.verify(url, {
