@@ -8,7 +8,7 @@
  *   filtered, sorted and ranked whole;
  * - many hits (common words), or no words at all: the posts that pass the filters are walked in
  *   the page's order through the table's indexes (see batchSource), in growing batches whose hits
- *   one FTS5 pass over the batch's id range finds (or a seek per id when they are spread thin),
+ *   one FTS5 pass over the batch's key range finds (or a seek per key when they are spread thin),
  *   until the page is full. Relevance then ranks the 10,000 newest matches, as spec §4
  *   allows.
  * A term inside an OR with a filter (`rust OR feed:blog`), and an excluded term beside no positive
