@@ -8,11 +8,15 @@
  *   filtered, sorted and ranked whole;
  * - many hits (common words), or no words at all: the posts that pass the filters are walked in
  *   the page's order through the table's indexes (see batchSource), in growing batches whose hits
- *   one FTS5 pass over the batch's id range finds (or a seek per id when they are spread thin),
+ *   one FTS5 pass over the batch's key range finds (or a seek per key when they are spread thin),
  *   until the page is full. Relevance then ranks the 10,000 newest matches, as spec §4
  *   allows.
  * A term inside an OR with a filter (`rust OR feed:blog`), and an excluded term beside no positive
  * one, are checked post by post (a rowid seek each).
+ * The index's rowid is each post's date key (schema 14, sqlite-date-keys.ts), not its id: every
+ * read of the index joins posts on `date_key`, ranges of rowids are ranges of keys, and the walks
+ * carry each post's key beside its id. With words, a language filter is part of the MATCH
+ * (fts5-index-row.ts), as in sqlite-search-queries.ts.
  */
 import {
   isFilter,
@@ -22,7 +26,9 @@ import {
   type SearchTerm,
 } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
+import { languageMatch } from "./fts5-index-row.js";
 import { toFts5Match } from "./fts5-match.js";
+import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 import { rankingStats, scoreSql } from "./sqlite-term-sample.js";
@@ -38,7 +44,7 @@ interface Where {
 }
 
 const seek = (negate: boolean) =>
-  `${negate ? "NOT " : ""}EXISTS (SELECT 1 FROM posts_fts WHERE posts_fts MATCH ? AND rowid = p.id)`;
+  `${negate ? "NOT " : ""}EXISTS (SELECT 1 FROM posts_fts WHERE posts_fts MATCH ? AND rowid = p.date_key)`;
 
 function ids(values: readonly number[] | undefined, what: string): string {
   if (values === undefined) throw new Error(`${what} filter reached the store unresolved`);
@@ -82,6 +88,8 @@ interface Plan {
   match: string | null;
   /** The words' query alone, for the term statistics of the score. */
   words: SearchQuery;
+  /** How many language phrases follow the words' in `match` (they weigh nothing in the score). */
+  languagePhrases: number;
   filters: Where;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
@@ -89,7 +97,11 @@ interface Plan {
 
 function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
   const words: SearchQuery = { clauses: query.clauses, excluded: query.excluded };
-  const match = toFts5Match(words);
+  const wordsMatch = toFts5Match(words);
+  // With words, the language filter joins the MATCH; without, it stays a filter on the rows.
+  const inMatch = wordsMatch !== null && languageIds !== null;
+  const match = inMatch ? `(${wordsMatch}) AND ${languageMatch(languageIds)}` : wordsMatch;
+  const languagePhrases = inMatch ? new Set(languageIds).size : 0;
   const parts: Where[] = [];
   if (match === null && query.excluded.length > 0) {
     // No positive words: the excluded ones are checked post by post.
@@ -108,13 +120,13 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
     const w = filterWhere(filter);
     parts.push({ sql: `NOT (${w.sql})`, args: w.args });
   }
-  if (languageIds !== null) {
+  if (languageIds !== null && !inMatch) {
     parts.push({
       sql: "p.language_id IN (SELECT value FROM json_each(?))",
       args: [JSON.stringify(languageIds)],
     });
   }
-  return { match, words, filters: and(parts), oneFeed };
+  return { match, words, languagePhrases, filters: and(parts), oneFeed };
 }
 
 function hitCount(stmts: StatementCache, match: string, cap: number): number {
@@ -129,70 +141,78 @@ const ORDER: Record<"date" | "clicks", string> = {
   clicks: "p.clicks DESC, p.id DESC",
 };
 
+/** A post found: its id and its date key (the index's rowid). */
+type Hit = [id: number, key: number];
+
 /** The first batch of filtered posts a walk reads, and the most it reads at once. */
 const FIRST_BATCH = 256;
 const MAX_BATCH = 16_384;
 
 /**
- * Which of `ids` (a batch of the walk) hold the words: one FTS5 pass over the batch's id range,
- * or a seek per id when they are spread thin over it.
+ * Which of `hits` (a batch of the walk) hold the words, by key: one FTS5 pass over the batch's
+ * key range, or a seek per key when the batch is spread thin over it. Keys are not dense (a
+ * second has 65,536 slots), so the spread is judged by ids, which count the posts stored between
+ * (the posts in the key range, when posts arrive roughly in date order); either way the answer
+ * is the same, only its cost differs.
  */
-function hitsAmong(stmts: StatementCache, match: string, ids: readonly number[]): Set<number> {
-  let low = ids[0]!;
-  let high = ids[0]!;
-  for (const id of ids) {
+function hitsAmong(stmts: StatementCache, match: string, hits: readonly Hit[]): Set<number> {
+  let [low, lowKey] = hits[0]!;
+  let [high, highKey] = hits[0]!;
+  for (const [id, key] of hits) {
     low = Math.min(low, id);
     high = Math.max(high, id);
+    lowKey = Math.min(lowKey, key);
+    highKey = Math.max(highKey, key);
   }
-  if (high - low > SPREAD_PER_ID * ids.length) {
-    // Ids spread over the index (one feed among many): a seek each reads less than the range.
-    const one = stmts
-      .get("SELECT 1 FROM posts_fts WHERE posts_fts MATCH ? AND rowid = CAST(? AS INTEGER)")
-      .pluck();
-    return new Set(ids.filter((id) => one.get(match, id) !== undefined));
+  const keys = hits.map(([, key]) => key);
+  if (high - low > SPREAD_PER_ID * hits.length) {
+    // Posts spread over the index (one feed among many): a seek each reads less than the range.
+    const one = stmts.get(`SELECT 1 FROM posts_fts WHERE posts_fts MATCH ? AND rowid = ${FTS_ROWID}`).pluck();
+    return new Set(keys.filter((key) => one.get(match, key) !== undefined));
   }
   const found = stmts
     .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
-      AND rowid BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER) AND +rowid IN (SELECT value FROM json_each(?))`)
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +rowid IN (SELECT value FROM json_each(?))`)
     .pluck()
-    .all(match, low, high, JSON.stringify(ids)) as number[];
+    .all(match, lowKey, highKey, JSON.stringify(keys)) as number[];
   return new Set(found);
 }
 
-/** A batch whose ids lie further apart than this on average is checked id by id (as sqlite-search-queries.ts scores). */
+/** A batch whose ids lie further apart than this on average is checked key by key (as sqlite-search-queries.ts scores). */
 const SPREAD_PER_ID = 64;
 
 /**
- * The ids of the posts that pass `plan`, in `order`, from `offset`, at most `limit`: the hits
- * filtered when they are few; else the filtered posts walked in order, in growing batches, each
- * batch's hits found together (hitsAmong).
+ * The posts that pass `plan`, in `order`, from `offset`, at most `limit`: the hits filtered when
+ * they are few; else the filtered posts walked in order, in growing batches, each batch's hits
+ * found together (hitsAmong).
  */
-function orderedIds(
+function orderedHits(
   stmts: StatementCache,
   plan: Plan,
   order: "date" | "clicks",
   offset: number,
   limit: number,
-): number[] {
+): Hit[] {
   const { match, filters } = plan;
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
     return stmts
-      .get(`SELECT p.id FROM posts_fts t CROSS JOIN posts p ON p.id = t.rowid
+      .get(`SELECT p.id, p.date_key FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_by_date_key
+        ON p.date_key = t.rowid
         WHERE posts_fts MATCH ? AND ${filters.sql} ORDER BY ${ORDER[order]} LIMIT ? OFFSET ?`)
-      .pluck()
-      .all(match, ...filters.args, limit, offset) as number[];
+      .raw()
+      .all(match, ...filters.args, limit, offset) as Hit[];
   }
   const next = batchSource(stmts, plan, order);
   if (match === null) return next(offset + limit).slice(offset);
   const need = offset + limit;
-  const found: number[] = [];
+  const found: Hit[] = [];
   let batch = Math.max(FIRST_BATCH, 2 * need);
   for (;;) {
-    const ids = next(batch);
-    if (ids.length === 0) break;
-    const hits = hitsAmong(stmts, match, ids);
-    for (const id of ids) if (hits.has(id)) found.push(id);
-    if (found.length >= need || ids.length < batch) break;
+    const walked = next(batch);
+    if (walked.length === 0) break;
+    const hits = hitsAmong(stmts, match, walked);
+    for (const hit of walked) if (hits.has(hit[1])) found.push(hit);
+    if (found.length >= need || walked.length < batch) break;
     batch = Math.min(2 * batch, MAX_BATCH);
   }
   return found.slice(offset, need);
@@ -200,29 +220,26 @@ function orderedIds(
 
 /**
  * The posts that pass the plan's filters in `order`, a batch at a time (`next(size)` gives the
- * next ids, fewer at the end), each batch resuming after the last (keyset paging):
+ * next ones, fewer at the end), each batch resuming after the last (keyset paging):
  * - date: through posts_by_date, or posts_by_feed for one feed;
- * - clicks: the clicked posts through posts_clicked_by_id, then the others newest id first (the
- *   order's ties); one feed's through posts_by_feed_clicks (schema 17).
+ * - clicks: the clicked posts through posts_clicked_by_key (schema 14), then the others newest id
+ *   first (the order's ties); one feed's through posts_by_feed_clicks (schema 17).
  */
-function batchSource(
-  stmts: StatementCache,
-  plan: Plan,
-  order: "date" | "clicks",
-): (size: number) => number[] {
+function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"): (size: number) => Hit[] {
   const { filters } = plan;
   const feed =
     plan.oneFeed === null ? { where: "", args: [] } : { where: "p.feed_id = ? AND ", args: [plan.oneFeed] };
-  type Phase = { from: string; where: string; key: string; by: string; cells: string };
+  // `cells` are the id, the key and the order's value; `resume` compares (value, id) to the last.
+  type Phase = { from: string; where: string; resume: string; by: string; cells: string };
   const phases: Phase[] =
     order === "date"
       ? [
           {
             from: plan.oneFeed === null ? "posts p" : "posts p INDEXED BY posts_by_feed",
             where: "1",
-            key: "(p.post_date, p.id) < (?, ?)",
+            resume: "(p.post_date, p.id) < (?, ?)",
             by: "p.post_date DESC, p.id DESC",
-            cells: "p.id, p.post_date",
+            cells: "p.id, p.date_key, p.post_date",
           },
         ]
       : plan.oneFeed !== null
@@ -230,66 +247,77 @@ function batchSource(
             {
               from: "posts p INDEXED BY posts_by_feed_clicks",
               where: "1",
-              key: "(p.clicks, p.id) < (?, ?)",
+              resume: "(p.clicks, p.id) < (?, ?)",
               by: "p.clicks DESC, p.id DESC",
-              cells: "p.id, p.clicks",
+              cells: "p.id, p.date_key, p.clicks",
             },
           ]
         : [
             {
-              from: "posts p INDEXED BY posts_clicked_by_id",
+              from: "posts p INDEXED BY posts_clicked_by_key",
               where: "p.clicks > 0",
-              key: "(p.clicks, p.id) < (?, ?)",
+              resume: "(p.clicks, p.id) < (?, ?)",
               by: "p.clicks DESC, p.id DESC",
-              cells: "p.id, p.clicks",
+              cells: "p.id, p.date_key, p.clicks",
             },
             {
               from: "posts p",
               where: "p.clicks = 0",
-              key: "(0, p.id) < (?, ?)",
+              resume: "(0, p.id) < (?, ?)",
               by: "p.id DESC",
-              cells: "p.id, 0",
+              cells: "p.id, p.date_key, 0",
             },
           ];
   let phase = 0;
-  let last: [number, number] | null = null;
-  // The resume point's values as the phase's key reads them: (key, id), or the id alone.
-  const keyArgs = (ph: Phase, at: [number, number] | null) =>
-    at === null ? [] : ph.key.startsWith("(") ? [at[1], at[0]] : [at[0]];
+  let last: [number, number, number] | null = null;
   return (size) => {
-    const ids: number[] = [];
-    while (ids.length < size && phase < phases.length) {
+    const hits: Hit[] = [];
+    while (hits.length < size && phase < phases.length) {
       const ph = phases[phase]!;
       const rows = stmts
         .get(`SELECT ${ph.cells} FROM ${ph.from} WHERE ${feed.where}${ph.where} AND ${filters.sql}
-          ${last === null ? "" : `AND ${ph.key}`} ORDER BY ${ph.by} LIMIT ?`)
+          ${last === null ? "" : `AND ${ph.resume}`} ORDER BY ${ph.by} LIMIT ?`)
         .raw()
-        .all(...feed.args, ...filters.args, ...keyArgs(ph, last), size - ids.length) as Array<
-        [number, number]
-      >;
-      for (const [id] of rows) ids.push(id);
+        .all(
+          ...feed.args,
+          ...filters.args,
+          ...(last === null ? [] : [last[2], last[0]]),
+          size - hits.length,
+        ) as Array<[number, number, number]>;
+      for (const [id, key] of rows) hits.push([id, key]);
       if (rows.length > 0) last = rows[rows.length - 1]!;
-      if (ids.length < size) {
+      if (hits.length < size) {
         phase++;
         last = null;
       }
     }
-    return ids;
+    return hits;
   };
 }
 
-/** The scores of some hits of `plan.match` (positive, higher better), by id. */
-function scoresOf(stmts: StatementCache, plan: Plan, hits: readonly number[]): Map<number, number> {
-  if (plan.match === null || hits.length === 0) return new Map(hits.map((id) => [id, 1]));
-  const sample = rankingStats(stmts, plan.words);
-  const low = Math.min(...hits);
-  const high = Math.max(...hits);
+/** The scores of some hits of `plan.match` (positive, higher better), by date key. */
+function scoresOf(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Map<number, number> {
+  if (plan.match === null || hits.length === 0) return new Map(hits.map(([, key]) => [key, 1]));
+  const sample = rankingStats(stmts, plan.words, undefined, plan.languagePhrases);
+  const keys = hits.map(([, key]) => key);
+  let low = keys[0]!;
+  let high = keys[0]!;
+  for (const key of keys) {
+    low = Math.min(low, key);
+    high = Math.max(high, key);
+  }
   const rows = stmts
     .get(`SELECT rowid, ${scoreSql(sample.args.length - 1)} FROM posts_fts WHERE posts_fts MATCH ?
-      AND rowid BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER) AND +rowid IN (SELECT value FROM json_each(?))`)
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +rowid IN (SELECT value FROM json_each(?))`)
     .raw()
-    .all(...sample.args, plan.match, low, high, JSON.stringify(hits)) as Array<[number, number]>;
+    .all(...sample.args, plan.match, low, high, JSON.stringify(keys)) as Array<[number, number]>;
   return new Map(rows);
+}
+
+/** `[id, score]` of some hits, their scores read by key. */
+function scored(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Array<[number, number]> {
+  const scores = scoresOf(stmts, plan, hits);
+  return hits.map(([id, key]) => [id, scores.get(key) ?? 1]);
 }
 
 /**
@@ -305,21 +333,18 @@ export function searchWithOperators(
   const plan = planOf(page.query, page.languageIds);
   let ranked: Array<[number, number]>;
   if (page.sort !== "relevance" || plan.match === null) {
-    const found = orderedIds(
+    const found = orderedHits(
       stmts,
       plan,
       page.sort === "clicks" ? "clicks" : "date",
       page.offset,
       page.limit,
     );
-    const scores = scoresOf(stmts, plan, found);
-    ranked = found.map((id) => [id, scores.get(id) ?? 1]);
+    ranked = scored(stmts, plan, found);
   } else {
     if (page.offset >= RANKED_NEWEST) return [];
-    const pool = orderedIds(stmts, plan, "date", 0, RANKED_NEWEST);
-    const scores = scoresOf(stmts, plan, pool);
-    ranked = pool
-      .map((id): [number, number] => [id, scores.get(id) ?? 1])
+    const pool = orderedHits(stmts, plan, "date", 0, RANKED_NEWEST);
+    ranked = scored(stmts, plan, pool)
       .sort((a, b) => b[1] - a[1] || b[0] - a[0])
       .slice(page.offset, Math.min(page.offset + page.limit, RANKED_NEWEST));
   }
@@ -340,12 +365,12 @@ export function countWithOperators(
   const { match, filters } = plan;
   // Common words: count by the walk (the filtered posts, batch by batch), not by every hit.
   if (match !== null && hitCount(stmts, match, FEW_HITS) > FEW_HITS) {
-    return orderedIds(stmts, plan, "date", 0, args.cap + 1).length;
+    return orderedHits(stmts, plan, "date", 0, args.cap + 1).length;
   }
   if (match !== null) {
     return stmts
-      .get(`SELECT count(*) FROM (SELECT p.id FROM posts_fts t CROSS JOIN posts p ON p.id = t.rowid
-        WHERE posts_fts MATCH ? AND ${filters.sql} LIMIT ?)`)
+      .get(`SELECT count(*) FROM (SELECT p.id FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_by_date_key
+        ON p.date_key = t.rowid WHERE posts_fts MATCH ? AND ${filters.sql} LIMIT ?)`)
       .pluck()
       .get(match, ...filters.args, args.cap + 1) as number;
   }

@@ -10,6 +10,7 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { sqliteBackend } from "../../test-support/test-backends.js";
 import { openStore } from "../open-store.js";
 import { withPrefixIndex } from "./fts5-prefix-index.js";
+import { fillIndexByKey } from "./sqlite-date-key-migration.js";
 import { sqliteMigrations } from "./sqlite-migrations.js";
 
 const titles = ["Theory of everything", "The end", "Other things", "Thermal paste"];
@@ -64,9 +65,15 @@ describe("prefix index migration (SQLite 17)", () => {
 
       const raw = new Database(db.location);
       assert.match(declaration(raw), /prefix = '3'/, "a new database has the prefix index");
-      // Back to version 16: the index of schema 9, without a prefix index.
+      // Back to version 16 as schema 14 left it before it declared the prefix index itself: the
+      // same table (rows keyed by date key, with the language column) without `prefix`.
       const steps: Array<[string, number, number]> = [];
-      raw.transaction(() => sqliteMigrations.find((m) => m.version === 9)!.up(raw, () => {}))();
+      const plain = declaration(raw).replace(/prefix\s*=\s*'3'\s*,\s*/u, "");
+      assert.notEqual(plain, declaration(raw));
+      raw.transaction(() => {
+        raw.exec(`DROP TABLE posts_fts; ${plain}`);
+        fillIndexByKey(raw, () => {});
+      })();
       assert.doesNotMatch(declaration(raw), /prefix/);
       raw.transaction(() =>
         sqliteMigrations.find((m) => m.version === 17)!.up(raw, (...s) => steps.push(s)),
@@ -96,6 +103,19 @@ describe("prefix index migration (SQLite 17)", () => {
           four.map((p) => p.postTitle),
           ["Thermal paste"],
         );
+        // The rebuilt rows keep the language column: a language filter in the MATCH still holds.
+        const inLanguage = async (languageIds: number[]) =>
+          (
+            await again.searchPosts({
+              limit: 10,
+              offset: 0,
+              languageIds,
+              query: parseSearchQuery("the*"),
+              sort: "date",
+            })
+          ).map((p) => p.postTitle);
+        assert.deepEqual(await inLanguage([1]), expected);
+        assert.deepEqual(await inLanguage([2]), []);
       } finally {
         await again.close();
       }
