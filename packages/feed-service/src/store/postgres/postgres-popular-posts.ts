@@ -2,7 +2,7 @@
  * Most popular posts (operation 6) with a cost bounded whatever the window. Three exact ways:
  *
  * - a window that starts at or before the first click: every post's window count is its all-time
- *   counter, so the answer is the first `limit` posts of the clicks index, read in one statement;
+ *   counter, so the answer is the first `limit` posts of clicked_posts by clicks, in one statement;
  * - a short window (few clicks in it, as `click_days` says): count the window's clicks per post;
  * - a long one: walk the posts by all-time clicks (most first, then newest), each post's window
  *   count read from an index probe (its clicks in the window, or its all-time counter less its
@@ -70,14 +70,13 @@ function countWindow(
     ORDER BY p.period DESC, ${NEWEST_FIRST}`;
   if (args.categoryId !== null) {
     // A plain join, so that the planner may read the category's clicked posts from
-    // posts_by_category_clicks alone and hash them (`p.clicks > 0` holds for every clicked post
-    // and lets it use that partial index) instead of probing every windowed post (figures in
-    // bench/NOTES.md). The top's columns are read after.
+    // clicked_posts_by_category alone and hash them instead of probing every windowed post
+    // (figures in bench/NOTES.md). The top's columns are read after.
     return rows(
       sql,
       `WITH ${windowed},
-        top AS (SELECT w.post_id AS id, w.n AS period FROM w JOIN posts p ON p.id = w.post_id
-          WHERE p.category_id = $3 AND p.clicks > 0
+        top AS (SELECT w.post_id AS id, w.n AS period FROM w JOIN clicked_posts p ON p.id = w.post_id
+          WHERE p.category_id = $3
           ORDER BY w.n DESC, p.post_date DESC, w.post_id DESC LIMIT $2),
         ranked AS (SELECT ${POST_ROW}, top.period FROM top JOIN posts p ON p.id = top.id)
       ${answer}`,
@@ -99,16 +98,18 @@ function countWindow(
   );
 }
 
-/** The first `limit` posts by all-time clicks (ties newest first), through posts_by_clicks. */
+/** The first `limit` posts by all-time clicks (ties newest first), through clicked_posts. */
 function allTimeTopPosts(
   sql: Sql,
   args: { limit: number; categoryId: number | null },
 ): Promise<PopularPost[]> {
-  const category = args.categoryId === null ? "" : "AND p.category_id = $2";
+  const category = args.categoryId === null ? "" : "WHERE k.category_id = $2";
   return rows(
     sql,
-    `SELECT ${POST_COLUMNS}, p.clicks AS "periodClicks" FROM posts p ${POST_JOINS}
-      WHERE p.clicks > 0 ${category} ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $1`,
+    `WITH top AS (SELECT k.id, k.clicks FROM clicked_posts k ${category}
+        ORDER BY k.clicks DESC, k.post_date DESC, k.id DESC LIMIT $1)
+      SELECT ${POST_COLUMNS}, p.clicks AS "periodClicks" FROM top JOIN posts p ON p.id = top.id ${POST_JOINS}
+      ORDER BY p.clicks DESC, ${NEWEST_FIRST}`,
     args.categoryId === null ? [args.limit] : [args.limit, args.categoryId],
   );
 }
@@ -156,7 +157,7 @@ async function walkTopPosts(
     params.push(size);
     const batch = await rows<Ranked>(
       sql,
-      `SELECT p.id, p.clicks, p.post_date, ${period} AS period FROM posts p WHERE ${conditions.join(" AND ")}
+      `SELECT p.id, p.clicks, p.post_date, ${period} AS period FROM clicked_posts p WHERE ${conditions.join(" AND ")}
         ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $${params.length}`,
       params,
     );

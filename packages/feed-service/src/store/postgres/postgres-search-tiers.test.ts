@@ -332,7 +332,7 @@ describe("postgres search tiers", () => {
     const counting: Sql = {
       query: (async (config: string | { text: string }, values?: unknown[]) => {
         const text = typeof config === "string" ? config : config.text;
-        if (text.includes("FROM post_days") && text.includes("sum(posts)")) {
+        if (text.includes("FROM scope_days") && text.includes("sum(posts)")) {
           reads++;
           // The second reading waits until the test lets it go: a search must not wait for it.
           if (reads === 2) await new Promise<void>((resolve) => (release = resolve));
