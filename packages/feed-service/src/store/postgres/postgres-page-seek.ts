@@ -10,9 +10,6 @@ import { rows, type Sql } from "./postgres-connection.js";
 
 export const DAY_MS = 86_400_000;
 
-/** Offsets up to this are read from the start: cheaper than the seek. */
-export const SEEK_FROM_OFFSET = 1000;
-
 /** A post list's scope, in terms both `posts` and `post_days` have. */
 export interface PageScope {
   feedId?: number;

@@ -6,7 +6,8 @@
 import type { PostPage, PostRecord } from "../store.js";
 import { languageFilter, NEWEST_FIRST, POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { applyPageStart, type PageScope, SEEK_FROM_OFFSET, seekPage } from "./postgres-page-seek.js";
+import { applyPageStart, type PageScope, seekPage } from "./postgres-page-seek.js";
+import { SEEK_FROM_OFFSET } from "./postgres-plan-costs.js";
 
 /**
  * One page of a date-ordered list: the page's ids first (an index walk that joins nothing), past

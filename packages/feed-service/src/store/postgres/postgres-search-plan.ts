@@ -5,30 +5,28 @@
  */
 import { rows, type Sql, translatePostgresError } from "./postgres-connection.js";
 import { DAY_MS } from "./postgres-page-seek.js";
+import {
+  CLICK_TIERS,
+  DAY_COUNTS_TTL_MS,
+  HEAP_ROW_COST,
+  MAX_CUTOFF_SHARE,
+  MAX_SAMPLE_POSTS,
+  MAX_TIER_DAYS,
+  MAX_TIER_SHARE,
+  MIN_SAMPLE_MATCHES,
+  MIN_TIER_POSTS,
+  SAMPLE_POSTS,
+  STATISTICS_TTL_MS,
+  TIER_MARGIN,
+  TIER_POST_COST,
+  WALK_POSTS,
+} from "./postgres-plan-costs.js";
 import { type Reading, reused } from "./postgres-reused-reading.js";
 import { SEARCH_EXPRESSION, sinceDayBlocks, sinceDayFacet } from "./postgres-search-facets.js";
 
 /** The orders a walk takes. */
 export const DATE_ORDER = "post_date DESC, id DESC";
 export const CLICKS_ORDER = "clicks DESC, id DESC";
-
-/** A walk of the date or clicks index reads at most this many posts before the tiers take over. */
-export const WALK_POSTS = 1_000;
-/** Tiers are sized for this many times the matches the statistics promise (they can be wrong). */
-const TIER_MARGIN = 1.25;
-/** A tier holds at least this many posts. */
-const MIN_TIER_POSTS = 2_000;
-/** Tiers reach back at most this many days with posts (past them, every post is searched). */
-const MAX_TIER_DAYS = 1_000;
-/** A relevance search keeps matches from a day on when that day's newest posts hold at most this share. */
-const MAX_CUTOFF_SHARE = 0.75;
-/** Click tiers tried before all posts: 16+ clicks, 8+, 4+, 2+, 1+. */
-const CLICK_TIERS = [16, 8, 4, 2, 1];
-/**
- * A tier post read and checked (its vector read from TOAST) against a match handed over by GIN
- * (one heap row): what reading one costs in the other's units.
- */
-const TIER_POST_COST = 3;
 
 /**
  * What a search matches: `index`, the query's lexemes and facets, which GIN answers exactly; and
@@ -151,15 +149,6 @@ export function correct(expected: Expected, found: number, posts = WALK_POSTS): 
   expected.share = share;
 }
 
-/** Matches a sample must find before its share replaces the statistics' estimate. */
-const MIN_SAMPLE_MATCHES = 10;
-/** A sample reads the newest days that hold at least this many posts... */
-const SAMPLE_POSTS = 2_000;
-/** ...and when those hold more than this many (one crowded day), walks the newest posts instead. */
-const MAX_SAMPLE_POSTS = 12_000;
-/** How long the statistics' least common word share is reused (it changes when posts are analysed). */
-const STATISTICS_TTL_MS = 60_000;
-
 /**
  * The share of posts holding the least common of the words the statistics list as most common
  * (null when they list none). The planner knows nothing of a word missing from that list but that
@@ -260,14 +249,13 @@ export interface DayCount {
 }
 
 /**
- * How long the posts per day that size the day tiers are reused before they are read again. Adding
+ * The posts per day that size the day tiers, reused for DAY_COUNTS_TTL_MS before they are read again. Adding
  * them up reads every row of scope_days in scope (bench/NOTES.md); they only size a tier, whose facet always
  * reaches the newest day as read at the time, so a stale count can make a tier larger or smaller
  * than it should be, never an answer wrong. So a search past the reuse time is not held up by the
  * reading: it uses the counts it has and reads them again beside it, for the searches that follow;
  * only the first search of a scope waits for them.
  */
-export const DAY_COUNTS_TTL_MS = 10_000;
 const dayCounts = new WeakMap<Sql, Map<string, Reading<DayCount[]>>>();
 
 /**
@@ -315,9 +303,6 @@ async function newestDaysHolding(
   return { first: perDay[days - 1]!.day, newest: perDay[0]!.day, perDay };
 }
 
-/** A matching post's read, in GIN list items passed over; tuned on the demo corpus (bench/NOTES.md). */
-const HEAP_ROW_COST = 8;
-
 /**
  * The cost, in items GIN passes over, of a one-word query of `word` matches (`share` of the
  * posts) in the tier of every post from day `first` to `newest`: GIN walks every item of the tier's
@@ -361,7 +346,7 @@ export async function dayTier(
   need: number,
   expected: Expected,
 ): Promise<string | null> {
-  const days = await newestDaysHolding(sql, match.languageIds, need, expected, 0.5);
+  const days = await newestDaysHolding(sql, match.languageIds, need, expected, MAX_TIER_SHARE);
   if (days === null) return null;
   // The tier is every post since its first day: up to the newest day now, not the counts' newest.
   const [newest] = await rows<{ day: number | null }>(
