@@ -237,7 +237,8 @@ export async function warmPopularPosts(sql: Sql, tuning: PopularPostsTuning = TU
     );
     if (start === undefined) continue;
     for (const categoryId of [null, ...categories.map((c) => c.id)]) {
-      await mostPopularPosts(sql, { since: Number(start.at), limit: 1000, categoryId }, tuning);
+      // The limit is a parameter of every statement: the least one prepares them all.
+      await mostPopularPosts(sql, { since: Number(start.at), limit: 1, categoryId }, tuning);
     }
   }
 }
