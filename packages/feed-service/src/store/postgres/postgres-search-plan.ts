@@ -1,6 +1,6 @@
 /**
  * How a PostgreSQL search is narrowed (see postgres-search-queries.ts): what it matches as GIN
- * sees it, what the statistics expect of it, short walks of the date and clicks indexes, and the
+ * sees it, what the statistics expect of it, short walks of the date and clicks orders, and the
  * one tier (newest days, or most clicked posts) worth trying before the plain query.
  */
 import { rows, type Sql, translatePostgresError } from "./postgres-connection.js";
