@@ -8,9 +8,10 @@
 // Before the load, migrate-data copies the SQLite corpus once more into a new, empty database of
 // the same server, timed, against the goal of 1,000,000 posts in 5 minutes (3,333 posts/s); then
 // refreshes of 50 new demo posts each are applied to that copy through the store, feed after
-// feed, timed, against the goal of 3,000 posts/s (the store's write alone: no fetch, no parse).
+// feed, timed, against the goal of 3,000 posts/s (the store's write alone: no fetch, no parse);
+// then clicks through GET /click of one service process on that copy, against 2,000 clicks/s.
 // Usage: npx tsc -b && node bench/feed-service-postgres.bench.mjs [--posts N] [--seconds S]
-//   [--migrate-only: the migrate-data and ingest rows alone]
+//   [--migrate-only: the migrate-data, ingest and click rows alone]
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -18,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { openPostgresCorpus } from "./feed-service-postgres-corpus.mjs";
-import { runWrk } from "./wrk-load.mjs";
+import { runWrk, runWrkOnce } from "./wrk-load.mjs";
 
 const { values } = parseArgs({
   options: { posts: { type: "string" }, seconds: { type: "string" }, "migrate-only": { type: "boolean" } },
@@ -40,6 +41,8 @@ const { default: pg } = await import(
 /** migrate-data's goal: the 1,000,000-post demo into an empty PostgreSQL within 5 minutes. */
 const migrateGoalPostsPerSecond = 1_000_000 / 300;
 const ingestGoalPostsPerSecond = 3_000;
+/** Clicks through /click, touching no full-text index. */
+const clickGoalPerSecond = 2_000;
 const ingestRefreshes = 200;
 const postsPerRefresh = 50;
 
@@ -170,6 +173,39 @@ async function timeIngest(url) {
 }
 
 /**
+ * Clicks through `GET /click/<id>` of one service process on the database at `url`, on posts
+ * drawn at random (wrk, one client address: a repeat within 10 minutes is answered but not
+ * counted, so the clicks stored are counted too); times them.
+ */
+async function timeClicks(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const count = async () => Number((await client.query("SELECT count(*) AS n FROM clicks")).rows[0].n);
+  try {
+    const { rows } = await client.query("SELECT min(id) AS lo, max(id) AS hi FROM posts");
+    const lua = join(tmpdir(), `feed-service-postgres-bench-clicks-${process.pid}.lua`);
+    writeFileSync(
+      lua,
+      `request = function()
+  return wrk.format("GET", "/click/" .. math.random(${rows[0].lo}, ${rows[0].hi}))
+end
+`,
+    );
+    const service = await startService(url, 1);
+    try {
+      const before = await count();
+      const r = await runWrkOnce({ url: new URL("/", service.url).href, lua, connections: 8, seconds });
+      const stored = (await count()) - before;
+      return { ...r, stored, storedRate: stored / seconds };
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Copies the SQLite corpus into a new database of the corpus's server and then ingests into the
  * copy (dropped after); times both.
  */
@@ -188,7 +224,8 @@ async function timeMigrate(corpus) {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const copied = summary.tables.find((t) => t.table === "posts").rows;
     const ingest = await timeIngest(corpus.url.replace(/\/postgres$/, `/${database}`));
-    return { posts: copied, seconds, rate: copied / seconds, ingest };
+    const clicks = await timeClicks(corpus.url.replace(/\/postgres$/, `/${database}`));
+    return { posts: copied, seconds, rate: copied / seconds, ingest, clicks };
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${database}`);
     await admin.end();
@@ -243,6 +280,14 @@ console.log("|---|---:|---:|---:|---:|");
 const ingest = migrate.ingest;
 console.log(
   `| ${ingestRefreshes} refreshes into the migrated ${posts}-post copy | ${ingest.posts} | ${fmt(ingest.seconds, 1)} | ${fmt(ingest.rate)} | ${fmt(ingest.rate / ingestGoalPostsPerSecond, 2)} |`,
+);
+const clicks = migrate.clicks;
+console.log(
+  `\n| clicks through GET /click (1 process, wrk -c8 ${seconds}s, random posts) | req/s | p99 ms | clicks stored/s | ratio to ${clickGoalPerSecond}/s | non-2xx/3xx |`,
+);
+console.log("|---|---:|---:|---:|---:|---:|");
+console.log(
+  `| the migrated ${posts}-post copy after the ingest | ${fmt(clicks.rps)} | ${fmt(clicks.p99, 1)} | ${fmt(clicks.storedRate)} | ${fmt(clicks.rps / clickGoalPerSecond, 2)} | ${clicks.errors} |`,
 );
 if (values["migrate-only"]) process.exit(0);
 

@@ -192,7 +192,7 @@ describe("migrate-data", () => {
     const fresh = await server.createDatabase("fresh");
     await (await openStore(fresh)).close();
     const schema = await postgresSchema(fresh);
-    assert.ok(schema.length > 30 && schema.some((line) => line.includes("posts_search_phrases")));
+    assert.ok(schema.length > 30 && schema.some((line) => line.includes("posts_search_words")));
     assert.deepEqual(await postgresSchema(toPostgres), schema);
 
     // Sequences continue after the copied ids.
@@ -254,7 +254,7 @@ describe("migrate-data", () => {
     };
     const before = await state();
     assert.equal(before.recent.length, 80);
-    assert.ok(before.schema.some((line) => line.includes("posts_search_phrases")));
+    assert.ok(before.schema.some((line) => line.includes("posts_search_words")));
     await assert.rejects(migrateData({ from: source, to: target, force: true }), /referenced row/);
     assert.deepEqual(await state(), before);
   });

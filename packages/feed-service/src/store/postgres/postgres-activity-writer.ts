@@ -28,12 +28,15 @@ export async function recordClick(
       postId,
     ]);
     if (!post) return undefined;
-    const recent = await rows(
-      sql,
-      `SELECT 1 FROM clicks WHERE post_id = $1 AND client_hash = $2 AND clicked_at > $3 AND clicked_at <= $4 LIMIT 1`,
-      [postId, clientHash, at - dedupeWindowMs, at],
+    // The check, the click and the counter in one statement, one round trip: it starts after the
+    // lock is held, so its snapshot sees any click of this post committed before.
+    await sql.query(
+      `WITH fresh AS (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM clicks WHERE post_id = $1 AND client_hash = $2
+            AND clicked_at > $4 AND clicked_at <= $3)),
+          added AS (INSERT INTO clicks (post_id, clicked_at, client_hash) SELECT $1, $3, $2 FROM fresh RETURNING post_id)
+        UPDATE posts SET clicks = clicks + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM added)`,
+      [postId, clientHash, at, at - dedupeWindowMs],
     );
-    if (recent.length === 0) await insertClickRow(sql, postId, clientHash, at);
     return { link: post.link };
   });
 }

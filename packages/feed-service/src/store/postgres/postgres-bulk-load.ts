@@ -3,13 +3,15 @@
  * the rows are in, as pg_restore does: secondary indexes (the search index above all, whose GIN
  * entries and phrase pairs cost far more row by row than built once over the table), unique and
  * foreign-key constraints (checked once by a join instead of one lookup per row) and the
- * roll-up triggers (post_days and click_days are filled from the rows in one statement each).
+ * roll-up triggers (post_days, scope_days, click_days and clicked_posts are filled from the rows in one statement each).
  * Primary keys stay: the copy's upserts and the kept ids rely on them. Everything happens in the
  * copy's one transaction, so a copy that fails leaves the database as it was, triggers included.
  */
 
 import { rows, type Sql } from "./postgres-connection.js";
+import { fillClickedPosts } from "./postgres-light-writes.js";
 import { fillRollups } from "./postgres-rollups.js";
+import { fillScopeDays } from "./postgres-scope-rollups.js";
 
 /** The big tables whose indexes and constraints are set aside. */
 const LOADED_TABLES = ["posts", "clicks"];
@@ -17,6 +19,8 @@ const LOADED_TABLES = ["posts", "clicks"];
 /** The per-row triggers that keep the roll-ups (postgres-rollups.ts), by table. */
 const ROLLUP_TRIGGERS: ReadonlyArray<{ table: string; trigger: string }> = [
   { table: "posts", trigger: "posts_track_rollups" },
+  { table: "posts", trigger: "posts_add_rollups" },
+  { table: "posts", trigger: "posts_track_clicked" },
   { table: "clicks", trigger: "clicks_track_rollups" },
 ];
 
@@ -66,8 +70,10 @@ export async function setAsideForLoad(sql: Sql): Promise<SetAside> {
  * on.
  */
 export async function putBack(sql: Sql, setAside: SetAside): Promise<void> {
-  await sql.query("TRUNCATE post_days, click_days");
+  await sql.query("TRUNCATE post_days, click_days, scope_days, clicked_posts");
   await sql.query(fillRollups);
+  await sql.query(fillScopeDays);
+  await sql.query(fillClickedPosts);
   // 256 MB (kB here), what schema 11 built the search index with, unless the server gives more.
   await sql.query(`SELECT set_config('maintenance_work_mem', greatest(setting::bigint, 262144) || 'kB', true)
     FROM pg_settings WHERE name = 'maintenance_work_mem'`);

@@ -136,20 +136,39 @@ export function mostPopularFeeds(
   );
 }
 
-/** Posts per feed in the window: whole days from `post_days`, the partial first day from `posts`. */
-export function mostProlificFeeds(
+/**
+ * Posts per feed in the window, from whichever side of the window's first day holds fewer posts
+ * (as `scope_days` counts them): the whole days after it from `post_days` plus the first day's
+ * posts from `since` on; or each feed's post count less the whole days before it and the first
+ * day's posts before `since`. The widest window (spec §4: daysBack up to 36500) then reads no
+ * roll-up row at all, whatever the number of feeds. The first day's posts are one range of
+ * posts_by_date, not a probe per feed.
+ */
+export async function mostProlificFeeds(
   sql: Sql,
   args: { since: number; limit: number },
 ): Promise<Array<FeedRecord & { periodPosts: number }>> {
-  if (args.limit === 0) return Promise.resolve([]);
+  if (args.limit === 0) return [];
+  const [sides] = await rows<{ after: number; before: number }>(
+    sql,
+    `SELECT coalesce(sum(posts) FILTER (WHERE day > post_day($1)), 0)::float8 AS after,
+        coalesce(sum(posts) FILTER (WHERE day < post_day($1)), 0)::float8 AS before FROM scope_days`,
+    [args.since],
+  );
+  const firstDay = `p.post_date >= post_day($1) * ${DAY_MS}::bigint AND p.post_date < (post_day($1) + 1) * ${DAY_MS}::bigint`;
+  const parts =
+    sides!.after <= sides!.before
+      ? `SELECT feed_id, posts AS n FROM post_days WHERE day > post_day($1)
+          UNION ALL
+          SELECT p.feed_id, count(*) FROM posts p WHERE ${firstDay} AND p.post_date >= $1 GROUP BY p.feed_id`
+      : `SELECT id AS feed_id, post_count AS n FROM feeds
+          UNION ALL
+          SELECT feed_id, -posts FROM post_days WHERE day < post_day($1)
+          UNION ALL
+          SELECT p.feed_id, -count(*) FROM posts p WHERE ${firstDay} AND p.post_date < $1 GROUP BY p.feed_id`;
   return rows(
     sql,
-    `WITH w AS (SELECT feed_id, sum(n) AS n FROM (
-          SELECT feed_id, posts AS n FROM post_days WHERE day > post_day($1)
-          UNION ALL
-          SELECT f.id, (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= $1
-              AND p.post_date < (post_day($1) + 1) * ${DAY_MS}::bigint) FROM feeds f
-        ) parts GROUP BY feed_id HAVING sum(n) > 0)
+    `WITH w AS (SELECT feed_id, sum(n) AS n FROM (${parts}) parts GROUP BY feed_id HAVING sum(n) > 0)
       SELECT ${FEED_COLUMNS}, w.n AS "periodPosts" FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
       ORDER BY w.n DESC, f.id LIMIT $2`,
     [args.since, args.limit],
@@ -166,13 +185,13 @@ export function searchHistory(sql: Sql, limit: number): Promise<SearchHistoryRec
 }
 
 /**
- * Post and click totals from `post_days` (its click sums are of the posts' all-time counters);
+ * Post and click totals from `scope_days` (its click sums are of the posts' all-time counters);
  * the last 24 hours and the newest post per language are ranges of posts_by_language.
  */
 export function aggregateLanguageData(sql: Sql, now: number): Promise<LanguageDataRecord[]> {
   return rows(
     sql,
-    `WITH totals AS (SELECT language_id, sum(posts) AS posts, sum(clicks) AS clicks FROM post_days GROUP BY language_id)
+    `WITH totals AS (SELECT language_id, sum(posts) AS posts, sum(clicks) AS clicks FROM scope_days GROUP BY language_id)
       SELECT l.id AS "languageId", l.name AS "languageName", l.code AS "languageCode",
         (SELECT count(*) FROM feeds WHERE language_id = l.id) AS "feedCount",
         coalesce(t.posts, 0) AS "postCount",

@@ -15,7 +15,7 @@ import {
   translatePostgresError,
 } from "./postgres-connection.js";
 import { migratePostgres } from "./postgres-migrations.js";
-import { searchVector } from "./postgres-text-search.js";
+import { postVectors } from "./postgres-text-search.js";
 
 const POST_TITLE = 4;
 const POST_EXCERPT = 5;
@@ -126,18 +126,18 @@ export class PostgresEndpoint implements CopyEndpoint {
   ): Promise<void> {
     const load = this.#loading();
     const isPosts = table.name === "posts";
-    const columns = isPosts ? [...table.columns, "search_vector"] : [...table.columns];
+    const columns = isPosts ? [...table.columns, "search_vector", "phrase_vector"] : [...table.columns];
     const arrays: unknown[][] = columns.map(() => []);
     for (const row of batch) {
       for (let i = 0; i < row.length; i++) arrays[i]!.push(row[i]);
       if (isPosts) {
-        arrays[columns.length - 1]!.push(
-          searchVector(
-            feedNames.get(Number(row[POST_FEED])) ?? "",
-            String(row[POST_TITLE]),
-            `${row[POST_EXCERPT]} ${htmlToIndexText(String(row[POST_CONTENT]))}`,
-          ),
+        const vectors = postVectors(
+          feedNames.get(Number(row[POST_FEED])) ?? "",
+          String(row[POST_TITLE]),
+          `${row[POST_EXCERPT]} ${htmlToIndexText(String(row[POST_CONTENT]))}`,
         );
+        arrays[columns.length - 2]!.push(vectors.words);
+        arrays[columns.length - 1]!.push(vectors.pairs);
       }
     }
     const unnest = columns.map((c, i) => `$${i + 1}::${load.types.get(`${table.name}.${c}`) ?? "text"}[]`);
@@ -165,7 +165,7 @@ export class PostgresEndpoint implements CopyEndpoint {
   async clear(): Promise<void> {
     const empty = async (sql: Sql) => {
       await sql.query(
-        "TRUNCATE feed_pauses, sign_in_failures, suggestions, audit_log, admin_sessions, admin_users, websub_subscriptions, clicks, searches, smart_categories, posts, feeds, categories, settings RESTART IDENTITY",
+        "TRUNCATE feed_pauses, sign_in_failures, suggestions, audit_log, admin_sessions, admin_users, websub_subscriptions, clicks, clicked_posts, searches, smart_categories, posts, feeds, categories, settings RESTART IDENTITY",
       );
       await sql.query("DELETE FROM languages WHERE id > 2");
     };
@@ -189,7 +189,7 @@ export class PostgresEndpoint implements CopyEndpoint {
         );
       }
       // The planner's statistics describe the loaded tables before anyone reads them.
-      await sql.query(`ANALYZE ${[...sequenceTables, "post_days", "click_days"].join(", ")}`);
+      await sql.query(`ANALYZE ${[...sequenceTables, "post_days", "scope_days", "click_days"].join(", ")}`);
       await sql.query("COMMIT");
     } catch (error) {
       throw translatePostgresError(error);

@@ -14,7 +14,7 @@ import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFe
 import { feedNameText, feedUrlText } from "../text-checks.js";
 import { feedById } from "./postgres-catalog-queries.js";
 import { changes, inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
-import { searchVector } from "./postgres-text-search.js";
+import { postVectors } from "./postgres-text-search.js";
 
 interface ExistingPost extends StoredPostFields {
   id: number;
@@ -34,8 +34,11 @@ async function requireReference(sql: Sql, table: "categories" | "languages", id:
   }
 }
 
-function vectorOf(post: { title: string; excerpt: string; content: string }, feedName: string): string {
-  return searchVector(feedName, post.title, `${post.excerpt} ${htmlToIndexText(post.content)}`);
+function vectorsOf(
+  post: { title: string; excerpt: string; content: string },
+  feedName: string,
+): { words: string; pairs: string } {
+  return postVectors(feedName, post.title, `${post.excerpt} ${htmlToIndexText(post.content)}`);
 }
 
 /** Re-writes the search vectors of a feed's posts after its name (an indexed field) changed. */
@@ -46,10 +49,11 @@ async function reindexFeed(sql: Sql, feedId: number, feedName: string): Promise<
     [feedId],
   );
   for (const p of posts) {
-    await sql.query("UPDATE posts SET search_vector = $1::tsvector WHERE id = $2", [
-      vectorOf(p, feedName),
-      p.id,
-    ]);
+    const vectors = vectorsOf(p, feedName);
+    await sql.query(
+      "UPDATE posts SET search_vector = $1::tsvector, phrase_vector = $2::tsvector WHERE id = $3",
+      [vectors.words, vectors.pairs, p.id],
+    );
   }
 }
 
@@ -156,6 +160,10 @@ function storedFields(post: IncomingPost): StoredPostFields {
   };
 }
 
+function unzipVectors(vectors: ReadonlyArray<{ words: string; pairs: string }>): [string[], string[]] {
+  return [vectors.map((v) => v.words), vectors.map((v) => v.pairs)];
+}
+
 async function insertPosts(
   sql: Sql,
   feed: { id: number; name: string; categoryId: number | null },
@@ -167,13 +175,13 @@ async function insertPosts(
   await sql.query(
     `WITH inserted AS (
       INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-          post_date, language_id, category_id, search_vector)
+          post_date, language_id, category_id, search_vector, phrase_vector)
         SELECT $1, p.guid, p.link, p.title, p.excerpt, p.content, p.published_at, p.updated_at, p.seen_at,
-          p.post_date, p.language_id, $2, p.search_vector::tsvector
+          p.post_date, p.language_id, $2, p.search_vector::tsvector, p.phrase_vector::tsvector
         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[],
-            $10::bigint[], $11::bigint[], $12::integer[], $13::text[])
+            $10::bigint[], $11::bigint[], $12::integer[], $13::text[], $14::text[])
           WITH ORDINALITY AS p(guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-            post_date, language_id, search_vector, ord)
+            post_date, language_id, search_vector, phrase_vector, ord)
         ORDER BY p.ord
         RETURNING post_date)
     UPDATE feeds SET post_count = post_count + (SELECT count(*) FROM inserted),
@@ -192,7 +200,7 @@ async function insertPosts(
       posts.map((p) => p.seenAt),
       posts.map((p) => postDate(p, p.seenAt)),
       posts.map((p) => p.languageId),
-      posts.map((p) => vectorOf(p, feed.name)),
+      ...unzipVectors(posts.map((p) => vectorsOf(p, feed.name))),
     ],
   );
 }
@@ -204,9 +212,10 @@ async function updatePost(
   post: IncomingPost,
 ): Promise<void> {
   // seen_at is the first-seen time: an update keeps it.
+  const vectors = vectorsOf(post, feed.name);
   await sql.query(
     `UPDATE posts SET link = $1, title = $2, excerpt = $3, content = $4, published_at = $5, updated_at = $6,
-        post_date = $7, language_id = $8, search_vector = $9::tsvector WHERE id = $10`,
+        post_date = $7, language_id = $8, search_vector = $9::tsvector, phrase_vector = $10::tsvector WHERE id = $11`,
     [
       post.link,
       post.title,
@@ -216,7 +225,8 @@ async function updatePost(
       post.updatedAt,
       postDate(post, old.seen_at),
       post.languageId,
-      vectorOf(post, feed.name),
+      vectors.words,
+      vectors.pairs,
       old.id,
     ],
   );

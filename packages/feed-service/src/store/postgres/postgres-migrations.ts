@@ -15,8 +15,10 @@ import { createAdminTables } from "./postgres-admin-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
+import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
+import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { operatorIndexSchema } from "./postgres-search-operators.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
@@ -244,6 +246,18 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "languages filed by language, not by the first regional tag seen; pt-BR/pt-PT and zh-Hans/zh-Hant kept apart",
     up: refileLanguages,
+  },
+  {
+    version: 13,
+    description:
+      "posts per category, language and day (a roll-up that does not grow with feeds); new posts rolled up per statement",
+    up: createScopeRollups,
+  },
+  {
+    version: 14,
+    description:
+      "clicks out of the search index (clicked_posts orders posts by clicks); phrase pairs stored by the writer",
+    up: createLightWrites,
   },
   {
     version: 15,

@@ -1,6 +1,7 @@
 /**
  * Deep pages of the date-ordered post lists without reading and dropping every post before them:
- * the per-day counts of `post_days` (see postgres-rollups.ts) say on which UTC day the page's first
+ * the per-day counts of `scope_days` (postgres-scope-rollups.ts), or of `post_days` for one feed
+ * (postgres-rollups.ts), say on which UTC day the page's first
  * post lies and how many posts of that day come before it, so the page query starts at that day's
  * end and skips at most one day of posts.
  */
@@ -8,9 +9,6 @@ import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 
 export const DAY_MS = 86_400_000;
-
-/** Offsets up to this are read from the start: cheaper than the seek. */
-export const SEEK_FROM_OFFSET = 1000;
 
 /** A post list's scope, in terms both `posts` and `post_days` have. */
 export interface PageScope {
@@ -36,6 +34,9 @@ export interface PageStart {
  * feed's posts of one day).
  */
 export async function seekPage(sql: Sql, scope: PageScope, offset: number): Promise<PageStart | null> {
+  // One feed's days, or a bound (sincePostId) only the per-feed id bounds can split, come from
+  // post_days; every other scope from scope_days, whose size does not grow with the feeds.
+  const perFeed = scope.feedId !== undefined || scope.sincePostId != null;
   const conditions: string[] = ["d.posts > 0"];
   const params: unknown[] = [offset];
   const param = (value: unknown) => {
@@ -58,7 +59,7 @@ export async function seekPage(sql: Sql, scope: PageScope, offset: number): Prom
     sql,
     `SELECT day, n, running FROM (
         SELECT day, n, sum(n) OVER (ORDER BY day DESC) AS running FROM (
-          SELECT d.day, sum(${count}) AS n FROM post_days d WHERE ${conditions.join(" AND ")} GROUP BY d.day) per_day
+          SELECT d.day, sum(${count}) AS n FROM ${perFeed ? "post_days" : "scope_days"} d WHERE ${conditions.join(" AND ")} GROUP BY d.day) per_day
       ) s WHERE running > $1 ORDER BY day DESC LIMIT 1`,
     params,
   );

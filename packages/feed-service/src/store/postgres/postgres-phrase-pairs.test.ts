@@ -12,7 +12,7 @@ import { openTestPostgresStore, type TestPostgresStore } from "../../test-suppor
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import { searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
-import { toTsquery } from "./postgres-text-search.js";
+import { phraseVector, toTsquery } from "./postgres-text-search.js";
 
 const T0 = Date.UTC(2026, 0, 10);
 const long = (letter: string) => letter.repeat(1_100);
@@ -107,13 +107,54 @@ describe("phrases through pairs of neighbouring words", () => {
   });
 
   it("indexes each post's neighbouring pairs and run triples only, and no pair past the lexeme limit", async () => {
-    const { rows } = await pool.query<{ pairs: string }>(
-      "SELECT phrase_pairs(search_vector)::text AS pairs FROM posts WHERE guid IN ('g3', 'g6', 'g10') ORDER BY guid",
+    const { rows } = await pool.query<{ pairs: string; stored: string }>(
+      "SELECT phrase_pairs(search_vector)::text AS pairs, phrase_vector::text AS stored FROM posts WHERE guid IN ('g3', 'g6', 'g10') ORDER BY guid",
     );
+    const expected = ["'デ デー' 'デー ー' 'デー ー ータ' 'ー ータ' 'ータ タ'", "'a b' 'b c'", ""];
     assert.deepEqual(
       rows.map((r) => r.pairs),
-      ["'デ デー' 'デー ー' 'デー ー ータ' 'ー ータ' 'ータ タ'", "'a b' 'b c'", ""],
+      expected,
     );
+    // Written with a search vector alone, the row gets them from SQL (migration 14's trigger).
+    assert.deepEqual(
+      rows.map((r) => r.stored),
+      expected,
+    );
+  });
+
+  it("stores the pairs the store's writers compute, the same as SQL derives from the search vector", async () => {
+    const feed = await store.addFeed({ feedUrl: "https://w.test/feed", feedName: "Writers' Feed" });
+    const texts = [
+      ["Open source tools", "open source code, open source again"],
+      ["データの性能改善", "東京都のデータ 性能 改善"],
+      ["Repeated", "the the the cat the"],
+      [`${long("p")} ${long("q")}`, `word ${long("r")} next`],
+    ];
+    await store.applyFeedUpdate(feed.feedId, {
+      fetchState: {},
+      posts: texts.map(([title, body], i) => ({
+        guid: `w${i}`,
+        link: `https://w.test/${i}`,
+        title: title!,
+        excerpt: body!,
+        content: "",
+        publishedAt: T0 + i,
+        updatedAt: null,
+        seenAt: T0,
+        languageId: 1,
+      })),
+    });
+    const { rows } = await pool.query<{ stored: string; derived: string }>(
+      `SELECT phrase_vector::text AS stored, phrase_pairs(search_vector)::text AS derived FROM posts
+        WHERE feed_id = $1 ORDER BY guid`,
+      [feed.feedId],
+    );
+    assert.equal(rows.length, texts.length);
+    for (const r of rows) assert.equal(r.stored, r.derived);
+    assert.ok(rows[0]!.stored.includes("'open source'"), rows[0]!.stored);
+    assert.ok(rows[1]!.stored.includes("'デー ー ータ'"), rows[1]!.stored);
+    assert.equal(phraseVector("", "Open source", ""), "'open source'");
+    assert.equal(phraseVector("A", "B", "C"), "");
   });
 
   it("looks a phrase up by its pairs alone when they hold its words, exactly when it is two tokens or a run's three", () => {

@@ -6,7 +6,7 @@
  * the phrase, its whole vector read from TOAST
  * (https://www.postgresql.org/docs/current/textsearch-indexes.html). With the pairs ANDed into the
  * index query, GIN hands over only posts holding them, narrowed by the same facets (newest days,
- * languages, click tiers) in one lookup.
+ * languages) in one lookup.
  *
  * Runs of Chinese, Japanese and Korean are indexed as characters and pairs interleaved
  * (`データ`: `デ デー ー ータ タ`), so a word of three characters is the phrase `デー ー ータ`, and
@@ -23,18 +23,15 @@
  * afterwards. A pair whose lexeme would pass PostgreSQL's length limit is left out of both the
  * index and the queries.
  *
- * The cost is on writes: a larger index, and a post's pairs are computed whenever its indexed
- * expression changes, which is when it is stored and at each change of its click count (the click
- * tier is a facet of the same index). Figures in bench/NOTES.md.
+ * The cost is on writes: a larger index. Until migration 14 the pairs were computed by SQL in
+ * the index expression at every write of the row, clicks included; since then the writer stores
+ * them (`phrase_vector`, postgres-light-writes.ts). Figures in bench/NOTES.md.
  */
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { candidateTokens, termPhrase } from "../../search/term-phrase.js";
 import type { MigrationProgress } from "../migration-progress.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { anyOf, quoteLexeme } from "./postgres-text-search.js";
-
-/** A pair lexeme (two tokens and a space) stays below PostgreSQL's 2 KiB limit. */
-const MAX_PAIR_BYTES = 2_046;
+import { anyOf, MAX_PAIR_BYTES, quoteLexeme } from "./postgres-text-search.js";
 
 /**
  * One index instead of a second one beside posts_search_facets: with two, the planner (which

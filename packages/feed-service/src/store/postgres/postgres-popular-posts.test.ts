@@ -18,33 +18,35 @@ const NOW = Date.UTC(2026, 0, 10, 12);
 
 const ways: Record<string, PopularPostsTuning> = {
   counting: {
-    countDirectlyUpTo: Number.MAX_SAFE_INTEGER,
-    countInCategoryUpTo: Number.MAX_SAFE_INTEGER,
+    walkPostCost: Number.POSITIVE_INFINITY,
+    categoryWalkPostCost: Number.POSITIVE_INFINITY,
     walkBatch: 1000,
-    walkBudget: 12_000,
+    minWalk: 12_000,
   },
   "walking 7 posts a statement": {
-    countDirectlyUpTo: -1,
-    countInCategoryUpTo: -1,
+    walkPostCost: 0,
+    categoryWalkPostCost: 0,
     walkBatch: 7,
-    walkBudget: Number.MAX_SAFE_INTEGER,
+    minWalk: -1,
   },
   "walking 1,000 posts a statement": {
-    countDirectlyUpTo: -1,
-    countInCategoryUpTo: -1,
+    walkPostCost: 0,
+    categoryWalkPostCost: 0,
     walkBatch: 1000,
-    walkBudget: Number.MAX_SAFE_INTEGER,
+    minWalk: -1,
   },
   "walking past a budget of 30 posts": {
-    countDirectlyUpTo: -1,
-    countInCategoryUpTo: -1,
+    walkPostCost: 0,
+    categoryWalkPostCost: 0,
     walkBatch: 7,
+    minWalk: -1,
     walkBudget: 30,
   },
   "walking with a budget of 1,500 posts": {
-    countDirectlyUpTo: -1,
-    countInCategoryUpTo: -1,
+    walkPostCost: 0,
+    categoryWalkPostCost: 0,
     walkBatch: 1000,
+    minWalk: -1,
     walkBudget: 1500,
   },
 };
@@ -126,8 +128,9 @@ describe("postgres most popular posts", () => {
       assert.ok(cut > 1 && reach!.posts + limit < reach!.all, `${label}: a window the test is about`);
       // Every post the walk needs is among those whose all-time count reaches the cut.
       const tuning = {
-        countDirectlyUpTo: -1,
-        countInCategoryUpTo: -1,
+        walkPostCost: 0,
+        categoryWalkPostCost: 0,
+        minWalk: -1,
         walkBatch: limit,
         walkBudget: reach!.posts + limit,
       };
@@ -155,12 +158,8 @@ describe("postgres most popular posts", () => {
     // One connection, so that every statement the warm-up prepared is on the one asked.
     const one = await openPostgresPool({ url: db.url, max: 1 });
     try {
-      const tuning = {
-        countDirectlyUpTo: 400,
-        countInCategoryUpTo: 300,
-        walkBatch: 1000,
-        walkBudget: 12_000,
-      };
+      // Counting up to 400 window clicks (300 in a category), walking past them.
+      const tuning = { walkPostCost: 4, categoryWalkPostCost: 3, walkBatch: 1000, minWalk: 100 };
       await warmPopularPosts(one, tuning);
       const prepared = (
         await rows<{ statement: string }>(one, "SELECT statement FROM pg_prepared_statements")

@@ -2,7 +2,7 @@
  * Most popular posts (operation 6) with a cost bounded whatever the window. Three exact ways:
  *
  * - a window that starts at or before the first click: every post's window count is its all-time
- *   counter, so the answer is the first `limit` posts of the clicks index, read in one statement;
+ *   counter, so the answer is the first `limit` posts of clicked_posts by clicks, in one statement;
  * - a short window (few clicks in it, as `click_days` says): count the window's clicks per post;
  * - a long one: walk the posts by all-time clicks (most first, then newest), each post's window
  *   count read from an index probe (its clicks in the window, or its all-time counter less its
@@ -19,29 +19,34 @@
 import type { PostRecord } from "../store.js";
 import { NEWEST_FIRST, POST_COLUMNS, POST_JOINS, POST_ROW } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import {
+  ALL_CLICKS_TTL_MS,
+  CATEGORY_WALK_POST_COST,
+  MIN_WALK_POSTS,
+  WALK_BATCH,
+  WALK_POST_COST,
+} from "./postgres-plan-costs.js";
 import { type Reading, reused } from "./postgres-reused-reading.js";
 
-/** How the cost is bounded; tests shrink the sizes to reach every way on a small database. */
+/** How the cost is weighed; tests set the weights to reach every way on a small database. */
 export interface PopularPostsTuning {
-  /** Windows with at most this many clicks are counted directly. */
-  countDirectlyUpTo: number;
-  /** The same within a category, where counting also joins every windowed post to its row. */
-  countInCategoryUpTo: number;
+  /** A walked post's cost in window clicks counted (postgres-plan-costs.ts). */
+  walkPostCost: number;
+  /** The same within a category. */
+  categoryWalkPostCost: number;
   /** Posts the walk reads per statement until its top is full. */
   walkBatch: number;
-  /** Posts the walk may read before it hands over to counting. */
-  walkBudget: number;
+  /** A walk is begun only when it may read more posts than this (postgres-plan-costs.ts). */
+  minWalk: number;
+  /** Posts the walk may read before it hands over to counting; by default what counting costs. */
+  walkBudget?: number;
 }
 
-/**
- * Set where counting and walking cost about the same on the demo corpus; assumes its clicks per
- * post and per category (bench/NOTES.md).
- */
 const TUNING: PopularPostsTuning = {
-  countDirectlyUpTo: 78_000,
-  countInCategoryUpTo: 60_000,
-  walkBatch: 1_000,
-  walkBudget: 12_000,
+  walkPostCost: WALK_POST_COST,
+  categoryWalkPostCost: CATEGORY_WALK_POST_COST,
+  walkBatch: WALK_BATCH,
+  minWalk: MIN_WALK_POSTS,
 };
 
 type PopularPost = PostRecord & { periodClicks: number };
@@ -70,14 +75,13 @@ function countWindow(
     ORDER BY p.period DESC, ${NEWEST_FIRST}`;
   if (args.categoryId !== null) {
     // A plain join, so that the planner may read the category's clicked posts from
-    // posts_by_category_clicks alone and hash them (`p.clicks > 0` holds for every clicked post
-    // and lets it use that partial index) instead of probing every windowed post (figures in
-    // bench/NOTES.md). The top's columns are read after.
+    // clicked_posts_by_category alone and hash them instead of probing every windowed post
+    // (figures in bench/NOTES.md). The top's columns are read after.
     return rows(
       sql,
       `WITH ${windowed},
-        top AS (SELECT w.post_id AS id, w.n AS period FROM w JOIN posts p ON p.id = w.post_id
-          WHERE p.category_id = $3 AND p.clicks > 0
+        top AS (SELECT w.post_id AS id, w.n AS period FROM w JOIN clicked_posts p ON p.id = w.post_id
+          WHERE p.category_id = $3
           ORDER BY w.n DESC, p.post_date DESC, w.post_id DESC LIMIT $2),
         ranked AS (SELECT ${POST_ROW}, top.period FROM top JOIN posts p ON p.id = top.id)
       ${answer}`,
@@ -99,16 +103,18 @@ function countWindow(
   );
 }
 
-/** The first `limit` posts by all-time clicks (ties newest first), through posts_by_clicks. */
+/** The first `limit` posts by all-time clicks (ties newest first), through clicked_posts. */
 function allTimeTopPosts(
   sql: Sql,
   args: { limit: number; categoryId: number | null },
 ): Promise<PopularPost[]> {
-  const category = args.categoryId === null ? "" : "AND p.category_id = $2";
+  const category = args.categoryId === null ? "" : "WHERE k.category_id = $2";
   return rows(
     sql,
-    `SELECT ${POST_COLUMNS}, p.clicks AS "periodClicks" FROM posts p ${POST_JOINS}
-      WHERE p.clicks > 0 ${category} ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $1`,
+    `WITH top AS (SELECT k.id, k.clicks FROM clicked_posts k ${category}
+        ORDER BY k.clicks DESC, k.post_date DESC, k.id DESC LIMIT $1)
+      SELECT ${POST_COLUMNS}, p.clicks AS "periodClicks" FROM top JOIN posts p ON p.id = top.id ${POST_JOINS}
+      ORDER BY p.clicks DESC, ${NEWEST_FIRST}`,
     args.categoryId === null ? [args.limit] : [args.limit, args.categoryId],
   );
 }
@@ -123,7 +129,7 @@ async function walkTopPosts(
   sql: Sql,
   args: { since: number; limit: number; categoryId: number | null },
   countWithin: boolean,
-  tuning: PopularPostsTuning,
+  tuning: { walkBatch: number; walkBudget: number },
 ): Promise<Ranked[] | null> {
   const { walkBatch, walkBudget } = tuning;
   const top: Ranked[] = [];
@@ -156,7 +162,7 @@ async function walkTopPosts(
     params.push(size);
     const batch = await rows<Ranked>(
       sql,
-      `SELECT p.id, p.clicks, p.post_date, ${period} AS period FROM posts p WHERE ${conditions.join(" AND ")}
+      `SELECT p.id, p.clicks, p.post_date, ${period} AS period FROM clicked_posts p WHERE ${conditions.join(" AND ")}
         ORDER BY p.clicks DESC, ${NEWEST_FIRST} LIMIT $${params.length}`,
       params,
     );
@@ -191,8 +197,6 @@ function withColumns(sql: Sql, ranked: Ranked[]): Promise<PopularPost[]> {
 }
 
 const totals = new WeakMap<Sql, Map<string, Reading<number>>>();
-/** How long the total of all clicks is reused. */
-export const ALL_CLICKS_TTL_MS = 60_000;
 
 /**
  * The total of all clicks, which only a walk needs (to pick its probe): reused for a minute, as a
@@ -218,11 +222,13 @@ export async function warmPopularPosts(sql: Sql, tuning: PopularPostsTuning = TU
     allClicks(sql),
     rows<{ id: number }>(sql, "SELECT id FROM categories ORDER BY id LIMIT 1"),
   ]);
-  const newest = [
-    Math.floor(Math.min(tuning.countDirectlyUpTo, tuning.countInCategoryUpTo) / 2),
-    Math.max(tuning.countDirectlyUpTo, tuning.countInCategoryUpTo) + 1,
-    Math.floor((all * 3) / 4),
-  ].filter((n) => n > 0 && n <= all);
+  // The window sizes where counting gives way to walking, with and without a category.
+  const [low, high] = [tuning.walkPostCost, tuning.categoryWalkPostCost]
+    .map((cost) => Math.floor(tuning.minWalk * cost))
+    .sort((a, b) => a - b);
+  const newest = [Math.floor(low! / 2), high! + 1, Math.floor((all * 3) / 4)].filter(
+    (n) => n > 0 && n <= all,
+  );
   for (const n of newest) {
     const [start] = await rows<{ at: number }>(
       sql,
@@ -231,7 +237,8 @@ export async function warmPopularPosts(sql: Sql, tuning: PopularPostsTuning = TU
     );
     if (start === undefined) continue;
     for (const categoryId of [null, ...categories.map((c) => c.id)]) {
-      await mostPopularPosts(sql, { since: Number(start.at), limit: 1000, categoryId }, tuning);
+      // The limit is a parameter of every statement: the least one prepares them all.
+      await mostPopularPosts(sql, { since: Number(start.at), limit: 1, categoryId }, tuning);
     }
   }
 }
@@ -250,8 +257,15 @@ export async function mostPopularPosts(
     "SELECT coalesce(sum(clicks), 0) AS n FROM click_days WHERE day >= post_day($1)",
     [args.since],
   );
-  const countUpTo = args.categoryId === null ? tuning.countDirectlyUpTo : tuning.countInCategoryUpTo;
-  if (window!.n <= countUpTo) return countWindow(sql, args);
-  const walked = await walkTopPosts(sql, args, window!.n * 2 < (await allClicks(sql)), tuning);
+  // Counting costs the window's clicks; a walk may read as many posts as cost that much before
+  // it hands over, so a wrong choice costs at most twice the right one.
+  const cost = args.categoryId === null ? tuning.walkPostCost : tuning.categoryWalkPostCost;
+  const clicks = Number(window!.n);
+  const budget = tuning.walkBudget ?? (cost > 0 ? Math.floor(clicks / cost) : Number.MAX_SAFE_INTEGER);
+  if (clicks === 0 || budget <= tuning.minWalk) return countWindow(sql, args);
+  const walked = await walkTopPosts(sql, args, Number(window!.n) * 2 < (await allClicks(sql)), {
+    ...tuning,
+    walkBudget: budget,
+  });
   return walked === null ? countWindow(sql, args) : withColumns(sql, walked);
 }

@@ -6,7 +6,8 @@
 import type { PostPage, PostRecord } from "../store.js";
 import { languageFilter, NEWEST_FIRST, POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { applyPageStart, type PageScope, SEEK_FROM_OFFSET, seekPage } from "./postgres-page-seek.js";
+import { applyPageStart, type PageScope, seekPage } from "./postgres-page-seek.js";
+import { SEEK_FROM_OFFSET } from "./postgres-plan-costs.js";
 
 /**
  * One page of a date-ordered list: the page's ids first (an index walk that joins nothing), past
@@ -25,10 +26,29 @@ async function listPage(
   if (scope.categoryId !== undefined) where.add("p.category_id = ?", scope.categoryId);
   if (scope.sincePostId != null) where.add("p.id > ?", scope.sincePostId);
   if (scope.sinceDate != null) where.add("p.post_date > ?", scope.sinceDate);
-  languageFilter(where, scope.languageIds);
+  const languages = scope.languageIds === null ? [] : [...new Set(scope.languageIds)];
+  // Several languages, no category: one walk of posts_by_language per language, merged in date
+  // order (a Merge Append), so that each reads at most the page's depth of its own posts, however
+  // rare the language; one walk of the date index filtered by language would pass over every post
+  // of the other languages (spec §4: any mix of languages, none of them dominant).
+  const merged = scope.categoryId === undefined && scope.feedId === undefined && languages.length > 1;
+  if (!merged) languageFilter(where, scope.languageIds);
   const skip = applyPageStart(where, start, page.offset);
-  const text = `WITH page AS (SELECT p.id FROM posts p ${where.sql}
-      ORDER BY ${NEWEST_FIRST} LIMIT ${where.next(page.limit)} OFFSET ${where.next(skip)})
+  let ids: string;
+  if (merged) {
+    const depth = where.next(page.limit + skip);
+    const walks = languages.map((id) => {
+      const language = where.next(id);
+      const conditions = [...where.parts, `p.language_id = ${language}`].join(" AND ");
+      return `(SELECT p.id, p.post_date FROM posts p WHERE ${conditions} ORDER BY ${NEWEST_FIRST} LIMIT ${depth})`;
+    });
+    ids = `SELECT p.id FROM (${walks.join(" UNION ALL ")}) p
+      ORDER BY ${NEWEST_FIRST} LIMIT ${where.next(page.limit)} OFFSET ${where.next(skip)}`;
+  } else {
+    ids = `SELECT p.id FROM posts p ${where.sql}
+      ORDER BY ${NEWEST_FIRST} LIMIT ${where.next(page.limit)} OFFSET ${where.next(skip)}`;
+  }
+  const text = `WITH page AS (${ids})
     SELECT ${POST_COLUMNS} FROM page JOIN posts p ON p.id = page.id ${POST_JOINS} ORDER BY ${NEWEST_FIRST}`;
   return rows<PostRecord>(sql, text, where.params);
 }

@@ -1,5 +1,6 @@
 /**
- * The roll-ups of migration 6 on a real PostgreSQL server: after every kind of write (ingest,
+ * The roll-ups of migrations 6, 13 and 14 (post_days, click_days, scope_days, clicked_posts) on a
+ * real PostgreSQL server: after every kind of write (ingest,
  * updates that move a post to another day or language, clicks, a category removal's SET NULL, a
  * feed removal's cascade, migrate-data's TRUNCATE, a backfill of an older database) they equal
  * what counting the base tables gives.
@@ -33,9 +34,26 @@ async function rollupsAndCounts(pool: pg.Pool) {
   const badBounds = `SELECT count(*) AS n FROM posts p JOIN post_days d ON d.feed_id = p.feed_id
     AND d.day = post_day(p.post_date) AND d.language_id = p.language_id
     AND d.category_id IS NOT DISTINCT FROM p.category_id WHERE p.id < d.min_id OR p.id > d.max_id`;
+  // Migrations 13 and 14: per (category, language, day), and the clicked posts.
+  const scopeDays = `SELECT category_id, language_id, day, posts, clicks FROM scope_days
+    WHERE posts <> 0 OR clicks <> 0 ORDER BY 1, 2, 3`;
+  const scopeCounts = `SELECT category_id, language_id, post_day(post_date) AS day, count(*)::int AS posts,
+    sum(clicks) AS clicks FROM posts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
+  const clicked = "SELECT id, clicks, post_date, category_id FROM clicked_posts ORDER BY id";
+  const clickedCounts = "SELECT id, clicks, post_date, category_id FROM posts WHERE clicks > 0 ORDER BY id";
   return {
-    rollups: { days: await rows(pool, postDays), clicks: await rows(pool, clickDays) },
-    counts: { days: await rows(pool, postCounts), clicks: await rows(pool, clickCounts) },
+    rollups: {
+      days: await rows(pool, postDays),
+      clicks: await rows(pool, clickDays),
+      scope: await rows(pool, scopeDays),
+      clicked: await rows(pool, clicked),
+    },
+    counts: {
+      days: await rows(pool, postCounts),
+      clicks: await rows(pool, clickCounts),
+      scope: await rows(pool, scopeCounts),
+      clicked: await rows(pool, clickedCounts),
+    },
     badBounds: (await rows<{ n: number }>(pool, badBounds))[0]!.n,
   };
 }

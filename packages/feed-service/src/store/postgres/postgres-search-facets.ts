@@ -3,11 +3,11 @@
  * lexemes that no search word can equal (they start with a space, and search words never hold
  * one): its UTC day, 7-day week, 28-day month and 364-day year (` day 20468`, ` wk 2924`,
  * ` mo 731`, ` yr 56`: each block of one level is whole blocks of the level below), its language
- * (` lang 3`) and its click tier (` clk 4`: clicks 8–15; tier 0 is no click, tier n is 2^(n-1) to
- * 2^n - 1 clicks).
+ * (` lang 3`); until migration 14 also its click tier (` clk 4`), which made every click rewrite
+ * the post's index entries (postgres-light-writes.ts).
  *
  * ANDing the query with an OR of facet lexemes lets GIN itself narrow a search to the newest
- * days, some languages or the most clicked posts: GIN intersects posting lists by skipping along
+ * days or some languages: GIN intersects posting lists by skipping along
  * the shortest, so a common word costs what its matches inside those facets cost, not what all
  * its matches cost. The time levels keep "every day since D" down to a few lexemes (an OR of
  * many long lists would be read whole). That is how date and relevance search stop after the
@@ -17,10 +17,11 @@ import type { Sql } from "./postgres-connection.js";
 
 /**
  * The indexed expression: words and facets, and since migration 11 the pairs of neighbouring
- * words (postgres-phrase-pairs.ts); queries must spell it the same way to use the index.
+ * words (postgres-phrase-pairs.ts), stored since migration 14, which also took the click tier out
+ * (postgres-light-writes.ts); queries must spell it the same way to use the index.
  */
 export const SEARCH_EXPRESSION =
-  "(p.search_vector || post_facets(p.post_date, p.language_id, p.clicks) || phrase_pairs(p.search_vector))";
+  "(p.search_vector || post_facets(p.post_date, p.language_id) || p.phrase_vector)";
 
 export const searchFacetSchema = `
 CREATE FUNCTION click_tier(clicks integer) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -39,9 +40,6 @@ ANALYZE posts;
 export async function createSearchFacets(sql: Sql): Promise<void> {
   await sql.query(searchFacetSchema);
 }
-
-/** The highest click tier a 32-bit count can reach. */
-const MAX_CLICK_TIER = 32;
 
 function anyLexeme(lexemes: readonly string[]): string {
   return `(${lexemes.map((l) => `'${l}'`).join(" | ")})`;
@@ -93,11 +91,4 @@ export function sinceDayFacet(from: number, to: number): string {
 /** The OR of language lexemes (ids are whole numbers). */
 export function languagesFacet(languageIds: readonly number[]): string {
   return anyLexeme(languageIds.map((id) => ` lang ${id}`));
-}
-
-/** The OR of the click tiers from `lowest` up. */
-export function clickTiersFacet(lowest: number): string {
-  const tiers: string[] = [];
-  for (let t = lowest; t <= MAX_CLICK_TIER; t++) tiers.push(` clk ${t}`);
-  return anyLexeme(tiers);
 }

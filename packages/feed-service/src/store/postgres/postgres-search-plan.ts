@@ -1,30 +1,32 @@
 /**
  * How a PostgreSQL search is narrowed (see postgres-search-queries.ts): what it matches as GIN
- * sees it, what the statistics expect of it, short walks of the date and clicks indexes, and the
+ * sees it, what the statistics expect of it, short walks of the date and clicks orders, and the
  * one tier (newest days, or most clicked posts) worth trying before the plain query.
  */
 import { rows, type Sql, translatePostgresError } from "./postgres-connection.js";
 import { DAY_MS } from "./postgres-page-seek.js";
-import { type Reading, reused } from "./postgres-reused-reading.js";
 import {
-  clickTiersFacet,
-  SEARCH_EXPRESSION,
-  sinceDayBlocks,
-  sinceDayFacet,
-} from "./postgres-search-facets.js";
+  CLICK_TIERS,
+  DAY_COUNTS_TTL_MS,
+  HEAP_ROW_COST,
+  MAX_CUTOFF_SHARE,
+  MAX_SAMPLE_POSTS,
+  MAX_TIER_DAYS,
+  MAX_TIER_SHARE,
+  MIN_SAMPLE_MATCHES,
+  MIN_TIER_POSTS,
+  SAMPLE_POSTS,
+  STATISTICS_TTL_MS,
+  TIER_MARGIN,
+  TIER_POST_COST,
+  WALK_POSTS,
+} from "./postgres-plan-costs.js";
+import { type Reading, reused } from "./postgres-reused-reading.js";
+import { SEARCH_EXPRESSION, sinceDayBlocks, sinceDayFacet } from "./postgres-search-facets.js";
 
-/** A walk of the date or clicks index reads at most this many posts before the tiers take over. */
-export const WALK_POSTS = 1_000;
-/** Tiers are sized for this many times the matches the statistics promise (they can be wrong). */
-const TIER_MARGIN = 1.25;
-/** A tier holds at least this many posts. */
-const MIN_TIER_POSTS = 2_000;
-/** Tiers reach back at most this many days with posts (past them, every post is searched). */
-const MAX_TIER_DAYS = 1_000;
-/** A relevance search keeps matches from a day on when that day's newest posts hold at most this share. */
-const MAX_CUTOFF_SHARE = 0.75;
-/** Click tiers tried before all posts: 16+ clicks, 8+, 4+, 2+, 1+. */
-const CLICK_TIERS = [5, 4, 3, 2, 1];
+/** The orders a walk takes. */
+export const DATE_ORDER = "post_date DESC, id DESC";
+export const CLICKS_ORDER = "clicks DESC, id DESC";
 
 /**
  * What a search matches: `index`, the query's lexemes and facets, which GIN answers exactly; and
@@ -79,28 +81,20 @@ export interface Expected {
 }
 
 /**
- * What the planner expects of the search, among posts with at least `minClicks` clicks when
- * given, from the statistics of `search_vector`, `language_id` and `clicks`. It sizes the walks
+ * What the planner expects of the search, from the statistics of `search_vector` and
+ * `language_id`. It sizes the walks
  * and tiers; only a guess (words are not independent), which is why every way it picks is exact
  * and falls back to the plain query. Not the search index's statistics: the pairs of neighbouring
  * words there outnumber the words, so a fairly common word can miss its list of most common
  * elements and be taken for a rare one (bench/NOTES.md).
  */
-export async function expectation(
-  sql: Sql,
-  match: Match,
-  minClicks: number | null = null,
-): Promise<Expected> {
+export async function expectation(sql: Sql, match: Match): Promise<Expected> {
   try {
     const params: unknown[] = [match.words];
     const where = ["p.search_vector @@ $1::tsquery"];
     if (match.languageIds) {
       params.push(match.languageIds);
       where.push(`p.language_id = ANY($${params.length}::int[])`);
-    }
-    if (minClicks !== null) {
-      params.push(minClicks);
-      where.push(`p.clicks >= $${params.length}`);
     }
     // Unnamed: planned for this very query, and no prepared statement per query text.
     const [plan] = (
@@ -131,10 +125,17 @@ export function walkable(need: number, expected: { share: number }): boolean {
  */
 export async function walk(sql: Sql, match: Match, need: number, order: string): Promise<number[]> {
   const language = match.languageIds ? "AND p.language_id = ANY($4::int[])" : "";
+  const columns = "p.id, p.post_date, p.clicks, p.language_id, p.search_vector";
+  // By clicks: the clicked posts from clicked_posts' index, then the rest newest id first (no
+  // index of posts holds clicks, so that a click writes no index entry: postgres-light-writes.ts).
+  const source =
+    order === CLICKS_ORDER
+      ? `(SELECT ${columns} FROM clicked_posts k JOIN posts p ON p.id = k.id ORDER BY k.clicks DESC, k.id DESC LIMIT $3)
+          UNION ALL (SELECT ${columns} FROM posts p WHERE p.clicks = 0 ORDER BY p.id DESC LIMIT $3)`
+      : `SELECT ${columns} FROM posts p`;
   const found = await rows<{ id: number }>(
     sql,
-    `SELECT p.id FROM (SELECT id, post_date, clicks, language_id, search_vector FROM posts
-        ORDER BY ${order} LIMIT $3) p
+    `SELECT p.id FROM (SELECT * FROM (${source}) p ORDER BY ${order} LIMIT $3) p
       WHERE p.search_vector @@ $1::tsquery ${language} ORDER BY ${order} LIMIT $2`,
     [match.words, need, WALK_POSTS, ...(match.languageIds ? [match.languageIds] : [])],
   );
@@ -147,15 +148,6 @@ export function correct(expected: Expected, found: number, posts = WALK_POSTS): 
   expected.matches = expected.share > 0 ? (expected.matches / expected.share) * share : 0;
   expected.share = share;
 }
-
-/** Matches a sample must find before its share replaces the statistics' estimate. */
-const MIN_SAMPLE_MATCHES = 10;
-/** A sample reads the newest days that hold at least this many posts... */
-const SAMPLE_POSTS = 2_000;
-/** ...and when those hold more than this many (one crowded day), walks the newest posts instead. */
-const MAX_SAMPLE_POSTS = 12_000;
-/** How long the statistics' least common word share is reused (it changes when posts are analysed). */
-const STATISTICS_TTL_MS = 60_000;
 
 /**
  * The share of posts holding the least common of the words the statistics list as most common
@@ -210,7 +202,7 @@ async function newestSample(sql: Sql, match: Match): Promise<{ found: number; po
     );
     return { found: row!.n, posts };
   }
-  const found = await walk(sql, match, WALK_POSTS, "post_date DESC, id DESC");
+  const found = await walk(sql, match, WALK_POSTS, DATE_ORDER);
   return { found: found.length, posts: WALK_POSTS };
 }
 
@@ -257,14 +249,13 @@ export interface DayCount {
 }
 
 /**
- * How long the posts per day that size the day tiers are reused before they are read again. Adding
- * them up reads every row of post_days (bench/NOTES.md); they only size a tier, whose facet always
+ * The posts per day that size the day tiers, reused for DAY_COUNTS_TTL_MS before they are read again. Adding
+ * them up reads every row of scope_days in scope (bench/NOTES.md); they only size a tier, whose facet always
  * reaches the newest day as read at the time, so a stale count can make a tier larger or smaller
  * than it should be, never an answer wrong. So a search past the reuse time is not held up by the
  * reading: it uses the counts it has and reads them again beside it, for the searches that follow;
  * only the first search of a scope waits for them.
  */
-export const DAY_COUNTS_TTL_MS = 10_000;
 const dayCounts = new WeakMap<Sql, Map<string, Reading<DayCount[]>>>();
 
 /**
@@ -279,7 +270,7 @@ export async function postsPerDay(
   return reused(dayCounts, sql, languageIds?.join(",") ?? "", DAY_COUNTS_TTL_MS, now, () =>
     rows<DayCount>(
       sql,
-      `SELECT day, sum(posts) AS n, sum(sum(posts)) OVER () AS total FROM post_days
+      `SELECT day, sum(posts) AS n, sum(sum(posts)) OVER () AS total FROM scope_days
         WHERE posts > 0 ${languageIds ? "AND language_id = ANY($2::int[])" : ""}
         GROUP BY day ORDER BY day DESC LIMIT $1`,
       languageIds ? [MAX_TIER_DAYS + 1, languageIds] : [MAX_TIER_DAYS + 1],
@@ -311,9 +302,6 @@ async function newestDaysHolding(
   if (posts < target) return null;
   return { first: perDay[days - 1]!.day, newest: perDay[0]!.day, perDay };
 }
-
-/** A matching post's read, in GIN list items passed over; tuned on the demo corpus (bench/NOTES.md). */
-const HEAP_ROW_COST = 8;
 
 /**
  * The cost, in items GIN passes over, of a one-word query of `word` matches (`share` of the
@@ -358,10 +346,13 @@ export async function dayTier(
   need: number,
   expected: Expected,
 ): Promise<string | null> {
-  const days = await newestDaysHolding(sql, match.languageIds, need, expected, 0.5);
+  const days = await newestDaysHolding(sql, match.languageIds, need, expected, MAX_TIER_SHARE);
   if (days === null) return null;
   // The tier is every post since its first day: up to the newest day now, not the counts' newest.
-  const [newest] = await rows<{ day: number | null }>(sql, "SELECT max(day) AS day FROM post_days");
+  const [newest] = await rows<{ day: number | null }>(
+    sql,
+    "SELECT max(day) AS day FROM scope_days WHERE posts > 0",
+  );
   const last = Math.max(days.newest, newest?.day ?? 0);
   let first = days.first;
   const weekStart = first - (((first % 7) + 7) % 7);
@@ -394,22 +385,23 @@ export async function dayCutoff(
 }
 
 /**
- * The click tier worth trying for `need` matches: the highest whose expected matches hold the
- * page, when it holds less than half the matches. Clicked posts lie all over the table, so a tier
- * holding many matches reads nearly as many pages as the plain query: past half, the plain query
- * runs at once (and a page among the posts with no click always comes from it).
+ * The least click count worth a tier for `need` matches: the highest of CLICK_TIERS whose posts
+ * (counted in clicked_posts, up to what the plain query costs) should hold the page, when reading
+ * them costs less than the plain query (null otherwise). The tier reads each of those posts and
+ * checks the query on `search_vector`: its cost grows with the posts in it, the plain query's with
+ * the matches (TIER_POST_COST relates the two). A tier that fills the page answers exactly: every
+ * post outside it has fewer clicks.
  */
-export async function clickTier(
-  sql: Sql,
-  match: Match,
-  need: number,
-  expected: Expected,
-): Promise<string | null> {
-  for (const lowest of CLICK_TIERS) {
-    // Tier n holds 2^(n-1) clicks or more.
-    const inTier = (await expectation(sql, match, 2 ** (lowest - 1))).matches;
-    if (inTier * 2 > expected.matches) return null;
-    if (inTier >= need * TIER_MARGIN) return clickTiersFacet(lowest);
+export async function clickTier(sql: Sql, need: number, expected: Expected): Promise<number | null> {
+  const budget = Math.floor(expected.matches / TIER_POST_COST);
+  for (const least of CLICK_TIERS) {
+    const [row] = await rows<{ n: number }>(
+      sql,
+      "SELECT count(*)::int AS n FROM (SELECT 1 FROM clicked_posts WHERE clicks >= $1 LIMIT $2) k",
+      [least, budget + 1],
+    );
+    if (row!.n > budget) return null;
+    if (row!.n * expected.share >= need * TIER_MARGIN) return least;
   }
   return null;
 }

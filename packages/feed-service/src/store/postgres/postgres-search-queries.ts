@@ -10,9 +10,10 @@
  *   and only those are ranked, as spec §4 allows. When no tier is worth it but the newest three
  *   quarters of the posts or fewer should hold 10,000 matches, older matches are dropped as they
  *   are read (a date cutoff): fewer to score and sort.
- * - `clicks`: a short walk of the (clicks, id) index, else the highest tier of click counts (16
- *   or more, 8 or more, ...) expected to hold the page, then all posts; a tier that fills the page
- *   answers exactly: every post outside it has fewer clicks.
+ * - `clicks`: a short walk of clicked_posts by (clicks, id), else the highest tier of click counts
+ *   (16 or more, 8 or more, ...) expected to hold the page, read from clicked_posts and checked,
+ *   then all matches; a tier that fills the page answers exactly: every post outside it has fewer
+ *   clicks.
  *
  * One tier at most, never a widening series: a tier holds under half the posts in scope, so a
  * wrong guess costs at most half again the plain query, and every search answers about as fast as
@@ -30,8 +31,10 @@ import { rows, type Sql } from "./postgres-connection.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import { languagesFacet } from "./postgres-search-facets.js";
 import {
+  CLICKS_ORDER,
   clickTier,
   condition,
+  DATE_ORDER,
   dayCutoff,
   dayTier,
   expectation,
@@ -52,7 +55,7 @@ async function newestPage(sql: Sql, match: Match, page: Page): Promise<number[]>
   const need = page.offset + page.limit;
   const expected = await expectation(sql, match);
   if (walkable(need, expected)) {
-    const walked = await walkPage(sql, match, page, "post_date DESC, id DESC", expected);
+    const walked = await walkPage(sql, match, page, DATE_ORDER, expected);
     if (walked) return walked;
   } else {
     await sampleNewest(sql, match, expected);
@@ -124,22 +127,30 @@ async function mostClickedPage(sql: Sql, match: Match, page: Page): Promise<numb
   // The tiers' estimates come from the statistics too: compared with the statistics' total.
   const planned = { ...expected };
   if (walkable(need, expected)) {
-    const walked = await walkPage(sql, match, page, "clicks DESC, id DESC", expected);
+    const walked = await walkPage(sql, match, page, CLICKS_ORDER, expected);
     if (walked) return walked;
   }
-  const tier = await clickTier(sql, match, need, planned);
-  for (const facet of tier ? [tier, null] : [null]) {
-    const where = condition(match, facet, 3);
+  const least = await clickTier(sql, need, planned);
+  if (least !== null) {
+    const language = match.languageIds ? "AND p.language_id = ANY($5::int[])" : "";
     const found = await rows<{ id: number }>(
       sql,
-      `WITH m AS MATERIALIZED (SELECT p.id, p.clicks FROM posts p WHERE ${where.sql})
+      `WITH m AS MATERIALIZED (SELECT p.id, p.clicks FROM clicked_posts k JOIN posts p ON p.id = k.id
+          WHERE k.clicks >= $3 AND p.search_vector @@ $4::tsquery ${language})
         SELECT id FROM m ORDER BY clicks DESC, id DESC LIMIT $1 OFFSET $2`,
-      [page.limit, page.offset, ...where.params],
+      [page.limit, page.offset, least, match.words, ...(match.languageIds ? [match.languageIds] : [])],
     );
     // A tier that fills the page answers exactly: every post outside it has fewer clicks.
-    if (found.length === page.limit || facet === null) return found.map((r) => r.id);
+    if (found.length === page.limit) return found.map((r) => r.id);
   }
-  return [];
+  const where = condition(match, null, 3);
+  const found = await rows<{ id: number }>(
+    sql,
+    `WITH m AS MATERIALIZED (SELECT p.id, p.clicks FROM posts p WHERE ${where.sql})
+      SELECT id FROM m ORDER BY clicks DESC, id DESC LIMIT $1 OFFSET $2`,
+    [page.limit, page.offset, ...where.params],
+  );
+  return found.map((r) => r.id);
 }
 
 /** The columns of the page's posts, in the page's order, with their scores. */

@@ -11,8 +11,9 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { DAY_COUNTS_TTL_MS } from "./postgres-plan-costs.js";
 import { SEARCH_EXPRESSION, sinceDayFacet } from "./postgres-search-facets.js";
-import { DAY_COUNTS_TTL_MS, postsPerDay } from "./postgres-search-plan.js";
+import { postsPerDay } from "./postgres-search-plan.js";
 import { RANKED_NEWEST, searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
@@ -332,7 +333,7 @@ describe("postgres search tiers", () => {
     const counting: Sql = {
       query: (async (config: string | { text: string }, values?: unknown[]) => {
         const text = typeof config === "string" ? config : config.text;
-        if (text.includes("FROM post_days") && text.includes("sum(posts)")) {
+        if (text.includes("FROM scope_days") && text.includes("sum(posts)")) {
           reads++;
           // The second reading waits until the test lets it go: a search must not wait for it.
           if (reads === 2) await new Promise<void>((resolve) => (release = resolve));

@@ -27,6 +27,28 @@ export function quoteLexeme(word: string): string {
   return `'${word.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 
+/** A post's indexed tokens at their positions (fields apart by a gap; too long words left out). */
+function positionedTokens(
+  feedName: string,
+  title: string,
+  body: string,
+): Array<{ word: string; at: number; weight: string }> {
+  const tokens: Array<{ word: string; at: number; weight: string }> = [];
+  let position = 0;
+  const add = (text: string, weight: string) => {
+    for (const word of analyzeText(text)) {
+      position = Math.min(position + 1, MAX_POSITION);
+      if (Buffer.byteLength(word) > MAX_LEXEME_BYTES) continue;
+      tokens.push({ word, at: position, weight });
+    }
+    position = Math.min(position + 1, MAX_POSITION);
+  };
+  add(feedName, "B");
+  add(title, "A");
+  add(body, "");
+  return tokens;
+}
+
 /**
  * The tsvector literal for a post (cast with `::tsvector`).
  *
@@ -35,20 +57,58 @@ export function quoteLexeme(word: string): string {
  * // "'alpha':1B 'blog':2B 'cafe':4A 'creme':5A 'une':7 'recette':8"
  */
 export function searchVector(feedName: string, title: string, body: string): string {
-  const parts: string[] = [];
-  let position = 0;
-  const add = (text: string, weight: string) => {
-    for (const word of analyzeText(text)) {
-      position = Math.min(position + 1, MAX_POSITION);
-      if (Buffer.byteLength(word) > MAX_LEXEME_BYTES) continue;
-      parts.push(`${quoteLexeme(word)}:${position}${weight}`);
-    }
-    position = Math.min(position + 1, MAX_POSITION);
+  return positionedTokens(feedName, title, body)
+    .map((t) => `${quoteLexeme(t.word)}:${t.at}${t.weight}`)
+    .join(" ");
+}
+
+/** A pair lexeme (two tokens and a space) stays below PostgreSQL's 2 KiB limit. */
+export const MAX_PAIR_BYTES = 2_046;
+
+/**
+ * The tsvector literal (no positions) of a post's pairs of neighbouring tokens and run triples, as
+ * postgres-phrase-pairs.ts describes them: computed here when the post is written, not by SQL in
+ * the search index's expression, where it was evaluated again at every write of the row, at
+ * every index build and at every ANALYZE (figures in bench/NOTES.md). The same tokens at the same
+ * positions as `searchVector`, so SQL's `phrase_pairs(search_vector)` gives the same lexemes
+ * (except where a word repeats past the 256 positions a tsvector keeps of it: the pairs here
+ * then also hold its later neighbours, as SQLite's index does).
+ *
+ * @example
+ * phraseVector("", "Open source", ""); // "'open source'"
+ */
+export function phraseVector(feedName: string, title: string, body: string): string {
+  return pairsOf(positionedTokens(feedName, title, body));
+}
+
+/** A post's `search_vector` and `phrase_vector` literals, its text analysed once. */
+export function postVectors(feedName: string, title: string, body: string): { words: string; pairs: string } {
+  const tokens = positionedTokens(feedName, title, body);
+  return {
+    words: tokens.map((t) => `${quoteLexeme(t.word)}:${t.at}${t.weight}`).join(" "),
+    pairs: pairsOf(tokens),
   };
-  add(feedName, "B");
-  add(title, "A");
-  add(body, "");
-  return parts.join(" ");
+}
+
+function pairsOf(tokens: ReadonlyArray<{ word: string; at: number }>): string {
+  const lexemes = new Set<string>();
+  const chars = (word: string) => [...word].length;
+  for (let i = 1; i < tokens.length; i++) {
+    const a = tokens[i - 1]!;
+    const b = tokens[i]!;
+    if (b.at !== a.at + 1) continue;
+    if (Buffer.byteLength(a.word) + Buffer.byteLength(b.word) < MAX_PAIR_BYTES)
+      lexemes.add(`${a.word} ${b.word}`);
+    const c = tokens[i + 1];
+    if (c === undefined || c.at !== b.at + 1) continue;
+    // A run's triple (`デー ー ータ`): two characters, the second of them, a pair starting with it.
+    const a2 = [...a.word][1];
+    const [c1] = [...c.word];
+    if (chars(a.word) === 2 && chars(b.word) === 1 && chars(c.word) === 2 && a2 === b.word && c1 === b.word) {
+      lexemes.add(`${a.word} ${b.word} ${c.word}`);
+    }
+  }
+  return [...lexemes].map(quoteLexeme).join(" ");
 }
 
 function termQuery(term: SearchTerm): string {

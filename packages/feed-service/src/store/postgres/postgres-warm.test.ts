@@ -105,7 +105,7 @@ describe("postgres cache warm-up", () => {
       return texts.filter(
         (t) =>
           t.includes("pg_stats") ||
-          (t.includes("FROM post_days") && t.includes("sum(posts)")) ||
+          (t.includes("FROM scope_days") && t.includes("sum(posts)")) ||
           t.includes("FROM click_days"),
       );
     }

@@ -1,0 +1,78 @@
+/**
+ * The tuning that remains in the PostgreSQL store's plans, in one place, each value with what it
+ * assumes. The plans themselves are picked from what the store knows of the data (the planner's
+ * statistics of the words, `scope_days` per day, clicked_posts per click count, click_days per
+ * window, samples of the newest posts): these values only weigh one way's cost against another's
+ * or bound how far a guess may go. None is a size of the demo corpus; the figures that led to
+ * them are in bench/NOTES.md.
+ */
+
+// --- costs: one kind of row read, in units of another (ratios, not sizes) ---
+
+/**
+ * A matching post's heap row read by a search, in GIN posting-list items passed over. Assumes
+ * posts of a few hundred bytes whose row is read from the cache; measured on the demo corpus.
+ */
+export const HEAP_ROW_COST = 8;
+
+/**
+ * A clicked post read and checked against a query (its vector read from TOAST), in heap rows of
+ * matches handed over by GIN: what sizes a click tier against the plain query. Assumes vectors
+ * of a few hundred words (one or two TOAST pages).
+ */
+export const TIER_POST_COST = 3;
+
+/**
+ * A post walked by popular posts (its row and one index probe of its clicks), in window clicks
+ * counted (one clicks_by_time entry and a hash update): the walk may read the window's clicks
+ * divided by this before counting is cheaper. Set where the two ways cost the same on the demo
+ * (78,000 window clicks against a 12,000-post walk); within a category counting also joins each
+ * windowed post to its row, so there a walked post weighs less (60,000 against 12,000).
+ */
+export const WALK_POST_COST = 6.5;
+export const CATEGORY_WALK_POST_COST = 5;
+
+// --- bounds on guesses: how far a plan goes on an estimate before it checks ---
+
+/** A walk of the date or clicks order reads at most this many posts before the tiers take over. */
+export const WALK_POSTS = 1_000;
+/** Tiers are sized for this many times the matches the estimate promises (estimates can be wrong). */
+export const TIER_MARGIN = 1.25;
+/** A tier holds at least this many posts: below it, one tier's fixed cost outweighs its gain. */
+export const MIN_TIER_POSTS = 2_000;
+/** Tiers reach back at most this many days with posts (past them, every post is searched). */
+export const MAX_TIER_DAYS = 1_000;
+/**
+ * A day tier is tried when it holds at most this share of the posts in scope: a wrong guess then
+ * costs at most half again the plain query.
+ */
+export const MAX_TIER_SHARE = 0.5;
+/** A relevance search keeps matches from a day on when that day's newest posts hold at most this share. */
+export const MAX_CUTOFF_SHARE = 0.75;
+/** Click tiers tried before all posts: 16+ clicks, 8+, 4+, 2+, 1+ (powers of two: few statements). */
+export const CLICK_TIERS = [16, 8, 4, 2, 1];
+/** Matches a sample must find before its share replaces the statistics' estimate. */
+export const MIN_SAMPLE_MATCHES = 10;
+/** A sample reads the newest days that hold at least this many posts... */
+export const SAMPLE_POSTS = 2_000;
+/** ...and when those hold more than this many (one crowded day), walks the newest posts instead. */
+export const MAX_SAMPLE_POSTS = 12_000;
+/** Offsets up to this are read from the start of the date order: cheaper than the day seek. */
+export const SEEK_FROM_OFFSET = 1_000;
+/** Posts a popular-posts walk reads per statement until its top is full. */
+export const WALK_BATCH = 1_000;
+/**
+ * A popular-posts walk is begun only when it may read more posts than this: a top is final only
+ * once the walk's all-time counts fall below its last window count, which takes thousands of
+ * posts when clicks are spread over years (demo: 12,000).
+ */
+export const MIN_WALK_POSTS = 12_000;
+
+// --- reuse: how long a figure that only steers a plan is kept before it is read again ---
+
+/** The statistics' least common word share (it changes when posts are analysed). */
+export const STATISTICS_TTL_MS = 60_000;
+/** The posts per day that size the day tiers (a stale count sizes a tier wrong, never an answer). */
+export const DAY_COUNTS_TTL_MS = 10_000;
+/** The total of all clicks, which picks a popular-posts walk's probe. */
+export const ALL_CLICKS_TTL_MS = 60_000;
