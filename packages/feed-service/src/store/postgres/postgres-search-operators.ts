@@ -36,7 +36,7 @@ import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
  * weighted query rechecks every post's vector, read out of TOAST).
  */
 export const OPERATOR_EXPRESSION =
-  "(p.search_vector || post_facets(p.post_date, p.language_id, p.clicks) || operator_facets(p.search_vector, p.feed_id))";
+  "(p.search_vector || post_facets(p.post_date, p.language_id) || operator_facets(p.search_vector, p.feed_id))";
 
 export const operatorIndexSchema = `
 CREATE FUNCTION operator_facets(search_vector tsvector, feed_id integer) RETURNS tsvector
@@ -48,7 +48,7 @@ CREATE FUNCTION operator_facets(search_vector tsvector, feed_id integer) RETURNS
     || ARRAY[' feed ' || feed_id]);
 SET LOCAL maintenance_work_mem = '256MB';
 CREATE INDEX posts_search_operators ON posts
-  USING GIN ((search_vector || post_facets(post_date, language_id, clicks) || operator_facets(search_vector, feed_id)));
+  USING GIN ((search_vector || post_facets(post_date, language_id) || operator_facets(search_vector, feed_id)));
 `;
 
 /** Letters of a prefix that the index holds as a lexeme of its own. */
