@@ -57,6 +57,8 @@ export const POPULAR_IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
 
 /**
  * Plans chosen by counting the index entries each would read stop counting here (sqlite-feed-
- * rankings.ts). Assumes that past this many entries both plans cost alike for the choice to matter.
+ * rankings.ts), and so does the count of a popularity window's clicks (sqlite-popular-posts.ts).
+ * Assumes that past this many entries both plans cost alike for the choice to matter, and that
+ * counting this many entries of an index (a few milliseconds) is cheap next to either plan.
  */
 export const PLAN_COUNT_CAP = 100_000;
