@@ -39,7 +39,9 @@ export function mostPopularFeeds(
     .get(firstWholeDay(args.since).day, older + 1) as number;
   // Both past the cap: the roll-up's rows, read in day order with no post lookup each, are never
   // more than the window's clicks, while the complement reads the cap's worth and more, each joined.
-  return days <= older || older >= PLAN_COUNT_CAP ? popularByDays(stmts, args) : popularByComplement(stmts, args);
+  return days <= older || older >= PLAN_COUNT_CAP
+    ? popularByDays(stmts, args)
+    : popularByComplement(stmts, args);
 }
 
 /** Clicks per feed in the window as the days' roll-ups count them, plus the partial first day. */

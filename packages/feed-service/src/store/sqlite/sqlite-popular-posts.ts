@@ -21,7 +21,6 @@ import {
 } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 
-const DAY = 86_400_000;
 const BATCH = 256;
 
 /** A ranked post: id, window clicks, post_date. */
@@ -40,7 +39,9 @@ function before(a: Ranked, b: Ranked): boolean {
  */
 function windowClicks(stmts: StatementCache, since: number): number {
   const capped = stmts
-    .get("SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at >= ? LIMIT ?)")
+    .get(
+      "SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at >= ? LIMIT ?)",
+    )
     .pluck();
   const inWindow = capped.get(since, PLAN_COUNT_CAP) as number;
   if (inWindow < PLAN_COUNT_CAP) return inWindow;
