@@ -462,7 +462,8 @@ describe("SQLite bounded reads", () => {
         const args = { since: NOW - days * DAY, limit };
         const expected = reference.raw().all(args.since, limit);
         for (const [name, plan] of [
-          ["days", popularByDays],
+          ["days", (st: StatementCache, a: typeof args) => popularByDays(st, a)],
+          ["days in feed order", (st: StatementCache, a: typeof args) => popularByDays(st, a, true)],
           ["complement", popularByComplement],
         ] as const) {
           assert.deepEqual(

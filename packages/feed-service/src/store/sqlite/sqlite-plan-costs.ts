@@ -62,3 +62,11 @@ export const POPULAR_IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
  * counting this many entries of an index (a few milliseconds) is cheap next to either plan.
  */
 export const PLAN_COUNT_CAP = 100_000;
+
+/**
+ * Popular feeds summed from the per-(feed, day) click roll-up read the window's rows through the
+ * day index and sort them by feed up to this many rows; from this many on they read the whole
+ * table in its (feed, day) order, sorting a row per feed (sqlite-feed-rankings.ts). Assumes
+ * sorting a row costs about ten times reading one in order, and a table of up to ten times this.
+ */
+export const ROLLUP_SORTED_ROWS = 20_000;
