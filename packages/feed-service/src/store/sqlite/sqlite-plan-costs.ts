@@ -70,3 +70,11 @@ export const PLAN_COUNT_CAP = 100_000;
  * sorting a row costs about ten times reading one in order, and a table of up to ten times this.
  */
 export const ROLLUP_SORTED_ROWS = 20_000;
+
+/**
+ * A deep page of a list of every feed since a post id reads the posts up to that id, to take them
+ * off the day counts, when fewer than this many (sqlite-day-seek.ts); else it sums the per-feed
+ * day roll-up, which holds id bounds. Assumes reading a post row by id costs about what reading
+ * ten roll-up rows does, and that a list's roll-up holds more than ten times this many rows.
+ */
+export const SINCE_IDS_READ = 4_096;
