@@ -8,7 +8,7 @@
  */
 import type { StatementCache } from "./sqlite-connection.js";
 import type { PostFilters } from "./sqlite-newest-ids.js";
-import { SINCE_IDS_READ, SEEK_DAYS_FROM as SEEK_FROM } from "./sqlite-plan-costs.js";
+import { SEEK_DAYS_FROM as SEEK_FROM, SINCE_IDS_READ } from "./sqlite-plan-costs.js";
 
 const DAY = 86_400_000;
 
