@@ -37,8 +37,8 @@ export function mostPopularFeeds(
     )
     .pluck()
     .get(firstWholeDay(args.since).day, older + 1) as number;
-  // Both past the cap: the roll-up's rows, read in day order with no post lookup each, are never
-  // more than the window's clicks, while the complement reads the cap's worth and more, each joined.
+  // Both past the cap: the roll-up's rows need no post lookup each and never outnumber the window's
+  // clicks, while the complement reads the cap's worth of clicks and more, each joined to its post.
   if (days > older && older < PLAN_COUNT_CAP) return popularByComplement(stmts, args);
   return popularByDays(stmts, args, days >= ROLLUP_SORTED_ROWS);
 }
