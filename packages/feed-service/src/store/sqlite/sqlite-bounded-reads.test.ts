@@ -282,6 +282,40 @@ describe("SQLite bounded reads", () => {
     }
   });
 
+  it("lists a category's posts since a post id exactly at any depth, few or many ids below it", async () => {
+    const reference = db.prepare(`SELECT id FROM posts WHERE category_id = ? AND id > ?
+      AND (? IS NULL OR language_id IN (SELECT value FROM json_each(?)))
+      ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?`);
+    const maxId = db.prepare("SELECT max(id) FROM posts").pluck().get() as number;
+    // Ids below 4,096 take the few-ids path (SINCE_IDS_READ); the others the per-feed roll-up.
+    for (const sincePostId of [0, 1, 37, 2_500, 9_000, maxId - 800]) {
+      for (const languageIds of languageSets) {
+        const languages = languageIds === null ? null : JSON.stringify(languageIds);
+        const total = (reference.pluck().all(1, sincePostId, languages, languages, -1, 0) as number[]).length;
+        for (const [offset, limit] of [
+          [0, 20],
+          [600, 50],
+          [Math.floor(total / 2), 30],
+          [Math.max(0, total - 7), 20],
+        ] as const) {
+          const page = await store.postsByCategory({
+            limit,
+            offset,
+            categoryId: 1,
+            languageIds,
+            sincePostId,
+            sinceDate: null,
+          });
+          assert.deepEqual(
+            page.map((p) => p.postId),
+            reference.pluck().all(1, sincePostId, languages, languages, limit, offset),
+            `since ${sincePostId} ${languages} ${offset} of ${total}`,
+          );
+        }
+      }
+    }
+  });
+
   it("ranks the 10,000 newest hits by relevance when more match, stored out of date order", async () => {
     const match = '"the" OR "le" OR "der"';
     const all = db
@@ -462,7 +496,8 @@ describe("SQLite bounded reads", () => {
         const args = { since: NOW - days * DAY, limit };
         const expected = reference.raw().all(args.since, limit);
         for (const [name, plan] of [
-          ["days", popularByDays],
+          ["days", (st: StatementCache, a: typeof args) => popularByDays(st, a)],
+          ["days in feed order", (st: StatementCache, a: typeof args) => popularByDays(st, a, true)],
           ["complement", popularByComplement],
         ] as const) {
           assert.deepEqual(

@@ -8,7 +8,7 @@
  */
 import type { StatementCache } from "./sqlite-connection.js";
 import type { PostFilters } from "./sqlite-newest-ids.js";
-import { SEEK_DAYS_FROM as SEEK_FROM } from "./sqlite-plan-costs.js";
+import { SEEK_DAYS_FROM as SEEK_FROM, SINCE_IDS_READ } from "./sqlite-plan-costs.js";
 
 const DAY = 86_400_000;
 
@@ -60,6 +60,27 @@ function lowestDayAbove(stmts: StatementCache, scope: DayScope, sincePostId: num
 }
 
 /**
+ * The posts of a list's scope with ids up to `sincePostId`, counted per day, when fewer than
+ * SINCE_IDS_READ posts of any scope have such ids (read in id order, the table's own), else null.
+ */
+function postsUpTo(stmts: StatementCache, scope: DayScope, sincePostId: number): Map<number, number> | null {
+  const { sql, values } = scopeConditions(scope);
+  const inScope = sql.length === 0 ? "1" : sql.join(" AND ");
+  const rows = stmts
+    .get(`SELECT post_date, ${inScope} FROM posts NOT INDEXED WHERE id <= ? LIMIT ?`)
+    .raw()
+    .all(...values, sincePostId, SINCE_IDS_READ) as Array<[number, number]>;
+  if (rows.length >= SINCE_IDS_READ) return null;
+  const perDay = new Map<number, number>();
+  for (const [date, matches] of rows) {
+    if (matches !== 1) continue;
+    const day = Math.floor(date / DAY);
+    perDay.set(day, (perDay.get(day) ?? 0) + 1);
+  }
+  return perDay;
+}
+
+/**
  * Finds the day where `offset` lands, or null when the list is shorter than the offset.
  *
  * @example
@@ -88,8 +109,10 @@ export function seekDay(
     values.push(sinceDay);
   }
   // Lists of more than one feed count days in post_day_counts (schema 15), whose rows do not
-  // multiply with the feeds; ids on both sides of sincepost need post_days' id bounds.
-  const perFeed = scope.feedId !== undefined || sinceId !== null;
+  // multiply with the feeds. A sincepost below which few posts lie takes those few off their
+  // days' counts; otherwise ids on both sides of it need post_days' per-feed id bounds.
+  const below = sinceId === null || scope.feedId !== undefined ? null : postsUpTo(stmts, scope, sinceId);
+  const perFeed = scope.feedId !== undefined || (sinceId !== null && below === null);
   const days = stmts
     .get(`SELECT day, sum(posts), ${perFeed ? "min(min_id), max(max_id)" : "0, 0"}
       FROM ${perFeed ? "post_days" : "post_day_counts"}
@@ -107,7 +130,8 @@ export function seekDay(
   // all(), not iterate(): the exact counts below need the connection meanwhile. A row per day.
   for (const [day, posts, minId, maxId] of days.all(...values) as Array<[number, number, number, number]>) {
     let n = posts;
-    if (sinceId !== null && maxId <= sinceId) n = 0;
+    if (below !== null) n -= below.get(day) ?? 0;
+    else if (sinceId !== null && maxId <= sinceId) n = 0;
     else if (sinceId !== null && minId <= sinceId) {
       // A day holding ids on both sides of sincepost: counted exactly (one day's index range).
       n = exact.get(...filters.map(([, value]) => value), day * DAY, (day + 1) * DAY) as number;

@@ -10,7 +10,7 @@
 import type { FeedRecord } from "../store.js";
 import { FEED_COLUMNS, FEED_JOINS } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { PLAN_COUNT_CAP } from "./sqlite-plan-costs.js";
+import { PLAN_COUNT_CAP, ROLLUP_SORTED_ROWS } from "./sqlite-plan-costs.js";
 
 const DAY = 86_400_000;
 
@@ -37,18 +37,28 @@ export function mostPopularFeeds(
     )
     .pluck()
     .get(firstWholeDay(args.since).day, older + 1) as number;
-  return days <= older ? popularByDays(stmts, args) : popularByComplement(stmts, args);
+  // Both past the cap: the roll-up's rows need no post lookup each and never outnumber the window's
+  // clicks, while the complement reads the cap's worth of clicks and more, each joined to its post.
+  if (days > older && older < PLAN_COUNT_CAP) return popularByComplement(stmts, args);
+  return popularByDays(stmts, args, days >= ROLLUP_SORTED_ROWS);
 }
 
-/** Clicks per feed in the window as the days' roll-ups count them, plus the partial first day. */
+/**
+ * Clicks per feed in the window as the days' roll-ups count them, plus the partial first day.
+ * `inFeedOrder`: the roll-up is summed per feed in its primary key's (feed, day) order, reading
+ * the whole table but sorting only a row per feed; otherwise the window's rows are read through
+ * the day index and sorted by feed, which costs more per row (ROLLUP_SORTED_ROWS).
+ */
 export function popularByDays(
   stmts: StatementCache,
   args: { since: number; limit: number },
+  inFeedOrder = false,
 ): Array<FeedRecord & { periodClicks: number }> {
   const whole = firstWholeDay(args.since);
+  const access = inFeedOrder ? "NOT INDEXED" : "INDEXED BY feed_click_days_by_day";
   return stmts
     .get(`WITH w AS (SELECT feed_id, sum(n) AS n FROM (
-        SELECT feed_id, clicks AS n FROM feed_click_days WHERE day >= ?
+        SELECT feed_id, sum(clicks) AS n FROM feed_click_days ${access} WHERE day >= ? GROUP BY feed_id
         UNION ALL
         SELECT p.feed_id, count(*) FROM clicks k INDEXED BY clicks_by_time
           JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.post_id

@@ -8,16 +8,19 @@
  *   window count is at most its all-time count, so the walk stops once the next post's all-time
  *   count cannot beat the page's last row (Fagin's threshold algorithm). Over a long window the
  *   two counts are close and the walk ends after about `limit` posts.
- * The window's size is known beforehand from `feed_click_days` (migration 8); the walk is also
+ * The window's size is counted beforehand in the clicks' time index, up to a cap; the walk is also
  * cut short, for the scan, once it has cost about what the scan would (a post for every
  * `walkCostInClicks` clicks of the window).
  */
 import type { PostRecord } from "../store.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { POPULAR_IN_CATEGORY as IN_CATEGORY, POPULAR_WHOLE as WHOLE } from "./sqlite-plan-costs.js";
+import {
+  POPULAR_IN_CATEGORY as IN_CATEGORY,
+  PLAN_COUNT_CAP,
+  POPULAR_WHOLE as WHOLE,
+} from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 
-const DAY = 86_400_000;
 const BATCH = 256;
 
 /** A ranked post: id, window clicks, post_date. */
@@ -28,11 +31,26 @@ function before(a: Ranked, b: Ranked): boolean {
   return a[1] > b[1] || (a[1] === b[1] && (a[2] > b[2] || (a[2] === b[2] && a[0] > b[0])));
 }
 
-function windowClicksAtMost(stmts: StatementCache, since: number): number {
-  return stmts
-    .get("SELECT coalesce(sum(clicks), 0) FROM feed_click_days WHERE day >= ?")
+/**
+ * How many clicks the window holds, counted in `clicks_by_time` up to PLAN_COUNT_CAP (exact below
+ * it). Past the cap, the all-time total (`feed_click_totals`, a row per feed) less the clicks before
+ * the window when those are under the cap, else that total less the cap, an upper bound: the
+ * per-(feed, day) roll-up is not summed, since with many small feeds it holds near a row per click.
+ */
+function windowClicks(stmts: StatementCache, since: number): number {
+  const capped = stmts
+    .get(
+      "SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at >= ? LIMIT ?)",
+    )
+    .pluck();
+  const inWindow = capped.get(since, PLAN_COUNT_CAP) as number;
+  if (inWindow < PLAN_COUNT_CAP) return inWindow;
+  const before = stmts
+    .get("SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at < ? LIMIT ?)")
     .pluck()
-    .get(Math.floor(since / DAY)) as number;
+    .get(since, PLAN_COUNT_CAP) as number;
+  const total = stmts.get("SELECT coalesce(sum(clicks), 0) FROM feed_click_totals").pluck().get() as number;
+  return Math.max(PLAN_COUNT_CAP, total - before);
 }
 
 export function scanWindow(stmts: StatementCache, args: Args): Ranked[] {
@@ -111,7 +129,7 @@ export function mostPopularPosts(
   args: Args,
 ): Array<PostRecord & { periodClicks: number }> {
   if (args.limit === 0) return [];
-  const clicks = windowClicksAtMost(stmts, args.since);
+  const clicks = windowClicks(stmts, args.since);
   const { scanClicks, walkCostInClicks } = args.categoryId === null ? WHOLE : IN_CATEGORY;
   const ranked =
     (clicks > scanClicks ? walkAllTime(stmts, args, clicks / walkCostInClicks) : null) ??
