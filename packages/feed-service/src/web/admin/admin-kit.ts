@@ -13,6 +13,9 @@ import type { AdminGuard, AdminSession } from "./admin-guard.js";
 import { sendPage } from "./admin-http.js";
 import { type AdminSection, adminDocument, type FieldErrors, visibleText } from "./admin-layout.js";
 
+/** Route options of the admin pages: pages, so kept out of the OpenAPI document. */
+export const hidden = { schema: { hide: true } } as const;
+
 export interface AdminKit {
   readonly app: FastifyInstance;
   readonly store: Store;

@@ -10,7 +10,7 @@ import type { Store } from "../../store/store.js";
 import { type Html, html } from "../html.js";
 import type { AdminSession } from "./admin-guard.js";
 import { type FormFields, field, redirect } from "./admin-http.js";
-import { type AdminKit, doneNotice, fieldErrorsOf, routeId } from "./admin-kit.js";
+import { type AdminKit, doneNotice, fieldErrorsOf, hidden, routeId } from "./admin-kit.js";
 import { csrfInput, type FieldErrors, formError, formField, shown, visibleText } from "./admin-layout.js";
 
 interface Row {
@@ -122,7 +122,6 @@ export function catalogAdminRoutes(kit: AdminKit): void {
 
 function catalogRoutes(kit: AdminKit, kind: CatalogKind): void {
   const { app, store, guard, now } = kit;
-  const hidden = { schema: { hide: true } } as const;
   const base = `/admin/${kind.path}`;
   const notices = { added: "Added.", renamed: "Renamed.", removed: "Removed." };
 

@@ -8,12 +8,11 @@ import { feedsByName } from "../../operations/by-name.js";
 import { timeElement, utcText } from "../display-format.js";
 import { type Html, html } from "../html.js";
 import type { AdminSession } from "./admin-guard.js";
-import type { AdminKit } from "./admin-kit.js";
+import { type AdminKit, hidden } from "./admin-kit.js";
 import { csrfInput, formError, shown } from "./admin-layout.js";
 
 export function dashboardRoutes(kit: AdminKit): void {
   const { app, store, guard, now } = kit;
-  const hidden = { schema: { hide: true } } as const;
 
   app.get(
     "/admin",

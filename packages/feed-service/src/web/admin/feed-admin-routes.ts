@@ -14,7 +14,7 @@ import { timeElement, utcText } from "../display-format.js";
 import { type Html, html } from "../html.js";
 import type { AdminSession } from "./admin-guard.js";
 import { field, redirect } from "./admin-http.js";
-import { type AdminKit, categorySelect, doneNotice, fieldErrorsOf, routeId } from "./admin-kit.js";
+import { type AdminKit, categorySelect, doneNotice, fieldErrorsOf, hidden, routeId } from "./admin-kit.js";
 import { csrfInput, type FieldErrors, formError, formField, shown, visibleText } from "./admin-layout.js";
 
 const notices = {
@@ -36,7 +36,6 @@ function health(f: FeedAdminRecord, paused: boolean, now: number): Html {
 
 export function feedAdminRoutes(kit: AdminKit): void {
   const { app, store, guard, now } = kit;
-  const hidden = { schema: { hide: true } } as const;
 
   async function list(
     request: FastifyRequest,

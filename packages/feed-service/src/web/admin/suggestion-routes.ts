@@ -15,7 +15,7 @@ import { timeElement } from "../display-format.js";
 import { type Html, html } from "../html.js";
 import { pageDocument } from "../page-layout.js";
 import { clientHasher, field, readForm, redirect, sameOrigin, sendPage } from "./admin-http.js";
-import { type AdminKit, categorySelect, doneNotice } from "./admin-kit.js";
+import { type AdminKit, categorySelect, doneNotice, hidden } from "./admin-kit.js";
 import { csrfInput, type FieldErrors, formError, formField, shown } from "./admin-layout.js";
 
 /** Suggestions one client address may make in a day. */
@@ -25,7 +25,6 @@ const day = 86_400_000;
 export function suggestionRoutes(kit: AdminKit): void {
   const { app, store, guard, now } = kit;
   const hashClient = clientHasher(store);
-  const hidden = { schema: { hide: true } } as const;
 
   async function suggestForm(
     request: FastifyRequest,

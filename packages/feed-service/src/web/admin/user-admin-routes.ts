@@ -13,7 +13,7 @@ import { timeElement, utcText } from "../display-format.js";
 import { html } from "../html.js";
 import type { AdminSession } from "./admin-guard.js";
 import { field, redirect } from "./admin-http.js";
-import { type AdminKit, doneNotice, fieldErrorsOf, routeId } from "./admin-kit.js";
+import { type AdminKit, doneNotice, fieldErrorsOf, hidden, routeId } from "./admin-kit.js";
 import { csrfInput, type FieldErrors, formError, formField, shown } from "./admin-layout.js";
 
 const notices = {
@@ -24,7 +24,6 @@ const notices = {
 
 export function userAdminRoutes(kit: AdminKit): void {
   const { app, store, guard, now } = kit;
-  const hidden = { schema: { hide: true } } as const;
 
   async function list(
     request: FastifyRequest,
