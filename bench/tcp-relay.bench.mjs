@@ -13,7 +13,8 @@
 //       against the one asked for (the target: within 5%);
 //   (g) -pcap - into a pipe read by `cat >/dev/null`, against the same relay without a capture
 //       (the target: at most 10% less throughput), both running at once, TURNS turns of SIZE / 4
-//       through each in a shuffled order, the ratio taken within each turn, and CPU per byte;
+//       through each in a shuffled order, the ratio taken within each turn, and the CPU per GiB of
+//       the relay, the pipe's reader, the sink and the sender;
 //   (d) round-trip latency of 5,000 sequential 100-byte requests (129-byte answers) per round,
 //       every relay at once with the pairs interleaved: the median added to the direct round trip
 //       (and the mean), the p99, and each relay's CPU and context switches per round trip,
@@ -811,7 +812,11 @@ async function sectionF(random, sink) {
   }
 }
 
-/** The relay with `-q -pcap -` piped into `cat >/dev/null` (a real pipe, as into wireshark). */
+/**
+ * The relay with `-q -pcap -` piped into `cat >/dev/null` (a real pipe, as into wireshark). The
+ * relay's `child` also names the reader (`reader.pid`, cat), whose CPU is the capture's too: it
+ * copies every byte out of the pipe on the same two cores.
+ */
 async function viaRelayPipedCapture(targetPort, run, bin = relayBin) {
   const port = await freePort();
   const quote = (a) => `'${a}'`;
@@ -819,12 +824,15 @@ async function viaRelayPipedCapture(targetPort, run, bin = relayBin) {
   const child = spawn("sh", ["-c", cmd], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   children.add(child);
   await once(child.stderr, "data");
-  const relayPid = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
+  const pids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
     .trim()
     .split(/\s+/)
     .map(Number)
-    .find((pid) => pid > 0 && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tcp-relay"));
-  const relay = { pid: relayPid ?? child.pid };
+    .filter((pid) => pid > 0);
+  const isRelay = (pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tcp-relay");
+  const relayPid = pids.find(isRelay);
+  const readerPid = pids.find((pid) => !isRelay(pid));
+  const relay = { pid: relayPid ?? child.pid, reader: readerPid === undefined ? null : { pid: readerPid } };
   try {
     return { ...(await measured(relay, () => run(port, relay))), rss: peakRssMiB(relay) };
   } finally {
@@ -837,8 +845,10 @@ async function viaRelayPipedCapture(targetPort, run, bin = relayBin) {
 
 async function sectionG(random, sink) {
   // (g) -pcap - into a pipe against the same relay without a capture. As in (a), both run at once
-  // and take turns (TURNS turns of SIZE / 4 each, shuffled): the ratio is taken within each turn,
-  // and each relay's CPU (user and system apart) is summed over the turns.
+  // and take turns (TURNS turns of SIZE / 4 each, shuffled): the ratio is taken within each turn.
+  // Each turn also adds up the CPU of every process that moves the bytes: the relay (user and
+  // system apart), the pipe's reader (cat), the sink, and this sender; on two shared cores the
+  // reader's copy out of the pipe competes with the relay as much as the relay's own copy into it.
   const configs = [
     ["tcp-relay -q (no capture)", (run) => viaTcpRelay(sink.port, ["-q"], run)],
     ["tcp-relay -q -pcap - | cat", (run) => viaRelayPipedCapture(sink.port, run)],
@@ -851,17 +861,25 @@ async function sectionG(random, sink) {
   }
   const names = configs.map(([name]) => name);
   const speeds = names.map(() => []);
-  const cpu = names.map(() => ({ total: 0, system: 0 }));
+  const cpu = names.map(() => ({ total: 0, system: 0, reader: 0, sink: 0, sender: 0 }));
+  const seconds = (split) => split.user + split.system;
   await withAll(
     configs.map(([, via]) => via),
     async (relays) => {
       for (let turn = 0; turn < TURNS; turn++) {
         for (const k of shuffle(names.map((_, k) => k))) {
           const { port, child } = relays[k];
+          const reader0 = child.reader ? seconds(cpuSplit(child.reader)) : 0;
+          const sink0 = seconds(cpuSplit(sink.child));
+          const sender0 = process.cpuUsage();
           const r = await measured(child, () => send(port, random, A_SIZE));
+          const sender = process.cpuUsage(sender0);
           speeds[k].push(r.value);
           cpu[k].total += r.cpu;
           cpu[k].system += r.system;
+          cpu[k].reader += child.reader ? seconds(cpuSplit(child.reader)) - reader0 : 0;
+          cpu[k].sink += seconds(cpuSplit(sink.child)) - sink0;
+          cpu[k].sender += (sender.user + sender.system) / 1e6;
         }
       }
     },
@@ -869,9 +887,16 @@ async function sectionG(random, sink) {
   const runs = `${A_SIZE / MiB} MiB x${TURNS}`;
   const GiBs = (A_SIZE * TURNS) / (1024 * MiB);
   const perCpu = (k) => (A_SIZE * TURNS) / 1e6 / cpu[k].total;
-  // Where the relay's CPU goes: system time is the kernel copying to the sockets and the pipe.
-  const split = (k) =>
-    `user ${((cpu[k].total - cpu[k].system) / GiBs).toFixed(2)} s + system ${(cpu[k].system / GiBs).toFixed(2)} s per GiB`;
+  const all = (k) => cpu[k].total + cpu[k].reader + cpu[k].sink + cpu[k].sender;
+  // Where the CPU goes, per GiB relayed: system time is the kernel copying to the sockets and the pipe.
+  const split = (k) => {
+    const c = cpu[k];
+    const perGiB = (x) => (x / GiBs).toFixed(2);
+    return (
+      `CPU s per GiB: relay user ${perGiB(c.total - c.system)} + system ${perGiB(c.system)}, ` +
+      `reader ${perGiB(c.reader)}, sink ${perGiB(c.sink)}, sender ${perGiB(c.sender)}, all ${perGiB(all(k))}`
+    );
+  };
   row(
     "g",
     names[0],
@@ -880,7 +905,7 @@ async function sectionG(random, sink) {
     "MB/s",
     undefined,
     "-",
-    `relay ${perCpu(0).toFixed(0)} MB per CPU s (${split(0)})`,
+    `relay ${perCpu(0).toFixed(0)} MB per CPU s; ${split(0)}`,
   );
   for (let k = 1; k < names.length; k++) {
     const ratios = speeds[k].map((v, t) => v / speeds[0][t]);
@@ -893,7 +918,8 @@ async function sectionG(random, sink) {
       undefined,
       "-",
       `${k === 1 ? "target >= 0.90x no capture; " : ""}median of turns ${median(ratios).toFixed(2)}x no capture (range ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}); ` +
-        `relay ${perCpu(k).toFixed(0)} MB per CPU s (${(perCpu(k) / perCpu(0)).toFixed(2)}x no capture; ${split(k)})`,
+        `relay ${perCpu(k).toFixed(0)} MB per CPU s (${(perCpu(k) / perCpu(0)).toFixed(2)}x no capture), ` +
+        `all processes ${(all(0) / all(k)).toFixed(2)}x no capture's bytes per CPU s; ${split(k)}`,
     );
   }
 }
