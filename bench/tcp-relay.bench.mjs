@@ -27,7 +27,8 @@
 // Environment: SIZE_MIB (default 1024), PAIRS (default 5000), ROUNDS (default 3, the rounds of
 // (d)), TURNS (default 12, the turns of (a) and (g)), SECTIONS (default abcdefg), BASELINE (the bin/tcp-relay.js of another build, e.g. a `git worktree` of an
 // older commit built under /tmp: (a), (d) and (e) then also run it, so before and after are
-// measured in the same run window; (g) then also pipes its `-pcap -`).
+// measured in the same run window; (g) then also pipes its `-pcap -`), READER_PIPE_MIB ((g) also
+// pipes the relay into a reader that first enlarges the pipe to that size, e.g. 1).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -58,6 +59,9 @@ const SECTIONS = process.env.SECTIONS ?? "abcdefg";
 const RATE_SECONDS = Number(process.env.RATE_SECONDS ?? 4);
 const relayBin = fileURLToPath(new URL("../packages/tcp-relay/bin/tcp-relay.js", import.meta.url));
 const BASELINE = process.env.BASELINE;
+// (g): also a reader that enlarges the pipe to this many MiB (at most /proc/sys/fs/pipe-max-size).
+const READER_PIPE_MIB =
+  process.env.READER_PIPE_MIB === undefined ? undefined : Number(process.env.READER_PIPE_MIB);
 const work = mkdtempSync(join(tmpdir(), "tcp-relay-bench-"));
 const children = new Set();
 
@@ -817,10 +821,10 @@ async function sectionF(random, sink) {
  * relay's `child` also names the reader (`reader.pid`, cat), whose CPU is the capture's too: it
  * copies every byte out of the pipe on the same two cores.
  */
-async function viaRelayPipedCapture(targetPort, run, bin = relayBin) {
+async function viaRelayPipedCapture(targetPort, run, bin = relayBin, reader = "cat >/dev/null") {
   const port = await freePort();
   const quote = (a) => `'${a}'`;
-  const cmd = `${[process.execPath, bin, "127.0.0.1", String(targetPort), String(port), "-q", "-pcap", "-"].map(quote).join(" ")} | cat >/dev/null`;
+  const cmd = `${[process.execPath, bin, "127.0.0.1", String(targetPort), String(port), "-q", "-pcap", "-"].map(quote).join(" ")} | ${reader}`;
   const child = spawn("sh", ["-c", cmd], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   children.add(child);
   await once(child.stderr, "data");
@@ -857,6 +861,21 @@ async function sectionG(random, sink) {
     configs.push([
       "baseline tcp-relay -q -pcap - | cat",
       (run) => viaRelayPipedCapture(sink.port, run, BASELINE),
+    ]);
+  }
+  if (READER_PIPE_MIB !== undefined) {
+    // The same relay with a larger pipe, set by the reader (F_SETPIPE_SZ = 1031; Node has no
+    // fcntl): fewer, larger writes, so fewer wake-ups of the reader and of the relay.
+    const bytes = Math.round(READER_PIPE_MIB * MiB);
+    configs.push([
+      `tcp-relay -q -pcap - | cat, ${READER_PIPE_MIB} MiB pipe`,
+      (run) =>
+        viaRelayPipedCapture(
+          sink.port,
+          run,
+          relayBin,
+          `perl -e 'fcntl(STDIN, 1031, ${bytes}) or die "F_SETPIPE_SZ: $!"; exec "cat"' >/dev/null`,
+        ),
     ]);
   }
   const names = configs.map(([name]) => name);
