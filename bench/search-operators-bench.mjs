@@ -12,7 +12,7 @@
 //
 // The corpora are the shaped bench corpora (shape-corpus.mjs) under TMPDIR: copy them first when a
 // build adds a migration (opening migrates them). A baseline dist must sit where Node finds the
-// package's dependencies (under this repository, e.g. node_modules/.baseline-dist), and must know
+// package's dependencies (under this repository, e.g. node_modules/.baseline/dist, with native/ and package.json beside it), and must know
 // the database's schema.
 import { loadavg } from "node:os";
 import { resolve } from "node:path";

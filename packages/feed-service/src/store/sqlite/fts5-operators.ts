@@ -25,11 +25,13 @@ import {
   type SearchQuery,
   type SearchTerm,
 } from "../../search/search-query.js";
+import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { toFts5Match } from "./fts5-match.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { keyAtOrAfter } from "./sqlite-date-keys.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 import { rankingStats, scoreSql } from "./sqlite-term-sample.js";
 
@@ -93,7 +95,28 @@ interface Plan {
   filters: Where;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
+  /**
+   * `match` narrowed by the filters the index can answer (null without words): each `feed:` clause
+   * as its words in the feed_name column, which holds every post's feed name as it is now (a feed
+   * renamed is re-indexed: sqlite-feed-writer.ts), so a post of a feed whose name holds them
+   * matches; `-feed:` as a NOT where that is exact. A superset of the posts that pass: `filters`
+   * still decide.
+   */
+  narrowed: string | null;
+  /** How many phrases `narrowed` adds after `match`'s (one per `feed:` folded in). */
+  feedPhrases: number;
+  /** The date keys that `after:`/`before:` clauses leave (index rowids), inclusive. */
+  keys: { low: number; high: number };
 }
+
+/** The FTS5 phrase of a `feed:` filter's words in the feed_name column. */
+function feedNamePhrase(filter: PostFilter & { kind: "feed" }): string {
+  const match = toFts5Match({ clauses: [[{ words: filter.words, prefix: filter.prefix }]], excluded: [] });
+  return `{feed_name} : ${match}`;
+}
+
+/** The lowest and highest date keys, beyond any post's (sqlite-date-keys.ts clamps seconds to ±2^36). */
+const ALL_KEYS = { low: -(2 ** 53 - 1), high: 2 ** 53 - 1 };
 
 function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
   const words: SearchQuery = { clauses: query.clauses, excluded: query.excluded };
@@ -109,16 +132,33 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
     parts.push({ sql: seek(true), args: [toFts5Match(anyExcluded)] });
   }
   let oneFeed: number | null = null;
+  let narrowed = match;
+  let feedPhrases = 0;
+  const keys = { ...ALL_KEYS };
   for (const clause of query.filterClauses ?? []) {
     parts.push(or(clause.map(atomWhere)));
     const only = clause.length === 1 ? clause[0]! : null;
-    if (only !== null && isFilter(only) && only.kind === "feed" && only.feedIds?.length === 1) {
-      oneFeed = only.feedIds[0]!;
+    if (only === null || !isFilter(only)) continue;
+    if (only.kind === "feed" && only.feedIds?.length === 1) oneFeed = only.feedIds[0]!;
+    if (only.kind === "feed" && narrowed !== null) {
+      narrowed = `(${narrowed}) AND (${feedNamePhrase(only)})`;
+      feedPhrases++;
+    }
+    // Day starts are whole seconds, so these keys are exact bounds (keyAtOrAfter).
+    if (only.kind === "date" && only.from !== null) keys.low = Math.max(keys.low, keyAtOrAfter(only.from));
+    if (only.kind === "date" && only.until !== null) {
+      keys.high = Math.min(keys.high, keyAtOrAfter(only.until) - 1);
     }
   }
   for (const filter of query.excludedFilters ?? []) {
     const w = filterWhere(filter);
     parts.push({ sql: `NOT (${w.sql})`, args: w.args });
+    // Without a first or last pair dropped (termPhrase), the phrase matches exactly the names
+    // that hold the words, so no post that passes is left out by the NOT.
+    if (filter.kind === "feed" && narrowed !== null && termPhrase(filter).length === filter.words.length) {
+      narrowed = `(${narrowed}) NOT (${feedNamePhrase(filter)})`;
+      feedPhrases++;
+    }
   }
   if (languageIds !== null && !inMatch) {
     parts.push({
@@ -126,7 +166,7 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
       args: [JSON.stringify(languageIds)],
     });
   }
-  return { match, words, languagePhrases, filters: and(parts), oneFeed };
+  return { match, words, languagePhrases, filters: and(parts), oneFeed, narrowed, feedPhrases, keys };
 }
 
 function hitCount(stmts: StatementCache, match: string, cap: number): number {
@@ -181,10 +221,48 @@ function hitsAmong(stmts: StatementCache, match: string, hits: readonly Hit[]): 
 /** A batch whose ids lie further apart than this on average is checked key by key (as sqlite-search-queries.ts scores). */
 const SPREAD_PER_ID = 64;
 
+/** The newest-hits walk reads at most this many times the hits it needs before giving way. */
+const HIT_WALK_FACTOR = 4;
+
 /**
- * The posts that pass `plan`, in `order`, from `offset`, at most `limit`: the hits filtered when
- * they are few; else the filtered posts walked in order, in growing batches, each batch's hits
- * found together (hitsAmong).
+ * The `need` newest posts that pass `plan`, newest first, read from the index's own descending
+ * rowid walk of `plan.narrowed` within the date keys (sqlite-newest-hits.ts: the rowid is the date
+ * key), in growing chunks whose posts the filters then check; or null when HIT_WALK_FACTOR × need
+ * hits were read without finding them (filters the index cannot answer, rejecting most hits).
+ * The cost is bounded by the hits read, whatever share of the posts the words or filters hold.
+ */
+function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | null {
+  const walk = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ?`)
+    .pluck();
+  const check = stmts
+    .get(`SELECT p.id, p.date_key FROM posts p INDEXED BY posts_by_date_key
+      WHERE p.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
+    .raw();
+  const found: Hit[] = [];
+  let high = plan.keys.high;
+  let read = 0;
+  let chunk = Math.min(MAX_BATCH, Math.max(FIRST_BATCH, Math.ceil(need * 1.25)));
+  while (found.length < need) {
+    if (read >= HIT_WALK_FACTOR * need) return null;
+    const keys = walk.all(plan.narrowed, plan.keys.low, high, chunk) as number[];
+    read += keys.length;
+    const passed = check.all(JSON.stringify(keys), ...plan.filters.args) as Hit[];
+    passed.sort((a, b) => b[1] - a[1]);
+    found.push(...passed);
+    if (keys.length < chunk) break;
+    high = keys[keys.length - 1]! - 1;
+    chunk = Math.min(2 * chunk, MAX_BATCH);
+  }
+  return found.slice(0, need);
+}
+
+/**
+ * The posts that pass `plan`, in `order`, from `offset`, at most `limit`: in date order with
+ * words, the newest hits (newestHits) when the filters pass enough of them; else the hits
+ * filtered when they are few; else the filtered posts walked in order, in growing batches, each
+ * batch's hits found together (hitsAmong).
  */
 function orderedHits(
   stmts: StatementCache,
@@ -194,6 +272,10 @@ function orderedHits(
   limit: number,
 ): Hit[] {
   const { match, filters } = plan;
+  if (order === "date" && plan.narrowed !== null) {
+    const newest = newestHits(stmts, plan, offset + limit);
+    if (newest !== null) return newest.slice(offset);
+  }
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
     return stmts
       .get(`SELECT p.id, p.date_key FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_by_date_key
@@ -321,6 +403,56 @@ function scored(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Array<
 }
 
 /**
+ * One page of the RANKED_NEWEST newest matches ranked ([id, score], best first, ties by id
+ * descending), in one statement as sqlite-search-queries.ts ranks words alone: the pool is the
+ * hits of `plan.narrowed` from the RANKED_NEWEST-th newest up (FTS5's descending rowid walk finds
+ * that key), scored as they are read, their posts checked by the filters and ranked by SQLite.
+ * The filters pass every one of them when the index answered them all (`feed:`, `-feed:`, dates,
+ * languages); when they reject some of a full pool, it is short of the newest matches and null
+ * says so (the walk then finds them). The phrases of `feed:` score as words every post holds (the
+ * sampled count is the sample: bm25's least weight), which keeps the words' own scores; with no
+ * sample (a small index, counted whole) they would weigh, so that case returns null too.
+ */
+function rankedNewest(
+  stmts: StatementCache,
+  plan: Plan & { narrowed: string },
+  offset: number,
+  limit: number,
+): Array<[number, number]> | null {
+  const sample = rankingStats(stmts, plan.words, undefined, plan.languagePhrases);
+  if (sample.range === null && plan.feedPhrases > 0) return null;
+  const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => sample.args[0]!)];
+  const cut = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT 1 OFFSET ?`)
+    .pluck()
+    .get(plan.narrowed, plan.keys.low, plan.keys.high, RANKED_NEWEST - 1) as number | undefined;
+  const rows = stmts
+    .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
+        WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}),
+      pool AS MATERIALIZED (SELECT p.id, h.score FROM h CROSS JOIN posts p INDEXED BY posts_by_date_key
+        ON p.date_key = h.key WHERE ${plan.filters.sql})
+      SELECT c.hits, c.passed, r.id, r.score
+      FROM (SELECT (SELECT count(*) FROM h) AS hits, (SELECT count(*) FROM pool) AS passed) c
+      LEFT JOIN (SELECT id, score FROM pool ORDER BY score DESC, id DESC LIMIT ? OFFSET ?) r ON 1
+      ORDER BY r.score DESC, r.id DESC`)
+    .raw()
+    .all(
+      ...args,
+      plan.narrowed,
+      cut ?? plan.keys.low,
+      plan.keys.high,
+      ...plan.filters.args,
+      limit,
+      offset,
+    ) as Array<[number, number, number | null, number | null]>;
+  // Without a cut every hit is in the pool, so the filters' pick is exact whatever they reject.
+  const [hits, passed] = rows[0]!;
+  if (cut !== undefined && hits !== passed) return null;
+  return rows.flatMap(([, , id, score]) => (id === null ? [] : [[id, score!] as [number, number]]));
+}
+
+/**
  * One page of a search that uses operators (`usesOperators(query)`), as `searchPosts` answers.
  * Relevance without words (`feed:name after:2026-01-01`) lists the posts newest first, each
  * scored 1.
@@ -343,10 +475,16 @@ export function searchWithOperators(
     ranked = scored(stmts, plan, found);
   } else {
     if (page.offset >= RANKED_NEWEST) return [];
-    const pool = orderedHits(stmts, plan, "date", 0, RANKED_NEWEST);
-    ranked = scored(stmts, plan, pool)
-      .sort((a, b) => b[1] - a[1] || b[0] - a[0])
-      .slice(page.offset, Math.min(page.offset + page.limit, RANKED_NEWEST));
+    const limit = Math.min(page.limit, RANKED_NEWEST - page.offset);
+    const newest =
+      plan.narrowed === null
+        ? null
+        : rankedNewest(stmts, { ...plan, narrowed: plan.narrowed }, page.offset, limit);
+    ranked =
+      newest ??
+      scored(stmts, plan, orderedHits(stmts, plan, "date", 0, RANKED_NEWEST))
+        .sort((a, b) => b[1] - a[1] || b[0] - a[0])
+        .slice(page.offset, page.offset + limit);
   }
   const scoreOf = new Map(ranked);
   return postsInOrder(
