@@ -33,12 +33,20 @@ import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
-import { rankingStats, scoreSql } from "./sqlite-term-sample.js";
+import { rankingStats, scoreSql, TERM_SAMPLE_POSTS } from "./sqlite-term-sample.js";
 
 /** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
 const FEW_HITS = 2_000;
-/** Relevance ranks at most this many of the newest matches (spec §4). */
-const RANKED_NEWEST = 10_000;
+/**
+ * Relevance ranks at most `relevancePool` of the newest matches (spec §4), scored on term counts
+ * sampled among the newest `termSamplePosts` posts (sqlite-term-sample.ts). Tests make them small
+ * to reach each plan on a small database.
+ */
+export interface OperatorBounds {
+  relevancePool: number;
+  termSamplePosts: number;
+}
+const BOUNDS: OperatorBounds = { relevancePool: 10_000, termSamplePosts: TERM_SAMPLE_POSTS };
 
 interface Where {
   sql: string;
@@ -86,7 +94,7 @@ function or(parts: Where[]): Where {
 }
 
 /** The query split into its words (one MATCH, or null) and the SQL of everything else. */
-interface Plan {
+export interface Plan {
   match: string | null;
   /** The words' query alone, for the term statistics of the score. */
   words: SearchQuery;
@@ -118,7 +126,7 @@ function feedNamePhrase(filter: PostFilter & { kind: "feed" }): string {
 /** The lowest and highest date keys, beyond any post's (sqlite-date-keys.ts clamps seconds to ±2^36). */
 const ALL_KEYS = { low: -(2 ** 53 - 1), high: 2 ** 53 - 1 };
 
-function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
+export function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
   const words: SearchQuery = { clauses: query.clauses, excluded: query.excluded };
   const wordsMatch = toFts5Match(words);
   // With words, the language filter joins the MATCH; without, it stays a filter on the rows.
@@ -378,9 +386,14 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
 }
 
 /** The scores of some hits of `plan.match` (positive, higher better), by date key. */
-function scoresOf(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Map<number, number> {
+function scoresOf(
+  stmts: StatementCache,
+  plan: Plan,
+  hits: readonly Hit[],
+  bounds: OperatorBounds,
+): Map<number, number> {
   if (plan.match === null || hits.length === 0) return new Map(hits.map(([, key]) => [key, 1]));
-  const sample = rankingStats(stmts, plan.words, undefined, plan.languagePhrases);
+  const sample = rankingStats(stmts, plan.words, bounds.termSamplePosts, plan.languagePhrases);
   const keys = hits.map(([, key]) => key);
   let low = keys[0]!;
   let high = keys[0]!;
@@ -397,15 +410,20 @@ function scoresOf(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Map<
 }
 
 /** `[id, score]` of some hits, their scores read by key. */
-function scored(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Array<[number, number]> {
-  const scores = scoresOf(stmts, plan, hits);
+function scored(
+  stmts: StatementCache,
+  plan: Plan,
+  hits: readonly Hit[],
+  bounds: OperatorBounds,
+): Array<[number, number]> {
+  const scores = scoresOf(stmts, plan, hits, bounds);
   return hits.map(([id, key]) => [id, scores.get(key) ?? 1]);
 }
 
 /**
- * One page of the RANKED_NEWEST newest matches ranked ([id, score], best first, ties by id
+ * One page of the `relevancePool` newest matches ranked ([id, score], best first, ties by id
  * descending), in one statement as sqlite-search-queries.ts ranks words alone: the pool is the
- * hits of `plan.narrowed` from the RANKED_NEWEST-th newest up (FTS5's descending rowid walk finds
+ * hits of `plan.narrowed` from the pool-th newest up (FTS5's descending rowid walk finds
  * that key), scored as they are read, their posts checked by the filters and ranked by SQLite.
  * The filters pass every one of them when the index answered them all (`feed:`, `-feed:`, dates,
  * languages); when they reject some of a full pool, it is short of the newest matches and null
@@ -418,15 +436,16 @@ function rankedNewest(
   plan: Plan & { narrowed: string },
   offset: number,
   limit: number,
+  bounds: OperatorBounds,
 ): Array<[number, number]> | null {
-  const sample = rankingStats(stmts, plan.words, undefined, plan.languagePhrases);
+  const sample = rankingStats(stmts, plan.words, bounds.termSamplePosts, plan.languagePhrases);
   if (sample.range === null && plan.feedPhrases > 0) return null;
   const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => sample.args[0]!)];
   const cut = stmts
     .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
       AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT 1 OFFSET ?`)
     .pluck()
-    .get(plan.narrowed, plan.keys.low, plan.keys.high, RANKED_NEWEST - 1) as number | undefined;
+    .get(plan.narrowed, plan.keys.low, plan.keys.high, bounds.relevancePool - 1) as number | undefined;
   const rows = stmts
     .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
         WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}),
@@ -453,6 +472,22 @@ function rankedNewest(
 }
 
 /**
+ * One page ranked by rankedNewest, or null when that plan cannot answer it (no words, filters the
+ * index cannot answer that reject hits, a small index with `feed:`): exported for the tests that
+ * reach each plan.
+ */
+export function rankedNewestPage(
+  stmts: StatementCache,
+  plan: Plan,
+  offset: number,
+  limit: number,
+  bounds: OperatorBounds = BOUNDS,
+): Array<[number, number]> | null {
+  const { narrowed } = plan;
+  return narrowed === null ? null : rankedNewest(stmts, { ...plan, narrowed }, offset, limit, bounds);
+}
+
+/**
  * One page of a search that uses operators (`usesOperators(query)`), as `searchPosts` answers.
  * Relevance without words (`feed:name after:2026-01-01`) lists the posts newest first, each
  * scored 1.
@@ -460,6 +495,7 @@ function rankedNewest(
 export function searchWithOperators(
   stmts: StatementCache,
   page: PostPage & { query: SearchQuery; sort: SearchSort },
+  bounds: OperatorBounds = BOUNDS,
 ): Array<PostRecord & { score: number }> {
   if (page.limit === 0 || page.languageIds?.length === 0) return [];
   const plan = planOf(page.query, page.languageIds);
@@ -472,17 +508,14 @@ export function searchWithOperators(
       page.offset,
       page.limit,
     );
-    ranked = scored(stmts, plan, found);
+    ranked = scored(stmts, plan, found, bounds);
   } else {
-    if (page.offset >= RANKED_NEWEST) return [];
-    const limit = Math.min(page.limit, RANKED_NEWEST - page.offset);
-    const newest =
-      plan.narrowed === null
-        ? null
-        : rankedNewest(stmts, { ...plan, narrowed: plan.narrowed }, page.offset, limit);
+    const pool = bounds.relevancePool;
+    if (page.offset >= pool) return [];
+    const limit = Math.min(page.limit, pool - page.offset);
     ranked =
-      newest ??
-      scored(stmts, plan, orderedHits(stmts, plan, "date", 0, RANKED_NEWEST))
+      rankedNewestPage(stmts, plan, page.offset, limit, bounds) ??
+      scored(stmts, plan, orderedHits(stmts, plan, "date", 0, pool), bounds)
         .sort((a, b) => b[1] - a[1] || b[0] - a[0])
         .slice(page.offset, page.offset + limit);
   }
