@@ -73,6 +73,13 @@ describe("search operators on SQLite: the newest hits through the index", () => 
         ],
       });
     }
+    // Clicks on a fifth of the posts, one to three each.
+    const ids = db.prepare("SELECT id FROM posts ORDER BY id").pluck().all() as number[];
+    for (const id of ids) {
+      if (next() >= 0.2) continue;
+      const times = 1 + Math.floor(next() * 3);
+      for (let c = 0; c < times; c++) await store.insertClick(id, `client-${c}`, START + c);
+    }
   });
   after(() => store.close());
 
@@ -167,6 +174,25 @@ describe("search operators on SQLite: the newest hits through the index", () => 
         SMALL,
       );
       assert.equal(beyond.length, Math.max(0, Math.min(5, expected.length - (SMALL.relevancePool - 5))));
+      // Clicks order: most clicked first, ties by id, exactly (from the first page to a later one).
+      const byClicks = (
+        db.prepare("SELECT title FROM posts ORDER BY clicks DESC, id DESC").pluck().all() as string[]
+      ).filter((title) => expected.includes(title));
+      assert.ok(byClicks.length === expected.length);
+      for (const offset of [0, 15]) {
+        const clicked = searchWithOperators(stmts, {
+          query: q,
+          sort: "clicks",
+          limit: 20,
+          offset,
+          languageIds: null,
+        });
+        assert.deepEqual(
+          clicked.map((p) => p.postTitle),
+          byClicks.slice(offset, offset + 20),
+          `clicks from ${offset}`,
+        );
+      }
       // Date order: the newest hits first, exactly.
       const dated = searchWithOperators(stmts, {
         query: q,

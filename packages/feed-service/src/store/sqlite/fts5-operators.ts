@@ -29,6 +29,7 @@ import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { toFts5Match } from "./fts5-match.js";
+import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
@@ -267,6 +268,32 @@ function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | nu
 }
 
 /**
+ * A page of the hits most clicked first, found as the word plans find them (sqlite-clicked-hits.ts)
+ * for `plan.narrowed`, when no date bounds the keys; null when the filters reject one of the hits
+ * up to the page's end (filters the index cannot answer: the page would then be shifted), the walk
+ * then decides.
+ */
+function mostClickedHits(
+  stmts: StatementCache,
+  plan: Plan & { narrowed: string },
+  offset: number,
+  limit: number,
+): Hit[] | null {
+  const keys = mostClickedHitPage(stmts, { match: plan.narrowed, languages: null }, 0, offset + limit);
+  const passed = new Map(
+    (
+      stmts
+        .get(`SELECT p.date_key, p.id FROM posts p INDEXED BY posts_by_date_key
+          WHERE p.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
+        .raw()
+        .all(JSON.stringify(keys), ...plan.filters.args) as Array<[number, number]>
+    ).map(([key, id]) => [key, id]),
+  );
+  if (passed.size !== keys.length) return null;
+  return keys.slice(offset).map((key) => [passed.get(key)!, key]);
+}
+
+/**
  * The posts that pass `plan`, in `order`, from `offset`, at most `limit`: in date order with
  * words, the newest hits (newestHits) when the filters pass enough of them; else the hits
  * filtered when they are few; else the filtered posts walked in order, in growing batches, each
@@ -283,6 +310,15 @@ function orderedHits(
   if (order === "date" && plan.narrowed !== null) {
     const newest = newestHits(stmts, plan, offset + limit);
     if (newest !== null) return newest.slice(offset);
+  }
+  if (
+    order === "clicks" &&
+    plan.narrowed !== null &&
+    plan.keys.low === ALL_KEYS.low &&
+    plan.keys.high === ALL_KEYS.high
+  ) {
+    const clicked = mostClickedHits(stmts, { ...plan, narrowed: plan.narrowed }, offset, limit);
+    if (clicked !== null) return clicked;
   }
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
     return stmts
