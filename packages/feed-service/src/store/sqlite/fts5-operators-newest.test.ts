@@ -208,19 +208,19 @@ describe("search operators on SQLite: the newest hits through the index", () => 
     });
   }
 
-  it("a small index counted whole (no term sample) leaves feed: to the walk, with the same posts", async () => {
+  it("feed: narrows the match without weighing in the score: the words' own scores, sampled or counted whole", async () => {
     const q = await query("common feed:frontend");
     const expected = matching((p) => p.words.has("common") && p.feed === "Frontend Weekly");
-    const unsampled: OperatorBounds = { relevancePool: 60, termSamplePosts: 10 * POSTS };
-    assert.equal(rankedNewestPage(stmts, planOf(q, null), 0, 60, unsampled), null);
-    const page = searchWithOperators(
-      stmts,
-      { query: q, sort: "relevance", limit: 60, offset: 0, languageIds: null },
-      unsampled,
-    );
-    assert.deepEqual(new Set(page.map((p) => p.postTitle)), new Set(expected.slice(0, 60)));
-    // Without feed:, the one statement ranks even unsampled.
-    const dated = await query(`common after:${dayAt(300)}`);
-    assert.notEqual(rankedNewestPage(stmts, planOf(dated, null), 0, 60, unsampled), null);
+    for (const bounds of [SMALL, { relevancePool: 60, termSamplePosts: 10 * POSTS }]) {
+      const direct = rankedNewestPage(stmts, planOf(q, null), 0, 60, bounds);
+      assert.notEqual(direct, null);
+      assert.deepEqual(new Set(titlesOf(direct!.map(([id]) => id))), new Set(expected.slice(0, 60)));
+      // The same posts scored for `common` alone (a word-only query through the same plan).
+      const alone = await query(`common after:${dayAt(0)}`);
+      const own = new Map(
+        rankedNewestPage(stmts, planOf(alone, null), 0, POSTS, { ...bounds, relevancePool: POSTS }),
+      );
+      for (const [id, score] of direct!) assert.equal(score, own.get(id), `post ${id}`);
+    }
   });
 });

@@ -463,9 +463,7 @@ function scored(
  * that key), scored as they are read, their posts checked by the filters and ranked by SQLite.
  * The filters pass every one of them when the index answered them all (`feed:`, `-feed:`, dates,
  * languages); when they reject some of a full pool, it is short of the newest matches and null
- * says so (the walk then finds them). The phrases of `feed:` score as words every post holds (the
- * sampled count is the sample: bm25's least weight), which keeps the words' own scores; with no
- * sample (a small index, counted whole) they would weigh, so that case returns null too.
+ * says so (the walk then finds them).
  */
 function rankedNewest(
   stmts: StatementCache,
@@ -475,8 +473,9 @@ function rankedNewest(
   bounds: OperatorBounds,
 ): Array<[number, number]> | null {
   const sample = rankingStats(stmts, plan.words, bounds.termSamplePosts, plan.languagePhrases);
-  if (sample.range === null && plan.feedPhrases > 0) return null;
-  const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => sample.args[0]!)];
+  // A negative count: the `feed:` phrases weigh nothing (native/sampled_bm25.c), so the scores
+  // are the words' own, as the walk scores them.
+  const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => -1)];
   const cut = stmts
     .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
       AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT 1 OFFSET ?`)
@@ -509,7 +508,7 @@ function rankedNewest(
 
 /**
  * One page ranked by rankedNewest, or null when that plan cannot answer it (no words, filters the
- * index cannot answer that reject hits, a small index with `feed:`): exported for the tests that
+ * index cannot answer that reject hits): exported for the tests that
  * reach each plan.
  */
 export function rankedNewestPage(
