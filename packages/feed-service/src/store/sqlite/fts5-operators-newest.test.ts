@@ -208,6 +208,24 @@ describe("search operators on SQLite: the newest hits through the index", () => 
     });
   }
 
+  it("feed: alone lists the feed's posts newest first, through the date index or the feed's", async () => {
+    // A third of the posts: 20 of them are found sooner down the date index; 1,000 (more than the
+    // feed holds) sooner by reading the feed's posts and sorting them.
+    const q = await query("feed:frontend");
+    const expected = matching((p) => p.feed === "Frontend Weekly");
+    for (const [offset, limit] of [
+      [0, 20],
+      [40, 20],
+      [0, 1000],
+    ] as const) {
+      const page = searchWithOperators(stmts, { query: q, sort: "date", limit, offset, languageIds: null });
+      assert.deepEqual(
+        page.map((p) => p.postTitle),
+        expected.slice(offset, offset + limit),
+      );
+    }
+  });
+
   it("feed: narrows the match without weighing in the score: the words' own scores, sampled or counted whole", async () => {
     const q = await query("common feed:frontend");
     const expected = matching((p) => p.words.has("common") && p.feed === "Frontend Weekly");

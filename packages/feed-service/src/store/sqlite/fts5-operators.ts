@@ -104,6 +104,8 @@ export interface Plan {
   filters: Where;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
+  /** The feeds a `feed:` clause of the query limits the posts to (the first such clause), or null. */
+  feedIds: readonly number[] | null;
   /**
    * `match` narrowed by the filters the index can answer (null without words): each `feed:` clause
    * as its words in the feed_name column, which holds every post's feed name as it is now (a feed
@@ -141,6 +143,7 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     parts.push({ sql: seek(true), args: [toFts5Match(anyExcluded)] });
   }
   let oneFeed: number | null = null;
+  let feedIds: readonly number[] | null = null;
   let narrowed = match;
   let feedPhrases = 0;
   const keys = { ...ALL_KEYS };
@@ -149,6 +152,7 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     const only = clause.length === 1 ? clause[0]! : null;
     if (only === null || !isFilter(only)) continue;
     if (only.kind === "feed" && only.feedIds?.length === 1) oneFeed = only.feedIds[0]!;
+    if (only.kind === "feed") feedIds ??= only.feedIds ?? null;
     if (only.kind === "feed" && narrowed !== null) {
       narrowed = `(${narrowed}) AND (${feedNamePhrase(only)})`;
       feedPhrases++;
@@ -175,7 +179,17 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       args: [JSON.stringify(languageIds)],
     });
   }
-  return { match, words, languagePhrases, filters: and(parts), oneFeed, narrowed, feedPhrases, keys };
+  return {
+    match,
+    words,
+    languagePhrases,
+    filters: and(parts),
+    oneFeed,
+    feedIds,
+    narrowed,
+    feedPhrases,
+    keys,
+  };
 }
 
 function hitCount(stmts: StatementCache, match: string, cap: number): number {
@@ -397,6 +411,11 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
   let phase = 0;
   let last: [number, number, number] | null = null;
   return (size) => {
+    if (order === "date" && last === null && plan.oneFeed === null && plan.feedIds !== null) {
+      phases[0]!.from = byDateIndex(stmts, plan.feedIds, size)
+        ? "posts p INDEXED BY posts_by_date"
+        : "posts p";
+    }
     const hits: Hit[] = [];
     while (hits.length < size && phase < phases.length) {
       const ph = phases[phase]!;
@@ -419,6 +438,20 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
     }
     return hits;
   };
+}
+
+/**
+ * Whether `size` posts of these feeds come cheaper from the date index (walked until they are
+ * found: about size / their share of the posts) than from the feeds' own index, every one of
+ * their posts read and sorted (what SQLite's planner does for a list of feeds). The shares are
+ * the feeds' post counts.
+ */
+function byDateIndex(stmts: StatementCache, feedIds: readonly number[], size: number): boolean {
+  const { theirs, all } = stmts
+    .get(`SELECT (SELECT coalesce(sum(post_count), 0) FROM feeds WHERE id IN (SELECT value FROM json_each(?))) AS theirs,
+      (SELECT coalesce(sum(post_count), 0) FROM feeds) AS "all"`)
+    .get(JSON.stringify(feedIds)) as { theirs: number; all: number };
+  return theirs > 0 && (size * all) / theirs < theirs;
 }
 
 /** The scores of some hits of `plan.match` (positive, higher better), by date key. */
