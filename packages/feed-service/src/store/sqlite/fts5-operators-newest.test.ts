@@ -125,6 +125,12 @@ describe("search operators on SQLite: the newest hits through the index", () => 
       indexAnswers: true,
     },
     {
+      // Dates around every post: clicks order takes the word plans' way.
+      text: "common after:2025-12-31 before:2026-12-31",
+      test: (p) => p.words.has("common"),
+      indexAnswers: true,
+    },
+    {
       // Fewer matches than the pool: every hit since that day.
       text: `common after:${dayAt(840)}`,
       test: (p) => p.words.has("common") && p.date >= fromDay(dayAt(840)),

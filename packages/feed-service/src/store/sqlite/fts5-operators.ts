@@ -281,9 +281,20 @@ function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | nu
   return found.slice(0, need);
 }
 
+/** Whether every post's date key lies within `keys` (`after:` a day before the oldest post, say). */
+function keysHoldEveryPost(stmts: StatementCache, keys: Plan["keys"]): boolean {
+  if (keys.low === ALL_KEYS.low && keys.high === ALL_KEYS.high) return true;
+  // Two subqueries: SQLite reads min() or max() off the index end only when each is alone.
+  const [low, high] = stmts
+    .get("SELECT (SELECT min(date_key) FROM posts), (SELECT max(date_key) FROM posts)")
+    .raw()
+    .get() as [number | null, number | null];
+  return low === null || high === null || (keys.low <= low && high <= keys.high);
+}
+
 /**
  * A page of the hits most clicked first, found as the word plans find them (sqlite-clicked-hits.ts)
- * for `plan.narrowed`, when no date bounds the keys; null when the filters reject one of the hits
+ * for `plan.narrowed`, when no date bound leaves a post out; null when the filters reject one of the hits
  * up to the page's end (filters the index cannot answer: the page would then be shifted), the walk
  * then decides.
  */
@@ -325,12 +336,7 @@ function orderedHits(
     const newest = newestHits(stmts, plan, offset + limit);
     if (newest !== null) return newest.slice(offset);
   }
-  if (
-    order === "clicks" &&
-    plan.narrowed !== null &&
-    plan.keys.low === ALL_KEYS.low &&
-    plan.keys.high === ALL_KEYS.high
-  ) {
+  if (order === "clicks" && plan.narrowed !== null && keysHoldEveryPost(stmts, plan.keys)) {
     const clicked = mostClickedHits(stmts, { ...plan, narrowed: plan.narrowed }, offset, limit);
     if (clicked !== null) return clicked;
   }
