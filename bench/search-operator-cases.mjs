@@ -134,6 +134,31 @@ export function operatorCases(ops) {
   return cases;
 }
 
+/**
+ * The commonest word alone through the word plans (no operator): the peer each operator case is
+ * read against, measured in the same run.
+ */
+export function wordPeers(ops) {
+  return [
+    [
+      `search '${ops.w1}' (no operator), relevance`,
+      { searchTerms: ops.w1, sortBy: "relevance", limit: 20, offset: 0 },
+    ],
+    [
+      `search '${ops.w1}' (no operator), relevance, offset 9000`,
+      { searchTerms: ops.w1, sortBy: "relevance", limit: 20, offset: 9000 },
+    ],
+    [
+      `search '${ops.w1}' (no operator), date, offset 5000`,
+      { searchTerms: ops.w1, sortBy: "date", limit: 20, offset: 5000 },
+    ],
+    [
+      `search '${ops.w1}' (no operator), clicks, limit 1000`,
+      { searchTerms: ops.w1, sortBy: "clicks", limit: 1000, offset: 0 },
+    ],
+  ];
+}
+
 /** One line saying what the cases were made of. */
 export function describeOperators(ops) {
   return `operators ${ops.prefix} (terms in ~${ops.prefixDocs} posts), ${ops.title} (${ops.titleDocs} titles), ${ops.feed} (${ops.feedNote}), ${ops.after}, ${ops.lang} (${ops.langNote}); words ${ops.w1}, ${ops.w2}`;
