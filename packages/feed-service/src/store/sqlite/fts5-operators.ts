@@ -244,6 +244,13 @@ function hitsAmong(stmts: StatementCache, match: string, hits: readonly Hit[]): 
 /** A batch whose ids lie further apart than this on average is checked key by key (as sqlite-search-queries.ts scores). */
 const SPREAD_PER_ID = 64;
 
+/**
+ * The filters of hits found by key read the post's columns from posts_sort_keys (every column a
+ * filter names but date_key), a small index mostly in the cache, instead of the table's rows,
+ * large with their text (bench/NOTES.md, search operators on the shapes).
+ */
+const BY_SORT_KEYS = "CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.id";
+
 /** The newest-hits walk reads at most this many times the hits it needs before giving way. */
 const HIT_WALK_FACTOR = 4;
 
@@ -260,8 +267,8 @@ function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | nu
       AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ?`)
     .pluck();
   const check = stmts
-    .get(`SELECT p.id, p.date_key FROM posts p INDEXED BY posts_by_date_key
-      WHERE p.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
+    .get(`SELECT k.id, k.date_key FROM posts k INDEXED BY posts_by_date_key ${BY_SORT_KEYS}
+      WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
     .raw();
   const found: Hit[] = [];
   let high = plan.keys.high;
@@ -308,8 +315,8 @@ function mostClickedHits(
   const passed = new Map(
     (
       stmts
-        .get(`SELECT p.date_key, p.id FROM posts p INDEXED BY posts_by_date_key
-          WHERE p.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
+        .get(`SELECT k.date_key, k.id FROM posts k INDEXED BY posts_by_date_key ${BY_SORT_KEYS}
+          WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
         .raw()
         .all(JSON.stringify(keys), ...plan.filters.args) as Array<[number, number]>
     ).map(([key, id]) => [key, id]),
@@ -523,8 +530,8 @@ function rankedNewest(
   const rows = stmts
     .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
         WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}),
-      pool AS MATERIALIZED (SELECT p.id, h.score FROM h CROSS JOIN posts p INDEXED BY posts_by_date_key
-        ON p.date_key = h.key WHERE ${plan.filters.sql})
+      pool AS MATERIALIZED (SELECT k.id, h.score FROM h CROSS JOIN posts k INDEXED BY posts_by_date_key
+        ON k.date_key = h.key ${BY_SORT_KEYS} WHERE ${plan.filters.sql})
       SELECT c.hits, c.passed, r.id, r.score
       FROM (SELECT (SELECT count(*) FROM h) AS hits, (SELECT count(*) FROM pool) AS passed) c
       LEFT JOIN (SELECT id, score FROM pool ORDER BY score DESC, id DESC LIMIT ? OFFSET ?) r ON 1
