@@ -3,7 +3,12 @@
  * and `title:` are FTS5 syntax that the word plans take as is: fts5-term-operators.ts, and a
  * `lang:` clause alone joins the language list: foldLanguageClauses). The words become one FTS5
  * MATCH; the filters become SQL on the post's row (`feed_id`, `language_id`, `post_date`), beside
- * the MATCH. Two plans:
+ * the MATCH. With words, the index answers what it can first: a `feed:` clause narrows the MATCH
+ * to posts whose feed_name column holds its words, `-feed:` excludes them, `after:`/`before:` bound
+ * the rowid (planOf: `narrowed`, `keys`); relevance then ranks the newest hits of that in one
+ * statement (rankedNewest), date order reads them newest first (newestHits), clicks order takes
+ * the word plans' clicked walk (mostClickedHits), each checked by the filters and giving way,
+ * when they reject hits, to the plans below:
  * - few hits (at most FEW_HITS posts hold the words): the hits are read from the index and
  *   filtered, sorted and ranked whole;
  * - many hits (common words), or no words at all: the posts that pass the filters are walked in
