@@ -25,6 +25,7 @@
 // of part 1 are timed by curl (C) for the same reason (see `call`).
 // Usage: npx tsc -b && node bench/feed-service-latency.bench.mjs [--shape demo,long-tail,...]
 //          [--posts N] [--seconds S] [--backends sqlite,postgres] [--no-warm] [--seed N]
+//          [--calls REGEX (only the part-1 calls so labelled)]
 // Corpora missing from the cache are built first (bench/shape-corpus.mjs; long: build them ahead
 // with `nice -n 10 node bench/shape-corpus.mjs --shape <names>`).
 import { execFile } from "node:child_process";
@@ -33,6 +34,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { openStore } from "./feed-service-corpus.mjs";
+import { describeOperators, operatorCases, probeOperators } from "./search-operator-cases.mjs";
 import { startServe, stopServe } from "./serve-process.mjs";
 import { openShapeCorpus, openShapePostgres } from "./shape-corpus.mjs";
 import { SeededRandom } from "./shape-vocabulary.mjs";
@@ -46,6 +48,8 @@ const { values } = parseArgs({
     backends: { type: "string" },
     seed: { type: "string" },
     "no-warm": { type: "boolean" },
+    // Only the part-1 calls whose label matches this regular expression (e.g. "':" for the operators).
+    calls: { type: "string" },
   },
 });
 const shapeNames = (values.shape ?? ["demo"]).flatMap((name) => name.split(","));
@@ -587,6 +591,7 @@ for (const shape of shapeNames) {
   const sweptWindows = [];
   try {
     corpus = await probeCorpus(store, manifest);
+    corpus.operators = await probeOperators(store, path, manifest);
     if (backends.includes("sqlite"))
       sweptWindows.push({ backend: "sqlite", ...(await slowestPopularWindow(store, corpus)) });
   } finally {
@@ -606,7 +611,12 @@ for (const shape of shapeNames) {
       await pgStore.close();
     }
   }
-  const worstCalls = [...worstCallsOf(corpus, sweptWindows), ...(shape === "demo" ? demoCalls : [])];
+  const worstCalls = [
+    ...worstCallsOf(corpus, sweptWindows),
+    ...(shape === "demo" ? demoCalls : []),
+    // The search operators' worst cases (search-operator-cases.mjs), from this corpus.
+    ...operatorCases(corpus.operators).map(([label, a]) => [label, search(a.searchTerms, a.sortBy, a)]),
+  ].filter(([label]) => values.calls === undefined || new RegExp(values.calls).test(label));
   const languageIds = [corpus.minority.languageId, 1];
   const mix = searchMixOf(corpus, languageIds);
   const mixLua = luaFor(
@@ -678,6 +688,7 @@ for (const { shape, manifest, corpus, worstCalls, worst, load, starts, hugePages
   console.log(
     `   commonest terms ${corpus.terms.slice(0, 5).join(", ")}; smallest language ${corpus.minority.languageCode} (${n(corpus.minority.postCount)} posts); smart categories ${corpus.smart.map((c) => `'${c.smartCategoryQuery}' ${n(c.count)}`).join(", ")}`,
   );
+  console.log(`   ${describeOperators(corpus.operators)}`);
   console.log("0. service start (spawn to listening, the database warm-up included)");
   for (const backend of backends) {
     console.log(

@@ -17,7 +17,9 @@
  *        read falls back to xColumnSize for the rest of the statement;
  *   w_i  the weight of column i (as bm25's arguments);
  *   N    the number of documents the counts were taken over, or NULL to count on the whole index;
- *   n_j  how many of those documents hold phrase j (phrases in the MATCH expression's order).
+ *   n_j  how many of those documents hold phrase j (phrases in the MATCH expression's order);
+ *        NULL to count it (with N NULL), or negative for a phrase that only narrows the match
+ *        and weighs nothing (a filter written as a phrase).
  * Returns the score positive, higher better (bm25() returns it negated).
  *
  * Row lengths read from the docsize table are kept per connection (LengthCache, below): a row's
@@ -312,7 +314,11 @@ static int rankStats(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_co
   p->avgdl = (double)nToken / (double)nRow;
   int sampled = sqlite3_value_type(apVal[1 + nCol]) != SQLITE_NULL;
   for (int i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
-    if (sampled) {
+    sqlite3_value *count = apVal[1 + nCol + 1 + i];
+    if (sqlite3_value_type(count) != SQLITE_NULL && sqlite3_value_double(count) < 0) {
+      /* A negative count: a phrase that narrows the match without weighing in the score. */
+      p->aIDF[i] = 0.0;
+    } else if (sampled) {
       p->aIDF[i] = inverseFrequency(sqlite3_value_double(apVal[1 + nCol]),
                                     sqlite3_value_double(apVal[1 + nCol + 1 + i]));
     } else {

@@ -3,7 +3,12 @@
  * and `title:` are FTS5 syntax that the word plans take as is: fts5-term-operators.ts, and a
  * `lang:` clause alone joins the language list: foldLanguageClauses). The words become one FTS5
  * MATCH; the filters become SQL on the post's row (`feed_id`, `language_id`, `post_date`), beside
- * the MATCH. Two plans:
+ * the MATCH. With words, the index answers what it can first: a `feed:` clause narrows the MATCH
+ * to posts whose feed_name column holds its words, `-feed:` excludes them, `after:`/`before:` bound
+ * the rowid (planOf: `narrowed`, `keys`); relevance then ranks the newest hits of that in one
+ * statement (rankedNewest), date order reads them newest first (newestHits), clicks order takes
+ * the word plans' clicked walk (mostClickedHits), each checked by the filters and giving way,
+ * when they reject hits, to the plans below:
  * - few hits (at most FEW_HITS posts hold the words): the hits are read from the index and
  *   filtered, sorted and ranked whole;
  * - many hits (common words), or no words at all: the posts that pass the filters are walked in
@@ -25,18 +30,29 @@ import {
   type SearchQuery,
   type SearchTerm,
 } from "../../search/search-query.js";
+import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { toFts5Match } from "./fts5-match.js";
+import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { keyAtOrAfter } from "./sqlite-date-keys.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
-import { rankingStats, scoreSql } from "./sqlite-term-sample.js";
+import { rankingStats, scoreSql, TERM_SAMPLE_POSTS } from "./sqlite-term-sample.js";
 
 /** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
 const FEW_HITS = 2_000;
-/** Relevance ranks at most this many of the newest matches (spec §4). */
-const RANKED_NEWEST = 10_000;
+/**
+ * Relevance ranks at most `relevancePool` of the newest matches (spec §4), scored on term counts
+ * sampled among the newest `termSamplePosts` posts (sqlite-term-sample.ts). Tests make them small
+ * to reach each plan on a small database.
+ */
+export interface OperatorBounds {
+  relevancePool: number;
+  termSamplePosts: number;
+}
+const BOUNDS: OperatorBounds = { relevancePool: 10_000, termSamplePosts: TERM_SAMPLE_POSTS };
 
 interface Where {
   sql: string;
@@ -84,7 +100,7 @@ function or(parts: Where[]): Where {
 }
 
 /** The query split into its words (one MATCH, or null) and the SQL of everything else. */
-interface Plan {
+export interface Plan {
   match: string | null;
   /** The words' query alone, for the term statistics of the score. */
   words: SearchQuery;
@@ -93,9 +109,32 @@ interface Plan {
   filters: Where;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
+  /** The feeds a `feed:` clause of the query limits the posts to (the first such clause), or null. */
+  feedIds: readonly number[] | null;
+  /**
+   * `match` narrowed by the filters the index can answer (null without words): each `feed:` clause
+   * as its words in the feed_name column, which holds every post's feed name as it is now (a feed
+   * renamed is re-indexed: sqlite-feed-writer.ts), so a post of a feed whose name holds them
+   * matches; `-feed:` as a NOT where that is exact. A superset of the posts that pass: `filters`
+   * still decide.
+   */
+  narrowed: string | null;
+  /** How many phrases `narrowed` adds after `match`'s (one per `feed:` folded in). */
+  feedPhrases: number;
+  /** The date keys that `after:`/`before:` clauses leave (index rowids), inclusive. */
+  keys: { low: number; high: number };
 }
 
-function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
+/** The FTS5 phrase of a `feed:` filter's words in the feed_name column. */
+function feedNamePhrase(filter: PostFilter & { kind: "feed" }): string {
+  const match = toFts5Match({ clauses: [[{ words: filter.words, prefix: filter.prefix }]], excluded: [] });
+  return `{feed_name} : ${match}`;
+}
+
+/** The lowest and highest date keys, beyond any post's (sqlite-date-keys.ts clamps seconds to ±2^36). */
+const ALL_KEYS = { low: -(2 ** 53 - 1), high: 2 ** 53 - 1 };
+
+export function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
   const words: SearchQuery = { clauses: query.clauses, excluded: query.excluded };
   const wordsMatch = toFts5Match(words);
   // With words, the language filter joins the MATCH; without, it stays a filter on the rows.
@@ -109,16 +148,35 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
     parts.push({ sql: seek(true), args: [toFts5Match(anyExcluded)] });
   }
   let oneFeed: number | null = null;
+  let feedIds: readonly number[] | null = null;
+  let narrowed = match;
+  let feedPhrases = 0;
+  const keys = { ...ALL_KEYS };
   for (const clause of query.filterClauses ?? []) {
     parts.push(or(clause.map(atomWhere)));
     const only = clause.length === 1 ? clause[0]! : null;
-    if (only !== null && isFilter(only) && only.kind === "feed" && only.feedIds?.length === 1) {
-      oneFeed = only.feedIds[0]!;
+    if (only === null || !isFilter(only)) continue;
+    if (only.kind === "feed" && only.feedIds?.length === 1) oneFeed = only.feedIds[0]!;
+    if (only.kind === "feed") feedIds ??= only.feedIds ?? null;
+    if (only.kind === "feed" && narrowed !== null) {
+      narrowed = `(${narrowed}) AND (${feedNamePhrase(only)})`;
+      feedPhrases++;
+    }
+    // Day starts are whole seconds, so these keys are exact bounds (keyAtOrAfter).
+    if (only.kind === "date" && only.from !== null) keys.low = Math.max(keys.low, keyAtOrAfter(only.from));
+    if (only.kind === "date" && only.until !== null) {
+      keys.high = Math.min(keys.high, keyAtOrAfter(only.until) - 1);
     }
   }
   for (const filter of query.excludedFilters ?? []) {
     const w = filterWhere(filter);
     parts.push({ sql: `NOT (${w.sql})`, args: w.args });
+    // Without a first or last pair dropped (termPhrase), the phrase matches exactly the names
+    // that hold the words, so no post that passes is left out by the NOT.
+    if (filter.kind === "feed" && narrowed !== null && termPhrase(filter).length === filter.words.length) {
+      narrowed = `(${narrowed}) NOT (${feedNamePhrase(filter)})`;
+      feedPhrases++;
+    }
   }
   if (languageIds !== null && !inMatch) {
     parts.push({
@@ -126,7 +184,17 @@ function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan
       args: [JSON.stringify(languageIds)],
     });
   }
-  return { match, words, languagePhrases, filters: and(parts), oneFeed };
+  return {
+    match,
+    words,
+    languagePhrases,
+    filters: and(parts),
+    oneFeed,
+    feedIds,
+    narrowed,
+    feedPhrases,
+    keys,
+  };
 }
 
 function hitCount(stmts: StatementCache, match: string, cap: number): number {
@@ -182,9 +250,91 @@ function hitsAmong(stmts: StatementCache, match: string, hits: readonly Hit[]): 
 const SPREAD_PER_ID = 64;
 
 /**
- * The posts that pass `plan`, in `order`, from `offset`, at most `limit`: the hits filtered when
- * they are few; else the filtered posts walked in order, in growing batches, each batch's hits
- * found together (hitsAmong).
+ * The filters of hits found by key read the post's columns from posts_sort_keys (every column a
+ * filter names but date_key), a small index mostly in the cache, instead of the table's rows,
+ * large with their text (bench/NOTES.md, search operators on the shapes).
+ */
+const BY_SORT_KEYS = "CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.id";
+
+/** The newest-hits walk reads at most this many times the hits it needs before giving way. */
+const HIT_WALK_FACTOR = 4;
+
+/**
+ * The `need` newest posts that pass `plan`, newest first, read from the index's own descending
+ * rowid walk of `plan.narrowed` within the date keys (sqlite-newest-hits.ts: the rowid is the date
+ * key), in growing chunks whose posts the filters then check; or null when HIT_WALK_FACTOR × need
+ * hits were read without finding them (filters the index cannot answer, rejecting most hits).
+ * The cost is bounded by the hits read, whatever share of the posts the words or filters hold.
+ */
+function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | null {
+  const walk = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ?`)
+    .pluck();
+  const check = stmts
+    .get(`SELECT k.id, k.date_key FROM posts k INDEXED BY posts_by_date_key ${BY_SORT_KEYS}
+      WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
+    .raw();
+  const found: Hit[] = [];
+  let high = plan.keys.high;
+  let read = 0;
+  let chunk = Math.min(MAX_BATCH, Math.max(FIRST_BATCH, Math.ceil(need * 1.25)));
+  while (found.length < need) {
+    if (read >= HIT_WALK_FACTOR * need) return null;
+    const keys = walk.all(plan.narrowed, plan.keys.low, high, chunk) as number[];
+    read += keys.length;
+    const passed = check.all(JSON.stringify(keys), ...plan.filters.args) as Hit[];
+    passed.sort((a, b) => b[1] - a[1]);
+    found.push(...passed);
+    if (keys.length < chunk) break;
+    high = keys[keys.length - 1]! - 1;
+    chunk = Math.min(2 * chunk, MAX_BATCH);
+  }
+  return found.slice(0, need);
+}
+
+/** Whether every post's date key lies within `keys` (`after:` a day before the oldest post, say). */
+function keysHoldEveryPost(stmts: StatementCache, keys: Plan["keys"]): boolean {
+  if (keys.low === ALL_KEYS.low && keys.high === ALL_KEYS.high) return true;
+  // Two subqueries: SQLite reads min() or max() off the index end only when each is alone.
+  const [low, high] = stmts
+    .get("SELECT (SELECT min(date_key) FROM posts), (SELECT max(date_key) FROM posts)")
+    .raw()
+    .get() as [number | null, number | null];
+  return low === null || high === null || (keys.low <= low && high <= keys.high);
+}
+
+/**
+ * A page of the hits most clicked first, found as the word plans find them (sqlite-clicked-hits.ts)
+ * for `plan.narrowed`, when no date bound leaves a post out; null when the filters reject one of the hits
+ * up to the page's end (filters the index cannot answer: the page would then be shifted), the walk
+ * then decides.
+ */
+function mostClickedHits(
+  stmts: StatementCache,
+  plan: Plan & { narrowed: string },
+  offset: number,
+  limit: number,
+): Hit[] | null {
+  const keys = mostClickedHitPage(stmts, { match: plan.narrowed, languages: null }, 0, offset + limit);
+  const passed = new Map(
+    (
+      stmts
+        .get(`SELECT k.date_key, k.id FROM posts k INDEXED BY posts_by_date_key ${BY_SORT_KEYS}
+          WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
+        .raw()
+        .all(JSON.stringify(keys), ...plan.filters.args) as Array<[number, number]>
+    ).map(([key, id]) => [key, id]),
+  );
+  if (passed.size !== keys.length) return null;
+  return keys.slice(offset).map((key) => [passed.get(key)!, key]);
+}
+
+/**
+ * The posts that pass `plan`, in `order`, from `offset`, at most `limit`: in date order with
+ * words, the newest hits (newestHits) when the filters pass enough of them; else the hits
+ * filtered when they are few; else the filtered posts walked in order, in growing batches, each
+ * batch's hits found together (hitsAmong).
  */
 function orderedHits(
   stmts: StatementCache,
@@ -194,6 +344,14 @@ function orderedHits(
   limit: number,
 ): Hit[] {
   const { match, filters } = plan;
+  if (order === "date" && plan.narrowed !== null) {
+    const newest = newestHits(stmts, plan, offset + limit);
+    if (newest !== null) return newest.slice(offset);
+  }
+  if (order === "clicks" && plan.narrowed !== null && keysHoldEveryPost(stmts, plan.keys)) {
+    const clicked = mostClickedHits(stmts, { ...plan, narrowed: plan.narrowed }, offset, limit);
+    if (clicked !== null) return clicked;
+  }
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
     return stmts
       .get(`SELECT p.id, p.date_key FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_by_date_key
@@ -271,6 +429,11 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
   let phase = 0;
   let last: [number, number, number] | null = null;
   return (size) => {
+    if (order === "date" && last === null && plan.oneFeed === null && plan.feedIds !== null) {
+      phases[0]!.from = byDateIndex(stmts, plan.feedIds, size)
+        ? "posts p INDEXED BY posts_by_date"
+        : "posts p";
+    }
     const hits: Hit[] = [];
     while (hits.length < size && phase < phases.length) {
       const ph = phases[phase]!;
@@ -295,10 +458,29 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
   };
 }
 
+/**
+ * Whether `size` posts of these feeds come cheaper from the date index (walked until they are
+ * found: about size / their share of the posts) than from the feeds' own index, every one of
+ * their posts read and sorted (what SQLite's planner does for a list of feeds). The shares are
+ * the feeds' post counts.
+ */
+function byDateIndex(stmts: StatementCache, feedIds: readonly number[], size: number): boolean {
+  const { theirs, all } = stmts
+    .get(`SELECT (SELECT coalesce(sum(post_count), 0) FROM feeds WHERE id IN (SELECT value FROM json_each(?))) AS theirs,
+      (SELECT coalesce(sum(post_count), 0) FROM feeds) AS "all"`)
+    .get(JSON.stringify(feedIds)) as { theirs: number; all: number };
+  return theirs > 0 && (size * all) / theirs < theirs;
+}
+
 /** The scores of some hits of `plan.match` (positive, higher better), by date key. */
-function scoresOf(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Map<number, number> {
+function scoresOf(
+  stmts: StatementCache,
+  plan: Plan,
+  hits: readonly Hit[],
+  bounds: OperatorBounds,
+): Map<number, number> {
   if (plan.match === null || hits.length === 0) return new Map(hits.map(([, key]) => [key, 1]));
-  const sample = rankingStats(stmts, plan.words, undefined, plan.languagePhrases);
+  const sample = rankingStats(stmts, plan.words, bounds.termSamplePosts, plan.languagePhrases);
   const keys = hits.map(([, key]) => key);
   let low = keys[0]!;
   let high = keys[0]!;
@@ -315,9 +497,80 @@ function scoresOf(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Map<
 }
 
 /** `[id, score]` of some hits, their scores read by key. */
-function scored(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Array<[number, number]> {
-  const scores = scoresOf(stmts, plan, hits);
+function scored(
+  stmts: StatementCache,
+  plan: Plan,
+  hits: readonly Hit[],
+  bounds: OperatorBounds,
+): Array<[number, number]> {
+  const scores = scoresOf(stmts, plan, hits, bounds);
   return hits.map(([id, key]) => [id, scores.get(key) ?? 1]);
+}
+
+/**
+ * One page of the `relevancePool` newest matches ranked ([id, score], best first, ties by id
+ * descending), in one statement as sqlite-search-queries.ts ranks words alone: the pool is the
+ * hits of `plan.narrowed` from the pool-th newest up (FTS5's descending rowid walk finds
+ * that key), scored as they are read, their posts checked by the filters and ranked by SQLite.
+ * The filters pass every one of them when the index answered them all (`feed:`, `-feed:`, dates,
+ * languages); when they reject some of a full pool, it is short of the newest matches and null
+ * says so (the walk then finds them).
+ */
+function rankedNewest(
+  stmts: StatementCache,
+  plan: Plan & { narrowed: string },
+  offset: number,
+  limit: number,
+  bounds: OperatorBounds,
+): Array<[number, number]> | null {
+  const sample = rankingStats(stmts, plan.words, bounds.termSamplePosts, plan.languagePhrases);
+  // A negative count: the `feed:` phrases weigh nothing (native/sampled_bm25.c), so the scores
+  // are the words' own, as the walk scores them.
+  const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => -1)];
+  const cut = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT 1 OFFSET ?`)
+    .pluck()
+    .get(plan.narrowed, plan.keys.low, plan.keys.high, bounds.relevancePool - 1) as number | undefined;
+  const rows = stmts
+    .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
+        WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}),
+      pool AS MATERIALIZED (SELECT k.id, h.score FROM h CROSS JOIN posts k INDEXED BY posts_by_date_key
+        ON k.date_key = h.key ${BY_SORT_KEYS} WHERE ${plan.filters.sql})
+      SELECT c.hits, c.passed, r.id, r.score
+      FROM (SELECT (SELECT count(*) FROM h) AS hits, (SELECT count(*) FROM pool) AS passed) c
+      LEFT JOIN (SELECT id, score FROM pool ORDER BY score DESC, id DESC LIMIT ? OFFSET ?) r ON 1
+      ORDER BY r.score DESC, r.id DESC`)
+    .raw()
+    .all(
+      ...args,
+      plan.narrowed,
+      cut ?? plan.keys.low,
+      plan.keys.high,
+      ...plan.filters.args,
+      limit,
+      offset,
+    ) as Array<[number, number, number | null, number | null]>;
+  // Without a cut every hit is in the pool, so the filters' pick is exact whatever they reject.
+  const [hits, passed] = rows[0]!;
+  if (cut !== undefined && hits !== passed) return null;
+  return rows.flatMap(([, , id, score]) => (id === null ? [] : [[id, score!] as [number, number]]));
+}
+
+/**
+ * One page ranked by rankedNewest, or null when that plan cannot answer it (no words, filters the
+ * index cannot answer that reject hits): exported for the tests that
+ * reach each plan.
+ */
+export function rankedNewestPage(
+  stmts: StatementCache,
+  plan: Plan,
+  offset: number,
+  limit: number,
+  bounds: OperatorBounds = BOUNDS,
+): Array<[number, number]> | null {
+  const { narrowed } = plan;
+  return narrowed === null ? null : rankedNewest(stmts, { ...plan, narrowed }, offset, limit, bounds);
 }
 
 /**
@@ -328,6 +581,7 @@ function scored(stmts: StatementCache, plan: Plan, hits: readonly Hit[]): Array<
 export function searchWithOperators(
   stmts: StatementCache,
   page: PostPage & { query: SearchQuery; sort: SearchSort },
+  bounds: OperatorBounds = BOUNDS,
 ): Array<PostRecord & { score: number }> {
   if (page.limit === 0 || page.languageIds?.length === 0) return [];
   const plan = planOf(page.query, page.languageIds);
@@ -340,13 +594,16 @@ export function searchWithOperators(
       page.offset,
       page.limit,
     );
-    ranked = scored(stmts, plan, found);
+    ranked = scored(stmts, plan, found, bounds);
   } else {
-    if (page.offset >= RANKED_NEWEST) return [];
-    const pool = orderedHits(stmts, plan, "date", 0, RANKED_NEWEST);
-    ranked = scored(stmts, plan, pool)
-      .sort((a, b) => b[1] - a[1] || b[0] - a[0])
-      .slice(page.offset, Math.min(page.offset + page.limit, RANKED_NEWEST));
+    const pool = bounds.relevancePool;
+    if (page.offset >= pool) return [];
+    const limit = Math.min(page.limit, pool - page.offset);
+    ranked =
+      rankedNewestPage(stmts, plan, page.offset, limit, bounds) ??
+      scored(stmts, plan, orderedHits(stmts, plan, "date", 0, pool), bounds)
+        .sort((a, b) => b[1] - a[1] || b[0] - a[0])
+        .slice(page.offset, page.offset + limit);
   }
   const scoreOf = new Map(ranked);
   return postsInOrder(

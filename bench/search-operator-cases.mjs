@@ -1,0 +1,165 @@
+// The worst cases of the search operators (spec §4: "a prefix of 3 common letters, `title:the`,
+// `feed:` of the largest feed, `after:` a day ten years ago, all combined with common words"),
+// read from each corpus itself, never from a list written here: its commonest 3-letter prefix
+// among its commonest terms, `title:` of its commonest title word, `feed:` of the word of its
+// largest feed's name that covers the most posts, `after:` ten years before its newest post (or
+// its oldest day, when that is later), `lang:` of its smallest language; each alone and with the
+// corpus's commonest words, in the three orders, at limit 1000 and deep offsets. Used by
+// feed-service-latency.bench.mjs (over SOAP) and search-operators-bench.mjs (through the
+// operation table, old build against new). Imports the BUILT package.
+import { createRequire } from "node:module";
+
+const requireFromService = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
+const dist = new URL("../packages/feed-service/dist/", import.meta.url);
+const { analyzeText } = await import(new URL("search/text-analyzer.js", dist).href);
+
+const DAY = 86_400_000;
+/** Scripts written without spaces: a `*` there is no prefix (spec §4), so they give no prefix case. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+
+/**
+ * The commonest 3-letter prefix of `terms` ([term, documents], commonest first): the one whose
+ * terms hold the most documents together (a sum: an upper bound of the posts it matches).
+ */
+export function commonestPrefix(terms) {
+  const byPrefix = new Map();
+  for (const [term, docs] of terms) {
+    const letters = Array.from(term);
+    if (letters.length < 3 || UNSPACED.test(term) || !/^[\p{L}\p{N}]{3}/u.test(term)) continue;
+    const prefix = letters.slice(0, 3).join("");
+    byPrefix.set(prefix, (byPrefix.get(prefix) ?? 0) + docs);
+  }
+  const [prefix, docs] = [...byPrefix].reduce((a, b) => (b[1] > a[1] ? b : a));
+  return { prefix, docs };
+}
+
+/**
+ * The title word of the most posts, of the corpus's `among` commonest terms: documents per term in
+ * the title column, from the SQLite full-text index's own statistics (fts5vocab 'col').
+ */
+function commonestTitleWord(db, terms, among = 40) {
+  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.bench_vocab_col USING fts5vocab(main, posts_fts, 'col')");
+  const inTitle = db.prepare("SELECT doc FROM temp.bench_vocab_col WHERE term = ? AND col = 'title'").pluck();
+  let best = { word: terms[0][0], docs: -1 };
+  for (const [term] of terms.slice(0, among)) {
+    const docs = inTitle.get(term) ?? 0;
+    if (docs > best.docs) best = { word: term, docs };
+  }
+  return best;
+}
+
+/**
+ * What the operator cases of one corpus are made of, read from its SQLite file (`path`), its
+ * manifest's commonest terms and the store's feeds and languages (the smallest language as the
+ * latency bench picks it: the smallest real one of at least 1,000 posts). PostgreSQL copies hold
+ * the same posts.
+ */
+export async function probeOperators(store, path, manifest) {
+  const Database = requireFromService("better-sqlite3");
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  let title;
+  let oldest;
+  let newest;
+  try {
+    title = commonestTitleWord(db, manifest.terms);
+    ({ oldest, newest } = db
+      .prepare("SELECT min(post_date) AS oldest, max(post_date) AS newest FROM posts")
+      .get());
+  } finally {
+    db.close();
+  }
+  const prefix = commonestPrefix(manifest.terms.slice(0, 2000));
+  // feed: the word of the largest feed's name that selects the most posts (with the largest feed).
+  const feeds = (await store.feeds()).map((f) => ({ ...f, words: new Set(analyzeText(f.feedName)) }));
+  const largest = feeds.reduce((a, b) => (b.postCount > a.postCount ? b : a));
+  let feed = null;
+  for (const word of largest.words) {
+    const chosen = feeds.filter((f) => f.words.has(word));
+    const posts = chosen.reduce((sum, f) => sum + f.postCount, 0);
+    if (feed === null || posts > feed.posts) feed = { word, feeds: chosen.length, posts };
+  }
+  // A day ten years before the newest post, or the oldest day when the corpus is younger.
+  const afterDay = new Date(Math.max(oldest, newest - 3652 * DAY)).toISOString().slice(0, 10);
+  const languages = (await store.aggregateLanguageData(Date.now()))
+    .filter((l) => l.postCount > 0 && l.languageCode !== "und")
+    .sort((a, b) => a.postCount - b.postCount);
+  const minority = languages.find((l) => l.postCount >= 1000) ?? languages[0];
+  const [[w1], [w2]] = manifest.terms;
+  return {
+    prefix: `${prefix.prefix}*`,
+    prefixDocs: prefix.docs,
+    title: `title:${title.word}`,
+    titleDocs: title.docs,
+    feed: `feed:${feed.word}`,
+    feedNote: `${feed.feeds} feeds, ${feed.posts} posts`,
+    after: `after:${afterDay}`,
+    lang: `lang:${minority.languageCode}`,
+    langNote: `${minority.postCount} posts`,
+    w1,
+    w2,
+  };
+}
+
+/**
+ * The cases: [label, { searchTerms, sortBy, limit, offset }]. Per operator: alone (relevance and
+ * clicks, limit 1000), with the commonest word (relevance, relevance at offset 9,000 (the deepest
+ * page of the 10,000 ranked), date at offset 5,000, clicks at limit 1000), with the two commonest
+ * words (relevance, limit 1000); then all of them together, and an excluded feed.
+ */
+export function operatorCases(ops) {
+  const { w1, w2 } = ops;
+  const cases = [];
+  const add = (terms, sortBy, { limit = 20, offset = 0 } = {}) => {
+    const at = [limit !== 20 ? `limit ${limit}` : "", offset ? `offset ${offset}` : ""].filter(Boolean);
+    cases.push([
+      `search '${terms}', ${sortBy}${at.length ? `, ${at.join(", ")}` : ""}`,
+      { searchTerms: terms, sortBy, limit, offset },
+    ]);
+  };
+  for (const op of [ops.prefix, ops.title, ops.feed, ops.after, ops.lang]) {
+    add(op, "relevance", { limit: 1000 });
+    add(op, "clicks", { limit: 1000 });
+    add(`${op} ${w1}`, "relevance");
+    add(`${op} ${w1}`, "relevance", { offset: 9000 });
+    add(`${op} ${w1}`, "date", { offset: 5000 });
+    add(`${op} ${w1}`, "clicks", { limit: 1000 });
+    add(`${op} ${w1} ${w2}`, "relevance", { limit: 1000 });
+  }
+  const all = `${ops.prefix} ${ops.title} ${ops.feed} ${ops.after} ${w1}`;
+  add(all, "relevance");
+  add(all, "date", { limit: 1000 });
+  add(all, "clicks", { limit: 1000 });
+  add(`${w1} -${ops.feed}`, "relevance");
+  add(`${w1} -${ops.feed}`, "date", { offset: 5000 });
+  return cases;
+}
+
+/**
+ * The commonest word alone through the word plans (no operator): the peer each operator case is
+ * read against, measured in the same run.
+ */
+export function wordPeers(ops) {
+  return [
+    [
+      `search '${ops.w1}' (no operator), relevance`,
+      { searchTerms: ops.w1, sortBy: "relevance", limit: 20, offset: 0 },
+    ],
+    [
+      `search '${ops.w1}' (no operator), relevance, offset 9000`,
+      { searchTerms: ops.w1, sortBy: "relevance", limit: 20, offset: 9000 },
+    ],
+    [
+      `search '${ops.w1}' (no operator), date, offset 5000`,
+      { searchTerms: ops.w1, sortBy: "date", limit: 20, offset: 5000 },
+    ],
+    [
+      `search '${ops.w1}' (no operator), clicks, limit 1000`,
+      { searchTerms: ops.w1, sortBy: "clicks", limit: 1000, offset: 0 },
+    ],
+  ];
+}
+
+/** One line saying what the cases were made of. */
+export function describeOperators(ops) {
+  return `operators ${ops.prefix} (terms in ~${ops.prefixDocs} posts), ${ops.title} (${ops.titleDocs} titles), ${ops.feed} (${ops.feedNote}), ${ops.after}, ${ops.lang} (${ops.langNote}); words ${ops.w1}, ${ops.w2}`;
+}
