@@ -2,8 +2,9 @@
  * Full-text hits most clicked first (ties by id descending), exactly, at a cost that follows the
  * cheaper of two ways in:
  * - from the clicked posts: walk them in (clicks desc, id desc) order through `posts_clicked_by_key`
- *   and ask FTS5 which of each batch match (`rowid IN` their date keys). For a common word most of the most
- *   clicked posts match, so a page needs a few hundred tests whatever the hit count.
+ *   (`posts_clicked_by_language` for one language) and ask FTS5 which of each batch match (`rowid IN`
+ *   their date keys). For a common word most of the most clicked posts match, so a page needs a few
+ *   hundred tests whatever the hit count.
  * - from the hits: let SQLite gather every hit's id into a temporary index and walk the clicked
  *   posts against it: cheap a hit, so the way in for a word in few posts.
  * The hit count is estimated first (counted exactly when small, else from the hits among the
