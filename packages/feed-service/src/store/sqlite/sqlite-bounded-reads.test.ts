@@ -24,7 +24,7 @@ import { migrateSqlite } from "./sqlite-migrations.js";
 import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { rankingStats } from "./sqlite-term-sample.js";
+import { rankingStats, scoreSql } from "./sqlite-term-sample.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
@@ -222,8 +222,18 @@ describe("SQLite bounded reads", () => {
       const match = toFts5Match(parseSearchQuery(terms))!;
       for (const languageIds of languageSets) {
         const languages = languageIds === null ? null : JSON.stringify(languageIds);
+        // Every hit's score as a page by date gives it (its hits scored in one walk).
+        const everyHit = searchPosts(stmts, {
+          limit: 1_000_000,
+          offset: 0,
+          languageIds,
+          query: parseSearchQuery(terms),
+          sort: "date",
+        });
+        const scoreOf = new Map(everyHit.map((p) => [p.postId, p.score]));
         for (const [offset, limit] of [
           [0, 50],
+          [0, 1000],
           [Math.floor(clicked / 4), 30],
           [clicked, 30],
         ] as const) {
@@ -238,6 +248,11 @@ describe("SQLite bounded reads", () => {
             page.map((p) => p.postId),
             reference.pluck().all(match, languages, languages, limit, offset),
             `${terms} ${languages} ${offset}`,
+          );
+          assert.deepEqual(
+            page.map((p) => p.score),
+            page.map((p) => scoreOf.get(p.postId)),
+            `scores ${terms} ${languages} ${offset}+${limit}`,
           );
         }
       }
@@ -461,6 +476,29 @@ describe("SQLite bounded reads", () => {
             gathered,
             `${match} ${want}`,
           );
+          // Scored on the way: each score is the hit's own, as one seek computes it.
+          const sample = rankingStats(stmts, parseSearchQuery(terms), 2048, languageIds?.length ?? 0);
+          const sql = scoreSql(sample.args.length - 1);
+          const scored = { sql, args: sample.args, scores: new Map<number, number>() };
+          assert.deepEqual(walkClicked(stmts, filter, want, Number.MAX_SAFE_INTEGER, scored), gathered);
+          const one = db
+            .prepare(`SELECT ${sql} FROM posts_fts WHERE posts_fts MATCH ? AND rowid = CAST(? AS INTEGER)`)
+            .pluck();
+          assert.deepEqual(
+            gathered.map((key) => scored.scores.get(key)),
+            gathered.map((key) => one.get(...sample.args, match, key)),
+            `${match} ${want} scores`,
+          );
+          // The same from the hits' keys when a count has read them all already.
+          const hitKeys = db
+            .prepare("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?")
+            .pluck()
+            .all(match);
+          assert.deepEqual(
+            gatherClicked(stmts, filter, want, hitKeys as number[]),
+            gathered,
+            `${match} ${want} keys`,
+          );
         }
       }
     }
@@ -548,14 +586,6 @@ describe("SQLite roll-ups", () => {
       keptClicks: db
         .prepare("SELECT feed_id, day, clicks FROM feed_click_days WHERE clicks > 0 ORDER BY 1, 2")
         .all(),
-      // Block bounds must contain every post's date (they may be wider).
-      outside: db
-        .prepare(`SELECT count(*) AS n FROM posts p JOIN post_id_blocks b ON b.block = p.id >> 10
-          WHERE p.post_date < b.min_date OR p.post_date > b.max_date`)
-        .get(),
-      unblocked: db
-        .prepare("SELECT count(*) AS n FROM posts WHERE id >> 10 NOT IN (SELECT block FROM post_id_blocks)")
-        .get(),
       dayCounts: db
         .prepare(`SELECT ${day("post_date")} AS day, language_id, coalesce(category_id, 0) AS category_id,
           count(*) AS posts FROM posts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
@@ -577,7 +607,6 @@ describe("SQLite roll-ups", () => {
       const r = recount();
       assert.deepEqual(r.kept, r.days, `post_days ${when}`);
       assert.deepEqual(r.keptClicks, r.clicks, `feed_click_days ${when}`);
-      assert.deepEqual([r.outside, r.unblocked], [{ n: 0 }, { n: 0 }], `post_id_blocks ${when}`);
       assert.deepEqual(r.byKey, r.byDate, `date keys ${when}`);
       assert.deepEqual(r.keptDayCounts, r.dayCounts, `post_day_counts ${when}`);
       assert.deepEqual(r.keptFeedClicks, r.feedClicks, `feed_click_totals ${when}`);
@@ -623,11 +652,76 @@ describe("SQLite roll-ups", () => {
     assert.equal(n("SELECT sum(posts) AS n FROM post_days"), n("SELECT count(*) AS n FROM posts"));
     assert.equal(n("SELECT sum(posts) AS n FROM post_day_counts"), n("SELECT count(*) AS n FROM posts"));
     assert.equal(n("SELECT sum(clicks) AS n FROM feed_click_days"), n("SELECT count(*) AS n FROM clicks"));
-    assert.equal(
-      n("SELECT count(*) AS n FROM post_id_blocks"),
-      n("SELECT count(DISTINCT id >> 10) AS n FROM posts"),
-    );
+    // Schema 19 took the id blocks away, table and triggers.
+    assert.equal(n("SELECT count(*) AS n FROM sqlite_master WHERE sql LIKE '%post_id_blocks%'"), 0);
     db.close();
+  });
+
+  it("answer the same after schema 19 on an upgraded database as on a fresh one, writes after it included", async () => {
+    // The same corpus written at schema 17 (id blocks kept by the triggers) and at today's schema;
+    // the first is then upgraded and both take the same writes: every roll-up and every read agree.
+    const fresh = new Database(":memory:");
+    migrateSqlite(fresh);
+    const upgraded = new Database(":memory:");
+    migrateSqlite(upgraded, 17);
+    const stores = [new SqliteStore(fresh), new SqliteStore(upgraded)] as const;
+    for (const store of stores) await loadDemoData(store, { posts: 1500, now: NOW, seed: 3 });
+    assert.ok(
+      (upgraded.prepare("SELECT count(*) FROM post_id_blocks").pluck().get() as number) > 0,
+      "schema 17 kept the id blocks",
+    );
+    migrateSqlite(upgraded);
+    assert.equal(
+      upgraded.prepare("SELECT count(*) FROM sqlite_master WHERE sql LIKE '%post_id_blocks%'").pluck().get(),
+      0,
+      "schema 19 leaves no table or trigger of the id blocks",
+    );
+    const schema = (db: Database.Database) =>
+      db
+        .prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite%' ORDER BY 1, 2")
+        .all();
+    assert.deepEqual(schema(upgraded), schema(fresh), "the upgraded schema is the fresh one");
+    for (const store of stores) {
+      const feed = await store.addFeed({ feedUrl: "https://after-19.test/feed", feedName: "After" });
+      const posts = Array.from({ length: 30 }, (_, i) =>
+        incoming(`after-${i}`, { title: `after nineteen ${i}`, publishedAt: NOW - i * 3 * DAY }),
+      );
+      await store.applyFeedUpdate(feed.feedId, { fetchState: {}, posts });
+      await store.applyFeedUpdate(feed.feedId, {
+        fetchState: {},
+        posts: [incoming("after-3", { title: "after nineteen moved", publishedAt: NOW - 400 * DAY })],
+      });
+      const [top] = await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
+      await store.insertClick(top!.postId, "h", NOW - DAY);
+    }
+    const rollups = (db: Database.Database) =>
+      [
+        "post_days ORDER BY 1, 2, 3, 4",
+        "post_day_counts ORDER BY 1, 2, 3",
+        "feed_click_days ORDER BY 1, 2",
+        "feed_click_totals ORDER BY 1",
+      ].map((t) => db.prepare(`SELECT * FROM ${t}`).raw().all());
+    assert.deepEqual(rollups(upgraded), rollups(fresh));
+    const answers = async (store: SqliteStore) => {
+      const search = (sort: "date" | "clicks" | "relevance") =>
+        store.searchPosts({
+          query: parseSearchQuery("after"),
+          sort,
+          offset: 0,
+          limit: 50,
+          languageIds: null,
+        });
+      return [
+        await store.recentPosts({ limit: 40, offset: 700, languageIds: null }),
+        await search("date"),
+        await search("clicks"),
+        await search("relevance"),
+        await store.mostProlificFeeds({ since: NOW - 365 * DAY, limit: 10 }),
+        await store.mostPopularFeeds({ since: NOW - 30 * DAY, limit: 10 }),
+      ];
+    };
+    assert.deepEqual(await answers(stores[1]), await answers(stores[0]));
+    for (const store of stores) await store.close();
   });
 });
 

@@ -2,20 +2,24 @@
  * Full-text hits most clicked first (ties by id descending), exactly, at a cost that follows the
  * cheaper of two ways in:
  * - from the clicked posts: walk them in (clicks desc, id desc) order through `posts_clicked_by_key`
- *   and ask FTS5 which of each batch match (`rowid IN` their date keys). For a common word most of the most
- *   clicked posts match, so a page needs a few hundred tests whatever the hit count.
+ *   (`posts_clicked_by_language` for one language) and ask FTS5 which of each batch match (`rowid IN`
+ *   their date keys). For a common word most of the most clicked posts match, so a page needs a few
+ *   hundred tests whatever the hit count.
  * - from the hits: let SQLite gather every hit's id into a temporary index and walk the clicked
  *   posts against it: cheap a hit, so the way in for a word in few posts.
  * The hit count is estimated first (counted exactly when small, else from the hits among the
  * newest posts); the clicked walk gives up for the hit side once it has spent twice its estimate.
  * Posts with no click follow, highest id first (spec §4 ties). Every list here is of date keys,
- * the index's rowids (sqlite-date-keys.ts).
+ * the index's rowids (sqlite-date-keys.ts). The walk's test of a post is the seek that scoring it
+ * needs too, so when given the score it keeps each match's score: a page found that way needs no
+ * second seek per post (sqlite-search-queries.ts).
  */
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import type { HitFilter } from "./sqlite-newest-hits.js";
 import {
   FTS_GATHER_COST_US as GATHER_COST_US,
+  SAMPLE_ESTIMATE_MARGIN,
   HIT_SAMPLE_POSTS as SAMPLE_POSTS,
   EXACT_HITS_BELOW as SMALL_HITS,
   FTS_TEST_COST_US as TEST_COST_US,
@@ -23,99 +27,174 @@ import {
 import { segmentCount } from "./sqlite-search-maintenance.js";
 import { newestKeyRange } from "./sqlite-term-sample.js";
 
-function languageClause(filter: HitFilter, column: string): string {
-  return filter.languages === null ? "" : `AND ${column} IN (SELECT value FROM json_each(?))`;
+/**
+ * How to read the clicked posts of a search's languages in (clicks desc, id desc) order: for one
+ * language, its own range of `posts_clicked_by_language` (schema 19), so that a small language's
+ * clicked posts are read without the others'; else the clicked posts of every language, filtered.
+ */
+function clickedAccess(filter: HitFilter, alias: string): { from: string; where: string; params: unknown[] } {
+  const languages = filter.languages === null ? null : (JSON.parse(filter.languages) as number[]);
+  if (languages?.length === 1) {
+    return {
+      from: `posts ${alias} INDEXED BY posts_clicked_by_language`,
+      where: `${alias}.language_id = ?`,
+      params: languages,
+    };
+  }
+  return {
+    from: `posts ${alias} INDEXED BY posts_clicked_by_key`,
+    where: languages === null ? "1" : `${alias}.language_id IN (SELECT value FROM json_each(?))`,
+    params: languages === null ? [] : [filter.languages],
+  };
 }
 
-function languageParam(filter: HitFilter): string[] {
-  return filter.languages === null ? [] : [filter.languages];
-}
-
-/** An estimate of how many posts match (exact below SMALL_HITS), and how many posts there are (about). */
-function estimateHits(stmts: StatementCache, filter: HitFilter): { hits: number; posts: number } {
-  const small = stmts
-    .get("SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?)")
-    .pluck()
-    .get(filter.match, SMALL_HITS) as number;
+/**
+ * An estimate of how many posts match, and how many posts there are (about). The hits among the
+ * newest posts give it; when they do not show far more than SMALL_HITS, the hits are counted
+ * exactly up to SMALL_HITS, and below it every hit's key comes back too (the walk that counted
+ * them is the one a gather would repeat).
+ */
+function estimateHits(
+  stmts: StatementCache,
+  filter: HitFilter,
+): { hits: number; posts: number; keys: number[] | null } {
   const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
-  if (small < SMALL_HITS) return { hits: small, posts };
   const range = newestKeyRange(stmts, SAMPLE_POSTS);
-  if (range === null) return { hits: small, posts };
-  const sampled = stmts
-    .get(`SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid >= ${FTS_ROWID}`)
+  let sampled: number | null = null;
+  if (range !== null) {
+    const inSample = stmts
+      .get(`SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid >= ${FTS_ROWID}`)
+      .pluck()
+      .get(filter.match, range.from) as number;
+    sampled = (inSample / SAMPLE_POSTS) * posts;
+    if (sampled > SAMPLE_ESTIMATE_MARGIN * SMALL_HITS) return { hits: sampled, posts, keys: null };
+  }
+  const small = stmts
+    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?")
     .pluck()
-    .get(filter.match, range.from) as number;
-  return { hits: Math.max(SMALL_HITS, (sampled / SAMPLE_POSTS) * posts), posts };
+    .all(filter.match, SMALL_HITS) as number[];
+  if (small.length < SMALL_HITS) return { hits: small.length, posts, keys: small };
+  return { hits: Math.max(SMALL_HITS, sampled ?? 0), posts, keys: null };
 }
 
-/** The keys of the first `want` clicked hits by walking the clicked posts, or null when over budget. */
+/** A score's SQL over `posts_fts` and its parameters, and where the scores of the hits go. */
+export interface ScoreSink {
+  sql: string;
+  args: ReadonlyArray<number | null>;
+  scores: Map<number, number>;
+}
+
+/**
+ * The keys of the first `want` clicked hits by walking the clicked posts, or null when over
+ * budget; each match's score goes to `scored` when given (computed only for the matches).
+ */
 export function walkClicked(
   stmts: StatementCache,
   filter: HitFilter,
   want: number,
   budgetTests: number,
+  scored?: ScoreSink,
 ): number[] | null {
+  const access = clickedAccess(filter, "p");
   const next = stmts
-    .get(`SELECT clicks, id, date_key FROM posts INDEXED BY posts_clicked_by_key
-      WHERE clicks > 0 AND (clicks, id) < (?, ?) ${languageClause(filter, "language_id")}
-      ORDER BY clicks DESC, id DESC LIMIT ?`)
+    .get(`SELECT p.clicks, p.id, p.date_key FROM ${access.from}
+      WHERE p.clicks > 0 AND (p.clicks, p.id) < (?, ?) AND ${access.where}
+      ORDER BY p.clicks DESC, p.id DESC LIMIT ?`)
     .raw();
   const test = stmts
-    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))")
-    .pluck();
+    .get(`SELECT rowid, ${scored?.sql ?? "0"} FROM posts_fts
+      WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
+    .raw();
+  const args = scored?.args ?? [];
   const found: number[] = [];
   let after: readonly number[] = [Number.MAX_SAFE_INTEGER, 0];
   let batch = 128;
   let tested = 0;
   while (found.length < want) {
     if (tested >= budgetTests) return null;
-    const rows = next.all(after[0], after[1], ...languageParam(filter), batch) as Array<
-      [number, number, number]
-    >;
+    const rows = next.all(after[0], after[1], ...access.params, batch) as Array<[number, number, number]>;
     if (rows.length === 0) break;
-    const matching = new Set(test.all(filter.match, JSON.stringify(rows.map((r) => r[2]))) as number[]);
-    for (const [, , key] of rows) if (matching.has(key) && found.length < want) found.push(key);
+    const matching = new Map(
+      test.all(...args, filter.match, JSON.stringify(rows.map((r) => r[2]))) as Array<[number, number]>,
+    );
+    for (const [, , key] of rows) {
+      if (!matching.has(key) || found.length >= want) continue;
+      found.push(key);
+      scored?.scores.set(key, matching.get(key)!);
+    }
     tested += rows.length;
     after = rows[rows.length - 1]!;
-    batch = Math.min(batch * 2, 2048);
+    // The next batch is what the share of matches so far says the rest of the page needs (a
+    // tenth more), so that the last batch does not test up to twice what the page needs.
+    const share = Math.max(found.length, 1) / tested;
+    batch = Math.max(64, Math.min(batch * 2, 2048, Math.ceil(((want - found.length) / share) * 1.1)));
   }
   return found;
 }
 
-/** The keys of the first `want` clicked hits by gathering every hit. */
-export function gatherClicked(stmts: StatementCache, filter: HitFilter, want: number): number[] {
+/**
+ * The keys of the first `want` clicked hits by gathering every hit (from the index, or `hitKeys`
+ * when every hit's key is known already).
+ */
+export function gatherClicked(
+  stmts: StatementCache,
+  filter: HitFilter,
+  want: number,
+  hitKeys: readonly number[] | null = null,
+): number[] {
+  const hits =
+    hitKeys === null
+      ? "SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?"
+      : "SELECT value FROM json_each(?)";
+  const access = clickedAccess(filter, "p");
   return stmts
-    .get(`SELECT p.date_key FROM posts p INDEXED BY posts_clicked_by_key
-      WHERE p.clicks > 0 AND p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
-      ${languageClause(filter, "p.language_id")} ORDER BY p.clicks DESC, p.id DESC LIMIT ?`)
+    .get(`SELECT p.date_key FROM ${access.from}
+      WHERE p.clicks > 0 AND p.date_key IN (${hits}) AND ${access.where}
+      ORDER BY p.clicks DESC, p.id DESC LIMIT ?`)
     .pluck()
-    .all(filter.match, ...languageParam(filter), want) as number[];
+    .all(hitKeys === null ? filter.match : JSON.stringify(hitKeys), ...access.params, want) as number[];
+}
+
+/** A page of hits most clicked first: their keys, and how many hits there are (an estimate). */
+export interface ClickedHitPage {
+  keys: number[];
+  hits: number;
 }
 
 /**
- * The keys of hits `offset` to `offset + limit` most clicked first.
+ * The keys of hits `offset` to `offset + limit` most clicked first; the scores of those that the
+ * walk of the clicked posts found go to `scored` when given.
  *
  * @example
- * mostClickedHitPage(stmts, { match: '"rust"', languages: null }, 0, 20);
+ * mostClickedHitPage(stmts, { match: '"rust"', languages: null }, 0, 20).keys;
  */
 export function mostClickedHitPage(
   stmts: StatementCache,
   filter: HitFilter,
   offset: number,
   limit: number,
-): number[] {
+  scored?: ScoreSink,
+): ClickedHitPage {
   const want = offset + limit;
-  const { hits, posts } = estimateHits(stmts, filter);
+  const { hits, posts, keys } = estimateHits(stmts, filter);
   const gatherCost = hits * GATHER_COST_US;
-  const testsNeeded = (want * Math.max(posts, 1)) / Math.max(hits, 1);
+  // The walk tests posts of the search's languages only: a share `hits / inScope` of them match.
+  const inScope =
+    filter.languages === null
+      ? posts
+      : (stmts
+          .get("SELECT sum(post_count) FROM languages WHERE id IN (SELECT value FROM json_each(?))")
+          .pluck()
+          .get(filter.languages) as number | null);
+  const testsNeeded = (want * Math.max(inScope ?? 0, hits, 1)) / Math.max(hits, 1);
   // A test seeks in every segment of the index; gathering reads each hit once whatever the segments.
   const testCost = TEST_COST_US * Math.max(1, segmentCount(stmts));
   let clicked: number[] | null = null;
   if (testsNeeded * testCost < gatherCost) {
-    clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost));
+    clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost), scored);
   }
-  clicked ??= gatherClicked(stmts, filter, want);
-  if (clicked.length >= want) return clicked.slice(offset);
+  clicked ??= gatherClicked(stmts, filter, want, keys);
+  if (clicked.length >= want) return { keys: clicked.slice(offset), hits };
   // Every clicked hit is known: the rest of the page is unclicked hits, highest id first.
   const unclicked = stmts
     .get(`SELECT p.date_key FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_by_date_key
@@ -127,5 +206,5 @@ export function mostClickedHitPage(
       want - Math.max(offset, clicked.length),
       Math.max(0, offset - clicked.length),
     ) as number[];
-  return [...clicked.slice(offset), ...unclicked];
+  return { keys: [...clicked.slice(offset), ...unclicked], hits };
 }

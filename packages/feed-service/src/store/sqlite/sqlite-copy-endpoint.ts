@@ -122,7 +122,7 @@ export class SqliteEndpoint implements CopyEndpoint {
     // is counted again from the copied rows: the per-language counts travel in no copied column,
     // and --force leaves roll-up bounds of the posts it removed (wider, so true, but not tight).
     this.#db.transaction(() => {
-      this.#db.exec("DELETE FROM post_id_blocks; DELETE FROM post_days; DELETE FROM feed_click_days;");
+      this.#db.exec("DELETE FROM post_days; DELETE FROM feed_click_days;");
       this.#db.exec(fillRollups);
       this.#db.exec(`DELETE FROM post_day_counts; DELETE FROM feed_click_totals; ${fillDayCounts}`);
       recountLanguages(this.#db);

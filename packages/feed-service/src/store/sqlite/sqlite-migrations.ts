@@ -15,7 +15,7 @@ import { indexByDateKey } from "./sqlite-date-key-migration.js";
 import { dayCountTables } from "./sqlite-day-counts-schema.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
-import { rollupTables } from "./sqlite-rollup-schema.js";
+import { dropIdBlocks, rollupTables } from "./sqlite-rollup-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
 import { webSubSchema } from "./sqlite-websub-schema.js";
 
@@ -266,6 +266,18 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       addPrefixIndex(db, progress);
       // feed:name sorted by clicks walks one feed's posts in that order (fts5-operators.ts).
       db.exec("CREATE INDEX IF NOT EXISTS posts_by_feed_clicks ON posts (feed_id, clicks, id)");
+    },
+  },
+  {
+    version: 19,
+    description:
+      "no more date ranges per id block (unread since schema 14, kept on every write); clicked posts by language",
+    up: (db) => {
+      db.exec(dropIdBlocks);
+      // A search by clicks in one language reads that language's clicked posts only (sqlite-clicked-hits.ts).
+      db.exec(
+        "CREATE INDEX IF NOT EXISTS posts_clicked_by_language ON posts (language_id, clicks, id, date_key) WHERE clicks > 0",
+      );
     },
   },
 ];

@@ -28,14 +28,6 @@ export function newestHitKeys(stmts: StatementCache, match: string, offset: numb
     .all(match, limit, offset) as number[];
 }
 
-/**
- * The key of the `want`-th newest hit, or null when fewer match: every hit with this key or a
- * higher one is among the `want` newest.
- */
-export function newestCutKey(stmts: StatementCache, match: string, want: number): number | null {
-  return newestHitKeys(stmts, match, want - 1, 1)[0] ?? null;
-}
-
 /** The post ids of some date keys. */
 export function idsOfKeys(stmts: StatementCache, keys: readonly number[]): Map<number, number> {
   if (keys.length === 0) return new Map();

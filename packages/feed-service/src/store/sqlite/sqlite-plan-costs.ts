@@ -26,18 +26,23 @@ export const EXACT_HITS_BELOW = 20_000;
  * Costs, in microseconds, of testing one post against a search in FTS5 (a rowid seek in each
  * doclist, per segment of the index: the plan multiplies by the segments) and of gathering one
  * hit into a temporary index: only their ratio decides between walking the clicked posts and
- * gathering every hit (sqlite-clicked-hits.ts). Assumes doclists of date keys (a few bytes a
- * delta); both are per-row costs, so the ratio does not depend on corpus size.
+ * gathering every hit (sqlite-clicked-hits.ts), and between seeking and walking to score hits
+ * spread over the index (sqlite-search-queries.ts). Assumes doclists of date keys (a few bytes a
+ * delta) and first calls (pages read once either way); both are per-row costs, so the ratio
+ * (about 100) does not depend on corpus size.
  */
-export const FTS_TEST_COST_US = 40;
+export const FTS_TEST_COST_US = 15;
 export const FTS_GATHER_COST_US = 0.15;
 
 /**
- * When the hits among the newest posts suggest more than this many times the relevance pool, a
- * descending walk that stops early decides "more than the pool" before any hit is scored
- * (sqlite-search-queries.ts). Assumes the sample's estimate is within a factor of two.
+ * How far an estimate from the newest posts may be off: when the hits among them suggest more
+ * than the relevance pool divided by this, relevance scores the hits newest first, which needs no
+ * second walk when more than the pool match, instead of oldest first, a quarter cheaper when
+ * fewer do (sqlite-search-queries.ts); when they suggest more than this many times
+ * `EXACT_HITS_BELOW`, a search by clicks takes the estimate without counting (sqlite-clicked-
+ * hits.ts). Assumes the sample's estimate is within a factor of two.
  */
-export const POOL_ESTIMATE_MARGIN = 2;
+export const SAMPLE_ESTIMATE_MARGIN = 2;
 
 /**
  * Deep pages of the post lists seek the day where their offset lands from this offset on

@@ -17,8 +17,8 @@ import { toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { type HitFilter, idsOfKeys, newestCutKey, newestHitKeys } from "./sqlite-newest-hits.js";
-import { FTS_GATHER_COST_US, FTS_TEST_COST_US, POOL_ESTIMATE_MARGIN } from "./sqlite-plan-costs.js";
+import { type HitFilter, idsOfKeys, newestHitKeys } from "./sqlite-newest-hits.js";
+import { FTS_GATHER_COST_US, FTS_TEST_COST_US, SAMPLE_ESTIMATE_MARGIN } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
 import { rankingStats, scoreSql, TERM_SAMPLE_POSTS, type TermSample } from "./sqlite-term-sample.js";
@@ -72,22 +72,28 @@ export function searchPosts(
   const sample = rankingStats(stmts, page.query, bounds.termSamplePosts, languagePhrases);
   const score: Score = { sql: scoreSql(sample.args.length - 1), sample };
   if (page.sort === "relevance") return relevancePage(stmts, filter, score, page, bounds);
-  const keys =
-    page.sort === "date"
-      ? newestHitKeys(stmts, match, page.offset, page.limit)
-      : mostClickedHitPage(stmts, filter, page.offset, page.limit);
-  if (keys.length === 0) return [];
-  const scores = scoresOf(stmts, match, score, keys, page.sort === "date");
-  return withScores(stmts, keys, scores);
+  if (page.sort === "date") {
+    const keys = newestHitKeys(stmts, match, page.offset, page.limit);
+    if (keys.length === 0) return [];
+    return withScores(stmts, keys, scoresOf(stmts, match, score, keys, null));
+  }
+  // The walk of the clicked posts scores what it finds; the other hits of the page are scored after.
+  const scored = { sql: score.sql, args: score.sample.args, scores: new Map<number, number>() };
+  const { keys, hits } = mostClickedHitPage(stmts, filter, page.offset, page.limit, scored);
+  const unscored = keys.filter((key) => !scored.scores.has(key));
+  if (unscored.length > 0) {
+    for (const [key, value] of scoresOf(stmts, match, score, unscored, hits)) scored.scores.set(key, value);
+  }
+  return withScores(stmts, keys, scored.scores);
 }
 
 /**
- * The scores of some hits, by key, in one statement: FTS5 walks the hits between the lowest and
- * the highest key, and the `+rowid IN` filter, which FTS5 never sees, keeps exactly the wanted
- * ones for scoring. The keys of a page by date are consecutive hits, so that walk reads only
- * them. Keys spread over the index (the most clicked hits) are looked up one by one instead
- * (`rowid =` is a seek in each doclist of each segment) when that reads less than walking the
- * hits between them: counted up to where the seeks would cost as much. Either way the scores
+ * The scores of some hits, by key. Consecutive hits (`spread` null: a page by date) are scored
+ * in one statement: FTS5 walks the hits between the lowest and the highest key, and the
+ * `+rowid IN` filter, which FTS5 never sees, keeps exactly the wanted ones for scoring. Keys
+ * spread over the index (the most clicked hits; `spread` the search's estimated hit count, a
+ * bound on the hits between them) are looked up one by one instead (`rowid IN`: a seek in each
+ * doclist of each segment per key) when that costs less than walking those hits. Either way the scores
  * are those of ranking every hit.
  */
 function scoresOf(
@@ -95,7 +101,7 @@ function scoresOf(
   match: string,
   score: Score,
   keys: readonly number[],
-  consecutive: boolean,
+  spread: number | null,
 ): Map<number, number> {
   let low = keys[0]!;
   let high = keys[0]!;
@@ -103,19 +109,15 @@ function scoresOf(
     low = Math.min(low, key);
     high = Math.max(high, key);
   }
-  if (!consecutive) {
+  if (spread !== null) {
     const seeksCost = keys.length * FTS_TEST_COST_US * Math.max(1, segmentCount(stmts));
-    const breakEven = Math.ceil(seeksCost / FTS_GATHER_COST_US);
-    const between = stmts
-      .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
-        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
-      .pluck()
-      .get(match, low, high, breakEven) as number;
-    if (between >= breakEven) {
-      const one = stmts
-        .get(`SELECT ${score.sql} FROM posts_fts WHERE posts_fts MATCH ? AND rowid = ${FTS_ROWID}`)
-        .pluck();
-      return new Map(keys.map((key) => [key, one.get(...score.sample.args, match, key) as number]));
+    if (seeksCost < spread * FTS_GATHER_COST_US) {
+      const rows = stmts
+        .get(`SELECT rowid, ${score.sql} FROM posts_fts
+          WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
+        .raw()
+        .all(...score.sample.args, match, JSON.stringify(keys)) as Array<[number, number]>;
+      return new Map(rows);
     }
   }
   const rows = stmts
@@ -134,6 +136,9 @@ function scoresOf(
 const RANK_KEYS = `CROSS JOIN posts p INDEXED BY posts_by_date_key ON p.date_key = h.key
   ORDER BY h.score DESC, p.id DESC LIMIT ? OFFSET ?`;
 
+/** As RANK_KEYS, for the hits that pass a condition on `h`. */
+const rankKeysWhere = (condition: string) => RANK_KEYS.replace("ORDER BY", `WHERE ${condition} ORDER BY`);
+
 function relevancePage(
   stmts: StatementCache,
   filter: HitFilter,
@@ -146,28 +151,42 @@ function relevancePage(
   const limit = Math.min(page.limit, pool - page.offset);
   const ranked = rankedPageIfFew(stmts, filter.match, score, { offset: page.offset, limit }, bounds);
   if (Array.isArray(ranked)) return withIds(stmts, ranked);
-  // More match: rank the 10,000 newest, the hits from the pool-th newest key up. The score is
-  // computed only for them.
-  const cut = ranked.poolThKey ?? newestCutKey(stmts, filter.match, pool);
-  if (cut === null) return [];
-  const hits = stmts
-    .get(`SELECT p.id, h.score FROM (SELECT t.rowid AS key, ${score.sql} AS score FROM posts_fts t
-        WHERE posts_fts MATCH ? AND t.rowid >= ${FTS_ROWID}) AS h ${RANK_KEYS}`)
-    .raw()
-    .all(...score.sample.args, filter.match, cut, limit, page.offset) as Array<[number, number]>;
-  return withIds(stmts, hits);
+  return withIds(stmts, rankNewest(stmts, filter.match, score, { offset: page.offset, limit }, pool));
 }
 
 /**
- * One page of every hit ranked ([id, score], best first), or `many` when more than the pool match
- * (with the pool-th newest hit's key when it was found on the way). Deciding that by counting
- * first and then ranking would walk the doclists twice, which for rare combinations of common
- * words (`"deep dive"`, `data -code -the`) is the whole cost; so the hits are scored as they are
- * found, up to one past the pool, in FTS5's own order (ascending keys: a quarter cheaper than
- * descending on large doclists), and SQLite ranks them and counts them in the same statement.
- * When the newest posts alone hold more hits than the pool, no walk is needed to know it; when
- * they suggest far more, one descending walk that stops early (cheap: such hits are dense)
- * decides first, so that the pool's worth of hits is not scored for nothing.
+ * One page of the `pool` newest hits ranked, or of every hit when no more match, in one walk:
+ * the hits are scored newest first, up to one past the pool, and when that one exists (more
+ * than the pool match) it is the oldest of them and is left out of the ranking. Counting first
+ * and then scoring the pool would walk the doclists twice.
+ */
+function rankNewest(
+  stmts: StatementCache,
+  match: string,
+  score: Score,
+  page: { offset: number; limit: number },
+  pool: number,
+): Array<[number, number]> {
+  return stmts
+    .get(`WITH hits AS MATERIALIZED (
+        SELECT t.rowid AS key, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ?
+        ORDER BY t.rowid DESC LIMIT ?)
+      SELECT p.id, h.score FROM hits AS h
+      ${rankKeysWhere("((SELECT count(*) FROM hits) <= ? OR h.key > (SELECT min(key) FROM hits))")}`)
+    .raw()
+    .all(...score.sample.args, match, pool + 1, pool, page.limit, page.offset) as Array<[number, number]>;
+}
+
+/**
+ * One page of every hit ranked ([id, score], best first), or `many` when more than the pool
+ * match or may well (then `rankNewest` ranks them in one descending walk). Deciding that by
+ * counting first and then ranking would walk the doclists twice, which for rare combinations of
+ * common words (`"deep dive"`, `data -code -the`) is the whole cost; so the hits are scored as
+ * they are found, up to one past the pool, in FTS5's own order (ascending keys: a quarter cheaper
+ * than descending on large doclists), and SQLite ranks them and counts them in the same
+ * statement. The hits among the newest posts tell which walk to take: when they suggest more
+ * than the pool (within the estimate's margin), the descending one, which needs no second walk
+ * when they are right.
  */
 function rankedPageIfFew(
   stmts: StatementCache,
@@ -175,7 +194,7 @@ function rankedPageIfFew(
   score: Score,
   page: { offset: number; limit: number },
   bounds: SearchBounds,
-): Array<[number, number]> | { many: true; poolThKey?: number } {
+): Array<[number, number]> | { many: true } {
   const { relevancePool: pool, termSamplePosts } = bounds;
   const { range, queryHits } = score.sample;
   if (range !== null) {
@@ -186,12 +205,9 @@ function rankedPageIfFew(
           AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
         .pluck()
         .get(match, range.from, range.to, pool + 1) as number);
-    if (inSample > pool) return { many: true };
     const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
-    if ((inSample * posts) / termSamplePosts > POOL_ESTIMATE_MARGIN * pool) {
-      // The (pool + 1)-th newest hit decides, and the pool-th is where the pool starts.
-      const [poolTh, beyond] = newestHitKeys(stmts, match, pool - 1, 2);
-      if (beyond !== undefined) return { many: true, poolThKey: poolTh! };
+    if (inSample > pool || ((inSample * posts) / termSamplePosts) * SAMPLE_ESTIMATE_MARGIN > pool) {
+      return { many: true };
     }
   }
   const rows = stmts
