@@ -316,7 +316,7 @@ function mostClickedHits(
   offset: number,
   limit: number,
 ): Hit[] | null {
-  const keys = mostClickedHitPage(stmts, { match: plan.narrowed, languages: null }, 0, offset + limit);
+  const { keys } = mostClickedHitPage(stmts, { match: plan.narrowed, languages: null }, 0, offset + limit);
   const passed = new Map(
     (
       stmts
