@@ -8,7 +8,8 @@
  * the rowid (planOf: `narrowed`, `keys`); relevance then ranks the newest hits of that in one
  * statement (rankedNewest), date order reads them newest first (newestHits), clicks order takes
  * the word plans' clicked walk (mostClickedHits), each checked by the filters and giving way,
- * when they reject hits, to the plans below:
+ * when they reject hits (relevance: any of a full pool; date and clicks: more than 3 in 4 of the
+ * hits read), to the plans below:
  * - few hits (at most FEW_HITS posts hold the words): the hits are read from the index and
  *   filtered, sorted and ranked whole;
  * - many hits (common words), or no words at all: the posts that pass the filters are walked in
