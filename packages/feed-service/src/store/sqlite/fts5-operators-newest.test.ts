@@ -9,7 +9,13 @@ import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { type OperatorBounds, planOf, rankedNewestPage, searchWithOperators } from "./fts5-operators.js";
+import {
+  mostClickedHitsPage,
+  type OperatorBounds,
+  planOf,
+  rankedNewestPage,
+  searchWithOperators,
+} from "./fts5-operators.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -102,49 +108,75 @@ describe("search operators on SQLite: the newest hits through the index", () => 
   const dayAt = (i: number) => new Date(START + i * 7 * MINUTE).toISOString().slice(0, 10);
   const fromDay = (day: string) => Date.parse(`${day}T00:00:00Z`);
 
-  const cases: Array<{ text: string; test: (p: Written) => boolean; indexAnswers: boolean }> = [
+  /**
+   * `indexAnswers`: relevance ranks through the index (rankedNewestPage); `clickedAnswers`: clicks
+   * order through the word plans' clicked walk, its window of hits passing the filters often
+   * enough (mostClickedHitsPage), else the walk.
+   */
+  const cases: Array<{
+    text: string;
+    test: (p: Written) => boolean;
+    indexAnswers: boolean;
+    clickedAnswers: boolean;
+  }> = [
     {
       text: "common feed:frontend",
       test: (p) => p.words.has("common") && p.feed === "Frontend Weekly",
       indexAnswers: true,
+      clickedAnswers: true,
     },
     {
       text: "common feed:front*",
       test: (p) => p.words.has("common") && p.feed === "Frontend Weekly",
       indexAnswers: true,
+      clickedAnswers: true,
     },
     {
       text: `common -feed:frontend after:${dayAt(300)}`,
       test: (p) => p.words.has("common") && p.feed !== "Frontend Weekly" && p.date >= fromDay(dayAt(300)),
       indexAnswers: true,
+      clickedAnswers: true,
     },
     {
       text: `common before:${dayAt(700)} feed:"misc news"`,
       test: (p) =>
         p.words.has("common") && p.feed === "Misc News" && p.date < fromDay(dayAt(700)) + 86_400_000,
       indexAnswers: true,
+      clickedAnswers: true,
     },
     {
       // Dates around every post: clicks order takes the word plans' way.
       text: "common after:2025-12-31 before:2026-12-31",
       test: (p) => p.words.has("common"),
       indexAnswers: true,
+      clickedAnswers: true,
     },
     {
       // Fewer matches than the pool: every hit since that day.
       text: `common after:${dayAt(840)}`,
       test: (p) => p.words.has("common") && p.date >= fromDay(dayAt(840)),
       indexAnswers: true,
+      // The last day, a tenth of the posts: the clicked window gives up to the walk.
+      clickedAnswers: false,
     },
     {
       // A filter inside an OR: only the posts can say, and it rejects most hits.
       text: "common (rare OR feed:misc)",
       test: (p) => p.words.has("common") && (p.words.has("rare") || p.feed === "Misc News"),
       indexAnswers: false,
+      // About two hits in five pass: a window of 4 × the page finds it.
+      clickedAnswers: true,
+    },
+    {
+      // A prefix and title: beside a date range that leaves posts out.
+      text: `title:comm* -feed:misc after:${dayAt(250)}`,
+      test: (p) => p.words.has("common") && p.feed !== "Misc News" && p.date >= fromDay(dayAt(250)),
+      indexAnswers: true,
+      clickedAnswers: true,
     },
   ];
 
-  for (const { text, test, indexAnswers } of cases) {
+  for (const { text, test, indexAnswers, clickedAnswers } of cases) {
     it(`'${text}': relevance ranks exactly the newest matches, by either plan`, async () => {
       const q = await query(text);
       const expected = matching(test);
@@ -186,6 +218,15 @@ describe("search operators on SQLite: the newest hits through the index", () => 
       ).filter((title) => expected.includes(title));
       assert.ok(byClicks.length === expected.length);
       for (const offset of [0, 15]) {
+        const direct = mostClickedHitsPage(stmts, planOf(q, null), offset, 20);
+        assert.equal(direct !== null, clickedAnswers, `which plan answers clicks from ${offset}`);
+        if (direct !== null) {
+          assert.deepEqual(
+            titlesOf(direct.map(([id]) => id)),
+            byClicks.slice(offset, offset + 20),
+            `clicked walk from ${offset}`,
+          );
+        }
         const clicked = searchWithOperators(stmts, {
           query: q,
           sort: "clicks",

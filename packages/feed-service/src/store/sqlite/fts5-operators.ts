@@ -8,7 +8,8 @@
  * the rowid (planOf: `narrowed`, `keys`); relevance then ranks the newest hits of that in one
  * statement (rankedNewest), date order reads them newest first (newestHits), clicks order takes
  * the word plans' clicked walk (mostClickedHits), each checked by the filters and giving way,
- * when they reject hits, to the plans below:
+ * when they reject hits (relevance: any of a full pool; date and clicks: more than 3 in 4 of the
+ * hits read), to the plans below:
  * - few hits (at most FEW_HITS posts hold the words): the hits are read from the index and
  *   filtered, sorted and ranked whole;
  * - many hits (common words), or no words at all: the posts that pass the filters are walked in
@@ -210,7 +211,7 @@ const ORDER: Record<"date" | "clicks", string> = {
 };
 
 /** A post found: its id and its date key (the index's rowid). */
-type Hit = [id: number, key: number];
+export type Hit = [id: number, key: number];
 
 /** The first batch of filtered posts a walk reads, and the most it reads at once. */
 const FIRST_BATCH = 256;
@@ -293,22 +294,13 @@ function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | nu
   return found.slice(0, need);
 }
 
-/** Whether every post's date key lies within `keys` (`after:` a day before the oldest post, say). */
-function keysHoldEveryPost(stmts: StatementCache, keys: Plan["keys"]): boolean {
-  if (keys.low === ALL_KEYS.low && keys.high === ALL_KEYS.high) return true;
-  // Two subqueries: SQLite reads min() or max() off the index end only when each is alone.
-  const [low, high] = stmts
-    .get("SELECT (SELECT min(date_key) FROM posts), (SELECT max(date_key) FROM posts)")
-    .raw()
-    .get() as [number | null, number | null];
-  return low === null || high === null || (keys.low <= low && high <= keys.high);
-}
-
 /**
  * A page of the hits most clicked first, found as the word plans find them (sqlite-clicked-hits.ts)
- * for `plan.narrowed`, when no date bound leaves a post out; null when the filters reject one of the hits
- * up to the page's end (filters the index cannot answer: the page would then be shifted), the walk
- * then decides.
+ * for `plan.narrowed`, a superset of the posts that pass: its first hits in that order, checked by
+ * the filters, keep the order, so the page is exact once the filters pass its end or the hits run
+ * out. The window of hits read doubles until then, up to HIT_WALK_FACTOR × the page's end; null
+ * when the filters reject more than that leaves (dates the index cannot answer here, a filter
+ * inside an OR), and the walk then decides.
  */
 function mostClickedHits(
   stmts: StatementCache,
@@ -316,18 +308,36 @@ function mostClickedHits(
   offset: number,
   limit: number,
 ): Hit[] | null {
-  const { keys } = mostClickedHitPage(stmts, { match: plan.narrowed, languages: null }, 0, offset + limit);
-  const passed = new Map(
-    (
-      stmts
-        .get(`SELECT k.date_key, k.id FROM posts k INDEXED BY posts_by_date_key ${BY_SORT_KEYS}
-          WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
-        .raw()
-        .all(JSON.stringify(keys), ...plan.filters.args) as Array<[number, number]>
-    ).map(([key, id]) => [key, id]),
-  );
-  if (passed.size !== keys.length) return null;
-  return keys.slice(offset).map((key) => [passed.get(key)!, key]);
+  const need = offset + limit;
+  const check = stmts
+    .get(`SELECT k.date_key, k.id FROM posts k INDEXED BY posts_by_date_key ${BY_SORT_KEYS}
+      WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
+    .raw();
+  for (let window = need; ; window = Math.min(2 * window, HIT_WALK_FACTOR * need)) {
+    const { keys } = mostClickedHitPage(stmts, { match: plan.narrowed, languages: null }, 0, window);
+    const passed = new Map(
+      check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>,
+    );
+    const kept = keys.filter((key) => passed.has(key));
+    if (kept.length >= need || keys.length < window) {
+      return kept.slice(offset, need).map((key) => [passed.get(key)!, key]);
+    }
+    if (window >= HIT_WALK_FACTOR * need) return null;
+  }
+}
+
+/**
+ * One page by mostClickedHits, or null when that plan cannot answer it (no words, filters
+ * rejecting most hits): exported for the tests that reach each plan.
+ */
+export function mostClickedHitsPage(
+  stmts: StatementCache,
+  plan: Plan,
+  offset: number,
+  limit: number,
+): Hit[] | null {
+  const { narrowed } = plan;
+  return narrowed === null ? null : mostClickedHits(stmts, { ...plan, narrowed }, offset, limit);
 }
 
 /**
@@ -348,8 +358,8 @@ function orderedHits(
     const newest = newestHits(stmts, plan, offset + limit);
     if (newest !== null) return newest.slice(offset);
   }
-  if (order === "clicks" && plan.narrowed !== null && keysHoldEveryPost(stmts, plan.keys)) {
-    const clicked = mostClickedHits(stmts, { ...plan, narrowed: plan.narrowed }, offset, limit);
+  if (order === "clicks") {
+    const clicked = mostClickedHitsPage(stmts, plan, offset, limit);
     if (clicked !== null) return clicked;
   }
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
@@ -510,8 +520,8 @@ function scored(
 /**
  * One page of the `relevancePool` newest matches ranked ([id, score], best first, ties by id
  * descending), in one statement as sqlite-search-queries.ts ranks words alone: the pool is the
- * hits of `plan.narrowed` from the pool-th newest up (FTS5's descending rowid walk finds
- * that key), scored as they are read, their posts checked by the filters and ranked by SQLite.
+ * `relevancePool` newest hits of `plan.narrowed` (FTS5's descending rowid walk, stopped by its
+ * LIMIT), scored as they are read, their posts checked by the filters and ranked by SQLite.
  * The filters pass every one of them when the index answered them all (`feed:`, `-feed:`, dates,
  * languages); when they reject some of a full pool, it is short of the newest matches and null
  * says so (the walk then finds them).
@@ -527,14 +537,11 @@ function rankedNewest(
   // A negative count: the `feed:` phrases weigh nothing (native/sampled_bm25.c), so the scores
   // are the words' own, as the walk scores them.
   const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => -1)];
-  const cut = stmts
-    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
-      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT 1 OFFSET ?`)
-    .pluck()
-    .get(plan.narrowed, plan.keys.low, plan.keys.high, bounds.relevancePool - 1) as number | undefined;
+  // The pool is the first `relevancePool` hits of FTS5's descending rowid walk, scored as they
+  // are read: one walk of the index, the LIMIT stopping it at the pool's end.
   const rows = stmts
     .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
-        WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}),
+        WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY t.rowid DESC LIMIT ?),
       pool AS MATERIALIZED (SELECT k.id, h.score FROM h CROSS JOIN posts k INDEXED BY posts_by_date_key
         ON k.date_key = h.key ${BY_SORT_KEYS} WHERE ${plan.filters.sql})
       SELECT c.hits, c.passed, r.id, r.score
@@ -545,15 +552,16 @@ function rankedNewest(
     .all(
       ...args,
       plan.narrowed,
-      cut ?? plan.keys.low,
+      plan.keys.low,
       plan.keys.high,
+      bounds.relevancePool,
       ...plan.filters.args,
       limit,
       offset,
     ) as Array<[number, number, number | null, number | null]>;
-  // Without a cut every hit is in the pool, so the filters' pick is exact whatever they reject.
+  // A pool short of full holds every hit, so the filters' pick is exact whatever they reject.
   const [hits, passed] = rows[0]!;
-  if (cut !== undefined && hits !== passed) return null;
+  if (hits >= bounds.relevancePool && hits !== passed) return null;
   return rows.flatMap(([, , id, score]) => (id === null ? [] : [[id, score!] as [number, number]]));
 }
 
