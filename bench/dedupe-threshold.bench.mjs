@@ -92,7 +92,9 @@ const different = measure(differentKinds);
 console.log(
   `# near-duplicate threshold: ${PAIRS} pairs per kind, minWords ${minWords}, ${signatureSize} minimums; the store uses t=${minSimilarity}`,
 );
-console.log("# share of pairs merged (a band shared and similarity >= t): copies found, different stories merged wrongly");
+console.log(
+  "# share of pairs merged (a band shared and similarity >= t): copies found, different stories merged wrongly",
+);
 const all = { ...copies, ...different };
 console.log(["t", ...Object.keys(all)].join(" | "));
 for (let k = 2; k <= 14; k++) {

@@ -54,9 +54,10 @@ test("two different posts under the same title do not merge", () => {
 
 test("short posts of a few words have no print, so they never merge on text", () => {
   assert.equal(textFingerprint("Status", "Back online after the outage."), null);
-  const words = story.split(" ");
+  const words = [...new Set(normalisedWords(story))];
   assert.equal(textFingerprint("t", words.slice(0, minWords - 1).join(" ")), null);
   assert.ok(textFingerprint("t", words.slice(0, minWords).join(" ")));
+  assert.equal(textFingerprint("t", "text ".repeat(80)), null, "many words, few of them distinct");
 });
 
 test("a print has one integer band key per band, the same for the same text", () => {

@@ -18,7 +18,7 @@ export const bandRows = 2;
 export const bandCount = signatureSize / bandRows;
 /** Estimated Jaccard similarity (equal minimums / 16) from which two posts are one story. */
 export const minSimilarity = 9 / 16;
-/** Excerpts shorter than this many words are never merged on their text (a few words say too little). */
+/** Excerpts of fewer distinct words than this are never merged on their text (a few words say too little). */
 export const minWords = 20;
 /** Words of the excerpt that count: the beginning, which a summary and the full text share. */
 const maxWords = 80;
@@ -86,11 +86,14 @@ const seeds = Array.from({ length: signatureSize }, (_, i) => mix(0x9e3779b9 + i
  */
 export function textFingerprint(title: string, excerpt: string): TextFingerprint | null {
   const body = normalisedWords(excerpt);
-  if (body.length < minWords) return null;
+  // Distinct words: a text repeating a few words ("text text text ...") says as little as a short one.
+  if (body.length < minWords || new Set(body).size < minWords) return null;
   const hashes = [...normalisedWords(title), ...body.slice(0, maxWords)].map(wordHash);
   const mins = new Uint32Array(signatureSize).fill(0xffffffff);
   for (let i = 0; i + shingleSize <= hashes.length; i++) {
-    const shingle = mix(hashes[i]! ^ Math.imul(hashes[i + 1]!, 0x9e3779b1) ^ Math.imul(hashes[i + 2]!, 0x85ebca77));
+    const shingle = mix(
+      hashes[i]! ^ Math.imul(hashes[i + 1]!, 0x9e3779b1) ^ Math.imul(hashes[i + 2]!, 0x85ebca77),
+    );
     for (let k = 0; k < signatureSize; k++) {
       const h = mix(shingle ^ seeds[k]!);
       if (h < mins[k]!) mins[k] = h;

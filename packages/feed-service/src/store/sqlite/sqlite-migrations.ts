@@ -17,6 +17,8 @@ import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { rollupTables } from "./sqlite-rollup-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
+import { mergeStoredCopies } from "./sqlite-story-migration.js";
+import { storySchema } from "./sqlite-story-schema.js";
 import { webSubSchema } from "./sqlite-websub-schema.js";
 
 export interface SqliteMigration {
@@ -266,6 +268,15 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       addPrefixIndex(db, progress);
       // feed:name sorted by clicks walks one feed's posts in that order (fts5-operators.ts).
       db.exec("CREATE INDEX IF NOT EXISTS posts_by_feed_clicks ON posts (feed_id, clicks, id)");
+    },
+  },
+  {
+    version: 18,
+    description:
+      "one story once across feeds: story keys (canonical link, text print), copies kept apart from posts, stored copies merged",
+    up: (db, progress) => {
+      db.exec(storySchema);
+      mergeStoredCopies(db, progress);
     },
   },
 ];
