@@ -5,6 +5,7 @@
  * workers refreshing one feed (a lease that expired under a slow worker) apply one after the other.
  */
 import type pg from "pg";
+import { type StoryKeys, storyKeys } from "../../dedupe/story-keys.js";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnSet } from "../feed-pause-sql.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
@@ -25,7 +26,6 @@ import {
   updateCopy,
 } from "./postgres-story-writer.js";
 import { postVectors } from "./postgres-text-search.js";
-import { type StoryKeys, storyKeys } from "../../dedupe/story-keys.js";
 
 interface ExistingPost extends StoredPostFields {
   id: number;

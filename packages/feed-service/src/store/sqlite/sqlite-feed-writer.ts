@@ -4,6 +4,7 @@
  * count and the per-language counts kept in step) in one transaction.
  */
 import type Database from "better-sqlite3";
+import { type StoryKeys, storyKeys } from "../../dedupe/story-keys.js";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnSet } from "../feed-pause-sql.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
@@ -17,7 +18,6 @@ import type {
   NewFeed,
 } from "../store.js";
 import { feedNameText, feedUrlText } from "../text-checks.js";
-import { type StoryKeys, storyKeys } from "../../dedupe/story-keys.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
