@@ -39,21 +39,24 @@ export interface TextFingerprint {
  * normalisedWords("Hello, WORLD! 東京"); // -> ["hello", "world", "東", "京"]
  */
 export function normalisedWords(text: string): string[] {
+  // Most feed text is ASCII: no normalisation form or script to consider (the Unicode path below
+  // costs several times more per post, and ingest runs this for every new one).
+  if (asciiOnly.test(text)) return text.toLowerCase().split(asciiSeparators).filter((w) => w !== "");
   const words: string[] = [];
-  for (const m of text
-    .normalize("NFKC")
-    .toLowerCase()
-    .matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+  const unspaced = unspacedScript.test(text);
+  for (const m of text.normalize("NFKC").toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
     const w = m[0];
-    if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(w)) {
-      for (const part of w.split(
-        /(?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/u,
-      ))
+    if (unspaced && unspacedScript.test(w)) {
+      for (const part of w.split(/(?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/u))
         words.push(part);
     } else words.push(w);
   }
   return words;
 }
+
+const asciiOnly = /^[\x00-\x7f]*$/;
+const asciiSeparators = /[^a-z0-9]+/;
+const unspacedScript = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /** FNV-1a over a word's UTF-16 code units (32 bits). */
 function wordHash(word: string): number {
