@@ -41,13 +41,22 @@ export interface TextFingerprint {
 export function normalisedWords(text: string): string[] {
   // Most feed text is ASCII: no normalisation form or script to consider (the Unicode path below
   // costs several times more per post, and ingest runs this for every new one).
-  if (asciiOnly.test(text)) return text.toLowerCase().split(asciiSeparators).filter((w) => w !== "");
+  if (asciiOnly.test(text))
+    return text
+      .toLowerCase()
+      .split(asciiSeparators)
+      .filter((w) => w !== "");
   const words: string[] = [];
   const unspaced = unspacedScript.test(text);
-  for (const m of text.normalize("NFKC").toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+  for (const m of text
+    .normalize("NFKC")
+    .toLowerCase()
+    .matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
     const w = m[0];
     if (unspaced && unspacedScript.test(w)) {
-      for (const part of w.split(/(?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/u))
+      for (const part of w.split(
+        /(?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/u,
+      ))
         words.push(part);
     } else words.push(w);
   }
