@@ -1,6 +1,7 @@
 // The local feed server of the ingest benchmark, run as a child process so that serving costs
 // the ingest process no event-loop time: generates the feeds, listens on 127.0.0.1 port 0 and
-// prints the port. GET /feed/<n>.xml serves feed n. A message `{ first }` from the parent replaces
+// prints the port (arguments: feeds, items, and every how many items one is a copy of another
+// feed's, 0 for none). GET /feed/<n>.xml serves feed n. A message `{ first }` from the parent replaces
 // every document by the feed's next one (items numbered from `first`: new entries, as a refresh
 // finds them) and is answered `{ ready: first }` once the new documents are served.
 import { createServer } from "node:http";
@@ -8,6 +9,8 @@ import { feedDocument } from "./feed-ingest-fixtures.mjs";
 
 const feeds = Number(process.argv[2] ?? 1000);
 const items = Number(process.argv[3] ?? 50);
+// Every n-th item a copy of another feed's (feed-ingest-fixtures.mjs); 0: none.
+const copyEvery = Number(process.argv[4] ?? 0);
 let docs = [];
 const server = createServer((req, res) => {
   const m = /^\/feed\/(\d+)\.xml$/.exec(req.url ?? "");
@@ -17,7 +20,7 @@ const server = createServer((req, res) => {
   res.end(doc);
 });
 const documents = (base, first) =>
-  Array.from({ length: feeds }, (_, i) => feedDocument(i, items, base, first));
+  Array.from({ length: feeds }, (_, i) => feedDocument(i, items, base, first, copyEvery));
 server.listen(0, "127.0.0.1", () => {
   const base = `http://127.0.0.1:${server.address().port}`;
   docs = documents(base, 0);

@@ -6,6 +6,8 @@
 //  2. the same 1,000 feeds as small documents: after a first pass has stored 20 entries of each,
 //     every feed's document is replaced by one of 20 new entries and a second pass refreshes them
 //     all (the timed one): many small writes instead of few large ones, against the same target;
+//     then the same with every 10th entry a copy of another feed's entry (its link with tracking
+//     parameters, the same text), which ingest keeps as a copy of one story, not as a new post;
 //  3. the parse stage alone on the same documents: our decode + parse + normalise (sanitising
 //     included) and feedsmith's parse alone, against Python feedparser (Debian python3-feedparser,
 //     which also sanitises and resolves URLs) in the same run; ratio = feedparser time / ours.
@@ -112,10 +114,12 @@ async function startPostgres() {
  * feed's first document, the server then serves documents of `items` new entries and the timed
  * pass refreshes every feed.
  */
-async function endToEnd(location, items, refresh) {
-  const server = fork(new URL("./feed-ingest-server.mjs", import.meta.url), [String(FEEDS), String(items)], {
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-  });
+async function endToEnd(location, items, refresh, copyEvery = 0) {
+  const server = fork(
+    new URL("./feed-ingest-server.mjs", import.meta.url),
+    [String(FEEDS), String(items), String(copyEvery)],
+    { stdio: ["ignore", "pipe", "inherit", "ipc"] },
+  );
   const port = await new Promise((resolve, reject) => {
     server.stdout.once("data", (d) => resolve(Number(String(d).trim())));
     server.once("exit", () => reject(new Error("feed server exited")));
@@ -154,7 +158,13 @@ async function endToEnd(location, items, refresh) {
     if (summary.postsInserted !== expected) {
       throw new Error(`the pass stored ${summary.postsInserted} new posts, not ${expected}`);
     }
-    return { posts: summary.postsInserted, seconds, cpuSeconds, mainBusy, mainCpu };
+    // Copies kept as copies of a story (both passes), so the row measures the merge it claims to.
+    // (A build from before one story once has no merges to count: the comparison run.)
+    const merged = store.storyMerges ? (await store.storyMerges(10_000_000)).length : 0;
+    if (store.storyMerges && copyEvery > 0 && merged < (2 * expected) / copyEvery / 2) {
+      throw new Error(`only ${merged} of about ${(2 * expected) / copyEvery} copies were merged`);
+    }
+    return { posts: summary.postsInserted, seconds, cpuSeconds, mainBusy, mainCpu, merged };
   } finally {
     await store.close();
     server.kill();
@@ -221,6 +231,8 @@ try {
   const location = async (name) => (postgres ? postgres.database() : join(dir, `${name}.db`));
   const large = values["refresh-only"] ? null : await endToEnd(await location("large"), ITEMS, false);
   const small = await endToEnd(await location("small"), SMALL_ITEMS, true);
+  // The same refresh where every 10th entry is a copy of another feed's (one story once merges it).
+  const copies = await endToEnd(await location("copies"), SMALL_ITEMS, true, 10);
   console.log(`\nend-to-end ingest from a local HTTP server into ${backend}`);
   const row = (name, e2e) => {
     const rate = e2e.posts / e2e.seconds;
@@ -235,6 +247,7 @@ try {
       (e2e.posts / e2e.cpuSeconds).toFixed(0),
       e2e.mainCpu.toFixed(2),
       `${(e2e.mainBusy * 100).toFixed(0)}%`,
+      e2e.merged,
     ];
   };
   table([
@@ -249,9 +262,11 @@ try {
       "posts per CPU s",
       "main thread CPU s",
       "main thread busy",
+      "copies merged (both passes)",
     ],
     ...(large ? [row(`${FEEDS} feeds x ${ITEMS} items, first fetch`, large)] : []),
     row(`${FEEDS} feeds x ${SMALL_ITEMS} new entries, refresh`, small),
+    row(`${FEEDS} feeds x ${SMALL_ITEMS} new entries, refresh, 10% copies`, copies),
   ]);
   const load = loadavg().map((l) => l.toFixed(2));
   console.log(`load average at the end: ${load.join(" ")} (2 cores, shared with other work)`);

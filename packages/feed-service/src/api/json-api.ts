@@ -126,7 +126,8 @@ export function createJsonApi(options: JsonApiOptions): JsonApi {
             next =
               paged && limit > 0 && records.length === limit ? nextPage(baseUrl, request.url, args) : null;
           }
-          const body = Buffer.from(encodeItems(operation!.columns, records, next), "utf8");
+          const alsoIn = postList ? await store.alsoIn(records.map((r) => Number(r.postId))) : undefined;
+          const body = Buffer.from(encodeItems(operation!.columns, records, next, alsoIn), "utf8");
           const etag = entityTag(body);
           if (key !== undefined && version !== undefined) {
             cache?.set(key, { version, contentType: jsonContentType, body, etag, operation: operationName });

@@ -6,6 +6,7 @@
 import type { CellValue } from "@feed-toolkit/soap";
 import { escapeJsonMarkup } from "../http/json-text.js";
 import type { FeedColumnSpec, OperationRecord } from "../operations/column-sets.js";
+import type { StoryFeedRef } from "../store/store.js";
 
 function jsonCell(column: FeedColumnSpec, value: CellValue | undefined): CellValue {
   if (value === undefined || value === null) return null;
@@ -21,10 +22,13 @@ export function encodeItems(
   columns: readonly FeedColumnSpec[],
   records: readonly OperationRecord[],
   next?: string | null,
+  alsoIn?: ReadonlyMap<number, readonly StoryFeedRef[]>,
 ): string {
   const items = records.map((record) => {
-    const item: Record<string, CellValue> = {};
+    const item: Record<string, CellValue | readonly StoryFeedRef[]> = {};
     for (const column of columns) item[column.name] = jsonCell(column, record[column.name]);
+    // Post lists: the other feeds that carry the story, added after the spec's columns.
+    if (alsoIn !== undefined) item.alsoIn = alsoIn.get(Number(record.postId)) ?? [];
     return item;
   });
   return escapeJsonMarkup(JSON.stringify(next === undefined ? { items } : { items, next }));

@@ -121,6 +121,22 @@ const summaries: Record<string, string> = {
   getAggregateLanguageData: "Feeds, posts, clicks and last post per language",
 };
 
+/** The post lists' last field: the other feeds that carry the same story (one story once). */
+function withAlsoIn(schema: JsonSchema): JsonSchema {
+  const alsoIn: JsonSchema = {
+    type: "array",
+    description:
+      "The other feeds that carry this story, in the order they first carried it; empty for most posts.",
+    items: {
+      type: "object",
+      properties: { feedId: { type: "integer" }, feedName: { type: "string" } },
+      required: ["feedId", "feedName"],
+    },
+  };
+  const properties = { ...(schema.properties as Record<string, JsonSchema>), alsoIn };
+  return { ...schema, properties, required: [...(schema.required as string[]), "alsoIn"] };
+}
+
 export interface RouteSchemaInput {
   readonly path: string;
   readonly operation: FeedOperation;
@@ -152,7 +168,10 @@ export function routeSchema({
   const answer: JsonSchema = {
     type: "object",
     properties: {
-      items: { type: "array", items: columnSetSchema(operation.columns) },
+      items: {
+        type: "array",
+        items: postList ? withAlsoIn(columnSetSchema(operation.columns)) : columnSetSchema(operation.columns),
+      },
       ...(postList
         ? { next: { type: ["string", "null"], format: "uri", description: "The next page, or null." } }
         : {}),

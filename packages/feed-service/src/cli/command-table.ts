@@ -44,6 +44,11 @@ export const commandTable: readonly CommandEntry[] = [
     load: async () => (await import("./opml-command.js")).opmlCommand,
   },
   {
+    name: "posts",
+    summary: "review and undo the copies merged into one story",
+    load: async () => (await import("./posts-command.js")).postsCommand,
+  },
+  {
     name: "categories",
     summary: "list, add, rename and remove categories",
     load: async () => (await import("./categories-command.js")).categoriesCommand,

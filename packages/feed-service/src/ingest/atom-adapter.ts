@@ -67,6 +67,7 @@ function adaptEntry(entry: AtomFeed.Entry<string>, feedLang: string | null): Par
       entry.dc?.languages?.[0] ??
       feedLang,
     base: entry.xml?.base ?? null,
+    canonicalLink: relLinks(entry.links, "canonical")[0] ?? null,
   };
 }
 

@@ -68,6 +68,7 @@ export function normaliseEntry(
   return {
     identity: entryIdentity({ guid: guid || null, link, title: rawTitle, content }),
     link,
+    canonicalLink: httpUrl(entry.canonicalLink ?? null, base),
     title,
     excerpt,
     content,

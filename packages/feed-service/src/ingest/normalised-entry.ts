@@ -4,6 +4,8 @@ export interface NormalisedEntry {
   identity: string;
   /** Absolute http(s) URL of the entry, or null when it has none. */
   link: string | null;
+  /** Absolute http(s) URL the entry declares canonical (rel="canonical"), or null. */
+  canonicalLink?: string | null;
   /** Plain text, decoded once. */
   title: string;
   /** Plain text, at most 500 characters. */

@@ -21,6 +21,8 @@ export interface ParsedEntry {
   language: string | null;
   /** xml:base in effect on the entry, if the document said one. */
   base: string | null;
+  /** The link the entry declares canonical (atom:link rel="canonical"), as written. */
+  canonicalLink?: string | null;
 }
 
 export interface ParsedFeed {

@@ -48,6 +48,7 @@ function adaptItem(item: AnyItem, feedLang: string | null): ParsedEntry {
     updated: firstNonEmpty(rss.dcterms?.modified?.[0], rss.atom?.updated),
     language: firstNonEmpty(rss.dc?.languages?.[0], rss.xml?.lang) ?? feedLang,
     base: rss.xml?.base ?? null,
+    canonicalLink: relLinks(rss.atom?.links, "canonical")[0] ?? null,
   };
 }
 

@@ -100,6 +100,8 @@ export async function storeDocument(
       updatedAt: entry.updatedAt,
       seenAt: write.now,
       languageId: languageIds.get(entry.language)!,
+      // Only a link of the entry's own names its story (the fallbacks above are the site's).
+      storyLink: entry.canonicalLink ?? entry.link,
     });
   }
   const feedTag = declaredTag(doc.metadata.language);

@@ -7,7 +7,7 @@
  */
 import type { Arguments } from "@feed-toolkit/soap";
 import { matchesNothing, type SearchQuery } from "../search/search-query.js";
-import type { FeedFailureRecord, Store } from "../store/store.js";
+import type { FeedFailureRecord, Store, StoryFeedRef } from "../store/store.js";
 import { readLanguageIds, readSearchTerms } from "./argument-readers.js";
 import { resolveSearchFilters } from "./search-filters.js";
 
@@ -31,6 +31,8 @@ export interface PageReads {
   countSearchMatches(args: Arguments, bound?: number): Promise<SearchMatchCount>;
   /** The feeds whose last refresh failed, by feed id. */
   failingFeeds(): Promise<ReadonlyMap<number, FeedFailureRecord>>;
+  /** The other feeds that carry each of these posts' stories (one story once), by post id. */
+  alsoIn(postIds: readonly number[]): Promise<ReadonlyMap<number, readonly StoryFeedRef[]>>;
 }
 
 export function createPageReads(store: Store, parseSearch: (terms: string) => SearchQuery): PageReads {
@@ -46,6 +48,9 @@ export function createPageReads(store: Store, parseSearch: (terms: string) => Se
     },
     async failingFeeds() {
       return new Map((await store.failingFeeds()).map((f) => [f.feedId, f]));
+    },
+    alsoIn(postIds) {
+      return store.alsoIn(postIds);
     },
   };
 }

@@ -78,6 +78,32 @@ export const copiedTables: readonly CopiedTable[] = [
     sequence: true,
   },
   { name: "clicks", key: "id", columns: ["id", "post_id", "clicked_at", "client_hash"], sequence: true },
+  // One story once: the copies other feeds carry, and each story's link key and text print. The
+  // print's band rows are not copied (no single-column key to page by): on the new database a
+  // copy still meets its story by link, by text only the stories stored after the copy.
+  {
+    name: "story_copies",
+    key: "id",
+    columns: [
+      "id",
+      "feed_id",
+      "post_id",
+      "guid",
+      "link",
+      "title",
+      "excerpt",
+      "content",
+      "published_at",
+      "updated_at",
+      "seen_at",
+      "language_id",
+      "story_date",
+      "merged_by",
+      "merged_at",
+    ],
+    sequence: true,
+  },
+  { name: "story_keys", key: "post_id", columns: ["post_id", "link_key", "print"], sequence: false },
   { name: "settings", key: "name", columns: ["name", "value"], sequence: false },
   {
     // Copied whole, secrets and callbacks included: the service keeps its public URL, so its

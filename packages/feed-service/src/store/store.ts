@@ -132,6 +132,32 @@ export interface IncomingPost {
   /** First-seen time; postDate = published, else updated, else this. */
   seenAt: number;
   languageId: number;
+  /**
+   * The link that names the story across feeds (rel="canonical", else the entry's own link), as
+   * ingest found it; absent or null when the entry had no link of its own (a placeholder such as
+   * the site's home page never merges posts).
+   */
+  storyLink?: string | null;
+}
+
+/** A feed that carries a story as a copy (see src/dedupe/). */
+export interface StoryFeedRef {
+  feedId: number;
+  feedName: string;
+}
+
+/** One merge of a copy into a story, for `posts duplicates`. */
+export interface StoryMergeRecord {
+  storyId: number;
+  storyFeedId: number;
+  storyTitle: string;
+  copyFeedId: number;
+  copyGuid: string;
+  copyLink: string;
+  copyTitle: string;
+  /** What the copy was recognised by: the canonical link, or the text's fingerprint. */
+  mergedBy: "link" | "text";
+  mergedAt: number;
 }
 
 /** What one feed refresh writes, applied in one transaction. */
@@ -296,6 +322,19 @@ export interface Store {
   readonly websub: WebSubStore;
   /** Administrators, sessions, suggestions and every audited admin change (see admin-store.ts). */
   readonly admin: AdminStore;
+
+  /**
+   * The other feeds that carry each of the given stories as a copy ("also in"), by post id: one
+   * index look-up per post of a page. Posts without copies are left out of the map.
+   */
+  alsoIn(postIds: readonly number[]): Promise<Map<number, StoryFeedRef[]>>;
+  /** Every merge of a copy into a story, newest first (`posts duplicates`). */
+  storyMerges(limit: number): Promise<StoryMergeRecord[]>;
+  /**
+   * Splits a story again: each of its copies becomes a post of its own feed. False when the
+   * story has no copies (or no such post).
+   */
+  splitStory(postId: number): Promise<boolean>;
 
   /** Adds a click row directly (demo data and tests only; bypasses deduplication). */
   insertClick(postId: number, clientHash: string, at: number): Promise<void>;

@@ -1,10 +1,15 @@
 /**
  * A list of posts as every page shows it: the title links through `/click/<postId>` (so the
- * click is counted, spec §5.3), then feed, category, age, language and clicks, then the excerpt.
+ * click is counted, spec §5.3), then feed, category, age, language, clicks and the other feeds that
+ * carry the same story ("also in"), then the excerpt.
  * Title and excerpt are text (escaped by `html`), or highlighted text on the search page.
  */
+
+import type { OperationRecord } from "../operations/column-sets.js";
+import type { StoryFeedRef } from "../store/store.js";
 import { plural, timeElement } from "./display-format.js";
 import { type Html, type HtmlValue, html } from "./html.js";
+import type { PageContext } from "./page-context.js";
 import type { LanguageView, PostView } from "./record-views.js";
 
 export interface PostListOptions {
@@ -16,6 +21,21 @@ export interface PostListOptions {
   readonly mark?: (text: string) => Html;
   /** The text shown when there are no posts. */
   readonly emptyText?: string;
+  /** The other feeds that carry each post's story (one story once), by post id. */
+  readonly alsoIn?: ReadonlyMap<number, readonly StoryFeedRef[]>;
+}
+
+/**
+ * The "also in" feeds of a page's post records, for `PostListOptions.alsoIn`.
+ *
+ * @example
+ * const alsoIn = await alsoInOf(context, records);
+ */
+export function alsoInOf(
+  context: PageContext,
+  records: readonly OperationRecord[],
+): Promise<ReadonlyMap<number, readonly StoryFeedRef[]>> {
+  return context.runner.pageReads.alsoIn(records.map((r) => Number(r.postId)));
 }
 
 const untitled = "(untitled)";
@@ -37,9 +57,14 @@ function postItem(p: PostView, o: PostListOptions): Html {
     p.periodClicks !== undefined
       ? html` · <strong>${plural(p.periodClicks, "click")}</strong> in this period`
       : "";
+  const others = o.alsoIn?.get(p.postId) ?? [];
+  const alsoIn =
+    others.length === 0
+      ? ""
+      : html` · also in ${others.map((f, i) => html`${i > 0 ? ", " : ""}<a href="/feeds/${f.feedId}">${f.feedName}</a>`)}`;
   return html`<li class="post" id="post-${p.postId}">
 ${heading}
-<p class="meta"><a href="/feeds/${p.feedId}">${p.feedName}</a>${category} · ${timeElement(p.postDate, o.now)}${language ? html` · <abbr title="${language.languageName}">${language.languageCode}</abbr>` : ""} · ${plural(p.clicks, "click")}${period}</p>
+<p class="meta"><a href="/feeds/${p.feedId}">${p.feedName}</a>${category} · ${timeElement(p.postDate, o.now)}${language ? html` · <abbr title="${language.languageName}">${language.languageCode}</abbr>` : ""} · ${plural(p.clicks, "click")}${period}${alsoIn}</p>
 ${p.postExcerpt !== "" && html`<p class="excerpt"${langAttr}>${o.mark ? o.mark(p.postExcerpt) : p.postExcerpt}</p>`}
 </li>`;
 }

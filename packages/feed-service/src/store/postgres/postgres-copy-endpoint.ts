@@ -165,7 +165,7 @@ export class PostgresEndpoint implements CopyEndpoint {
   async clear(): Promise<void> {
     const empty = async (sql: Sql) => {
       await sql.query(
-        "TRUNCATE feed_pauses, sign_in_failures, suggestions, audit_log, admin_sessions, admin_users, websub_subscriptions, clicks, clicked_posts, searches, smart_categories, posts, feeds, categories, settings RESTART IDENTITY",
+        "TRUNCATE feed_pauses, sign_in_failures, suggestions, audit_log, admin_sessions, admin_users, websub_subscriptions, clicks, clicked_posts, story_copies, story_bands, story_keys, searches, smart_categories, posts, feeds, categories, settings RESTART IDENTITY",
       );
       await sql.query("DELETE FROM languages WHERE id > 2");
     };

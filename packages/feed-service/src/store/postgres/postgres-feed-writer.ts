@@ -5,6 +5,7 @@
  * workers refreshing one feed (a lease that expired under a slow worker) apply one after the other.
  */
 import type pg from "pg";
+import { type StoryKeys, storyKeys } from "../../dedupe/story-keys.js";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnSet } from "../feed-pause-sql.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
@@ -14,11 +15,22 @@ import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFe
 import { feedNameText, feedUrlText } from "../text-checks.js";
 import { feedById } from "./postgres-catalog-queries.js";
 import { changes, inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
+import {
+  findStories,
+  insertCopies,
+  RECOUNT_FEED,
+  registerStories,
+  rekeyStory,
+  type StoryMatch,
+  storedCopies,
+  updateCopy,
+} from "./postgres-story-writer.js";
 import { postVectors } from "./postgres-text-search.js";
 
 interface ExistingPost extends StoredPostFields {
   id: number;
   seen_at: number;
+  post_date: number;
 }
 
 async function requireFeed(sql: Sql, feedId: number): Promise<FeedAdminRecord> {
@@ -88,11 +100,78 @@ export async function addFeed(pool: pg.Pool, feed: NewFeed): Promise<FeedAdminRe
 }
 
 export async function removeFeed(pool: pg.Pool, feedId: number): Promise<boolean> {
-  return (await changes(pool, "DELETE FROM feeds WHERE id = $1", [feedId])) > 0;
+  return inTransaction(pool, async (sql) => {
+    // The stories other feeds carry as copies stay theirs: split before the cascade removes them.
+    const carried = await rows<{ id: number }>(
+      sql,
+      `SELECT DISTINCT c.post_id AS id FROM posts p JOIN story_copies c ON c.post_id = p.id
+        WHERE p.feed_id = $1 AND c.feed_id <> p.feed_id`,
+      [feedId],
+    );
+    for (const { id } of carried) await splitStoryRows(sql, id);
+    return (await changes(sql, "DELETE FROM feeds WHERE id = $1", [feedId])) > 0;
+  });
+}
+
+/**
+ * Splits a story again (posts duplicates --undo): each copy becomes a post of its own feed with the
+ * fields it came with, and the feeds are counted again.
+ */
+export async function splitStory(pool: pg.Pool, postId: number): Promise<boolean> {
+  return inTransaction(pool, (sql) => splitStoryRows(sql, postId));
+}
+
+async function splitStoryRows(sql: Sql, postId: number): Promise<boolean> {
+  const copies = await rows<{
+    id: number;
+    feed_id: number;
+    guid: string;
+    link: string;
+    title: string;
+    excerpt: string;
+    content: string;
+    published_at: number | null;
+    updated_at: number | null;
+    seen_at: number;
+    language_id: number;
+  }>(
+    sql,
+    `DELETE FROM story_copies WHERE post_id = $1 RETURNING id, feed_id, guid, link, title, excerpt, content,
+      published_at, updated_at, seen_at, language_id`,
+    [postId],
+  );
+  if (copies.length === 0) return false;
+  copies.sort((a, b) => a.id - b.id);
+  const feeds = new Set<number>();
+  for (const c of copies) {
+    const [held] = await rows(sql, "SELECT 1 FROM posts WHERE feed_id = $1 AND guid = $2", [
+      c.feed_id,
+      c.guid,
+    ]);
+    if (held) continue;
+    const feed = await requireFeed(sql, c.feed_id);
+    const post: IncomingPost = {
+      guid: c.guid,
+      link: c.link,
+      title: c.title,
+      excerpt: c.excerpt,
+      content: c.content,
+      publishedAt: c.published_at === null ? null : Number(c.published_at),
+      updatedAt: c.updated_at === null ? null : Number(c.updated_at),
+      seenAt: Number(c.seen_at),
+      languageId: c.language_id,
+    };
+    await insertPosts(sql, { id: feed.feedId, name: feed.feedName, categoryId: feed.categoryId }, [post]);
+    // No link key: the split post must not catch the story's later copies by link again.
+    await registerStories(sql, c.feed_id, [{ guid: c.guid, keys: { ...storyKeys(post), linkKey: null } }]);
+    feeds.add(c.feed_id);
+  }
+  for (const feedId of feeds) await sql.query(RECOUNT_FEED, [feedId]);
+  return true;
 }
 
 const existingColumns =
-  "id, guid, link, title, excerpt, content, published_at, updated_at, seen_at, language_id";
+  "id, guid, link, title, excerpt, content, published_at, updated_at, seen_at, post_date, language_id";
 
 /** Rows per statement when a refresh's posts are looked up and inserted as arrays. */
 const batchRows = 1000;
@@ -119,9 +198,22 @@ async function upsertPosts(
     );
     for (const row of found) stored.set(row.guid, row);
   }
+  const copies = await storedCopies(
+    sql,
+    feed.id,
+    guids.filter((g) => !stored.has(g)),
+  );
   const result = { inserted: 0, updated: 0, rewritten: 0 };
   const fresh = new Map<string, IncomingPost>();
   for (const post of posts) {
+    const copy = copies.get(post.guid);
+    if (copy !== undefined) {
+      if (postUnchanged(copy, post)) continue;
+      await updateCopy(sql, copy.id, post);
+      copies.set(post.guid, { ...copy, ...storedFields(post) });
+      result.updated++;
+      continue;
+    }
     const old = stored.get(post.guid);
     if (old !== undefined) {
       if (postUnchanged(old, post)) continue;
@@ -141,9 +233,43 @@ async function upsertPosts(
       result.updated++;
     }
   }
-  const inserts = [...fresh.values()];
+  const inserts: IncomingPost[] = [];
+  const keyed: Array<{ guid: string; keys: StoryKeys }> = [];
+  const copied: Array<{ post: IncomingPost; story: StoryMatch }> = [];
+  const candidates = [...fresh.values()];
+  for (let i = 0; i < candidates.length; i += batchRows) {
+    const chunk = candidates.slice(i, i + batchRows);
+    const found = await findStories(sql, feed.id, chunk);
+    chunk.forEach((post, j) => {
+      const { keys, story } = found[j]!;
+      if (story === undefined) {
+        inserts.push(post);
+        keyed.push({ guid: post.guid, keys });
+      } else copied.push({ post, story });
+    });
+  }
+  await insertCopies(sql, feed.id, copied);
+  for (const { post, story } of copied) {
+    if (story.feedId !== feed.id) {
+      // Listed in this feed too, at the story's date: counted again below.
+      result.rewritten++;
+      continue;
+    }
+    // The same text under a new guid in the story's own feed: a new permalink or title for it.
+    result.inserted--;
+    const [first] = await rows<ExistingPost>(sql, `SELECT ${existingColumns} FROM posts WHERE id = $1`, [
+      story.postId,
+    ]);
+    const moved = { ...post, publishedAt: first!.published_at, updatedAt: first!.updated_at };
+    if (!postUnchanged(first!, moved)) {
+      await updatePost(sql, feed, first!, moved);
+      result.updated++;
+      result.rewritten++;
+    }
+  }
   for (let i = 0; i < inserts.length; i += batchRows) {
     await insertPosts(sql, feed, inserts.slice(i, i + batchRows));
+    await registerStories(sql, feed.id, keyed.slice(i, i + batchRows));
   }
   return result;
 }
@@ -211,7 +337,9 @@ async function updatePost(
   old: ExistingPost,
   post: IncomingPost,
 ): Promise<void> {
-  // seen_at is the first-seen time: an update keeps it.
+  // seen_at is the first-seen time: an update keeps it. The entry's own new date is its date (the
+  // store contract); a repost under a new guid is a copy instead, which moves nothing.
+  const date = postDate(post, old.seen_at);
   const vectors = vectorsOf(post, feed.name);
   await sql.query(
     `UPDATE posts SET link = $1, title = $2, excerpt = $3, content = $4, published_at = $5, updated_at = $6,
@@ -223,13 +351,14 @@ async function updatePost(
       post.content,
       post.publishedAt,
       post.updatedAt,
-      postDate(post, old.seen_at),
+      date,
       post.languageId,
       vectors.words,
       vectors.pairs,
       old.id,
     ],
   );
+  await rekeyStory(sql, old.id, post, date);
 }
 
 async function saveFeedColumns(
@@ -270,13 +399,10 @@ export async function applyFeedUpdate(
       { id: feedId, name, categoryId: feed.categoryId },
       update.posts,
     );
-    // Inserts counted themselves (insertPosts); a rewritten post may have moved its date back.
+    // Inserts counted themselves (insertPosts); a rewritten post may have moved its date back, and
+    // copies of other feeds' stories count in this feed too.
     if (rewritten > 0) {
-      await sql.query(
-        `UPDATE feeds SET (post_count, last_post_date) =
-          (SELECT count(*), max(post_date) FROM posts WHERE feed_id = $1) WHERE id = $1`,
-        [feedId],
-      );
+      await sql.query(RECOUNT_FEED, [feedId]);
     }
     return result;
   });

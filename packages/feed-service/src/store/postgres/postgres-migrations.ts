@@ -22,6 +22,8 @@ import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { operatorIndexSchema } from "./postgres-search-operators.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
+import { mergeStoredCopies } from "./postgres-story-migration.js";
+import { storySchema } from "./postgres-story-schema.js";
 import { searchVector } from "./postgres-text-search.js";
 import { createWebSubTable } from "./postgres-websub-schema.js";
 
@@ -271,6 +273,15 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "search operators: a GIN index of each post's words and facets without the word pairs, for prefixes",
     up: async (sql) => {
       await sql.query(operatorIndexSchema);
+    },
+  },
+  {
+    version: 17,
+    description:
+      "one story once across feeds: story keys (canonical link, text print), copies kept apart from posts, stored copies merged",
+    up: async (sql, progress) => {
+      await sql.query(storySchema);
+      await mergeStoredCopies(sql, progress);
     },
   },
 ];

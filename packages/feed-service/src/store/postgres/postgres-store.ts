@@ -27,6 +27,8 @@ import type {
   SearchSort,
   SmartCategoryRecord,
   Store,
+  StoryFeedRef,
+  StoryMergeRecord,
 } from "../store.js";
 import * as activity from "./postgres-activity-writer.js";
 import { PostgresAdminStore } from "./postgres-admin-store.js";
@@ -43,6 +45,7 @@ import { countSearchMatches } from "./postgres-search-count.js";
 import { countWithOperators, searchWithOperators } from "./postgres-search-operators.js";
 import { readSearchPlanning } from "./postgres-search-plan.js";
 import { searchPosts } from "./postgres-search-queries.js";
+import * as stories from "./postgres-story-reads.js";
 import { warmPostgres } from "./postgres-warm.js";
 import { PostgresWebSubStore } from "./postgres-websub-store.js";
 
@@ -119,7 +122,7 @@ export class PostgresStore implements Store {
     return this.#read.read(page.offset > DEEP_OFFSET, (sql) => posts.postsByCategory(sql, page));
   }
   postsByFeed(page: Omit<PostPage, "languageIds"> & { feedId: number }): Promise<PostRecord[]> {
-    return this.#read.read(page.offset > DEEP_OFFSET, (sql) => posts.postsByFeed(sql, page));
+    return this.#read.read(page.offset > DEEP_OFFSET, (sql) => stories.postsByFeedWithCopies(sql, page));
   }
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
@@ -269,9 +272,22 @@ export class PostgresStore implements Store {
     if (keys.guids.length === 0 && keys.links.length === 0) return [];
     return rows(
       this.#pool,
-      "SELECT guid, link FROM posts WHERE feed_id = $1 AND (guid = ANY($2::text[]) OR link = ANY($3::text[]))",
+      // The stories the feed carries as copies of another feed's post are among its entries too.
+      `SELECT guid, link FROM posts WHERE feed_id = $1 AND (guid = ANY($2::text[]) OR link = ANY($3::text[]))
+        UNION ALL SELECT guid, link FROM story_copies
+        WHERE feed_id = $1 AND (guid = ANY($2::text[]) OR link = ANY($3::text[]))`,
       [feedId, keys.guids, keys.links],
     );
+  }
+
+  alsoIn(postIds: readonly number[]): Promise<Map<number, StoryFeedRef[]>> {
+    return stories.alsoIn(this.#pool, postIds);
+  }
+  storyMerges(limit: number): Promise<StoryMergeRecord[]> {
+    return stories.storyMerges(this.#pool, limit);
+  }
+  splitStory(postId: number): Promise<boolean> {
+    return feedWriter.splitStory(this.#pool, postId);
   }
 
   async ping(): Promise<boolean> {

@@ -4,6 +4,7 @@
  * count and the per-language counts kept in step) in one transaction.
  */
 import type Database from "better-sqlite3";
+import { type StoryKeys, storyKeys } from "../../dedupe/story-keys.js";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnSet } from "../feed-pause-sql.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
@@ -22,10 +23,19 @@ import { feedById } from "./sqlite-catalog-queries.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
 import { assignDateKey, dateKeyFor } from "./sqlite-date-keys.js";
 import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
+import {
+  findStory,
+  insertCopy,
+  registerStory,
+  rekeyStory,
+  storedCopy,
+  updateCopy,
+} from "./sqlite-story-writer.js";
 
 interface ExistingPost extends StoredPostFields {
   id: number;
   seen_at: number;
+  post_date: number;
   clicks: number;
   date_key: number;
 }
@@ -106,6 +116,12 @@ export function addFeed(db: Database.Database, stmts: StatementCache, feed: NewF
 
 export function removeFeed(db: Database.Database, stmts: StatementCache, feedId: number): boolean {
   return db.transaction(() => {
+    // The stories other feeds carry as copies stay theirs: split before the cascade removes them.
+    const carried = stmts
+      .get(`SELECT DISTINCT c.post_id AS id FROM posts p JOIN story_copies c ON c.post_id = p.id
+        WHERE p.feed_id = ? AND c.feed_id <> p.feed_id`)
+      .all(feedId) as Array<{ id: number }>;
+    for (const { id } of carried) splitStoryRows(stmts, id);
     // The index is contentless: its rows go explicitly, before the cascade removes the posts.
     stmts
       .get("DELETE FROM posts_fts WHERE rowid IN (SELECT date_key FROM posts WHERE feed_id = ?)")
@@ -115,45 +131,153 @@ export function removeFeed(db: Database.Database, stmts: StatementCache, feedId:
   })();
 }
 
+type Outcome = "inserted" | "updated" | "unchanged" | { copiedAt: number };
+
 function upsertPost(
   stmts: StatementCache,
   feed: { id: number; name: string; categoryId: number | null },
   post: IncomingPost,
   languageCounts: LanguageCountChanges,
-): "inserted" | "updated" | "unchanged" {
+): Outcome {
   checkPost(post);
   const old = stmts
-    .get(`SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, language_id, clicks,
-      date_key FROM posts WHERE feed_id = ? AND guid = ?`)
+    .get(`SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, post_date, language_id,
+      clicks, date_key FROM posts WHERE feed_id = ? AND guid = ?`)
     .get(feed.id, post.guid) as ExistingPost | undefined;
-  if (!old) {
-    const date = postDate(post, post.seenAt);
-    // The key before the insert, which writes it: the new post's id is the highest.
-    const key = dateKeyFor(stmts, null, date);
-    stmts
-      .get(`INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-          post_date, language_id, category_id, date_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(
-        feed.id,
-        post.guid,
-        post.link,
-        post.title,
-        post.excerpt,
-        post.content,
-        post.publishedAt,
-        post.updatedAt,
-        post.seenAt,
-        date,
-        post.languageId,
-        feed.categoryId,
-        key,
-      );
-    indexPost(stmts, key, post, feed.name);
-    languageCounts.add(post.languageId, 1);
-    return "inserted";
+  if (old) return updatePost(stmts, feed, old, post, languageCounts);
+  const copy = storedCopy(stmts, feed.id, post.guid);
+  if (copy) {
+    if (postUnchanged(copy, post)) return "unchanged";
+    updateCopy(stmts, copy.id, post);
+    return "updated";
   }
+  const date = postDate(post, post.seenAt);
+  const keys = storyKeys(post);
+  const story = findStory(stmts, feed.id, keys, date);
+  if (story) {
+    insertCopy(stmts, feed.id, post, story, post.seenAt);
+    if (story.feedId !== feed.id) return { copiedAt: story.postDate };
+    // The same text under a new guid in the story's own feed: a new permalink or title for it.
+    const first = stmts
+      .get(`SELECT id, link, title, excerpt, content, published_at, updated_at, seen_at, post_date, language_id,
+        clicks, date_key FROM posts WHERE id = ?`)
+      .get(story.postId) as ExistingPost;
+    const moved = { ...post, publishedAt: first.published_at, updatedAt: first.updated_at };
+    return updatePost(stmts, feed, first, moved, languageCounts) === "unchanged" ? "unchanged" : "updated";
+  }
+  insertPost(stmts, feed, post, date, keys, languageCounts);
+  return "inserted";
+}
+
+/** Writes a new post, its index row and its story keys. */
+function insertPost(
+  stmts: StatementCache,
+  feed: { id: number; name: string; categoryId: number | null },
+  post: IncomingPost,
+  date: number,
+  keys: StoryKeys,
+  languageCounts: LanguageCountChanges,
+): void {
+  // The key before the insert, which writes it: the new post's id is the highest.
+  const key = dateKeyFor(stmts, null, date);
+  const { lastInsertRowid } = stmts
+    .get(`INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
+        post_date, language_id, category_id, date_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .run(
+      feed.id,
+      post.guid,
+      post.link,
+      post.title,
+      post.excerpt,
+      post.content,
+      post.publishedAt,
+      post.updatedAt,
+      post.seenAt,
+      date,
+      post.languageId,
+      feed.categoryId,
+      key,
+    );
+  indexPost(stmts, key, post, feed.name);
+  registerStory(stmts, Number(lastInsertRowid), keys, date);
+  languageCounts.add(post.languageId, 1);
+}
+
+/** Counts a feed's posts and newest date again: its own posts and the stories it carries as copies. */
+function recountFeed(stmts: StatementCache, feedId: number): void {
+  stmts
+    .get(`UPDATE feeds SET (post_count, last_post_date) = (SELECT count(*), max(post_date) FROM (
+        SELECT post_date FROM posts WHERE feed_id = ?
+        UNION ALL SELECT c.story_date FROM story_copies c JOIN posts p ON p.id = c.post_id
+          WHERE c.feed_id = ? AND p.feed_id <> c.feed_id)) WHERE id = ?`)
+    .run(feedId, feedId, feedId);
+}
+
+/**
+ * Splits a story again (posts duplicates --undo): each copy becomes a post of its own feed, with
+ * the fields it came with, and the feeds are counted again. Inside the caller's transaction.
+ */
+function splitStoryRows(stmts: StatementCache, postId: number): boolean {
+  const copies = stmts
+    .get(`SELECT id, feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at, language_id
+      FROM story_copies WHERE post_id = ? ORDER BY id`)
+    .all(postId) as Array<{
+    id: number;
+    feed_id: number;
+    guid: string;
+    link: string;
+    title: string;
+    excerpt: string;
+    content: string;
+    published_at: number | null;
+    updated_at: number | null;
+    seen_at: number;
+    language_id: number;
+  }>;
+  if (copies.length === 0) return false;
+  const languageCounts = new LanguageCountChanges();
+  const feeds = new Set<number>();
+  for (const c of copies) {
+    stmts.get("DELETE FROM story_copies WHERE id = ?").run(c.id);
+    const feed = requireFeed(stmts, c.feed_id);
+    const post: IncomingPost = {
+      guid: c.guid,
+      link: c.link,
+      title: c.title,
+      excerpt: c.excerpt,
+      content: c.content,
+      publishedAt: c.published_at,
+      updatedAt: c.updated_at,
+      seenAt: c.seen_at,
+      languageId: c.language_id,
+    };
+    // A guid the feed holds as a post already (a copy of its own story): nothing to add.
+    if (stmts.get("SELECT 1 FROM posts WHERE feed_id = ? AND guid = ?").get(c.feed_id, c.guid)) continue;
+    // No link key: the split post must not catch the story's later copies by link again.
+    const keys = { ...storyKeys(post), linkKey: null };
+    const target = { id: feed.feedId, name: feed.feedName, categoryId: feed.categoryId };
+    insertPost(stmts, target, post, postDate(post, post.seenAt), keys, languageCounts);
+    feeds.add(c.feed_id);
+  }
+  languageCounts.write(stmts);
+  for (const feedId of feeds) recountFeed(stmts, feedId);
+  return true;
+}
+
+export function splitStory(db: Database.Database, stmts: StatementCache, postId: number): boolean {
+  return db.transaction(() => splitStoryRows(stmts, postId)).immediate();
+}
+
+function updatePost(
+  stmts: StatementCache,
+  feed: { id: number; name: string },
+  old: ExistingPost,
+  post: IncomingPost,
+  languageCounts: LanguageCountChanges,
+): "updated" | "unchanged" {
   if (postUnchanged(old, post)) return "unchanged";
-  // seen_at is the first-seen time: an update keeps it.
+  // seen_at is the first-seen time: an update keeps it. The entry's own new date is its date (the
+  // store contract); a repost under a new guid is a copy instead, which moves nothing.
   const date = postDate(post, old.seen_at);
   stmts
     .get(`UPDATE posts SET link = ?, title = ?, excerpt = ?, content = ?, published_at = ?, updated_at = ?,
@@ -171,6 +295,7 @@ function upsertPost(
     );
   unindexPost(stmts, old.id, old.date_key);
   indexPost(stmts, assignDateKey(stmts, old.id, date), post, feed.name);
+  rekeyStory(stmts, old.id, storyKeys(post), date);
   languageCounts.add(old.language_id, -1, -old.clicks);
   languageCounts.add(post.languageId, 1, old.clicks);
   return "updated";
@@ -218,15 +343,18 @@ function writeFeedUpdate(stmts: StatementCache, feedId: number, update: FeedUpda
   let newest = Number.NEGATIVE_INFINITY;
   for (const post of update.posts) {
     const outcome = upsertPost(stmts, target, post, languageCounts);
+    if (typeof outcome === "object") {
+      // A copy of another feed's story: listed in this feed too, at the story's date.
+      result.inserted++;
+      newest = Math.max(newest, outcome.copiedAt);
+      continue;
+    }
     if (outcome !== "unchanged") result[outcome]++;
     if (outcome === "inserted") newest = Math.max(newest, postDate(post, post.seenAt));
   }
   languageCounts.write(stmts);
   if (result.updated > 0) {
-    stmts
-      .get(`UPDATE feeds SET (post_count, last_post_date) =
-          (SELECT count(*), max(post_date) FROM posts WHERE feed_id = ?) WHERE id = ?`)
-      .run(feedId, feedId);
+    recountFeed(stmts, feedId);
   } else if (result.inserted > 0) {
     // New posts only: the count and the newest date follow from them, without reading the feed's
     // other posts (a large feed's refresh would count them all).

@@ -17,6 +17,8 @@ import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { dropIdBlocks, rollupTables } from "./sqlite-rollup-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
+import { mergeStoredCopies } from "./sqlite-story-migration.js";
+import { storySchema } from "./sqlite-story-schema.js";
 import { webSubSchema } from "./sqlite-websub-schema.js";
 
 export interface SqliteMigration {
@@ -278,6 +280,15 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       db.exec(
         "CREATE INDEX IF NOT EXISTS posts_clicked_by_language ON posts (language_id, clicks, id, date_key) WHERE clicks > 0",
       );
+    },
+  },
+  {
+    version: 20,
+    description:
+      "one story once across feeds: story keys (canonical link, text print), copies kept apart from posts, stored copies merged",
+    up: (db, progress) => {
+      db.exec(storySchema);
+      mergeStoredCopies(db, progress);
     },
   },
 ];

@@ -38,6 +38,8 @@ import type {
   SearchSort,
   SmartCategoryRecord,
   Store,
+  StoryFeedRef,
+  StoryMergeRecord,
 } from "../store.js";
 import type { WebSubStore } from "../websub-store.js";
 import { lightReadMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
@@ -277,6 +279,15 @@ export class SqlitePooledStore implements Store {
     keys: { guids: readonly string[]; links: readonly string[] },
   ): Promise<Array<{ guid: string; link: string }>> {
     return this.#main.postKeys(feedId, keys);
+  }
+  alsoIn(postIds: readonly number[]): Promise<Map<number, StoryFeedRef[]>> {
+    return this.#main.alsoIn(postIds);
+  }
+  storyMerges(limit: number): Promise<StoryMergeRecord[]> {
+    return this.#main.storyMerges(limit);
+  }
+  splitStory(postId: number): Promise<boolean> {
+    return this.#main.splitStory(postId);
   }
   optimizeSearchIndex(): Promise<void> {
     return this.#main.optimizeSearchIndex();

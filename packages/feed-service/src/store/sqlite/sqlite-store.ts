@@ -23,6 +23,8 @@ import type {
   SearchSort,
   SmartCategoryRecord,
   Store,
+  StoryFeedRef,
+  StoryMergeRecord,
 } from "../store.js";
 import { countWithOperators, searchWithOperators } from "./fts5-operators.js";
 import * as activity from "./sqlite-activity-writer.js";
@@ -47,6 +49,7 @@ import * as posts from "./sqlite-post-queries.js";
 import { countSearchMatches } from "./sqlite-search-count.js";
 import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
 import { searchPosts } from "./sqlite-search-queries.js";
+import * as stories from "./sqlite-story-reads.js";
 import { SqliteWebSubStore } from "./sqlite-websub-store.js";
 
 /** Runs a synchronous store call as a promise, with driver errors translated. */
@@ -88,7 +91,7 @@ export class SqliteStore implements Store {
     return settle(() => posts.postsByCategory(this.#stmts, page));
   }
   postsByFeed(page: Omit<PostPage, "languageIds"> & { feedId: number }): Promise<PostRecord[]> {
-    return settle(() => posts.postsByFeed(this.#stmts, page));
+    return settle(() => stories.postsByFeedWithCopies(this.#stmts, page));
   }
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
@@ -263,6 +266,16 @@ export class SqliteStore implements Store {
     keys: { guids: readonly string[]; links: readonly string[] },
   ): Promise<Array<{ guid: string; link: string }>> {
     return settle(() => postKeys(this.#stmts, feedId, keys));
+  }
+
+  alsoIn(postIds: readonly number[]): Promise<Map<number, StoryFeedRef[]>> {
+    return settle(() => stories.alsoIn(this.#stmts, postIds));
+  }
+  storyMerges(limit: number): Promise<StoryMergeRecord[]> {
+    return settle(() => stories.storyMerges(this.#stmts, limit));
+  }
+  splitStory(postId: number): Promise<boolean> {
+    return settle(() => feedWriter.splitStory(this.#db, this.#stmts, postId));
   }
 
   optimizeSearchIndex(): Promise<void> {

@@ -5,7 +5,7 @@ import { languageFilter, languagesById, pager, pageSize } from "../list-controls
 import { readLanguageFilter, readPageNumber, selectedLanguageIds } from "../page-arguments.js";
 import { callOperation, type PageRenderer } from "../page-context.js";
 import { outputFeedLinks, pageDocument } from "../page-layout.js";
-import { postList } from "../post-list.js";
+import { alsoInOf, postList } from "../post-list.js";
 import { categoryView, feedView, languageView, postView } from "../record-views.js";
 import { feedList } from "./feed-list.js";
 
@@ -45,7 +45,7 @@ export const categoryPage: PageRenderer = async (request, context) => {
 <section aria-labelledby="posts-heading">
 <h2 id="posts-heading">Posts</h2>
 ${languageFilter({ path, languages, selected: selectedLanguageIds(lang) })}
-${postList(records.slice(0, pageSize).map(postView), { now: context.now, languages: byId, headingLevel: 3 })}
+${postList(records.slice(0, pageSize).map(postView), { now: context.now, languages: byId, headingLevel: 3, alsoIn: await alsoInOf(context, records.slice(0, pageSize)) })}
 ${pager({ path, page, hasMore: records.length > pageSize, keep: { lang } })}
 </section>
 <aside aria-labelledby="feeds-heading">

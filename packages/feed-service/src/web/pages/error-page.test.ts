@@ -20,7 +20,7 @@ function failingRunner(error: unknown): OperationRunner {
     call: fail,
     isPure: () => false,
     operation: () => undefined,
-    pageReads: { countSearchMatches: fail, failingFeeds: fail },
+    pageReads: { countSearchMatches: fail, failingFeeds: fail, alsoIn: fail },
   };
 }
 

@@ -7,7 +7,7 @@ import { languagesById, pager, pageSize } from "../list-controls.js";
 import { readPageNumber } from "../page-arguments.js";
 import { callOperation, type PageRenderer } from "../page-context.js";
 import { type FeedLink, pageDocument } from "../page-layout.js";
-import { postList } from "../post-list.js";
+import { alsoInOf, postList } from "../post-list.js";
 import { feedView, languageView, postView } from "../record-views.js";
 
 export const feedPage: PageRenderer = async (request, context) => {
@@ -37,6 +37,7 @@ export const feedPage: PageRenderer = async (request, context) => {
     ? [{ title: `${feed.feedName} (source feed)`, href: source, type: "application/rss+xml" }]
     : [];
   const path = `/feeds/${id}`;
+  const alsoIn = await alsoInOf(context, records.slice(0, pageSize));
   const failure = failing.get(id);
   return {
     body: pageDocument(
@@ -56,7 +57,7 @@ ${language && html`<dt>Language</dt><dd>${language.languageName}</dd>`}
 <dt>Last post</dt><dd>${timeElement(feed.lastPostDate, context.now)}</dd>
 </dl>
 <h2>Posts</h2>
-${postList(records.slice(0, pageSize).map(postView), { now: context.now, languages, headingLevel: 3 })}
+${postList(records.slice(0, pageSize).map(postView), { now: context.now, languages, headingLevel: 3, alsoIn })}
 ${pager({ path, page, hasMore: records.length > pageSize, keep: {} })}`,
       },
       context,

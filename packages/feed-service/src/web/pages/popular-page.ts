@@ -3,7 +3,7 @@ import { html } from "../html.js";
 import { languagesById } from "../list-controls.js";
 import { callOperation, type PageRenderer } from "../page-context.js";
 import { outputFeedLinks, pageDocument } from "../page-layout.js";
-import { postList } from "../post-list.js";
+import { alsoInOf, postList } from "../post-list.js";
 import { feedView, languageView, postView } from "../record-views.js";
 import { feedList } from "./feed-list.js";
 
@@ -44,6 +44,7 @@ export const popularPage: PageRenderer = async (request, context) => {
 <h2 id="posts-heading">Most read posts</h2>
 ${postList(postRecords.map(postView), {
   now: context.now,
+  alsoIn: await alsoInOf(context, postRecords),
   languages: languagesById(languageRecords.map(languageView)),
   headingLevel: 3,
   emptyText: "No post was read in this period.",

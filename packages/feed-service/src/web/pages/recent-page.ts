@@ -4,7 +4,7 @@ import { languageFilter, languagesById, pager, pageSize } from "../list-controls
 import { readLanguageFilter, readPageNumber, selectedLanguageIds } from "../page-arguments.js";
 import { callOperation, type PageRenderer } from "../page-context.js";
 import { outputFeedLinks, pageDocument } from "../page-layout.js";
-import { postList } from "../post-list.js";
+import { alsoInOf, postList } from "../post-list.js";
 import { languageView, postView } from "../record-views.js";
 import { busiestFeeds, categorySection, recentSearches, sideColumn } from "../side-column.js";
 
@@ -36,7 +36,7 @@ export const recentPage: PageRenderer = async (request, context) => {
 <div class="with-aside">
 <div class="main-column">
 ${languageFilter({ path: "/", languages, selected: selectedLanguageIds(lang) })}
-${postList(posts, { now: context.now, languages: languagesById(languages) })}
+${postList(posts, { now: context.now, languages: languagesById(languages), alsoIn: await alsoInOf(context, records.slice(0, pageSize)) })}
 ${pager({ path: "/", page, hasMore: records.length > pageSize, keep: { lang } })}
 </div>
 ${sideColumn("More to read", side)}

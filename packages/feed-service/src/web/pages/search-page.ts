@@ -13,7 +13,7 @@ import { languageFilter, languagesById, pager, pageSize, pageUrl } from "../list
 import { readLanguageFilter, readPageNumber, selectedLanguageIds } from "../page-arguments.js";
 import { callOperation, type PageContext, type PageRenderer } from "../page-context.js";
 import { outputFeedLinks, pageDocument } from "../page-layout.js";
-import { postList } from "../post-list.js";
+import { alsoInOf, postList } from "../post-list.js";
 import { languageView, postView } from "../record-views.js";
 import { queryView } from "../search-query-view.js";
 import { recentSearches, searchTips, sideColumn } from "../side-column.js";
@@ -141,6 +141,7 @@ ${filter({ q })}
 ${rankedOnly}
 ${postList(posts, {
   now: context.now,
+  alsoIn: await alsoInOf(context, records.slice(0, pageSize)),
   languages: languagesById(languages),
   mark: (text) => highlight(text, phrases),
   emptyText: "Try fewer words, another spelling, or every language.",

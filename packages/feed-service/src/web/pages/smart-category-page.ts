@@ -8,7 +8,7 @@ import { languageFilter, languagesById, pager, pageSize, pageUrl } from "../list
 import { readLanguageFilter, readPageNumber, selectedLanguageIds } from "../page-arguments.js";
 import { callOperation, type PageRenderer } from "../page-context.js";
 import { outputFeedLinks, pageDocument } from "../page-layout.js";
-import { postList } from "../post-list.js";
+import { alsoInOf, postList } from "../post-list.js";
 import { languageView, postView, smartCategoryView } from "../record-views.js";
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -60,7 +60,7 @@ export const smartCategoryPage: PageRenderer = async (request, context) => {
         main: html`<h1>${smart.smartCategoryName}</h1>
 <p>Posts matching <a href="${pageUrl("/search", { q: smart.smartCategoryQuery, sort: "date" })}"><code class="query">${smart.smartCategoryQuery}</code></a>, newest first.</p>
 ${languageFilter({ path, languages, selected: selectedLanguageIds(lang) })}
-${postList(records.slice(0, pageSize).map(postView), { now: context.now, languages: languagesById(languages) })}
+${postList(records.slice(0, pageSize).map(postView), { now: context.now, languages: languagesById(languages), alsoIn: await alsoInOf(context, records.slice(0, pageSize)) })}
 ${pager({ path, page, hasMore: records.length > pageSize, keep: { lang } })}`,
       },
       context,
