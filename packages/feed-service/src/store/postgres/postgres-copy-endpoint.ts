@@ -9,9 +9,6 @@ import { availableParallelism } from "node:os";
 import type pg from "pg";
 import type { CopiedTable, CopyEndpoint, Row, StepReport } from "../copied-tables.js";
 import { putBack, type SetAside, setAsideForLoad } from "./postgres-bulk-load.js";
-import { PostEncoders } from "./postgres-copy-encoders.js";
-import { CopyIn } from "./postgres-copy-in.js";
-import { copyLines } from "./postgres-copy-rows.js";
 import {
   inTransaction,
   openPostgresPool,
@@ -19,6 +16,9 @@ import {
   type Sql,
   translatePostgresError,
 } from "./postgres-connection.js";
+import { PostEncoders } from "./postgres-copy-encoders.js";
+import { CopyIn } from "./postgres-copy-in.js";
+import { copyLines } from "./postgres-copy-rows.js";
 import { migratePostgres } from "./postgres-migrations.js";
 
 /**
@@ -174,7 +174,8 @@ export class PostgresEndpoint implements CopyEndpoint {
     if (load.open?.table !== table.name) {
       await this.#endCopy(load);
       await this.#settle(load);
-      const columns = table.name === "posts" ? [...table.columns, "search_vector", "phrase_vector"] : table.columns;
+      const columns =
+        table.name === "posts" ? [...table.columns, "search_vector", "phrase_vector"] : table.columns;
       try {
         load.open = {
           table: table.name,
@@ -188,8 +189,9 @@ export class PostgresEndpoint implements CopyEndpoint {
     const open = load.open;
     let encoded: Promise<Uint8Array>;
     if (table.name === "posts") {
-      // Two threads at most: the machine's other cores serve the PostgreSQL server itself.
-      load.encoders ??= new PostEncoders(Math.max(1, Math.min(2, availableParallelism() - 1)));
+      // Analysing the posts' text costs the Node side more than reading and sending them: two
+      // threads (one on a single core), while the server takes the rows on a core of its own.
+      load.encoders ??= new PostEncoders(Math.min(2, availableParallelism()));
       encoded = load.encoders.encode(batch, feedNames);
     } else {
       encoded = Promise.resolve(utf8.encode(copyLines(batch)));
@@ -257,7 +259,10 @@ export class PostgresEndpoint implements CopyEndpoint {
     await this.#endCopy(load);
     await this.#settle(load);
     if (load.encoders) {
-      report(`posts encoded with their search vectors (${load.encoders.size} threads, summed)`, load.encoders.busyMs);
+      report(
+        `posts encoded with their search vectors (${load.encoders.size} threads, summed)`,
+        load.encoders.busyMs,
+      );
       await load.encoders.close();
       load.encoders = undefined;
     }
@@ -278,7 +283,10 @@ export class PostgresEndpoint implements CopyEndpoint {
       }
       report("sequences set after the copied ids", performance.now() - sequences);
       // The planner's statistics describe the loaded tables before anyone reads them.
-      await timed("ANALYZE", `ANALYZE ${[...sequenceTables, "post_days", "scope_days", "click_days"].join(", ")}`);
+      await timed(
+        "ANALYZE",
+        `ANALYZE ${[...sequenceTables, "post_days", "scope_days", "click_days"].join(", ")}`,
+      );
       await timed("COMMIT", "COMMIT");
     } catch (error) {
       throw translatePostgresError(error);
