@@ -328,6 +328,15 @@ describe("migrate-data", () => {
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /posts\s+50\b/);
     assert.match(done.stderr, /migrate-data: posts 50\/50/);
+    // Then where the time went: the posts' reading, encoding and sending, each index, statistics.
+    for (const step of [
+      /posts: read from the source: \d+\.\d s/,
+      /posts encoded with their search vectors \(\d threads, summed\): \d+\.\d s/,
+      /built posts_search_words: \d+\.\d s/,
+      /ANALYZE: \d+\.\d s/,
+    ]) {
+      assert.match(done.stderr, new RegExp(`migrate-data: ${step.source}`));
+    }
     assert.ok(!done.stderr.includes("postgres:"), "the URL (with its password) is not printed");
     const again = await cli(["migrate-data", "--from", source, "--to", pgUrl]);
     assert.equal(again.code, 1);
