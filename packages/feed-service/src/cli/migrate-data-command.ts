@@ -1,7 +1,8 @@
 /**
  * `feed-service migrate-data --from <location> --to <location> [--force]`: copies a whole database
  * between backends (spec §6: the same location forms as --database). Progress goes to stderr, one
- * line per table and every 10% of the posts; the summary (rows per table) to stdout.
+ * line per table and every 10% of the posts, then where the time went, a line a step; the summary
+ * (rows per table) to stdout.
  */
 import { badArgument } from "../errors.js";
 import { migrateData } from "../migrate/migrate-data.js";
@@ -62,6 +63,7 @@ export const migrateDataCommand: Command = {
         shown = tenth;
         context.output.err(`migrate-data: ${table} ${copied}/${total}\n`);
       },
+      onStep: (step, ms) => context.output.err(`migrate-data: ${step}: ${(ms / 1000).toFixed(1)} s\n`),
     });
     if (values.json) {
       context.output.out(`${JSON.stringify(summary, null, 2)}\n`);

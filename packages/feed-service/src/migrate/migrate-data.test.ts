@@ -8,7 +8,7 @@
  * forced copy leaves nothing of what the target held.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -164,6 +164,20 @@ describe("migrate-data", () => {
     const popular = answers.filter((a) => a.operation === "getMostPopularPosts" && a.records.length > 0);
     assert.ok(popular.length >= 20, `${popular.length} popular-post answers hold posts`);
     await seed.close();
+    // COPY's text format escapes tabs, line breaks and backslashes, and reads a bare \N as null:
+    // one post carries all of them (in its title between words, so that its search words stay
+    // the same; a link ending in \N and a guid that is just \N).
+    const raw = new Database(first);
+    const special = raw
+      .prepare(
+        `UPDATE posts SET title = substr(title, 1, instr(title, ' ') - 1) || ? || substr(title, instr(title, ' ') + 1),
+          link = link || ?, guid = ? WHERE id = (SELECT min(id) FROM posts WHERE instr(title, ' ') > 0)
+          RETURNING title`,
+      )
+      .pluck()
+      .get(" \t\\\r\n ", "?q=\\N", "\\N") as string;
+    raw.close();
+    assert.match(special, /\t\\\r\n/);
 
     const toPostgres = await server.createDatabase("migrated");
     const progress: string[] = [];
@@ -228,13 +242,24 @@ describe("migrate-data", () => {
   it("leaves a PostgreSQL target as it was when the copy fails, indexes and triggers included", async () => {
     const source = join(dir, "broken-source.db");
     const s = await openStore(source);
-    await loadDemoData(s, { posts: 60, now: NOW, seed: 2 });
+    await loadDemoData(s, { posts: 300, now: NOW, seed: 2 });
     await s.close();
+    const nul = join(dir, "nul-source.db");
+    copyFileSync(source, nul);
     // A post of a language the source does not have: caught when the foreign keys come back.
     const raw = new Database(source);
     raw.pragma("foreign_keys = OFF");
     raw.prepare("UPDATE posts SET language_id = 999 WHERE id = (SELECT max(id) FROM posts)").run();
     raw.close();
+    // A NUL in a post's text, which PostgreSQL's text refuses: caught by the COPY of the posts,
+    // halfway through, while later batches are still being sent.
+    const rawNul = new Database(nul);
+    rawNul
+      .prepare(
+        "UPDATE posts SET excerpt = 'a' || char(0) || 'b' WHERE id = (SELECT min(id) + 150 FROM posts)",
+      )
+      .run();
+    rawNul.close();
     const target = await server.createDatabase("kept_target");
     const t = await openStore(target);
     await loadDemoData(t, { posts: 80, now: NOW, seed: 4 });
@@ -256,6 +281,11 @@ describe("migrate-data", () => {
     assert.equal(before.recent.length, 80);
     assert.ok(before.schema.some((line) => line.includes("posts_search_words")));
     await assert.rejects(migrateData({ from: source, to: target, force: true }), /referenced row/);
+    assert.deepEqual(await state(), before);
+    await assert.rejects(
+      migrateData({ from: nul, to: target, force: true, batchSize: 20 }),
+      /NUL characters/,
+    );
     assert.deepEqual(await state(), before);
   });
 
@@ -298,6 +328,15 @@ describe("migrate-data", () => {
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /posts\s+50\b/);
     assert.match(done.stderr, /migrate-data: posts 50\/50/);
+    // Then where the time went: the posts' reading, encoding and sending, each index, statistics.
+    for (const step of [
+      /posts: read from the source: \d+\.\d s/,
+      /posts encoded with their search vectors \(\d threads, summed\): \d+\.\d s/,
+      /built posts_search_words: \d+\.\d s/,
+      /ANALYZE: \d+\.\d s/,
+    ]) {
+      assert.match(done.stderr, new RegExp(`migrate-data: ${step.source}`));
+    }
     assert.ok(!done.stderr.includes("postgres:"), "the URL (with its password) is not printed");
     const again = await cli(["migrate-data", "--from", source, "--to", pgUrl]);
     assert.equal(again.code, 1);

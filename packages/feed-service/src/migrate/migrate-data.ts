@@ -24,11 +24,19 @@ export interface MigrateDataOptions {
   /** Rows per batch (default 2000). */
   batchSize?: number;
   onProgress?: (table: string, copied: number, total: number) => void;
+  /**
+   * Hears where the time went, step by step: per table the reading of the source and the writing
+   * to the target (which overlap where the target encodes or sends in the background), then the
+   * target's own steps (indexes, roll-ups, statistics).
+   */
+  onStep?: (step: string, ms: number) => void;
 }
 
 export interface MigrateDataSummary {
   /** Rows copied per table, in copy order. */
   tables: Array<{ table: string; rows: number }>;
+  /** Where the time went, in order (see `onStep`). */
+  steps: Array<{ step: string; ms: number }>;
   durationMs: number;
 }
 
@@ -85,26 +93,40 @@ export async function migrateData(options: MigrateDataOptions): Promise<MigrateD
     }
     await target.begin();
     if (options.force) await target.clear();
-    const summary: MigrateDataSummary = { tables: [], durationMs: 0 };
+    const summary: MigrateDataSummary = { tables: [], steps: [], durationMs: 0 };
+    const report = (step: string, ms: number) => {
+      summary.steps.push({ step, ms: Math.round(ms) });
+      options.onStep?.(step, ms);
+    };
     const feedNames = new Map<number, string>();
     for (const table of copiedTables) {
       // count() leaves out the two languages every database has; they are copied all the same.
       const total = (await source.count(table)) + (table.name === "languages" ? 2 : 0);
       let copied = 0;
       let after: unknown = null;
+      let readMs = 0;
+      let writeMs = 0;
       options.onProgress?.(table.name, 0, total);
       for (;;) {
+        const reading = performance.now();
         const rows = await source.read(table, after, batchSize);
+        readMs += performance.now() - reading;
         if (rows.length === 0) break;
         if (table.name === "feeds") for (const r of rows) feedNames.set(Number(r[0]), String(r[2]));
+        const writing = performance.now();
         await target.write(table, rows, feedNames);
+        writeMs += performance.now() - writing;
         copied += rows.length;
         after = lastKey(table, rows);
         options.onProgress?.(table.name, copied, Math.max(total, copied));
       }
       summary.tables.push({ table: table.name, rows: copied });
+      if (copied > 0) {
+        report(`${table.name}: read from the source`, readMs);
+        report(`${table.name}: written to the target`, writeMs);
+      }
     }
-    await target.finish();
+    await target.finish(report);
     summary.durationMs = Date.now() - started;
     return summary;
   } finally {

@@ -171,6 +171,9 @@ export const copiedTables: readonly CopiedTable[] = [
   { name: "feed_pauses", key: "feed_id", columns: ["feed_id", "paused_at"], sequence: false },
 ];
 
+/** Reports one step of a copy and the milliseconds it took, for the progress report. */
+export type StepReport = (step: string, ms: number) => void;
+
 /** A row as the copy moves it: values in the table's column order. */
 export type Row = unknown[];
 
@@ -192,8 +195,8 @@ export interface CopyEndpoint {
   clear(): Promise<void>;
   /**
    * After the copy: sequences continue after the copied ids, and what the store keeps counted
-   * (roll-ups, per-language counts) is counted from the copied rows.
+   * (roll-ups, per-language counts) is counted from the copied rows; `report` hears each step.
    */
-  finish(): Promise<void>;
+  finish(report?: StepReport): Promise<void>;
   close(): Promise<void>;
 }

@@ -65,20 +65,38 @@ export async function setAsideForLoad(sql: Sql): Promise<SetAside> {
   };
 }
 
+/** Runs one statement of the put-back under a name for the progress report. */
+export type NamedStatement = (step: string, statement: string) => Promise<void>;
+
+/** What a put-back statement builds, for the progress report. */
+function stepName(statement: string): string {
+  const built = /^(?:CREATE (?:UNIQUE )?INDEX|ALTER TABLE \S+ ADD CONSTRAINT) (\S+)/.exec(statement);
+  return built ? `built ${built[1]}` : statement.slice(0, 60);
+}
+
 /**
- * Fills the roll-ups from the loaded rows, builds what was set aside and turns the triggers back
- * on.
+ * Fills the roll-ups from the loaded rows (one INSERT ... SELECT ... GROUP BY each), builds what
+ * was set aside and turns the triggers back on.
  */
-export async function putBack(sql: Sql, setAside: SetAside): Promise<void> {
-  await sql.query("TRUNCATE post_days, click_days, scope_days, clicked_posts");
-  await sql.query(fillRollups);
-  await sql.query(fillScopeDays);
-  await sql.query(fillClickedPosts);
-  // 256 MB (kB here), what schema 11 built the search index with, unless the server gives more.
-  await sql.query(`SELECT set_config('maintenance_work_mem', greatest(setting::bigint, 262144) || 'kB', true)
-    FROM pg_settings WHERE name = 'maintenance_work_mem'`);
-  for (const statement of [...setAside.constraints, ...setAside.indexes, ...setAside.foreignKeys]) {
+export async function putBack(
+  sql: Sql,
+  setAside: SetAside,
+  run: NamedStatement = async (_step, statement) => {
     await sql.query(statement);
+  },
+): Promise<void> {
+  await sql.query("TRUNCATE post_days, click_days, scope_days, clicked_posts");
+  await run("filled post_days and click_days", fillRollups);
+  await run("filled scope_days", fillScopeDays);
+  await run("filled clicked_posts", fillClickedPosts);
+  // Index builds sort in memory up to maintenance_work_mem: 1 GB (kB here) unless the server
+  // gives more. A B-tree build may use two parallel workers (manual §15.4, parallel CREATE INDEX);
+  // GIN builds in one process on PostgreSQL 17.
+  await sql.query(`SELECT set_config('maintenance_work_mem', greatest(setting::bigint, 1048576) || 'kB', true)
+    FROM pg_settings WHERE name = 'maintenance_work_mem'`);
+  await sql.query("SET LOCAL max_parallel_maintenance_workers = 2");
+  for (const statement of [...setAside.constraints, ...setAside.indexes, ...setAside.foreignKeys]) {
+    await run(stepName(statement), statement);
   }
   for (const { table, trigger } of ROLLUP_TRIGGERS) {
     await sql.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);

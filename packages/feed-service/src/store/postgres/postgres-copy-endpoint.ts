@@ -1,11 +1,13 @@
 /**
  * The PostgreSQL side of `migrate-data`: reads the store tables of one database, or loads them
  * into an empty one in one transaction, with its indexes, constraints and roll-up triggers set
- * aside until the rows are in (postgres-bulk-load.ts).
+ * aside until the rows are in (postgres-bulk-load.ts). The two big tables, posts and clicks, go in
+ * by COPY (postgres-copy-in.ts), posts encoded with their search vectors by worker threads while
+ * the next batches are read (postgres-copy-encoders.ts); the small ones by one INSERT a batch.
  */
+import { availableParallelism } from "node:os";
 import type pg from "pg";
-import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
-import { htmlToIndexText } from "../index-text.js";
+import type { CopiedTable, CopyEndpoint, Row, StepReport } from "../copied-tables.js";
 import { putBack, type SetAside, setAsideForLoad } from "./postgres-bulk-load.js";
 import {
   inTransaction,
@@ -14,13 +16,19 @@ import {
   type Sql,
   translatePostgresError,
 } from "./postgres-connection.js";
+import { PostEncoders } from "./postgres-copy-encoders.js";
+import { CopyIn } from "./postgres-copy-in.js";
+import { copyLines } from "./postgres-copy-rows.js";
 import { migratePostgres } from "./postgres-migrations.js";
-import { postVectors } from "./postgres-text-search.js";
 
-const POST_TITLE = 4;
-const POST_EXCERPT = 5;
-const POST_CONTENT = 6;
-const POST_FEED = 1;
+/**
+ * Tables loaded by COPY: empty when the load begins (a forced copy truncates them in the load's
+ * transaction first), so no row meets an existing key and COPY needs no conflict handling.
+ */
+const COPIED_BY_COPY = new Set(["posts", "clicks"]);
+/** Encoded batches waiting to be sent: enough to keep every encoder busy, few enough to bound memory. */
+const QUEUED_PER_ENCODER = 2;
+const utf8 = new TextEncoder();
 /** Tables whose ids come from a sequence that continues after the copied ids. */
 const sequenceTables = [
   "languages",
@@ -36,6 +44,13 @@ const sequenceTables = [
   "sign_in_failures",
 ];
 
+/** A COPY under way: its table and the encoded batches not yet sent, in order. */
+interface OpenCopy {
+  readonly table: string;
+  readonly copy: CopyIn;
+  readonly queued: Array<Promise<Uint8Array>>;
+}
+
 /** The copy's one transaction: its connection, what it set aside, column types, the INSERT under way. */
 interface Load {
   readonly client: pg.PoolClient;
@@ -43,6 +58,10 @@ interface Load {
   /** udt_name by `table.column`, for the arrays' casts. */
   readonly types: ReadonlyMap<string, string>;
   inFlight: Promise<unknown>;
+  open: OpenCopy | undefined;
+  encoders: PostEncoders | undefined;
+  /** Milliseconds spent waiting for the server to take COPY data (its socket buffer full). */
+  sendWaitMs: number;
 }
 
 export class PostgresEndpoint implements CopyEndpoint {
@@ -101,6 +120,9 @@ export class PostgresEndpoint implements CopyEndpoint {
         setAside: await setAsideForLoad(client),
         types: new Map(types.map((t) => [`${t.tbl}.${t.col}`, t.udt])),
         inFlight: Promise.resolve(),
+        open: undefined,
+        encoders: undefined,
+        sendWaitMs: 0,
       };
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
@@ -115,9 +137,10 @@ export class PostgresEndpoint implements CopyEndpoint {
   }
 
   /**
-   * One INSERT of the whole batch as one array per column (unnest), sent without waiting for it:
-   * the next batch is read and its search vectors computed while the server stores this one.
-   * Languages 1 and 2 exist in every database: the copy's spelling replaces them.
+   * Posts and clicks: the batch joins the table's one COPY (posts encoded by the worker threads,
+   * sent in order as the server takes them). Other tables: one INSERT of the whole batch as one
+   * array per column (unnest), sent without waiting for it. Languages 1 and 2 exist in every
+   * database: the copy's spelling replaces them.
    */
   async write(
     table: CopiedTable,
@@ -125,20 +148,12 @@ export class PostgresEndpoint implements CopyEndpoint {
     feedNames: ReadonlyMap<number, string>,
   ): Promise<void> {
     const load = this.#loading();
-    const isPosts = table.name === "posts";
-    const columns = isPosts ? [...table.columns, "search_vector", "phrase_vector"] : [...table.columns];
+    if (COPIED_BY_COPY.has(table.name)) return this.#copyBatch(load, table, batch, feedNames);
+    await this.#endCopy(load);
+    const columns = [...table.columns];
     const arrays: unknown[][] = columns.map(() => []);
     for (const row of batch) {
       for (let i = 0; i < row.length; i++) arrays[i]!.push(row[i]);
-      if (isPosts) {
-        const vectors = postVectors(
-          feedNames.get(Number(row[POST_FEED])) ?? "",
-          String(row[POST_TITLE]),
-          `${row[POST_EXCERPT]} ${htmlToIndexText(String(row[POST_CONTENT]))}`,
-        );
-        arrays[columns.length - 2]!.push(vectors.words);
-        arrays[columns.length - 1]!.push(vectors.pairs);
-      }
     }
     const unnest = columns.map((c, i) => `$${i + 1}::${load.types.get(`${table.name}.${c}`) ?? "text"}[]`);
     const text = `INSERT INTO ${table.name} (${columns.join(", ")}) SELECT * FROM unnest(${unnest.join(", ")})
@@ -148,6 +163,68 @@ export class PostgresEndpoint implements CopyEndpoint {
     // Awaited by the next write or finish(); this handler only keeps the rejection from being unhandled.
     sent.catch(() => {});
     load.inFlight = sent;
+  }
+
+  async #copyBatch(
+    load: Load,
+    table: CopiedTable,
+    batch: readonly Row[],
+    feedNames: ReadonlyMap<number, string>,
+  ): Promise<void> {
+    if (load.open?.table !== table.name) {
+      await this.#endCopy(load);
+      await this.#settle(load);
+      const columns =
+        table.name === "posts" ? [...table.columns, "search_vector", "phrase_vector"] : table.columns;
+      try {
+        load.open = {
+          table: table.name,
+          copy: await CopyIn.start(load.client, `COPY ${table.name} (${columns.join(", ")}) FROM STDIN`),
+          queued: [],
+        };
+      } catch (error) {
+        throw translatePostgresError(error);
+      }
+    }
+    const open = load.open;
+    let encoded: Promise<Uint8Array>;
+    if (table.name === "posts") {
+      // Analysing the posts' text costs the Node side more than reading and sending them: two
+      // threads (one on a single core), while the server takes the rows on a core of its own.
+      load.encoders ??= new PostEncoders(Math.min(2, availableParallelism()));
+      encoded = load.encoders.encode(batch, feedNames);
+    } else {
+      encoded = Promise.resolve(utf8.encode(copyLines(batch)));
+    }
+    encoded.catch(() => {});
+    open.queued.push(encoded);
+    const limit = QUEUED_PER_ENCODER * Math.max(1, load.encoders?.size ?? 1);
+    while (open.queued.length > limit) await this.#send(load, open);
+  }
+
+  /** Sends the oldest encoded batch of the open COPY. */
+  async #send(load: Load, open: OpenCopy): Promise<void> {
+    const bytes = await open.queued.shift()!;
+    const started = performance.now();
+    try {
+      await open.copy.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    } catch (error) {
+      throw translatePostgresError(error);
+    }
+    load.sendWaitMs += performance.now() - started;
+  }
+
+  /** Sends what the open COPY still has queued and ends it. */
+  async #endCopy(load: Load): Promise<void> {
+    const open = load.open;
+    if (!open) return;
+    while (open.queued.length > 0) await this.#send(load, open);
+    load.open = undefined;
+    try {
+      await open.copy.end();
+    } catch (error) {
+      throw translatePostgresError(error);
+    }
   }
 
   async #settle(load: Load): Promise<void> {
@@ -177,20 +254,40 @@ export class PostgresEndpoint implements CopyEndpoint {
     }
   }
 
-  async finish(): Promise<void> {
+  async finish(report: StepReport = () => {}): Promise<void> {
     const load = this.#loading();
+    await this.#endCopy(load);
     await this.#settle(load);
+    if (load.encoders) {
+      report(
+        `posts encoded with their search vectors (${load.encoders.size} threads, summed)`,
+        load.encoders.busyMs,
+      );
+      await load.encoders.close();
+      load.encoders = undefined;
+    }
+    report("waiting for the server to take COPY data", load.sendWaitMs);
     const sql = load.client;
+    const timed = async (step: string, statement: string) => {
+      const started = performance.now();
+      await sql.query(statement);
+      report(step, performance.now() - started);
+    };
     try {
-      await putBack(sql, load.setAside);
+      await putBack(sql, load.setAside, timed);
+      const sequences = performance.now();
       for (const name of sequenceTables) {
         await sql.query(
           `SELECT setval(pg_get_serial_sequence('${name}', 'id'), coalesce(max(id), 1), max(id) IS NOT NULL) FROM ${name}`,
         );
       }
+      report("sequences set after the copied ids", performance.now() - sequences);
       // The planner's statistics describe the loaded tables before anyone reads them.
-      await sql.query(`ANALYZE ${[...sequenceTables, "post_days", "scope_days", "click_days"].join(", ")}`);
-      await sql.query("COMMIT");
+      await timed(
+        "ANALYZE",
+        `ANALYZE ${[...sequenceTables, "post_days", "scope_days", "click_days"].join(", ")}`,
+      );
+      await timed("COMMIT", "COMMIT");
     } catch (error) {
       throw translatePostgresError(error);
     }
@@ -203,6 +300,10 @@ export class PostgresEndpoint implements CopyEndpoint {
     const load = this.#load;
     this.#load = undefined;
     if (load) {
+      // A COPY still open would take the ROLLBACK for data: it is failed first.
+      await load.open?.copy.abort();
+      for (const queued of load.open?.queued ?? []) await queued.catch(() => {});
+      await load.encoders?.close();
       await load.inFlight.catch(() => {});
       await load.client.query("ROLLBACK").catch(() => {});
       load.client.release();

@@ -22,24 +22,35 @@ const MAX_POSITION = 16_383;
 /** PostgreSQL refuses lexemes of 2 KiB or more; such "words" cannot be searched for on any backend sensibly. */
 const MAX_LEXEME_BYTES = 2_046;
 
+/** What quoteLexeme escapes. */
+const needsEscape = /['\\]/;
+
 /** A lexeme as a quoted tsvector or tsquery literal: no user text is ever read as syntax. */
 export function quoteLexeme(word: string): string {
+  // Most words hold neither character: one scan instead of two replacements (every copied post's
+  // every word goes through here, see postgres-copy-rows.ts).
+  if (!needsEscape.test(word)) return `'${word}'`;
   return `'${word.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 
+interface PositionedToken {
+  readonly word: string;
+  readonly at: number;
+  readonly weight: string;
+  /** UTF-8 length of `word`. */
+  readonly bytes: number;
+}
+
 /** A post's indexed tokens at their positions (fields apart by a gap; too long words left out). */
-function positionedTokens(
-  feedName: string,
-  title: string,
-  body: string,
-): Array<{ word: string; at: number; weight: string }> {
-  const tokens: Array<{ word: string; at: number; weight: string }> = [];
+function positionedTokens(feedName: string, title: string, body: string): PositionedToken[] {
+  const tokens: PositionedToken[] = [];
   let position = 0;
   const add = (text: string, weight: string) => {
     for (const word of analyzeText(text)) {
       position = Math.min(position + 1, MAX_POSITION);
-      if (Buffer.byteLength(word) > MAX_LEXEME_BYTES) continue;
-      tokens.push({ word, at: position, weight });
+      const bytes = Buffer.byteLength(word);
+      if (bytes > MAX_LEXEME_BYTES) continue;
+      tokens.push({ word, at: position, weight, bytes });
     }
     position = Math.min(position + 1, MAX_POSITION);
   };
@@ -90,21 +101,21 @@ export function postVectors(feedName: string, title: string, body: string): { wo
   };
 }
 
-function pairsOf(tokens: ReadonlyArray<{ word: string; at: number }>): string {
+function pairsOf(tokens: readonly PositionedToken[]): string {
   const lexemes = new Set<string>();
   const chars = (word: string) => [...word].length;
   for (let i = 1; i < tokens.length; i++) {
     const a = tokens[i - 1]!;
     const b = tokens[i]!;
     if (b.at !== a.at + 1) continue;
-    if (Buffer.byteLength(a.word) + Buffer.byteLength(b.word) < MAX_PAIR_BYTES)
-      lexemes.add(`${a.word} ${b.word}`);
+    if (a.bytes + b.bytes < MAX_PAIR_BYTES) lexemes.add(`${a.word} ${b.word}`);
     const c = tokens[i + 1];
-    if (c === undefined || c.at !== b.at + 1) continue;
     // A run's triple (`デー ー ータ`): two characters, the second of them, a pair starting with it.
+    // The middle one is one character (at most two UTF-16 units): most pairs stop at that test.
+    if (c === undefined || c.at !== b.at + 1 || b.word.length > 2 || chars(b.word) !== 1) continue;
     const a2 = [...a.word][1];
     const [c1] = [...c.word];
-    if (chars(a.word) === 2 && chars(b.word) === 1 && chars(c.word) === 2 && a2 === b.word && c1 === b.word) {
+    if (chars(a.word) === 2 && chars(c.word) === 2 && a2 === b.word && c1 === b.word) {
       lexemes.add(`${a.word} ${b.word} ${c.word}`);
     }
   }
