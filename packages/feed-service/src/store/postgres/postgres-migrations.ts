@@ -13,6 +13,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLightWrites } from "./postgres-light-writes.js";
@@ -272,6 +273,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql) => {
       await sql.query(operatorIndexSchema);
     },
+  },
+  {
+    version: 19,
+    description:
+      "matches per language and day of the smart categories' queries, so that any page of one starts at its day",
+    up: createCountedSearches,
   },
 ];
 
