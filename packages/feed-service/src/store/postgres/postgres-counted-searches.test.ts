@@ -1,6 +1,6 @@
 /**
- * The smart categories' counts per day (postgres-counted-searches.ts) on posts stored out of date
- * order, in several languages: the counts are held to counting every post's words (brute force,
+ * The smart categories' counts per day (postgres-counted-searches.ts) and the posts per month
+ * (postgres-scope-months.ts) on posts stored out of date order, in several languages: the counts are held to counting every post's words (brute force,
  * `search_vector @@` the query, not the search index), and every page of every smart category,
  * the last one included, to sorting every match; again after posts are added, changed, re-filed
  * and removed, after a smart category goes and comes back, and after the posts are truncated.
@@ -30,6 +30,7 @@ let store: PostgresStore;
 let pool: pg.Pool;
 let languages: number[];
 let feeds: number[];
+let categories: number[];
 
 function random(seed: number): () => number {
   let a = seed;
@@ -123,6 +124,85 @@ async function assertPages(label: string): Promise<void> {
   }
 }
 
+/** scope_months against adding up scope_days per 28-day month. */
+async function assertMonths(label: string): Promise<void> {
+  const { rows: kept } = await pool.query(
+    "SELECT category_id, language_id, month, posts::int AS n FROM scope_months WHERE posts <> 0 ORDER BY 1, 2, 3",
+  );
+  const { rows: summed } = await pool.query(
+    `SELECT category_id, language_id, floor(day / 28.0)::int AS month, sum(posts)::int AS n FROM scope_days
+      GROUP BY 1, 2, 3 HAVING sum(posts) <> 0 ORDER BY 1, 2, 3`,
+  );
+  assert.ok(summed.length > 0, `${label}: months`);
+  assert.deepEqual(kept, summed, label);
+}
+
+interface Row {
+  id: number;
+  post_date: number;
+  feed_id: number;
+  category_id: number | null;
+  language_id: number;
+}
+
+async function everyPost(): Promise<Row[]> {
+  const { rows } = await pool.query<Row>(
+    "SELECT id, post_date, feed_id, category_id, language_id FROM posts",
+  );
+  return rows.map((r) => ({ ...r, post_date: Number(r.post_date) }));
+}
+
+/** Deep pages of recent and category posts (a date bound too) and prolific feeds, against every post. */
+async function assertListsAndWindows(label: string): Promise<void> {
+  const all = await everyPost();
+  const newestFirst = (a: Row, b: Row) => b.post_date - a.post_date || b.id - a.id;
+  const sinceDate = NOW - 500 * DAY;
+  const scopes: Array<{ categoryId?: number; languageIds: number[] | null; sinceDate?: number }> = [
+    { languageIds: null },
+    { languageIds: [languages[1]!] },
+    { categoryId: categories[0]!, languageIds: null },
+    { categoryId: categories[1]!, languageIds: [languages[0]!, languages[2]!] },
+    { categoryId: categories[0]!, languageIds: null, sinceDate },
+  ];
+  for (const scope of scopes) {
+    const expected = all
+      .filter((r) => scope.categoryId === undefined || r.category_id === scope.categoryId)
+      .filter((r) => scope.languageIds === null || scope.languageIds.includes(r.language_id))
+      .filter((r) => scope.sinceDate === undefined || r.post_date > scope.sinceDate)
+      .sort(newestFirst)
+      .map((r) => r.id);
+    for (const offset of [1001, Math.floor(expected.length / 2), expected.length - 7, expected.length + 3]) {
+      const page = { limit: 25, offset: Math.max(0, offset), languageIds: scope.languageIds };
+      const found =
+        scope.categoryId === undefined
+          ? await store.recentPosts(page)
+          : await store.postsByCategory({
+              ...page,
+              categoryId: scope.categoryId,
+              sincePostId: null,
+              sinceDate: scope.sinceDate ?? null,
+            });
+      assert.deepEqual(
+        found.map((p) => p.postId),
+        expected.slice(page.offset, page.offset + 25),
+        `${label}: ${JSON.stringify(scope)} at ${page.offset} of ${expected.length}`,
+      );
+    }
+  }
+  for (const days of [0.5, 3, 40, 200, 700, 36_500]) {
+    const since = NOW - days * DAY;
+    const counts = new Map<number, number>();
+    for (const r of all) if (r.post_date >= since) counts.set(r.feed_id, (counts.get(r.feed_id) ?? 0) + 1);
+    const expected = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 30);
+    const found = await store.mostProlificFeeds({ since, limit: 30 });
+    assert.deepEqual(
+      found.map((f) => [f.feedId, Number(f.periodPosts)]),
+      expected,
+      `${label}: prolific over ${days} days`,
+    );
+  }
+}
+
 before(async () => {
   db = await openTestPostgresStore("counted_searches");
   ({ store, pool } = db);
@@ -130,6 +210,9 @@ before(async () => {
     1,
     ...(await Promise.all(["de", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),
   ];
+  categories = (await Promise.all(["News", "Code"].map((n) => store.addCategory(n)))).map(
+    (c) => c.categoryId,
+  );
   feeds = [];
   // Posts first, the smart categories after (counted when added), then more posts (counted by
   // the triggers).
@@ -138,6 +221,7 @@ before(async () => {
       feedUrl: `https://f${f}.test/feed`,
       feedName: `Feed ${f}`,
       languageId: languages[f % 3]!,
+      ...(f % 4 === 3 ? {} : { categoryId: categories[f % 2]! }),
     });
     feeds.push(feed.feedId);
     const size = Math.max(2, Math.floor(400 / (1 + f) ** 1.1));
@@ -179,6 +263,16 @@ describe("time blocks of a range of days", () => {
       dayRangeBlocks(20_384, 20_747).map((b) => b.lexeme),
       [" yr 56"],
     );
+  });
+});
+
+describe("postgres posts per category, language and month", () => {
+  it("keeps scope_months the sum of scope_days per month", async () => {
+    await assertMonths("after the load");
+  });
+
+  it("seeks deep pages through the months, and counts prolific feeds' windows, as every post says", async () => {
+    await assertListsAndWindows("after the load");
   });
 });
 
@@ -246,6 +340,8 @@ describe("postgres smart categories counted per day", () => {
     assert.ok(await store.removeFeed(feeds[4]!));
     await assertCounts("after the changes");
     await assertPages("after the changes");
+    await assertMonths("after the changes");
+    await assertListsAndWindows("after the changes");
   });
 
   it("forgets a smart category's counts when it goes, and counts it again when it comes back", async () => {
@@ -275,5 +371,6 @@ describe("postgres smart categories counted per day", () => {
     await syncCountedSearches(pool);
     await assertCounts("after the truncation");
     await assertPages("after the truncation");
+    await assertMonths("after the truncation");
   });
 });

@@ -19,6 +19,7 @@ import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
+import { createScopeMonths } from "./postgres-scope-months.js";
 import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { operatorIndexSchema } from "./postgres-search-operators.js";
@@ -277,8 +278,11 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   {
     version: 19,
     description:
-      "matches per language and day of the smart categories' queries, so that any page of one starts at its day",
-    up: createCountedSearches,
+      "matches per language and day of the smart categories' queries, so that any page of one starts at its day; posts per category, language and 28-day month",
+    up: async (sql) => {
+      await createCountedSearches(sql);
+      await createScopeMonths(sql);
+    },
   },
 ];
 
