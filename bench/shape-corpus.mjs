@@ -12,7 +12,9 @@
 // shape is the demo loader's corpus (the same file the other benchmarks cache).
 //
 // Build: nice -n 10 node bench/shape-corpus.mjs --shape long-tail,minority-english
-//          [--posts 1000000] [--backends sqlite,postgres]
+//          [--posts 1000000] [--backends sqlite,postgres] [--postgres-from sqlite]
+// (`--postgres-from sqlite`: the PostgreSQL copy by migrate-data of the SQLite file instead of
+// the ingest passes.)
 import { fork, spawn } from "node:child_process";
 import {
   existsSync,
@@ -259,7 +261,7 @@ export async function openShapeCorpus(shapeName, posts) {
  * through the same bin passes into PostgreSQL, the demo by migrate-data from its SQLite file);
  * returns its URL, manifest and stop().
  */
-export async function openShapePostgres(shapeName, posts) {
+export async function openShapePostgres(shapeName, posts, { fromSqlite = false } = {}) {
   const { manifest } = await openShapeCorpus(shapeName, posts);
   const { openPostgresCorpus, startBenchPostgres } = await import("./feed-service-postgres-corpus.mjs");
   if (shapeName === "demo") {
@@ -275,7 +277,16 @@ export async function openShapePostgres(shapeName, posts) {
   if (fresh) {
     const started = Date.now();
     say(`building the ${shapeName} corpus, ${posts} posts, into PostgreSQL ${folder} (once; cached)...`);
-    await loadShape(planShape(shapeByName(shapeName), posts), pg.url);
+    if (fromSqlite) {
+      // The same posts, ids included, copied from the SQLite corpus (migrate-data): faster than
+      // the passes through PostgreSQL's ingest, but stored in id order, not pass by pass.
+      const { migrateData } = await import(
+        new URL("../packages/feed-service/dist/migrate/migrate-data.js", import.meta.url).href
+      );
+      await migrateData({ from: sqlitePath(shapeName, posts), to: pg.url, force: true, batchSize: 5000 });
+    } else {
+      await loadShape(planShape(shapeByName(shapeName), posts), pg.url);
+    }
     await pg.query("VACUUM ANALYZE");
     writeFileSync(ready, `${Date.now() - started} ms\n`);
     say(`built ${shapeName}-${posts} on PostgreSQL in ${seconds(Date.now() - started)}`);
@@ -315,13 +326,21 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       shape: { type: "string", multiple: true },
       posts: { type: "string" },
       backends: { type: "string" },
+      "postgres-from": { type: "string" },
     },
   });
+  if (values["postgres-from"] !== undefined && values["postgres-from"] !== "sqlite") {
+    say(
+      `--postgres-from takes only 'sqlite' (copy the SQLite corpus with migrate-data); got '${values["postgres-from"]}'`,
+    );
+    process.exit(2);
+  }
+  const fromSqlite = values["postgres-from"] === "sqlite";
   const posts = Number(values.posts ?? 1_000_000);
   const names = (values.shape ?? ["long-tail"]).flatMap((s) => s.split(","));
   const backends = (values.backends ?? "sqlite").split(",");
   for (const name of names) {
     await openShapeCorpus(name, posts);
-    if (backends.includes("postgres")) await (await openShapePostgres(name, posts)).stop();
+    if (backends.includes("postgres")) await (await openShapePostgres(name, posts, { fromSqlite })).stop();
   }
 }

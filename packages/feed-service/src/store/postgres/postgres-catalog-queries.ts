@@ -19,6 +19,7 @@ import type {
 import { FEED_ADMIN_COLUMNS, FEED_COLUMNS, FEED_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { DAY_MS } from "./postgres-page-seek.js";
+import { MONTH_DAYS, monthOf } from "./postgres-scope-months.js";
 
 const CATEGORY_COLUMNS = `c.id AS "categoryId", c.name AS "categoryName",
   (SELECT count(*) FROM feeds WHERE category_id = c.id) AS "feedCount"`;
@@ -138,7 +139,7 @@ export function mostPopularFeeds(
 
 /**
  * Posts per feed in the window, from whichever side of the window's first day holds fewer posts
- * (as `scope_days` counts them): the whole days after it from `post_days` plus the first day's
+ * (as `scope_months` and `scope_days` count them): the whole days after it from `post_days` plus the first day's
  * posts from `since` on; or each feed's post count less the whole days before it and the first
  * day's posts before `since`. The widest window (spec §4: daysBack up to 36500) then reads no
  * roll-up row at all, whatever the number of feeds. The first day's posts are one range of
@@ -151,8 +152,15 @@ export async function mostProlificFeeds(
   if (args.limit === 0) return [];
   const [sides] = await rows<{ after: number; before: number }>(
     sql,
-    `SELECT coalesce(sum(posts) FILTER (WHERE day > post_day($1)), 0)::float8 AS after,
-        coalesce(sum(posts) FILTER (WHERE day < post_day($1)), 0)::float8 AS before FROM scope_days`,
+    // Whole months from scope_months, the days of the window's first month from scope_days: a
+    // bounded read however long the history (postgres-scope-months.ts).
+    `WITH x AS (SELECT post_day($1) AS day, ${monthOf("post_day($1)")} AS month),
+      months AS (SELECT coalesce(sum(m.posts) FILTER (WHERE m.month > x.month), 0) AS after,
+          coalesce(sum(m.posts) FILTER (WHERE m.month < x.month), 0) AS before FROM scope_months m, x),
+      days AS (SELECT coalesce(sum(d.posts) FILTER (WHERE d.day > x.day), 0) AS after,
+          coalesce(sum(d.posts) FILTER (WHERE d.day < x.day), 0) AS before FROM scope_days d, x
+          WHERE d.day >= x.month * ${MONTH_DAYS} AND d.day < (x.month + 1) * ${MONTH_DAYS})
+      SELECT (months.after + days.after)::float8 AS after, (months.before + days.before)::float8 AS before FROM months, days`,
     [args.since],
   );
   const firstDay = `p.post_date >= post_day($1) * ${DAY_MS}::bigint AND p.post_date < (post_day($1) + 1) * ${DAY_MS}::bigint`;

@@ -13,11 +13,13 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
+import { createScopeMonths } from "./postgres-scope-months.js";
 import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { operatorIndexSchema } from "./postgres-search-operators.js";
@@ -282,6 +284,15 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql, progress) => {
       await sql.query(storySchema);
       await mergeStoredCopies(sql, progress);
+    },
+  },
+  {
+    version: 19,
+    description:
+      "matches per language and day of the smart categories' queries, so that any page of one starts at its day; posts per category, language and 28-day month",
+    up: async (sql) => {
+      await createCountedSearches(sql);
+      await createScopeMonths(sql);
     },
   },
 ];

@@ -1,12 +1,14 @@
 /**
  * Deep pages of the date-ordered post lists without reading and dropping every post before them:
- * the per-day counts of `scope_days` (postgres-scope-rollups.ts), or of `post_days` for one feed
- * (postgres-rollups.ts), say on which UTC day the page's first
+ * the per-month and per-day counts of `scope_months` and `scope_days` (postgres-scope-months.ts,
+ * postgres-scope-rollups.ts), or of `post_days` for one feed (postgres-rollups.ts), say on which
+ * UTC day the page's first
  * post lies and how many posts of that day come before it, so the page query starts at that day's
  * end and skips at most one day of posts.
  */
 import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { MONTH_DAYS, monthOf } from "./postgres-scope-months.js";
 
 export const DAY_MS = 86_400_000;
 
@@ -46,7 +48,13 @@ export async function seekPage(sql: Sql, scope: PageScope, offset: number): Prom
   if (scope.feedId !== undefined) conditions.push(`d.feed_id = ${param(scope.feedId)}`);
   if (scope.categoryId !== undefined) conditions.push(`d.category_id = ${param(scope.categoryId)}`);
   if (scope.languageIds !== null) conditions.push(`d.language_id = ANY(${param(scope.languageIds)}::int[])`);
-  if (scope.sinceDate != null) conditions.push(`d.day >= post_day(${param(scope.sinceDate)})`);
+  // Months: the same conditions, the month of sinceDate whole.
+  const monthConditions = [...conditions];
+  if (scope.sinceDate != null) {
+    const since = param(scope.sinceDate);
+    conditions.push(`d.day >= post_day(${since})`);
+    monthConditions.push(`d.month >= ${monthOf(`post_day(${since})`)}`);
+  }
   let count = "d.posts";
   if (scope.sincePostId != null) {
     const since = param(scope.sincePostId);
@@ -57,10 +65,26 @@ export async function seekPage(sql: Sql, scope: PageScope, offset: number): Prom
   }
   const [found] = await rows<{ day: number; n: number; running: number }>(
     sql,
-    `SELECT day, n, running FROM (
-        SELECT day, n, sum(n) OVER (ORDER BY day DESC) AS running FROM (
-          SELECT d.day, sum(${count}) AS n FROM ${perFeed ? "post_days" : "scope_days"} d WHERE ${conditions.join(" AND ")} GROUP BY d.day) per_day
-      ) s WHERE running > $1 ORDER BY day DESC LIMIT 1`,
+    perFeed
+      ? `SELECT day, n, running FROM (
+          SELECT day, n, sum(n) OVER (ORDER BY day DESC) AS running FROM (
+            SELECT d.day, sum(${count}) AS n FROM post_days d WHERE ${conditions.join(" AND ")} GROUP BY d.day) per_day
+        ) s WHERE running > $1 ORDER BY day DESC LIMIT 1`
+      : // The month first (scope_months: a 28th of the rows), then the day among that month's days.
+        // A month's count may hold posts before sinceDate only in the oldest month in scope, where
+        // the day count below then finds no day (an empty page, as the page query would).
+        `WITH landing AS (
+          SELECT month, running - n AS newer FROM (
+            SELECT month, n, sum(n) OVER (ORDER BY month DESC) AS running FROM (
+              SELECT d.month, sum(d.posts) AS n FROM scope_months d
+                WHERE ${monthConditions.join(" AND ")} GROUP BY d.month) per_month
+          ) s WHERE running > $1 ORDER BY month DESC LIMIT 1)
+        SELECT day, n, running FROM (
+          SELECT day, n, landing.newer + sum(n) OVER (ORDER BY day DESC) AS running FROM landing, (
+            SELECT d.day, sum(d.posts) AS n FROM scope_days d, landing l
+              WHERE ${conditions.join(" AND ")} AND d.day >= l.month * ${MONTH_DAYS} AND d.day < (l.month + 1) * ${MONTH_DAYS}
+              GROUP BY d.day) per_day
+        ) s WHERE running > $1 ORDER BY day DESC LIMIT 1`,
     params,
   );
   if (!found) return null;

@@ -79,6 +79,29 @@ export function sinceDayBlocks(from: number, to: number): TimeBlock[] {
 }
 
 /**
+ * Time blocks that cover exactly the days from `from` to `to`, none past either end: at each day
+ * the largest block that starts there and ends by `to` (at most about 45 blocks for any range).
+ */
+export function dayRangeBlocks(from: number, to: number): TimeBlock[] {
+  const blocks: TimeBlock[] = [];
+  let day = from;
+  while (day <= to) {
+    let level: (typeof TIME_LEVELS)[number] = TIME_LEVELS[0];
+    for (const l of TIME_LEVELS) {
+      if (((day % l.days) + l.days) % l.days === 0 && day + l.days - 1 <= to) level = l;
+    }
+    blocks.push({ lexeme: ` ${level.name} ${Math.floor(day / level.days)}`, first: day, days: level.days });
+    day += level.days;
+  }
+  return blocks;
+}
+
+/** The OR of the time lexemes of `dayRangeBlocks(from, to)`: the posts of those days, no others. */
+export function dayRangeFacet(from: number, to: number): string {
+  return anyLexeme(dayRangeBlocks(from, to).map((b) => b.lexeme));
+}
+
+/**
  * The OR of the fewest time lexemes that cover every day from `from` to `to` (see sinceDayBlocks).
  *
  * @example

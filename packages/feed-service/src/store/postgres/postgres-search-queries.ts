@@ -28,8 +28,10 @@ import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { countedDays } from "./postgres-counted-searches.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
-import { languagesFacet } from "./postgres-search-facets.js";
+import { dayRangeFacet, languagesFacet } from "./postgres-search-facets.js";
+import { type SearchKey, searchKey } from "./postgres-search-key.js";
 import {
   CLICKS_ORDER,
   clickTier,
@@ -50,8 +52,36 @@ export const RANKED_NEWEST = 10_000;
 
 type Page = PostPage & { query: SearchQuery; sort: SearchSort };
 
+/**
+ * The ids of one date-ordered page of a counted search (a smart category's query: see
+ * postgres-counted-searches.ts): the matches of the days the page spans, as their counts say,
+ * skipping the newer ones of its first day. Null when the search is not counted, or when the days
+ * held other than the counts said (a write between the two reads): the page is then found as any
+ * search's is.
+ */
+async function countedPage(sql: Sql, match: Match, key: SearchKey, page: Page): Promise<number[] | null> {
+  const counted = await countedDays(sql, key, match.languageIds, page);
+  if (counted === null) return null;
+  const { days, total } = counted;
+  const expected = Math.max(0, Math.min(page.limit, total - page.offset));
+  if (days.length === 0) return expected === 0 ? [] : null;
+  const newest = days[0]!;
+  const skip = page.offset - (newest.running - newest.n);
+  const where = condition(match, dayRangeFacet(days[days.length - 1]!.day, newest.day), 3);
+  const found = await rows<{ id: number }>(
+    sql,
+    `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM posts p WHERE ${where.sql})
+      SELECT id FROM m ORDER BY post_date DESC, id DESC LIMIT $1 OFFSET $2`,
+    [page.limit, skip, ...where.params],
+  );
+  return found.length === expected ? found.map((r) => r.id) : null;
+}
+
 /** The ids of one date-ordered page (exact): a walk, one tier of the newest days, all matches. */
 async function newestPage(sql: Sql, match: Match, page: Page): Promise<number[]> {
+  const key = searchKey(page.query);
+  const counted = key === null ? null : await countedPage(sql, match, key, page);
+  if (counted !== null) return counted;
   const need = page.offset + page.limit;
   const expected = await expectation(sql, match);
   if (walkable(need, expected)) {

@@ -35,6 +35,7 @@ import { PostgresAdminStore } from "./postgres-admin-store.js";
 import * as catalog from "./postgres-catalog-queries.js";
 import * as catalogWriter from "./postgres-catalog-writer.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
+import { syncCountedSearches } from "./postgres-counted-searches.js";
 import { claimDueFeeds, releaseFeedClaims, renewFeedClaim } from "./postgres-feed-claims.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
@@ -228,11 +229,15 @@ export class PostgresStore implements Store {
   removeCategory(id: number): Promise<boolean> {
     return catalogWriter.removeCategory(this.#pool, id);
   }
-  addSmartCategory(args: { name: string; query: string; key?: string }): Promise<SmartCategoryRecord> {
-    return catalogWriter.addSmartCategory(this.#pool, args);
+  async addSmartCategory(args: { name: string; query: string; key?: string }): Promise<SmartCategoryRecord> {
+    const added = await catalogWriter.addSmartCategory(this.#pool, args);
+    await syncCountedSearches(this.#pool);
+    return added;
   }
-  removeSmartCategory(id: number): Promise<boolean> {
-    return catalogWriter.removeSmartCategory(this.#pool, id);
+  async removeSmartCategory(id: number): Promise<boolean> {
+    const removed = await catalogWriter.removeSmartCategory(this.#pool, id);
+    if (removed) await syncCountedSearches(this.#pool);
+    return removed;
   }
   ensureLanguage(code: string, name?: string): Promise<LanguageRecord> {
     return catalogWriter.ensureLanguage(this.#pool, code, name);
@@ -353,6 +358,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   try {
     await migratePostgres(pool);
+    // The smart categories' queries counted per day (a smart category added by an older build,
+    // or copied by migrate-data, is counted here once).
+    await syncCountedSearches(pool);
     // Its own pool even without a replica: the deadline (statement_timeout) must not stop writes.
     const read = await openPostgresPool({
       url: options.readUrl ?? options.url,

@@ -1,0 +1,22 @@
+/**
+ * What a plain search (no operators) matches, as text: the tsquery of the search index's lexemes
+ * and, when GIN only narrows the posts (a phrase of three words or more), the query checked on
+ * `search_vector`. Two queries with the same key match the same posts; it names a search's
+ * counts per day (postgres-counted-searches.ts).
+ */
+import type { SearchQuery } from "../../search/search-query.js";
+import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
+import { toTsquery } from "./postgres-text-search.js";
+
+export interface SearchKey {
+  index: string;
+  verify: string | null;
+}
+
+/** The key of `query` in every language, or null when it matches nothing. */
+export function searchKey(query: SearchQuery): SearchKey | null {
+  const words = toTsquery(query);
+  const indexed = toSearchIndexTsquery(query);
+  if (words === null || indexed === null) return null;
+  return { index: indexed.tsquery, verify: indexed.exact ? null : words };
+}
