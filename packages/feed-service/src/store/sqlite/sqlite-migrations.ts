@@ -287,6 +287,10 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "one story once across feeds: story keys (canonical link, text print), copies kept apart from posts, stored copies merged",
     up: (db, progress) => {
+      // Taken again on a database put back to an older version (the re-filing test): the story
+      // tables then exist and every stored post already has its keys.
+      if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'story_keys'").get())
+        return;
       db.exec(storySchema);
       mergeStoredCopies(db, progress);
     },
