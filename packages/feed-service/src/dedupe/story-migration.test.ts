@@ -1,5 +1,5 @@
 /**
- * The merging migration (SQLite 20, PostgreSQL 17) on a database that stored copies of one story
+ * The merging migration (SQLite 18, PostgreSQL 17) on a database that stored copies of one story
  * as posts of their own: the copies become story_copies rows, their clicks count for the story,
  * the feeds' lists and counts still show every story they carry, and progress is reported. The
  * old state is made by splitting merged stories and dropping the story tables; the migration's

@@ -1,5 +1,5 @@
 /**
- * Migration 17's data step on PostgreSQL, as SQLite's migration 20 (sqlite-story-migration.ts):
+ * Migration 17's data step on PostgreSQL, as SQLite's migration 18 (sqlite-story-migration.ts):
  * every stored post gets its story keys in id order, and a post that is a copy of an earlier one
  * becomes a `story_copies` row of that story, its clicks moved to the story (the click and post
  * roll-up triggers follow the updates and the delete). Posts are read 1,000 at a time, and each

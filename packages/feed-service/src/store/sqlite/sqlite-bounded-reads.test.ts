@@ -658,12 +658,12 @@ describe("SQLite roll-ups", () => {
   });
 
   it("answer the same after schema 19 on an upgraded database as on a fresh one, writes after it included", async () => {
-    // The same corpus written at schema 17 (id blocks kept by the triggers) and at today's schema;
+    // The same corpus written at schema 18 (id blocks kept by the triggers) and at today's schema;
     // the first is then upgraded and both take the same writes: every roll-up and every read agree.
     const fresh = new Database(":memory:");
     migrateSqlite(fresh);
     const upgraded = new Database(":memory:");
-    migrateSqlite(upgraded, 17);
+    migrateSqlite(upgraded, 18);
     const stores = [new SqliteStore(fresh), new SqliteStore(upgraded)] as const;
     for (const store of stores) await loadDemoData(store, { posts: 1500, now: NOW, seed: 3 });
     assert.ok(

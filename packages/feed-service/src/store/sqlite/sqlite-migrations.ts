@@ -271,19 +271,7 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     },
   },
   {
-    version: 19,
-    description:
-      "no more date ranges per id block (unread since schema 14, kept on every write); clicked posts by language",
-    up: (db) => {
-      db.exec(dropIdBlocks);
-      // A search by clicks in one language reads that language's clicked posts only (sqlite-clicked-hits.ts).
-      db.exec(
-        "CREATE INDEX IF NOT EXISTS posts_clicked_by_language ON posts (language_id, clicks, id, date_key) WHERE clicks > 0",
-      );
-    },
-  },
-  {
-    version: 20,
+    version: 18,
     description:
       "one story once across feeds: story keys (canonical link, text print), copies kept apart from posts, stored copies merged",
     up: (db, progress) => {
@@ -293,6 +281,18 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         return;
       db.exec(storySchema);
       mergeStoredCopies(db, progress);
+    },
+  },
+  {
+    version: 19,
+    description:
+      "no more date ranges per id block (unread since schema 14, kept on every write); clicked posts by language",
+    up: (db) => {
+      db.exec(dropIdBlocks);
+      // A search by clicks in one language reads that language's clicked posts only (sqlite-clicked-hits.ts).
+      db.exec(
+        "CREATE INDEX IF NOT EXISTS posts_clicked_by_language ON posts (language_id, clicks, id, date_key) WHERE clicks > 0",
+      );
     },
   },
 ];

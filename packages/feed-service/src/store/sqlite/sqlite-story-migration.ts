@@ -1,5 +1,5 @@
 /**
- * Migration 20's data step: every stored post gets its story keys, in id order (the order posts
+ * Migration 18's data step: every stored post gets its story keys, in id order (the order posts
  * were first stored), and a post that turns out to be a copy of an earlier one (another feed's
  * post with its canonical link, or the same text within a few days) becomes a `story_copies` row
  * of that story, exactly as ingest would have stored it: its clicks move to the story, and its
@@ -85,7 +85,7 @@ function mergeInto(
  * Keys every post and merges the copies already stored; returns how many posts became copies.
  *
  * @example
- * mergeStoredCopies(db, progress); // inside migration 20's transaction
+ * mergeStoredCopies(db, progress); // inside migration 18's transaction
  */
 export function mergeStoredCopies(db: Database.Database, progress: MigrationProgress): number {
   const stmts = new StatementCache(db);

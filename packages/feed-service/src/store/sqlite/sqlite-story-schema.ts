@@ -1,5 +1,5 @@
 /**
- * Migration 20: one story once across feeds (src/dedupe/). A post's story keys sit beside it; a
+ * Migration 18: one story once across feeds (src/dedupe/). A post's story keys sit beside it; a
  * copy that another feed carries is a row of `story_copies`, never a post, so it is in no
  * full-text row, no date index of posts and no roll-up: every list, search and ranking sees the
  * story's one post row and needs no filter. A feed's own list merges its copies back in
