@@ -280,7 +280,9 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'story_keys'").get())
         return;
       db.exec(storySchema);
-      mergeStoredCopies(db, progress);
+      // Deleting the merged copies leaves delete markers in another segment that every later
+      // search merges with; FTS5's 'optimize' folds them in (https://sqlite.org/fts5.html#the_optimize_command).
+      if (mergeStoredCopies(db, progress) > 0) db.exec("INSERT INTO posts_fts(posts_fts) VALUES('optimize')");
     },
   },
   {
