@@ -63,7 +63,9 @@ const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 /** Runs the built bin with `args`; resolves with its stdout, rejects on a non-zero exit. */
 function runBin(args, okCodes = [0]) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    // The feeds are served from 127.0.0.1, which the service's fetch rule refuses by default.
+    const env = { ...process.env, FEED_SERVICE_ALLOW_PRIVATE_FETCH: "1" };
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => {
