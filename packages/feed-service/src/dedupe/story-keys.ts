@@ -41,3 +41,20 @@ export function linkKey(link: string | null | undefined): string | null {
 export function storyKeys(post: IncomingPost): StoryKeys {
   return { linkKey: linkKey(post.storyLink), print: textFingerprint(post.title, post.excerpt) };
 }
+
+/**
+ * The story keys of a post already stored (the merging migrations): its link counts only when it
+ * is not its feed's site link, which is what linkless entries were given.
+ *
+ * @example
+ * storedStoryKeys({ link, title, excerpt, siteUrl: feed.siteUrl }).linkKey;
+ */
+export function storedStoryKeys(post: {
+  link: string;
+  title: string;
+  excerpt: string;
+  siteUrl: string | null;
+}): StoryKeys {
+  const own = post.siteUrl === null || linkKey(post.siteUrl) !== linkKey(post.link);
+  return { linkKey: own ? linkKey(post.link) : null, print: textFingerprint(post.title, post.excerpt) };
+}

@@ -5,8 +5,8 @@
  * roll-up triggers follow the updates and the delete). Posts are read 1,000 at a time, and each
  * batch's look-ups are two statements; copies within one batch are found in memory.
  */
-import { linkKey, type StoryKeys, textWindowMs } from "../../dedupe/story-keys.js";
-import { sameText, textFingerprint } from "../../dedupe/text-fingerprint.js";
+import { type StoryKeys, storedStoryKeys, textWindowMs } from "../../dedupe/story-keys.js";
+import { sameText } from "../../dedupe/text-fingerprint.js";
 import type { MigrationProgress } from "../migration-progress.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { RECOUNT_FEED } from "./postgres-story-writer.js";
@@ -38,11 +38,6 @@ interface Known {
 const step = "finding copies of one story in several feeds";
 const batch = 1_000;
 
-function keysOf(post: StoredPost): StoryKeys {
-  const own = post.site_url === null || linkKey(post.site_url) !== linkKey(post.link);
-  return { linkKey: own ? linkKey(post.link) : null, print: textFingerprint(post.title, post.excerpt) };
-}
-
 /** Keys every post and merges the copies already stored; returns how many posts became copies. */
 export async function mergeStoredCopies(sql: Sql, progress: MigrationProgress): Promise<number> {
   const [{ n: total } = { n: 0 }] = await rows<{ n: number }>(
@@ -62,7 +57,11 @@ export async function mergeStoredCopies(sql: Sql, progress: MigrationProgress): 
       [after],
     );
     if (page.length === 0) break;
-    const keyed = page.map((post) => ({ post, keys: keysOf(post), date: Number(post.post_date) }));
+    const keyed = page.map((post) => ({
+      post,
+      keys: storedStoryKeys({ ...post, siteUrl: post.site_url }),
+      date: Number(post.post_date),
+    }));
     const byLink = new Map<string, Known[]>();
     const byBand = new Map<number, Known[]>();
     const links = [...new Set(keyed.flatMap((k) => (k.keys.linkKey ? [k.keys.linkKey] : [])))];

@@ -6,8 +6,7 @@
  * post row, index row and roll-up counts go (the roll-up triggers see the deletes).
  */
 import type Database from "better-sqlite3";
-import { linkKey, type StoryKeys } from "../../dedupe/story-keys.js";
-import { textFingerprint } from "../../dedupe/text-fingerprint.js";
+import { storedStoryKeys } from "../../dedupe/story-keys.js";
 import type { MigrationProgress } from "../migration-progress.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { LanguageCountChanges } from "./sqlite-language-counts.js";
@@ -33,12 +32,6 @@ interface StoredPost {
 
 const step = "finding copies of one story in several feeds";
 const batch = 5_000;
-
-/** A stored post's link counts only when it is not its feed's site link (what linkless entries got). */
-function keysOf(post: StoredPost): StoryKeys {
-  const own = post.site_url === null || linkKey(post.site_url) !== linkKey(post.link);
-  return { linkKey: own ? linkKey(post.link) : null, print: textFingerprint(post.title, post.excerpt) };
-}
 
 /** Turns a stored post into a copy of `story`, inside the migration's transaction. */
 function mergeInto(
@@ -103,7 +96,7 @@ export function mergeStoredCopies(db: Database.Database, progress: MigrationProg
     const rows = page.all(after) as StoredPost[];
     if (rows.length === 0) break;
     for (const post of rows) {
-      const keys = keysOf(post);
+      const keys = storedStoryKeys({ ...post, siteUrl: post.site_url });
       const story = findStory(stmts, post.feed_id, keys, post.post_date);
       if (story) {
         mergeInto(stmts, post, story, counts);
