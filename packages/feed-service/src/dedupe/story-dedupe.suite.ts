@@ -308,5 +308,80 @@ export function storyDedupeSuite(backend: TestBackend): void {
         db.drop();
       }
     });
+
+    it("merges the entries of one document that copy each other, as every backend writes them", async () => {
+      const db = await backend.newDatabase();
+      const location = db.location;
+      try {
+        const digest: Item[] = [
+          { guid: "d-tram", link: "https://digest.example/tram", title: "Tram", text: tramText, daysAgo: 1 },
+          // The same link with tracking parameters, the same text with a footer: one story.
+          {
+            guid: "d-tram-shared",
+            link: "https://digest.example/tram?utm_source=newsletter&fbclid=1",
+            title: "Tram (shared)",
+            text: `${tramText} Shared from the newsletter.`,
+            daysAgo: 1,
+          },
+          {
+            guid: "d-garden",
+            link: "https://digest.example/garden",
+            title: "Garden",
+            text: gardenText,
+            daysAgo: 2,
+          },
+          // Republished text under another guid and link.
+          {
+            guid: "d-garden-again",
+            link: "https://digest.example/2026/garden",
+            title: "Garden",
+            text: gardenText,
+            daysAgo: 2,
+          },
+          // The same link with tracking parameters and short texts: a link merges across feeds only.
+          {
+            guid: "d-note-1",
+            link: "https://digest.example/note",
+            title: "Note",
+            text: weeklyA.slice(0, 40),
+            daysAgo: 3,
+          },
+          {
+            guid: "d-note-2",
+            link: "https://digest.example/note?utm_medium=rss",
+            title: "Note",
+            text: weeklyB.slice(0, 40),
+            daysAgo: 3,
+          },
+        ];
+        documents.set("/digest.xml", rss("Digest", digest));
+        await cli(["feeds", "add", `${base}/digest.xml`, "--name", "Digest", "--database", location]);
+        await cli(["ingest", "--all", "--database", location]);
+        await withStore(location, async (store) => {
+          const recent = await store.recentPosts({ limit: 20, offset: 0, languageIds: null });
+          assert.deepEqual(
+            recent.map((p) => [p.postTitle, p.postLink]),
+            [
+              ["Tram (shared)", "https://digest.example/tram?utm_source=newsletter&fbclid=1"],
+              ["Garden", "https://digest.example/2026/garden"],
+              ["Note", "https://digest.example/note?utm_medium=rss"],
+              ["Note", "https://digest.example/note"],
+            ],
+          );
+          const [feed] = await store.feeds();
+          assert.equal(feed?.postCount, 4);
+          assert.equal((await store.alsoIn(recent.map((p) => p.postId))).size, 0);
+        });
+        const merges = JSON.parse(
+          (await cli(["posts", "duplicates", "--json", "--database", location])).stdout,
+        ) as Array<{ copyGuid: string; mergedBy: string; storyTitle: string }>;
+        assert.deepEqual(merges.map((m) => [m.copyGuid, m.mergedBy, m.storyTitle]).sort(), [
+          ["d-garden-again", "text", "Garden"],
+          ["d-tram-shared", "text", "Tram (shared)"],
+        ]);
+      } finally {
+        db.drop();
+      }
+    });
   });
 }
