@@ -3,7 +3,8 @@
  * real CLI (`feeds add`, `ingest --all`), then read through the store as the operations do. Each
  * kind of copy has its fixture: the same link with tracking parameters, the same text under
  * another link, a changed permalink, a bump (an old post re-dated in another feed), short posts
- * that must stay apart, and two different posts under one title.
+ * that must stay apart, two different posts under one title, copies inside one document, and the
+ * links feeds declare (feedburner:origLink, rel=canonical).
  */
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
@@ -378,6 +379,68 @@ export function storyDedupeSuite(backend: TestBackend): void {
         assert.deepEqual(merges.map((m) => [m.copyGuid, m.mergedBy, m.storyTitle]).sort(), [
           ["d-garden-again", "text", "Garden"],
           ["d-tram-shared", "text", "Tram (shared)"],
+        ]);
+      } finally {
+        db.drop();
+      }
+    });
+
+    it("meets a story through the link a feed declares: feedburner:origLink (RSS) and rel=canonical (Atom)", async () => {
+      const db = await backend.newDatabase();
+      const location = db.location;
+      try {
+        // FeedBurner's items link to its redirects; origLink names the blog's own page.
+        const feedburner = `<rss xmlns:feedburner="http://rssnamespace.org/feedburner/ext/1.0" version="2.0">
+          <channel><title>Blog (FeedBurner)</title><link>https://blog.example/</link>
+          <item><guid isPermaLink="false">fb-tram</guid><link>https://feedproxy.google.com/~r/blog/~3/AbC/</link>
+            <title>Tram line extended</title><description>A short note on the tram.</description>
+            <pubDate>${at(1)}</pubDate><feedburner:origLink>https://blog.example/2026/tram</feedburner:origLink></item>
+          <item><guid isPermaLink="false">fb-own</guid><link>https://feedproxy.google.com/~r/blog/~3/DeF/</link>
+            <title>Only here</title><description>Not on the blog.</description><pubDate>${at(1.5)}</pubDate></item>
+          </channel></rss>`;
+        const mirror = `<feed xmlns="http://www.w3.org/2005/Atom"><title>Mirror</title><id>tag:mirror</id>
+          <updated>${new Date(now).toISOString()}</updated>
+          <entry><id>tag:mirror,1</id><title>Status</title><updated>${new Date(now - 3 * DAY).toISOString()}</updated>
+            <link rel="alternate" href="https://mirror.example/status-copy"/>
+            <link rel="canonical" href="https://blog.example/status"/><summary>Back online.</summary></entry>
+          </feed>`;
+        documents.set("/blog.xml", rss("Blog", blog));
+        documents.set("/feedburner.xml", feedburner);
+        documents.set("/mirror.xml", mirror);
+        await cli(["feeds", "add", `${base}/blog.xml`, "--name", "Blog", "--database", location]);
+        await cli(["ingest", "--all", "--database", location]);
+        await cli(["feeds", "add", `${base}/feedburner.xml`, "--name", "FeedBurner", "--database", location]);
+        await cli(["feeds", "add", `${base}/mirror.xml`, "--name", "Mirror", "--database", location]);
+        await cli(["ingest", "--all", "--database", location]);
+        await withStore(location, async (store) => {
+          const recent = await store.recentPosts({ limit: 50, offset: 0, languageIds: null });
+          assert.deepEqual(titles(recent), [
+            "Tram line extended",
+            "Only here",
+            "A garden path",
+            "Status",
+            "Weekly notes",
+            "Old title",
+            "The harbour",
+          ]);
+          const feeds = new Map((await store.feeds()).map((f) => [f.feedName, f.feedId]));
+          const tram = recent[0]!;
+          const status = recent.find((p) => p.postTitle === "Status")!;
+          assert.equal(tram.feedId, feeds.get("Blog"));
+          assert.equal(tram.postLink, "https://blog.example/2026/tram");
+          assert.equal(status.feedId, feeds.get("Blog"));
+          const also = await store.alsoIn([tram.postId, status.postId]);
+          assert.deepEqual(also.get(tram.postId), [
+            { feedId: feeds.get("FeedBurner"), feedName: "FeedBurner" },
+          ]);
+          assert.deepEqual(also.get(status.postId), [{ feedId: feeds.get("Mirror"), feedName: "Mirror" }]);
+        });
+        const merges = JSON.parse(
+          (await cli(["posts", "duplicates", "--json", "--database", location])).stdout,
+        ) as Array<{ copyGuid: string; mergedBy: string; copyLink: string }>;
+        assert.deepEqual(merges.map((m) => [m.copyGuid, m.mergedBy, m.copyLink]).sort(), [
+          ["fb-tram", "link", "https://feedproxy.google.com/~r/blog/~3/AbC/"],
+          ["tag:mirror,1", "link", "https://mirror.example/status-copy"],
         ]);
       } finally {
         db.drop();
