@@ -7,7 +7,13 @@
  */
 import { availableParallelism } from "node:os";
 import type pg from "pg";
-import type { CopiedTable, CopyEndpoint, Row, StepReport } from "../copied-tables.js";
+import {
+  type CopiedTable,
+  type CopyEndpoint,
+  keyAfter,
+  type Row,
+  type StepReport,
+} from "../copied-tables.js";
 import { putBack, type SetAside, setAsideForLoad } from "./postgres-bulk-load.js";
 import {
   inTransaction,
@@ -38,6 +44,7 @@ const sequenceTables = [
   "smart_categories",
   "searches",
   "clicks",
+  "story_copies",
   "admin_users",
   "audit_log",
   "suggestions",
@@ -92,10 +99,10 @@ export class PostgresEndpoint implements CopyEndpoint {
   }
 
   async read(table: CopiedTable, after: unknown, limit: number): Promise<Row[]> {
-    const where = after === null ? "" : `WHERE ${table.key} > $2`;
+    const { where, values } = keyAfter(table, after, (i) => `$${i + 2}`);
     const result = await this.#pool.query({
       text: `SELECT ${table.columns.join(", ")} FROM ${table.name} ${where} ORDER BY ${table.key} LIMIT $1`,
-      values: after === null ? [limit] : [limit, after],
+      values: [limit, ...values],
       rowMode: "array",
     });
     return result.rows as Row[];

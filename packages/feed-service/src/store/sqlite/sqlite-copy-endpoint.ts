@@ -1,6 +1,6 @@
 /** The SQLite side of `migrate-data`: reads and writes the store tables of one database file. */
 import type Database from "better-sqlite3";
-import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
+import { type CopiedTable, type CopyEndpoint, keyAfter, type Row } from "../copied-tables.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
@@ -35,11 +35,11 @@ export class SqliteEndpoint implements CopyEndpoint {
   }
 
   read(table: CopiedTable, after: unknown, limit: number): Promise<Row[]> {
-    const where = after === null ? "" : `WHERE ${table.key} > ?`;
+    const { where, values } = keyAfter(table, after, () => "?");
     const stmt = this.#db
       .prepare(`SELECT ${table.columns.join(", ")} FROM ${table.name} ${where} ORDER BY ${table.key} LIMIT ?`)
       .raw(true);
-    return Promise.resolve((after === null ? stmt.all(limit) : stmt.all(after, limit)) as Row[]);
+    return Promise.resolve(stmt.all(...values, limit) as Row[]);
   }
 
   begin(): Promise<void> {
