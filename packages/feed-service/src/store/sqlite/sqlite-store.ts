@@ -50,6 +50,7 @@ import { countSearchMatches } from "./sqlite-search-count.js";
 import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
 import { searchPosts } from "./sqlite-search-queries.js";
 import * as stories from "./sqlite-story-reads.js";
+import { loadRowLengths } from "./sqlite-term-sample.js";
 import { SqliteWebSubStore } from "./sqlite-websub-store.js";
 
 /** Runs a synchronous store call as a promise, with driver errors translated. */
@@ -92,6 +93,13 @@ export class SqliteStore implements Store {
   }
   postsByFeed(page: Omit<PostPage, "languageIds"> & { feedId: number }): Promise<PostRecord[]> {
     return settle(() => stories.postsByFeedWithCopies(this.#stmts, page));
+  }
+  /**
+   * A query thread's warm-up (sqlite-read-worker.ts): every row's length into the connection's
+   * cache, which a search's scoring would otherwise read row by row on its first calls.
+   */
+  warmSearchLengths(): Promise<number> {
+    return settle(() => loadRowLengths(this.#stmts));
   }
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
