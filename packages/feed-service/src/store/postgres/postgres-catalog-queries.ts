@@ -193,13 +193,14 @@ export function searchHistory(sql: Sql, limit: number): Promise<SearchHistoryRec
 }
 
 /**
- * Post and click totals from `scope_days` (its click sums are of the posts' all-time counters);
- * the last 24 hours and the newest post per language are ranges of posts_by_language.
+ * Post and click totals from `language_totals` (postgres-language-totals.ts: its click sums are of
+ * the posts' all-time counters); the last 24 hours and the newest post per language are ranges of
+ * posts_by_language.
  */
 export function aggregateLanguageData(sql: Sql, now: number): Promise<LanguageDataRecord[]> {
   return rows(
     sql,
-    `WITH totals AS (SELECT language_id, sum(posts) AS posts, sum(clicks) AS clicks FROM scope_days GROUP BY language_id)
+    `WITH totals AS (SELECT language_id, sum(posts) AS posts, sum(clicks) AS clicks FROM language_totals GROUP BY language_id)
       SELECT l.id AS "languageId", l.name AS "languageName", l.code AS "languageCode",
         (SELECT count(*) FROM feeds WHERE language_id = l.id) AS "feedCount",
         coalesce(t.posts, 0) AS "postCount",

@@ -16,6 +16,7 @@ import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
+import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
@@ -294,6 +295,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await createCountedSearches(sql);
       await createScopeMonths(sql);
     },
+  },
+  {
+    version: 25,
+    description:
+      "posts and clicks per language (and category, and day modulo 32), so the language data reads no history",
+    up: createLanguageTotals,
   },
 ];
 
