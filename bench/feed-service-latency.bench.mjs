@@ -168,6 +168,30 @@ async function probeCorpus(store, manifest) {
     return lo;
   }
   const firstClickDays = Math.min(widest, (await daysBackHolding(totalClicks - 1)) + 1);
+  // Prolific feeds' hardest window: half the posts on each side (summing per-feed roll-ups read
+  // the most there), found like the click windows (from the 1,000 most prolific feeds).
+  const totalPosts0 = languageData.reduce((sum, l) => sum + l.postCount, 0);
+  const postsWithin = async (days) =>
+    (await store.mostProlificFeeds({ since: Date.now() - days * DAY, limit: 1000 })).reduce(
+      (sum, f) => sum + f.periodPosts,
+      0,
+    );
+  let [plo, phi] = [1, widest];
+  while (plo < phi) {
+    const mid = Math.ceil((plo + phi) / 2);
+    if ((await postsWithin(mid)) <= totalPosts0 / 2) plo = mid;
+    else phi = mid - 1;
+  }
+  // A post id in the middle of the largest category's list (by date): on corpora stored out of
+  // date order, many of its posts have ids on either side of it.
+  const [middle] = await store.postsByCategory({
+    limit: 1,
+    offset: Math.floor(largestCategoryPosts / 2),
+    categoryId: largestCategory,
+    languageIds: null,
+    sincePostId: null,
+    sinceDate: null,
+  });
   return {
     terms,
     minority,
@@ -182,6 +206,8 @@ async function probeCorpus(store, manifest) {
     totalPosts,
     totalClicks,
     halfOfClicks: await daysBackHolding(totalClicks / 2),
+    halfOfPosts: plo,
+    middlePostId: middle?.postId ?? 1,
     countedWindows: [await daysBackHolding(45_000), await daysBackHolding(90_000)],
     firstClickDays,
   };
@@ -303,6 +329,15 @@ function worstCallsOf(corpus, sweptWindows) {
       }),
     ],
     [
+      `getPostsByCategory ${cat} sincepost id ${corpus.middlePostId} (its middle post's), offset ${n(catPosts / 4)}`,
+      page("getPostsByCategory", {
+        offset: Math.floor(catPosts / 4),
+        categoryId: d(cat),
+        languageIds: s(""),
+        sincepost: d(corpus.middlePostId),
+      }),
+    ],
+    [
       `getPostsByFeed ${feed.feedId} (largest, ${n(feed.postCount)} posts) limit 1000 last page`,
       page("getPostsByFeed", {
         limit: 1000,
@@ -365,6 +400,10 @@ function worstCallsOf(corpus, sweptWindows) {
     [
       "getMostProlificFeeds daysBack 365 limit 1000",
       envelope("getMostProlificFeeds", { daysBack: d(365), limit: d(1000) }),
+    ],
+    [
+      `getMostProlificFeeds daysBack ${corpus.halfOfPosts} (half the posts) limit 1000`,
+      envelope("getMostProlificFeeds", { daysBack: d(corpus.halfOfPosts), limit: d(1000) }),
     ],
     ["getFeeds", envelope("getFeeds")],
     [`getFeedsByCategory ${cat}`, envelope("getFeedsByCategory", { categoryId: d(cat) })],
