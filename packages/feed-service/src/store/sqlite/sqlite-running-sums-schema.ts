@@ -31,8 +31,8 @@ const day = (x: string) => `(${x} / 86400000 - (${x} % 86400000 < 0))`;
 export const SUM_BLOCK_DAYS = 64;
 const block = (d: string) => `(${d} / ${SUM_BLOCK_DAYS} - (${d} % ${SUM_BLOCK_DAYS} < 0))`;
 
-/** Adds one dated `d` (a day number) to feed `f`'s running sums in `table`. */
-const sumUp = (table: string, f: string, d: string) => `
+/** Adds one dated `d` (a day number) to feed `f`'s own rows of running sums in `table`. */
+const sumUpOwn = (table: string, f: string, d: string) => `
   INSERT INTO ${table} (level, feed_id, period, n, through, lo, hi) VALUES
     (0, ${f}, ${d}, 1, 1 + coalesce((SELECT through FROM ${table} WHERE level = 0 AND feed_id = ${f}
       AND period < ${d} AND period >= ${block(d)} * ${SUM_BLOCK_DAYS} ORDER BY period DESC LIMIT 1), 0), NULL, NULL),
@@ -40,10 +40,26 @@ const sumUp = (table: string, f: string, d: string) => `
       AND period < ${block(d)} ORDER BY period DESC LIMIT 1), 0), NULL, NULL),
     (2, ${f}, 0, 1, 1, ${d}, ${d})
   ON CONFLICT (level, feed_id, period) DO UPDATE SET n = n + 1, through = through + 1,
-    lo = min(lo, excluded.lo), hi = max(hi, excluded.hi);
+    lo = min(lo, excluded.lo), hi = max(hi, excluded.hi);`;
+
+/** And to the later rows: only when the feed has days after `d`. */
+const sumUpLater = (table: string, f: string, d: string) => `
   UPDATE ${table} SET through = through + 1 WHERE level = 0 AND feed_id = ${f}
     AND period > ${d} AND period < (${block(d)} + 1) * ${SUM_BLOCK_DAYS};
   UPDATE ${table} SET through = through + 1 WHERE level = 1 AND feed_id = ${f} AND period > ${block(d)};`;
+
+const sumUp = (table: string, f: string, d: string) => sumUpOwn(table, f, d) + sumUpLater(table, f, d);
+
+/**
+ * A trigger adding a new row's `d` to the rows of running sums after it, when the feed's last day
+ * (its total's `hi`, a bound that only grows) is later: what ingest and /click write, dated last,
+ * skips it. Either order with the trigger adding the own rows gives the same sums.
+ */
+const laterSumsTrigger = (name: string, on: string, table: string, f: string, d: string) => `
+CREATE TRIGGER ${name} AFTER INSERT ON ${on}
+WHEN ${d} < (SELECT hi FROM ${table} WHERE level = 2 AND feed_id = ${f})
+BEGIN ${sumUpLater(table, f, d)}
+END;`;
 
 /** Takes one dated `d` off feed `f`'s running sums; rows left empty go. */
 const sumDown = (table: string, f: string, d: string) => {
@@ -140,10 +156,12 @@ DROP TABLE IF EXISTS post_days;
 DROP TABLE IF EXISTS feed_click_days;
 DROP TABLE IF EXISTS feed_click_totals;
 DROP TRIGGER IF EXISTS posts_sums_insert;
+DROP TRIGGER IF EXISTS posts_sums_insert_later;
 DROP TRIGGER IF EXISTS posts_sums_update;
 DROP TRIGGER IF EXISTS posts_sums_delete;
 DROP TRIGGER IF EXISTS posts_clicks_first;
 DROP TRIGGER IF EXISTS clicks_sums_insert;
+DROP TRIGGER IF EXISTS clicks_sums_insert_later;
 DROP TRIGGER IF EXISTS clicks_sums_delete;
 DROP TABLE IF EXISTS feed_post_sums;
 DROP TABLE IF EXISTS feed_click_sums;
@@ -192,9 +210,10 @@ END;
 CREATE TRIGGER posts_day_counts_delete AFTER DELETE ON posts BEGIN ${dayCountDown}
 END;
 CREATE TRIGGER posts_sums_insert AFTER INSERT ON posts BEGIN
-  ${sumUp("feed_post_sums", "new.feed_id", day("new.post_date"))}
+  ${sumUpOwn("feed_post_sums", "new.feed_id", day("new.post_date"))}
   ${rankUp}
 END;
+${laterSumsTrigger("posts_sums_insert_later", "posts", "feed_post_sums", "new.feed_id", day("new.post_date"))}
 CREATE TRIGGER posts_sums_update AFTER UPDATE OF post_date, feed_id, language_id, category_id ON posts
 WHEN old.post_date IS NOT new.post_date OR old.feed_id IS NOT new.feed_id
   OR old.language_id IS NOT new.language_id OR old.category_id IS NOT new.category_id
@@ -214,8 +233,9 @@ CREATE TRIGGER posts_clicks_first BEFORE DELETE ON posts BEGIN
   DELETE FROM clicks WHERE post_id = old.id;
 END;
 CREATE TRIGGER clicks_sums_insert AFTER INSERT ON clicks BEGIN
-  ${sumUp("feed_click_sums", clickFeed("new"), day("new.clicked_at"))}
+  ${sumUpOwn("feed_click_sums", clickFeed("new"), day("new.clicked_at"))}
 END;
+${laterSumsTrigger("clicks_sums_insert_later", "clicks", "feed_click_sums", clickFeed("new"), day("new.clicked_at"))}
 CREATE TRIGGER clicks_sums_delete AFTER DELETE ON clicks BEGIN
   ${sumDown("feed_click_sums", clickFeed("old"), day("old.clicked_at"))}
 END;
