@@ -169,19 +169,14 @@ async function probeCorpus(store, manifest) {
   }
   const firstClickDays = Math.min(widest, (await daysBackHolding(totalClicks - 1)) + 1);
   // Prolific feeds' hardest window: half the posts on each side (summing per-feed roll-ups read
-  // the most there), found like the click windows (from the 1,000 most prolific feeds).
+  // the most there): from the date of the middle post, newest first.
   const totalPosts0 = languageData.reduce((sum, l) => sum + l.postCount, 0);
-  const postsWithin = async (days) =>
-    (await store.mostProlificFeeds({ since: Date.now() - days * DAY, limit: 1000 })).reduce(
-      (sum, f) => sum + f.periodPosts,
-      0,
-    );
-  let [plo, phi] = [1, widest];
-  while (plo < phi) {
-    const mid = Math.ceil((plo + phi) / 2);
-    if ((await postsWithin(mid)) <= totalPosts0 / 2) plo = mid;
-    else phi = mid - 1;
-  }
+  const [middlePost] = await store.recentPosts({
+    limit: 1,
+    offset: Math.floor(totalPosts0 / 2),
+    languageIds: null,
+  });
+  const halfOfPosts = Math.max(1, Math.ceil((Date.now() - (middlePost?.postDate ?? Date.now())) / DAY));
   // A post id in the middle of the largest category's list (by date): on corpora stored out of
   // date order, many of its posts have ids on either side of it.
   const [middle] = await store.postsByCategory({
@@ -206,7 +201,7 @@ async function probeCorpus(store, manifest) {
     totalPosts,
     totalClicks,
     halfOfClicks: await daysBackHolding(totalClicks / 2),
-    halfOfPosts: plo,
+    halfOfPosts,
     middlePostId: middle?.postId ?? 1,
     countedWindows: [await daysBackHolding(45_000), await daysBackHolding(90_000)],
     firstClickDays,
