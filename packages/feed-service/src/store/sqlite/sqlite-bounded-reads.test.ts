@@ -14,12 +14,7 @@ import type { IncomingPost } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
 import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
-import {
-  popularByComplement,
-  popularByDays,
-  prolificByComplement,
-  prolificByDays,
-} from "./sqlite-feed-rankings.js";
+import { mostPopularFeeds, mostProlificFeeds } from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
@@ -302,7 +297,7 @@ describe("SQLite bounded reads", () => {
       AND (? IS NULL OR language_id IN (SELECT value FROM json_each(?)))
       ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?`);
     const maxId = db.prepare("SELECT max(id) FROM posts").pluck().get() as number;
-    // Ids below 4,096 take the few-ids path (SINCE_IDS_READ); the others the per-feed roll-up.
+    // Few and many ids below and above the id: day counts' bounds settle some rows, ranks the rest.
     for (const sincePostId of [0, 1, 37, 2_500, 9_000, maxId - 800]) {
       for (const languageIds of languageSets) {
         const languages = languageIds === null ? null : JSON.stringify(languageIds);
@@ -504,28 +499,23 @@ describe("SQLite bounded reads", () => {
     }
   });
 
-  it("ranks prolific feeds the same way from the day roll-ups as from the posts before the window", () => {
+  it("ranks prolific feeds from the running sums as counting the posts does", () => {
     const reference = db.prepare(`SELECT feed_id, count(*) AS n FROM posts WHERE post_date >= ?
       GROUP BY feed_id ORDER BY n DESC, feed_id LIMIT ?`);
     for (const days of [0.5, 1, 45, 400, 36_500]) {
       for (const limit of [1, 20, 1000]) {
         const args = { since: NOW - days * DAY, limit };
         const expected = reference.raw().all(args.since, limit);
-        for (const [name, plan] of [
-          ["days", prolificByDays],
-          ["complement", prolificByComplement],
-        ] as const) {
-          assert.deepEqual(
-            plan(stmts, args).map((f) => [f.feedId, f.periodPosts]),
-            expected,
-            `${name} ${days}d ${limit}`,
-          );
-        }
+        assert.deepEqual(
+          mostProlificFeeds(stmts, args).map((f) => [f.feedId, f.periodPosts]),
+          expected,
+          `${days}d ${limit}`,
+        );
       }
     }
   });
 
-  it("ranks popular feeds the same way from the day roll-ups as from the clicks before the window", () => {
+  it("ranks popular feeds from the running sums as counting the clicks does", () => {
     const reference =
       db.prepare(`SELECT p.feed_id, count(*) AS n FROM clicks k JOIN posts p ON p.id = k.post_id
       WHERE k.clicked_at >= ? GROUP BY p.feed_id ORDER BY n DESC, p.feed_id LIMIT ?`);
@@ -533,17 +523,11 @@ describe("SQLite bounded reads", () => {
       for (const limit of [1, 20, 1000]) {
         const args = { since: NOW - days * DAY, limit };
         const expected = reference.raw().all(args.since, limit);
-        for (const [name, plan] of [
-          ["days", (st: StatementCache, a: typeof args) => popularByDays(st, a)],
-          ["days in feed order", (st: StatementCache, a: typeof args) => popularByDays(st, a, true)],
-          ["complement", popularByComplement],
-        ] as const) {
-          assert.deepEqual(
-            plan(stmts, args).map((f) => [f.feedId, f.periodClicks]),
-            expected,
-            `${name} ${days}d ${limit}`,
-          );
-        }
+        assert.deepEqual(
+          mostPopularFeeds(stmts, args).map((f) => [f.feedId, f.periodClicks]),
+          expected,
+          `${days}d ${limit}`,
+        );
       }
     }
   });
@@ -571,21 +555,8 @@ describe("SQLite roll-ups", () => {
     migrateSqlite(db);
     const store = new SqliteStore(db);
     const day = (x: string) => `(${x} / 86400000 - (${x} % 86400000 < 0))`;
+    // The running sums of schema 21 against a recount: sqlite-running-sums.test.ts.
     const recount = () => ({
-      days: db
-        .prepare(`SELECT ${day("post_date")} AS day, feed_id, language_id, coalesce(category_id, 0) AS category_id,
-          count(*) AS posts FROM posts GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`)
-        .all(),
-      kept: db
-        .prepare("SELECT day, feed_id, language_id, category_id, posts FROM post_days ORDER BY 1, 2, 3, 4")
-        .all(),
-      clicks: db
-        .prepare(`SELECT p.feed_id, ${day("k.clicked_at")} AS day, count(*) AS clicks FROM clicks k
-          JOIN posts p ON p.id = k.post_id GROUP BY 1, 2 ORDER BY 1, 2`)
-        .all(),
-      keptClicks: db
-        .prepare("SELECT feed_id, day, clicks FROM feed_click_days WHERE clicks > 0 ORDER BY 1, 2")
-        .all(),
       dayCounts: db
         .prepare(`SELECT ${day("post_date")} AS day, language_id, coalesce(category_id, 0) AS category_id,
           count(*) AS posts FROM posts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
@@ -593,23 +564,13 @@ describe("SQLite roll-ups", () => {
       keptDayCounts: db
         .prepare("SELECT day, language_id, category_id, posts FROM post_day_counts ORDER BY 1, 2, 3")
         .all(),
-      feedClicks: db
-        .prepare(`SELECT p.feed_id, count(*) AS clicks FROM clicks k JOIN posts p ON p.id = k.post_id
-          GROUP BY 1 ORDER BY 1`)
-        .all(),
-      keptFeedClicks: db
-        .prepare("SELECT feed_id, clicks FROM feed_click_totals WHERE clicks > 0 ORDER BY 1")
-        .all(),
       byKey: db.prepare("SELECT id FROM posts ORDER BY date_key").pluck().all(),
       byDate: db.prepare("SELECT id FROM posts ORDER BY post_date, id").pluck().all(),
     });
     const check = (when: string) => {
       const r = recount();
-      assert.deepEqual(r.kept, r.days, `post_days ${when}`);
-      assert.deepEqual(r.keptClicks, r.clicks, `feed_click_days ${when}`);
       assert.deepEqual(r.byKey, r.byDate, `date keys ${when}`);
       assert.deepEqual(r.keptDayCounts, r.dayCounts, `post_day_counts ${when}`);
-      assert.deepEqual(r.keptFeedClicks, r.feedClicks, `feed_click_totals ${when}`);
     };
     await loadDemoData(store, { posts: 3000, now: NOW });
     check("after loading");
@@ -630,7 +591,7 @@ describe("SQLite roll-ups", () => {
     check("after a feed was removed");
     for (const feed of await store.adminFeeds()) await store.removeFeed(feed.feedId);
     check("after every feed was removed");
-    assert.deepEqual(db.prepare("SELECT count(*) AS n FROM post_days").get(), { n: 0 });
+    assert.deepEqual(db.prepare("SELECT count(*) AS n FROM post_day_counts").get(), { n: 0 });
     await store.close();
   });
 
@@ -649,9 +610,22 @@ describe("SQLite roll-ups", () => {
     const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
     assert.equal(n("SELECT count(*) AS n FROM posts"), 500, "the copy brought every post");
     assert.ok(n("SELECT count(*) AS n FROM clicks") > 0, "and clicks");
-    assert.equal(n("SELECT sum(posts) AS n FROM post_days"), n("SELECT count(*) AS n FROM posts"));
     assert.equal(n("SELECT sum(posts) AS n FROM post_day_counts"), n("SELECT count(*) AS n FROM posts"));
-    assert.equal(n("SELECT sum(clicks) AS n FROM feed_click_days"), n("SELECT count(*) AS n FROM clicks"));
+    assert.equal(
+      n("SELECT sum(n) AS n FROM feed_post_sums WHERE level = 2"),
+      n("SELECT count(*) AS n FROM posts"),
+    );
+    assert.equal(
+      n("SELECT sum(n) AS n FROM feed_click_sums WHERE level = 2"),
+      n("SELECT count(*) AS n FROM clicks"),
+    );
+    // Schema 21 took the per-feed day roll-ups away, tables and triggers.
+    assert.equal(
+      n(
+        "SELECT count(*) AS n FROM sqlite_master WHERE sql LIKE '%post_days%' OR sql LIKE '%feed_click_days%'",
+      ),
+      0,
+    );
     // Schema 19 took the id blocks away, table and triggers.
     assert.equal(n("SELECT count(*) AS n FROM sqlite_master WHERE sql LIKE '%post_id_blocks%'"), 0);
     db.close();
@@ -696,10 +670,9 @@ describe("SQLite roll-ups", () => {
     }
     const rollups = (db: Database.Database) =>
       [
-        "post_days ORDER BY 1, 2, 3, 4",
         "post_day_counts ORDER BY 1, 2, 3",
-        "feed_click_days ORDER BY 1, 2",
-        "feed_click_totals ORDER BY 1",
+        "feed_post_sums ORDER BY 1, 2, 3",
+        "feed_click_sums ORDER BY 1, 2, 3",
       ].map((t) => db.prepare(`SELECT * FROM ${t}`).raw().all());
     assert.deepEqual(rollups(upgraded), rollups(fresh));
     const answers = async (store: SqliteStore) => {

@@ -4,10 +4,10 @@ import { type CopiedTable, type CopyEndpoint, keyAfter, type Row } from "../copi
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
-import { fillDayCounts } from "./sqlite-day-counts-schema.js";
+import { fillPostDayCounts } from "./sqlite-day-counts-schema.js";
 import { recountLanguages } from "./sqlite-language-counts.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { fillRollups } from "./sqlite-rollup-schema.js";
+import { fillRunningSumTables } from "./sqlite-running-sums-schema.js";
 
 const POST_TITLE = 4;
 const POST_EXCERPT = 5;
@@ -122,9 +122,9 @@ export class SqliteEndpoint implements CopyEndpoint {
     // is counted again from the copied rows: the per-language counts travel in no copied column,
     // and --force leaves roll-up bounds of the posts it removed (wider, so true, but not tight).
     this.#db.transaction(() => {
-      this.#db.exec("DELETE FROM post_days; DELETE FROM feed_click_days;");
-      this.#db.exec(fillRollups);
-      this.#db.exec(`DELETE FROM post_day_counts; DELETE FROM feed_click_totals; ${fillDayCounts}`);
+      this.#db.exec(`DELETE FROM post_day_counts; ${fillPostDayCounts}`);
+      this.#db.exec("DELETE FROM feed_post_sums; DELETE FROM feed_click_sums; DELETE FROM post_day_ranks;");
+      fillRunningSumTables(this.#db, () => {});
       recountLanguages(this.#db);
     })();
     return Promise.resolve();

@@ -16,6 +16,7 @@ import { dayCountTables } from "./sqlite-day-counts-schema.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { dropIdBlocks, rollupTables } from "./sqlite-rollup-schema.js";
+import { addRunningSums } from "./sqlite-running-sums-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
 import { mergeStoredCopies } from "./sqlite-story-migration.js";
 import { storySchema } from "./sqlite-story-schema.js";
@@ -296,6 +297,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         "CREATE INDEX IF NOT EXISTS posts_clicked_by_language ON posts (language_id, clicks, id, date_key) WHERE clicks > 0",
       );
     },
+  },
+  {
+    version: 21,
+    description:
+      "posts and clicks per feed as running sums by day and block of days, posts ranked by id within their day, language and category",
+    up: addRunningSums,
   },
 ];
 
