@@ -39,7 +39,9 @@ import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
+import { FTS_GATHER_COST_US, FTS_TEST_COST_US } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
+import { segmentCount } from "./sqlite-search-maintenance.js";
 import { rankingStats, scoreSql, TERM_SAMPLE_POSTS } from "./sqlite-term-sample.js";
 
 /** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
@@ -107,6 +109,8 @@ export interface Plan {
   words: SearchQuery;
   /** How many language phrases follow the words' in `match` (they weigh nothing in the score). */
   languagePhrases: number;
+  /** The languages `match` holds its posts to (JSON array of ids), or null for every language. */
+  languages: string | null;
   filters: Where;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
@@ -189,6 +193,7 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     match,
     words,
     languagePhrases,
+    languages: inMatch ? JSON.stringify(languageIds) : null,
     filters: and(parts),
     oneFeed,
     feedIds,
@@ -307,14 +312,20 @@ function mostClickedHits(
   plan: Plan & { narrowed: string },
   offset: number,
   limit: number,
+  scores: Scores,
 ): Hit[] | null {
   const need = offset + limit;
   const check = stmts
     .get(`SELECT k.date_key, k.id FROM posts k INDEXED BY posts_by_date_key ${BY_SORT_KEYS}
       WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
     .raw();
+  // The date range and the languages bound the walk itself (sqlite-clicked-hits.ts): the filters
+  // then reject only what the index cannot answer (a feed phrase's extra posts, an OR).
+  const filter = { match: plan.narrowed, languages: plan.languages, keys: plan.keys };
   for (let window = need; ; window = Math.min(2 * window, HIT_WALK_FACTOR * need)) {
-    const { keys } = mostClickedHitPage(stmts, { match: plan.narrowed, languages: null }, 0, window);
+    const sink = { sql: scores.sql, args: scores.args, scores: scores.known };
+    const { keys, hits } = mostClickedHitPage(stmts, filter, 0, window, sink);
+    scores.spread = hits;
     const passed = new Map(
       check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>,
     );
@@ -335,9 +346,11 @@ export function mostClickedHitsPage(
   plan: Plan,
   offset: number,
   limit: number,
+  scores: Scores | null = scoring(stmts, plan, BOUNDS),
 ): Hit[] | null {
   const { narrowed } = plan;
-  return narrowed === null ? null : mostClickedHits(stmts, { ...plan, narrowed }, offset, limit);
+  if (narrowed === null || scores === null) return null;
+  return mostClickedHits(stmts, { ...plan, narrowed }, offset, limit, scores);
 }
 
 /**
@@ -352,14 +365,15 @@ function orderedHits(
   order: "date" | "clicks",
   offset: number,
   limit: number,
+  scores: Scores | null = null,
 ): Hit[] {
   const { match, filters } = plan;
   if (order === "date" && plan.narrowed !== null) {
     const newest = newestHits(stmts, plan, offset + limit);
     if (newest !== null) return newest.slice(offset);
   }
-  if (order === "clicks") {
-    const clicked = mostClickedHitsPage(stmts, plan, offset, limit);
+  if (order === "clicks" && scores !== null) {
+    const clicked = mostClickedHitsPage(stmts, plan, offset, limit, scores);
     if (clicked !== null) return clicked;
   }
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
@@ -482,39 +496,67 @@ function byDateIndex(stmts: StatementCache, feedIds: readonly number[], size: nu
   return theirs > 0 && (size * all) / theirs < theirs;
 }
 
-/** The scores of some hits of `plan.match` (positive, higher better), by date key. */
-function scoresOf(
-  stmts: StatementCache,
-  plan: Plan,
-  hits: readonly Hit[],
-  bounds: OperatorBounds,
-): Map<number, number> {
-  if (plan.match === null || hits.length === 0) return new Map(hits.map(([, key]) => [key, 1]));
+/**
+ * How the hits of a plan with words are scored: the score's SQL over `match` (`plan.narrowed`,
+ * whose `feed:` phrases get a negative count and so weigh nothing in sampled_bm25: the scores are
+ * the words' own, as over `plan.match`, and every post that passes the filters is a hit of it),
+ * the scores some step already computed (`known`, by date key), and how many hits lie among the
+ * keys to score when they are spread over the index (`spread`, an estimate; null for keys next
+ * to each other). Null without words: every post then scores 1.
+ */
+export interface Scores {
+  sql: string;
+  args: Array<number | null>;
+  match: string;
+  known: Map<number, number>;
+  spread: number | null;
+}
+
+function scoring(stmts: StatementCache, plan: Plan, bounds: OperatorBounds): Scores | null {
+  const match = plan.narrowed ?? plan.match;
+  if (match === null) return null;
   const sample = rankingStats(stmts, plan.words, bounds.termSamplePosts, plan.languagePhrases);
-  const keys = hits.map(([, key]) => key);
+  const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => -1)];
+  return { sql: scoreSql(args.length - 1), args, match, known: new Map(), spread: null };
+}
+
+/**
+ * The scores of some hits (positive, higher better), by date key: those a step computed, the
+ * others read from the index. Keys next to each other are scored in one pass over their range;
+ * keys spread over the index (clicks order) one seek each when that costs less than reading the
+ * hits between them (sqlite-search-queries.ts weighs the same choice for the word plans).
+ */
+function scoresOf(stmts: StatementCache, scores: Scores | null, hits: readonly Hit[]): Map<number, number> {
+  if (scores === null) return new Map(hits.map(([, key]) => [key, 1]));
+  const keys = hits.map(([, key]) => key).filter((key) => !scores.known.has(key));
+  if (keys.length === 0) return scores.known;
   let low = keys[0]!;
   let high = keys[0]!;
   for (const key of keys) {
     low = Math.min(low, key);
     high = Math.max(high, key);
   }
-  const rows = stmts
-    .get(`SELECT rowid, ${scoreSql(sample.args.length - 1)} FROM posts_fts WHERE posts_fts MATCH ?
-      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +rowid IN (SELECT value FROM json_each(?))`)
-    .raw()
-    .all(...sample.args, plan.match, low, high, JSON.stringify(keys)) as Array<[number, number]>;
-  return new Map(rows);
+  const seeksCost = keys.length * FTS_TEST_COST_US * Math.max(1, segmentCount(stmts));
+  const rows =
+    scores.spread !== null && seeksCost < scores.spread * FTS_GATHER_COST_US
+      ? stmts
+          .get(`SELECT rowid, ${scores.sql} FROM posts_fts
+            WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
+          .raw()
+          .all(...scores.args, scores.match, JSON.stringify(keys))
+      : stmts
+          .get(`SELECT rowid, ${scores.sql} FROM posts_fts WHERE posts_fts MATCH ?
+            AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +rowid IN (SELECT value FROM json_each(?))`)
+          .raw()
+          .all(...scores.args, scores.match, low, high, JSON.stringify(keys));
+  for (const [key, value] of rows as Array<[number, number]>) scores.known.set(key, value);
+  return scores.known;
 }
 
 /** `[id, score]` of some hits, their scores read by key. */
-function scored(
-  stmts: StatementCache,
-  plan: Plan,
-  hits: readonly Hit[],
-  bounds: OperatorBounds,
-): Array<[number, number]> {
-  const scores = scoresOf(stmts, plan, hits, bounds);
-  return hits.map(([id, key]) => [id, scores.get(key) ?? 1]);
+function scored(stmts: StatementCache, scores: Scores | null, hits: readonly Hit[]): Array<[number, number]> {
+  const byKey = scoresOf(stmts, scores, hits);
+  return hits.map(([id, key]) => [id, byKey.get(key) ?? 1]);
 }
 
 /**
@@ -533,10 +575,9 @@ function rankedNewest(
   limit: number,
   bounds: OperatorBounds,
 ): Array<[number, number]> | null {
-  const sample = rankingStats(stmts, plan.words, bounds.termSamplePosts, plan.languagePhrases);
   // A negative count: the `feed:` phrases weigh nothing (native/sampled_bm25.c), so the scores
   // are the words' own, as the walk scores them.
-  const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => -1)];
+  const { args } = scoring(stmts, plan, bounds)!;
   // The pool is the first `relevancePool` hits of FTS5's descending rowid walk, scored as they
   // are read: one walk of the index, the LIMIT stopping it at the pool's end.
   const rows = stmts
@@ -593,6 +634,7 @@ export function searchWithOperators(
 ): Array<PostRecord & { score: number }> {
   if (page.limit === 0 || page.languageIds?.length === 0) return [];
   const plan = planOf(page.query, page.languageIds);
+  const scores = scoring(stmts, plan, bounds);
   let ranked: Array<[number, number]>;
   if (page.sort !== "relevance" || plan.match === null) {
     const found = orderedHits(
@@ -601,15 +643,16 @@ export function searchWithOperators(
       page.sort === "clicks" ? "clicks" : "date",
       page.offset,
       page.limit,
+      scores,
     );
-    ranked = scored(stmts, plan, found, bounds);
+    ranked = scored(stmts, scores, found);
   } else {
     const pool = bounds.relevancePool;
     if (page.offset >= pool) return [];
     const limit = Math.min(page.limit, pool - page.offset);
     ranked =
       rankedNewestPage(stmts, plan, page.offset, limit, bounds) ??
-      scored(stmts, plan, orderedHits(stmts, plan, "date", 0, pool), bounds)
+      scored(stmts, scores, orderedHits(stmts, plan, "date", 0, pool))
         .sort((a, b) => b[1] - a[1] || b[0] - a[0])
         .slice(page.offset, page.offset + limit);
   }

@@ -13,6 +13,11 @@ export interface HitFilter {
   match: string;
   /** JSON array of language ids, or null for every language (for reads outside the index). */
   languages: string | null;
+  /**
+   * The date keys the hits may have (index rowids, inclusive), when a date range bounds them
+   * (`after:`/`before:`, fts5-operators.ts); absent for every key.
+   */
+  keys?: { low: number; high: number };
 }
 
 /**
