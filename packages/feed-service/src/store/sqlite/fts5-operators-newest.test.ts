@@ -196,6 +196,23 @@ describe("search operators on SQLite: the newest hits through the index", () => 
           titlesOf(direct.map(([id]) => id)),
           page.map((p) => p.postTitle),
         );
+      // When the index answers every filter, only the page and its score ties are joined to the
+      // posts: the same pages as joining the whole pool and checking its filters.
+      const plan = planOf(q, null);
+      if (plan.indexAnswers) {
+        for (const [offset, limit] of [
+          [0, SMALL.relevancePool],
+          [0, 7],
+          [13, 9],
+          [SMALL.relevancePool - 3, 10],
+        ] as const) {
+          assert.deepEqual(
+            rankedNewestPage(stmts, plan, offset, limit, SMALL),
+            rankedNewestPage(stmts, { ...plan, indexAnswers: false }, offset, limit, SMALL),
+            `${offset} ${limit}`,
+          );
+        }
+      }
       // Pages cut the same ranking; the pool ends at its size.
       const second = searchWithOperators(
         stmts,

@@ -126,6 +126,12 @@ export interface Plan {
   narrowed: string | null;
   /** How many phrases `narrowed` adds after `match`'s (one per `feed:` folded in). */
   feedPhrases: number;
+  /**
+   * Whether `narrowed` within `keys` matches exactly the posts that pass (every filter a date
+   * range, or a `feed:`/`-feed:` whose phrase is exactly its words: termPhrase drops none), so
+   * that no post needs its filters checked.
+   */
+  indexAnswers: boolean;
   /** The date keys that `after:`/`before:` clauses leave (index rowids), inclusive. */
   keys: { low: number; high: number };
 }
@@ -156,16 +162,20 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   let feedIds: readonly number[] | null = null;
   let narrowed = match;
   let feedPhrases = 0;
+  let indexAnswers = match !== null;
   const keys = { ...ALL_KEYS };
   for (const clause of query.filterClauses ?? []) {
     parts.push(or(clause.map(atomWhere)));
     const only = clause.length === 1 ? clause[0]! : null;
+    if (only === null || !isFilter(only) || only.kind === "lang") indexAnswers = false;
     if (only === null || !isFilter(only)) continue;
     if (only.kind === "feed" && only.feedIds?.length === 1) oneFeed = only.feedIds[0]!;
     if (only.kind === "feed") feedIds ??= only.feedIds ?? null;
     if (only.kind === "feed" && narrowed !== null) {
       narrowed = `(${narrowed}) AND (${feedNamePhrase(only)})`;
       feedPhrases++;
+      // The phrase holds exactly the posts of the feeds whose names hold the words (see below).
+      if (termPhrase(only).length !== only.words.length) indexAnswers = false;
     }
     // Day starts are whole seconds, so these keys are exact bounds (keyAtOrAfter).
     if (only.kind === "date" && only.from !== null) keys.low = Math.max(keys.low, keyAtOrAfter(only.from));
@@ -181,6 +191,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     if (filter.kind === "feed" && narrowed !== null && termPhrase(filter).length === filter.words.length) {
       narrowed = `(${narrowed}) NOT (${feedNamePhrase(filter)})`;
       feedPhrases++;
+    } else {
+      indexAnswers = false;
     }
   }
   if (languageIds !== null && !inMatch) {
@@ -199,6 +211,7 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     feedIds,
     narrowed,
     feedPhrases,
+    indexAnswers,
     keys,
   };
 }
@@ -578,6 +591,7 @@ function rankedNewest(
   // A negative count: the `feed:` phrases weigh nothing (native/sampled_bm25.c), so the scores
   // are the words' own, as the walk scores them.
   const { args } = scoring(stmts, plan, bounds)!;
+  if (plan.indexAnswers) return rankedByIndex(stmts, plan, offset, limit, bounds, args);
   // The pool is the first `relevancePool` hits of FTS5's descending rowid walk, scored as they
   // are read: one walk of the index, the LIMIT stopping it at the pool's end.
   const rows = stmts
@@ -604,6 +618,39 @@ function rankedNewest(
   const [hits, passed] = rows[0]!;
   if (hits >= bounds.relevancePool && hits !== passed) return null;
   return rows.flatMap(([, , id, score]) => (id === null ? [] : [[id, score!] as [number, number]]));
+}
+
+/**
+ * rankedNewest when the index answers every filter (`plan.indexAnswers`): the pool is exactly the
+ * newest matches, so no post's filters are read, and only the posts down to the page's lowest
+ * score (with its ties, which the post id orders: spec §4) are joined to their ids.
+ */
+function rankedByIndex(
+  stmts: StatementCache,
+  plan: Plan & { narrowed: string },
+  offset: number,
+  limit: number,
+  bounds: OperatorBounds,
+  args: Array<number | null>,
+): Array<[number, number]> {
+  return stmts
+    .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
+        WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY t.rowid DESC LIMIT ?),
+      edge AS MATERIALIZED (SELECT score FROM h ORDER BY score DESC LIMIT 1 OFFSET ?)
+      SELECT k.id, h.score FROM h CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = h.key
+      WHERE NOT EXISTS (SELECT 1 FROM edge) OR h.score >= (SELECT score FROM edge)
+      ORDER BY h.score DESC, k.id DESC LIMIT ? OFFSET ?`)
+    .raw()
+    .all(
+      ...args,
+      plan.narrowed,
+      plan.keys.low,
+      plan.keys.high,
+      bounds.relevancePool,
+      offset + limit - 1,
+      limit,
+      offset,
+    ) as Array<[number, number]>;
 }
 
 /**

@@ -12,7 +12,13 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import type { IncomingPost } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
-import { gatherClicked, mostClickedHitPage, sampleIn, walkClicked } from "./sqlite-clicked-hits.js";
+import {
+  gatherClicked,
+  mostClickedHitPage,
+  sampleIn,
+  sortedByClicks,
+  walkClicked,
+} from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
 import {
   popularByComplement,
@@ -544,6 +550,19 @@ describe("SQLite bounded reads", () => {
               gatherClicked(stmts, filter, want),
               clicked.slice(0, want),
               `${match} ${JSON.stringify(keys)} ${want} gather`,
+            );
+          }
+          // Every hit's post sorted by clicks (the way in when every key is known and few).
+          const shuffled = [...expected].sort((x, y) => ((x * 7919) % 1009) - ((y * 7919) % 1009) || x - y);
+          for (const [offset, limit] of [
+            [0, 20],
+            [5, 1000],
+            [Math.max(0, clicked.length - 3), 10],
+          ] as const) {
+            assert.deepEqual(
+              sortedByClicks(stmts, shuffled, offset, limit),
+              expected.slice(offset, offset + limit),
+              `${match} ${JSON.stringify(keys)} sorted ${offset}`,
             );
           }
           // Pages past the clicked hits too; 1,000 posts scores every hit on the read that counts

@@ -21,6 +21,7 @@ import type { StatementCache } from "./sqlite-connection.js";
 import type { HitFilter } from "./sqlite-newest-hits.js";
 import {
   FTS_GATHER_COST_US as GATHER_COST_US,
+  POST_BY_KEY_COST_US,
   SAMPLE_ESTIMATE_MARGIN,
   HIT_SAMPLE_POSTS as SAMPLE_POSTS,
   FTS_SCORE_COST_US as SCORE_COST_US,
@@ -209,6 +210,25 @@ export function gatherClicked(
     .all(...hitArgs, ...access.params, want) as number[];
 }
 
+/**
+ * Hits `offset` to `offset + limit` of some hits (their keys), most clicked first and then the
+ * unclicked newest id first: each post found by its key, its clicks read from posts_sort_keys.
+ */
+export function sortedByClicks(
+  stmts: StatementCache,
+  keys: readonly number[],
+  offset: number,
+  limit: number,
+): number[] {
+  return stmts
+    .get(`SELECT k.date_key FROM json_each(?) j
+      CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = j.value
+      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.id
+      ORDER BY p.clicks DESC, p.id DESC LIMIT ? OFFSET ?`)
+    .pluck()
+    .all(JSON.stringify(keys), limit, offset) as number[];
+}
+
 /** A page of hits most clicked first: their keys, and how many hits there are (an estimate). */
 export interface ClickedHitPage {
   keys: number[];
@@ -231,6 +251,12 @@ export function mostClickedHitPage(
 ): ClickedHitPage {
   const want = offset + limit;
   const { hits, posts, keys, scores } = estimateHits(stmts, filter, want, scored);
+  const page = (found: number[]): ClickedHitPage => {
+    if (scores !== null && scored !== undefined) {
+      for (const key of found) scored.scores.set(key, scores.get(key)!);
+    }
+    return { keys: found, hits };
+  };
   const gatherCost = hits * GATHER_COST_US;
   // The walk tests posts of the search's languages only: a share `hits / inScope` of them match.
   const inScope =
@@ -247,13 +273,13 @@ export function mostClickedHitPage(
   if (testsNeeded * testCost < gatherCost) {
     clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost), scored);
   }
+  // Every hit's key known: its posts sorted, when that costs less than the gather, which reads the
+  // clicked posts in order until `want` of them are hits (about want × posts / hits of them).
+  const gatherRead = hits * GATHER_COST_US + ((want * posts) / Math.max(hits, 1)) * GATHER_COST_US;
+  if (clicked === null && keys !== null && keys.length * POST_BY_KEY_COST_US < gatherRead) {
+    return page(sortedByClicks(stmts, keys, offset, limit));
+  }
   clicked ??= gatherClicked(stmts, filter, want, keys);
-  const page = (found: number[]): ClickedHitPage => {
-    if (scores !== null && scored !== undefined) {
-      for (const key of found) scored.scores.set(key, scores.get(key)!);
-    }
-    return { keys: found, hits };
-  };
   if (clicked.length >= want) return page(clicked.slice(offset));
   // Every clicked hit is known: the rest of the page is unclicked hits, highest id first (from
   // the hits' keys when the estimate read them all, rather than the index again).

@@ -40,6 +40,13 @@ export const FTS_GATHER_COST_US = 0.15;
  * post of the page, instead of a seek per post after (sqlite-clicked-hits.ts).
  */
 export const FTS_SCORE_COST_US = 0.5;
+/**
+ * On the same scale, finding a post by its date key and reading its clicks (two index seeks):
+ * about five hits gathered, or five entries of an index read in order. With every hit's key
+ * known, a search by clicks sorts the hits' posts when that costs less than reading the clicked
+ * posts in order until enough of them are hits (sqlite-clicked-hits.ts).
+ */
+export const POST_BY_KEY_COST_US = 0.75;
 
 /**
  * How far an estimate from the newest posts may be off: when the hits among them suggest more
