@@ -33,6 +33,7 @@ import {
 } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
+import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
@@ -124,6 +125,11 @@ export interface Plan {
    * still decide.
    */
   narrowed: string | null;
+  /**
+   * `narrowed` with the words' terms that other terms imply left out (fts5-implied-terms.ts): the
+   * same posts, fewer posting lists; for finding posts, never for scoring them.
+   */
+  finding: string | null;
   /** How many phrases `narrowed` adds after `match`'s (one per `feed:` folded in). */
   feedPhrases: number;
   /**
@@ -161,6 +167,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   let oneFeed: number | null = null;
   let feedIds: readonly number[] | null = null;
   let narrowed = match;
+  // The narrowing of `narrowed`, to apply to the finding query's MATCH too.
+  const narrowing: Array<(base: string) => string> = [];
   let feedPhrases = 0;
   let indexAnswers = match !== null;
   const keys = { ...ALL_KEYS };
@@ -172,7 +180,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     if (only.kind === "feed" && only.feedIds?.length === 1) oneFeed = only.feedIds[0]!;
     if (only.kind === "feed") feedIds ??= only.feedIds ?? null;
     if (only.kind === "feed" && narrowed !== null) {
-      narrowed = `(${narrowed}) AND (${feedNamePhrase(only)})`;
+      narrowing.push((base) => `(${base}) AND (${feedNamePhrase(only)})`);
+      narrowed = narrowing.at(-1)!(narrowed);
       feedPhrases++;
       // The phrase holds exactly the posts of the feeds whose names hold the words (see below).
       if (termPhrase(only).length !== only.words.length) indexAnswers = false;
@@ -189,7 +198,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     // Without a first or last pair dropped (termPhrase), the phrase matches exactly the names
     // that hold the words, so no post that passes is left out by the NOT.
     if (filter.kind === "feed" && narrowed !== null && termPhrase(filter).length === filter.words.length) {
-      narrowed = `(${narrowed}) NOT (${feedNamePhrase(filter)})`;
+      narrowing.push((base) => `(${base}) NOT (${feedNamePhrase(filter)})`);
+      narrowed = narrowing.at(-1)!(narrowed);
       feedPhrases++;
     } else {
       indexAnswers = false;
@@ -201,9 +211,15 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       args: [JSON.stringify(languageIds)],
     });
   }
+  const find = findingQuery(words);
+  const findWords = find === words ? null : toFts5Match(find);
+  const findMatch =
+    findWords === null || !inMatch ? findWords : `(${findWords}) AND ${languageMatch(languageIds)}`;
+  const finding = findMatch === null ? narrowed : narrowing.reduce((base, narrow) => narrow(base), findMatch);
   return {
     match,
     words,
+    finding,
     languagePhrases,
     languages: inMatch ? JSON.stringify(languageIds) : null,
     filters: and(parts),
@@ -300,7 +316,7 @@ function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | nu
   let chunk = Math.min(MAX_BATCH, Math.max(FIRST_BATCH, Math.ceil(need * 1.25)));
   while (found.length < need) {
     if (read >= HIT_WALK_FACTOR * need) return null;
-    const keys = walk.all(plan.narrowed, plan.keys.low, high, chunk) as number[];
+    const keys = walk.all(plan.finding, plan.keys.low, high, chunk) as number[];
     read += keys.length;
     const passed = check.all(JSON.stringify(keys), ...plan.filters.args) as Hit[];
     passed.sort((a, b) => b[1] - a[1]);
@@ -334,9 +350,13 @@ function mostClickedHits(
     .raw();
   // The date range and the languages bound the walk itself (sqlite-clicked-hits.ts): the filters
   // then reject only what the index cannot answer (a feed phrase's extra posts, an OR).
-  const filter = { match: plan.narrowed, languages: plan.languages, keys: plan.keys };
+  // Found with the finding query; scored on the way only when that is the whole query.
+  const filter = { match: plan.finding ?? plan.narrowed, languages: plan.languages, keys: plan.keys };
   for (let window = need; ; window = Math.min(2 * window, HIT_WALK_FACTOR * need)) {
-    const sink = { sql: scores.sql, args: scores.args, scores: scores.known };
+    const sink =
+      filter.match === scores.match
+        ? { sql: scores.sql, args: scores.args, scores: scores.known }
+        : undefined;
     const { keys, hits } = mostClickedHitPage(stmts, filter, 0, window, sink);
     scores.spread = hits;
     const passed = new Map(
