@@ -206,11 +206,16 @@ describe("search operators on SQLite: the newest hits through the index", () => 
           [13, 9],
           [SMALL.relevancePool - 3, 10],
         ] as const) {
-          assert.deepEqual(
-            rankedNewestPage(stmts, plan, offset, limit, SMALL),
-            rankedNewestPage(stmts, { ...plan, indexAnswers: false }, offset, limit, SMALL),
-            `${offset} ${limit}`,
-          );
+          const joined = rankedNewestPage(stmts, { ...plan, indexAnswers: false }, offset, limit, SMALL);
+          assert.deepEqual(rankedNewestPage(stmts, plan, offset, limit, SMALL), joined, `${offset} ${limit}`);
+          // Read in either order (ascending first gives way when more than the pool match).
+          for (const walk of ["ascending first", "descending"] as const) {
+            assert.deepEqual(
+              rankedNewestPage(stmts, plan, offset, limit, SMALL, walk),
+              joined,
+              `${offset} ${limit} ${walk}`,
+            );
+          }
         }
       }
       // Pages cut the same ranking; the pool ends at its size.

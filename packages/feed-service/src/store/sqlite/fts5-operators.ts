@@ -40,10 +40,10 @@ import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
-import { FTS_GATHER_COST_US, FTS_TEST_COST_US } from "./sqlite-plan-costs.js";
+import { FTS_GATHER_COST_US, FTS_TEST_COST_US, SAMPLE_ESTIMATE_MARGIN } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
-import { rankingStats, scoreSql, TERM_SAMPLE_POSTS } from "./sqlite-term-sample.js";
+import { newestKeyRange, rankingStats, scoreSql, TERM_SAMPLE_POSTS } from "./sqlite-term-sample.js";
 
 /** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
 const FEW_HITS = 2_000;
@@ -607,11 +607,12 @@ function rankedNewest(
   offset: number,
   limit: number,
   bounds: OperatorBounds,
+  walk?: Walk,
 ): Array<[number, number]> | null {
   // A negative count: the `feed:` phrases weigh nothing (native/sampled_bm25.c), so the scores
   // are the words' own, as the walk scores them.
   const { args } = scoring(stmts, plan, bounds)!;
-  if (plan.indexAnswers) return rankedByIndex(stmts, plan, offset, limit, bounds, args);
+  if (plan.indexAnswers) return rankedByIndex(stmts, plan, offset, limit, bounds, args, walk);
   // The pool is the first `relevancePool` hits of FTS5's descending rowid walk, scored as they
   // are read: one walk of the index, the LIMIT stopping it at the pool's end.
   const rows = stmts
@@ -640,10 +641,17 @@ function rankedNewest(
   return rows.flatMap(([, , id, score]) => (id === null ? [] : [[id, score!] as [number, number]]));
 }
 
+/** Which walk ranks the pool, for the tests that reach each (else the hits' estimate chooses). */
+export type Walk = "ascending first" | "descending";
+
 /**
  * rankedNewest when the index answers every filter (`plan.indexAnswers`): the pool is exactly the
  * newest matches, so no post's filters are read, and only the posts down to the page's lowest
- * score (with its ties, which the post id orders: spec §4) are joined to their ids.
+ * score (with its ties, which the post id orders: spec §4) are joined to their ids. When the
+ * hits among the newest posts say that no more than the pool match (within the estimate's
+ * margin), they are read in FTS5's own ascending order, cheaper than descending on long posting
+ * lists, up to one past the pool: all of them are the pool, and one past says the estimate was
+ * wrong (the descending walk then ranks). sqlite-search-queries.ts chooses so for words alone.
  */
 function rankedByIndex(
   stmts: StatementCache,
@@ -652,25 +660,38 @@ function rankedByIndex(
   limit: number,
   bounds: OperatorBounds,
   args: Array<number | null>,
+  walk?: Walk,
 ): Array<[number, number]> {
-  return stmts
-    .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
-        WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY t.rowid DESC LIMIT ?),
-      edge AS MATERIALIZED (SELECT score FROM h ORDER BY score DESC LIMIT 1 OFFSET ?)
-      SELECT k.id, h.score FROM h CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = h.key
-      WHERE NOT EXISTS (SELECT 1 FROM edge) OR h.score >= (SELECT score FROM edge)
-      ORDER BY h.score DESC, k.id DESC LIMIT ? OFFSET ?`)
-    .raw()
-    .all(
-      ...args,
-      plan.narrowed,
-      plan.keys.low,
-      plan.keys.high,
-      bounds.relevancePool,
-      offset + limit - 1,
-      limit,
-      offset,
-    ) as Array<[number, number]>;
+  const pool = bounds.relevancePool;
+  const { low, high } = plan.keys;
+  const sample = newestKeyRange(stmts, bounds.termSamplePosts);
+  let few = walk === undefined ? sample === null : walk === "ascending first";
+  if (walk === undefined && sample !== null && low <= sample.from && high >= sample.to) {
+    const inSample = stmts
+      .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
+      .pluck()
+      .get(plan.narrowed, sample.from, sample.to, pool + 1) as number;
+    const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
+    few = ((inSample * posts) / bounds.termSamplePosts) * SAMPLE_ESTIMATE_MARGIN <= pool;
+  }
+  const rank = (order: string, cap: number) =>
+    stmts
+      .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
+          WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ${order} LIMIT ?),
+        edge AS MATERIALIZED (SELECT score FROM h ORDER BY score DESC LIMIT 1 OFFSET ?)
+        SELECT (SELECT count(*) FROM h), k.id, h.score FROM h
+        CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = h.key
+        WHERE NOT EXISTS (SELECT 1 FROM edge) OR h.score >= (SELECT score FROM edge)
+        ORDER BY h.score DESC, k.id DESC LIMIT ? OFFSET ?`)
+      .raw()
+      .all(...args, plan.narrowed, low, high, cap, offset + limit - 1, limit, offset) as Array<
+      [number, number, number]
+    >;
+  const ascending = few ? rank("", pool + 1) : null;
+  const rows =
+    ascending !== null && (ascending[0]?.[0] ?? 0) <= pool ? ascending : rank("ORDER BY t.rowid DESC", pool);
+  return rows.map(([, id, score]) => [id, score]);
 }
 
 /**
@@ -684,9 +705,10 @@ export function rankedNewestPage(
   offset: number,
   limit: number,
   bounds: OperatorBounds = BOUNDS,
+  walk?: Walk,
 ): Array<[number, number]> | null {
   const { narrowed } = plan;
-  return narrowed === null ? null : rankedNewest(stmts, { ...plan, narrowed }, offset, limit, bounds);
+  return narrowed === null ? null : rankedNewest(stmts, { ...plan, narrowed }, offset, limit, bounds, walk);
 }
 
 /**
