@@ -274,8 +274,9 @@ export function mostClickedHitPage(
     clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost), scored);
   }
   // Every hit's key known: its posts sorted, when that costs less than the gather, which reads the
-  // clicked posts in order until `want` of them are hits (about want × posts / hits of them).
-  const gatherRead = hits * GATHER_COST_US + ((want * posts) / Math.max(hits, 1)) * GATHER_COST_US;
+  // clicked posts of the search's languages in order until `want` of them are hits (about
+  // testsNeeded of them).
+  const gatherRead = (hits + Math.min(testsNeeded, Math.max(inScope ?? 0, hits))) * GATHER_COST_US;
   if (clicked === null && keys !== null && keys.length * POST_BY_KEY_COST_US < gatherRead) {
     return page(sortedByClicks(stmts, keys, offset, limit));
   }
