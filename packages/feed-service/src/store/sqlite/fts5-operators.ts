@@ -349,8 +349,8 @@ function mostClickedHits(
       WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
     .raw();
   // The date range and the languages bound the walk itself (sqlite-clicked-hits.ts): the filters
-  // then reject only what the index cannot answer (a feed phrase's extra posts, an OR).
-  // Found with the finding query; scored on the way only when that is the whole query.
+  // then reject only what the index cannot answer (a feed phrase's extra posts, an OR). The walk
+  // tests the finding query, and scores on the way only when that is the whole query.
   const filter = { match: plan.finding ?? plan.narrowed, languages: plan.languages, keys: plan.keys };
   for (let window = need; ; window = Math.min(2 * window, HIT_WALK_FACTOR * need)) {
     const sink =
@@ -608,10 +608,11 @@ function rankedNewest(
   limit: number,
   bounds: OperatorBounds,
   walk?: Walk,
+  scores: Scores | null = null,
 ): Array<[number, number]> | null {
   // A negative count: the `feed:` phrases weigh nothing (native/sampled_bm25.c), so the scores
   // are the words' own, as the walk scores them.
-  const { args } = scoring(stmts, plan, bounds)!;
+  const { args } = scores ?? scoring(stmts, plan, bounds)!;
   if (plan.indexAnswers) return rankedByIndex(stmts, plan, offset, limit, bounds, args, walk);
   // The pool is the first `relevancePool` hits of FTS5's descending rowid walk, scored as they
   // are read: one walk of the index, the LIMIT stopping it at the pool's end.
@@ -706,9 +707,11 @@ export function rankedNewestPage(
   limit: number,
   bounds: OperatorBounds = BOUNDS,
   walk?: Walk,
+  scores: Scores | null = null,
 ): Array<[number, number]> | null {
   const { narrowed } = plan;
-  return narrowed === null ? null : rankedNewest(stmts, { ...plan, narrowed }, offset, limit, bounds, walk);
+  if (narrowed === null) return null;
+  return rankedNewest(stmts, { ...plan, narrowed }, offset, limit, bounds, walk, scores);
 }
 
 /**
@@ -740,7 +743,7 @@ export function searchWithOperators(
     if (page.offset >= pool) return [];
     const limit = Math.min(page.limit, pool - page.offset);
     ranked =
-      rankedNewestPage(stmts, plan, page.offset, limit, bounds) ??
+      rankedNewestPage(stmts, plan, page.offset, limit, bounds, undefined, scores) ??
       scored(stmts, scores, orderedHits(stmts, plan, "date", 0, pool))
         .sort((a, b) => b[1] - a[1] || b[0] - a[0])
         .slice(page.offset, page.offset + limit);
