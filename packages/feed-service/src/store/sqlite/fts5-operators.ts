@@ -649,10 +649,12 @@ export type Walk = "ascending first" | "descending";
  * rankedNewest when the index answers every filter (`plan.indexAnswers`): the pool is exactly the
  * newest matches, so no post's filters are read, and only the posts down to the page's lowest
  * score (with its ties, which the post id orders: spec §4) are joined to their ids. When the
- * hits among the newest posts say that no more than the pool match (within the estimate's
- * margin), they are read in FTS5's own ascending order, cheaper than descending on long posting
- * lists, up to one past the pool: all of them are the pool, and one past says the estimate was
- * wrong (the descending walk then ranks). sqlite-search-queries.ts chooses so for words alone.
+ * term sample bounds the matches below the pool (within the estimate's margin: an AND of clauses
+ * matches no more of the newest posts than its rarest clause), they are read in FTS5's own
+ * ascending order, cheaper than descending on long posting lists, up to one past the pool: all of
+ * them are the pool, and one past says the estimate was wrong (the descending walk then ranks).
+ * The bound is the sample's own counts: counting the whole query among the newest posts cost as
+ * much as the walk for rare combinations (bench/NOTES.md).
  */
 function rankedByIndex(
   stmts: StatementCache,
@@ -668,11 +670,15 @@ function rankedByIndex(
   const sample = newestKeyRange(stmts, bounds.termSamplePosts);
   let few = walk === undefined ? sample === null : walk === "ascending first";
   if (walk === undefined && sample !== null && low <= sample.from && high >= sample.to) {
-    const inSample = stmts
-      .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
-        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
-      .pluck()
-      .get(plan.narrowed, sample.from, sample.to, pool + 1) as number;
+    // args: the sample's size, then each phrase's posts among it, clause by clause (rankingStats).
+    let at = 1;
+    let inSample = Number.POSITIVE_INFINITY;
+    for (const clause of plan.words.clauses) {
+      inSample = Math.min(
+        inSample,
+        clause.reduce((sum) => sum + ((args[at++] as number | null) ?? Number.POSITIVE_INFINITY), 0),
+      );
+    }
     const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
     few = ((inSample * posts) / bounds.termSamplePosts) * SAMPLE_ESTIMATE_MARGIN <= pool;
   }
