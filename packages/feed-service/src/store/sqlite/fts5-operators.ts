@@ -349,14 +349,16 @@ function mostClickedHits(
       WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
     .raw();
   // The date range and the languages bound the walk itself (sqlite-clicked-hits.ts): the filters
-  // then reject only what the index cannot answer (a feed phrase's extra posts, an OR). The walk
-  // tests the finding query, and scores on the way only when that is the whole query.
-  const filter = { match: plan.finding ?? plan.narrowed, languages: plan.languages, keys: plan.keys };
+  // then reject only what the index cannot answer (a feed phrase's extra posts, an OR). Reads of
+  // every hit take the finding query.
+  const filter = {
+    match: plan.narrowed,
+    find: plan.finding ?? plan.narrowed,
+    languages: plan.languages,
+    keys: plan.keys,
+  };
   for (let window = need; ; window = Math.min(2 * window, HIT_WALK_FACTOR * need)) {
-    const sink =
-      filter.match === scores.match
-        ? { sql: scores.sql, args: scores.args, scores: scores.known }
-        : undefined;
+    const sink = { sql: scores.sql, args: scores.args, scores: scores.known };
     const { keys, hits } = mostClickedHitPage(stmts, filter, 0, window, sink);
     scores.spread = hits;
     const passed = new Map(

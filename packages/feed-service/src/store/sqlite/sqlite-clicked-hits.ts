@@ -250,7 +250,15 @@ export function mostClickedHitPage(
   scored?: ScoreSink,
 ): ClickedHitPage {
   const want = offset + limit;
-  const { hits, posts, keys, scores } = estimateHits(stmts, filter, want, scored);
+  // Reads of every hit take the finding MATCH (scoring on the read only when it is the whole
+  // one); the walk tests the whole MATCH, so that it keeps each match's score.
+  const reads = filter.find === undefined ? filter : { ...filter, match: filter.find };
+  const { hits, posts, keys, scores } = estimateHits(
+    stmts,
+    reads,
+    want,
+    reads.match === filter.match ? scored : undefined,
+  );
   const page = (found: number[]): ClickedHitPage => {
     if (scores !== null && scored !== undefined) {
       for (const key of found) scored.scores.set(key, scores.get(key)!);
@@ -280,7 +288,7 @@ export function mostClickedHitPage(
   if (clicked === null && keys !== null && keys.length * POST_BY_KEY_COST_US < gatherRead) {
     return page(sortedByClicks(stmts, keys, offset, limit));
   }
-  clicked ??= gatherClicked(stmts, filter, want, keys);
+  clicked ??= gatherClicked(stmts, reads, want, keys);
   if (clicked.length >= want) return page(clicked.slice(offset));
   // Every clicked hit is known: the rest of the page is unclicked hits, highest id first (from
   // the hits' keys when the estimate read them all, rather than the index again).
@@ -295,7 +303,7 @@ export function mostClickedHitPage(
       ORDER BY p.id DESC LIMIT ? OFFSET ?`)
     .pluck()
     .all(
-      ...(keys === null ? [filter.match, range.low, range.high] : [JSON.stringify(keys)]),
+      ...(keys === null ? [reads.match, range.low, range.high] : [JSON.stringify(keys)]),
       want - Math.max(offset, clicked.length),
       Math.max(0, offset - clicked.length),
     ) as number[];

@@ -18,6 +18,11 @@ export interface HitFilter {
    * (`after:`/`before:`, fts5-operators.ts); absent for every key.
    */
   keys?: { low: number; high: number };
+  /**
+   * A MATCH of the same posts as `match` with fewer posting lists (fts5-implied-terms.ts), for
+   * the reads of every hit; `match` itself is what scores them.
+   */
+  find?: string;
 }
 
 /**

@@ -82,15 +82,14 @@ export function searchPosts(
     if (keys.length === 0) return [];
     return withScores(stmts, keys, scoresOf(stmts, match, score, keys, null));
   }
-  // The walk of the clicked posts scores what it finds (when it tests the whole query); the other
-  // hits of the page are scored after.
+  // The walk of the clicked posts scores what it finds; the other hits of the page are scored after.
   const scored = { sql: score.sql, args: score.sample.args, scores: new Map<number, number>() };
   const { keys, hits } = mostClickedHitPage(
     stmts,
-    { ...filter, match: findMatch },
+    { ...filter, find: findMatch },
     page.offset,
     page.limit,
-    findMatch === match ? scored : undefined,
+    scored,
   );
   const unscored = keys.filter((key) => !scored.scores.has(key));
   if (unscored.length > 0) {
