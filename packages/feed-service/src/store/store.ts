@@ -228,6 +228,11 @@ export interface Store {
     limit: number;
   }): Promise<Array<FeedRecord & { periodPosts: number }>>;
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]>;
+  /**
+   * Every feed's id and name, in no order: what a search's `feed:` needs (spec §4), without the
+   * counts and joins of `feeds()`. Optional: without it the operations read `feeds()`.
+   */
+  feedNames?(): Promise<Array<{ feedId: number; feedName: string }>>;
   searchHistory(limit: number): Promise<SearchHistoryRecord[]>;
   recordSearch(terms: string, at: number): Promise<void>;
   aggregateLanguageData(now: number): Promise<LanguageDataRecord[]>;

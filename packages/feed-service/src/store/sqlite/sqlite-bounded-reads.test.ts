@@ -12,7 +12,13 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import type { IncomingPost } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
-import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
+import {
+  gatherClicked,
+  mostClickedHitPage,
+  sampleIn,
+  sortedByClicks,
+  walkClicked,
+} from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { mostPopularFeeds, mostProlificFeeds } from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
@@ -142,6 +148,7 @@ describe("SQLite bounded reads", () => {
     "zzzunknown",
     "rust -the",
     '"open source"',
+    "title:data data",
   ];
   const languageSets: Array<number[] | null> = [null, [1], [3, 4], [4, 1, 3]];
 
@@ -213,7 +220,15 @@ describe("SQLite bounded reads", () => {
       AND (? IS NULL OR p.language_id IN (SELECT value FROM json_each(?)))
       ORDER BY p.clicks DESC, p.id DESC LIMIT ? OFFSET ?`);
     const clicked = db.prepare("SELECT count(*) FROM posts WHERE clicks > 0").pluck().get() as number;
-    for (const terms of ["the", "rust", "data OR security"]) {
+    // The last three are found with fewer terms than they score with (fts5-implied-terms.ts).
+    for (const terms of [
+      "the",
+      "rust",
+      "data OR security",
+      "the* the",
+      "title:the the",
+      '"open source" open',
+    ]) {
       const match = toFts5Match(parseSearchQuery(terms))!;
       for (const languageIds of languageSets) {
         const languages = languageIds === null ? null : JSON.stringify(languageIds);
@@ -497,6 +512,103 @@ describe("SQLite bounded reads", () => {
         }
       }
     }
+  });
+
+  it("finds the most clicked hits within a range of date keys, scored on the way, as a full sort does", () => {
+    const allKeys = db.prepare("SELECT date_key FROM posts ORDER BY date_key").pluck().all() as number[];
+    const at = (share: number) => allKeys[Math.floor(share * (allKeys.length - 1))]!;
+    // Every key; the newest posts (the sample's own range); a slice in the middle, below the
+    // newest posts; a range of one post; and a range between two keys that holds none.
+    const ranges = [
+      { low: allKeys[0]!, high: allKeys.at(-1)! },
+      { low: at(0.9), high: allKeys.at(-1)! },
+      { low: at(0.2), high: at(0.6) },
+      { low: at(0.5), high: at(0.5) },
+      { low: at(0.5) + 1, high: at(0.5) + 1 },
+    ];
+    const reference = db.prepare(`SELECT p.date_key FROM posts p
+      WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
+      AND p.date_key BETWEEN ? AND ? ORDER BY p.clicks DESC, p.id DESC`);
+    const clicks = db.prepare("SELECT clicks FROM posts WHERE date_key = ?").pluck();
+    let compared = 0;
+    for (const terms of queries) {
+      for (const languageIds of languageSets) {
+        const match = searchMatch(parseSearchQuery(terms), languageIds)!;
+        const languages = languageIds === null ? null : JSON.stringify(languageIds);
+        const sample = rankingStats(stmts, parseSearchQuery(terms), 2048, languageIds?.length ?? 0);
+        const sql = scoreSql(sample.args.length - 1);
+        const one = db
+          .prepare(`SELECT ${sql} FROM posts_fts WHERE posts_fts MATCH ? AND rowid = CAST(? AS INTEGER)`)
+          .pluck();
+        for (const keys of ranges) {
+          const filter = { match, languages, keys };
+          const expected = reference.pluck().all(match, keys.low, keys.high) as number[];
+          const clicked = expected.filter((key) => (clicks.get(key) as number) > 0);
+          for (const want of [1, 20, 300]) {
+            assert.deepEqual(
+              walkClicked(stmts, filter, want, Number.MAX_SAFE_INTEGER),
+              clicked.slice(0, want),
+              `${match} ${JSON.stringify(keys)} ${want} walk`,
+            );
+            assert.deepEqual(
+              gatherClicked(stmts, filter, want),
+              clicked.slice(0, want),
+              `${match} ${JSON.stringify(keys)} ${want} gather`,
+            );
+          }
+          // Every hit's post sorted by clicks (the way in when every key is known and few).
+          const shuffled = [...expected].sort((x, y) => ((x * 7919) % 1009) - ((y * 7919) % 1009) || x - y);
+          for (const [offset, limit] of [
+            [0, 20],
+            [5, 1000],
+            [Math.max(0, clicked.length - 3), 10],
+          ] as const) {
+            assert.deepEqual(
+              sortedByClicks(stmts, shuffled, offset, limit),
+              expected.slice(offset, offset + limit),
+              `${match} ${JSON.stringify(keys)} sorted ${offset}`,
+            );
+          }
+          // Pages past the clicked hits too; 1,000 posts scores every hit on the read that counts
+          // them, 20 does not (the seeks after cost less): either way each score is the hit's own.
+          for (const [offset, limit] of [
+            [0, 20],
+            [0, 1000],
+            [Math.max(0, clicked.length - 5), 20],
+          ] as const) {
+            const scored = { sql, args: sample.args, scores: new Map<number, number>() };
+            const page = mostClickedHitPage(stmts, filter, offset, limit, scored);
+            assert.deepEqual(
+              page.keys,
+              expected.slice(offset, offset + limit),
+              `${match} ${JSON.stringify(keys)} ${offset} ${limit}`,
+            );
+            for (const [key, score] of scored.scores) {
+              assert.equal(score, one.get(...sample.args, match, key), `${match} ${key} score`);
+            }
+            compared += page.keys.length;
+          }
+        }
+      }
+    }
+    assert.ok(compared > 5_000, `only ${compared} hits compared`);
+  });
+
+  it("samples the newest posts of a range of date keys", () => {
+    const allKeys = db.prepare("SELECT date_key FROM posts ORDER BY date_key DESC").pluck().all() as number[];
+    const size = 500;
+    // The newest posts of all (the range reaches them), of a range below them, and none when the
+    // range holds fewer than the sample.
+    assert.deepEqual(sampleIn(stmts, { low: allKeys.at(-1)!, high: allKeys[0]! }, size), {
+      from: allKeys[size - 1],
+      to: allKeys[0],
+    });
+    assert.deepEqual(sampleIn(stmts, { low: allKeys.at(-1)!, high: allKeys[3000]! }, size), {
+      from: allKeys[3000 + size - 1],
+      to: allKeys[3000],
+    });
+    assert.equal(sampleIn(stmts, { low: allKeys[3000 + size - 2]!, high: allKeys[3000]! }, size), null);
+    assert.equal(sampleIn(stmts, { low: allKeys[size - 2]!, high: allKeys[0]! }, size), null);
   });
 
   it("ranks prolific feeds from the running sums as counting the posts does", () => {

@@ -33,6 +33,20 @@ export const EXACT_HITS_BELOW = 20_000;
  */
 export const FTS_TEST_COST_US = 15;
 export const FTS_GATHER_COST_US = 0.15;
+/**
+ * On the same scale, scoring a hit as it is read (sampled_bm25 reads its position lists and its
+ * length): about a thirtieth of a test, so a page of hits spread over the index is scored by
+ * scoring every hit on the one read that finds them when there are fewer than about thirty per
+ * post of the page, instead of a seek per post after (sqlite-clicked-hits.ts).
+ */
+export const FTS_SCORE_COST_US = 0.5;
+/**
+ * On the same scale, finding a post by its date key and reading its clicks (two index seeks):
+ * about five hits gathered, or five entries of an index read in order. With every hit's key
+ * known, a search by clicks sorts the hits' posts when that costs less than reading the clicked
+ * posts in order until enough of them are hits (sqlite-clicked-hits.ts).
+ */
+export const POST_BY_KEY_COST_US = 0.75;
 
 /**
  * How far an estimate from the newest posts may be off: when the hits among them suggest more

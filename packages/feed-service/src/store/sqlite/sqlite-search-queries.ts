@@ -12,6 +12,7 @@
  */
 import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
+import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
@@ -72,14 +73,24 @@ export function searchPosts(
   const sample = rankingStats(stmts, page.query, bounds.termSamplePosts, languagePhrases);
   const score: Score = { sql: scoreSql(sample.args.length - 1), sample };
   if (page.sort === "relevance") return relevancePage(stmts, filter, score, page, bounds);
+  // Date and clicks orders find their posts with the terms that others do not imply, and score
+  // them with every term (fts5-implied-terms.ts).
+  const find = findingQuery(page.query);
+  const findMatch = find === page.query ? match : searchMatch(find, page.languageIds)!;
   if (page.sort === "date") {
-    const keys = newestHitKeys(stmts, match, page.offset, page.limit);
+    const keys = newestHitKeys(stmts, findMatch, page.offset, page.limit);
     if (keys.length === 0) return [];
     return withScores(stmts, keys, scoresOf(stmts, match, score, keys, null));
   }
   // The walk of the clicked posts scores what it finds; the other hits of the page are scored after.
   const scored = { sql: score.sql, args: score.sample.args, scores: new Map<number, number>() };
-  const { keys, hits } = mostClickedHitPage(stmts, filter, page.offset, page.limit, scored);
+  const { keys, hits } = mostClickedHitPage(
+    stmts,
+    { ...filter, find: findMatch },
+    page.offset,
+    page.limit,
+    scored,
+  );
   const unscored = keys.filter((key) => !scored.scores.has(key));
   if (unscored.length > 0) {
     for (const [key, value] of scoresOf(stmts, match, score, unscored, hits)) scored.scores.set(key, value);

@@ -144,6 +144,9 @@ export class SqliteStore implements Store {
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
     return settle(() => catalog.feeds(this.#stmts, filter));
   }
+  feedNames(): Promise<Array<{ feedId: number; feedName: string }>> {
+    return settle(() => catalog.feedNames(this.#stmts));
+  }
   searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
     return settle(() => catalog.searchHistory(this.#stmts, limit));
   }
