@@ -17,6 +17,7 @@ import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { dropIdBlocks, rollupTables } from "./sqlite-rollup-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
+import { storyBandsByDay } from "./sqlite-story-bands.js";
 import { mergeStoredCopies } from "./sqlite-story-migration.js";
 import { storySchema } from "./sqlite-story-schema.js";
 import { webSubSchema } from "./sqlite-websub-schema.js";
@@ -296,6 +297,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         "CREATE INDEX IF NOT EXISTS posts_clicked_by_language ON posts (language_id, clicks, id, date_key) WHERE clicks > 0",
       );
     },
+  },
+  {
+    version: 22,
+    description:
+      "text-print bands keyed by post (written by appending) and found through an index by day, not spread over one index of all time",
+    up: storyBandsByDay,
   },
 ];
 
