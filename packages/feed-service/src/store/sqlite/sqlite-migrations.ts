@@ -18,6 +18,7 @@ import { refileLanguages } from "./sqlite-language-refiling.js";
 import { dropIdBlocks, rollupTables } from "./sqlite-rollup-schema.js";
 import { addRunningSums } from "./sqlite-running-sums-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
+import { storyBandsByDay } from "./sqlite-story-bands.js";
 import { mergeStoredCopies } from "./sqlite-story-migration.js";
 import { storySchema } from "./sqlite-story-schema.js";
 import { webSubSchema } from "./sqlite-websub-schema.js";
@@ -303,6 +304,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "posts and clicks per feed as running sums by day and block of days, posts ranked by id within their day, language and category",
     up: addRunningSums,
+  },
+  {
+    version: 22,
+    description:
+      "text-print bands keyed by post (written by appending) and found through an index by day, not spread over one index of all time",
+    up: storyBandsByDay,
   },
 ];
 
