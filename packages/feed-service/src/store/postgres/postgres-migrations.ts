@@ -22,6 +22,7 @@ import { createRollups } from "./postgres-rollups.js";
 import { createScopeMonths } from "./postgres-scope-months.js";
 import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
+import { createOneSearchIndex } from "./postgres-search-index.js";
 import { operatorIndexSchema } from "./postgres-search-operators.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
 import { mergeStoredCopies } from "./postgres-story-migration.js";
@@ -294,6 +295,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await createCountedSearches(sql);
       await createScopeMonths(sql);
     },
+  },
+  {
+    version: 22,
+    description:
+      "one search index: words, facets, marked word pairs and the operators' lexemes together, instead of two indexes holding the words twice",
+    up: createOneSearchIndex,
   },
 ];
 
