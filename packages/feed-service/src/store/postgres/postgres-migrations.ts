@@ -12,6 +12,7 @@ import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
+import { createClickFunction } from "./postgres-click-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
@@ -299,8 +300,11 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   {
     version: 22,
     description:
-      "one search index: words, facets, marked word pairs and the operators' lexemes together, instead of two indexes holding the words twice",
-    up: createOneSearchIndex,
+      "one search index: words, facets, marked word pairs and the operators' lexemes together, instead of two indexes holding the words twice; a click in one statement",
+    up: async (sql, progress) => {
+      await createOneSearchIndex(sql, progress);
+      await createClickFunction(sql);
+    },
   },
 ];
 
