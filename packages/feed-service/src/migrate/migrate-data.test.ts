@@ -206,7 +206,7 @@ describe("migrate-data", () => {
     const fresh = await server.createDatabase("fresh");
     await (await openStore(fresh)).close();
     const schema = await postgresSchema(fresh);
-    assert.ok(schema.length > 30 && schema.some((line) => line.includes("posts_search_lexemes")));
+    assert.ok(schema.length > 30 && schema.some((line) => line.includes("posts_search_words")));
     assert.deepEqual(await postgresSchema(toPostgres), schema);
 
     // Sequences continue after the copied ids.
@@ -279,7 +279,7 @@ describe("migrate-data", () => {
     };
     const before = await state();
     assert.equal(before.recent.length, 80);
-    assert.ok(before.schema.some((line) => line.includes("posts_search_lexemes")));
+    assert.ok(before.schema.some((line) => line.includes("posts_search_words")));
     await assert.rejects(migrateData({ from: source, to: target, force: true }), /referenced row/);
     assert.deepEqual(await state(), before);
     await assert.rejects(
@@ -332,7 +332,7 @@ describe("migrate-data", () => {
     for (const step of [
       /posts: read from the source: \d+\.\d s/,
       /posts encoded with their search vectors \(\d threads, summed\): \d+\.\d s/,
-      /built posts_search_lexemes: \d+\.\d s/,
+      /built posts_search_words: \d+\.\d s/,
       /ANALYZE: \d+\.\d s/,
     ]) {
       assert.match(done.stderr, new RegExp(`migrate-data: ${step.source}`));

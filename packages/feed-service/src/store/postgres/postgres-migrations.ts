@@ -14,6 +14,7 @@ import { type MigrationProgress, stderrProgress } from "../migration-progress.js
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { createClickFunction } from "./postgres-click-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
@@ -23,7 +24,6 @@ import { createRollups } from "./postgres-rollups.js";
 import { createScopeMonths } from "./postgres-scope-months.js";
 import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
-import { createOneSearchIndex } from "./postgres-search-index.js";
 import { operatorIndexSchema } from "./postgres-search-operators.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
 import { mergeStoredCopies } from "./postgres-story-migration.js";
@@ -300,10 +300,10 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   {
     version: 22,
     description:
-      "one search index: words, facets, marked word pairs and the operators' lexemes together, instead of two indexes holding the words twice; a click in one statement",
-    up: async (sql, progress) => {
-      await createOneSearchIndex(sql, progress);
+      "a click in one statement; the counted searches' triggers build each new post's vector and cast each query once",
+    up: async (sql) => {
       await createClickFunction(sql);
+      await replaceCountedSearchTriggers(sql);
     },
   },
 ];

@@ -108,20 +108,14 @@ describe("phrases through pairs of neighbouring words", () => {
 
   it("indexes each post's neighbouring pairs and run triples only, and no pair past the lexeme limit", async () => {
     const { rows } = await pool.query<{ pairs: string; stored: string }>(
-      "SELECT mark_pairs(phrase_pairs(search_vector))::text AS pairs, phrase_vector::text AS stored FROM posts WHERE guid IN ('g3', 'g6', 'g10') ORDER BY guid",
+      "SELECT phrase_pairs(search_vector)::text AS pairs, phrase_vector::text AS stored FROM posts WHERE guid IN ('g3', 'g6', 'g10') ORDER BY guid",
     );
-    // Marked (migration 22): each starts with two spaces.
-    const expected = [
-      "'  デ デー' '  デー ー' '  デー ー ータ' '  ー ータ' '  ータ タ'",
-      "'  a b' '  b c'",
-      "",
-    ];
+    const expected = ["'デ デー' 'デー ー' 'デー ー ータ' 'ー ータ' 'ータ タ'", "'a b' 'b c'", ""];
     assert.deepEqual(
       rows.map((r) => r.pairs),
       expected,
     );
-    // Written with a search vector alone, the row gets them from SQL (migration 14's trigger,
-    // marking them since migration 22).
+    // Written with a search vector alone, the row gets them from SQL (migration 14's trigger).
     assert.deepEqual(
       rows.map((r) => r.stored),
       expected,
@@ -151,40 +145,39 @@ describe("phrases through pairs of neighbouring words", () => {
       })),
     });
     const { rows } = await pool.query<{ stored: string; derived: string }>(
-      `SELECT phrase_vector::text AS stored, mark_pairs(phrase_pairs(search_vector))::text AS derived FROM posts
+      `SELECT phrase_vector::text AS stored, phrase_pairs(search_vector)::text AS derived FROM posts
         WHERE feed_id = $1 ORDER BY guid`,
       [feed.feedId],
     );
     assert.equal(rows.length, texts.length);
     for (const r of rows) assert.equal(r.stored, r.derived);
-    assert.ok(rows[0]!.stored.includes("'  open source'"), rows[0]!.stored);
-    assert.ok(rows[1]!.stored.includes("'  デー ー ータ'"), rows[1]!.stored);
-    assert.equal(phraseVector("", "Open source", ""), "'  open source'");
+    assert.ok(rows[0]!.stored.includes("'open source'"), rows[0]!.stored);
+    assert.ok(rows[1]!.stored.includes("'デー ー ータ'"), rows[1]!.stored);
+    assert.equal(phraseVector("", "Open source", ""), "'open source'");
     assert.equal(phraseVector("A", "B", "C"), "");
   });
 
   it("looks a phrase up by its pairs alone when they hold its words, exactly when it is two tokens or a run's three", () => {
     const index = (terms: string) => toSearchIndexTsquery(parseSearchQuery(terms));
-    // Pairs and triples are marked (two spaces first, migration 22); words are not.
-    assert.deepEqual(index('"open source"'), { tsquery: "'  open source'", exact: true });
-    assert.deepEqual(index('"open source" rust'), { tsquery: "'  open source' & 'rust'", exact: true });
-    assert.deepEqual(index('"a b c"'), { tsquery: "('  a b' & '  b c')", exact: false });
-    assert.deepEqual(index('"a b" OR "c d"'), { tsquery: "('  a b' | '  c d')", exact: true });
-    assert.deepEqual(index('"a b" OR c'), { tsquery: "('  a b' | 'c')", exact: true });
-    assert.deepEqual(index('"a b" OR c "d e"'), { tsquery: "('  a b' | 'c') & '  d e'", exact: true });
-    assert.deepEqual(index('"a b" -"c d"'), { tsquery: "'  a b'", exact: false });
-    assert.deepEqual(index('"a b" -c -d'), { tsquery: "'  a b' & !('c' | 'd')", exact: true });
+    assert.deepEqual(index('"open source"'), { tsquery: "'open source'", exact: true });
+    assert.deepEqual(index('"open source" rust'), { tsquery: "'open source' & 'rust'", exact: true });
+    assert.deepEqual(index('"a b c"'), { tsquery: "('a b' & 'b c')", exact: false });
+    assert.deepEqual(index('"a b" OR "c d"'), { tsquery: "('a b' | 'c d')", exact: true });
+    assert.deepEqual(index('"a b" OR c'), { tsquery: "('a b' | 'c')", exact: true });
+    assert.deepEqual(index('"a b" OR c "d e"'), { tsquery: "('a b' | 'c') & 'd e'", exact: true });
+    assert.deepEqual(index('"a b" -"c d"'), { tsquery: "'a b'", exact: false });
+    assert.deepEqual(index('"a b" -c -d'), { tsquery: "'a b' & !('c' | 'd')", exact: true });
     assert.deepEqual(index("a b"), { tsquery: "'a' & 'b'", exact: true });
     assert.deepEqual(index("-a"), null);
-    assert.deepEqual(index("データ"), { tsquery: "'  デー ー ータ'", exact: true });
-    assert.deepEqual(index("性能改善"), { tsquery: "('  性能 能 能改' & '  能改 改 改善')", exact: false });
+    assert.deepEqual(index("データ"), { tsquery: "'デー ー ータ'", exact: true });
+    assert.deepEqual(index("性能改善"), { tsquery: "('性能 能 能改' & '能改 改 改善')", exact: false });
     // A pair past the lexeme limit is not in the index: the words are looked up instead.
     assert.deepEqual(index(`"${long("p")} ${long("q")}"`), {
       tsquery: `('${long("p")}' & '${long("q")}')`,
       exact: false,
     });
     assert.deepEqual(index(`"${long("p")} ${long("q")} r"`), {
-      tsquery: `('${long("p")}' & '${long("q")}' & 'r' & '  ${long("q")} r')`,
+      tsquery: `('${long("p")}' & '${long("q")}' & 'r' & '${long("q")} r')`,
       exact: false,
     });
   });

@@ -16,9 +16,7 @@
  * starting with it), `デー ー ータ`, which is the phrase exactly.
  *
  * A pair lexeme holds one space between two tokens, a triple two (tokens never hold one, and the
- * facet lexemes start with one), so neither can equal a word, a facet or the other; since
- * migration 22 both also start with two spaces (PAIR_MARK, postgres-search-index.ts), so that a
- * prefix's range of lexemes holds words only. Every post
+ * facet lexemes start with one), so neither can equal a word, a facet or the other. Every post
  * matching a phrase holds its pairs and triples, since the phrase operator asks for tokens at
  * neighbouring positions, which is how they are made: a two-token phrase is its pair exactly, a
  * three-token one shaped like a run its triple, and a longer one is checked on `search_vector`
@@ -33,7 +31,7 @@ import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { candidateTokens, termPhrase } from "../../search/term-phrase.js";
 import type { MigrationProgress } from "../migration-progress.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { anyOf, MAX_PAIR_BYTES, pairFits, pairLexeme, quoteLexeme } from "./postgres-text-search.js";
+import { anyOf, MAX_PAIR_BYTES, quoteLexeme } from "./postgres-text-search.js";
 
 /**
  * One index instead of a second one beside posts_search_facets: with two, the planner (which
@@ -92,14 +90,14 @@ function termPairs(term: SearchTerm): { tsquery: string; exact: boolean; coverin
   let triples = 0;
   for (let i = 2; i < tokens.length; i++) {
     if (!isRunTriple(tokens[i - 2]!, tokens[i - 1]!, tokens[i]!)) continue;
-    lexemes.push(quoteLexeme(pairLexeme([tokens[i - 2]!, tokens[i - 1]!, tokens[i]!])));
+    lexemes.push(quoteLexeme(`${tokens[i - 2]} ${tokens[i - 1]} ${tokens[i]}`));
     pairInTriple[i - 1] = pairInTriple[i] = true;
     triples++;
   }
   let covering = true;
   for (let i = 1; i < tokens.length; i++) {
-    const pair = pairLexeme([tokens[i - 1]!, tokens[i]!]);
-    if (!pairFits(Buffer.byteLength(pair))) covering = false;
+    const pair = `${tokens[i - 1]} ${tokens[i]}`;
+    if (Buffer.byteLength(pair) > MAX_PAIR_BYTES) covering = false;
     else if (!pairInTriple[i]) lexemes.push(quoteLexeme(pair));
   }
   if (lexemes.length === 0) return null;

@@ -18,12 +18,10 @@ import type { Sql } from "./postgres-connection.js";
 /**
  * The indexed expression: words and facets, and since migration 11 the pairs of neighbouring
  * words (postgres-phrase-pairs.ts), stored since migration 14, which also took the click tier out
- * (postgres-light-writes.ts); since migration 22 also the operators' lexemes, in one index for
- * both kinds of search (postgres-search-index.ts). Queries must spell it the same way to use the
- * index.
+ * (postgres-light-writes.ts); queries must spell it the same way to use the index.
  */
 export const SEARCH_EXPRESSION =
-  "(p.search_vector || post_facets(p.post_date, p.language_id) || p.phrase_vector || operator_facets(p.search_vector, p.feed_id))";
+  "(p.search_vector || post_facets(p.post_date, p.language_id) || p.phrase_vector)";
 
 export const searchFacetSchema = `
 CREATE FUNCTION click_tier(clicks integer) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE

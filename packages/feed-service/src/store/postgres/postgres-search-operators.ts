@@ -21,7 +21,7 @@ import {
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { SEARCH_EXPRESSION, sinceDayFacet } from "./postgres-search-facets.js";
+import { sinceDayFacet } from "./postgres-search-facets.js";
 import { postsPerDay } from "./postgres-search-plan.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 
@@ -33,11 +33,10 @@ import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
  * intersects with the day facets by skipping, where `'pro':*` collects the lists of every word
  * beginning with it, whole (and in the word plans' index, every pair lexeme too); a `feed:` of a
  * few feeds and a `title:` word narrow inside the index the same way (weights are not in GIN: a
- * weighted query rechecks every post's vector, read out of TOAST). Since migration 22 these lexemes
- * are in the one search index with the word pairs, which are marked so that no prefix reads them
- * (postgres-search-index.ts).
+ * weighted query rechecks every post's vector, read out of TOAST).
  */
-export const OPERATOR_EXPRESSION = SEARCH_EXPRESSION;
+export const OPERATOR_EXPRESSION =
+  "(p.search_vector || post_facets(p.post_date, p.language_id) || operator_facets(p.search_vector, p.feed_id))";
 
 export const operatorIndexSchema = `
 CREATE FUNCTION operator_facets(search_vector tsvector, feed_id integer) RETURNS tsvector

@@ -75,43 +75,20 @@ export function searchVector(feedName: string, title: string, body: string): str
   return wordsOf(positionedTokens(feedName, title, body));
 }
 
-/**
- * A pair lexeme (two tokens and a space) stays below PostgreSQL's 2 KiB limit: the rule of
- * migration 11's `phrase_pairs`, which the pairs stored until migration 22 followed.
- */
+/** A pair lexeme (two tokens and a space) stays below PostgreSQL's 2 KiB limit. */
 export const MAX_PAIR_BYTES = 2_046;
 
 /**
- * What starts a pair or triple lexeme since migration 22 (`  open source`), so that the one search
- * index can hold the pairs and the operators' lexemes together (postgres-search-index.ts): a
- * prefix (`'sour':*`) is a range of lexemes starting with it, which unmarked pairs (`source code`)
- * would fall into, each one more posting list to read. Two spaces: words hold none, and facet and
- * operator lexemes start with one space and a letter (` day 20468`, ` pfx pro`).
- */
-export const PAIR_MARK = "  ";
-
-/** Whether a marked pair or triple fits PostgreSQL's lexeme limit (its bytes: the tokens, spaces and mark). */
-export function pairFits(lexemeBytes: number): boolean {
-  return lexemeBytes <= MAX_LEXEME_BYTES;
-}
-
-/** A pair or triple of neighbouring tokens as the search index holds it (see PAIR_MARK). */
-export function pairLexeme(tokens: readonly string[]): string {
-  return `${PAIR_MARK}${tokens.join(" ")}`;
-}
-
-/**
  * The tsvector literal (no positions) of a post's pairs of neighbouring tokens and run triples, as
- * postgres-phrase-pairs.ts describes them, each marked (PAIR_MARK): computed here when the post is
- * written, not by SQL in the search index's expression, where it was evaluated again at every
- * write of the row, at every index build and at every ANALYZE (figures in bench/NOTES.md). The
- * same tokens at the same positions as `searchVector`, so SQL's
- * `mark_pairs(phrase_pairs(search_vector))` gives the same lexemes (except where a word repeats
- * past the 256 positions a tsvector keeps of it: the pairs here then also hold its later
- * neighbours, as SQLite's index does).
+ * postgres-phrase-pairs.ts describes them: computed here when the post is written, not by SQL in
+ * the search index's expression, where it was evaluated again at every write of the row, at
+ * every index build and at every ANALYZE (figures in bench/NOTES.md). The same tokens at the same
+ * positions as `searchVector`, so SQL's `phrase_pairs(search_vector)` gives the same lexemes
+ * (except where a word repeats past the 256 positions a tsvector keeps of it: the pairs here
+ * then also hold its later neighbours, as SQLite's index does).
  *
  * @example
- * phraseVector("", "Open source", ""); // "'  open source'"
+ * phraseVector("", "Open source", ""); // "'open source'"
  */
 export function phraseVector(feedName: string, title: string, body: string): string {
   return pairsOf(positionedTokens(feedName, title, body));
@@ -144,8 +121,7 @@ function pairsOf(tokens: readonly PositionedToken[]): string {
     const a = tokens[i - 1]!;
     const b = tokens[i]!;
     if (b.at !== a.at + 1) continue;
-    if (pairFits(PAIR_MARK.length + a.bytes + 1 + b.bytes))
-      lexemes.add(`'${PAIR_MARK}${a.escaped} ${b.escaped}'`);
+    if (a.bytes + b.bytes < MAX_PAIR_BYTES) lexemes.add(`'${a.escaped} ${b.escaped}'`);
     const c = tokens[i + 1];
     // A run's triple (`デー ー ータ`): two characters, the second of them, a pair starting with it.
     // The middle one is one character (at most two UTF-16 units): most pairs stop at that test.
@@ -153,7 +129,7 @@ function pairsOf(tokens: readonly PositionedToken[]): string {
     const a2 = [...a.word][1];
     const [c1] = [...c.word];
     if (chars(a.word) === 2 && chars(c.word) === 2 && a2 === b.word && c1 === b.word) {
-      lexemes.add(`'${PAIR_MARK}${a.escaped} ${b.escaped} ${c.escaped}'`);
+      lexemes.add(`'${a.escaped} ${b.escaped} ${c.escaped}'`);
     }
   }
   let out = "";
