@@ -12,8 +12,8 @@ import { incoming, T0 } from "../../test-support/store-contract/contract-fixture
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { inTransaction, openPostgresPool, rows } from "./postgres-connection.js";
 import { migratePostgres, postgresMigrations } from "./postgres-migrations.js";
-import { openPostgresStore } from "./postgres-store.js";
 import { searchKey } from "./postgres-search-key.js";
+import { openPostgresStore } from "./postgres-store.js";
 import { toTsquery } from "./postgres-text-search.js";
 
 const DAY = 86_400_000;
