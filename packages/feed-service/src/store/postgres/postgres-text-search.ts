@@ -22,17 +22,15 @@ const MAX_POSITION = 16_383;
 /** PostgreSQL refuses lexemes of 2 KiB or more; such "words" cannot be searched for on any backend sensibly. */
 const MAX_LEXEME_BYTES = 2_046;
 
-/** A lexeme's text inside its quotes: a backslash and a quote doubled (escaped), anything else as it is. */
-function escapeLexeme(word: string): string {
-  // Most words hold neither character: two plain scans instead of two replacements (every copied
-  // post's every word goes through here, see postgres-copy-rows.ts).
-  if (!word.includes("'") && !word.includes("\\")) return word;
-  return word.replaceAll("\\", "\\\\").replaceAll("'", "''");
-}
+/** What quoteLexeme escapes. */
+const needsEscape = /['\\]/;
 
 /** A lexeme as a quoted tsvector or tsquery literal: no user text is ever read as syntax. */
 export function quoteLexeme(word: string): string {
-  return `'${escapeLexeme(word)}'`;
+  // Most words hold neither character: one scan instead of two replacements (every copied post's
+  // every word goes through here, see postgres-copy-rows.ts).
+  if (!needsEscape.test(word)) return `'${word}'`;
+  return `'${word.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 
 interface PositionedToken {
@@ -41,8 +39,6 @@ interface PositionedToken {
   readonly weight: string;
   /** UTF-8 length of `word`. */
   readonly bytes: number;
-  /** `word` as it stands between the quotes of a literal (escapeLexeme). */
-  readonly escaped: string;
 }
 
 /** A post's indexed tokens at their positions (fields apart by a gap; too long words left out). */
@@ -54,7 +50,7 @@ function positionedTokens(feedName: string, title: string, body: string): Positi
       position = Math.min(position + 1, MAX_POSITION);
       const bytes = Buffer.byteLength(word);
       if (bytes > MAX_LEXEME_BYTES) continue;
-      tokens.push({ word, at: position, weight, bytes, escaped: escapeLexeme(word) });
+      tokens.push({ word, at: position, weight, bytes });
     }
     position = Math.min(position + 1, MAX_POSITION);
   };
@@ -72,7 +68,9 @@ function positionedTokens(feedName: string, title: string, body: string): Positi
  * // "'alpha':1B 'blog':2B 'cafe':4A 'creme':5A 'une':7 'recette':8"
  */
 export function searchVector(feedName: string, title: string, body: string): string {
-  return wordsOf(positionedTokens(feedName, title, body));
+  return positionedTokens(feedName, title, body)
+    .map((t) => `${quoteLexeme(t.word)}:${t.at}${t.weight}`)
+    .join(" ");
 }
 
 /** A pair lexeme (two tokens and a space) stays below PostgreSQL's 2 KiB limit. */
@@ -98,22 +96,11 @@ export function phraseVector(feedName: string, title: string, body: string): str
 export function postVectors(feedName: string, title: string, body: string): { words: string; pairs: string } {
   const tokens = positionedTokens(feedName, title, body);
   return {
-    words: wordsOf(tokens),
+    words: tokens.map((t) => `${quoteLexeme(t.word)}:${t.at}${t.weight}`).join(" "),
     pairs: pairsOf(tokens),
   };
 }
 
-function wordsOf(tokens: readonly PositionedToken[]): string {
-  let out = "";
-  for (const t of tokens) out += `${out === "" ? "" : " "}'${t.escaped}':${t.at}${t.weight}`;
-  return out;
-}
-
-/**
- * The pairs and triples as one literal, each once. Built from the tokens' escaped text (escaping
- * is per character, so a pair's is its tokens' with a space between): one string per pair, the
- * one the set compares (this runs for every copied post's every token, postgres-copy-rows.ts).
- */
 function pairsOf(tokens: readonly PositionedToken[]): string {
   const lexemes = new Set<string>();
   const chars = (word: string) => [...word].length;
@@ -121,7 +108,7 @@ function pairsOf(tokens: readonly PositionedToken[]): string {
     const a = tokens[i - 1]!;
     const b = tokens[i]!;
     if (b.at !== a.at + 1) continue;
-    if (a.bytes + b.bytes < MAX_PAIR_BYTES) lexemes.add(`'${a.escaped} ${b.escaped}'`);
+    if (a.bytes + b.bytes < MAX_PAIR_BYTES) lexemes.add(`${a.word} ${b.word}`);
     const c = tokens[i + 1];
     // A run's triple (`デー ー ータ`): two characters, the second of them, a pair starting with it.
     // The middle one is one character (at most two UTF-16 units): most pairs stop at that test.
@@ -129,12 +116,10 @@ function pairsOf(tokens: readonly PositionedToken[]): string {
     const a2 = [...a.word][1];
     const [c1] = [...c.word];
     if (chars(a.word) === 2 && chars(c.word) === 2 && a2 === b.word && c1 === b.word) {
-      lexemes.add(`'${a.escaped} ${b.escaped} ${c.escaped}'`);
+      lexemes.add(`${a.word} ${b.word} ${c.word}`);
     }
   }
-  let out = "";
-  for (const lexeme of lexemes) out += out === "" ? lexeme : ` ${lexeme}`;
-  return out;
+  return [...lexemes].map(quoteLexeme).join(" ");
 }
 
 function termQuery(term: SearchTerm): string {
