@@ -12,7 +12,9 @@ import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
+import { createClickFunction } from "./postgres-click-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
@@ -294,6 +296,15 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql) => {
       await createCountedSearches(sql);
       await createScopeMonths(sql);
+    },
+  },
+  {
+    version: 22,
+    description:
+      "a click in one statement; the counted searches' triggers build each new post's vector and cast each query once",
+    up: async (sql) => {
+      await createClickFunction(sql);
+      await replaceCountedSearchTriggers(sql);
     },
   },
   {
