@@ -108,7 +108,8 @@ export const copiedTables: readonly CopiedTable[] = [
   { name: "story_keys", key: "post_id", columns: ["post_id", "link_key", "print"], sequence: false },
   {
     name: "story_bands",
-    key: "band, post_date, post_id",
+    // Unique on both dialects whatever their primary key (SQLite keys it by post since schema 22).
+    key: "post_id, band, post_date",
     columns: ["band", "post_date", "post_id"],
     sequence: false,
   },
@@ -179,6 +180,16 @@ export const copiedTables: readonly CopiedTable[] = [
   { name: "feed_pauses", key: "feed_id", columns: ["feed_id", "paused_at"], sequence: false },
 ];
 
+/**
+ * The ON CONFLICT clause of a copied row: a table whose every column is in its key has nothing to
+ * update, so any unique constraint it meets (the dialects' primary keys may differ) keeps the row.
+ */
+export function onConflict(table: CopiedTable, columns: readonly string[]): string {
+  const key = keyColumns(table);
+  if (columns.every((c) => key.includes(c))) return "ON CONFLICT DO NOTHING";
+  return `ON CONFLICT (${table.key}) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(", ")}`;
+}
+
 /** The columns of a table's key, in order. */
 export function keyColumns(table: CopiedTable): string[] {
   return table.key.split(",").map((c) => c.trim());
@@ -189,7 +200,7 @@ export function keyColumns(table: CopiedTable): string[] {
  * values, with the placeholders `mark` names (?, or $2, $3, … from the index it is given).
  *
  * @example
- * keyAfter(table, [7, 100, 3], () => "?"); // { where: "WHERE (band, post_date, post_id) > (?, ?, ?)", values: [7, 100, 3] }
+ * keyAfter(table, [3, 7, 100], () => "?"); // { where: "WHERE (post_id, band, post_date) > (?, ?, ?)", values: [7, 100, 3] }
  */
 export function keyAfter(
   table: CopiedTable,

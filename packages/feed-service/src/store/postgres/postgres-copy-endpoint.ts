@@ -11,6 +11,7 @@ import {
   type CopiedTable,
   type CopyEndpoint,
   keyAfter,
+  onConflict,
   type Row,
   type StepReport,
 } from "../copied-tables.js";
@@ -164,7 +165,7 @@ export class PostgresEndpoint implements CopyEndpoint {
     }
     const unnest = columns.map((c, i) => `$${i + 1}::${load.types.get(`${table.name}.${c}`) ?? "text"}[]`);
     const text = `INSERT INTO ${table.name} (${columns.join(", ")}) SELECT * FROM unnest(${unnest.join(", ")})
-      ON CONFLICT (${table.key}) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(", ")}`;
+      ${onConflict(table, columns)}`;
     await this.#settle(load);
     const sent = load.client.query(text, arrays);
     // Awaited by the next write or finish(); this handler only keeps the rejection from being unhandled.

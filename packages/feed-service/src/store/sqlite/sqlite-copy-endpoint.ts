@@ -1,6 +1,6 @@
 /** The SQLite side of `migrate-data`: reads and writes the store tables of one database file. */
 import type Database from "better-sqlite3";
-import { type CopiedTable, type CopyEndpoint, keyAfter, type Row } from "../copied-tables.js";
+import { type CopiedTable, type CopyEndpoint, keyAfter, onConflict, type Row } from "../copied-tables.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
@@ -52,7 +52,7 @@ export class SqliteEndpoint implements CopyEndpoint {
     // Languages 1 and 2 exist in every database: the copy's spelling replaces them.
     const insert = this.#db.prepare(
       `INSERT INTO ${table.name} (${table.columns.join(", ")}) VALUES (${marks})
-        ON CONFLICT (${table.key}) DO UPDATE SET ${table.columns.map((c) => `${c} = excluded.${c}`).join(", ")}`,
+        ${onConflict(table, table.columns)}`,
     );
     const index = this.#db.prepare(FTS5_INSERT);
     const keyOf = this.#db.prepare("SELECT date_key FROM posts WHERE id = ?").pluck();
