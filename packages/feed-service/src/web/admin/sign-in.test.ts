@@ -91,7 +91,7 @@ for (const backend of backends) {
       try {
         const known = [];
         const unknown = [];
-        for (let i = 0; i < 2; i++) {
+        for (let i = 0; i < 4; i++) {
           known.push(await attempt(service.baseUrl, `127.0.0.${40 + i}`, "ann", "not the password"));
           unknown.push(
             await attempt(service.baseUrl, `127.0.0.${50 + i}`, "nobody-here", "not the password"),
@@ -101,14 +101,16 @@ for (const backend of backends) {
           body
             .replace(/value="[A-Za-z0-9_-]{43}"/g, 'value="token"')
             .replace(/value="(ann|nobody-here)"/, 'value="name"');
-        for (let i = 0; i < 2; i++) {
+        for (let i = 0; i < 4; i++) {
           assert.equal(unknown[i]!.status, known[i]!.status);
           assert.equal(page(unknown[i]!.body), page(known[i]!.body));
         }
-        // Both run scrypt (tens of milliseconds); without it an unknown name would answer in one or two.
+        // Both run scrypt (tens of milliseconds); without it an unknown name would answer in one or
+        // two, a ratio near 0.03. The fastest of four each, with wide bounds: a loaded machine
+        // stretches single answers by several times, never the scrypt-free path up to scrypt's cost.
         const fastest = (runs: Array<{ ms: number }>) => Math.min(...runs.map((r) => r.ms));
         const ratio = fastest(unknown) / fastest(known);
-        assert.ok(ratio > 0.4 && ratio < 2.5, `unknown ${fastest(unknown)} ms, known ${fastest(known)} ms`);
+        assert.ok(ratio > 0.25 && ratio < 4, `unknown ${fastest(unknown)} ms, known ${fastest(known)} ms`);
       } finally {
         await service.close();
       }
