@@ -61,14 +61,15 @@ export async function startBenchPostgres(folder) {
     // A benchmark box, not production: no fsync. Shared buffers a quarter of the machine's memory,
     // the usual advice for a database server (the 1M-post corpus's tables and indexes, 4,214 MB,
     // fit in the quarter of this 23 GB machine, so serve's warm-up can load them all), on huge
-    // pages when the machine has them reserved (see hugePagesNote).
+    // pages when the machine has them reserved (see hugePagesNote). BENCH_PG_SHARED_BUFFERS_MB
+    // sets them smaller on a machine shared with other servers (a 200k-post corpus fits in 1 GB).
     postgresFlags: [
       "-c",
       "listen_addresses=127.0.0.1",
       "-c",
       "fsync=off",
       "-c",
-      `shared_buffers=${Math.floor(totalmem() / 4 / 2 ** 20)}MB`,
+      `shared_buffers=${Number(process.env.BENCH_PG_SHARED_BUFFERS_MB) || Math.floor(totalmem() / 4 / 2 ** 20)}MB`,
       "-c",
       "huge_pages=try",
       "-c",
