@@ -17,7 +17,7 @@
  */
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { addMatching, type Expected, type Plan, shareInBase } from "./postgres-operator-plan.js";
+import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
 import { TIER_MARGIN, TIER_POST_COST } from "./postgres-plan-costs.js";
 
@@ -104,7 +104,7 @@ export async function mostClickedIds(
   page: { offset: number; limit: number },
 ): Promise<number[]> {
   const need = page.offset + page.limit;
-  let share = shareInBase(expected) * expected.base;
+  let share = expected.inBase * expected.base;
   const matches = share * expected.posts;
   // A walked post is read and checked against the words (out of TOAST): TIER_POST_COST heap rows
   // of matches handed over by GIN; without words, one row against one. Past that many posts,

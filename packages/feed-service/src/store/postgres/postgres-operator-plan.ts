@@ -129,6 +129,12 @@ export interface Plan {
   /** Every filter, checked on the row (exact whatever the scope narrowed). */
   filters: Part;
   scope: Scope;
+  /**
+   * Whether the statistics' estimate can be trusted: one clause of words, nothing excluded, no
+   * filter but the days. Words are not independent of each other, nor of feeds and languages
+   * (`lang:de the`), so the share of any other query is measured on the newest posts first.
+   */
+  estimable: boolean;
 }
 
 export function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
@@ -152,7 +158,17 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     if (feedIds.length === 0 || !feedsInIndex({ feedIds } as Scope)) continue;
     indexed.index = `${indexed.index} & !(${feedIds.map((id) => `' feed ${Number(id)}'`).join(" | ")})`;
   }
-  return { words, ...indexed, filters: and(parts), scope: scopeOf(query, languageIds) };
+  const scope = scopeOf(query, languageIds);
+  const onlyDays = (query.filterClauses ?? []).every(
+    (c) => c.length === 1 && isFilter(c[0]!) && c[0].kind === "date",
+  );
+  const estimable =
+    query.clauses.length <= 1 &&
+    query.excluded.length === 0 &&
+    (query.excludedFilters?.length ?? 0) === 0 &&
+    onlyDays &&
+    scope.languageIds === null;
+  return { words, ...indexed, filters: and(parts), scope, estimable };
 }
 
 function indexedWords(query: SearchQuery): { index: string | null; clauses: string[]; verify: Part } {
@@ -212,6 +228,8 @@ async function estimatedRows(sql: Sql, condition: string, params: unknown[]): Pr
  * sizes a tier on it measures the share the tier found and sizes the next one on that.
  */
 export interface Expected {
+  /** The share of the posts of the scope's languages and days expected to match the rest. */
+  inBase: number;
   words: number;
   feeds: number;
   base: number;
@@ -254,21 +272,16 @@ export async function expected(sql: Sql, plan: Plan): Promise<Expected> {
             dated.join(" AND ").replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) - 1}`),
             params.slice(1),
           )) / posts;
+  const feeds = scope.feedIds === null ? 1 : Math.min(1, (total!.feeds ?? 0) / posts);
   return {
+    // The words' (their rarest clause) among the feeds' (taken as independent of the words).
+    inBase: words * feeds,
     words,
-    feeds: scope.feedIds === null ? 1 : Math.min(1, (total!.feeds ?? 0) / posts),
+    feeds,
     base: Math.min(1, baseShare),
     days: Math.min(1, daysShare),
     posts,
   };
-}
-
-/**
- * The expected share of the posts of the scope's languages and days that match the rest: the
- * words' (their rarest clause) among the feeds' (taken as independent of the words).
- */
-export function shareInBase(e: Expected): number {
-  return e.words * e.feeds;
 }
 
 /**

@@ -18,16 +18,16 @@ import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { mostClickedIds } from "./postgres-operator-clicks.js";
-import {
-  addMatching,
-  type Expected,
-  expected,
-  type Plan,
-  planOf,
-  shareInBase,
-} from "./postgres-operator-plan.js";
+import { addMatching, type Expected, expected, type Plan, planOf } from "./postgres-operator-plan.js";
 import { dayBounds, emptyScope, newestDaysHolding, windowOf } from "./postgres-operator-scope.js";
-import { MAX_TIER_SHARE, MIN_TIER_POSTS, TIER_MARGIN } from "./postgres-plan-costs.js";
+import {
+  MAX_SAMPLE_POSTS,
+  MAX_TIER_SHARE,
+  MIN_SAMPLE_MATCHES,
+  MIN_TIER_POSTS,
+  SAMPLE_POSTS,
+  TIER_MARGIN,
+} from "./postgres-plan-costs.js";
 import { SEARCH_SCORE } from "./postgres-text-search.js";
 
 /**
@@ -96,7 +96,7 @@ async function newestTier(
   days: DayBounds,
   page: { pool: number; order: "score" | "date"; offset: number; limit: number },
 ): Promise<number[]> {
-  let share = shareInBase(guess);
+  let share = guess.inBase;
   for (;;) {
     const tier = await tierHolding(sql, plan, guess, page.pool / Math.max(share, 1e-9), days);
     const where = new Where();
@@ -140,7 +140,7 @@ async function newestListed(
 ): Promise<number[]> {
   const need = page.offset + page.limit;
   const several = (plan.scope.feedIds?.length ?? 0) > 1;
-  let share = shareInBase(guess);
+  let share = guess.inBase;
   for (;;) {
     const tier = several ? await tierHolding(sql, plan, guess, need / Math.max(share, 1e-9), days) : null;
     const where = addMatching(new Where(), plan, windowOf(plan.scope, tier?.first ?? null), days);
@@ -180,6 +180,29 @@ async function postsOf(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
+/**
+ * The share of matches among the newest posts of the scope (the days holding SAMPLE_POSTS of
+ * them), counted through GIN as a tier reads them, in place of the statistics' guess for a query
+ * they cannot estimate (Plan.estimable), as the word plans sample (postgres-search-plan.ts): a
+ * tier sized on the guess alone fell short of `feed:日 the`'s matches and was read twice
+ * (bench/NOTES.md). A sample with too few matches to measure a share still says the share is
+ * small: at most MIN_SAMPLE_MATCHES in the sample.
+ */
+async function sampleNewest(sql: Sql, plan: Plan, guess: Expected, days: DayBounds): Promise<void> {
+  if (plan.estimable || plan.index === null) return;
+  const sample = await newestDaysHolding(sql, plan.scope, SAMPLE_POSTS, days);
+  if (sample === null || sample.posts > MAX_SAMPLE_POSTS) return;
+  const where = addMatching(new Where(), plan, windowOf(plan.scope, sample.first), { ...days, narrow: true });
+  const [row] = await rows<{ n: number }>(
+    sql,
+    `SELECT count(*)::int AS n FROM posts p ${where.sql}`,
+    where.params,
+  );
+  const found = row!.n;
+  if (found >= MIN_SAMPLE_MATCHES) guess.inBase = found / sample.posts;
+  else if (guess.inBase * sample.posts > MIN_SAMPLE_MATCHES) guess.inBase = MIN_SAMPLE_MATCHES / sample.posts;
+}
+
 /** The ids of one page of `plan` in `sort` order. */
 async function pageIds(
   sql: Sql,
@@ -190,6 +213,7 @@ async function pageIds(
   const [guess, bounds] = await Promise.all([expected(sql, plan), dayBounds(sql)]);
   // The scope's days narrow GIN when they leave out most posts (a tier's always do).
   const days = { ...bounds, narrow: guess.days <= MAX_TIER_SHARE };
+  await sampleNewest(sql, plan, guess, days);
   if (sort === "clicks") return mostClickedIds(sql, plan, guess, days, page);
   if (plan.words === null || plan.index === null) return newestListed(sql, plan, guess, days, page);
   const words = { ...plan, words: plan.words, index: plan.index };
