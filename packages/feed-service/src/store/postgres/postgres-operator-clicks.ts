@@ -19,14 +19,11 @@ import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
-import { TIER_MARGIN, TIER_POST_COST } from "./postgres-plan-costs.js";
+import { MIN_WALK_STRETCH, TIER_MARGIN, TIER_POST_COST } from "./postgres-plan-costs.js";
 
 type DayBounds = { newest: number; oldest: number; narrow: boolean };
 /** A key of clicked_posts_by_clicks_then_id. */
 type Key = { clicks: number; id: number };
-
-/** Clicked posts a stretch reads at least (one statement's fixed cost against its rows). */
-const MIN_STRETCH = 256;
 
 /** The page of all matches (or of those without clicks) in clicks order. */
 async function allMatches(
@@ -116,7 +113,7 @@ export async function mostClickedIds(
     let after: Key | null = null;
     while (read < budget) {
       const wanted = Math.ceil(((need - found.length) * TIER_MARGIN) / Math.max(share, 1e-9));
-      const posts = Math.min(Math.max(MIN_STRETCH, wanted), Math.ceil(budget - read));
+      const posts = Math.min(Math.max(MIN_WALK_STRETCH, wanted), Math.ceil(budget - read));
       const last = await keyAfter(sql, after, posts);
       found.push(...(await stretch(sql, plan, after, last)));
       // The walked posts come first in the order: a full page answers exactly.

@@ -84,9 +84,9 @@ function ids(values: readonly number[] | undefined, what: string): readonly numb
 
 /**
  * A filter checked on the row. `+ 0` keeps each a check on the rows a plan reads, never an
- * index condition the planner could pick over GIN's (it would then rebuild the indexed
- * expression for every post of the range: operator_facets costs a few hundred microseconds a
- * post, which the planner does not know); the scope says which indexes narrow the search.
+ * index condition the planner could pick over GIN's: it would then rebuild the indexed
+ * expression (operator_facets unnests every word of the post) for every post of the range, a
+ * cost its estimates do not see. The scope says which indexes narrow the search.
  */
 function filterPart(filter: PostFilter): Part {
   switch (filter.kind) {
@@ -219,11 +219,12 @@ async function estimatedRows(sql: Sql, condition: string, params: unknown[]): Pr
  * - `words`: the share of the rarest clause of the words (1 without words), as the operators'
  *   index expression's own statistics count its lexemes, ` ttl the` and ` pfx pro` included (the
  *   words' statistics know neither). Not their product: common words go together (`the new`), and
- *   the product fell 2.5 times short (bench/NOTES.md);
+ *   the product fell short (bench/NOTES.md);
  * - `feeds`: the share of the scope's feeds' posts (their post counts; 1 for every feed), taken as
  *   independent of the words and of the languages and days;
  * - `base`: the share of the scope's languages and days (the planner's, from the columns' statistics);
- * - `days`: the share of the scope's days alone.
+ * - `days`: the share of the scope's days alone;
+ * and the days with posts.
  * A guess: words and filters are not independent either (`lang:de the`), so every plan that
  * sizes a tier on it measures the share the tier found and sizes the next one on that.
  */
@@ -235,13 +236,22 @@ export interface Expected {
   base: number;
   days: number;
   posts: number;
+  /** The newest and oldest days with posts now (of all languages). */
+  bounds: { newest: number; oldest: number };
 }
 
 export async function expected(sql: Sql, plan: Plan): Promise<Expected> {
-  const [total] = await rows<{ n: number; feeds: number | null }>(
+  const [total] = await rows<{
+    n: number;
+    feeds: number | null;
+    newest: number | null;
+    oldest: number | null;
+  }>(
     sql,
     `SELECT greatest(reltuples, 1)::float8 AS n,
-      (SELECT sum(post_count)::float8 FROM feeds WHERE id = ANY($1::int[])) AS feeds
+      (SELECT sum(post_count)::float8 FROM feeds WHERE id = ANY($1::int[])) AS feeds,
+      (SELECT max(day) FROM scope_days WHERE posts > 0) AS newest,
+      (SELECT min(day) FROM scope_days WHERE posts > 0) AS oldest
       FROM pg_class WHERE oid = 'posts'::regclass`,
     [plan.scope.feedIds ?? []],
   );
@@ -281,6 +291,7 @@ export async function expected(sql: Sql, plan: Plan): Promise<Expected> {
     base: Math.min(1, baseShare),
     days: Math.min(1, daysShare),
     posts,
+    bounds: { newest: total!.newest ?? 0, oldest: total!.oldest ?? 0 },
   };
 }
 

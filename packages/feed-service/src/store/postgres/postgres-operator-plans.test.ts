@@ -18,6 +18,7 @@ import { openTestPostgresStore, type TestPostgresStore } from "../../test-suppor
 import type { SearchSort } from "../store.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { OPERATOR_EXPRESSION } from "./postgres-operator-plan.js";
+import { type Scope, ScopeDays } from "./postgres-operator-scope.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import type { PostgresStore } from "./postgres-store.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
@@ -265,6 +266,38 @@ describe("postgres search operator plans", () => {
     // A rare word in the feeds: every match read and sorted, no walk.
     const rare = await assertExact(CASES[11]!, "clicks", { offset: 0, limit: 20 });
     assert.ok(!walked(rare));
+  });
+
+  it("counts the newest days of a scope that hold a number of posts as counting every post does", async () => {
+    const fr = (await store.languages()).find((l) => l.languageCode === "fr")!.languageId;
+    const newest = Math.floor(T0 / DAY);
+    const scopes: Scope[] = [
+      { languageIds: null, feedIds: null, fromDay: null, lastDay: null },
+      { languageIds: [fr], feedIds: null, fromDay: null, lastDay: null },
+      { languageIds: null, feedIds: null, fromDay: newest - 450, lastDay: newest - 200 },
+      { languageIds: [fr], feedIds: null, fromDay: null, lastDay: newest - 333 },
+    ];
+    for (const scope of scopes) {
+      const counted = new ScopeDays(pool, scope, { newest, oldest: newest - DAYS + 1 });
+      const perDay = await rows<{ day: number; n: number }>(
+        pool,
+        `SELECT post_day(post_date) AS day, count(*)::int AS n FROM posts
+          WHERE ($1::int[] IS NULL OR language_id = ANY($1::int[]))
+            AND post_day(post_date) BETWEEN coalesce($2, -1e9) AND coalesce($3, 1e9)
+          GROUP BY 1 ORDER BY 1 DESC`,
+        [scope.languageIds, scope.fromDay, scope.lastDay],
+      );
+      // Each target twice: a later search reads what an earlier one counted again.
+      for (const target of [1, 500, 2_000, 20_000, 50_000, 1_000_000, 2_000, 20_000]) {
+        let posts = 0;
+        const want = perDay.find((d) => (posts += d.n) >= target);
+        assert.deepEqual(
+          await counted.holding(target),
+          want ? { first: want.day, posts } : null,
+          `${JSON.stringify(scope)}: ${target}`,
+        );
+      }
+    }
   });
 
   it("answers nothing for a scope that holds no post, without reading posts", async () => {

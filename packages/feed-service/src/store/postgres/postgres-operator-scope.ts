@@ -14,6 +14,7 @@
 import { isFilter, type SearchQuery } from "../../search/search-query.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { DAY_MS } from "./postgres-page-seek.js";
+import { TIER_MONTHS_READ } from "./postgres-plan-costs.js";
 import { MONTH_DAYS } from "./postgres-scope-months.js";
 import { dayRangeFacet, languagesFacet, sinceDayFacet } from "./postgres-search-facets.js";
 
@@ -135,77 +136,110 @@ export function scopeBitmap(
   return { sql: parts.join(" AND "), args };
 }
 
-/** The newest and oldest days with posts now (of all languages). */
-export async function dayBounds(sql: Sql): Promise<{ newest: number; oldest: number }> {
-  const [row] = await rows<{ newest: number | null; oldest: number | null }>(
-    sql,
-    `SELECT (SELECT max(day) FROM scope_days WHERE posts > 0) AS newest,
-      (SELECT min(day) FROM scope_days WHERE posts > 0) AS oldest`,
-  );
-  return { newest: row?.newest ?? 0, oldest: row?.oldest ?? 0 };
+/** A range of days (one day when first = last) and the posts of the scope in it. */
+interface Counted {
+  first: number;
+  last: number;
+  n: number;
 }
 
-/** Months read per statement by newestDaysHolding, doubling at each: most tiers lie in the newest few. */
-const MONTHS_READ = 8;
-
 /**
- * The first day of the newest days of the scope's languages, within its days, that hold
- * `target` posts, with the posts they hold; null when all its days hold fewer. Counted as the
- * post lists' deep pages are (postgres-page-seek.ts): the newest months first (`scope_months`, a
- * row per category, language and 28 days), a few at a time, then the days of the month where
- * the count reaches `target` (`scope_days`); the days of the window's last month past its last
- * day are left out. The feeds are not counted (their days are nearly a row per post in
+ * The posts of a scope's languages per day within its days, newest first, counted as the post
+ * lists' deep pages are (postgres-page-seek.ts): the window's last month by its days (the newest
+ * month is under way, and a window may end inside it), then whole months (`scope_months`, a row
+ * per category, language and 28 days) a few at a time, the days of a month read only when a
+ * count lands in it, and the window's first month by its days. What one search reads is kept
+ * for its later tiers. The feeds are not counted (their days are nearly a row per post in
  * `post_days`): a tier sized on all feeds' posts measures the feeds' share when it falls short.
  */
-export async function newestDaysHolding(
-  sql: Sql,
-  scope: Scope,
-  target: number,
-  days: { newest: number; oldest: number },
-): Promise<{ first: number; posts: number } | null> {
-  const last = Math.min(scope.lastDay ?? days.newest, days.newest);
-  const from = Math.max(scope.fromDay ?? days.oldest, days.oldest);
-  if (from > last) return null;
-  const language = (params: unknown[]) =>
-    scope.languageIds ? `AND language_id = ANY($${params.push(scope.languageIds)}::int[])` : "";
-  /** Posts per day of [first, end], newest first. */
-  const perDay = (first: number, end: number) => {
-    const params: unknown[] = [Math.max(first, from), end];
-    return rows<{ day: number; n: number }>(
-      sql,
-      `SELECT day, sum(posts)::float8 AS n FROM scope_days WHERE posts > 0 AND day >= $1 AND day <= $2 ${language(params)}
-        GROUP BY day ORDER BY day DESC`,
-      params,
-    );
-  };
-  const lastMonth = Math.floor(last / MONTH_DAYS);
-  const firstMonth = Math.floor(from / MONTH_DAYS);
-  let posts = 0;
-  /** The first day of [first, end] (newest first) at which the running count reaches target. */
-  const landing = async (first: number, end: number) => {
-    for (const d of await perDay(first, end)) {
-      posts += d.n;
-      if (posts >= target) return { first: d.day, posts };
-    }
-    return null;
-  };
-  // The last month by its days: the newest one is under way, and a window may end inside it.
-  const newest = await landing(lastMonth * MONTH_DAYS, last);
-  if (newest !== null || lastMonth === firstMonth) return newest;
-  // The whole months between, a few at a time; the first month by its days (it may start late).
-  for (let month = lastMonth - 1, read = MONTHS_READ; month > firstMonth; read *= 2) {
-    const params: unknown[] = [Math.max(firstMonth + 1, month - read + 1), month];
-    const months = await rows<{ month: number; n: number }>(
-      sql,
-      `SELECT month, sum(posts)::float8 AS n FROM scope_months WHERE posts > 0 AND month >= $1 AND month <= $2
-        ${language(params)} GROUP BY month ORDER BY month DESC`,
-      params,
-    );
-    for (const m of months) {
-      if (posts + m.n >= target) return landing(m.month * MONTH_DAYS, (m.month + 1) * MONTH_DAYS - 1);
-      posts += m.n;
-    }
-    month = (params[0] as number) - 1;
+export class ScopeDays {
+  readonly #sql: Sql;
+  readonly #languageIds: readonly number[] | null;
+  readonly #from: number;
+  readonly #last: number;
+  /** Counted so far, newest first, contiguous. */
+  readonly #counts: Counted[] = [];
+  /** What to read next: the last month's days, months down from #month, the first month's days, nothing. */
+  #next: "last" | "months" | "first" | "done" = "last";
+  #month = 0;
+  #chunk = TIER_MONTHS_READ;
+
+  /** `days`: the newest and oldest days with posts now (of all languages). */
+  constructor(sql: Sql, scope: Scope, days: { newest: number; oldest: number }) {
+    this.#sql = sql;
+    this.#languageIds = scope.languageIds;
+    this.#last = Math.min(scope.lastDay ?? days.newest, days.newest);
+    this.#from = Math.max(scope.fromDay ?? days.oldest, days.oldest);
+    if (this.#from > this.#last) this.#next = "done";
   }
-  return landing(firstMonth * MONTH_DAYS, (firstMonth + 1) * MONTH_DAYS - 1);
+
+  /**
+   * The first day of the newest days that hold `target` posts, with the posts they hold; null
+   * when all the scope's days hold fewer.
+   */
+  async holding(target: number): Promise<{ first: number; posts: number } | null> {
+    let posts = 0;
+    for (let i = 0; ; ) {
+      if (i === this.#counts.length && !(await this.#readMore())) return null;
+      const c = this.#counts[i]!;
+      if (posts + c.n < target) {
+        posts += c.n;
+        i++;
+      } else if (c.first === c.last) {
+        return { first: c.first, posts: posts + c.n };
+      } else {
+        // The count lands in this month: its days instead.
+        this.#counts.splice(i, 1, ...(await this.#perDay(c.first, c.last)));
+      }
+    }
+  }
+
+  #language(params: unknown[]): string {
+    return this.#languageIds ? `AND language_id = ANY($${params.push(this.#languageIds)}::int[])` : "";
+  }
+
+  async #perDay(first: number, last: number): Promise<Counted[]> {
+    const params: unknown[] = [Math.max(first, this.#from), Math.min(last, this.#last)];
+    const days = await rows<{ day: number; n: number }>(
+      this.#sql,
+      `SELECT day, sum(posts)::float8 AS n FROM scope_days WHERE posts > 0 AND day >= $1 AND day <= $2
+        ${this.#language(params)} GROUP BY day ORDER BY day DESC`,
+      params,
+    );
+    return days.map((d) => ({ first: d.day, last: d.day, n: d.n }));
+  }
+
+  /** Reads the next counts; false when every day of the window is counted. */
+  async #readMore(): Promise<boolean> {
+    const lastMonth = Math.floor(this.#last / MONTH_DAYS);
+    const firstMonth = Math.floor(this.#from / MONTH_DAYS);
+    const read = this.#counts.length;
+    while (this.#counts.length === read && this.#next !== "done") {
+      if (this.#next === "last") {
+        this.#counts.push(...(await this.#perDay(lastMonth * MONTH_DAYS, this.#last)));
+        this.#next = lastMonth > firstMonth + 1 ? "months" : lastMonth > firstMonth ? "first" : "done";
+        this.#month = lastMonth - 1;
+      } else if (this.#next === "months") {
+        const params: unknown[] = [Math.max(firstMonth + 1, this.#month - this.#chunk + 1), this.#month];
+        const months = await rows<{ month: number; n: number }>(
+          this.#sql,
+          `SELECT month, sum(posts)::float8 AS n FROM scope_months WHERE posts > 0 AND month >= $1 AND month <= $2
+            ${this.#language(params)} GROUP BY month ORDER BY month DESC`,
+          params,
+        );
+        for (const m of months) {
+          this.#counts.push({ first: m.month * MONTH_DAYS, last: (m.month + 1) * MONTH_DAYS - 1, n: m.n });
+        }
+        this.#month = (params[0] as number) - 1;
+        this.#chunk *= 2;
+        if (this.#month <= firstMonth) this.#next = "first";
+      } else {
+        this.#counts.push(
+          ...(await this.#perDay(firstMonth * MONTH_DAYS, (firstMonth + 1) * MONTH_DAYS - 1)),
+        );
+        this.#next = "done";
+      }
+    }
+    return this.#counts.length > read;
+  }
 }

@@ -19,7 +19,7 @@ import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { mostClickedIds } from "./postgres-operator-clicks.js";
 import { addMatching, type Expected, expected, type Plan, planOf } from "./postgres-operator-plan.js";
-import { dayBounds, emptyScope, newestDaysHolding, windowOf } from "./postgres-operator-scope.js";
+import { emptyScope, ScopeDays, windowOf } from "./postgres-operator-scope.js";
 import {
   MAX_SAMPLE_POSTS,
   MAX_TIER_SHARE,
@@ -57,8 +57,11 @@ CREATE INDEX posts_search_operators ON posts
 /** Relevance ranks at most this many of the newest matches (spec §4). */
 const RANKED_NEWEST = 10_000;
 
-/** The newest and oldest days with posts, and whether the scope's own days narrow GIN (see scopeFacet). */
-type DayBounds = { newest: number; oldest: number; narrow: boolean };
+/**
+ * The newest and oldest days with posts, whether the scope's own days narrow GIN (see
+ * scopeFacet), and the scope's posts per day as one search has read them.
+ */
+type DayBounds = { newest: number; oldest: number; narrow: boolean; counted: ScopeDays };
 
 /**
  * The newest days of the scope that hold `posts` posts (with a margin: estimates are rough), or
@@ -66,16 +69,14 @@ type DayBounds = { newest: number; oldest: number; narrow: boolean };
  * more (the statistics' count of them), where a tier that fell short would cost half again what
  * the whole does, as the word plans' tiers (postgres-search-plan.ts).
  */
-function tierHolding(
-  sql: Sql,
-  plan: Plan,
+async function tierHolding(
   guess: Expected,
   posts: number,
   days: DayBounds,
-): Promise<{ first: number; posts: number } | null> | null {
+): Promise<{ first: number; posts: number } | null> {
   const target = Math.max(MIN_TIER_POSTS, posts * TIER_MARGIN);
   if (target > guess.base * guess.posts * MAX_TIER_SHARE) return null;
-  return newestDaysHolding(sql, plan.scope, target, days);
+  return days.counted.holding(target);
 }
 
 /**
@@ -86,8 +87,8 @@ function tierHolding(
  * scored as they are read (`rank_vector`, a few bytes a post). A tier that falls short sizes the
  * next on the share of matches it found; the last is the whole scope. Exact: a tier is every
  * post of the scope since its first day, so the newest matches of a tier that holds `pool` are
- * the newest of all. Walking the posts in date order instead reads each one's vector out of
- * TOAST (45 µs a post, bench/NOTES.md).
+ * the newest of all. Walking the posts in date order instead would read each one's vector out
+ * of TOAST (bench/NOTES.md).
  */
 async function newestTier(
   sql: Sql,
@@ -98,7 +99,7 @@ async function newestTier(
 ): Promise<number[]> {
   let share = guess.inBase;
   for (;;) {
-    const tier = await tierHolding(sql, plan, guess, page.pool / Math.max(share, 1e-9), days);
+    const tier = await tierHolding(guess, page.pool / Math.max(share, 1e-9), days);
     const where = new Where();
     if (page.order === "score") where.next(plan.words); // $1, the words SEARCH_SCORE ranks
     addMatching(where, plan, windowOf(plan.scope, tier?.first ?? null), {
@@ -142,7 +143,7 @@ async function newestListed(
   const several = (plan.scope.feedIds?.length ?? 0) > 1;
   let share = guess.inBase;
   for (;;) {
-    const tier = several ? await tierHolding(sql, plan, guess, need / Math.max(share, 1e-9), days) : null;
+    const tier = several ? await tierHolding(guess, need / Math.max(share, 1e-9), days) : null;
     const where = addMatching(new Where(), plan, windowOf(plan.scope, tier?.first ?? null), days);
     const [found] = await rows<{ n: number; ids: number[] | null }>(
       sql,
@@ -190,7 +191,7 @@ async function postsOf(
  */
 async function sampleNewest(sql: Sql, plan: Plan, guess: Expected, days: DayBounds): Promise<void> {
   if (plan.estimable || plan.index === null) return;
-  const sample = await newestDaysHolding(sql, plan.scope, SAMPLE_POSTS, days);
+  const sample = await days.counted.holding(SAMPLE_POSTS);
   if (sample === null || sample.posts > MAX_SAMPLE_POSTS) return;
   const where = addMatching(new Where(), plan, windowOf(plan.scope, sample.first), { ...days, narrow: true });
   const [row] = await rows<{ n: number }>(
@@ -210,9 +211,13 @@ async function pageIds(
   sort: SearchSort,
   page: { offset: number; limit: number },
 ): Promise<number[]> {
-  const [guess, bounds] = await Promise.all([expected(sql, plan), dayBounds(sql)]);
-  // The scope's days narrow GIN when they leave out most posts (a tier's always do).
-  const days = { ...bounds, narrow: guess.days <= MAX_TIER_SHARE };
+  const guess = await expected(sql, plan);
+  const days = {
+    ...guess.bounds,
+    // The scope's days narrow GIN when they leave out most posts (a tier's always do).
+    narrow: guess.days <= MAX_TIER_SHARE,
+    counted: new ScopeDays(sql, plan.scope, guess.bounds),
+  };
   await sampleNewest(sql, plan, guess, days);
   if (sort === "clicks") return mostClickedIds(sql, plan, guess, days, page);
   if (plan.words === null || plan.index === null) return newestListed(sql, plan, guess, days, page);
