@@ -13,6 +13,7 @@ import {
 import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import {
+  feedsFacet,
   feedsInIndex,
   type Scope,
   scopeBitmap,
@@ -155,8 +156,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   for (const filter of query.excludedFilters ?? []) {
     if (indexed.index === null || filter.kind !== "feed") continue;
     const feedIds = ids(filter.feedIds, "feed");
-    if (feedIds.length === 0 || !feedsInIndex({ feedIds } as Scope)) continue;
-    indexed.index = `${indexed.index} & !(${feedIds.map((id) => `' feed ${Number(id)}'`).join(" | ")})`;
+    if (feedIds.length === 0 || !feedsInIndex(feedIds)) continue;
+    indexed.index = `${indexed.index} & !${feedsFacet(feedIds)}`;
   }
   const scope = scopeOf(query, languageIds);
   const onlyDays = (query.filterClauses ?? []).every(

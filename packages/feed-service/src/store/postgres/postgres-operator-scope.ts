@@ -67,8 +67,13 @@ export function emptyScope(scope: Scope): boolean {
 }
 
 /** Whether the feeds narrow inside GIN (a few) rather than through posts_by_feed. */
-export function feedsInIndex(scope: Scope): boolean {
-  return scope.feedIds !== null && scope.feedIds.length <= MAX_FEED_FACETS;
+export function feedsInIndex(feedIds: readonly number[] | null): feedIds is readonly number[] {
+  return feedIds !== null && feedIds.length <= MAX_FEED_FACETS;
+}
+
+/** The OR of the feeds' facets. */
+export function feedsFacet(feedIds: readonly number[]): string {
+  return `(${feedIds.map((id) => `' feed ${Number(id)}'`).join(" | ")})`;
 }
 
 /** Days of the scope from `first` on (null: from its start), as `window` bounds tiers. */
@@ -101,7 +106,7 @@ export function scopeFacet(
 ): string | null {
   const parts: string[] = [];
   if (scope.languageIds !== null) parts.push(languagesFacet(scope.languageIds));
-  if (feedsInIndex(scope)) parts.push(`(${scope.feedIds!.map((id) => `' feed ${Number(id)}'`).join(" | ")})`);
+  if (feedsInIndex(scope.feedIds)) parts.push(feedsFacet(scope.feedIds));
   if (days.narrow && window.last !== null) {
     const first = Math.max(window.first ?? days.oldest, days.oldest);
     parts.push(first <= window.last ? dayRangeFacet(first, window.last) : "' day none'");
@@ -121,7 +126,7 @@ export function scopeBitmap(
   window: Window,
   narrow: boolean,
 ): { sql: string; args: unknown[] } | null {
-  if (scope.feedIds === null || feedsInIndex(scope)) return null;
+  if (scope.feedIds === null || feedsInIndex(scope.feedIds)) return null;
   const parts = ["p.feed_id = ANY(?::int[])"];
   const args: unknown[] = [scope.feedIds];
   if (!narrow) return { sql: parts[0]!, args };
