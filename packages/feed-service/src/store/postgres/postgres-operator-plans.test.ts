@@ -290,7 +290,10 @@ describe("postgres search operator plans", () => {
       // Each target twice: a later search reads what an earlier one counted again.
       for (const target of [1, 500, 2_000, 20_000, 50_000, 1_000_000, 2_000, 20_000]) {
         let posts = 0;
-        const want = perDay.find((d) => (posts += d.n) >= target);
+        const want = perDay.find((d) => {
+          posts += d.n;
+          return posts >= target;
+        });
         assert.deepEqual(
           await counted.holding(target),
           want ? { first: want.day, posts } : null,
