@@ -80,6 +80,29 @@ async function tierHolding(
 }
 
 /**
+ * The share of matches among the newest posts of the scope (the days holding SAMPLE_POSTS of
+ * them), counted through GIN as a tier reads them, in place of the statistics' guess for a query
+ * they cannot estimate (Plan.estimable), as the word plans sample (postgres-search-plan.ts): a
+ * tier sized on the guess alone fell short of `feed:日 the`'s matches and was read twice
+ * (bench/NOTES.md). A sample with too few matches to measure a share still says the share is
+ * small: at most MIN_SAMPLE_MATCHES in the sample. The guess when the newest days are too
+ * crowded to count.
+ */
+async function sampleNewest(sql: Sql, plan: Plan, guess: Expected, days: DayBounds): Promise<number> {
+  const sample = await days.counted.holding(SAMPLE_POSTS);
+  if (sample === null || sample.posts > MAX_SAMPLE_POSTS) return guess.inBase;
+  const where = addMatching(new Where(), plan, windowOf(plan.scope, sample.first), { ...days, narrow: true });
+  const [row] = await rows<{ n: number }>(
+    sql,
+    `SELECT count(*)::int AS n FROM posts p ${where.sql}`,
+    where.params,
+  );
+  const found = row!.n;
+  if (found >= MIN_SAMPLE_MATCHES) return found / sample.posts;
+  return Math.min(guess.inBase, MIN_SAMPLE_MATCHES / sample.posts);
+}
+
+/**
  * The `pool` newest matches of the words in scope, and of them the page in `order`: by score, or
  * by date (the date order's page is then the pool's end). They are read through GIN from a tier
  * of the newest days of the scope (its languages' days within its date bounds, `scope_days`), the
@@ -98,6 +121,11 @@ async function newestTier(
   page: { pool: number; order: "score" | "date"; offset: number; limit: number },
 ): Promise<number[]> {
   let share = guess.inBase;
+  // A guess that picks a tier is checked on the newest posts first (a guess that picks the whole
+  // scope reads every match once whatever the share).
+  if (!plan.estimable && (await tierHolding(guess, page.pool / Math.max(share, 1e-9), days)) !== null) {
+    share = await sampleNewest(sql, plan, guess, days);
+  }
   for (;;) {
     const tier = await tierHolding(guess, page.pool / Math.max(share, 1e-9), days);
     const where = new Where();
@@ -181,29 +209,6 @@ async function postsOf(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/**
- * The share of matches among the newest posts of the scope (the days holding SAMPLE_POSTS of
- * them), counted through GIN as a tier reads them, in place of the statistics' guess for a query
- * they cannot estimate (Plan.estimable), as the word plans sample (postgres-search-plan.ts): a
- * tier sized on the guess alone fell short of `feed:日 the`'s matches and was read twice
- * (bench/NOTES.md). A sample with too few matches to measure a share still says the share is
- * small: at most MIN_SAMPLE_MATCHES in the sample.
- */
-async function sampleNewest(sql: Sql, plan: Plan, guess: Expected, days: DayBounds): Promise<void> {
-  if (plan.estimable || plan.index === null) return;
-  const sample = await days.counted.holding(SAMPLE_POSTS);
-  if (sample === null || sample.posts > MAX_SAMPLE_POSTS) return;
-  const where = addMatching(new Where(), plan, windowOf(plan.scope, sample.first), { ...days, narrow: true });
-  const [row] = await rows<{ n: number }>(
-    sql,
-    `SELECT count(*)::int AS n FROM posts p ${where.sql}`,
-    where.params,
-  );
-  const found = row!.n;
-  if (found >= MIN_SAMPLE_MATCHES) guess.inBase = found / sample.posts;
-  else if (guess.inBase * sample.posts > MIN_SAMPLE_MATCHES) guess.inBase = MIN_SAMPLE_MATCHES / sample.posts;
-}
-
 /** The ids of one page of `plan` in `sort` order. */
 async function pageIds(
   sql: Sql,
@@ -218,7 +223,6 @@ async function pageIds(
     narrow: guess.days <= MAX_TIER_SHARE,
     counted: new ScopeDays(sql, plan.scope, guess.bounds),
   };
-  await sampleNewest(sql, plan, guess, days);
   if (sort === "clicks") return mostClickedIds(sql, plan, guess, days, page);
   if (plan.words === null || plan.index === null) return newestListed(sql, plan, guess, days, page);
   const words = { ...plan, words: plan.words, index: plan.index };
