@@ -223,7 +223,12 @@ async function pageIds(
     narrow: guess.days <= MAX_TIER_SHARE,
     counted: new ScopeDays(sql, plan.scope, guess.bounds),
   };
-  if (sort === "clicks") return mostClickedIds(sql, plan, guess, days, page);
+  if (sort === "clicks") {
+    // Whether to walk the clicked posts or read every match turns on the share: the rarest
+    // clause's, far too high for words that seldom meet (`title:新 la`), is checked first.
+    if (!plan.estimable && plan.index !== null) guess.inBase = await sampleNewest(sql, plan, guess, days);
+    return mostClickedIds(sql, plan, guess, days, page);
+  }
   if (plan.words === null || plan.index === null) return newestListed(sql, plan, guess, days, page);
   const words = { ...plan, words: plan.words, index: plan.index };
   if (sort === "date") {
