@@ -19,7 +19,7 @@ import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
-import { MIN_WALK_STRETCH, TIER_MARGIN, TIER_POST_COST } from "./postgres-plan-costs.js";
+import { MIN_WALK_STRETCH, TIER_MARGIN, TIER_POST_COST, WALK_PROBE_COST } from "./postgres-plan-costs.js";
 
 type DayBounds = { newest: number; oldest: number; narrow: boolean };
 /** A key of clicked_posts_by_clicks_then_id. */
@@ -104,9 +104,9 @@ export async function mostClickedIds(
   let share = expected.inBase * expected.base;
   const matches = share * expected.posts;
   // A walked post is read and checked against the words (out of TOAST): TIER_POST_COST heap rows
-  // of matches handed over by GIN; without words, one row against one. Past that many posts,
-  // reading every match costs less.
-  const budget = matches / (plan.words === null ? 1 : TIER_POST_COST);
+  // of matches handed over by GIN; without words, a probe against a row read in the table's order
+  // (WALK_PROBE_COST). Past that many posts, reading every match costs less.
+  const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST);
   if ((need * TIER_MARGIN) / Math.max(share, 1e-9) <= budget) {
     const found: number[] = [];
     let read = 0;

@@ -58,6 +58,13 @@ export const SAMPLE_POSTS = 2_000;
 /** ...and when those hold more than this many (one crowded day), walks the newest posts instead. */
 export const MAX_SAMPLE_POSTS = 12_000;
 /**
+ * A clicked post probed by a walk in clicks order (its row found by the primary key, in no order
+ * of the table) in rows of a scope read in the table's order (a bitmap heap scan of an index of
+ * the scope): what weighs a walk of the clicked posts against sorting every post of a `feed:`
+ * or `lang:` (postgres-operator-clicks.ts). Assumes rows read from the cache.
+ */
+export const WALK_PROBE_COST = 2;
+/**
  * A stretch of the clicked posts that a search with operators walks in clicks order reads at
  * least this many (postgres-operator-clicks.ts): one statement's fixed cost (planning, a round
  * trip) against the posts it reads, so that a walk sized on a share that is too high does not
