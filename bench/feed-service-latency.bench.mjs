@@ -168,6 +168,25 @@ async function probeCorpus(store, manifest) {
     return lo;
   }
   const firstClickDays = Math.min(widest, (await daysBackHolding(totalClicks - 1)) + 1);
+  // Prolific feeds' hardest window: half the posts on each side (summing per-feed roll-ups read
+  // the most there): from the date of the middle post, newest first.
+  const totalPosts0 = languageData.reduce((sum, l) => sum + l.postCount, 0);
+  const [middlePost] = await store.recentPosts({
+    limit: 1,
+    offset: Math.floor(totalPosts0 / 2),
+    languageIds: null,
+  });
+  const halfOfPosts = Math.max(1, Math.ceil((Date.now() - (middlePost?.postDate ?? Date.now())) / DAY));
+  // A post id in the middle of the largest category's list (by date): on corpora stored out of
+  // date order, many of its posts have ids on either side of it.
+  const [middle] = await store.postsByCategory({
+    limit: 1,
+    offset: Math.floor(largestCategoryPosts / 2),
+    categoryId: largestCategory,
+    languageIds: null,
+    sincePostId: null,
+    sinceDate: null,
+  });
   return {
     terms,
     minority,
@@ -182,6 +201,8 @@ async function probeCorpus(store, manifest) {
     totalPosts,
     totalClicks,
     halfOfClicks: await daysBackHolding(totalClicks / 2),
+    halfOfPosts,
+    middlePostId: middle?.postId ?? 1,
     countedWindows: [await daysBackHolding(45_000), await daysBackHolding(90_000)],
     firstClickDays,
   };
@@ -303,6 +324,15 @@ function worstCallsOf(corpus, sweptWindows) {
       }),
     ],
     [
+      `getPostsByCategory ${cat} sincepost id ${corpus.middlePostId} (its middle post's), offset ${n(catPosts / 4)}`,
+      page("getPostsByCategory", {
+        offset: Math.floor(catPosts / 4),
+        categoryId: d(cat),
+        languageIds: s(""),
+        sincepost: d(corpus.middlePostId),
+      }),
+    ],
+    [
       `getPostsByFeed ${feed.feedId} (largest, ${n(feed.postCount)} posts) limit 1000 last page`,
       page("getPostsByFeed", {
         limit: 1000,
@@ -365,6 +395,10 @@ function worstCallsOf(corpus, sweptWindows) {
     [
       "getMostProlificFeeds daysBack 365 limit 1000",
       envelope("getMostProlificFeeds", { daysBack: d(365), limit: d(1000) }),
+    ],
+    [
+      `getMostProlificFeeds daysBack ${corpus.halfOfPosts} (half the posts) limit 1000`,
+      envelope("getMostProlificFeeds", { daysBack: d(corpus.halfOfPosts), limit: d(1000) }),
     ],
     ["getFeeds", envelope("getFeeds")],
     [`getFeedsByCategory ${cat}`, envelope("getFeedsByCategory", { categoryId: d(cat) })],

@@ -9,7 +9,12 @@
 //   npx tsc -b && TMPDIR=<your copy tree> node bench/search-operators-bench.mjs
 //     [--shape demo,long-tail,...] [--posts N] [--backends sqlite,postgres]
 //     [--baseline <a copy of packages/feed-service/dist from the other build>]
-//     [--calls REGEX] [--repeats 5]
+//     [--calls REGEX] [--repeats 5] [--cpu]
+//
+// --cpu times each call by this process's CPU time (user + system) instead of the clock: on a
+// shared machine under load a SQLite call (synchronous, in this thread) waits for a core as long
+// again as it runs, and the clock measures that wait; its CPU time does not. PostgreSQL calls run
+// in the server, so --cpu is for SQLite only.
 //
 // The corpora are the shaped bench corpora (shape-corpus.mjs) under TMPDIR: copy them first when a
 // build adds a migration (opening migrates them). A baseline dist must sit where Node finds the
@@ -30,6 +35,7 @@ const { values } = parseArgs({
     baseline: { type: "string" },
     calls: { type: "string" },
     repeats: { type: "string" },
+    cpu: { type: "boolean" },
   },
 });
 const shapeNames = (values.shape ?? ["demo"]).flatMap((name) => name.split(","));
@@ -48,11 +54,18 @@ if (values.baseline) builds.unshift(await loadBuild("old", resolve(values.baseli
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : "—");
 
+const clock = values.cpu
+  ? () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    }
+  : () => performance.now();
+
 async function timed(runner, args) {
-  const started = performance.now();
+  const started = clock();
   try {
     const rows = await runner.call("search", { languageIds: "", ...args }, { baseUrl: "http://localhost" });
-    return { ms: performance.now() - started, rows: rows.length, ids: rows.map((r) => r.postId).join(",") };
+    return { ms: clock() - started, rows: rows.length, ids: rows.map((r) => r.postId).join(",") };
   } catch (error) {
     return { ms: Number.POSITIVE_INFINITY, rows: 0, fault: error.code ?? error.message, ids: "" };
   }
@@ -78,7 +91,9 @@ for (const shape of shapeNames) {
         ([label]) => !values.calls || new RegExp(values.calls).test(label),
       );
       const loadBefore = loadavg()[0];
-      console.log(`\nsearch operators, shape ${shape}, ${backend}: ${describeOperators(ops)}`);
+      console.log(
+        `\nsearch operators, shape ${shape}, ${backend}${values.cpu ? " (CPU ms)" : ""}: ${describeOperators(ops)}`,
+      );
       const head = [
         "call",
         ...opened.flatMap(({ build }) => [

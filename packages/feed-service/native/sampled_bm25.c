@@ -367,6 +367,52 @@ static void sampledBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3
   sqlite3_result_double(pCtx, score);
 }
 
+/*
+ * SQL: sampled_bm25_lengths(docsize, nCol): reads every row's length from the docsize table into
+ * the connection's length cache, newest rows (highest rowids) first, until the cache is full;
+ * returns how many it holds. A warm-up: a connection's first search then reads no lengths row by
+ * row (a seek in the docsize table per hit scored), the length of every row being what
+ * `sampled_bm25` would read and keep itself.
+ */
+static void loadLengths(sqlite3_context *pCtx, int nVal, sqlite3_value **apVal) {
+  (void)nVal;
+  sqlite3 *db = sqlite3_context_db_handle(pCtx);
+  const char *zDocsize = (const char *)sqlite3_value_text(apVal[0]);
+  int nCol = sqlite3_value_int(apVal[1]);
+  LengthCache *c = zDocsize != 0 && nCol > 0 ? lengthCache(db, zDocsize) : 0;
+  if (c == 0) {
+    sqlite3_result_int64(pCtx, 0);
+    return;
+  }
+  char *zSql = sqlite3_mprintf("SELECT id, sz FROM main.\"%w\" ORDER BY id DESC", zDocsize);
+  sqlite3_stmt *pStmt = 0;
+  int rc = zSql == 0 ? SQLITE_NOMEM : sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    if ((c->nUsed + 1) * 2 > LENGTH_CACHE_MAX_SLOTS) break;
+    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
+    int n = sqlite3_column_bytes(pStmt, 1);
+    sqlite3_uint64 total = 0;
+    int off = 0;
+    int i = 0;
+    for (; a != 0 && i < nCol; i++) {
+      sqlite3_uint64 v = 0;
+      int used = readVarint(a + off, n - off, &v);
+      if (used == 0) break;
+      off += used;
+      total += v;
+    }
+    /* As rowLength: a record it could not read is left to be read (and fail) there. */
+    if (i == nCol && total < 0x7fffffff) lengthCacheKeep(c, sqlite3_column_int64(pStmt, 0), (int)total);
+  }
+  if (pStmt != 0) rc = sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(pCtx, rc);
+    return;
+  }
+  sqlite3_result_int64(pCtx, c->nUsed);
+}
+
 /* The fts5_api of a connection, as https://sqlite.org/fts5.html#extending_fts5 obtains it. */
 static fts5_api *fts5Api(sqlite3 *db) {
   fts5_api *pRet = 0;
@@ -389,5 +435,7 @@ int sqlite3_sampledbm_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routi
     *pzErrMsg = sqlite3_mprintf("sampled_bm25 needs FTS5 (fts5_api version 2 or later)");
     return SQLITE_ERROR;
   }
-  return fts5->xCreateFunction(fts5, "sampled_bm25", 0, sampledBm25, 0);
+  int rc = fts5->xCreateFunction(fts5, "sampled_bm25", 0, sampledBm25, 0);
+  if (rc != SQLITE_OK) return rc;
+  return sqlite3_create_function(db, "sampled_bm25_lengths", 2, SQLITE_UTF8, 0, loadLengths, 0, 0);
 }

@@ -72,8 +72,9 @@ export function canonicalLink(link: string): string | null {
 }
 
 /**
- * The link that names the story: the one the feed declares canonical (rel="canonical"; the parser
- * gives no feedburner:origLink) when it is an http(s) URL, else the entry's own link.
+ * The link that names the story: the one the feed declares canonical (rel="canonical", or
+ * FeedBurner's origLink, which parsing gives as one: feedburner-origlink.ts) when it is an http(s)
+ * URL, else the entry's own link.
  *
  * @example
  * storyLink({ link: "https://feeds.feedburner.com/~r/x/1", canonicalLink: "https://x.org/1" }); // -> "x.org/1"

@@ -3,7 +3,8 @@
  * real CLI (`feeds add`, `ingest --all`), then read through the store as the operations do. Each
  * kind of copy has its fixture: the same link with tracking parameters, the same text under
  * another link, a changed permalink, a bump (an old post re-dated in another feed), short posts
- * that must stay apart, and two different posts under one title.
+ * that must stay apart, two different posts under one title, copies inside one document, and the
+ * links feeds declare (feedburner:origLink, rel=canonical).
  */
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
@@ -304,6 +305,143 @@ export function storyDedupeSuite(backend: TestBackend): void {
           );
           assert.equal((await store.alsoIn([tram.postId])).size, 0);
         });
+      } finally {
+        db.drop();
+      }
+    });
+
+    it("merges the entries of one document that copy each other, as every backend writes them", async () => {
+      const db = await backend.newDatabase();
+      const location = db.location;
+      try {
+        const digest: Item[] = [
+          { guid: "d-tram", link: "https://digest.example/tram", title: "Tram", text: tramText, daysAgo: 1 },
+          // The same link with tracking parameters, the same text with a footer: one story.
+          {
+            guid: "d-tram-shared",
+            link: "https://digest.example/tram?utm_source=newsletter&fbclid=1",
+            title: "Tram (shared)",
+            text: `${tramText} Shared from the newsletter.`,
+            daysAgo: 1,
+          },
+          {
+            guid: "d-garden",
+            link: "https://digest.example/garden",
+            title: "Garden",
+            text: gardenText,
+            daysAgo: 2,
+          },
+          // Republished text under another guid and link.
+          {
+            guid: "d-garden-again",
+            link: "https://digest.example/2026/garden",
+            title: "Garden",
+            text: gardenText,
+            daysAgo: 2,
+          },
+          // The same link with tracking parameters and short texts: a link merges across feeds only.
+          {
+            guid: "d-note-1",
+            link: "https://digest.example/note",
+            title: "Note",
+            text: weeklyA.slice(0, 40),
+            daysAgo: 3,
+          },
+          {
+            guid: "d-note-2",
+            link: "https://digest.example/note?utm_medium=rss",
+            title: "Note",
+            text: weeklyB.slice(0, 40),
+            daysAgo: 3,
+          },
+        ];
+        documents.set("/digest.xml", rss("Digest", digest));
+        await cli(["feeds", "add", `${base}/digest.xml`, "--name", "Digest", "--database", location]);
+        await cli(["ingest", "--all", "--database", location]);
+        await withStore(location, async (store) => {
+          const recent = await store.recentPosts({ limit: 20, offset: 0, languageIds: null });
+          assert.deepEqual(
+            recent.map((p) => [p.postTitle, p.postLink]),
+            [
+              ["Tram (shared)", "https://digest.example/tram?utm_source=newsletter&fbclid=1"],
+              ["Garden", "https://digest.example/2026/garden"],
+              ["Note", "https://digest.example/note?utm_medium=rss"],
+              ["Note", "https://digest.example/note"],
+            ],
+          );
+          const [feed] = await store.feeds();
+          assert.equal(feed?.postCount, 4);
+          assert.equal((await store.alsoIn(recent.map((p) => p.postId))).size, 0);
+        });
+        const merges = JSON.parse(
+          (await cli(["posts", "duplicates", "--json", "--database", location])).stdout,
+        ) as Array<{ copyGuid: string; mergedBy: string; storyTitle: string }>;
+        assert.deepEqual(merges.map((m) => [m.copyGuid, m.mergedBy, m.storyTitle]).sort(), [
+          ["d-garden-again", "text", "Garden"],
+          ["d-tram-shared", "text", "Tram (shared)"],
+        ]);
+      } finally {
+        db.drop();
+      }
+    });
+
+    it("meets a story through the link a feed declares: feedburner:origLink (RSS) and rel=canonical (Atom)", async () => {
+      const db = await backend.newDatabase();
+      const location = db.location;
+      try {
+        // FeedBurner's items link to its redirects; origLink names the blog's own page.
+        const feedburner = `<rss xmlns:feedburner="http://rssnamespace.org/feedburner/ext/1.0" version="2.0">
+          <channel><title>Blog (FeedBurner)</title><link>https://blog.example/</link>
+          <item><guid isPermaLink="false">fb-tram</guid><link>https://feedproxy.google.com/~r/blog/~3/AbC/</link>
+            <title>Tram line extended</title><description>A short note on the tram.</description>
+            <pubDate>${at(1)}</pubDate><feedburner:origLink>https://blog.example/2026/tram</feedburner:origLink></item>
+          <item><guid isPermaLink="false">fb-own</guid><link>https://feedproxy.google.com/~r/blog/~3/DeF/</link>
+            <title>Only here</title><description>Not on the blog.</description><pubDate>${at(1.5)}</pubDate></item>
+          </channel></rss>`;
+        const mirror = `<feed xmlns="http://www.w3.org/2005/Atom"><title>Mirror</title><id>tag:mirror</id>
+          <updated>${new Date(now).toISOString()}</updated>
+          <entry><id>tag:mirror,1</id><title>Status</title><updated>${new Date(now - 3 * DAY).toISOString()}</updated>
+            <link rel="alternate" href="https://mirror.example/status-copy"/>
+            <link rel="canonical" href="https://blog.example/status"/><summary>Back online.</summary></entry>
+          </feed>`;
+        documents.set("/blog.xml", rss("Blog", blog));
+        documents.set("/feedburner.xml", feedburner);
+        documents.set("/mirror.xml", mirror);
+        await cli(["feeds", "add", `${base}/blog.xml`, "--name", "Blog", "--database", location]);
+        await cli(["ingest", "--all", "--database", location]);
+        await cli(["feeds", "add", `${base}/feedburner.xml`, "--name", "FeedBurner", "--database", location]);
+        await cli(["feeds", "add", `${base}/mirror.xml`, "--name", "Mirror", "--database", location]);
+        await cli(["ingest", "--all", "--database", location]);
+        await withStore(location, async (store) => {
+          const recent = await store.recentPosts({ limit: 50, offset: 0, languageIds: null });
+          assert.deepEqual(titles(recent), [
+            "Tram line extended",
+            "Only here",
+            "A garden path",
+            "Status",
+            "Weekly notes",
+            "Old title",
+            "The harbour",
+          ]);
+          const feeds = new Map((await store.feeds()).map((f) => [f.feedName, f.feedId]));
+          const tram = recent[0]!;
+          const status = recent.find((p) => p.postTitle === "Status")!;
+          assert.equal(tram.feedId, feeds.get("Blog"));
+          assert.equal(tram.postLink, "https://blog.example/2026/tram");
+          assert.equal(status.feedId, feeds.get("Blog"));
+          const also = await store.alsoIn([tram.postId, status.postId]);
+          assert.deepEqual(also.get(tram.postId), [
+            { feedId: feeds.get("FeedBurner"), feedName: "FeedBurner" },
+          ]);
+          assert.deepEqual(also.get(status.postId), [{ feedId: feeds.get("Mirror"), feedName: "Mirror" }]);
+        });
+        const merges = JSON.parse(
+          (await cli(["posts", "duplicates", "--json", "--database", location])).stdout,
+        ) as Array<{ copyGuid: string; mergedBy: string; copyLink: string }>;
+        assert.deepEqual(merges.map((m) => [m.copyGuid, m.mergedBy, m.copyLink]).sort(), [
+          ["fb-tram", "link", "https://feedproxy.google.com/~r/blog/~3/AbC/"],
+          ["tag:mirror,1", "link", "https://mirror.example/status-copy"],
+        ]);
       } finally {
         db.drop();
       }

@@ -34,12 +34,18 @@ export function linkKey(link: string | null | undefined): string | null {
 /**
  * A post's story keys. The link counts only when ingest says it is the entry's own
  * (`storyLink`); posts written without it (the demo corpus, other writers) merge by text only.
+ * Keys that ingest already computed (on its parse worker, `storyKeys` of the post) are taken as
+ * they are: the same function of the same three fields, so the writer's thread skips the work.
  *
  * @example
  * storyKeys(post).linkKey;
  */
-export function storyKeys(post: IncomingPost): StoryKeys {
-  return { linkKey: linkKey(post.storyLink), print: textFingerprint(post.title, post.excerpt) };
+export function storyKeys(
+  post: Pick<IncomingPost, "storyLink" | "title" | "excerpt" | "storyKeys">,
+): StoryKeys {
+  return (
+    post.storyKeys ?? { linkKey: linkKey(post.storyLink), print: textFingerprint(post.title, post.excerpt) }
+  );
 }
 
 /**

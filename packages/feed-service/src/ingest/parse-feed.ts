@@ -1,6 +1,7 @@
 /**
  * Parsing a decoded feed document with feedsmith behind our own preparation: forbidden
- * characters and any DOCTYPE removed first; a document the XML parser refuses is repaired once
+ * characters and any DOCTYPE removed first, FeedBurner's origLink given as a canonical link
+ * (feedburner-origlink.ts); a document the XML parser refuses is repaired once
  * and parsed again. A recognised feed with nothing feedsmith keeps (an empty channel) is an empty
  * feed, not an error.
  */
@@ -17,6 +18,7 @@ import { adaptAtom } from "./atom-adapter.js";
 import { decodeAtom03Base64 } from "./atom03-base64.js";
 import { detectDocumentKind } from "./detect-format.js";
 import type { FailureCode } from "./failure-codes.js";
+import { origLinksAsCanonical } from "./feedburner-origlink.js";
 import { adaptJsonFeed } from "./json-feed-adapter.js";
 import { FeedParseError } from "./parse-error.js";
 import type { FeedFormat, ParsedFeed } from "./parsed-feed.js";
@@ -83,7 +85,7 @@ export function parseFeedText(input: string): ParseOutcome {
   if (kind === "json") return { feed: adaptJsonFeed(readJsonFeed(input)), repaired: false };
   const stripped = stripDoctype(stripForbiddenXmlChars(input));
   const cleaned = stripped.length !== input.length;
-  const text = decodeAtom03Base64(stripped);
+  const text = origLinksAsCanonical(decodeAtom03Base64(stripped));
   const format = rootFormat(text);
   try {
     return { feed: adapt(feedsmithParse(text)), repaired: cleaned };

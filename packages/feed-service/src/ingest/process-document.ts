@@ -3,10 +3,12 @@
  * (decode -> parse -> normalise). No network and no database, so it is tested and benchmarked
  * on its own.
  */
+import { storyKeys } from "../dedupe/story-keys.js";
+import { postIndexText } from "../store/index-text.js";
 import { decodeBytes } from "./decode-bytes.js";
 import { normaliseEntry } from "./normalise-entry.js";
 import { type FeedMetadata, normaliseFeedMetadata } from "./normalise-feed.js";
-import type { NormalisedEntry } from "./normalised-entry.js";
+import { entryStoryLink, type NormalisedEntry } from "./normalised-entry.js";
 import { FeedParseError } from "./parse-error.js";
 import { parseFeedText } from "./parse-feed.js";
 import type { ParsedFeed } from "./parsed-feed.js";
@@ -58,6 +60,12 @@ export function processFeedDocument(
   const entries = feed.entries
     .slice(0, maxEntriesPerDocument)
     .map((e) => normaliseEntry(e, feed, feedUrl, now));
+  // The story keys and search tokens here, where the text already is: on a parse worker this
+  // takes the hashing and the analyzer's pass over every entry off the thread that writes to the store.
+  for (const e of entries) {
+    e.storyKeys = storyKeys({ storyLink: entryStoryLink(e), title: e.title, excerpt: e.excerpt });
+    e.indexText = postIndexText(e);
+  }
   return {
     encoding: decoded.encoding,
     repaired,

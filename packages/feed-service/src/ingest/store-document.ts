@@ -15,6 +15,7 @@ import type {
 } from "../store/store.js";
 import { declaredTag } from "./detect-language.js";
 import type { FeedUpdateWriter } from "./feed-write-batch.js";
+import { entryStoryLink } from "./normalised-entry.js";
 import type { DocumentForStore } from "./process-document.js";
 import { identityLookup, resolveIdentities } from "./unstable-guids.js";
 
@@ -101,7 +102,9 @@ export async function storeDocument(
       seenAt: write.now,
       languageId: languageIds.get(entry.language)!,
       // Only a link of the entry's own names its story (the fallbacks above are the site's).
-      storyLink: entry.canonicalLink ?? entry.link,
+      storyLink: entryStoryLink(entry),
+      storyKeys: entry.storyKeys,
+      indexText: entry.indexText,
     });
   }
   const feedTag = declaredTag(doc.metadata.language);

@@ -5,7 +5,9 @@
  * of the 16 operations (operation-answer-sets.ts: each category, feed, smart category and
  * language, several windows and pages, each sort) answers on the copy as on its source; ids are
  * kept and new rows continue after them; a non-empty target is refused unless forced, and a
- * forced copy leaves nothing of what the target held.
+ * forced copy leaves nothing of what the target held. One story once travels too: the stories
+ * other feeds carry (alsoIn, `posts duplicates`) are the same on the copy, and a new copy meets
+ * its story there by text as on the source (the band rows came along).
  */
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +18,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { loadDemoData } from "../demo/load-demo-data.js";
 import { openStore } from "../store/open-store.js";
-import type { Store } from "../store/store.js";
+import type { IncomingPost, Store } from "../store/store.js";
 import { runCaptured } from "../test-support/captured-run.js";
 import {
   type AnswerCatalog,
@@ -57,6 +59,93 @@ async function postgresSchema(url: string): Promise<string[]> {
   } finally {
     await client.end();
   }
+}
+
+const storyTexts = {
+  tram: "The city council voted on Tuesday to extend the tram line across the river, after two years of public hearings in which residents of the northern districts argued that buses could no longer carry the commuters.",
+  garden:
+    "Volunteers planted four hundred trees along the old railway embankment this weekend, turning a strip of gravel and weeds into the first part of a garden path that will link the market square with the lake.",
+  harbour:
+    "Ten years ago the harbour was a place of empty warehouses and broken cranes; today the old customs house holds a museum, the piers host a night market and ferries carry more visitors than fishing boats.",
+};
+
+function storyPost(guid: string, link: string, text: string, hoursAgo: number): IncomingPost {
+  return {
+    guid,
+    link,
+    title: `Story ${guid}`,
+    excerpt: text,
+    content: `<p>${text}</p>`,
+    publishedAt: NOW - hoursAgo * 3_600_000,
+    updatedAt: null,
+    seenAt: NOW,
+    languageId: 1,
+    storyLink: link,
+  };
+}
+
+/** A blog's three stories, and a planet carrying two of them: one by link, one by text. */
+async function seedStories(store: Store): Promise<void> {
+  const blog = (await store.addFeed({ feedUrl: "https://story-blog.example/feed", feedName: "Story blog" }))
+    .feedId;
+  await store.applyFeedUpdate(blog, {
+    fetchState: {},
+    posts: [
+      storyPost("tram", "https://story-blog.example/tram", storyTexts.tram, 1),
+      storyPost("garden", "https://story-blog.example/garden", storyTexts.garden, 2),
+      storyPost("harbour", "https://story-blog.example/harbour", storyTexts.harbour, 3),
+    ],
+  });
+  const planet = (
+    await store.addFeed({ feedUrl: "https://story-planet.example/feed", feedName: "Story planet" })
+  ).feedId;
+  await store.applyFeedUpdate(planet, {
+    fetchState: {},
+    posts: [
+      storyPost("p-tram", "https://story-blog.example/tram?utm_source=planet", "A note on the tram.", 1),
+      storyPost("p-garden", "https://story-planet.example/garden", `${storyTexts.garden} Via the planet.`, 2),
+    ],
+  });
+}
+
+/**
+ * A new feed carrying the harbour story under a link of its own, met by text only (through the
+ * band rows), then removed again: the merge it made, as the store lists it.
+ */
+async function probeTextMerge(store: Store) {
+  const probe = (await store.addFeed({ feedUrl: "https://probe.example/feed", feedName: "Probe" })).feedId;
+  try {
+    await store.applyFeedUpdate(probe, {
+      fetchState: {},
+      posts: [storyPost("probe", "https://probe.example/harbour", `${storyTexts.harbour} Seen again.`, 4)],
+    });
+    const [merge] = await store.storyMerges(1);
+    return {
+      merge: merge && { ...merge, copyFeedId: 0 },
+      postCount: (await store.feedById(probe))?.postCount,
+    };
+  } finally {
+    await store.removeFeed(probe);
+  }
+}
+
+/** The stories other feeds carry as copies, as clients see them. */
+async function stories(store: Store, location: string) {
+  const ids = (await store.recentPosts({ limit: 5000, offset: 0, languageIds: null })).map((p) => p.postId);
+  const duplicates = await runCaptured([
+    "posts",
+    "duplicates",
+    "--json",
+    "--limit",
+    "1000",
+    "--database",
+    location,
+  ]);
+  assert.equal(duplicates.code, 0, duplicates.stderr);
+  return {
+    alsoIn: [...(await store.alsoIn(ids))].sort(([a], [b]) => a - b),
+    duplicates: JSON.parse(duplicates.stdout) as unknown[],
+  };
 }
 
 /** What a store holds beyond the operations' answers: admin view, secret, subscriptions, admin state. */
@@ -102,6 +191,12 @@ async function copyAndCompare(
     });
     const held = await extras(source);
     assert.deepEqual(await extras(target), held);
+    const carried = await stories(source, from);
+    assert.ok(carried.duplicates.length >= 2 && carried.alsoIn.length >= 2, JSON.stringify(carried));
+    assert.deepEqual(await stories(target, to), carried);
+    const probed = await probeTextMerge(source);
+    assert.equal(probed.merge?.mergedBy, "text");
+    assert.deepEqual(await probeTextMerge(target), probed);
   } finally {
     await source.close();
     await target.close();
@@ -151,6 +246,7 @@ describe("migrate-data", () => {
     );
     await seed.admin.recordSignInFailure(["addr:x"], NOW);
     await seed.admin.setFeedPaused("cli:test", hubbed!.feedId, true, NOW);
+    await seedStories(seed);
     const catalog = await readAnswerCatalog(seed, NOW);
     // The corpus gives the comparisons something to differ on: posts, clicks, matches, languages.
     const answers = await answerEveryOperation(seed, catalog, NOW);
@@ -188,6 +284,12 @@ describe("migrate-data", () => {
       onProgress: (table, copied, total) => progress.push(`${table} ${copied}/${total}`),
     });
     assert.equal(there.tables.find((t) => t.table === "posts")?.rows, recent.length);
+    // The band rows page by their composite key, over many batches, none left behind.
+    const counted = new Database(first, { readonly: true });
+    const bands = counted.prepare("SELECT count(*) FROM story_bands").pluck().get() as number;
+    counted.close();
+    assert.ok(bands > 1000, `${bands} band rows`);
+    assert.equal(there.tables.find((t) => t.table === "story_bands")?.rows, bands);
     assert.ok(progress.includes(`posts ${recent.length}/${recent.length}`), progress.join());
     // Every table's first report already names the total that is then copied.
     for (const { table, rows } of there.tables)
@@ -225,6 +327,7 @@ describe("migrate-data", () => {
     const source = join(dir, "forced-source.db");
     const s = await openStore(source);
     await loadDemoData(s, { posts: 200, now: NOW, seed: 5 });
+    await seedStories(s);
     await s.installSecret();
     const catalog = await readAnswerCatalog(s, NOW);
     await s.close();

@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { badArgument, FeedServiceError } from "../errors.js";
-import { type CopiedTable, type CopyEndpoint, copiedTables } from "../store/copied-tables.js";
+import { type CopiedTable, type CopyEndpoint, copiedTables, keyColumns } from "../store/copied-tables.js";
 import { PostgresEndpoint } from "../store/postgres/postgres-copy-endpoint.js";
 import { SqliteEndpoint } from "../store/sqlite/sqlite-copy-endpoint.js";
 
@@ -59,9 +59,11 @@ async function openEndpoint(location: string, role: "source" | "target"): Promis
   return new SqliteEndpoint(file);
 }
 
-/** A key that names a table's key column value in the last row of a batch. */
+/** The key of the last row of a batch: its value, or the values of a composite key. */
 function lastKey(table: CopiedTable, rows: readonly unknown[][]): unknown {
-  return rows[rows.length - 1]![table.columns.indexOf(table.key)];
+  const row = rows[rows.length - 1]!;
+  const key = keyColumns(table).map((c) => row[table.columns.indexOf(c)]);
+  return key.length === 1 ? key[0] : key;
 }
 
 /**

@@ -11,6 +11,24 @@ import { isFilter } from "../search/search-query.js";
 import { analyzeText } from "../search/text-analyzer.js";
 import type { Store } from "../store/store.js";
 
+/**
+ * Feed names as search words, by name: a search with `feed:` reads every feed's name, and the
+ * analyzer's work on a name is the same each time. Emptied when it holds more names than a
+ * service has feeds (spec §4: up to 10,000), so renamed feeds do not pile up.
+ */
+const analyzedNames = new Map<string, readonly string[]>();
+const MAX_ANALYZED_NAMES = 20_000;
+
+function nameWords(name: string): readonly string[] {
+  let words = analyzedNames.get(name);
+  if (words === undefined) {
+    if (analyzedNames.size >= MAX_ANALYZED_NAMES) analyzedNames.clear();
+    words = analyzeText(name);
+    analyzedNames.set(name, words);
+  }
+  return words;
+}
+
 /** Whether `words` occur in `name`'s words in that order, next to each other (the last as a prefix). */
 function nameHolds(name: readonly string[], words: readonly string[], prefix: boolean): boolean {
   for (let i = 0; i + words.length <= name.length; i++) {
@@ -39,7 +57,10 @@ export async function resolveSearchFilters(store: Store, query: SearchQuery): Pr
   const needsLanguages = filters.some((f) => f.kind === "lang");
   if (!needsFeeds && !needsLanguages) return query;
   const feeds = needsFeeds
-    ? (await store.feeds()).map((f) => ({ id: f.feedId, words: analyzeText(f.feedName) }))
+    ? (await (store.feedNames?.() ?? store.feeds())).map((f) => ({
+        id: f.feedId,
+        words: nameWords(f.feedName),
+      }))
     : [];
   const languages = needsLanguages ? await store.languages() : [];
   const resolve = <A extends SearchAtom>(atom: A): A => {

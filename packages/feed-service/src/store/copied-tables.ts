@@ -7,7 +7,10 @@
 
 export interface CopiedTable {
   readonly name: string;
-  /** The key the copy pages by (ascending); unique. */
+  /**
+   * The key the copy pages by (ascending); unique. Several columns, comma-separated, are compared
+   * as one row value (`(a, b) > (?, ?)`, which both dialects seek through the key's index).
+   */
   readonly key: string;
   readonly columns: readonly string[];
   /** Whether its `id` comes from a sequence that must continue after the copied ids. */
@@ -78,9 +81,8 @@ export const copiedTables: readonly CopiedTable[] = [
     sequence: true,
   },
   { name: "clicks", key: "id", columns: ["id", "post_id", "clicked_at", "client_hash"], sequence: true },
-  // One story once: the copies other feeds carry, and each story's link key and text print. The
-  // print's band rows are not copied (no single-column key to page by): on the new database a
-  // copy still meets its story by link, by text only the stories stored after the copy.
+  // One story once: the copies other feeds carry, each story's link key and text print, and the
+  // print's band rows, through which a new copy meets its story by text on the new database too.
   {
     name: "story_copies",
     key: "id",
@@ -104,6 +106,13 @@ export const copiedTables: readonly CopiedTable[] = [
     sequence: true,
   },
   { name: "story_keys", key: "post_id", columns: ["post_id", "link_key", "print"], sequence: false },
+  {
+    name: "story_bands",
+    // Unique on both dialects whatever their primary key (SQLite keys it by post since schema 22).
+    key: "post_id, band, post_date",
+    columns: ["band", "post_date", "post_id"],
+    sequence: false,
+  },
   { name: "settings", key: "name", columns: ["name", "value"], sequence: false },
   {
     // Copied whole, secrets and callbacks included: the service keeps its public URL, so its
@@ -170,6 +179,38 @@ export const copiedTables: readonly CopiedTable[] = [
   { name: "sign_in_failures", key: "id", columns: ["id", "key", "at"], sequence: true },
   { name: "feed_pauses", key: "feed_id", columns: ["feed_id", "paused_at"], sequence: false },
 ];
+
+/**
+ * The ON CONFLICT clause of a copied row: a table whose every column is in its key has nothing to
+ * update, so any unique constraint it meets (the dialects' primary keys may differ) keeps the row.
+ */
+export function onConflict(table: CopiedTable, columns: readonly string[]): string {
+  const key = keyColumns(table);
+  if (columns.every((c) => key.includes(c))) return "ON CONFLICT DO NOTHING";
+  return `ON CONFLICT (${table.key}) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(", ")}`;
+}
+
+/** The columns of a table's key, in order. */
+export function keyColumns(table: CopiedTable): string[] {
+  return table.key.split(",").map((c) => c.trim());
+}
+
+/**
+ * The condition of a read after `after` (a key value, or the values of a composite key) and its
+ * values, with the placeholders `mark` names (?, or $2, $3, … from the index it is given).
+ *
+ * @example
+ * keyAfter(table, [3, 7, 100], () => "?"); // { where: "WHERE (post_id, band, post_date) > (?, ?, ?)", values: [7, 100, 3] }
+ */
+export function keyAfter(
+  table: CopiedTable,
+  after: unknown,
+  mark: (index: number) => string,
+): { where: string; values: unknown[] } {
+  if (after === null) return { where: "", values: [] };
+  const values = Array.isArray(after) ? after : [after];
+  return { where: `WHERE (${table.key}) > (${values.map((_, i) => mark(i)).join(", ")})`, values };
+}
 
 /** Reports one step of a copy and the milliseconds it took, for the progress report. */
 export type StepReport = (step: string, ms: number) => void;

@@ -4,6 +4,7 @@
  * dropped. Content reaching the store is already sanitised by ingest, so this needs no full HTML
  * parser; it runs once per stored post and must stay cheap (a million posts in the demo corpus).
  */
+import { analyzeText } from "../search/text-analyzer.js";
 
 const namedEntities: Record<string, string> = {
   amp: "&",
@@ -36,4 +37,27 @@ export function htmlToIndexText(html: string): string {
     .replace(/<!--[\s\S]*?-->/g, " ")
     .replace(/<[^>]*>/g, " ")
     .replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});/g, decodeEntity);
+}
+
+/** A post's searched text as the analyzer's tokens (search/text-analyzer.ts), each field space-separated. */
+export interface PostIndexText {
+  /** The title's tokens. */
+  readonly title: string;
+  /** The tokens of the excerpt and of the content's text. */
+  readonly body: string;
+}
+
+/**
+ * The tokens a post is searched by, which the stores index (SQLite's posts_fts columns hold them
+ * as they are). Ingest computes them on its parse worker, beside the parse, so that the thread
+ * writing to the database does not run the analyzer over every new post's text.
+ *
+ * @example
+ * postIndexText({ title: "Café", excerpt: "Hello", content: "<p>World</p>" }); // { title: "cafe", body: "hello world" }
+ */
+export function postIndexText(post: { title: string; excerpt: string; content: string }): PostIndexText {
+  return {
+    title: analyzeText(post.title).join(" "),
+    body: analyzeText(`${post.excerpt} ${htmlToIndexText(post.content)}`).join(" "),
+  };
 }

@@ -4,9 +4,11 @@
  * admin commands all go through it. Every method is async so that both dialects fit; instants are
  * epoch milliseconds (UTC) everywhere.
  */
+import type { StoryKeys } from "../dedupe/story-keys.js";
 import type { SearchQuery } from "../search/search-query.js";
 import type { AdminStore } from "./admin-store.js";
 import type { WarmProgress, WarmReport } from "./cache-warm.js";
+import type { PostIndexText } from "./index-text.js";
 import type { WebSubStore } from "./websub-store.js";
 
 /** The post column set of the spec (§4), minus `trackingLink`, which the operation layer builds. */
@@ -138,6 +140,17 @@ export interface IncomingPost {
    * the site's home page never merges posts).
    */
   storyLink?: string | null;
+  /**
+   * The post's story keys (`storyKeys` of src/dedupe/story-keys.ts over `storyLink`, `title` and
+   * `excerpt`) when ingest computed them already, off the writer's thread; absent, the store
+   * computes them.
+   */
+  storyKeys?: StoryKeys;
+  /**
+   * The tokens the post is searched by (`postIndexText` of store/index-text.ts over `title`,
+   * `excerpt` and `content`) when ingest computed them already; absent, the store computes them.
+   */
+  indexText?: PostIndexText;
 }
 
 /** A feed that carries a story as a copy (see src/dedupe/). */
@@ -228,6 +241,11 @@ export interface Store {
     limit: number;
   }): Promise<Array<FeedRecord & { periodPosts: number }>>;
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]>;
+  /**
+   * Every feed's id and name, in no order: what a search's `feed:` needs (spec §4), without the
+   * counts and joins of `feeds()`. Optional: without it the operations read `feeds()`.
+   */
+  feedNames?(): Promise<Array<{ feedId: number; feedName: string }>>;
   searchHistory(limit: number): Promise<SearchHistoryRecord[]>;
   recordSearch(terms: string, at: number): Promise<void>;
   aggregateLanguageData(now: number): Promise<LanguageDataRecord[]>;

@@ -18,6 +18,7 @@ import { feedContract } from "./store-contract/feed-contract.js";
 import { postListContract } from "./store-contract/post-list-contract.js";
 import { searchContract } from "./store-contract/search-contract.js";
 import { searchCountContract } from "./store-contract/search-count-contract.js";
+import { storyContract } from "./store-contract/story-contract.js";
 import { webSubContract } from "./store-contract/websub-contract.js";
 
 export type { StoreFactory } from "./store-contract/contract-fixture.js";
@@ -33,5 +34,6 @@ export function runStoreContract(dialect: string, factory: StoreFactory): void {
     boundsContract(factory);
     webSubContract(factory);
     adminContract(factory);
+    storyContract(factory);
   });
 }

@@ -14,6 +14,11 @@ async function insertClickRow(sql: Sql, postId: number, clientHash: string, at: 
   await sql.query("UPDATE posts SET clicks = clicks + 1 WHERE id = $1", [postId]);
 }
 
+/**
+ * Counts a click unless the client clicked the post within the window; the post's link, or
+ * undefined when no post has that id. One statement, one round trip (`record_click`,
+ * postgres-click-schema.ts): the lock, the check, the insert and the count were four.
+ */
 export async function recordClick(
   pool: pg.Pool,
   postId: number,
@@ -21,24 +26,13 @@ export async function recordClick(
   at: number,
   dedupeWindowMs: number,
 ): Promise<{ link: string } | undefined> {
-  return inTransaction(pool, async (sql) => {
-    // FOR UPDATE: the check and the insert hold the post's row lock together, so two processes
-    // (or machines) serving the same client cannot both count one click.
-    const [post] = await rows<{ link: string }>(sql, "SELECT link FROM posts WHERE id = $1 FOR UPDATE", [
-      postId,
-    ]);
-    if (!post) return undefined;
-    // The check, the click and the counter in one statement, one round trip: it starts after the
-    // lock is held, so its snapshot sees any click of this post committed before.
-    await sql.query(
-      `WITH fresh AS (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM clicks WHERE post_id = $1 AND client_hash = $2
-            AND clicked_at > $4 AND clicked_at <= $3)),
-          added AS (INSERT INTO clicks (post_id, clicked_at, client_hash) SELECT $1, $3, $2 FROM fresh RETURNING post_id)
-        UPDATE posts SET clicks = clicks + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM added)`,
-      [postId, clientHash, at, at - dedupeWindowMs],
-    );
-    return { link: post.link };
-  });
+  const [found] = await rows<{ link: string | null }>(pool, "SELECT record_click($1, $2, $3, $4) AS link", [
+    postId,
+    clientHash,
+    at,
+    at - dedupeWindowMs,
+  ]);
+  return found?.link == null ? undefined : { link: found.link };
 }
 
 export async function insertClick(

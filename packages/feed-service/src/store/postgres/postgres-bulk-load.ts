@@ -6,6 +6,11 @@
  * roll-up triggers (post_days, scope_days, click_days and clicked_posts are filled from the rows in one statement each).
  * Primary keys stay: the copy's upserts and the kept ids rely on them. Everything happens in the
  * copy's one transaction, so a copy that fails leaves the database as it was, triggers included.
+ *
+ * The statement triggers that read a transition table (new posts rolled up, counted searches) are
+ * dropped for the load and created again after, not disabled: PostgreSQL keeps every row a
+ * statement writes for such a trigger even while it is disabled, so a COPY of a million posts
+ * wrote them all once more to temporary files (bench/NOTES.md).
  */
 
 import { rows, type Sql } from "./postgres-connection.js";
@@ -29,6 +34,8 @@ export interface SetAside {
   readonly constraints: readonly string[];
   readonly indexes: readonly string[];
   readonly foreignKeys: readonly string[];
+  /** The transition-table triggers, created again (and disabled again where they were). */
+  readonly triggers: readonly string[];
 }
 
 /** Drops the loaded tables' secondary indexes and constraints and turns the roll-up triggers off. */
@@ -51,10 +58,22 @@ export async function setAsideForLoad(sql: Sql): Promise<SetAside> {
       ORDER BY 1`,
     [LOADED_TABLES],
   );
+  const transition = await rows<{ tbl: string; name: string; def: string; disabled: boolean }>(
+    sql,
+    `SELECT t.tgrelid::regclass::text AS tbl, quote_ident(t.tgname) AS name, pg_get_triggerdef(t.oid) AS def,
+        t.tgenabled = 'D' AS disabled
+      FROM pg_trigger t
+      WHERE t.tgrelid = ANY($1::regclass[]) AND NOT t.tgisinternal
+        AND (t.tgnewtable IS NOT NULL OR t.tgoldtable IS NOT NULL)
+      ORDER BY t.tgname`,
+    [LOADED_TABLES],
+  );
   for (const c of constraints) await sql.query(`ALTER TABLE ${c.tbl} DROP CONSTRAINT ${c.name}`);
   for (const i of indexes) await sql.query(`DROP INDEX ${i.name}`);
+  for (const t of transition) await sql.query(`DROP TRIGGER ${t.name} ON ${t.tbl}`);
+  const dropped = new Set(transition.map((t) => t.name));
   for (const { table, trigger } of ROLLUP_TRIGGERS) {
-    await sql.query(`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
+    if (!dropped.has(trigger)) await sql.query(`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
   }
   const addBack = (c: { tbl: string; name: string; def: string }) =>
     `ALTER TABLE ${c.tbl} ADD CONSTRAINT ${c.name} ${c.def}`;
@@ -62,6 +81,10 @@ export async function setAsideForLoad(sql: Sql): Promise<SetAside> {
     constraints: constraints.filter((c) => c.type === "u").map(addBack),
     indexes: indexes.map((i) => i.def),
     foreignKeys: constraints.filter((c) => c.type === "f").map(addBack),
+    triggers: transition.flatMap((t) => [
+      t.def,
+      ...(t.disabled ? [`ALTER TABLE ${t.tbl} DISABLE TRIGGER ${t.name}`] : []),
+    ]),
   };
 }
 
@@ -86,6 +109,9 @@ export async function putBack(
   },
 ): Promise<void> {
   await sql.query("TRUNCATE post_days, click_days, scope_days, clicked_posts");
+  // The smart categories' counts were not kept during the load: forgotten, each is counted once
+  // when the store next opens (syncCountedSearches).
+  await sql.query("TRUNCATE search_days, counted_searches");
   await run("filled post_days and click_days", fillRollups);
   await run("filled scope_days", fillScopeDays);
   await run("filled clicked_posts", fillClickedPosts);
@@ -98,7 +124,9 @@ export async function putBack(
   for (const statement of [...setAside.constraints, ...setAside.indexes, ...setAside.foreignKeys]) {
     await run(stepName(statement), statement);
   }
+  for (const statement of setAside.triggers) await sql.query(statement);
+  const created = new Set(setAside.triggers.map((t) => /^CREATE TRIGGER (\S+)/.exec(t)?.[1]));
   for (const { table, trigger } of ROLLUP_TRIGGERS) {
-    await sql.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
+    if (!created.has(trigger)) await sql.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
   }
 }

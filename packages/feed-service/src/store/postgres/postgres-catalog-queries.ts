@@ -145,6 +145,13 @@ export function mostPopularFeeds(
  * roll-up row at all, whatever the number of feeds. The first day's posts are one range of
  * posts_by_date, not a probe per feed.
  */
+/**
+ * A feed's post count also holds the stories it carries as copies (RECOUNT_FEED); a window counts
+ * the feed's own posts only, as the day roll-ups and SQLite's running sums do.
+ */
+const CARRIED_COPIES = `SELECT c.feed_id, -count(*) FROM story_copies c JOIN posts p ON p.id = c.post_id
+          WHERE p.feed_id <> c.feed_id GROUP BY c.feed_id`;
+
 export async function mostProlificFeeds(
   sql: Sql,
   args: { since: number; limit: number },
@@ -171,6 +178,8 @@ export async function mostProlificFeeds(
           SELECT p.feed_id, count(*) FROM posts p WHERE ${firstDay} AND p.post_date >= $1 GROUP BY p.feed_id`
       : `SELECT id AS feed_id, post_count AS n FROM feeds
           UNION ALL
+          ${CARRIED_COPIES}
+          UNION ALL
           SELECT feed_id, -posts FROM post_days WHERE day < post_day($1)
           UNION ALL
           SELECT p.feed_id, -count(*) FROM posts p WHERE ${firstDay} AND p.post_date < $1 GROUP BY p.feed_id`;
@@ -193,13 +202,14 @@ export function searchHistory(sql: Sql, limit: number): Promise<SearchHistoryRec
 }
 
 /**
- * Post and click totals from `scope_days` (its click sums are of the posts' all-time counters);
- * the last 24 hours and the newest post per language are ranges of posts_by_language.
+ * Post and click totals from `language_totals` (postgres-language-totals.ts: its click sums are of
+ * the posts' all-time counters); the last 24 hours and the newest post per language are ranges of
+ * posts_by_language.
  */
 export function aggregateLanguageData(sql: Sql, now: number): Promise<LanguageDataRecord[]> {
   return rows(
     sql,
-    `WITH totals AS (SELECT language_id, sum(posts) AS posts, sum(clicks) AS clicks FROM scope_days GROUP BY language_id)
+    `WITH totals AS (SELECT language_id, sum(posts) AS posts, sum(clicks) AS clicks FROM language_totals GROUP BY language_id)
       SELECT l.id AS "languageId", l.name AS "languageName", l.code AS "languageCode",
         (SELECT count(*) FROM feeds WHERE language_id = l.id) AS "feedCount",
         coalesce(t.posts, 0) AS "postCount",

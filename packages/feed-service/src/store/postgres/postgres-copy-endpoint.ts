@@ -7,7 +7,14 @@
  */
 import { availableParallelism } from "node:os";
 import type pg from "pg";
-import type { CopiedTable, CopyEndpoint, Row, StepReport } from "../copied-tables.js";
+import {
+  type CopiedTable,
+  type CopyEndpoint,
+  keyAfter,
+  onConflict,
+  type Row,
+  type StepReport,
+} from "../copied-tables.js";
 import { putBack, type SetAside, setAsideForLoad } from "./postgres-bulk-load.js";
 import {
   inTransaction,
@@ -38,6 +45,7 @@ const sequenceTables = [
   "smart_categories",
   "searches",
   "clicks",
+  "story_copies",
   "admin_users",
   "audit_log",
   "suggestions",
@@ -92,10 +100,10 @@ export class PostgresEndpoint implements CopyEndpoint {
   }
 
   async read(table: CopiedTable, after: unknown, limit: number): Promise<Row[]> {
-    const where = after === null ? "" : `WHERE ${table.key} > $2`;
+    const { where, values } = keyAfter(table, after, (i) => `$${i + 2}`);
     const result = await this.#pool.query({
       text: `SELECT ${table.columns.join(", ")} FROM ${table.name} ${where} ORDER BY ${table.key} LIMIT $1`,
-      values: after === null ? [limit] : [limit, after],
+      values: [limit, ...values],
       rowMode: "array",
     });
     return result.rows as Row[];
@@ -157,7 +165,7 @@ export class PostgresEndpoint implements CopyEndpoint {
     }
     const unnest = columns.map((c, i) => `$${i + 1}::${load.types.get(`${table.name}.${c}`) ?? "text"}[]`);
     const text = `INSERT INTO ${table.name} (${columns.join(", ")}) SELECT * FROM unnest(${unnest.join(", ")})
-      ON CONFLICT (${table.key}) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(", ")}`;
+      ${onConflict(table, columns)}`;
     await this.#settle(load);
     const sent = load.client.query(text, arrays);
     // Awaited by the next write or finish(); this handler only keeps the rejection from being unhandled.

@@ -18,6 +18,7 @@ import { changes, inTransaction, rows, type Sql, translatePostgresError } from "
 import {
   findStories,
   insertCopies,
+  matchWithinRefresh,
   RECOUNT_FEED,
   registerStories,
   rekeyStory,
@@ -233,23 +234,23 @@ async function upsertPosts(
       result.updated++;
     }
   }
-  const inserts: IncomingPost[] = [];
-  const keyed: Array<{ guid: string; keys: StoryKeys }> = [];
-  const copied: Array<{ post: IncomingPost; story: StoryMatch }> = [];
+  const found: Array<{ post: IncomingPost; keys: StoryKeys; story: StoryMatch | undefined }> = [];
   const candidates = [...fresh.values()];
   for (let i = 0; i < candidates.length; i += batchRows) {
     const chunk = candidates.slice(i, i + batchRows);
-    const found = await findStories(sql, feed.id, chunk);
+    const stories = await findStories(sql, feed.id, chunk);
     chunk.forEach((post, j) => {
-      const { keys, story } = found[j]!;
-      if (story === undefined) {
-        inserts.push(post);
-        keyed.push({ guid: post.guid, keys });
-      } else copied.push({ post, story });
+      found.push({ ...stories[j]!, post });
     });
   }
-  await insertCopies(sql, feed.id, copied);
-  for (const { post, story } of copied) {
+  const { inserts, copies: copied } = matchWithinRefresh(found);
+  for (const { post, story, rewrote } of copied) {
+    if (!("postId" in story)) {
+      // A copy of a post of this refresh, which took its fields (matchWithinRefresh).
+      result.inserted--;
+      if (rewrote) result.updated++;
+      continue;
+    }
     if (story.feedId !== feed.id) {
       // Listed in this feed too, at the story's date: counted again below.
       result.rewritten++;
@@ -268,9 +269,19 @@ async function upsertPosts(
     }
   }
   for (let i = 0; i < inserts.length; i += batchRows) {
-    await insertPosts(sql, feed, inserts.slice(i, i + batchRows));
-    await registerStories(sql, feed.id, keyed.slice(i, i + batchRows));
+    const batch = inserts.slice(i, i + batchRows);
+    await insertPosts(
+      sql,
+      feed,
+      batch.map((b) => b.post),
+    );
+    await registerStories(
+      sql,
+      feed.id,
+      batch.map((b) => ({ guid: b.post.guid, keys: b.keys })),
+    );
   }
+  await insertCopies(sql, feed.id, copied);
   return result;
 }
 

@@ -12,10 +12,13 @@ import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
+import { createClickFunction } from "./postgres-click-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
+import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
@@ -294,6 +297,21 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await createCountedSearches(sql);
       await createScopeMonths(sql);
     },
+  },
+  {
+    version: 22,
+    description:
+      "a click in one statement; the counted searches' triggers build each new post's vector and cast each query once",
+    up: async (sql) => {
+      await createClickFunction(sql);
+      await replaceCountedSearchTriggers(sql);
+    },
+  },
+  {
+    version: 25,
+    description:
+      "posts and clicks per language (and category, and day modulo 32), so the language data reads no history",
+    up: createLanguageTotals,
   },
 ];
 

@@ -24,9 +24,8 @@ import {
 import { type Reading, reused } from "./postgres-reused-reading.js";
 import { SEARCH_EXPRESSION, sinceDayBlocks, sinceDayFacet } from "./postgres-search-facets.js";
 
-/** The orders a walk takes. */
+/** The order a walk takes (clicks order: postgres-clicked-walk.ts). */
 export const DATE_ORDER = "post_date DESC, id DESC";
-export const CLICKS_ORDER = "clicks DESC, id DESC";
 
 /**
  * What a search matches: `index`, the query's lexemes and facets, which GIN answers exactly; and
@@ -125,14 +124,7 @@ export function walkable(need: number, expected: { share: number }): boolean {
  */
 export async function walk(sql: Sql, match: Match, need: number, order: string): Promise<number[]> {
   const language = match.languageIds ? "AND p.language_id = ANY($4::int[])" : "";
-  const columns = "p.id, p.post_date, p.clicks, p.language_id, p.search_vector";
-  // By clicks: the clicked posts from clicked_posts' index, then the rest newest id first (no
-  // index of posts holds clicks, so that a click writes no index entry: postgres-light-writes.ts).
-  const source =
-    order === CLICKS_ORDER
-      ? `(SELECT ${columns} FROM clicked_posts k JOIN posts p ON p.id = k.id ORDER BY k.clicks DESC, k.id DESC LIMIT $3)
-          UNION ALL (SELECT ${columns} FROM posts p WHERE p.clicks = 0 ORDER BY p.id DESC LIMIT $3)`
-      : `SELECT ${columns} FROM posts p`;
+  const source = "SELECT p.id, p.post_date, p.clicks, p.language_id, p.search_vector FROM posts p";
   const found = await rows<{ id: number }>(
     sql,
     `SELECT p.id FROM (SELECT * FROM (${source}) p ORDER BY ${order} LIMIT $3) p

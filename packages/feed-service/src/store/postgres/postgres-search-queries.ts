@@ -6,14 +6,18 @@
  *   posts; else the query is run on the newest days only (a tier: time facets, sized from
  *   `post_days` and the statistics to hold the page's matches), then, when that tier falls short,
  *   on all posts. A tier whose matches fill the page answers exactly: every post outside it is older.
- * - `relevance`: the same tier finds the 10,000 newest matches (all of them when fewer match),
+ * - `relevance`: for a query in nearly every post, one walk of the date order scores the 10,000
+ *   newest matches as it finds them (rankedWalk); else the same tier finds the 10,000 newest
+ *   matches (all of them when fewer match),
  *   and only those are ranked, as spec §4 allows. When no tier is worth it but the newest three
  *   quarters of the posts or fewer should hold 10,000 matches, older matches are dropped as they
  *   are read (a date cutoff): fewer to score and sort.
- * - `clicks`: a short walk of clicked_posts by (clicks, id), else the highest tier of click counts
- *   (16 or more, 8 or more, ...) expected to hold the page, read from clicked_posts and checked,
- *   then all matches; a tier that fills the page answers exactly: every post outside it has fewer
- *   clicks.
+ * - `clicks`: a walk of the clicks order (clicked_posts by (clicks, id), then the unclicked posts
+ *   by id) testing each post in batches sized from the share of matches seen
+ *   (postgres-clicked-walk.ts), while that costs less than reading every match; else the highest
+ *   tier of click counts (16 or more, 8 or more, ...) expected to hold the page, read from
+ *   clicked_posts and checked, then all matches; a tier that fills the page answers exactly:
+ *   every post outside it has fewer clicks.
  *
  * One tier at most, never a widening series: a tier holds under half the posts in scope, so a
  * wrong guess costs at most half again the plain query, and every search answers about as fast as
@@ -26,19 +30,22 @@
 import type { SearchQuery } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
+import { walkClicked } from "./postgres-clicked-walk.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { countedDays } from "./postgres-counted-searches.js";
+import { postsInLanguages } from "./postgres-language-totals.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
+import { TIER_MARGIN, TIER_POST_COST, WALK_POSTS } from "./postgres-plan-costs.js";
 import { dayRangeFacet, languagesFacet } from "./postgres-search-facets.js";
 import { type SearchKey, searchKey } from "./postgres-search-key.js";
 import {
-  CLICKS_ORDER,
   clickTier,
   condition,
   DATE_ORDER,
   dayCutoff,
   dayTier,
+  type Expected,
   expectation,
   type Match,
   sampleNewest,
@@ -106,14 +113,58 @@ async function newestPage(sql: Sql, match: Match, page: Page): Promise<number[]>
 }
 
 /**
- * The ids and scores of one relevance page among the 10,000 newest matches: one tier of the
- * newest days, else all matches. A phrase's share is measured on the newest posts first (the
- * statistics know words, not how often they follow each other).
+ * The ids and scores of one relevance page, from one walk of the date order that tests each post
+ * and scores each match until the 10,000 newest are found; null when the walk would read more
+ * posts than a tier's matches (it reads about 10,000 / share posts, a tier 10,000 x TIER_MARGIN
+ * matches: so only for a query in nearly every post), or when it found fewer within the posts the
+ * share foretold (then the tiers answer). The walk reads posts in the order ranking keeps them,
+ * so no sort by date and no GIN lookup of a word nearly every post holds.
+ */
+async function rankedWalk(
+  sql: Sql,
+  match: Match,
+  page: Page,
+  expected: Expected,
+): Promise<Array<{ id: number; score: number }> | null> {
+  // One language or all: posts_by_language or posts_by_date gives the order (for a list of
+  // languages the planner reads them all and sorts them instead).
+  const languageId = match.languageIds?.length === 1 ? match.languageIds[0]! : null;
+  if (match.languageIds && languageId === null) return null;
+  // The share among the posts walked: of the language's posts when the query has one.
+  const share =
+    languageId === null
+      ? expected.share
+      : Math.min(1, expected.matches / Math.max(1, await postsInLanguages(sql, [languageId])));
+  if (RANKED_NEWEST / Math.max(share, 1e-9) > RANKED_NEWEST * TIER_MARGIN) return null;
+  const posts = Math.ceil((RANKED_NEWEST / share) * TIER_MARGIN);
+  const language = languageId === null ? "" : "WHERE p.language_id = $5::int";
+  const found = await rows<{ id: number; score: number; ranked: number }>(
+    sql,
+    `SELECT id, score, count(*) OVER () AS ranked FROM (
+        SELECT p.id, ${SEARCH_SCORE} AS score FROM (
+          SELECT p.id, p.post_date, p.search_vector, p.rank_vector, p.body_length FROM posts p ${language}
+          ORDER BY p.post_date DESC, p.id DESC LIMIT $4
+        ) p WHERE p.search_vector @@ $1::tsquery ORDER BY p.post_date DESC, p.id DESC LIMIT ${RANKED_NEWEST}
+      ) newest ORDER BY score DESC, id DESC LIMIT $2 OFFSET $3`,
+    [match.words, page.limit, page.offset, posts, ...(languageId === null ? [] : [languageId])],
+  );
+  // Exact once it ranked 10,000: every match it did not reach is older. An empty page says
+  // nothing of how many it ranked.
+  return found.length > 0 && found[0]!.ranked >= RANKED_NEWEST ? found : null;
+}
+
+/**
+ * The ids and scores of one relevance page among the 10,000 newest matches: a walk of the date
+ * order for a query in nearly every post, else one tier of the newest days, else all matches. A
+ * phrase's share is measured on the newest posts first (the statistics know words, not how often
+ * they follow each other).
  */
 async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ id: number; score: number }>> {
   if (page.offset >= RANKED_NEWEST) return [];
   const expected = await expectation(sql, match);
   await sampleNewest(sql, match, expected);
+  const walked = await rankedWalk(sql, match, page, expected);
+  if (walked !== null) return walked;
   const tier = await dayTier(sql, match, RANKED_NEWEST, expected);
   // Without a tier, the newest days that should hold the ranked matches may still be few enough
   // for the older matches to be dropped as they are read (see dayCutoff).
@@ -154,13 +205,14 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
 async function mostClickedPage(sql: Sql, match: Match, page: Page): Promise<number[]> {
   const need = page.offset + page.limit;
   const expected = await expectation(sql, match);
-  // The tiers' estimates come from the statistics too: compared with the statistics' total.
-  const planned = { ...expected };
-  if (walkable(need, expected)) {
-    const walked = await walkPage(sql, match, page, CLICKS_ORDER, expected);
-    if (walked) return walked;
+  // A walk of the clicks order testing each post costs about need / share posts; reading every
+  // match costs what TIER_POST_COST weighs against those (the walk gives up past that).
+  const budget = Math.max(WALK_POSTS, expected.matches / TIER_POST_COST);
+  if (walkable(need, expected) || need / Math.max(expected.share, 1e-9) <= budget) {
+    const walked = await walkClicked(sql, match, need, budget);
+    if (walked) return walked.slice(page.offset);
   }
-  const least = await clickTier(sql, need, planned);
+  const least = await clickTier(sql, need, expected);
   if (least !== null) {
     const language = match.languageIds ? "AND p.language_id = ANY($5::int[])" : "";
     const found = await rows<{ id: number }>(

@@ -2,10 +2,12 @@
  * Ingest's side of one story once (src/dedupe/) on PostgreSQL, the same rules as SQLite's
  * (sqlite-story-writer.ts) with a refresh's look-ups made as arrays: the new posts' link keys in
  * one statement, their bands in another, so a refresh costs two round trips more, not two per post.
+ * The posts of the refresh itself are matched in memory (matchWithinRefresh), since SQLite, which
+ * writes entry by entry, finds a copy of an entry stored earlier in the same document.
  */
 import { type StoryKeys, storyKeys, textWindowMs } from "../../dedupe/story-keys.js";
 import { sameText } from "../../dedupe/text-fingerprint.js";
-import { postDate } from "../incoming-posts.js";
+import { postDate, postUnchanged, type StoredPostFields } from "../incoming-posts.js";
 import type { IncomingPost } from "../store.js";
 import { rows, type Sql } from "./postgres-connection.js";
 
@@ -120,27 +122,109 @@ export async function findStories(
   });
 }
 
-/** Keeps new copies of stories for the feed, in one statement. */
+/** A copy of a post that the same refresh inserts first: its story is found by guid once inserted. */
+export interface FreshStoryMatch {
+  freshGuid: string;
+  postDate: number;
+  by: "text";
+}
+
+/** A refresh's new posts sorted into posts to insert and copies, in the order they came. */
+export interface RefreshStories {
+  /** A post that a later copy re-wrote carries the copy's fields and keys (see below). */
+  inserts: Array<{ post: IncomingPost; keys: StoryKeys }>;
+  /** `rewrote`: the copy of a post of this refresh changed that post (a new permalink or title). */
+  copies: Array<{ post: IncomingPost; story: StoryMatch | FreshStoryMatch; rewrote?: boolean }>;
+}
+
+/**
+ * Matches the posts that found no stored story against the posts of the same refresh stored before
+ * them, as SQLite's entry-by-entry writes do (sqlite-feed-writer.ts, upsertPost): by text only,
+ * since a link match counts across feeds and a refresh is one feed's; the earliest such post is
+ * the story. Its row then takes the copy's fields under its own guid and dates, and the copy's
+ * keys, which later posts meet (SQLite's updatePost of "the same text under a new guid").
+ */
+export function matchWithinRefresh(
+  found: ReadonlyArray<{ post: IncomingPost; keys: StoryKeys; story: StoryMatch | undefined }>,
+): RefreshStories {
+  const out: RefreshStories = { inserts: [], copies: [] };
+  for (const { post, keys, story } of found) {
+    if (story !== undefined) {
+      out.copies.push({ post, story });
+      continue;
+    }
+    const date = postDate(post, post.seenAt);
+    const print = keys.print;
+    const first =
+      print === null
+        ? undefined
+        : out.inserts.find(
+            (earlier) =>
+              earlier.keys.print !== null &&
+              Math.abs(postDate(earlier.post, earlier.post.seenAt) - date) <= textWindowMs &&
+              earlier.keys.print.bands.some((b) => print.bands.includes(b)) &&
+              sameText(earlier.keys.print.hex, print.hex),
+          );
+    if (first === undefined) {
+      out.inserts.push({ post, keys });
+      continue;
+    }
+    const held = first.post;
+    const moved: IncomingPost = {
+      ...post,
+      guid: held.guid,
+      publishedAt: held.publishedAt,
+      updatedAt: held.updatedAt,
+      seenAt: held.seenAt,
+    };
+    const storyDate = postDate(held, held.seenAt);
+    const rewrote = !postUnchanged(storedFields(held), moved);
+    if (rewrote) {
+      first.post = moved;
+      first.keys = storyKeys(moved);
+    }
+    out.copies.push({ post, story: { freshGuid: held.guid, postDate: storyDate, by: "text" }, rewrote });
+  }
+  return out;
+}
+
+function storedFields(post: IncomingPost): StoredPostFields {
+  return {
+    link: post.link,
+    title: post.title,
+    excerpt: post.excerpt,
+    content: post.content,
+    published_at: post.publishedAt,
+    updated_at: post.updatedAt,
+    language_id: post.languageId,
+  };
+}
+
+/**
+ * Keeps new copies of stories for the feed, in one statement, after the refresh's own posts are
+ * inserted: a copy of one of them finds its story by guid.
+ */
 export async function insertCopies(
   sql: Sql,
   feedId: number,
-  copies: ReadonlyArray<{ post: IncomingPost; story: StoryMatch }>,
+  copies: ReadonlyArray<{ post: IncomingPost; story: StoryMatch | FreshStoryMatch }>,
 ): Promise<void> {
   if (copies.length === 0) return;
-  const col = <T>(f: (c: { post: IncomingPost; story: StoryMatch }) => T) => copies.map(f);
+  const col = <T>(f: (c: { post: IncomingPost; story: StoryMatch | FreshStoryMatch }) => T) => copies.map(f);
   await sql.query(
     `INSERT INTO story_copies (feed_id, post_id, guid, link, title, excerpt, content, published_at, updated_at,
         seen_at, language_id, story_date, merged_by, merged_at)
-      SELECT $1, c.post_id, c.guid, c.link, c.title, c.excerpt, c.content, c.published_at, c.updated_at, c.seen_at,
+      SELECT $1, coalesce(c.post_id, (SELECT p.id FROM posts p WHERE p.feed_id = $1 AND p.guid = c.story_guid)),
+        c.guid, c.link, c.title, c.excerpt, c.content, c.published_at, c.updated_at, c.seen_at,
         c.language_id, c.story_date, c.merged_by, c.seen_at
       FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
-        $9::bigint[], $10::bigint[], $11::integer[], $12::bigint[], $13::text[])
+        $9::bigint[], $10::bigint[], $11::integer[], $12::bigint[], $13::text[], $14::text[])
         WITH ORDINALITY AS c(post_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-          language_id, story_date, merged_by, ord)
+          language_id, story_date, merged_by, story_guid, ord)
       ORDER BY c.ord`,
     [
       feedId,
-      col((c) => c.story.postId),
+      col((c) => ("postId" in c.story ? c.story.postId : null)),
       col((c) => c.post.guid),
       col((c) => c.post.link),
       col((c) => c.post.title),
@@ -152,6 +236,7 @@ export async function insertCopies(
       col((c) => c.post.languageId),
       col((c) => c.story.postDate),
       col((c) => c.story.by),
+      col((c) => ("freshGuid" in c.story ? c.story.freshGuid : null)),
     ],
   );
 }

@@ -13,13 +13,16 @@
  * emits (it keeps letters, digits and marks), so no search term can match it.
  */
 import { analyzeText } from "../../search/text-analyzer.js";
-import { htmlToIndexText } from "../index-text.js";
+import { type PostIndexText, postIndexText } from "../index-text.js";
 
 /** The tokenizer of posts_fts since schema version 9. */
 export const FTS5_TOKENIZER = "ascii";
 
 export const FTS5_INSERT =
   "INSERT INTO posts_fts (rowid, title, body, feed_name, language) VALUES (?, ?, ?, ?, ?)";
+
+/** Removes a post's row (its date key); a refresh holds it back with the inserts (sqlite-index-write-hold.ts). */
+export const FTS5_DELETE = "DELETE FROM posts_fts WHERE rowid = ?";
 
 /** The columns of posts_fts since schema version 14, for CREATE VIRTUAL TABLE. */
 export const FTS5_COLUMNS = "title, body, feed_name, language";
@@ -47,7 +50,9 @@ export function indexTokens(text: string): string {
 }
 
 /**
- * The values of FTS5_INSERT for a post (`id` its date key): the body is the excerpt and the content's text.
+ * The values of FTS5_INSERT for a post (`id` its date key): the body is the excerpt and the content's
+ * text. `text`, when given, is `postIndexText` of the same title, excerpt and content, computed
+ * already (by ingest's parse worker).
  *
  * @example
  * fts5IndexRow(7, "東京の天気", "Sunny", "<p>Warm</p>", "Météo", 1);
@@ -60,12 +65,7 @@ export function fts5IndexRow(
   content: string,
   feedName: string,
   languageId: number,
+  text: PostIndexText = postIndexText({ title, excerpt, content }),
 ): [number | bigint, string, string, string, string] {
-  return [
-    id,
-    indexTokens(title),
-    indexTokens(`${excerpt} ${htmlToIndexText(content)}`),
-    indexTokens(feedName),
-    languageToken(languageId),
-  ];
+  return [id, text.title, text.body, indexTokens(feedName), languageToken(languageId)];
 }

@@ -156,8 +156,8 @@ describe("search operators on SQLite: the newest hits through the index", () => 
       text: `common after:${dayAt(840)}`,
       test: (p) => p.words.has("common") && p.date >= fromDay(dayAt(840)),
       indexAnswers: true,
-      // The last day, a tenth of the posts: the clicked window gives up to the walk.
-      clickedAnswers: false,
+      // The last day, a tenth of the posts: the clicked walk reads only that day's keys.
+      clickedAnswers: true,
     },
     {
       // A filter inside an OR: only the posts can say, and it rejects most hits.
@@ -196,6 +196,28 @@ describe("search operators on SQLite: the newest hits through the index", () => 
           titlesOf(direct.map(([id]) => id)),
           page.map((p) => p.postTitle),
         );
+      // When the index answers every filter, only the page and its score ties are joined to the
+      // posts: the same pages as joining the whole pool and checking its filters.
+      const plan = planOf(q, null);
+      if (plan.indexAnswers) {
+        for (const [offset, limit] of [
+          [0, SMALL.relevancePool],
+          [0, 7],
+          [13, 9],
+          [SMALL.relevancePool - 3, 10],
+        ] as const) {
+          const joined = rankedNewestPage(stmts, { ...plan, indexAnswers: false }, offset, limit, SMALL);
+          assert.deepEqual(rankedNewestPage(stmts, plan, offset, limit, SMALL), joined, `${offset} ${limit}`);
+          // Read in either order (ascending first gives way when more than the pool match).
+          for (const walk of ["ascending first", "descending"] as const) {
+            assert.deepEqual(
+              rankedNewestPage(stmts, plan, offset, limit, SMALL, walk),
+              joined,
+              `${offset} ${limit} ${walk}`,
+            );
+          }
+        }
+      }
       // Pages cut the same ranking; the pool ends at its size.
       const second = searchWithOperators(
         stmts,

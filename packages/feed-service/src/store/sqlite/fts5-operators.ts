@@ -33,14 +33,17 @@ import {
 } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
+import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
+import { FTS_GATHER_COST_US, FTS_TEST_COST_US, SAMPLE_ESTIMATE_MARGIN } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
-import { rankingStats, scoreSql, TERM_SAMPLE_POSTS } from "./sqlite-term-sample.js";
+import { segmentCount } from "./sqlite-search-maintenance.js";
+import { newestKeyRange, rankingStats, scoreSql, TERM_SAMPLE_POSTS } from "./sqlite-term-sample.js";
 
 /** Up to this many hits, the hits are read whole; beyond, the filtered posts are walked. */
 const FEW_HITS = 2_000;
@@ -107,6 +110,8 @@ export interface Plan {
   words: SearchQuery;
   /** How many language phrases follow the words' in `match` (they weigh nothing in the score). */
   languagePhrases: number;
+  /** The languages `match` holds its posts to (JSON array of ids), or null for every language. */
+  languages: string | null;
   filters: Where;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
@@ -120,8 +125,19 @@ export interface Plan {
    * still decide.
    */
   narrowed: string | null;
+  /**
+   * `narrowed` with the words' terms that other terms imply left out (fts5-implied-terms.ts): the
+   * same posts, fewer posting lists; for finding posts, never for scoring them.
+   */
+  finding: string | null;
   /** How many phrases `narrowed` adds after `match`'s (one per `feed:` folded in). */
   feedPhrases: number;
+  /**
+   * Whether `narrowed` within `keys` matches exactly the posts that pass (every filter a date
+   * range, or a `feed:`/`-feed:` whose phrase is exactly its words: termPhrase drops none), so
+   * that no post needs its filters checked.
+   */
+  indexAnswers: boolean;
   /** The date keys that `after:`/`before:` clauses leave (index rowids), inclusive. */
   keys: { low: number; high: number };
 }
@@ -151,17 +167,24 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   let oneFeed: number | null = null;
   let feedIds: readonly number[] | null = null;
   let narrowed = match;
+  // The narrowing of `narrowed`, to apply to the finding query's MATCH too.
+  const narrowing: Array<(base: string) => string> = [];
   let feedPhrases = 0;
+  let indexAnswers = match !== null;
   const keys = { ...ALL_KEYS };
   for (const clause of query.filterClauses ?? []) {
     parts.push(or(clause.map(atomWhere)));
     const only = clause.length === 1 ? clause[0]! : null;
+    if (only === null || !isFilter(only) || only.kind === "lang") indexAnswers = false;
     if (only === null || !isFilter(only)) continue;
     if (only.kind === "feed" && only.feedIds?.length === 1) oneFeed = only.feedIds[0]!;
     if (only.kind === "feed") feedIds ??= only.feedIds ?? null;
     if (only.kind === "feed" && narrowed !== null) {
-      narrowed = `(${narrowed}) AND (${feedNamePhrase(only)})`;
+      narrowing.push((base) => `(${base}) AND (${feedNamePhrase(only)})`);
+      narrowed = narrowing.at(-1)!(narrowed);
       feedPhrases++;
+      // The phrase holds exactly the posts of the feeds whose names hold the words (see below).
+      if (termPhrase(only).length !== only.words.length) indexAnswers = false;
     }
     // Day starts are whole seconds, so these keys are exact bounds (keyAtOrAfter).
     if (only.kind === "date" && only.from !== null) keys.low = Math.max(keys.low, keyAtOrAfter(only.from));
@@ -175,8 +198,11 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     // Without a first or last pair dropped (termPhrase), the phrase matches exactly the names
     // that hold the words, so no post that passes is left out by the NOT.
     if (filter.kind === "feed" && narrowed !== null && termPhrase(filter).length === filter.words.length) {
-      narrowed = `(${narrowed}) NOT (${feedNamePhrase(filter)})`;
+      narrowing.push((base) => `(${base}) NOT (${feedNamePhrase(filter)})`);
+      narrowed = narrowing.at(-1)!(narrowed);
       feedPhrases++;
+    } else {
+      indexAnswers = false;
     }
   }
   if (languageIds !== null && !inMatch) {
@@ -185,15 +211,23 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       args: [JSON.stringify(languageIds)],
     });
   }
+  const find = findingQuery(words);
+  const findWords = find === words ? null : toFts5Match(find);
+  const findMatch =
+    findWords === null || !inMatch ? findWords : `(${findWords}) AND ${languageMatch(languageIds)}`;
+  const finding = findMatch === null ? narrowed : narrowing.reduce((base, narrow) => narrow(base), findMatch);
   return {
     match,
     words,
+    finding,
     languagePhrases,
+    languages: inMatch ? JSON.stringify(languageIds) : null,
     filters: and(parts),
     oneFeed,
     feedIds,
     narrowed,
     feedPhrases,
+    indexAnswers,
     keys,
   };
 }
@@ -282,7 +316,7 @@ function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | nu
   let chunk = Math.min(MAX_BATCH, Math.max(FIRST_BATCH, Math.ceil(need * 1.25)));
   while (found.length < need) {
     if (read >= HIT_WALK_FACTOR * need) return null;
-    const keys = walk.all(plan.narrowed, plan.keys.low, high, chunk) as number[];
+    const keys = walk.all(plan.finding, plan.keys.low, high, chunk) as number[];
     read += keys.length;
     const passed = check.all(JSON.stringify(keys), ...plan.filters.args) as Hit[];
     passed.sort((a, b) => b[1] - a[1]);
@@ -307,14 +341,26 @@ function mostClickedHits(
   plan: Plan & { narrowed: string },
   offset: number,
   limit: number,
+  scores: Scores,
 ): Hit[] | null {
   const need = offset + limit;
   const check = stmts
     .get(`SELECT k.date_key, k.id FROM posts k INDEXED BY posts_by_date_key ${BY_SORT_KEYS}
       WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
     .raw();
+  // The date range and the languages bound the walk itself (sqlite-clicked-hits.ts): the filters
+  // then reject only what the index cannot answer (a feed phrase's extra posts, an OR). Reads of
+  // every hit take the finding query.
+  const filter = {
+    match: plan.narrowed,
+    find: plan.finding ?? plan.narrowed,
+    languages: plan.languages,
+    keys: plan.keys,
+  };
   for (let window = need; ; window = Math.min(2 * window, HIT_WALK_FACTOR * need)) {
-    const { keys } = mostClickedHitPage(stmts, { match: plan.narrowed, languages: null }, 0, window);
+    const sink = { sql: scores.sql, args: scores.args, scores: scores.known };
+    const { keys, hits } = mostClickedHitPage(stmts, filter, 0, window, sink);
+    scores.spread = hits;
     const passed = new Map(
       check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>,
     );
@@ -335,9 +381,11 @@ export function mostClickedHitsPage(
   plan: Plan,
   offset: number,
   limit: number,
+  scores: Scores | null = scoring(stmts, plan, BOUNDS),
 ): Hit[] | null {
   const { narrowed } = plan;
-  return narrowed === null ? null : mostClickedHits(stmts, { ...plan, narrowed }, offset, limit);
+  if (narrowed === null || scores === null) return null;
+  return mostClickedHits(stmts, { ...plan, narrowed }, offset, limit, scores);
 }
 
 /**
@@ -352,14 +400,15 @@ function orderedHits(
   order: "date" | "clicks",
   offset: number,
   limit: number,
+  scores: Scores | null = null,
 ): Hit[] {
   const { match, filters } = plan;
   if (order === "date" && plan.narrowed !== null) {
     const newest = newestHits(stmts, plan, offset + limit);
     if (newest !== null) return newest.slice(offset);
   }
-  if (order === "clicks") {
-    const clicked = mostClickedHitsPage(stmts, plan, offset, limit);
+  if (order === "clicks" && scores !== null) {
+    const clicked = mostClickedHitsPage(stmts, plan, offset, limit, scores);
     if (clicked !== null) return clicked;
   }
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
@@ -482,39 +531,67 @@ function byDateIndex(stmts: StatementCache, feedIds: readonly number[], size: nu
   return theirs > 0 && (size * all) / theirs < theirs;
 }
 
-/** The scores of some hits of `plan.match` (positive, higher better), by date key. */
-function scoresOf(
-  stmts: StatementCache,
-  plan: Plan,
-  hits: readonly Hit[],
-  bounds: OperatorBounds,
-): Map<number, number> {
-  if (plan.match === null || hits.length === 0) return new Map(hits.map(([, key]) => [key, 1]));
+/**
+ * How the hits of a plan with words are scored: the score's SQL over `match` (`plan.narrowed`,
+ * whose `feed:` phrases get a negative count and so weigh nothing in sampled_bm25: the scores are
+ * the words' own, as over `plan.match`, and every post that passes the filters is a hit of it),
+ * the scores some step already computed (`known`, by date key), and how many hits lie among the
+ * keys to score when they are spread over the index (`spread`, an estimate; null for keys next
+ * to each other). Null without words: every post then scores 1.
+ */
+export interface Scores {
+  sql: string;
+  args: Array<number | null>;
+  match: string;
+  known: Map<number, number>;
+  spread: number | null;
+}
+
+function scoring(stmts: StatementCache, plan: Plan, bounds: OperatorBounds): Scores | null {
+  const match = plan.narrowed ?? plan.match;
+  if (match === null) return null;
   const sample = rankingStats(stmts, plan.words, bounds.termSamplePosts, plan.languagePhrases);
-  const keys = hits.map(([, key]) => key);
+  const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => -1)];
+  return { sql: scoreSql(args.length - 1), args, match, known: new Map(), spread: null };
+}
+
+/**
+ * The scores of some hits (positive, higher better), by date key: those a step computed, the
+ * others read from the index. Keys next to each other are scored in one pass over their range;
+ * keys spread over the index (clicks order) one seek each when that costs less than reading the
+ * hits between them (sqlite-search-queries.ts weighs the same choice for the word plans).
+ */
+function scoresOf(stmts: StatementCache, scores: Scores | null, hits: readonly Hit[]): Map<number, number> {
+  if (scores === null) return new Map(hits.map(([, key]) => [key, 1]));
+  const keys = hits.map(([, key]) => key).filter((key) => !scores.known.has(key));
+  if (keys.length === 0) return scores.known;
   let low = keys[0]!;
   let high = keys[0]!;
   for (const key of keys) {
     low = Math.min(low, key);
     high = Math.max(high, key);
   }
-  const rows = stmts
-    .get(`SELECT rowid, ${scoreSql(sample.args.length - 1)} FROM posts_fts WHERE posts_fts MATCH ?
-      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +rowid IN (SELECT value FROM json_each(?))`)
-    .raw()
-    .all(...sample.args, plan.match, low, high, JSON.stringify(keys)) as Array<[number, number]>;
-  return new Map(rows);
+  const seeksCost = keys.length * FTS_TEST_COST_US * Math.max(1, segmentCount(stmts));
+  const rows =
+    scores.spread !== null && seeksCost < scores.spread * FTS_GATHER_COST_US
+      ? stmts
+          .get(`SELECT rowid, ${scores.sql} FROM posts_fts
+            WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
+          .raw()
+          .all(...scores.args, scores.match, JSON.stringify(keys))
+      : stmts
+          .get(`SELECT rowid, ${scores.sql} FROM posts_fts WHERE posts_fts MATCH ?
+            AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} AND +rowid IN (SELECT value FROM json_each(?))`)
+          .raw()
+          .all(...scores.args, scores.match, low, high, JSON.stringify(keys));
+  for (const [key, value] of rows as Array<[number, number]>) scores.known.set(key, value);
+  return scores.known;
 }
 
 /** `[id, score]` of some hits, their scores read by key. */
-function scored(
-  stmts: StatementCache,
-  plan: Plan,
-  hits: readonly Hit[],
-  bounds: OperatorBounds,
-): Array<[number, number]> {
-  const scores = scoresOf(stmts, plan, hits, bounds);
-  return hits.map(([id, key]) => [id, scores.get(key) ?? 1]);
+function scored(stmts: StatementCache, scores: Scores | null, hits: readonly Hit[]): Array<[number, number]> {
+  const byKey = scoresOf(stmts, scores, hits);
+  return hits.map(([id, key]) => [id, byKey.get(key) ?? 1]);
 }
 
 /**
@@ -532,11 +609,13 @@ function rankedNewest(
   offset: number,
   limit: number,
   bounds: OperatorBounds,
+  walk?: Walk,
+  scores: Scores | null = null,
 ): Array<[number, number]> | null {
-  const sample = rankingStats(stmts, plan.words, bounds.termSamplePosts, plan.languagePhrases);
   // A negative count: the `feed:` phrases weigh nothing (native/sampled_bm25.c), so the scores
   // are the words' own, as the walk scores them.
-  const args = [...sample.args, ...Array.from({ length: plan.feedPhrases }, () => -1)];
+  const { args } = scores ?? scoring(stmts, plan, bounds)!;
+  if (plan.indexAnswers) return rankedByIndex(stmts, plan, offset, limit, bounds, args, walk);
   // The pool is the first `relevancePool` hits of FTS5's descending rowid walk, scored as they
   // are read: one walk of the index, the LIMIT stopping it at the pool's end.
   const rows = stmts
@@ -565,6 +644,65 @@ function rankedNewest(
   return rows.flatMap(([, , id, score]) => (id === null ? [] : [[id, score!] as [number, number]]));
 }
 
+/** Which walk ranks the pool, for the tests that reach each (else the hits' estimate chooses). */
+export type Walk = "ascending first" | "descending";
+
+/**
+ * rankedNewest when the index answers every filter (`plan.indexAnswers`): the pool is exactly the
+ * newest matches, so no post's filters are read, and only the posts down to the page's lowest
+ * score (with its ties, which the post id orders: spec §4) are joined to their ids. When the
+ * term sample bounds the matches below the pool (within the estimate's margin: an AND of clauses
+ * matches no more of the newest posts than its rarest clause), they are read in FTS5's own
+ * ascending order, cheaper than descending on long posting lists, up to one past the pool: all of
+ * them are the pool, and one past says the estimate was wrong (the descending walk then ranks).
+ * The bound is the sample's own counts: counting the whole query among the newest posts cost as
+ * much as the walk for rare combinations (bench/NOTES.md).
+ */
+function rankedByIndex(
+  stmts: StatementCache,
+  plan: Plan & { narrowed: string },
+  offset: number,
+  limit: number,
+  bounds: OperatorBounds,
+  args: Array<number | null>,
+  walk?: Walk,
+): Array<[number, number]> {
+  const pool = bounds.relevancePool;
+  const { low, high } = plan.keys;
+  const sample = newestKeyRange(stmts, bounds.termSamplePosts);
+  let few = walk === undefined ? sample === null : walk === "ascending first";
+  if (walk === undefined && sample !== null && low <= sample.from && high >= sample.to) {
+    // args: the sample's size, then each phrase's posts among it, clause by clause (rankingStats).
+    let at = 1;
+    let inSample = Number.POSITIVE_INFINITY;
+    for (const clause of plan.words.clauses) {
+      inSample = Math.min(
+        inSample,
+        clause.reduce((sum) => sum + ((args[at++] as number | null) ?? Number.POSITIVE_INFINITY), 0),
+      );
+    }
+    const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
+    few = ((inSample * posts) / bounds.termSamplePosts) * SAMPLE_ESTIMATE_MARGIN <= pool;
+  }
+  const rank = (order: string, cap: number) =>
+    stmts
+      .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
+          WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ${order} LIMIT ?),
+        edge AS MATERIALIZED (SELECT score FROM h ORDER BY score DESC LIMIT 1 OFFSET ?)
+        SELECT (SELECT count(*) FROM h), k.id, h.score FROM h
+        CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = h.key
+        WHERE NOT EXISTS (SELECT 1 FROM edge) OR h.score >= (SELECT score FROM edge)
+        ORDER BY h.score DESC, k.id DESC LIMIT ? OFFSET ?`)
+      .raw()
+      .all(...args, plan.narrowed, low, high, cap, offset + limit - 1, limit, offset) as Array<
+      [number, number, number]
+    >;
+  const ascending = few ? rank("", pool + 1) : null;
+  const rows =
+    ascending !== null && (ascending[0]?.[0] ?? 0) <= pool ? ascending : rank("ORDER BY t.rowid DESC", pool);
+  return rows.map(([, id, score]) => [id, score]);
+}
+
 /**
  * One page ranked by rankedNewest, or null when that plan cannot answer it (no words, filters the
  * index cannot answer that reject hits): exported for the tests that
@@ -576,9 +714,12 @@ export function rankedNewestPage(
   offset: number,
   limit: number,
   bounds: OperatorBounds = BOUNDS,
+  walk?: Walk,
+  scores: Scores | null = null,
 ): Array<[number, number]> | null {
   const { narrowed } = plan;
-  return narrowed === null ? null : rankedNewest(stmts, { ...plan, narrowed }, offset, limit, bounds);
+  if (narrowed === null) return null;
+  return rankedNewest(stmts, { ...plan, narrowed }, offset, limit, bounds, walk, scores);
 }
 
 /**
@@ -593,6 +734,7 @@ export function searchWithOperators(
 ): Array<PostRecord & { score: number }> {
   if (page.limit === 0 || page.languageIds?.length === 0) return [];
   const plan = planOf(page.query, page.languageIds);
+  const scores = scoring(stmts, plan, bounds);
   let ranked: Array<[number, number]>;
   if (page.sort !== "relevance" || plan.match === null) {
     const found = orderedHits(
@@ -601,15 +743,16 @@ export function searchWithOperators(
       page.sort === "clicks" ? "clicks" : "date",
       page.offset,
       page.limit,
+      scores,
     );
-    ranked = scored(stmts, plan, found, bounds);
+    ranked = scored(stmts, scores, found);
   } else {
     const pool = bounds.relevancePool;
     if (page.offset >= pool) return [];
     const limit = Math.min(page.limit, pool - page.offset);
     ranked =
-      rankedNewestPage(stmts, plan, page.offset, limit, bounds) ??
-      scored(stmts, plan, orderedHits(stmts, plan, "date", 0, pool), bounds)
+      rankedNewestPage(stmts, plan, page.offset, limit, bounds, undefined, scores) ??
+      scored(stmts, scores, orderedHits(stmts, plan, "date", 0, pool))
         .sort((a, b) => b[1] - a[1] || b[0] - a[0])
         .slice(page.offset, page.offset + limit);
   }

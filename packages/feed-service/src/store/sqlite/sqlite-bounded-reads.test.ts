@@ -12,14 +12,15 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import type { IncomingPost } from "../store.js";
 import { toFts5Match } from "./fts5-match.js";
-import { gatherClicked, walkClicked } from "./sqlite-clicked-hits.js";
-import { StatementCache } from "./sqlite-connection.js";
 import {
-  popularByComplement,
-  popularByDays,
-  prolificByComplement,
-  prolificByDays,
-} from "./sqlite-feed-rankings.js";
+  gatherClicked,
+  mostClickedHitPage,
+  sampleIn,
+  sortedByClicks,
+  walkClicked,
+} from "./sqlite-clicked-hits.js";
+import { StatementCache } from "./sqlite-connection.js";
+import { mostPopularFeeds, mostProlificFeeds } from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
@@ -147,6 +148,7 @@ describe("SQLite bounded reads", () => {
     "zzzunknown",
     "rust -the",
     '"open source"',
+    "title:data data",
   ];
   const languageSets: Array<number[] | null> = [null, [1], [3, 4], [4, 1, 3]];
 
@@ -218,7 +220,15 @@ describe("SQLite bounded reads", () => {
       AND (? IS NULL OR p.language_id IN (SELECT value FROM json_each(?)))
       ORDER BY p.clicks DESC, p.id DESC LIMIT ? OFFSET ?`);
     const clicked = db.prepare("SELECT count(*) FROM posts WHERE clicks > 0").pluck().get() as number;
-    for (const terms of ["the", "rust", "data OR security"]) {
+    // The last three are found with fewer terms than they score with (fts5-implied-terms.ts).
+    for (const terms of [
+      "the",
+      "rust",
+      "data OR security",
+      "the* the",
+      "title:the the",
+      '"open source" open',
+    ]) {
       const match = toFts5Match(parseSearchQuery(terms))!;
       for (const languageIds of languageSets) {
         const languages = languageIds === null ? null : JSON.stringify(languageIds);
@@ -302,7 +312,7 @@ describe("SQLite bounded reads", () => {
       AND (? IS NULL OR language_id IN (SELECT value FROM json_each(?)))
       ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?`);
     const maxId = db.prepare("SELECT max(id) FROM posts").pluck().get() as number;
-    // Ids below 4,096 take the few-ids path (SINCE_IDS_READ); the others the per-feed roll-up.
+    // Few and many ids below and above the id: day counts' bounds settle some rows, ranks the rest.
     for (const sincePostId of [0, 1, 37, 2_500, 9_000, maxId - 800]) {
       for (const languageIds of languageSets) {
         const languages = languageIds === null ? null : JSON.stringify(languageIds);
@@ -504,28 +514,120 @@ describe("SQLite bounded reads", () => {
     }
   });
 
-  it("ranks prolific feeds the same way from the day roll-ups as from the posts before the window", () => {
+  it("finds the most clicked hits within a range of date keys, scored on the way, as a full sort does", () => {
+    const allKeys = db.prepare("SELECT date_key FROM posts ORDER BY date_key").pluck().all() as number[];
+    const at = (share: number) => allKeys[Math.floor(share * (allKeys.length - 1))]!;
+    // Every key; the newest posts (the sample's own range); a slice in the middle, below the
+    // newest posts; a range of one post; and a range between two keys that holds none.
+    const ranges = [
+      { low: allKeys[0]!, high: allKeys.at(-1)! },
+      { low: at(0.9), high: allKeys.at(-1)! },
+      { low: at(0.2), high: at(0.6) },
+      { low: at(0.5), high: at(0.5) },
+      { low: at(0.5) + 1, high: at(0.5) + 1 },
+    ];
+    const reference = db.prepare(`SELECT p.date_key FROM posts p
+      WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
+      AND p.date_key BETWEEN ? AND ? ORDER BY p.clicks DESC, p.id DESC`);
+    const clicks = db.prepare("SELECT clicks FROM posts WHERE date_key = ?").pluck();
+    let compared = 0;
+    for (const terms of queries) {
+      for (const languageIds of languageSets) {
+        const match = searchMatch(parseSearchQuery(terms), languageIds)!;
+        const languages = languageIds === null ? null : JSON.stringify(languageIds);
+        const sample = rankingStats(stmts, parseSearchQuery(terms), 2048, languageIds?.length ?? 0);
+        const sql = scoreSql(sample.args.length - 1);
+        const one = db
+          .prepare(`SELECT ${sql} FROM posts_fts WHERE posts_fts MATCH ? AND rowid = CAST(? AS INTEGER)`)
+          .pluck();
+        for (const keys of ranges) {
+          const filter = { match, languages, keys };
+          const expected = reference.pluck().all(match, keys.low, keys.high) as number[];
+          const clicked = expected.filter((key) => (clicks.get(key) as number) > 0);
+          for (const want of [1, 20, 300]) {
+            assert.deepEqual(
+              walkClicked(stmts, filter, want, Number.MAX_SAFE_INTEGER),
+              clicked.slice(0, want),
+              `${match} ${JSON.stringify(keys)} ${want} walk`,
+            );
+            assert.deepEqual(
+              gatherClicked(stmts, filter, want),
+              clicked.slice(0, want),
+              `${match} ${JSON.stringify(keys)} ${want} gather`,
+            );
+          }
+          // Every hit's post sorted by clicks (the way in when every key is known and few).
+          const shuffled = [...expected].sort((x, y) => ((x * 7919) % 1009) - ((y * 7919) % 1009) || x - y);
+          for (const [offset, limit] of [
+            [0, 20],
+            [5, 1000],
+            [Math.max(0, clicked.length - 3), 10],
+          ] as const) {
+            assert.deepEqual(
+              sortedByClicks(stmts, shuffled, offset, limit),
+              expected.slice(offset, offset + limit),
+              `${match} ${JSON.stringify(keys)} sorted ${offset}`,
+            );
+          }
+          // Pages past the clicked hits too; 1,000 posts scores every hit on the read that counts
+          // them, 20 does not (the seeks after cost less): either way each score is the hit's own.
+          for (const [offset, limit] of [
+            [0, 20],
+            [0, 1000],
+            [Math.max(0, clicked.length - 5), 20],
+          ] as const) {
+            const scored = { sql, args: sample.args, scores: new Map<number, number>() };
+            const page = mostClickedHitPage(stmts, filter, offset, limit, scored);
+            assert.deepEqual(
+              page.keys,
+              expected.slice(offset, offset + limit),
+              `${match} ${JSON.stringify(keys)} ${offset} ${limit}`,
+            );
+            for (const [key, score] of scored.scores) {
+              assert.equal(score, one.get(...sample.args, match, key), `${match} ${key} score`);
+            }
+            compared += page.keys.length;
+          }
+        }
+      }
+    }
+    assert.ok(compared > 5_000, `only ${compared} hits compared`);
+  });
+
+  it("samples the newest posts of a range of date keys", () => {
+    const allKeys = db.prepare("SELECT date_key FROM posts ORDER BY date_key DESC").pluck().all() as number[];
+    const size = 500;
+    // The newest posts of all (the range reaches them), of a range below them, and none when the
+    // range holds fewer than the sample.
+    assert.deepEqual(sampleIn(stmts, { low: allKeys.at(-1)!, high: allKeys[0]! }, size), {
+      from: allKeys[size - 1],
+      to: allKeys[0],
+    });
+    assert.deepEqual(sampleIn(stmts, { low: allKeys.at(-1)!, high: allKeys[3000]! }, size), {
+      from: allKeys[3000 + size - 1],
+      to: allKeys[3000],
+    });
+    assert.equal(sampleIn(stmts, { low: allKeys[3000 + size - 2]!, high: allKeys[3000]! }, size), null);
+    assert.equal(sampleIn(stmts, { low: allKeys[size - 2]!, high: allKeys[0]! }, size), null);
+  });
+
+  it("ranks prolific feeds from the running sums as counting the posts does", () => {
     const reference = db.prepare(`SELECT feed_id, count(*) AS n FROM posts WHERE post_date >= ?
       GROUP BY feed_id ORDER BY n DESC, feed_id LIMIT ?`);
     for (const days of [0.5, 1, 45, 400, 36_500]) {
       for (const limit of [1, 20, 1000]) {
         const args = { since: NOW - days * DAY, limit };
         const expected = reference.raw().all(args.since, limit);
-        for (const [name, plan] of [
-          ["days", prolificByDays],
-          ["complement", prolificByComplement],
-        ] as const) {
-          assert.deepEqual(
-            plan(stmts, args).map((f) => [f.feedId, f.periodPosts]),
-            expected,
-            `${name} ${days}d ${limit}`,
-          );
-        }
+        assert.deepEqual(
+          mostProlificFeeds(stmts, args).map((f) => [f.feedId, f.periodPosts]),
+          expected,
+          `${days}d ${limit}`,
+        );
       }
     }
   });
 
-  it("ranks popular feeds the same way from the day roll-ups as from the clicks before the window", () => {
+  it("ranks popular feeds from the running sums as counting the clicks does", () => {
     const reference =
       db.prepare(`SELECT p.feed_id, count(*) AS n FROM clicks k JOIN posts p ON p.id = k.post_id
       WHERE k.clicked_at >= ? GROUP BY p.feed_id ORDER BY n DESC, p.feed_id LIMIT ?`);
@@ -533,17 +635,11 @@ describe("SQLite bounded reads", () => {
       for (const limit of [1, 20, 1000]) {
         const args = { since: NOW - days * DAY, limit };
         const expected = reference.raw().all(args.since, limit);
-        for (const [name, plan] of [
-          ["days", (st: StatementCache, a: typeof args) => popularByDays(st, a)],
-          ["days in feed order", (st: StatementCache, a: typeof args) => popularByDays(st, a, true)],
-          ["complement", popularByComplement],
-        ] as const) {
-          assert.deepEqual(
-            plan(stmts, args).map((f) => [f.feedId, f.periodClicks]),
-            expected,
-            `${name} ${days}d ${limit}`,
-          );
-        }
+        assert.deepEqual(
+          mostPopularFeeds(stmts, args).map((f) => [f.feedId, f.periodClicks]),
+          expected,
+          `${days}d ${limit}`,
+        );
       }
     }
   });
@@ -571,21 +667,8 @@ describe("SQLite roll-ups", () => {
     migrateSqlite(db);
     const store = new SqliteStore(db);
     const day = (x: string) => `(${x} / 86400000 - (${x} % 86400000 < 0))`;
+    // The running sums of schema 21 against a recount: sqlite-running-sums.test.ts.
     const recount = () => ({
-      days: db
-        .prepare(`SELECT ${day("post_date")} AS day, feed_id, language_id, coalesce(category_id, 0) AS category_id,
-          count(*) AS posts FROM posts GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`)
-        .all(),
-      kept: db
-        .prepare("SELECT day, feed_id, language_id, category_id, posts FROM post_days ORDER BY 1, 2, 3, 4")
-        .all(),
-      clicks: db
-        .prepare(`SELECT p.feed_id, ${day("k.clicked_at")} AS day, count(*) AS clicks FROM clicks k
-          JOIN posts p ON p.id = k.post_id GROUP BY 1, 2 ORDER BY 1, 2`)
-        .all(),
-      keptClicks: db
-        .prepare("SELECT feed_id, day, clicks FROM feed_click_days WHERE clicks > 0 ORDER BY 1, 2")
-        .all(),
       dayCounts: db
         .prepare(`SELECT ${day("post_date")} AS day, language_id, coalesce(category_id, 0) AS category_id,
           count(*) AS posts FROM posts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
@@ -593,23 +676,13 @@ describe("SQLite roll-ups", () => {
       keptDayCounts: db
         .prepare("SELECT day, language_id, category_id, posts FROM post_day_counts ORDER BY 1, 2, 3")
         .all(),
-      feedClicks: db
-        .prepare(`SELECT p.feed_id, count(*) AS clicks FROM clicks k JOIN posts p ON p.id = k.post_id
-          GROUP BY 1 ORDER BY 1`)
-        .all(),
-      keptFeedClicks: db
-        .prepare("SELECT feed_id, clicks FROM feed_click_totals WHERE clicks > 0 ORDER BY 1")
-        .all(),
       byKey: db.prepare("SELECT id FROM posts ORDER BY date_key").pluck().all(),
       byDate: db.prepare("SELECT id FROM posts ORDER BY post_date, id").pluck().all(),
     });
     const check = (when: string) => {
       const r = recount();
-      assert.deepEqual(r.kept, r.days, `post_days ${when}`);
-      assert.deepEqual(r.keptClicks, r.clicks, `feed_click_days ${when}`);
       assert.deepEqual(r.byKey, r.byDate, `date keys ${when}`);
       assert.deepEqual(r.keptDayCounts, r.dayCounts, `post_day_counts ${when}`);
-      assert.deepEqual(r.keptFeedClicks, r.feedClicks, `feed_click_totals ${when}`);
     };
     await loadDemoData(store, { posts: 3000, now: NOW });
     check("after loading");
@@ -630,7 +703,7 @@ describe("SQLite roll-ups", () => {
     check("after a feed was removed");
     for (const feed of await store.adminFeeds()) await store.removeFeed(feed.feedId);
     check("after every feed was removed");
-    assert.deepEqual(db.prepare("SELECT count(*) AS n FROM post_days").get(), { n: 0 });
+    assert.deepEqual(db.prepare("SELECT count(*) AS n FROM post_day_counts").get(), { n: 0 });
     await store.close();
   });
 
@@ -649,9 +722,22 @@ describe("SQLite roll-ups", () => {
     const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
     assert.equal(n("SELECT count(*) AS n FROM posts"), 500, "the copy brought every post");
     assert.ok(n("SELECT count(*) AS n FROM clicks") > 0, "and clicks");
-    assert.equal(n("SELECT sum(posts) AS n FROM post_days"), n("SELECT count(*) AS n FROM posts"));
     assert.equal(n("SELECT sum(posts) AS n FROM post_day_counts"), n("SELECT count(*) AS n FROM posts"));
-    assert.equal(n("SELECT sum(clicks) AS n FROM feed_click_days"), n("SELECT count(*) AS n FROM clicks"));
+    assert.equal(
+      n("SELECT sum(n) AS n FROM feed_post_sums WHERE level = 2"),
+      n("SELECT count(*) AS n FROM posts"),
+    );
+    assert.equal(
+      n("SELECT sum(n) AS n FROM feed_click_sums WHERE level = 2"),
+      n("SELECT count(*) AS n FROM clicks"),
+    );
+    // Schema 21 took the per-feed day roll-ups away, tables and triggers.
+    assert.equal(
+      n(
+        "SELECT count(*) AS n FROM sqlite_master WHERE sql LIKE '%post_days%' OR sql LIKE '%feed_click_days%'",
+      ),
+      0,
+    );
     // Schema 19 took the id blocks away, table and triggers.
     assert.equal(n("SELECT count(*) AS n FROM sqlite_master WHERE sql LIKE '%post_id_blocks%'"), 0);
     db.close();
@@ -696,10 +782,9 @@ describe("SQLite roll-ups", () => {
     }
     const rollups = (db: Database.Database) =>
       [
-        "post_days ORDER BY 1, 2, 3, 4",
         "post_day_counts ORDER BY 1, 2, 3",
-        "feed_click_days ORDER BY 1, 2",
-        "feed_click_totals ORDER BY 1",
+        "feed_post_sums ORDER BY 1, 2, 3",
+        "feed_click_sums ORDER BY 1, 2, 3",
       ].map((t) => db.prepare(`SELECT * FROM ${t}`).raw().all());
     assert.deepEqual(rollups(upgraded), rollups(fresh));
     const answers = async (store: SqliteStore) => {

@@ -95,6 +95,14 @@ export function feeds(
     .all() as FeedRecord[];
 }
 
+/** Every feed's id and name (a search's `feed:` resolves against them: operations/search-filters.ts). */
+export function feedNames(stmts: StatementCache): Array<{ feedId: number; feedName: string }> {
+  return stmts.get("SELECT id AS feedId, name AS feedName FROM feeds").all() as Array<{
+    feedId: number;
+    feedName: string;
+  }>;
+}
+
 export function feedById(stmts: StatementCache, id: number): FeedAdminRecord | undefined {
   return stmts.get(`SELECT ${FEED_ADMIN_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.id = ?`).get(id) as
     | FeedAdminRecord

@@ -12,20 +12,24 @@
  * Posts with no click follow, highest id first (spec §4 ties). Every list here is of date keys,
  * the index's rowids (sqlite-date-keys.ts). The walk's test of a post is the seek that scoring it
  * needs too, so when given the score it keeps each match's score: a page found that way needs no
- * second seek per post (sqlite-search-queries.ts).
+ * second seek per post (sqlite-search-queries.ts). A range of date keys (`filter.keys`, from
+ * `after:`/`before:`) bounds every read: the clicked posts' indexes hold each one's key, and the
+ * index's rowid is the key, so the range is part of each step and no hit outside it is read.
  */
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import type { HitFilter } from "./sqlite-newest-hits.js";
 import {
   FTS_GATHER_COST_US as GATHER_COST_US,
+  POST_BY_KEY_COST_US,
   SAMPLE_ESTIMATE_MARGIN,
   HIT_SAMPLE_POSTS as SAMPLE_POSTS,
+  FTS_SCORE_COST_US as SCORE_COST_US,
   EXACT_HITS_BELOW as SMALL_HITS,
   FTS_TEST_COST_US as TEST_COST_US,
 } from "./sqlite-plan-costs.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
-import { newestKeyRange } from "./sqlite-term-sample.js";
+import { type KeyRange, newestKeyRange } from "./sqlite-term-sample.js";
 
 /**
  * How to read the clicked posts of a search's languages in (clicks desc, id desc) order: for one
@@ -48,33 +52,77 @@ function clickedAccess(filter: HitFilter, alias: string): { from: string; where:
   };
 }
 
+/** The lowest and highest date keys, beyond any post's (sqlite-date-keys.ts clamps seconds to ±2^36). */
+const EVERY_KEY = { low: -(2 ** 53 - 1), high: 2 ** 53 - 1 };
+
+/**
+ * The keys of the newest `size` posts within `keys` (the index's newest posts when the range
+ * reaches them: kept per connection), or null when the range holds fewer posts.
+ */
+export function sampleIn(
+  stmts: StatementCache,
+  keys: { low: number; high: number },
+  size = SAMPLE_POSTS,
+): KeyRange | null {
+  const newest = newestKeyRange(stmts, size);
+  if (newest === null) return null;
+  if (keys.high >= newest.to) return keys.low <= newest.from ? newest : null;
+  const from = stmts
+    .get(`SELECT date_key FROM posts INDEXED BY posts_by_date_key WHERE date_key <= ${FTS_ROWID}
+      ORDER BY date_key DESC LIMIT 1 OFFSET ?`)
+    .pluck()
+    .get(keys.high, size - 1) as number | undefined;
+  return from !== undefined && from >= keys.low ? { from, to: keys.high } : null;
+}
+
 /**
  * An estimate of how many posts match, and how many posts there are (about). The hits among the
- * newest posts give it; when they do not show far more than SMALL_HITS, the hits are counted
- * exactly up to SMALL_HITS, and below it every hit's key comes back too (the walk that counted
- * them is the one a gather would repeat).
+ * newest posts give it; when they do not show far more than SMALL_HITS (up to the estimate's
+ * margin), the hits are counted exactly up to that many, and below it every hit's key comes back
+ * too (the walk that counted them is the one a gather would repeat), with its score when scoring
+ * every hit on that walk costs less than seeking each post of a page of `want` after (`scored`).
+ * With a range of keys, the sample is its newest posts (sampleIn), and the estimate counts all
+ * posts as the range's, an upper bound.
  */
 function estimateHits(
   stmts: StatementCache,
   filter: HitFilter,
-): { hits: number; posts: number; keys: number[] | null } {
+  want: number,
+  scored?: ScoreSink,
+): { hits: number; posts: number; keys: number[] | null; scores: Map<number, number> | null } {
   const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
-  const range = newestKeyRange(stmts, SAMPLE_POSTS);
+  const keys = filter.keys ?? EVERY_KEY;
+  const range = sampleIn(stmts, keys);
   let sampled: number | null = null;
   if (range !== null) {
     const inSample = stmts
-      .get(`SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid >= ${FTS_ROWID}`)
+      .get(
+        `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
+      )
       .pluck()
-      .get(filter.match, range.from) as number;
+      .get(filter.match, range.from, range.to) as number;
     sampled = (inSample / SAMPLE_POSTS) * posts;
-    if (sampled > SAMPLE_ESTIMATE_MARGIN * SMALL_HITS) return { hits: sampled, posts, keys: null };
+    if (sampled > SAMPLE_ESTIMATE_MARGIN * SMALL_HITS)
+      return { hits: sampled, posts, keys: null, scores: null };
   }
-  const small = stmts
-    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?")
-    .pluck()
-    .all(filter.match, SMALL_HITS) as number[];
-  if (small.length < SMALL_HITS) return { hits: small.length, posts, keys: small };
-  return { hits: Math.max(SMALL_HITS, sampled ?? 0), posts, keys: null };
+  const cap = sampled === null ? SMALL_HITS : SAMPLE_ESTIMATE_MARGIN * SMALL_HITS;
+  const withScores = scored !== undefined && want * TEST_COST_US > (sampled ?? cap) * SCORE_COST_US;
+  const rows = stmts
+    .get(`SELECT rowid, ${withScores ? scored.sql : "0"} FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
+    .raw()
+    .all(...(withScores ? scored.args : []), filter.match, keys.low, keys.high, cap) as Array<
+    [number, number]
+  >;
+  if (rows.length < cap) {
+    return {
+      hits: rows.length,
+      posts,
+      keys: rows.map(([key]) => key),
+      scores: withScores ? new Map(rows) : null,
+    };
+  }
+  return { hits: Math.max(cap, sampled ?? 0), posts, keys: null, scores: null };
 }
 
 /** A score's SQL over `posts_fts` and its parameters, and where the scores of the hits go. */
@@ -96,9 +144,12 @@ export function walkClicked(
   scored?: ScoreSink,
 ): number[] | null {
   const access = clickedAccess(filter, "p");
+  const keys = filter.keys ?? EVERY_KEY;
+  // The key range is checked on the index's own entries: posts outside it are never tested.
   const next = stmts
     .get(`SELECT p.clicks, p.id, p.date_key FROM ${access.from}
       WHERE p.clicks > 0 AND (p.clicks, p.id) < (?, ?) AND ${access.where}
+      AND p.date_key BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}
       ORDER BY p.clicks DESC, p.id DESC LIMIT ?`)
     .raw();
   const test = stmts
@@ -112,7 +163,9 @@ export function walkClicked(
   let tested = 0;
   while (found.length < want) {
     if (tested >= budgetTests) return null;
-    const rows = next.all(after[0], after[1], ...access.params, batch) as Array<[number, number, number]>;
+    const rows = next.all(after[0], after[1], ...access.params, keys.low, keys.high, batch) as Array<
+      [number, number, number]
+    >;
     if (rows.length === 0) break;
     const matching = new Map(
       test.all(...args, filter.match, JSON.stringify(rows.map((r) => r[2]))) as Array<[number, number]>,
@@ -142,17 +195,38 @@ export function gatherClicked(
   want: number,
   hitKeys: readonly number[] | null = null,
 ): number[] {
+  const keys = filter.keys ?? EVERY_KEY;
   const hits =
     hitKeys === null
-      ? "SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?"
+      ? `SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`
       : "SELECT value FROM json_each(?)";
+  const hitArgs = hitKeys === null ? [filter.match, keys.low, keys.high] : [JSON.stringify(hitKeys)];
   const access = clickedAccess(filter, "p");
   return stmts
     .get(`SELECT p.date_key FROM ${access.from}
       WHERE p.clicks > 0 AND p.date_key IN (${hits}) AND ${access.where}
       ORDER BY p.clicks DESC, p.id DESC LIMIT ?`)
     .pluck()
-    .all(hitKeys === null ? filter.match : JSON.stringify(hitKeys), ...access.params, want) as number[];
+    .all(...hitArgs, ...access.params, want) as number[];
+}
+
+/**
+ * Hits `offset` to `offset + limit` of some hits (their keys), most clicked first and then the
+ * unclicked newest id first: each post found by its key, its clicks read from posts_sort_keys.
+ */
+export function sortedByClicks(
+  stmts: StatementCache,
+  keys: readonly number[],
+  offset: number,
+  limit: number,
+): number[] {
+  return stmts
+    .get(`SELECT k.date_key FROM json_each(?) j
+      CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = j.value
+      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.id
+      ORDER BY p.clicks DESC, p.id DESC LIMIT ? OFFSET ?`)
+    .pluck()
+    .all(JSON.stringify(keys), limit, offset) as number[];
 }
 
 /** A page of hits most clicked first: their keys, and how many hits there are (an estimate). */
@@ -176,7 +250,21 @@ export function mostClickedHitPage(
   scored?: ScoreSink,
 ): ClickedHitPage {
   const want = offset + limit;
-  const { hits, posts, keys } = estimateHits(stmts, filter);
+  // Reads of every hit take the finding MATCH (scoring on the read only when it is the whole
+  // one); the walk tests the whole MATCH, so that it keeps each match's score.
+  const reads = filter.find === undefined ? filter : { ...filter, match: filter.find };
+  const { hits, posts, keys, scores } = estimateHits(
+    stmts,
+    reads,
+    want,
+    reads.match === filter.match ? scored : undefined,
+  );
+  const page = (found: number[]): ClickedHitPage => {
+    if (scores !== null && scored !== undefined) {
+      for (const key of found) scored.scores.set(key, scores.get(key)!);
+    }
+    return { keys: found, hits };
+  };
   const gatherCost = hits * GATHER_COST_US;
   // The walk tests posts of the search's languages only: a share `hits / inScope` of them match.
   const inScope =
@@ -193,18 +281,31 @@ export function mostClickedHitPage(
   if (testsNeeded * testCost < gatherCost) {
     clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost), scored);
   }
-  clicked ??= gatherClicked(stmts, filter, want, keys);
-  if (clicked.length >= want) return { keys: clicked.slice(offset), hits };
-  // Every clicked hit is known: the rest of the page is unclicked hits, highest id first.
+  // Every hit's key known: its posts sorted, when that costs less than the gather, which reads the
+  // clicked posts of the search's languages in order until `want` of them are hits (about
+  // testsNeeded of them).
+  const gatherRead = (hits + Math.min(testsNeeded, Math.max(inScope ?? 0, hits))) * GATHER_COST_US;
+  if (clicked === null && keys !== null && keys.length * POST_BY_KEY_COST_US < gatherRead) {
+    return page(sortedByClicks(stmts, keys, offset, limit));
+  }
+  clicked ??= gatherClicked(stmts, reads, want, keys);
+  if (clicked.length >= want) return page(clicked.slice(offset));
+  // Every clicked hit is known: the rest of the page is unclicked hits, highest id first (from
+  // the hits' keys when the estimate read them all, rather than the index again).
+  const range = filter.keys ?? EVERY_KEY;
+  const hitsSql =
+    keys === null
+      ? `SELECT rowid AS key FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`
+      : "SELECT value AS key FROM json_each(?)";
   const unclicked = stmts
-    .get(`SELECT p.date_key FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_by_date_key
-      ON p.date_key = t.rowid WHERE posts_fts MATCH ? AND p.clicks = 0
+    .get(`SELECT p.date_key FROM (${hitsSql}) t CROSS JOIN posts p INDEXED BY posts_by_date_key
+      ON p.date_key = t.key WHERE p.clicks = 0
       ORDER BY p.id DESC LIMIT ? OFFSET ?`)
     .pluck()
     .all(
-      filter.match,
+      ...(keys === null ? [reads.match, range.low, range.high] : [JSON.stringify(keys)]),
       want - Math.max(offset, clicked.length),
       Math.max(0, offset - clicked.length),
     ) as number[];
-  return { keys: [...clicked.slice(offset), ...unclicked], hits };
+  return page([...clicked.slice(offset), ...unclicked]);
 }

@@ -1,13 +1,13 @@
 /** The SQLite side of `migrate-data`: reads and writes the store tables of one database file. */
 import type Database from "better-sqlite3";
-import type { CopiedTable, CopyEndpoint, Row } from "../copied-tables.js";
+import { type CopiedTable, type CopyEndpoint, keyAfter, onConflict, type Row } from "../copied-tables.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
-import { fillDayCounts } from "./sqlite-day-counts-schema.js";
+import { fillPostDayCounts } from "./sqlite-day-counts-schema.js";
 import { recountLanguages } from "./sqlite-language-counts.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { fillRollups } from "./sqlite-rollup-schema.js";
+import { fillRunningSumTables } from "./sqlite-running-sums-schema.js";
 
 const POST_TITLE = 4;
 const POST_EXCERPT = 5;
@@ -35,11 +35,11 @@ export class SqliteEndpoint implements CopyEndpoint {
   }
 
   read(table: CopiedTable, after: unknown, limit: number): Promise<Row[]> {
-    const where = after === null ? "" : `WHERE ${table.key} > ?`;
+    const { where, values } = keyAfter(table, after, () => "?");
     const stmt = this.#db
       .prepare(`SELECT ${table.columns.join(", ")} FROM ${table.name} ${where} ORDER BY ${table.key} LIMIT ?`)
       .raw(true);
-    return Promise.resolve((after === null ? stmt.all(limit) : stmt.all(after, limit)) as Row[]);
+    return Promise.resolve(stmt.all(...values, limit) as Row[]);
   }
 
   begin(): Promise<void> {
@@ -52,7 +52,7 @@ export class SqliteEndpoint implements CopyEndpoint {
     // Languages 1 and 2 exist in every database: the copy's spelling replaces them.
     const insert = this.#db.prepare(
       `INSERT INTO ${table.name} (${table.columns.join(", ")}) VALUES (${marks})
-        ON CONFLICT (${table.key}) DO UPDATE SET ${table.columns.map((c) => `${c} = excluded.${c}`).join(", ")}`,
+        ${onConflict(table, table.columns)}`,
     );
     const index = this.#db.prepare(FTS5_INSERT);
     const keyOf = this.#db.prepare("SELECT date_key FROM posts WHERE id = ?").pluck();
@@ -122,9 +122,9 @@ export class SqliteEndpoint implements CopyEndpoint {
     // is counted again from the copied rows: the per-language counts travel in no copied column,
     // and --force leaves roll-up bounds of the posts it removed (wider, so true, but not tight).
     this.#db.transaction(() => {
-      this.#db.exec("DELETE FROM post_days; DELETE FROM feed_click_days;");
-      this.#db.exec(fillRollups);
-      this.#db.exec(`DELETE FROM post_day_counts; DELETE FROM feed_click_totals; ${fillDayCounts}`);
+      this.#db.exec(`DELETE FROM post_day_counts; ${fillPostDayCounts}`);
+      this.#db.exec("DELETE FROM feed_post_sums; DELETE FROM feed_click_sums; DELETE FROM post_day_ranks;");
+      fillRunningSumTables(this.#db, () => {});
       recountLanguages(this.#db);
     })();
     return Promise.resolve();

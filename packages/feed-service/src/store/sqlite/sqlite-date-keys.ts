@@ -8,7 +8,7 @@
  * so far); one dated before a post of its second goes between its neighbours, and when no slot is
  * free there the second's posts are renumbered (their index rows written again).
  */
-import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
+import { FTS5_DELETE, FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import type { StatementCache } from "./sqlite-connection.js";
 
 /** Slots per second. */
@@ -120,7 +120,7 @@ interface IndexedText {
 function rekey(stmts: StatementCache, moved: ReadonlyArray<{ id: number; from: number; to: number }>): void {
   const text = stmts.get(`SELECT p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name
     FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.id = ?`);
-  const unindex = stmts.get("DELETE FROM posts_fts WHERE rowid = ?");
+  const unindex = stmts.get(FTS5_DELETE);
   const clear = stmts.get("UPDATE posts SET date_key = NULL WHERE id = ?");
   for (const m of moved) {
     unindex.run(m.from);

@@ -5,7 +5,8 @@
  * whole; this table grows with days × languages × categories only, whatever the number of feeds,
  * and the seeks of lists not restricted to one feed read it instead (sqlite-day-seek.ts).
  * `feed_click_totals`: all-time clicks per feed, so that popular feeds over a window that leaves
- * few clicks before it count those instead of summing `feed_click_days` (sqlite-feed-rankings.ts).
+ * few clicks before it count those instead of summing `feed_click_days`; schema 21 drops it, its
+ * running sums (sqlite-running-sums-schema.ts) holding the same totals.
  */
 
 /** floor(x / 1 day) for epoch milliseconds, before 1970 too (SQLite's `/` truncates toward zero). */
@@ -24,10 +25,13 @@ const down = (row: "old") => {
   DELETE FROM post_day_counts WHERE ${key} AND posts <= 0;`;
 };
 
-/** Fills the (empty) tables from the posts and clicks: on upgrade, and after migrate-data's copy. */
-export const fillDayCounts = `
+/** Fills the (empty) day counts from the posts: on upgrade, and after migrate-data's copy. */
+export const fillPostDayCounts = `
 INSERT INTO post_day_counts (day, language_id, category_id, posts)
-  SELECT ${day("post_date")}, language_id, coalesce(category_id, 0), count(*) FROM posts GROUP BY 1, 2, 3;
+  SELECT ${day("post_date")}, language_id, coalesce(category_id, 0), count(*) FROM posts GROUP BY 1, 2, 3;`;
+
+/** Fills the (empty) tables from the posts and clicks, as schema 15 made them. */
+const fillDayCounts = `${fillPostDayCounts}
 INSERT INTO feed_click_totals (feed_id, clicks)
   SELECT p.feed_id, count(*) FROM clicks k JOIN posts p ON p.id = k.post_id GROUP BY 1;`;
 

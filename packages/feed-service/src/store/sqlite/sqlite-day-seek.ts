@@ -1,19 +1,20 @@
 /**
- * Deep pages of the newest-first post lists without reading the rows they skip. `post_days`
- * (migration 8) counts posts per UTC day per feed, language and category, and `post_day_counts`
- * (migration 15) per day, language and category for lists of every feed; adding the counts from
- * the newest day down finds the day where the offset lands, and the page query then starts at the
+ * Deep pages of the newest-first post lists without reading the rows they skip. `post_day_counts`
+ * (migration 15) counts posts per UTC day, language and category for lists of every feed (with id
+ * bounds and each post's rank by id within its row since migration 21, for lists since a post
+ * id), and a feed's running sums (migration 21) its posts per day; adding the counts from the
+ * newest day down finds the day where the offset lands, and the page query then starts at the
  * end of that day and skips only within it (about one day of posts instead of `offset` rows).
  * SQLite's own advice on paging is the model: seek, do not skip (https://sqlite.org/rowvalue.html#scrolling_window_queries).
  */
 import type { StatementCache } from "./sqlite-connection.js";
-import type { PostFilters } from "./sqlite-newest-ids.js";
-import { SEEK_DAYS_FROM as SEEK_FROM, SINCE_IDS_READ } from "./sqlite-plan-costs.js";
+import { SEEK_DAYS_FROM as SEEK_FROM } from "./sqlite-plan-costs.js";
 
 const DAY = 86_400_000;
 
-/** Which posts a list holds, as `post_days` can tell. */
+/** Which posts a list holds, as the day counts can tell. */
 export interface DayScope {
+  /** A feed's list, with no other restriction. */
   feedId?: number;
   categoryId?: number;
   languageIds: readonly number[] | null;
@@ -32,10 +33,6 @@ export interface Seek {
 function scopeConditions(scope: DayScope): { sql: string[]; values: unknown[] } {
   const sql: string[] = [];
   const values: unknown[] = [];
-  if (scope.feedId !== undefined) {
-    sql.push("feed_id = ?");
-    values.push(scope.feedId);
-  }
   if (scope.categoryId !== undefined) {
     sql.push("category_id = ?");
     values.push(scope.categoryId);
@@ -49,49 +46,58 @@ function scopeConditions(scope: DayScope): { sql: string[]; values: unknown[] } 
 
 /**
  * The lowest day that can hold a post with id above `sincePostId`: a list restricted by id ends
- * there, so its last page never scans the older days.
+ * there, so its last page never scans the older days. The day counts' id bounds (schema 21) in
+ * the order of their highest id: only the rows holding such a post are read, whatever the feeds.
  */
 function lowestDayAbove(stmts: StatementCache, scope: DayScope, sincePostId: number): number | null {
   const { sql, values } = scopeConditions(scope);
+  const index = scope.categoryId === undefined ? "" : "INDEXED BY post_day_counts_by_max_id";
   return stmts
-    .get(`SELECT min(day) FROM post_days WHERE ${[...sql, "max_id > ?"].join(" AND ")}`)
+    .get(`SELECT min(day) FROM post_day_counts ${index} WHERE ${[...sql, "max_id > ?"].join(" AND ")}`)
     .pluck()
     .get(...values, sincePostId) as number | null;
 }
 
 /**
- * The posts of a list's scope with ids up to `sincePostId`, counted per day, when fewer than
- * SINCE_IDS_READ posts of any scope have such ids (read in id order, the table's own), else null.
+ * A day's posts in a list since a post id, per row of `post_day_counts` (one day, language and
+ * category): all of them when the row's lowest id is above it, none when its highest is not, else
+ * the row's count less the rank of its last post at or below the id (`post_day_ranks`, a seek).
  */
-function postsUpTo(stmts: StatementCache, scope: DayScope, sincePostId: number): Map<number, number> | null {
-  const { sql, values } = scopeConditions(scope);
-  const inScope = sql.length === 0 ? "1" : sql.join(" AND ");
-  const rows = stmts
-    .get(`SELECT post_date, ${inScope} FROM posts NOT INDEXED WHERE id <= ? LIMIT ?`)
-    .raw()
-    .all(...values, sincePostId, SINCE_IDS_READ) as Array<[number, number]>;
-  if (rows.length >= SINCE_IDS_READ) return null;
-  const perDay = new Map<number, number>();
-  for (const [date, matches] of rows) {
-    if (matches !== 1) continue;
-    const day = Math.floor(date / DAY);
-    perDay.set(day, (perDay.get(day) ?? 0) + 1);
+const ABOVE_SINCE = `CASE WHEN c.max_id <= $since THEN 0 WHEN c.min_id > $since THEN c.posts
+  ELSE c.posts - coalesce((SELECT r.rank FROM post_day_ranks r WHERE r.category_id = c.category_id
+    AND r.language_id = c.language_id AND r.day = c.day AND r.id <= $since ORDER BY r.id DESC LIMIT 1), 0) END`;
+
+/** The list's posts per day after `sinceDay` (when set), newest day first. */
+function dayCounts(stmts: StatementCache, scope: DayScope, sinceDay: number | null): Array<[number, number]> {
+  if (scope.feedId !== undefined) {
+    // A feed's list has no other restriction (postsByFeed).
+    return stmts
+      .get(`SELECT period, n FROM feed_post_sums WHERE level = 0 AND feed_id = ? AND period > ?
+        ORDER BY period DESC`)
+      .raw()
+      .all(scope.feedId, sinceDay ?? Number.MIN_SAFE_INTEGER) as Array<[number, number]>;
   }
-  return perDay;
+  const { sql, values } = scopeConditions(scope);
+  if (sinceDay !== null) {
+    sql.push("day > ?");
+    values.push(sinceDay);
+  }
+  const sinceId = scope.sincePostId ?? null;
+  const counted = sinceId === null ? "posts" : ABOVE_SINCE.replaceAll("$since", "?");
+  return stmts
+    .get(`SELECT day, sum(${counted}) FROM post_day_counts c
+      ${sql.length === 0 ? "" : `WHERE ${sql.join(" AND ")}`} GROUP BY day ORDER BY day DESC`)
+    .raw()
+    .all(...(sinceId === null ? [] : [sinceId, sinceId, sinceId]), ...values) as Array<[number, number]>;
 }
 
 /**
  * Finds the day where `offset` lands, or null when the list is shorter than the offset.
  *
  * @example
- * seekDay(stmts, { languageIds: null }, [], 999_000); // { before: <end of a day>, skip: 1234, ... }
+ * seekDay(stmts, { languageIds: null }, 999_000); // { before: <end of a day>, skip: 1234, ... }
  */
-export function seekDay(
-  stmts: StatementCache,
-  scope: DayScope,
-  filters: PostFilters,
-  offset: number,
-): Seek | null {
+export function seekDay(stmts: StatementCache, scope: DayScope, offset: number): Seek | null {
   const sinceId = scope.sincePostId ?? null;
   const sinceDate = scope.sinceDate ?? null;
   let notBefore: number | null = null;
@@ -101,41 +107,12 @@ export function seekDay(
     notBefore = low * DAY;
   }
   if (offset < SEEK_FROM) return { before: null, notBefore, skip: offset };
-  const { sql, values } = scopeConditions(scope);
   // Days after the one holding `sinceDate` hold only posts dated after it.
   const sinceDay = sinceDate === null ? null : Math.floor(sinceDate / DAY);
-  if (sinceDay !== null) {
-    sql.push("day > ?");
-    values.push(sinceDay);
-  }
-  // Lists of more than one feed count days in post_day_counts (schema 15), whose rows do not
-  // multiply with the feeds. A sincepost below which few posts lie takes those few off their
-  // days' counts; otherwise ids on both sides of it need post_days' per-feed id bounds.
-  const below = sinceId === null || scope.feedId !== undefined ? null : postsUpTo(stmts, scope, sinceId);
-  const perFeed = scope.feedId !== undefined || (sinceId !== null && below === null);
-  const days = stmts
-    .get(`SELECT day, sum(posts), ${perFeed ? "min(min_id), max(max_id)" : "0, 0"}
-      FROM ${perFeed ? "post_days" : "post_day_counts"}
-      ${sql.length === 0 ? "" : `WHERE ${sql.join(" AND ")}`} GROUP BY day ORDER BY day DESC`)
-    .raw();
-  const exact = stmts
-    .get(
-      `SELECT count(*) FROM posts p WHERE ${[
-        ...filters.map(([condition]) => condition),
-        "p.post_date >= ? AND p.post_date < ?",
-      ].join(" AND ")}`,
-    )
-    .pluck();
   let skipped = 0;
-  // all(), not iterate(): the exact counts below need the connection meanwhile. A row per day.
-  for (const [day, posts, minId, maxId] of days.all(...values) as Array<[number, number, number, number]>) {
-    let n = posts;
-    if (below !== null) n -= below.get(day) ?? 0;
-    else if (sinceId !== null && maxId <= sinceId) n = 0;
-    else if (sinceId !== null && minId <= sinceId) {
-      // A day holding ids on both sides of sincepost: counted exactly (one day's index range).
-      n = exact.get(...filters.map(([, value]) => value), day * DAY, (day + 1) * DAY) as number;
-    }
+  // A row per day, newest first: a feed's from its running sums' days (schema 21), a list of more
+  // than one feed's from post_day_counts (schema 15), whose rows do not multiply with the feeds.
+  for (const [day, n] of dayCounts(stmts, scope, sinceDay)) {
     if (skipped + n > offset) return { before: (day + 1) * DAY, notBefore, skip: offset - skipped };
     skipped += n;
   }

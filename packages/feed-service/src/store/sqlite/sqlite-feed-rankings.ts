@@ -1,88 +1,63 @@
 /**
  * Feeds ranked over a window on SQLite (most popular: clicks on their posts; most prolific: posts
- * dated within it). A window of `daysBack` up to 100 years is whole UTC days plus the part of its
- * first day after `since`: the whole days come from the per-day roll-ups of migration 8
- * (`feed_click_days`, `post_days`: a few thousand rows for a 90-day history), the partial day from
- * the clicks or posts themselves (at most one day of them). Over a window that leaves few posts
- * or clicks before it, those are counted instead (each feed's post count, or its all-time clicks
- * from `feed_click_totals`, less them). The counts are exact.
+ * dated within it). A feed's count from `since` on is its all-time total less what lies before:
+ * the running sums of schema 21 (sqlite-running-sums-schema.ts) give its count up to the end of
+ * the last block of days before since's block and, within that block, up to the day before
+ * since's day, a seek each; the posts or clicks of since's own day before `since` are counted
+ * from the rows (at most one day of them). So a ranking reads two seeks per feed and one day of
+ * rows, however many days the window or the history spans. The counts are exact.
  */
 import type { FeedRecord } from "../store.js";
 import { FEED_COLUMNS, FEED_JOINS } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { PLAN_COUNT_CAP, ROLLUP_SORTED_ROWS } from "./sqlite-plan-costs.js";
+import { SUM_BLOCK_DAYS } from "./sqlite-running-sums-schema.js";
 
 const DAY = 86_400_000;
 
-/** The first whole day of a window starting at `since`, and where that day starts. */
-function firstWholeDay(since: number): { day: number; start: number } {
-  const day = Math.ceil(since / DAY);
-  return { day, start: day * DAY };
+/** The day that holds `since`, where it starts, and the first day of its block of the sums. */
+function windowStart(since: number): { day: number; dayStart: number; blockStart: number } {
+  const day = Math.floor(since / DAY);
+  return { day, dayStart: day * DAY, blockStart: Math.floor(day / SUM_BLOCK_DAYS) * SUM_BLOCK_DAYS };
 }
+
+/**
+ * Each feed's count in `table` (a running-sums table) from `since` on, as `w(feed_id, n)`:
+ * `partial` is the SQL of the count of a feed `t.feed_id`'s posts or clicks on since's day before
+ * it. A feed whose days all lie after since's day (its `lo`) counts whole, one whose days all
+ * lie before it (`hi`) not at all, without a seek. Materialized: each feed's seeks run once, not
+ * again for every use of `n`.
+ */
+function fromSums(table: string, partial: string): string {
+  return `w AS MATERIALIZED (SELECT t.feed_id, t.n - CASE WHEN t.lo > $day THEN 0 ELSE
+        coalesce((SELECT b.through FROM ${table} b WHERE b.level = 1 AND b.feed_id = t.feed_id
+          AND b.period < $blockStart / ${SUM_BLOCK_DAYS} ORDER BY b.period DESC LIMIT 1), 0)
+        + coalesce((SELECT d.through FROM ${table} d WHERE d.level = 0 AND d.feed_id = t.feed_id
+          AND d.period >= $blockStart AND d.period < $day ORDER BY d.period DESC LIMIT 1), 0)
+        + ${partial} END AS n
+    FROM ${table} t WHERE t.level = 2 AND t.hi >= $day)`;
+}
+
+/** The partial day's count of a feed from `partial(feed_id, n)`, counted across feeds beforehand. */
+const FROM_PARTIAL = "coalesce((SELECT x.n FROM partial x WHERE x.feed_id = t.feed_id), 0)";
+
+/** The window's leaders, sorted before their feed rows are read. */
+const TOP = "(SELECT feed_id, n FROM w WHERE n > 0 ORDER BY n DESC, feed_id LIMIT $limit) AS top";
 
 export function mostPopularFeeds(
   stmts: StatementCache,
   args: { since: number; limit: number },
 ): Array<FeedRecord & { periodClicks: number }> {
   if (args.limit === 0) return [];
-  // As for prolific feeds: the window's roll-up rows, or the clicks before it (few for a wide
-  // window) taken from each feed's all-time clicks, whichever reads less.
-  const older = stmts
-    .get("SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at < ? LIMIT ?)")
-    .pluck()
-    .get(args.since, PLAN_COUNT_CAP) as number;
-  const days = stmts
-    .get(
-      "SELECT count(*) FROM (SELECT 1 FROM feed_click_days INDEXED BY feed_click_days_by_day WHERE day >= ? LIMIT ?)",
-    )
-    .pluck()
-    .get(firstWholeDay(args.since).day, older + 1) as number;
-  // Both past the cap: the roll-up's rows need no post lookup each and never outnumber the window's
-  // clicks, while the complement reads the cap's worth of clicks and more, each joined to its post.
-  if (days > older && older < PLAN_COUNT_CAP) return popularByComplement(stmts, args);
-  return popularByDays(stmts, args, days >= ROLLUP_SORTED_ROWS);
-}
-
-/**
- * Clicks per feed in the window as the days' roll-ups count them, plus the partial first day.
- * `inFeedOrder`: the roll-up is summed per feed in its primary key's (feed, day) order, reading
- * the whole table but sorting only a row per feed; otherwise the window's rows are read through
- * the day index and sorted by feed, which costs more per row (ROLLUP_SORTED_ROWS).
- */
-export function popularByDays(
-  stmts: StatementCache,
-  args: { since: number; limit: number },
-  inFeedOrder = false,
-): Array<FeedRecord & { periodClicks: number }> {
-  const whole = firstWholeDay(args.since);
-  const access = inFeedOrder ? "NOT INDEXED" : "INDEXED BY feed_click_days_by_day";
+  const start = windowStart(args.since);
+  // The partial day's clicks, each joined to its post for the feed.
   return stmts
-    .get(`WITH w AS (SELECT feed_id, sum(n) AS n FROM (
-        SELECT feed_id, sum(clicks) AS n FROM feed_click_days ${access} WHERE day >= ? GROUP BY feed_id
-        UNION ALL
-        SELECT p.feed_id, count(*) FROM clicks k INDEXED BY clicks_by_time
+    .get(`WITH partial AS MATERIALIZED (SELECT p.feed_id, count(*) AS n FROM clicks k INDEXED BY clicks_by_time
           JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.post_id
-          WHERE k.clicked_at >= ? AND k.clicked_at < ? GROUP BY p.feed_id
-      ) GROUP BY feed_id HAVING sum(n) > 0)
-      SELECT ${FEED_COLUMNS}, w.n AS periodClicks FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
-      ORDER BY w.n DESC, f.id LIMIT ?`)
-    .all(whole.day, args.since, whole.start, args.limit) as Array<FeedRecord & { periodClicks: number }>;
-}
-
-/** Clicks per feed in the window as its all-time clicks (schema 15) less its clicks before the window. */
-export function popularByComplement(
-  stmts: StatementCache,
-  args: { since: number; limit: number },
-): Array<FeedRecord & { periodClicks: number }> {
-  return stmts
-    .get(`WITH before AS (SELECT p.feed_id, count(*) AS n FROM clicks k INDEXED BY clicks_by_time
-          JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.post_id
-          WHERE k.clicked_at < ? GROUP BY p.feed_id),
-      w AS (SELECT t.feed_id, t.clicks - coalesce(b.n, 0) AS n FROM feed_click_totals t
-          LEFT JOIN before b ON b.feed_id = t.feed_id)
-      SELECT ${FEED_COLUMNS}, w.n AS periodClicks FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
-      WHERE w.n > 0 ORDER BY w.n DESC, f.id LIMIT ?`)
-    .all(args.since, args.limit) as Array<FeedRecord & { periodClicks: number }>;
+          WHERE k.clicked_at >= $dayStart AND k.clicked_at < $since GROUP BY p.feed_id),
+        ${fromSums("feed_click_sums", FROM_PARTIAL)}
+      SELECT ${FEED_COLUMNS}, top.n AS periodClicks FROM ${TOP} JOIN feeds f ON f.id = top.feed_id ${FEED_JOINS}
+      ORDER BY top.n DESC, f.id`)
+    .all({ ...start, since: args.since, limit: args.limit }) as Array<FeedRecord & { periodClicks: number }>;
 }
 
 export function mostProlificFeeds(
@@ -90,52 +65,26 @@ export function mostProlificFeeds(
   args: { since: number; limit: number },
 ): Array<FeedRecord & { periodPosts: number }> {
   if (args.limit === 0) return [];
-  // The cheaper of two exact counts, told by counting what each would read (up to a cap): the
-  // window's roll-up rows (a row per feed, day, language and category: near one per post with
-  // many small feeds), or the posts dated before the window (a wide window leaves few), taken
-  // from each feed's post count.
-  const older = stmts
-    .get("SELECT count(*) FROM (SELECT 1 FROM posts INDEXED BY posts_by_date WHERE post_date < ? LIMIT ?)")
+  const start = windowStart(args.since);
+  // The partial day's posts: read in date order and joined to their feed when the day holds fewer
+  // posts than there are feeds (the day counts of schema 15 tell), else a range of each feed's
+  // (feed_id, post_date) index.
+  const dayPosts = stmts
+    .get("SELECT coalesce(sum(posts), 0) FROM post_day_counts WHERE day = ?")
     .pluck()
-    .get(args.since, PLAN_COUNT_CAP) as number;
-  const days = stmts
-    .get("SELECT count(*) FROM (SELECT 1 FROM post_days WHERE day >= ? LIMIT ?)")
-    .pluck()
-    .get(firstWholeDay(args.since).day, older + 1) as number;
-  return days <= older ? prolificByDays(stmts, args) : prolificByComplement(stmts, args);
-}
-
-/** Posts per feed in the window as the days' roll-ups count them, plus the partial first day. */
-export function prolificByDays(
-  stmts: StatementCache,
-  args: { since: number; limit: number },
-): Array<FeedRecord & { periodPosts: number }> {
-  const whole = firstWholeDay(args.since);
-  // The partial day is one range of each feed's (feed_id, post_date) index.
+    .get(start.day) as number;
+  const feeds = stmts.get("SELECT count(*) FROM feed_post_sums WHERE level = 2").pluck().get() as number;
+  const global = dayPosts < feeds;
+  const partial = global
+    ? `partial AS MATERIALIZED (SELECT k.feed_id, count(*) AS n FROM posts d INDEXED BY posts_by_date
+          JOIN posts k INDEXED BY posts_sort_keys ON k.id = d.id
+          WHERE d.post_date >= $dayStart AND d.post_date < $since GROUP BY k.feed_id),`
+    : "";
+  const perFeed = `(SELECT count(*) FROM posts p INDEXED BY posts_by_feed WHERE p.feed_id = t.feed_id
+      AND p.post_date >= $dayStart AND p.post_date < $since)`;
   return stmts
-    .get(`WITH w AS (SELECT feed_id, sum(n) AS n FROM (
-        SELECT feed_id, posts AS n FROM post_days WHERE day >= ?
-        UNION ALL
-        SELECT f.id, (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date >= ? AND p.post_date < ?)
-          FROM feeds f
-      ) GROUP BY feed_id HAVING sum(n) > 0)
-      SELECT ${FEED_COLUMNS}, w.n AS periodPosts FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
-      ORDER BY w.n DESC, f.id LIMIT ?`)
-    .all(whole.day, args.since, whole.start, args.limit) as Array<FeedRecord & { periodPosts: number }>;
-}
-
-/**
- * Posts per feed in the window as each feed's post count less its posts dated before the window
- * (one range of the feed's (feed_id, post_date) index each).
- */
-export function prolificByComplement(
-  stmts: StatementCache,
-  args: { since: number; limit: number },
-): Array<FeedRecord & { periodPosts: number }> {
-  return stmts
-    .get(`WITH w AS (SELECT f.id AS feed_id,
-        f.post_count - (SELECT count(*) FROM posts p WHERE p.feed_id = f.id AND p.post_date < ?) AS n FROM feeds f)
-      SELECT ${FEED_COLUMNS}, w.n AS periodPosts FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
-      WHERE w.n > 0 ORDER BY w.n DESC, f.id LIMIT ?`)
-    .all(args.since, args.limit) as Array<FeedRecord & { periodPosts: number }>;
+    .get(`WITH ${partial} ${fromSums("feed_post_sums", global ? FROM_PARTIAL : perFeed)}
+      SELECT ${FEED_COLUMNS}, top.n AS periodPosts FROM ${TOP} JOIN feeds f ON f.id = top.feed_id ${FEED_JOINS}
+      ORDER BY top.n DESC, f.id`)
+    .all({ ...start, since: args.since, limit: args.limit }) as Array<FeedRecord & { periodPosts: number }>;
 }

@@ -18,10 +18,11 @@ import type {
   NewFeed,
 } from "../store.js";
 import { feedNameText, feedUrlText } from "../text-checks.js";
-import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
+import { FTS5_DELETE, FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
 import { assignDateKey, dateKeyFor } from "./sqlite-date-keys.js";
+import { HeldIndexWriteError, IndexWriteHold } from "./sqlite-index-write-hold.js";
 import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
 import {
   findStory,
@@ -57,12 +58,14 @@ function requireReference(stmts: StatementCache, table: "categories" | "language
 function indexPost(stmts: StatementCache, key: number, post: IncomingPost, feedName: string): void {
   stmts
     .get(FTS5_INSERT)
-    .run(...fts5IndexRow(key, post.title, post.excerpt, post.content, feedName, post.languageId));
+    .run(
+      ...fts5IndexRow(key, post.title, post.excerpt, post.content, feedName, post.languageId, post.indexText),
+    );
 }
 
 /** Removes a post's index row and frees its key (the caller keys it again or deletes it). */
 function unindexPost(stmts: StatementCache, id: number, key: number): void {
-  stmts.get("DELETE FROM posts_fts WHERE rowid = ?").run(key);
+  stmts.get(FTS5_DELETE).run(key);
   stmts.get("UPDATE posts SET date_key = NULL WHERE id = ?").run(id);
 }
 
@@ -79,7 +82,7 @@ function reindexFeed(stmts: StatementCache, feedId: number, feedName: string): v
   }>;
   for (const r of rows) {
     // The key stays: only the text changed.
-    stmts.get("DELETE FROM posts_fts WHERE rowid = ?").run(r.date_key);
+    stmts.get(FTS5_DELETE).run(r.date_key);
     stmts
       .get(FTS5_INSERT)
       .run(...fts5IndexRow(r.date_key, r.title, r.excerpt, r.content, feedName, r.language_id));
@@ -313,13 +316,38 @@ function saveFeedColumns(
   stmts.get(`UPDATE feeds SET ${sets} WHERE id = ?`).run(...pairs.map(([, value]) => value), feedId);
 }
 
+/** Each connection's statements for refreshes, which hold the index rows back (sqlite-index-write-hold.ts). */
+const holds = new WeakMap<Database.Database, IndexWriteHold>();
+
+function holdFor(db: Database.Database): IndexWriteHold {
+  let hold = holds.get(db);
+  if (!hold) {
+    hold = new IndexWriteHold(db);
+    holds.set(db, hold);
+  }
+  return hold;
+}
+
 export function applyFeedUpdate(
   db: Database.Database,
-  stmts: StatementCache,
+  _stmts: StatementCache,
   feedId: number,
   update: FeedUpdate,
 ): FeedUpdateResult {
-  return db.transaction(() => writeFeedUpdate(stmts, feedId, update)).immediate();
+  const hold = holdFor(db);
+  try {
+    return db
+      .transaction(() => {
+        const result = writeFeedUpdate(hold, feedId, update);
+        hold.writeHeld();
+        return result;
+      })
+      .immediate();
+  } catch (error) {
+    throw error instanceof HeldIndexWriteError ? error.cause : error;
+  } finally {
+    hold.drop();
+  }
 }
 
 /** One refresh's writes, inside the caller's transaction. */
@@ -389,19 +417,29 @@ export function applyFeedUpdates(
     }
   }
   let failedAt = -1;
-  const run = db.transaction(() =>
-    updates.map(({ feedId, update }, i): FeedUpdateOutcome => {
+  const hold = holdFor(db);
+  const run = db.transaction(() => {
+    const outcomes = updates.map(({ feedId, update }, i): FeedUpdateOutcome => {
+      hold.tagAs(i);
       try {
-        return { ok: true, result: writeFeedUpdate(stmts, feedId, update) };
+        return { ok: true, result: writeFeedUpdate(hold, feedId, update) };
       } catch (error) {
         failedAt = i;
         throw error;
       }
-    }),
-  );
+    });
+    try {
+      hold.writeHeld();
+    } catch (error) {
+      if (error instanceof HeldIndexWriteError) failedAt = error.tag;
+      throw error;
+    }
+    return outcomes;
+  });
   try {
     return run.immediate();
   } catch (error) {
+    hold.drop();
     // Not a feed's own failure: BEGIN or COMMIT (a lock held too long, a full disk) wrote nothing.
     if (failedAt < 0) throw error;
     return [

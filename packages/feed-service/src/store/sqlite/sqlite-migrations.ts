@@ -16,7 +16,9 @@ import { dayCountTables } from "./sqlite-day-counts-schema.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { dropIdBlocks, rollupTables } from "./sqlite-rollup-schema.js";
+import { addRunningSums } from "./sqlite-running-sums-schema.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
+import { storyBandsByDay } from "./sqlite-story-bands.js";
 import { mergeStoredCopies } from "./sqlite-story-migration.js";
 import { storySchema } from "./sqlite-story-schema.js";
 import { webSubSchema } from "./sqlite-websub-schema.js";
@@ -296,6 +298,18 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         "CREATE INDEX IF NOT EXISTS posts_clicked_by_language ON posts (language_id, clicks, id, date_key) WHERE clicks > 0",
       );
     },
+  },
+  {
+    version: 21,
+    description:
+      "posts and clicks per feed as running sums by day and block of days, posts ranked by id within their day, language and category",
+    up: addRunningSums,
+  },
+  {
+    version: 22,
+    description:
+      "text-print bands keyed by post (written by appending) and found through an index by day, not spread over one index of all time",
+    up: storyBandsByDay,
   },
 ];
 

@@ -13,6 +13,16 @@ export interface HitFilter {
   match: string;
   /** JSON array of language ids, or null for every language (for reads outside the index). */
   languages: string | null;
+  /**
+   * The date keys the hits may have (index rowids, inclusive), when a date range bounds them
+   * (`after:`/`before:`, fts5-operators.ts); absent for every key.
+   */
+  keys?: { low: number; high: number };
+  /**
+   * A MATCH of the same posts as `match` with fewer posting lists (fts5-implied-terms.ts), for
+   * the reads of every hit; `match` itself is what scores them.
+   */
+  find?: string;
 }
 
 /**

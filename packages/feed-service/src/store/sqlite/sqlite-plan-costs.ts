@@ -33,6 +33,20 @@ export const EXACT_HITS_BELOW = 20_000;
  */
 export const FTS_TEST_COST_US = 15;
 export const FTS_GATHER_COST_US = 0.15;
+/**
+ * On the same scale, scoring a hit as it is read (sampled_bm25 reads its position lists and its
+ * length): about a thirtieth of a test, so a page of hits spread over the index is scored by
+ * scoring every hit on the one read that finds them when there are fewer than about thirty per
+ * post of the page, instead of a seek per post after (sqlite-clicked-hits.ts).
+ */
+export const FTS_SCORE_COST_US = 0.5;
+/**
+ * On the same scale, finding a post by its date key and reading its clicks (two index seeks):
+ * about five hits gathered, or five entries of an index read in order. With every hit's key
+ * known, a search by clicks sorts the hits' posts when that costs less than reading the clicked
+ * posts in order until enough of them are hits (sqlite-clicked-hits.ts).
+ */
+export const POST_BY_KEY_COST_US = 0.75;
 
 /**
  * How far an estimate from the newest posts may be off: when the hits among them suggest more
@@ -61,25 +75,8 @@ export const POPULAR_WHOLE = { scanClicks: 56_000, walkCostInClicks: 7 };
 export const POPULAR_IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
 
 /**
- * Plans chosen by counting the index entries each would read stop counting here (sqlite-feed-
- * rankings.ts), and so does the count of a popularity window's clicks (sqlite-popular-posts.ts).
+ * The count of a popularity window's clicks stops here (sqlite-popular-posts.ts).
  * Assumes that past this many entries both plans cost alike for the choice to matter, and that
  * counting this many entries of an index (a few milliseconds) is cheap next to either plan.
  */
 export const PLAN_COUNT_CAP = 100_000;
-
-/**
- * Popular feeds summed from the per-(feed, day) click roll-up read the window's rows through the
- * day index and sort them by feed up to this many rows; from this many on they read the whole
- * table in its (feed, day) order, sorting a row per feed (sqlite-feed-rankings.ts). Assumes
- * sorting a row costs about ten times reading one in order, and a table of up to ten times this.
- */
-export const ROLLUP_SORTED_ROWS = 20_000;
-
-/**
- * A deep page of a list of every feed since a post id reads the posts up to that id, to take them
- * off the day counts, when fewer than this many (sqlite-day-seek.ts); else it sums the per-feed
- * day roll-up, which holds id bounds. Assumes reading a post row by id costs about what reading
- * ten roll-up rows does, and that a list's roll-up holds more than ten times this many rows.
- */
-export const SINCE_IDS_READ = 4_096;

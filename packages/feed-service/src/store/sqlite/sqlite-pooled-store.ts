@@ -187,6 +187,9 @@ export class SqlitePooledStore implements Store {
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
     return this.#read("feeds", filter);
   }
+  feedNames(): Promise<Array<{ feedId: number; feedName: string }>> {
+    return this.#read("feedNames");
+  }
   searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
     return this.#read("searchHistory", limit);
   }

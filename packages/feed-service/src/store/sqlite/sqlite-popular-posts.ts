@@ -33,7 +33,7 @@ function before(a: Ranked, b: Ranked): boolean {
 
 /**
  * How many clicks the window holds, counted in `clicks_by_time` up to PLAN_COUNT_CAP (exact below
- * it). Past the cap, the all-time total (`feed_click_totals`, a row per feed) less the clicks before
+ * it). Past the cap, the all-time total (the feeds' totals in `feed_click_sums`, schema 21) less the clicks before
  * the window when those are under the cap, else that total less the cap, an upper bound: the
  * per-(feed, day) roll-up is not summed, since with many small feeds it holds near a row per click.
  */
@@ -49,7 +49,10 @@ function windowClicks(stmts: StatementCache, since: number): number {
     .get("SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at < ? LIMIT ?)")
     .pluck()
     .get(since, PLAN_COUNT_CAP) as number;
-  const total = stmts.get("SELECT coalesce(sum(clicks), 0) FROM feed_click_totals").pluck().get() as number;
+  const total = stmts
+    .get("SELECT coalesce(sum(n), 0) FROM feed_click_sums WHERE level = 2")
+    .pluck()
+    .get() as number;
   return Math.max(PLAN_COUNT_CAP, total - before);
 }
 

@@ -4,7 +4,7 @@
  * page's rows are then read in full: the sort never carries titles and excerpts of rows it drops.
  */
 import type { PostPage, PostRecord } from "../store.js";
-import { LANGUAGE_FILTER, NEWEST_FIRST, POST_CELLS, POST_JOINS, postRecord } from "./sqlite-columns.js";
+import { NEWEST_FIRST, POST_CELLS, POST_JOINS, postRecord } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { type DayScope, seekDay } from "./sqlite-day-seek.js";
 import { newestIds, newestPageFilter, type PostFilters } from "./sqlite-newest-ids.js";
@@ -36,10 +36,7 @@ function newestPage(
   scope: DayScope,
   page: PostPage,
 ): PostRecord[] {
-  // The exact counts of a seek see the language filter; the page query applies it its own way.
-  const counted: PostFilters =
-    page.languageIds === null ? filters : [...filters, [LANGUAGE_FILTER, JSON.stringify(page.languageIds)]];
-  const seek = seekDay(stmts, scope, counted, page.offset);
+  const seek = seekDay(stmts, scope, page.offset);
   if (seek === null) return [];
   const bounded: Array<readonly [string, unknown]> = [...filters];
   if (seek.before !== null) bounded.push(["p.post_date < ?", seek.before]);

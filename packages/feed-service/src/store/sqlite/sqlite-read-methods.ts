@@ -10,6 +10,7 @@ export const lightReadMethods = [
   "smartCategories",
   "languages",
   "feeds",
+  "feedNames",
   "searchHistory",
   "categoryById",
   "feedById",

@@ -23,8 +23,10 @@ const allowed = new Set<string>(readMethods);
  * connection's first statement, which for this schema is a noticeable first-call cost). A heavy
  * thread (`warm`) also runs each kind of heavy read once on arguments that select nothing (a word
  * no post holds, a window that ends now): a thread's first such call otherwise pays for compiling
- * its statements and optimising its code. No particular word, post or window is read into a cache
- * (spec §4 Latency); the file itself was read into the OS cache by the pool (sqlite-warm.ts).
+ * its statements and optimising its code; and it reads every post's length for scoring into its
+ * connection's cache (a seek per hit scored on a first search otherwise). No particular word, post
+ * or window is read into a cache (spec §4 Latency); the file itself was read into the OS cache by
+ * the pool (sqlite-warm.ts).
  */
 async function warmUp(): Promise<void> {
   await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
@@ -39,6 +41,7 @@ async function warmUp(): Promise<void> {
   await store.mostPopularPosts({ since: now, limit: 1000, categoryId: null });
   await store.mostPopularFeeds({ since: now, limit: 1000 });
   await store.mostProlificFeeds({ since: now, limit: 1000 });
+  await store.warmSearchLengths();
 }
 
 try {

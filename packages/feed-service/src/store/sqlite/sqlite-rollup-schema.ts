@@ -13,6 +13,8 @@
  *   lands by adding day counts, and skips only within that day (sqlite-day-seek.ts).
  * - `feed_click_days`: clicks per feed per UTC day of the click, for click rankings over long
  *   windows (whole days from here, the partial first day from the clicks themselves).
+ *   Schema 21 drops both: with many feeds they near a row per post or click, and what read them
+ *   reads running sums and day counts instead (sqlite-running-sums-schema.ts).
  * - `posts_by_clicks`, `posts_by_category_clicks`: clicked posts by all-time clicks, newest first
  *   within equal counts, for the most popular posts walk (sqlite-popular-posts.ts);
  *   `posts_clicked_by_id`: the same posts by clicks then id, the order of a search sorted by clicks
@@ -55,7 +57,7 @@ WHEN old.post_date IS NOT new.post_date OR old.feed_id IS NOT new.feed_id
 BEGIN ${postDayDown("old")} ${postDayUp("new")} ${idBlocks ? idBlockUp("new") : ""}
 END;`;
 
-/** Fills the (empty) roll-up tables from the posts and clicks: on upgrade, and after migrate-data's copy. */
+/** Fills the (empty) roll-up tables from the posts and clicks, on upgrade to schema 8. */
 export const fillRollups = `
 INSERT INTO post_days (day, feed_id, language_id, category_id, posts, min_id, max_id)
   SELECT ${day("post_date")}, feed_id, language_id, coalesce(category_id, 0), count(*), min(id), max(id)

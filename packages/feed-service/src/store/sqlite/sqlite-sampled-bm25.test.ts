@@ -202,4 +202,29 @@ describe("sampled_bm25's row lengths, kept per connection", () => {
     })();
     assert.deepEqual(scored(reader, '"alpha"'), reference(reader, '"alpha"'));
   });
+
+  it("loads every row's length at once (a warm-up), giving the same scores, and forgets them as well", () => {
+    const lengths = (db: Database.Database) =>
+      db.prepare("SELECT sampled_bm25_lengths('t_docsize', 3)").pluck().get() as number;
+    const fresh = new Database(file, { readonly: true });
+    loadStoreExtension(fresh);
+    try {
+      const rowsNow = writer.prepare("SELECT count(*) FROM t_docsize").pluck().get() as number;
+      assert.equal(lengths(fresh), rowsNow);
+      for (const match of ['"alpha"', '"gamma" OR "zeta"', '"alpha beta"']) {
+        assert.deepEqual(scored(fresh, match), reference(fresh, match), match);
+      }
+      // Lengths loaded, then the index changed: the next statement reads them again.
+      writer.transaction(() => {
+        writer.prepare("DELETE FROM t WHERE rowid = ?").run(KEY + 2);
+        insert.run(KEY + 2, "beta alpha", "gamma gamma gamma and more words than before", "alpha news");
+      })();
+      assert.deepEqual(scored(fresh, '"alpha"'), reference(fresh, '"alpha"'));
+      // Not a docsize table, or no columns: nothing is loaded.
+      assert.equal(fresh.prepare("SELECT sampled_bm25_lengths('t_data', 3)").pluck().get(), 0);
+      assert.equal(fresh.prepare("SELECT sampled_bm25_lengths('t_docsize', 0)").pluck().get(), 0);
+    } finally {
+      fresh.close();
+    }
+  });
 });

@@ -12,6 +12,7 @@
  */
 import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
+import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
@@ -72,14 +73,24 @@ export function searchPosts(
   const sample = rankingStats(stmts, page.query, bounds.termSamplePosts, languagePhrases);
   const score: Score = { sql: scoreSql(sample.args.length - 1), sample };
   if (page.sort === "relevance") return relevancePage(stmts, filter, score, page, bounds);
+  // Date and clicks orders find their posts with the terms that others do not imply, and score
+  // them with every term (fts5-implied-terms.ts).
+  const find = findingQuery(page.query);
+  const findMatch = find === page.query ? match : searchMatch(find, page.languageIds)!;
   if (page.sort === "date") {
-    const keys = newestHitKeys(stmts, match, page.offset, page.limit);
+    const keys = newestHitKeys(stmts, findMatch, page.offset, page.limit);
     if (keys.length === 0) return [];
     return withScores(stmts, keys, scoresOf(stmts, match, score, keys, null));
   }
   // The walk of the clicked posts scores what it finds; the other hits of the page are scored after.
   const scored = { sql: score.sql, args: score.sample.args, scores: new Map<number, number>() };
-  const { keys, hits } = mostClickedHitPage(stmts, filter, page.offset, page.limit, scored);
+  const { keys, hits } = mostClickedHitPage(
+    stmts,
+    { ...filter, find: findMatch },
+    page.offset,
+    page.limit,
+    scored,
+  );
   const unscored = keys.filter((key) => !scored.scores.has(key));
   if (unscored.length > 0) {
     for (const [key, value] of scoresOf(stmts, match, score, unscored, hits)) scored.scores.set(key, value);
@@ -129,15 +140,25 @@ function scoresOf(
 }
 
 /**
- * The `[id, score]` of hits ranked best first (ties by id descending, spec §4), from `pool`
- * ([key, score] of every hit ranked): SQLite sorts them with their ids, read through the
- * date-key index, and keeps the page.
+ * The `[id, score]` of a page of the hits in `pool` (a CTE of [key, score] of every hit ranked),
+ * best first (ties by id descending, spec §4); its parameters: offset + limit - 1, limit, offset.
+ * Only the hits scoring at least the page's last score (`edge`, found by score alone) are read
+ * with their ids, through the date-key index: a seek per ranked hit otherwise, a pool's worth.
+ * Those are the page and the hits that tie with its end, so the order by (score, id) is exact.
  */
-const RANK_KEYS = `CROSS JOIN posts p INDEXED BY posts_by_date_key ON p.date_key = h.key
+const rankPage = (pool: string, columns = "") => `, edge AS (
+    SELECT score FROM ${pool} ORDER BY score DESC LIMIT 1 OFFSET ?)
+  SELECT ${columns}p.id, h.score FROM ${pool} AS h
+  CROSS JOIN posts p INDEXED BY posts_by_date_key ON p.date_key = h.key
+  WHERE h.score >= coalesce((SELECT score FROM edge), h.score)
   ORDER BY h.score DESC, p.id DESC LIMIT ? OFFSET ?`;
 
-/** As RANK_KEYS, for the hits that pass a condition on `h`. */
-const rankKeysWhere = (condition: string) => RANK_KEYS.replace("ORDER BY", `WHERE ${condition} ORDER BY`);
+/** The parameters of `rankPage`. */
+const pageArgs = (page: { offset: number; limit: number }) => [
+  page.offset + page.limit - 1,
+  page.limit,
+  page.offset,
+];
 
 function relevancePage(
   stmts: StatementCache,
@@ -170,11 +191,12 @@ function rankNewest(
   return stmts
     .get(`WITH hits AS MATERIALIZED (
         SELECT t.rowid AS key, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ?
-        ORDER BY t.rowid DESC LIMIT ?)
-      SELECT p.id, h.score FROM hits AS h
-      ${rankKeysWhere("((SELECT count(*) FROM hits) <= ? OR h.key > (SELECT min(key) FROM hits))")}`)
+        ORDER BY t.rowid DESC LIMIT ?),
+      pool AS (SELECT key, score FROM hits
+        WHERE (SELECT count(*) FROM hits) <= ? OR key > (SELECT min(key) FROM hits))
+      ${rankPage("pool")}`)
     .raw()
-    .all(...score.sample.args, match, pool + 1, pool, page.limit, page.offset) as Array<[number, number]>;
+    .all(...score.sample.args, match, pool + 1, pool, ...pageArgs(page)) as Array<[number, number]>;
 }
 
 /**
@@ -213,9 +235,9 @@ function rankedPageIfFew(
   const rows = stmts
     .get(`WITH hits AS MATERIALIZED (
         SELECT t.rowid AS key, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ? LIMIT ?)
-      SELECT (SELECT count(*) FROM hits), p.id, h.score FROM hits AS h ${RANK_KEYS}`)
+      ${rankPage("hits", "(SELECT count(*) FROM hits), ")}`)
     .raw()
-    .all(...score.sample.args, match, pool + 1, page.limit, page.offset) as Array<[number, number, number]>;
+    .all(...score.sample.args, match, pool + 1, ...pageArgs(page)) as Array<[number, number, number]>;
   if (rows.length > 0 && rows[0]![0] > pool) return { many: true };
   return rows.map(([, id, value]) => [id, value]);
 }

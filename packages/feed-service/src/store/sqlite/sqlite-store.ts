@@ -50,6 +50,7 @@ import { countSearchMatches } from "./sqlite-search-count.js";
 import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
 import { searchPosts } from "./sqlite-search-queries.js";
 import * as stories from "./sqlite-story-reads.js";
+import { loadRowLengths } from "./sqlite-term-sample.js";
 import { SqliteWebSubStore } from "./sqlite-websub-store.js";
 
 /** Runs a synchronous store call as a promise, with driver errors translated. */
@@ -93,6 +94,13 @@ export class SqliteStore implements Store {
   postsByFeed(page: Omit<PostPage, "languageIds"> & { feedId: number }): Promise<PostRecord[]> {
     return settle(() => stories.postsByFeedWithCopies(this.#stmts, page));
   }
+  /**
+   * A query thread's warm-up (sqlite-read-worker.ts): every row's length into the connection's
+   * cache, which a search's scoring would otherwise read row by row on its first calls.
+   */
+  warmSearchLengths(): Promise<number> {
+    return settle(() => loadRowLengths(this.#stmts));
+  }
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
@@ -135,6 +143,9 @@ export class SqliteStore implements Store {
   }
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
     return settle(() => catalog.feeds(this.#stmts, filter));
+  }
+  feedNames(): Promise<Array<{ feedId: number; feedName: string }>> {
+    return settle(() => catalog.feedNames(this.#stmts));
   }
   searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
     return settle(() => catalog.searchHistory(this.#stmts, limit));

@@ -1,13 +1,14 @@
 /**
  * Ingest's side of one story once (src/dedupe/) on SQLite: finding the story a new post is a copy
- * of (an index probe on the link key, then one probe per band of the text print within a few days
- * of the post's date), keeping a copy as a `story_copies` row, and keeping a post's story keys in
- * step with its row. Everything runs inside the refresh's transaction (sqlite-feed-writer.ts).
+ * of (an index probe on the link key, then one probe per band of the text print and day within a
+ * few days of the post's date), keeping a copy as a `story_copies` row, and keeping a post's story
+ * keys in step with its row. Everything runs inside the refresh's transaction (sqlite-feed-writer.ts).
  */
 import { type StoryKeys, textWindowMs } from "../../dedupe/story-keys.js";
 import { sameText } from "../../dedupe/text-fingerprint.js";
 import type { IncomingPost } from "../store.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { bandDay, bandDays } from "./sqlite-story-bands.js";
 
 export interface StoryMatch {
   postId: number;
@@ -39,13 +40,16 @@ export function findStory(
     if (hit) return { ...hit, by: "link" };
   }
   if (keys.print === null) return undefined;
-  // One statement for the bands: a seek per band (the IN list drives the primary key), the days
-  // around the post's date only. A post found under two bands is checked twice, which is cheaper
-  // than a DISTINCT.
+  // One statement for the bands: a seek per day and band (both IN lists drive story_bands_by_day,
+  // sqlite-story-bands.ts), within the days around the post's date only. A post found under two
+  // bands is checked twice, which is cheaper than a DISTINCT.
+  const from = date - textWindowMs;
+  const to = date + textWindowMs;
   const rows = stmts
     .get(`SELECT b.post_id AS postId, k.print FROM story_bands b JOIN story_keys k ON k.post_id = b.post_id
-      WHERE b.band IN (SELECT value FROM json_each(?)) AND b.post_date BETWEEN ? AND ? LIMIT ${bandCandidates}`)
-    .all(JSON.stringify(keys.print.bands), date - textWindowMs, date + textWindowMs) as Array<{
+      WHERE ${bandDay("b.post_date")} IN (SELECT value FROM json_each(?)) AND b.band IN (SELECT value FROM json_each(?))
+        AND b.post_date BETWEEN ? AND ? LIMIT ${bandCandidates}`)
+    .all(JSON.stringify(bandDays(from, to)), JSON.stringify(keys.print.bands), from, to) as Array<{
     postId: number;
     print: string;
   }>;

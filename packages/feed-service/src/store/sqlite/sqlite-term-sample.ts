@@ -33,6 +33,19 @@ export function scoreSql(phrases: number): string {
   return `sampled_bm25(posts_fts, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(phrases)})`;
 }
 
+/**
+ * Reads every row's length into the connection's length cache (newest first, up to the cache's
+ * cap: native/sampled_bm25.c), so that a connection's first searches do not seek the docsize
+ * table once per hit they score; returns how many lengths it holds. A warm-up of the whole table
+ * (spec §4 Latency: no particular word or post), kept until the index changes.
+ */
+export function loadRowLengths(stmts: StatementCache): number {
+  return stmts
+    .get(`SELECT sampled_bm25_lengths('posts_fts_docsize', ${WEIGHTS.split(",").length})`)
+    .pluck()
+    .get() as number;
+}
+
 /** The date keys of the newest posts: `from` the lowest of them, `to` the highest. */
 export interface KeyRange {
   from: number;

@@ -1,0 +1,152 @@
+/**
+ * Clicks on PostgreSQL in one statement (`record_click`, postgres-click-schema.ts), on a real
+ * server: the roll-ups equal a recount after many clicks at once on every connection of the pool,
+ * clicks racing from two pools (two processes) count each client once, and a click touches no
+ * index of posts (heap-only). Tests first written on branch pgingest31.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type pg from "pg";
+import { DAY, incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
+import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
+import { openPostgresPool, rows } from "./postgres-connection.js";
+import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
+
+let server: TestPostgres;
+before(async () => {
+  server = await startTestPostgres();
+});
+after(() => server?.stop());
+
+/** Feeds a..e (c in a category), posts over several days and two languages in each. */
+async function seed(store: PostgresStore): Promise<number[]> {
+  const web = (await store.addCategory("Web")).categoryId;
+  const fr = (await store.ensureLanguage("fr", "French")).languageId;
+  const ids: number[] = [];
+  for (const [f, name] of ["a", "b", "c", "d", "e"].entries()) {
+    const feed = await store.addFeed({
+      feedUrl: `https://${name}.test/feed`,
+      feedName: `Feed ${name}`,
+      ...(name === "c" ? { categoryId: web } : {}),
+    });
+    ids.push(feed.feedId);
+    await store.applyFeedUpdate(feed.feedId, {
+      fetchState: {},
+      posts: Array.from({ length: 12 }, (_, i) =>
+        incoming(`f${f}-${i}`, { publishedAt: T0 - (i % 5) * DAY, languageId: i % 3 === 0 ? fr : 1 }),
+      ),
+    });
+  }
+  return ids;
+}
+
+/** The roll-ups and the same figures counted from posts and clicks. */
+async function rollupsAndRecount(pool: pg.Pool) {
+  const q = (text: string) => rows(pool, text);
+  return {
+    rollups: {
+      days: await q(`SELECT feed_id, category_id, language_id, day, posts, clicks FROM post_days
+        WHERE posts <> 0 OR clicks <> 0 ORDER BY 1, 2, 3, 4`),
+      scope: await q(`SELECT category_id, language_id, day, posts, clicks FROM scope_days
+        WHERE posts <> 0 OR clicks <> 0 ORDER BY 1, 2, 3`),
+      clickDays: await q("SELECT feed_id, day, clicks FROM click_days WHERE clicks <> 0 ORDER BY 1, 2"),
+      clicked: await q("SELECT id, clicks, post_date, category_id FROM clicked_posts ORDER BY id"),
+      postClicks: await q("SELECT id, clicks FROM posts WHERE clicks > 0 ORDER BY id"),
+    },
+    recount: {
+      days: await q(`SELECT feed_id, category_id, language_id, post_day(post_date) AS day, count(*) AS posts,
+        sum(clicks) AS clicks FROM posts GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`),
+      scope: await q(`SELECT category_id, language_id, post_day(post_date) AS day, count(*)::int AS posts,
+        sum(clicks) AS clicks FROM posts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`),
+      clickDays: await q(`SELECT p.feed_id, post_day(k.clicked_at) AS day, count(*)::int AS clicks
+        FROM clicks k JOIN posts p ON p.id = k.post_id GROUP BY 1, 2 ORDER BY 1, 2`),
+      clicked: await q("SELECT id, clicks, post_date, category_id FROM posts WHERE clicks > 0 ORDER BY id"),
+      postClicks: await q("SELECT post_id AS id, count(*)::int AS clicks FROM clicks GROUP BY 1 ORDER BY 1"),
+    },
+  };
+}
+
+async function withDatabase<T>(
+  name: string,
+  fn: (store: PostgresStore, pool: pg.Pool, url: string) => Promise<T>,
+): Promise<T> {
+  const url = await server.createDatabase(name);
+  const store = await openPostgresStore({ url });
+  const pool = await openPostgresPool({ url });
+  try {
+    return await fn(store, pool, url);
+  } finally {
+    await store.close();
+    await pool.end();
+  }
+}
+
+describe("postgres clicks in one statement", () => {
+  it("keeps the roll-ups equal to a recount after many clicks at once", () =>
+    withDatabase("clicks_rollups", async (store, pool) => {
+      await seed(store);
+      const posts = await rows<{ id: number }>(pool, "SELECT id FROM posts ORDER BY id");
+      // All at once, on every connection of the pool. Each client clicks every post twice (counted
+      // once) and a post that does not exist (answered with nothing).
+      const clicks = posts.flatMap((p, i) =>
+        ["x", "y", "x"].map((client) => store.recordClick(p.id, client, T0 + i * 1000, 600_000)),
+      );
+      const answers = await Promise.all([...clicks, store.recordClick(999_999, "x", T0, 600_000)]);
+      assert.equal(answers.at(-1), undefined);
+      assert.ok(answers.slice(0, -1).every((a) => a?.link.startsWith("https://example.test/")));
+      const [counted] = await rows<{ n: number }>(pool, "SELECT count(*)::int AS n FROM clicks");
+      assert.equal(counted!.n, posts.length * 2, "each client's repeat within the window was not counted");
+      const { rollups, recount } = await rollupsAndRecount(pool);
+      assert.deepEqual(rollups, recount);
+    }));
+
+  it("counts each client's click once when two processes race on the same posts", () =>
+    withDatabase("clicks_race", async (store, pool, url) => {
+      await seed(store);
+      const other = await openPostgresStore({ url });
+      try {
+        const posts = await rows<{ id: number }>(pool, "SELECT id FROM posts ORDER BY id");
+        const clicks = [store, other].flatMap((s) =>
+          posts.flatMap((p) => ["u", "v", "w"].map((client) => s.recordClick(p.id, client, T0, 600_000))),
+        );
+        await Promise.all(clicks);
+        const [counted] = await rows<{ n: number }>(pool, "SELECT count(*)::int AS n FROM clicks");
+        assert.equal(counted!.n, posts.length * 3);
+        const { rollups, recount } = await rollupsAndRecount(pool);
+        assert.deepEqual(rollups, recount);
+      } finally {
+        await other.close();
+      }
+    }));
+
+  it("updates posts heap-only on a click: no index of posts is written", () =>
+    withDatabase("clicks_hot", async (store, pool) => {
+      await seed(store);
+      // One post per heap page: each page keeps room for one new version (fillfactor), so a
+      // click is heap-only unless an index of posts holds what it changes.
+      const posts = await rows<{ id: number }>(
+        pool,
+        "SELECT DISTINCT ON ((ctid::text::point)[0]) id FROM posts ORDER BY (ctid::text::point)[0], id",
+      );
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        for (const p of posts) {
+          const { rows: found } = await client.query("SELECT record_click($1, 'h', $2, $3) AS link", [
+            p.id,
+            T0,
+            T0 - 600_000,
+          ]);
+          assert.match(found[0].link, /^https:\/\/example\.test\//);
+        }
+        const { rows: stats } = await client.query<{ updated: number; hot: number }>(
+          `SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables
+            WHERE relid = 'posts'::regclass`,
+        );
+        assert.deepEqual(stats, [{ updated: posts.length, hot: posts.length }]);
+      } finally {
+        await client.query("ROLLBACK");
+        client.release();
+      }
+    }));
+});

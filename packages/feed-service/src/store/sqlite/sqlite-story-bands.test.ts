@@ -1,0 +1,189 @@
+/**
+ * SQLite's refresh writes since migration 22: the text-print bands keyed by post and found by day
+ * (sqlite-story-bands.ts), upgraded from schema 18's layout with every row kept, and the index rows
+ * held back to the end of a refresh's transaction (sqlite-index-write-hold.ts), which must leave
+ * the full-text index exactly as writing them at once did.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import type { IncomingPost } from "../store.js";
+import { latestSchemaVersion, migrateSqlite } from "./sqlite-migrations.js";
+import { openSqliteStore, SqliteStore } from "./sqlite-store.js";
+
+const dir = mkdtempSync(join(tmpdir(), "story-bands-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const T0 = Date.UTC(2026, 0, 10);
+const HOUR = 3_600_000;
+
+const texts = [
+  "The city council voted on Tuesday to extend the tram line across the river, after two years of public hearings in which residents of the northern districts argued that buses could no longer carry the commuters.",
+  "Volunteers planted four hundred trees along the old railway embankment this weekend, turning a strip of gravel and weeds into the first part of a garden path that will link the market square with the lake.",
+  "Ten years ago the harbour was a place of empty warehouses and broken cranes; today the old customs house holds a museum, the piers host a night market and ferries carry more visitors than fishing boats.",
+];
+
+function post(guid: string, link: string, title: string, excerpt: string, publishedAt: number): IncomingPost {
+  return {
+    guid,
+    link,
+    title,
+    excerpt,
+    content: `<p>${excerpt}</p>`,
+    publishedAt,
+    updatedAt: null,
+    seenAt: T0,
+    languageId: 1,
+    storyLink: link,
+  };
+}
+
+/** Schema 18's band table (sqlite-story-schema.ts), as databases written before migration 22 hold it. */
+const schema18Bands = `CREATE TABLE story_bands (
+  band INTEGER NOT NULL,
+  post_date INTEGER NOT NULL,
+  post_id INTEGER NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+  PRIMARY KEY (band, post_date, post_id)
+) WITHOUT ROWID;
+CREATE INDEX story_bands_by_post ON story_bands (post_id);`;
+
+const bandRows = (db: Database.Database) =>
+  db.prepare("SELECT band, post_date, post_id FROM story_bands ORDER BY post_id, band").all();
+
+describe("SQLite story bands by day (migration 22)", () => {
+  it("moves schema 18's band rows, finds the stories stored before, and runs again as a no-op", async () => {
+    const path = join(dir, "upgrade.db");
+    let store = openSqliteStore(path);
+    const a = await store.addFeed({ feedUrl: "https://a.test/rss", feedName: "A" });
+    const b = await store.addFeed({ feedUrl: "https://b.test/rss", feedName: "B" });
+    await store.applyFeedUpdate(a.feedId, {
+      fetchState: {},
+      posts: texts.map((t, i) => post(`a${i}`, `https://a.test/${i}`, `Story ${i}`, t, T0 - i * HOUR)),
+    });
+    await store.close();
+
+    const db = new Database(path);
+    db.pragma("foreign_keys = ON");
+    const before = bandRows(db);
+    assert.equal(before.length, 3 * 8);
+    db.exec(`CREATE TABLE kept AS SELECT band, post_date, post_id FROM story_bands;
+      DROP TABLE story_bands; ${schema18Bands}
+      INSERT INTO story_bands SELECT * FROM kept; DROP TABLE kept;
+      DELETE FROM schema_migrations WHERE version = 22;`);
+    assert.equal(
+      migrateSqlite(db, latestSchemaVersion, () => {}),
+      latestSchemaVersion,
+    );
+    const table = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'story_bands'").pluck().get();
+    assert.match(String(table), /PRIMARY KEY \(post_id, band\)/);
+    assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'story_bands_by_day'").get());
+    assert.equal(
+      db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'story_bands_by_post'").get(),
+      undefined,
+    );
+    assert.deepEqual(bandRows(db), before);
+    // Taken again (a database put back to an older version): nothing changes.
+    db.exec("DELETE FROM schema_migrations WHERE version = 22");
+    migrateSqlite(db, latestSchemaVersion, () => {});
+    assert.deepEqual(bandRows(db), before);
+    db.close();
+
+    store = openSqliteStore(path);
+    try {
+      // Another feed's copy of story 1, under its own link and a header line: found by its text.
+      const { inserted } = await store.applyFeedUpdate(b.feedId, {
+        fetchState: {},
+        posts: [
+          post("b1", "https://b.test/x", "Story 1", `Reposted from A. ${texts[1]}`, T0 - 1 * HOUR + 60_000),
+        ],
+      });
+      assert.equal(inserted, 1);
+      const merges = await store.storyMerges!(10);
+      assert.equal(merges.length, 1);
+      assert.equal(merges[0]!.copyGuid, "b1");
+      assert.equal(merges[0]!.mergedBy, "text");
+      assert.equal(merges[0]!.storyTitle, "Story 1");
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("looks bands up through the index by day", () => {
+    const db = new Database(":memory:");
+    migrateSqlite(db, latestSchemaVersion, () => {});
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT post_id FROM story_bands WHERE post_date / 86400000 IN (1, 2)
+        AND band IN (5, 6) AND post_date BETWEEN 0 AND 1`)
+      .all() as Array<{ detail: string }>;
+    assert.match(plan.map((r) => r.detail).join(" | "), /story_bands_by_day/);
+    db.close();
+  });
+});
+
+describe("SQLite refreshes hold the index rows back to the end of the transaction", () => {
+  const db = new Database(":memory:");
+  migrateSqlite(db, latestSchemaVersion, () => {});
+  const store = new SqliteStore(db);
+  after(() => store.close());
+
+  /** The date keys the index holds for a word. */
+  const keysOf = (word: string) =>
+    db.prepare("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid").pluck().all(`"${word}"`);
+  const keyOf = (guid: string) => db.prepare("SELECT date_key FROM posts WHERE guid = ?").pluck().get(guid);
+
+  it("indexes every post once under its key, with the second's posts renumbered within the refresh", async () => {
+    const feed = await store.addFeed({ feedUrl: "https://same-second.test/rss", feedName: "Same second" });
+    // Newest first, all within one second: each post goes below the last, halving the free slots
+    // until the second is renumbered (sqlite-date-keys.ts) while index rows are still held.
+    const posts = Array.from({ length: 24 }, (_, i) =>
+      post(`s${i}`, `https://same-second.test/${i}`, `marker${i} common`, `short text ${i}`, T0 + 999 - i),
+    );
+    await store.applyFeedUpdate(feed.feedId, { fetchState: {}, posts });
+    const byKey = db
+      .prepare("SELECT guid FROM posts WHERE feed_id = ? ORDER BY date_key")
+      .pluck()
+      .all(feed.feedId);
+    assert.deepEqual(byKey, posts.map((p) => p.guid).reverse());
+    for (const p of posts) assert.deepEqual(keysOf(p.title.split(" ")[0]!), [keyOf(p.guid)]);
+    assert.equal(keysOf("common").length, 24);
+  });
+
+  it("keeps the feeds of a batch apart when one fails, and follows updates and renames", async () => {
+    const a = await store.addFeed({ feedUrl: "https://batch-a.test/rss", feedName: "Batch A" });
+    const outcomes = await store.applyFeedUpdates!([
+      {
+        feedId: a.feedId,
+        update: { fetchState: {}, posts: [post("a1", "https://batch-a.test/1", "alphaword", "x", T0)] },
+      },
+      {
+        feedId: 999_999,
+        update: { fetchState: {}, posts: [post("z1", "https://nowhere.test/1", "zuluword", "x", T0)] },
+      },
+      {
+        feedId: a.feedId,
+        update: { fetchState: {}, posts: [post("a2", "https://batch-a.test/2", "bravoword", "x", T0 - 5)] },
+      },
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.ok),
+      [true, false, true],
+    );
+    assert.deepEqual(keysOf("alphaword"), [keyOf("a1")]);
+    assert.deepEqual(keysOf("bravoword"), [keyOf("a2")]);
+    assert.deepEqual(keysOf("zuluword"), []);
+    await store.applyFeedUpdate(a.feedId, {
+      fetchState: {},
+      feed: { feedName: "Renamed Feedname" },
+      posts: [post("a1", "https://batch-a.test/1", "charlieword", "x", T0)],
+    });
+    assert.deepEqual(keysOf("alphaword"), []);
+    assert.deepEqual(keysOf("charlieword"), [keyOf("a1")]);
+    assert.deepEqual(
+      keysOf("feedname"),
+      [keyOf("a2"), keyOf("a1")].sort((x, y) => Number(x) - Number(y)),
+    );
+  });
+});
