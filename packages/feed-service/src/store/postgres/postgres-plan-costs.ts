@@ -57,6 +57,25 @@ export const MIN_SAMPLE_MATCHES = 10;
 export const SAMPLE_POSTS = 2_000;
 /** ...and when those hold more than this many (one crowded day), walks the newest posts instead. */
 export const MAX_SAMPLE_POSTS = 12_000;
+/**
+ * A clicked post probed by a walk in clicks order (its row found by the primary key, in no order
+ * of the table) in rows of a scope read in the table's order (a bitmap heap scan of an index of
+ * the scope): what weighs a walk of the clicked posts against sorting every post of a `feed:`
+ * or `lang:` (postgres-operator-clicks.ts). Assumes rows read from the cache.
+ */
+export const WALK_PROBE_COST = 2;
+/**
+ * A stretch of the clicked posts that a search with operators walks in clicks order reads at
+ * least this many (postgres-operator-clicks.ts): one statement's fixed cost (planning, a round
+ * trip) against the posts it reads, so that a walk sized on a share that is too high does not
+ * creep forward a few posts at a time.
+ */
+export const MIN_WALK_STRETCH = 256;
+/**
+ * Months of `scope_months` read per statement when a tier of the newest days of a scope is
+ * counted, doubling at each (postgres-operator-scope.ts): most tiers lie in the newest few months.
+ */
+export const TIER_MONTHS_READ = 8;
 /** Offsets up to this are read from the start of the date order: cheaper than the day seek. */
 export const SEEK_FROM_OFFSET = 1_000;
 /** Posts a popular-posts walk reads per statement until its top is full. */

@@ -1,0 +1,137 @@
+/**
+ * The clicks order (most clicked first, ties by id descending: spec §4) of a search with operators
+ * on PostgreSQL, with a cost bounded by the page rather than by the posts in scope. No index of
+ * `posts` holds clicks (a click stays a heap-only update, postgres-light-writes.ts), so the order
+ * comes from `clicked_posts_by_clicks_then_id` (clicks, id), as the word plans' does
+ * (postgres-search-queries.ts):
+ * - the clicked posts are walked in that order in stretches, each bounded by a key of the index
+ *   (keyset: the stretch's last post, found by skipping along the index alone) and sized on the
+ *   share of matches expected, then measured: each post of a stretch is read and checked (the
+ *   filters and `title:` words on the row first, then the words on its vector), and the walk
+ *   stops once the page is full: every post after it comes later in the order. Exact whatever
+ *   the estimates;
+ * - once every clicked post is read, the rest of the page are the posts without clicks, newest id
+ *   first;
+ * - when the matches are fewer than the posts the walk should read, or the walk reaches that
+ *   many posts, all matches are read (through GIN with the scope's facets) and sorted.
+ */
+import { Where } from "./postgres-columns.js";
+import { rows, type Sql } from "./postgres-connection.js";
+import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
+import { windowOf } from "./postgres-operator-scope.js";
+import { MIN_WALK_STRETCH, TIER_MARGIN, TIER_POST_COST, WALK_PROBE_COST } from "./postgres-plan-costs.js";
+
+type DayBounds = { newest: number; oldest: number; narrow: boolean };
+/** A key of clicked_posts_by_clicks_then_id. */
+type Key = { clicks: number; id: number };
+
+/** The page of all matches (or of those without clicks) in clicks order. */
+async function allMatches(
+  sql: Sql,
+  plan: Plan,
+  days: DayBounds,
+  page: { offset: number; limit: number; unclicked?: boolean },
+): Promise<number[]> {
+  const where = addMatching(new Where(), plan, windowOf(plan.scope), days);
+  if (page.unclicked === true) where.add("p.clicks = 0");
+  // Words: MATERIALIZED keeps the GIN lookup a plan of its own (told of the LIMIT, the planner
+  // could walk an index in order instead and test every post). Without words the planner picks
+  // the scope's index (or the primary key, newest id first, for the posts without clicks).
+  const found = await rows<{ id: number }>(
+    sql,
+    plan.index !== null
+      ? `WITH m AS MATERIALIZED (SELECT p.id, p.clicks FROM posts p ${where.sql})
+          SELECT id FROM m ORDER BY clicks DESC, id DESC LIMIT ${where.next(page.limit)} OFFSET ${where.next(page.offset)}`
+      : `SELECT p.id FROM posts p ${where.sql} ORDER BY p.clicks DESC, p.id DESC
+          LIMIT ${where.next(page.limit)} OFFSET ${where.next(page.offset)}`,
+    where.params,
+  );
+  return found.map((r) => r.id);
+}
+
+/** The key `posts` clicked posts after `after` (null: from the most clicked), or null when fewer remain. */
+async function keyAfter(sql: Sql, after: Key | null, posts: number): Promise<Key | null> {
+  const [key] = await rows<Key>(
+    sql,
+    `SELECT clicks, id FROM clicked_posts ${after === null ? "" : "WHERE (clicks, id) < ($2, $3)"}
+      ORDER BY clicks DESC, id DESC OFFSET $1 LIMIT 1`,
+    after === null ? [posts - 1] : [posts - 1, after.clicks, after.id],
+  );
+  return key ?? null;
+}
+
+/**
+ * The matches among the clicked posts after `after` down to `last` (null: to the end), in order.
+ * Each post is read by its own probe of the primary key (a LATERAL subquery that the planner
+ * cannot turn into a scan of every post), its filters and `title:` words checked before its words
+ * (`search_vector`, out of TOAST): CASE keeps that order.
+ */
+async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null): Promise<number[]> {
+  const where = new Where();
+  if (after !== null) where.add("(k.clicks, k.id) < (?, ?)", after.clicks, after.id);
+  if (last !== null) where.add("(k.clicks, k.id) >= (?, ?)", last.clicks, last.id);
+  const check = new Where().add(
+    `CASE WHEN (${plan.filters.sql}) AND (${plan.verify.sql}) THEN ${plan.words === null ? "TRUE" : "p.search_vector @@ ?::tsquery"} ELSE false END`,
+    ...plan.filters.args,
+    ...plan.verify.args,
+    ...(plan.words === null ? [] : [plan.words]),
+  );
+  // The check's parameters come after the stretch's bounds.
+  const offset = where.params.length;
+  const checked = check.parts[0]!.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  const found = await rows<{ id: number }>(
+    sql,
+    `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
+        SELECT p.id FROM posts p WHERE p.id = k.id AND ${checked} OFFSET 0) m
+      ${where.sql} ORDER BY k.clicks DESC, k.id DESC`,
+    [...where.params, ...check.params],
+  );
+  return found.map((r) => r.id);
+}
+
+/**
+ * The ids of one clicks-ordered page (exact), `expected` the statistics' guess of the plan and
+ * `days` the newest and oldest days with posts.
+ */
+export async function mostClickedIds(
+  sql: Sql,
+  plan: Plan,
+  expected: Expected,
+  days: DayBounds,
+  page: { offset: number; limit: number },
+): Promise<number[]> {
+  const need = page.offset + page.limit;
+  let share = expected.inBase * expected.base;
+  const matches = share * expected.posts;
+  // A walked post is read and checked against the words (out of TOAST): TIER_POST_COST heap rows
+  // of matches handed over by GIN; without words, a probe against a row read in the table's order
+  // (WALK_PROBE_COST). Past that many posts, reading every match costs less.
+  const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST);
+  if ((need * TIER_MARGIN) / Math.max(share, 1e-9) <= budget) {
+    const found: number[] = [];
+    let read = 0;
+    let after: Key | null = null;
+    while (read < budget) {
+      const wanted = Math.ceil(((need - found.length) * TIER_MARGIN) / Math.max(share, 1e-9));
+      const posts = Math.min(Math.max(MIN_WALK_STRETCH, wanted), Math.ceil(budget - read));
+      const last = await keyAfter(sql, after, posts);
+      found.push(...(await stretch(sql, plan, after, last)));
+      // The walked posts come first in the order: a full page answers exactly.
+      if (found.length >= need) return found.slice(page.offset, need);
+      if (last === null) {
+        // Every clicked post is read: the rest of the page holds posts without clicks.
+        const rest = await allMatches(sql, plan, days, {
+          unclicked: true,
+          offset: Math.max(0, page.offset - found.length),
+          limit: need - Math.max(found.length, page.offset),
+        });
+        return [...found.slice(page.offset), ...rest];
+      }
+      read += posts;
+      // The share measured so far steers the next stretch (a small one when none matched yet).
+      share = Math.max(found.length, 1) / read;
+      after = last;
+    }
+  }
+  return allMatches(sql, plan, days, page);
+}

@@ -1,0 +1,323 @@
+/**
+ * A search with operators (spec §4) as the PostgreSQL plans read it (postgres-search-operators.ts):
+ * the words as one tsquery, the same words as the operators' GIN index answers them, the checks
+ * left for the row, the scope (postgres-operator-scope.ts), and what the statistics expect of it.
+ */
+import {
+  isFilter,
+  type PostFilter,
+  type SearchAtom,
+  type SearchQuery,
+  type SearchTerm,
+} from "../../search/search-query.js";
+import type { Where } from "./postgres-columns.js";
+import { rows, type Sql } from "./postgres-connection.js";
+import {
+  feedsFacet,
+  feedsInIndex,
+  type Scope,
+  scopeBitmap,
+  scopeFacet,
+  scopeOf,
+  type Window,
+} from "./postgres-operator-scope.js";
+import { DAY_MS } from "./postgres-page-seek.js";
+import { toTsquery } from "./postgres-text-search.js";
+
+/** Letters of a prefix that the index holds as a lexeme of its own. */
+const PREFIX_LETTERS = 3;
+/** The longest title word (bytes) the index holds as a ` ttl ` lexeme (PostgreSQL's limit is 2,047). */
+const MAX_TITLE_LEXEME_BYTES = 2_040;
+
+/**
+ * The operators' index expression (migration 16, postgres-search-operators.ts), spelled as
+ * queries must spell it to use the index.
+ */
+export const OPERATOR_EXPRESSION =
+  "(p.search_vector || post_facets(p.post_date, p.language_id) || operator_facets(p.search_vector, p.feed_id))";
+
+/**
+ * The tsquery of the words as the operators' index answers it: a `title:` word outside a phrase
+ * becomes its ` ttl ` lexeme (`'the':A` → `' ttl the'`), and a prefix outside a phrase its first
+ * letters' lexeme (`'pro':*` → `' pfx pro'`, `'prog':*` → `(' pfx pro' & 'prog':*)`: a post holds
+ * a word beginning with `prog` only if it holds one beginning with `pro`). Anything else loses its
+ * weight: a superset, which `Plan.verify` narrows (a phrase's positions are checked by GIN itself).
+ */
+export function indexLexemes(query: string): string {
+  return query.replace(
+    /'((?:[^']|'')+)'(?::(\*?)(A?))?/g,
+    (whole: string, quoted: string, star: string | undefined, weight: string | undefined, at: number) => {
+      const inPhrase =
+        query.slice(Math.max(0, at - 4), at) === "<-> " || query.startsWith(" <->", at + whole.length);
+      const lexeme = quoted.replace(/''/g, "'");
+      const prefix = star === "*";
+      if (weight === "A" && !prefix && !inPhrase && Buffer.byteLength(lexeme) <= MAX_TITLE_LEXEME_BYTES) {
+        return `' ttl ${quoted}'`;
+      }
+      const plain = `'${quoted}'${prefix ? ":*" : ""}`;
+      const letters = Array.from(lexeme);
+      if (!prefix || inPhrase || letters.length < PREFIX_LETTERS) return plain;
+      const first = `' pfx ${letters.slice(0, PREFIX_LETTERS).join("").replace(/'/g, "''")}'`;
+      return letters.length === PREFIX_LETTERS ? first : `(${first} & ${plain})`;
+    },
+  );
+}
+
+/** SQL with `?` placeholders (numbered by `Where`) and their values. */
+export interface Part {
+  sql: string;
+  args: unknown[];
+}
+
+export function and(parts: Part[]): Part {
+  if (parts.length === 0) return { sql: "TRUE", args: [] };
+  return { sql: parts.map((w) => `(${w.sql})`).join(" AND "), args: parts.flatMap((w) => w.args) };
+}
+
+function or(parts: Part[]): Part {
+  return { sql: parts.map((w) => `(${w.sql})`).join(" OR "), args: parts.flatMap((w) => w.args) };
+}
+
+function ids(values: readonly number[] | undefined, what: string): readonly number[] {
+  if (values === undefined) throw new Error(`${what} filter reached the store unresolved`);
+  return values;
+}
+
+/**
+ * A filter checked on the row. `+ 0` keeps each a check on the rows a plan reads, never an
+ * index condition the planner could pick over GIN's: it would then rebuild the indexed
+ * expression (operator_facets unnests every word of the post) for every post of the range, a
+ * cost its estimates do not see. The scope says which indexes narrow the search.
+ */
+function filterPart(filter: PostFilter): Part {
+  switch (filter.kind) {
+    case "feed":
+      return { sql: "p.feed_id + 0 = ANY(?::int[])", args: [ids(filter.feedIds, "feed")] };
+    case "lang":
+      return { sql: "p.language_id + 0 = ANY(?::int[])", args: [ids(filter.languageIds, "lang")] };
+    case "date": {
+      const parts: Part[] = [];
+      if (filter.from !== null) parts.push({ sql: "p.post_date + 0 >= ?::bigint", args: [filter.from] });
+      if (filter.until !== null) parts.push({ sql: "p.post_date + 0 < ?::bigint", args: [filter.until] });
+      return and(parts);
+    }
+  }
+}
+
+function atomPart(atom: SearchAtom): Part {
+  if (isFilter(atom)) return filterPart(atom);
+  return { sql: "p.search_vector @@ ?::tsquery", args: [toTsquery({ clauses: [[atom]], excluded: [] })] };
+}
+
+export interface Plan {
+  /** The tsquery of the words (what is scored), or null when the query has none to match. */
+  words: string | null;
+  /**
+   * What the operators' index matches of the words (null when nothing): the words without
+   * `title:`'s weight, and without excluded `title:` terms; excluded feeds when few. A superset of
+   * `words` that GIN answers without reading a post (weights would make it recheck each post's
+   * vector, out of TOAST).
+   */
+  index: string | null;
+  /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
+  clauses: string[];
+  /**
+   * The rest of the words, checked on the post: `title:` clauses on `rank_vector` (the title and
+   * feed name lexemes of `search_vector`, with their weights and positions: a few bytes), a clause
+   * mixing `title:` and other terms on `search_vector` itself.
+   */
+  verify: Part;
+  /** Every filter, checked on the row (exact whatever the scope narrowed). */
+  filters: Part;
+  scope: Scope;
+  /**
+   * Whether the statistics' estimate can be trusted: one clause of words, nothing excluded, no
+   * filter but the days. Words are not independent of each other, nor of feeds and languages
+   * (`lang:de the`), so the share of any other query is measured on the newest posts first.
+   */
+  estimable: boolean;
+}
+
+export function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
+  const words = toTsquery({ clauses: query.clauses, excluded: query.excluded });
+  const parts: Part[] = [];
+  if (words === null && query.excluded.length > 0) {
+    const anyExcluded = toTsquery({ clauses: [query.excluded as SearchTerm[]], excluded: [] });
+    parts.push({ sql: "NOT (p.search_vector @@ ?::tsquery)", args: [anyExcluded] });
+  }
+  for (const clause of query.filterClauses ?? []) parts.push(or(clause.map(atomPart)));
+  for (const filter of query.excludedFilters ?? []) {
+    const w = filterPart(filter);
+    parts.push({ sql: `NOT (${w.sql})`, args: w.args });
+  }
+  if (languageIds !== null) parts.push({ sql: "p.language_id + 0 = ANY(?::int[])", args: [languageIds] });
+  const indexed = indexedWords(query);
+  // Excluded feeds, when few, are left out inside the index too (the row check stays).
+  for (const filter of query.excludedFilters ?? []) {
+    if (indexed.index === null || filter.kind !== "feed") continue;
+    const feedIds = ids(filter.feedIds, "feed");
+    if (feedIds.length === 0 || !feedsInIndex(feedIds)) continue;
+    indexed.index = `${indexed.index} & !${feedsFacet(feedIds)}`;
+  }
+  const scope = scopeOf(query, languageIds);
+  const onlyDays = (query.filterClauses ?? []).every(
+    (c) => c.length === 1 && isFilter(c[0]!) && c[0].kind === "date",
+  );
+  const estimable =
+    query.clauses.length <= 1 &&
+    query.excluded.length === 0 &&
+    (query.excludedFilters?.length ?? 0) === 0 &&
+    onlyDays &&
+    scope.languageIds === null;
+  return { words, ...indexed, filters: and(parts), scope, estimable };
+}
+
+function indexedWords(query: SearchQuery): { index: string | null; clauses: string[]; verify: Part } {
+  const verify: Part[] = [];
+  for (const clause of query.clauses) {
+    if (!clause.some((t) => t.titleOnly === true)) continue;
+    const vector = clause.every((t) => t.titleOnly === true) ? "p.rank_vector" : "p.search_vector";
+    verify.push({ sql: `${vector} @@ ?::tsquery`, args: [toTsquery({ clauses: [clause], excluded: [] })] });
+  }
+  const titled = query.excluded.filter((t) => t.titleOnly === true);
+  if (titled.length > 0) {
+    verify.push({
+      sql: "NOT (p.rank_vector @@ ?::tsquery)",
+      args: [toTsquery({ clauses: [titled], excluded: [] })],
+    });
+  }
+  const excluded = query.excluded.filter((t) => t.titleOnly !== true);
+  const index = toTsquery({ clauses: query.clauses, excluded });
+  return {
+    index: index === null ? null : indexLexemes(index),
+    clauses: query.clauses.flatMap((c) => {
+      const one = toTsquery({ clauses: [c], excluded: [] });
+      return one === null ? [] : [indexLexemes(one)];
+    }),
+    verify: and(verify),
+  };
+}
+
+/** The words' GIN condition and checks on `where`, the index query narrowed by `facet`. */
+export function addWords(where: Where, plan: Plan & { index: string }, facet: string | null): Where {
+  where.add(
+    `${OPERATOR_EXPRESSION} @@ ?::tsquery`,
+    facet === null ? plan.index : `(${plan.index}) & ${facet}`,
+  );
+  return where.add(plan.verify.sql, ...plan.verify.args);
+}
+
+/** The planner's estimate of the rows `condition` keeps, from the statistics (cheap: no row read). */
+async function estimatedRows(sql: Sql, condition: string, params: unknown[]): Promise<number> {
+  const [explained] = (
+    await sql.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p WHERE ${condition}`, params)
+  ).rows as Array<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>;
+  return Math.max(1, explained!["QUERY PLAN"][0]!.Plan["Plan Rows"]);
+}
+
+/**
+ * What the statistics expect of a plan, as shares of all posts:
+ * - `words`: the share of the rarest clause of the words (1 without words), as the operators'
+ *   index expression's own statistics count its lexemes, ` ttl the` and ` pfx pro` included (the
+ *   words' statistics know neither). Not their product: common words go together (`the new`), and
+ *   the product fell short (bench/NOTES.md);
+ * - `feeds`: the share of the scope's feeds' posts (their post counts; 1 for every feed), taken as
+ *   independent of the words and of the languages and days;
+ * - `base`: the share of the scope's languages and days (the planner's, from the columns' statistics);
+ * - `days`: the share of the scope's days alone;
+ * and the days with posts.
+ * A guess: words and filters are not independent either (`lang:de the`), so every plan that
+ * sizes a tier on it measures the share the tier found and sizes the next one on that.
+ */
+export interface Expected {
+  /** The share of the posts of the scope's languages and days expected to match the rest. */
+  inBase: number;
+  words: number;
+  feeds: number;
+  base: number;
+  days: number;
+  posts: number;
+  /** The newest and oldest days with posts now (of all languages). */
+  bounds: { newest: number; oldest: number };
+}
+
+export async function expected(sql: Sql, plan: Plan): Promise<Expected> {
+  const [total] = await rows<{
+    n: number;
+    feeds: number | null;
+    newest: number | null;
+    oldest: number | null;
+  }>(
+    sql,
+    `SELECT greatest(reltuples, 1)::float8 AS n,
+      (SELECT sum(post_count)::float8 FROM feeds WHERE id = ANY($1::int[])) AS feeds,
+      (SELECT max(day) FROM scope_days WHERE posts > 0) AS newest,
+      (SELECT min(day) FROM scope_days WHERE posts > 0) AS oldest
+      FROM pg_class WHERE oid = 'posts'::regclass`,
+    [plan.scope.feedIds ?? []],
+  );
+  const posts = total!.n;
+  let words = 1;
+  for (const clause of plan.clauses) {
+    words = Math.min(
+      words,
+      (await estimatedRows(sql, `${OPERATOR_EXPRESSION} @@ $1::tsquery`, [clause])) / posts,
+    );
+  }
+  const { scope } = plan;
+  const base: string[] = [];
+  const params: unknown[] = [];
+  if (scope.languageIds !== null) base.push(`p.language_id = ANY($${params.push(scope.languageIds)}::int[])`);
+  if (scope.fromDay !== null) base.push(`p.post_date >= $${params.push(scope.fromDay * DAY_MS)}::bigint`);
+  if (scope.lastDay !== null)
+    base.push(`p.post_date < $${params.push((scope.lastDay + 1) * DAY_MS)}::bigint`);
+  const baseShare = base.length === 0 ? 1 : (await estimatedRows(sql, base.join(" AND "), params)) / posts;
+  const dated = base.filter((b) => b.startsWith("p.post_date"));
+  const daysShare =
+    dated.length === 0
+      ? 1
+      : dated.length === base.length
+        ? baseShare
+        : (await estimatedRows(
+            sql,
+            dated.join(" AND ").replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) - 1}`),
+            params.slice(1),
+          )) / posts;
+  const feeds = scope.feedIds === null ? 1 : Math.min(1, (total!.feeds ?? 0) / posts);
+  return {
+    // The words' (their rarest clause) among the feeds' (taken as independent of the words).
+    inBase: words * feeds,
+    words,
+    feeds,
+    base: Math.min(1, baseShare),
+    days: Math.min(1, daysShare),
+    posts,
+    bounds: { newest: total!.newest ?? 0, oldest: total!.oldest ?? 0 },
+  };
+}
+
+/**
+ * The conditions of the plan's matches among the posts of `window` on `where`: the words
+ * through the operators' index with the scope's facets (its days only when `days.narrow`), the
+ * scope's bitmap condition (many feeds), the filters and the checks on the row. Without words, the scope's conditions on the
+ * indexed columns (languages, feeds, dates), for the planner to pick an index from.
+ */
+export function addMatching(
+  where: Where,
+  plan: Plan,
+  window: Window,
+  days: { newest: number; oldest: number; narrow: boolean },
+): Where {
+  const { scope } = plan;
+  if (plan.index !== null) {
+    addWords(where, { ...plan, index: plan.index }, scopeFacet(scope, window, days));
+    const bitmap = scopeBitmap(scope, window, days.narrow);
+    if (bitmap !== null) where.add(bitmap.sql, ...bitmap.args);
+  } else {
+    if (scope.languageIds !== null) where.add("p.language_id = ANY(?::int[])", scope.languageIds);
+    if (scope.feedIds !== null) where.add("p.feed_id = ANY(?::int[])", scope.feedIds);
+    if (window.first !== null) where.add("p.post_date >= ?::bigint", window.first * DAY_MS);
+    if (window.last !== null) where.add("p.post_date < ?::bigint", (window.last + 1) * DAY_MS);
+  }
+  return where.add(plan.filters.sql, ...plan.filters.args);
+}
