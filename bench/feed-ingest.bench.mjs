@@ -15,9 +15,7 @@
 // of packages/feed-service, a new database per row, fsync off as in the other PostgreSQL benches)
 // instead of SQLite, and skips row 3; `--end-to-end` runs rows 1 and 2, `--refresh-only` row 2.
 import { execFileSync, fork } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -26,6 +24,7 @@ import { parseFeed } from "feedsmith";
 import { runIngestPass } from "../packages/feed-service/dist/ingest/ingest-pass.js";
 import { processFeedDocument } from "../packages/feed-service/dist/ingest/process-document.js";
 import { openStore } from "../packages/feed-service/dist/store/open-store.js";
+import { startEmbeddedPostgres } from "./embedded-postgres-server.mjs";
 import { feedDocument } from "./feed-ingest-fixtures.mjs";
 
 const { values } = parseArgs({
@@ -61,46 +60,13 @@ function mainThreadCpuSeconds() {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** An embedded PostgreSQL in the bench's temp folder; `database()` makes a new empty database. */
 async function startPostgres() {
-  const require = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
-  const { default: EmbeddedPostgres } = await import(require.resolve("embedded-postgres"));
-  const port = await freePort();
-  // Its own folder, open to all: as root, embedded-postgres runs the server as a `postgres` user.
   const folder = mkdtempSync(join(tmpdir(), "feed-ingest-bench-pg-"));
-  chmodSync(folder, 0o777);
-  const server = new EmbeddedPostgres({
-    databaseDir: join(folder, "data"),
-    port,
-    user: "postgres",
-    password: "bench",
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
+  const server = await startEmbeddedPostgres(folder, { persistent: false });
   let made = 0;
   return {
-    async database() {
-      const name = `ingest${++made}`;
-      await server.createDatabase(name);
-      return `postgres://postgres:bench@127.0.0.1:${port}/${name}`;
-    },
+    database: () => server.createDatabase(`ingest${++made}`),
     async stop() {
       await server.stop();
       rmSync(folder, { recursive: true, force: true });

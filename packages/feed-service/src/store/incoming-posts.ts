@@ -56,3 +56,22 @@ export function postUnchanged(old: StoredPostFields, post: IncomingPost): boolea
     old.language_id === post.languageId
   );
 }
+
+/**
+ * The stored columns a post's row holds once written, so that a refresh compares a later post
+ * against what it wrote (postUnchanged) without reading the row back.
+ *
+ * @example
+ * const rewrote = !postUnchanged(storedFields(earlier), post);
+ */
+export function storedFields(post: IncomingPost): StoredPostFields {
+  return {
+    link: post.link,
+    title: post.title,
+    excerpt: post.excerpt,
+    content: post.content,
+    published_at: post.publishedAt,
+    updated_at: post.updatedAt,
+    language_id: post.languageId,
+  };
+}

@@ -8,6 +8,7 @@
  * counts are the same, for less of each insert's time (bench/NOTES.md).
  */
 import type { Sql } from "./postgres-connection.js";
+import { recountSearchesFunction } from "./postgres-counted-searches.js";
 
 /** A post's words and pairs (`c`: the row's alias): what a counted query can match. */
 const countedWords = (c: string) => `${c}.search_vector || ${c}.phrase_vector`;
@@ -50,18 +51,7 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE OR REPLACE FUNCTION posts_recount_searches() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  UPDATE search_days d SET posts = d.posts - 1 FROM counted_searches s
-    WHERE d.search_id = s.id AND d.language_id IN (0, OLD.language_id) AND d.day = post_day(OLD.post_date)
-      AND ${matches("OLD")};
-  INSERT INTO search_days AS d (search_id, language_id, day, posts)
-    SELECT s.id, l.language_id, post_day(NEW.post_date), 1
-      FROM counted_searches s CROSS JOIN (VALUES (0), (NEW.language_id)) l (language_id)
-      WHERE ${matches("NEW")} ORDER BY 1, 2
-    ON CONFLICT (search_id, language_id, day) DO UPDATE SET posts = d.posts + 1;
-  RETURN NULL;
-END $$;
+${recountSearchesFunction("CREATE OR REPLACE", matches)}
 `;
 
 export async function replaceCountedSearchTriggers(sql: Sql): Promise<void> {

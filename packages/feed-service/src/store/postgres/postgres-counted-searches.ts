@@ -33,6 +33,28 @@ const perDay = (source: string) => `
     FROM counted_searches s JOIN ${source} c ON ${matches("c")}
     GROUP BY GROUPING SETS ((s.id, c.language_id, post_day(c.post_date)), (s.id, post_day(c.post_date)))`;
 
+/**
+ * The per-row trigger's function: a post whose words, date or language changed leaves its old
+ * day's counts and joins its new day's. Migration 19 creates it; 22 replaces it with a cheaper
+ * `matches` (postgres-counted-search-triggers.ts). Both migrations' text must stay as released.
+ */
+export const recountSearchesFunction = (
+  create: "CREATE" | "CREATE OR REPLACE",
+  matches: (c: string) => string,
+) =>
+  `${create} FUNCTION posts_recount_searches() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE search_days d SET posts = d.posts - 1 FROM counted_searches s
+    WHERE d.search_id = s.id AND d.language_id IN (0, OLD.language_id) AND d.day = post_day(OLD.post_date)
+      AND ${matches("OLD")};
+  INSERT INTO search_days AS d (search_id, language_id, day, posts)
+    SELECT s.id, l.language_id, post_day(NEW.post_date), 1
+      FROM counted_searches s CROSS JOIN (VALUES (0), (NEW.language_id)) l (language_id)
+      WHERE ${matches("NEW")} ORDER BY 1, 2
+    ON CONFLICT (search_id, language_id, day) DO UPDATE SET posts = d.posts + 1;
+  RETURN NULL;
+END $$;`;
+
 export const countedSearchSchema = `
 CREATE TABLE counted_searches (
   id serial PRIMARY KEY,
@@ -64,18 +86,7 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE FUNCTION posts_recount_searches() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  UPDATE search_days d SET posts = d.posts - 1 FROM counted_searches s
-    WHERE d.search_id = s.id AND d.language_id IN (0, OLD.language_id) AND d.day = post_day(OLD.post_date)
-      AND ${matches("OLD")};
-  INSERT INTO search_days AS d (search_id, language_id, day, posts)
-    SELECT s.id, l.language_id, post_day(NEW.post_date), 1
-      FROM counted_searches s CROSS JOIN (VALUES (0), (NEW.language_id)) l (language_id)
-      WHERE ${matches("NEW")} ORDER BY 1, 2
-    ON CONFLICT (search_id, language_id, day) DO UPDATE SET posts = d.posts + 1;
-  RETURN NULL;
-END $$;
+${recountSearchesFunction("CREATE", matches)}
 
 CREATE FUNCTION posts_forget_counted_searches() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -9,7 +9,13 @@ import { type StoryKeys, storyKeys } from "../../dedupe/story-keys.js";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnSet } from "../feed-pause-sql.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
-import { checkPost, postDate, postUnchanged, type StoredPostFields } from "../incoming-posts.js";
+import {
+  checkPost,
+  postDate,
+  postUnchanged,
+  type StoredPostFields,
+  storedFields,
+} from "../incoming-posts.js";
 import { htmlToIndexText } from "../index-text.js";
 import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
 import { feedNameText, feedUrlText } from "../text-checks.js";
@@ -283,18 +289,6 @@ async function upsertPosts(
   }
   await insertCopies(sql, feed.id, copied);
   return result;
-}
-
-function storedFields(post: IncomingPost): StoredPostFields {
-  return {
-    link: post.link,
-    title: post.title,
-    excerpt: post.excerpt,
-    content: post.content,
-    published_at: post.publishedAt,
-    updated_at: post.updatedAt,
-    language_id: post.languageId,
-  };
 }
 
 function unzipVectors(vectors: ReadonlyArray<{ words: string; pairs: string }>): [string[], string[]] {

@@ -7,7 +7,7 @@
  */
 import { type StoryKeys, storyKeys, textWindowMs } from "../../dedupe/story-keys.js";
 import { sameText } from "../../dedupe/text-fingerprint.js";
-import { postDate, postUnchanged, type StoredPostFields } from "../incoming-posts.js";
+import { postDate, postUnchanged, storedFields } from "../incoming-posts.js";
 import type { IncomingPost } from "../store.js";
 import { rows, type Sql } from "./postgres-connection.js";
 
@@ -186,18 +186,6 @@ export function matchWithinRefresh(
     out.copies.push({ post, story: { freshGuid: held.guid, postDate: storyDate, by: "text" }, rewrote });
   }
   return out;
-}
-
-function storedFields(post: IncomingPost): StoredPostFields {
-  return {
-    link: post.link,
-    title: post.title,
-    excerpt: post.excerpt,
-    content: post.content,
-    published_at: post.publishedAt,
-    updated_at: post.updatedAt,
-    language_id: post.languageId,
-  };
 }
 
 /**
