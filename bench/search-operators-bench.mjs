@@ -65,7 +65,12 @@ async function timed(runner, args) {
   const started = clock();
   try {
     const rows = await runner.call("search", { languageIds: "", ...args }, { baseUrl: "http://localhost" });
-    return { ms: clock() - started, rows: rows.length, ids: rows.map((r) => r.postId).join(",") };
+    return {
+      ms: clock() - started,
+      rows: rows.length,
+      // The page and its scores: both builds must give the same posts, each with the same score.
+      ids: rows.map((r) => `${r.postId}:${r.score}`).join(","),
+    };
   } catch (error) {
     return { ms: Number.POSITIVE_INFINITY, rows: 0, fault: error.code ?? error.message, ids: "" };
   }
@@ -107,14 +112,18 @@ for (const shape of shapeNames) {
       console.log(`| ${head.join(" | ")} |`);
       console.log(`|${head.map(() => "---").join("|")}|`);
       const over = opened.map(() => 0);
-      for (const [label, args] of cases) {
+      for (const [c, [label, args]] of cases.entries()) {
         const runs = opened.map(() => []);
         const firsts = [];
-        // Alternating builds, call by call: the first call of each, then `repeats` more each.
+        // Alternating builds, call by call: the first call of each, then `repeats` more each. The
+        // build that goes first swaps from case to case: the first call of a case reads pages
+        // that the other build's first call then finds in the system's cache.
+        const order = opened.map((_, b) => b);
+        if (c % 2 === 1) order.reverse();
         for (let i = 0; i <= repeats; i++) {
-          for (let b = 0; b < opened.length; b++) {
+          for (const b of order) {
             const r = await timed(opened[b].runner, args);
-            if (i === 0) firsts.push(r);
+            if (i === 0) firsts[b] = r;
             else runs[b].push(r.ms);
           }
         }

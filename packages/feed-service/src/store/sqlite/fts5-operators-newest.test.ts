@@ -277,6 +277,47 @@ describe("search operators on SQLite: the newest hits through the index", () => 
     });
   }
 
+  it("date order finds with the implied terms left out, or reads the whole query and scores on the way", async () => {
+    // `title:common common` finds with `title:common` (fts5-implied-terms.ts): a page from the
+    // start reads the whole query once, scoring on the way; a deep page finds with the smaller
+    // query and scores its own posts after. Either way the posts and their scores are exact.
+    for (const text of ["title:common common feed:frontend", `common title:common after:${dayAt(200)}`]) {
+      const q = await query(text);
+      const plan = planOf(q, null);
+      assert.ok(plan.findingShare < 1, `${text} finds with fewer terms`);
+      const expected = matching(
+        (p) =>
+          p.words.has("common") &&
+          (text.includes("feed:") ? p.feed === "Frontend Weekly" : p.date >= fromDay(dayAt(200))),
+      );
+      // Every match ranked: each post's score as relevance gives it.
+      const ranked = searchWithOperators(stmts, {
+        query: q,
+        sort: "relevance",
+        limit: 1000,
+        offset: 0,
+        languageIds: null,
+      });
+      assert.equal(ranked.length, expected.length);
+      const scoreOf = new Map(ranked.map((p) => [p.postTitle, p.score]));
+      for (const [offset, limit] of [
+        [0, 20],
+        [0, 1000],
+        [10, 20],
+        [expected.length - 30, 5],
+        [expected.length - 3, 20],
+      ] as const) {
+        const page = searchWithOperators(stmts, { query: q, sort: "date", limit, offset, languageIds: null });
+        assert.deepEqual(
+          page.map((p) => p.postTitle),
+          expected.slice(offset, offset + limit),
+          `${text} ${offset} ${limit}`,
+        );
+        for (const p of page) assert.equal(p.score, scoreOf.get(p.postTitle), `${text} ${p.postTitle}`);
+      }
+    }
+  });
+
   it("feed: alone lists the feed's posts newest first, through the date index or the feed's", async () => {
     // A third of the posts: 20 of them are found sooner down the date index; 1,000 (more than the
     // feed holds) sooner by reading the feed's posts and sorting them.

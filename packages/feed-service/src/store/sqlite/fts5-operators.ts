@@ -35,7 +35,7 @@ import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
-import { toFts5Match } from "./fts5-match.js";
+import { fts5Phrases, toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
@@ -130,6 +130,12 @@ export interface Plan {
    * same posts, fewer posting lists; for finding posts, never for scoring them.
    */
   finding: string | null;
+  /**
+   * The phrases of `finding` over those of `narrowed` (1 when they are the same query): about the
+   * share of a read of `narrowed` that a read of `finding` over the same keys costs, FTS5 reading
+   * one posting list per phrase to intersect them (bench/NOTES.md).
+   */
+  findingShare: number;
   /** How many phrases `narrowed` adds after `match`'s (one per `feed:` folded in). */
   feedPhrases: number;
   /**
@@ -216,10 +222,12 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   const findMatch =
     findWords === null || !inMatch ? findWords : `(${findWords}) AND ${languageMatch(languageIds)}`;
   const finding = findMatch === null ? narrowed : narrowing.reduce((base, narrow) => narrow(base), findMatch);
+  const phrases = (q: SearchQuery) => fts5Phrases(q).phrases.length + languagePhrases + feedPhrases;
   return {
     match,
     words,
     finding,
+    findingShare: findMatch === null ? 1 : phrases(find) / phrases(words),
     languagePhrases,
     languages: inMatch ? JSON.stringify(languageIds) : null,
     filters: and(parts),
@@ -300,12 +308,24 @@ const HIT_WALK_FACTOR = 4;
  * key), in growing chunks whose posts the filters then check; or null when HIT_WALK_FACTOR × need
  * hits were read without finding them (filters the index cannot answer, rejecting most hits).
  * The cost is bounded by the hits read, whatever share of the posts the words or filters hold.
+ * The walk reads `plan.finding`, and the page's `limit` posts are scored after over their own keys
+ * (scoresOf: a read of `plan.narrowed` over that range); when that second read would cover most of
+ * the first (a page from the start: `limit` of the `need` posts, more than `plan.findingShare`
+ * leaves), reading `plan.narrowed` itself and scoring on the way costs less: one read of every
+ * list instead of the finding lists twice.
  */
-function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | null {
+function newestHits(
+  stmts: StatementCache,
+  plan: Plan,
+  need: number,
+  limit = need,
+  scores: Scores | null = null,
+): Hit[] | null {
+  const onePass = scores !== null && (1 - plan.findingShare) * need <= limit;
   const walk = stmts
-    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+    .get(`SELECT rowid, ${onePass ? scores.sql : "0"} FROM posts_fts WHERE posts_fts MATCH ?
       AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ?`)
-    .pluck();
+    .raw();
   const check = stmts
     .get(`SELECT k.id, k.date_key FROM posts k INDEXED BY posts_by_date_key ${BY_SORT_KEYS}
       WHERE k.date_key IN (SELECT value FROM json_each(?)) AND ${plan.filters.sql}`)
@@ -316,7 +336,15 @@ function newestHits(stmts: StatementCache, plan: Plan, need: number): Hit[] | nu
   let chunk = Math.min(MAX_BATCH, Math.max(FIRST_BATCH, Math.ceil(need * 1.25)));
   while (found.length < need) {
     if (read >= HIT_WALK_FACTOR * need) return null;
-    const keys = walk.all(plan.finding, plan.keys.low, high, chunk) as number[];
+    const rows = walk.all(
+      ...(onePass ? scores.args : []),
+      onePass ? scores.match : plan.finding,
+      plan.keys.low,
+      high,
+      chunk,
+    ) as Array<[number, number]>;
+    const keys = rows.map(([key]) => key);
+    if (onePass) for (const [key, score] of rows) scores.known.set(key, score);
     read += keys.length;
     const passed = check.all(JSON.stringify(keys), ...plan.filters.args) as Hit[];
     passed.sort((a, b) => b[1] - a[1]);
@@ -404,7 +432,7 @@ function orderedHits(
 ): Hit[] {
   const { match, filters } = plan;
   if (order === "date" && plan.narrowed !== null) {
-    const newest = newestHits(stmts, plan, offset + limit);
+    const newest = newestHits(stmts, plan, offset + limit, limit, scores);
     if (newest !== null) return newest.slice(offset);
   }
   if (order === "clicks" && scores !== null) {
@@ -752,7 +780,7 @@ export function searchWithOperators(
     const limit = Math.min(page.limit, pool - page.offset);
     ranked =
       rankedNewestPage(stmts, plan, page.offset, limit, bounds, undefined, scores) ??
-      scored(stmts, scores, orderedHits(stmts, plan, "date", 0, pool))
+      scored(stmts, scores, orderedHits(stmts, plan, "date", 0, pool, scores))
         .sort((a, b) => b[1] - a[1] || b[0] - a[0])
         .slice(page.offset, page.offset + limit);
   }

@@ -11,6 +11,7 @@ import { loadDemoData } from "../../demo/load-demo-data.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import type { IncomingPost } from "../store.js";
+import { findingQuery } from "./fts5-implied-terms.js";
 import { toFts5Match } from "./fts5-match.js";
 import {
   gatherClicked,
@@ -592,6 +593,55 @@ describe("SQLite bounded reads", () => {
       }
     }
     assert.ok(compared > 5_000, `only ${compared} hits compared`);
+  });
+
+  it("finds the most clicked hits from a small sample's estimate, and scores a finding query's page with the whole one", () => {
+    // A sample of 2,048 of the ~22,000 posts estimates the hits: common words then skip the exact
+    // read of every hit (gathering from the index instead), and pages of 1,000 score every hit on
+    // the read with the whole MATCH even when a smaller one finds the posts (`find`).
+    const reference = db.prepare(`SELECT p.date_key, p.clicks FROM posts p
+      WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
+      ORDER BY p.clicks DESC, p.id DESC`);
+    let estimated = 0;
+    let scoredOnRead = 0;
+    for (const terms of [...queries, "the data", "title:the the", '"open source" open source']) {
+      const parsed = parseSearchQuery(terms);
+      const find = findingQuery(parsed);
+      for (const languageIds of languageSets) {
+        const match = searchMatch(parsed, languageIds)!;
+        const filter = {
+          match,
+          find: find === parsed ? match : searchMatch(find, languageIds)!,
+          languages: languageIds === null ? null : JSON.stringify(languageIds),
+        };
+        const expected = reference.raw().all(match) as Array<[number, number]>;
+        const exact = expected.length;
+        const sample = rankingStats(stmts, parsed, 2048, languageIds?.length ?? 0);
+        const sql = scoreSql(sample.args.length - 1);
+        const one = db
+          .prepare(`SELECT ${sql} FROM posts_fts WHERE posts_fts MATCH ? AND rowid = CAST(? AS INTEGER)`)
+          .pluck();
+        const clicked = expected.filter(([, clicks]) => clicks > 0).length;
+        for (const [offset, limit] of [
+          [0, 20],
+          [0, 1000],
+          [Math.max(0, clicked - 7), 20],
+          [500, 1000],
+        ] as const) {
+          const scored = { sql, args: sample.args, scores: new Map<number, number>() };
+          const page = mostClickedHitPage(stmts, filter, offset, limit, scored, 2048);
+          const keys = expected.slice(offset, offset + limit).map(([key]) => key);
+          assert.deepEqual(page.keys, keys, `${match} ${offset} ${limit}`);
+          for (const [key, score] of scored.scores) {
+            assert.equal(score, one.get(...sample.args, match, key), `${match} ${key} score`);
+          }
+          if (page.hits !== exact) estimated++;
+          if (keys.length > 0 && keys.every((key) => scored.scores.has(key))) scoredOnRead++;
+        }
+      }
+    }
+    assert.ok(estimated > 10, `only ${estimated} pages took the sample's estimate`);
+    assert.ok(scoredOnRead > 10, `only ${scoredOnRead} pages scored on a read`);
   });
 
   it("samples the newest posts of a range of date keys", () => {

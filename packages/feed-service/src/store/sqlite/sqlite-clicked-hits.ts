@@ -76,23 +76,29 @@ export function sampleIn(
 }
 
 /**
- * An estimate of how many posts match, and how many posts there are (about). The hits among the
+ * An estimate of how many posts match (`posts`: how many there are, about). The hits among the
  * newest posts give it; when they do not show far more than SMALL_HITS (up to the estimate's
  * margin), the hits are counted exactly up to that many, and below it every hit's key comes back
  * too (the walk that counted them is the one a gather would repeat), with its score when scoring
- * every hit on that walk costs less than seeking each post of a page of `want` after (`scored`).
- * With a range of keys, the sample is its newest posts (sampleIn), and the estimate counts all
- * posts as the range's, an upper bound.
+ * every hit on that walk costs less than seeking each post of a page of `want` after (`scored`:
+ * the read then takes the whole MATCH, whose scores these are, rather than `find`). The exact
+ * read is skipped when the sample's estimate, within its margin either way, already says that the
+ * keys would serve nothing (`keysServe`: no sort of them would be cheaper than gathering from the
+ * index, which reads every hit itself). With a range of keys, the sample is its newest posts
+ * (sampleIn), and the estimate counts all posts as the range's, an upper bound.
  */
 function estimateHits(
   stmts: StatementCache,
   filter: HitFilter,
   want: number,
+  posts: number,
+  samplePosts: number,
+  keysServe: (hits: number) => boolean,
   scored?: ScoreSink,
-): { hits: number; posts: number; keys: number[] | null; scores: Map<number, number> | null } {
-  const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
+): { hits: number; keys: number[] | null; scores: Map<number, number> | null } {
   const keys = filter.keys ?? EVERY_KEY;
-  const range = sampleIn(stmts, keys);
+  const find = filter.find ?? filter.match;
+  const range = sampleIn(stmts, keys, samplePosts);
   let sampled: number | null = null;
   if (range !== null) {
     const inSample = stmts
@@ -100,29 +106,34 @@ function estimateHits(
         `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
       )
       .pluck()
-      .get(filter.match, range.from, range.to) as number;
-    sampled = (inSample / SAMPLE_POSTS) * posts;
-    if (sampled > SAMPLE_ESTIMATE_MARGIN * SMALL_HITS)
-      return { hits: sampled, posts, keys: null, scores: null };
+      .get(find, range.from, range.to) as number;
+    sampled = (inSample / samplePosts) * posts;
+    if (sampled > SAMPLE_ESTIMATE_MARGIN * SMALL_HITS) return { hits: sampled, keys: null, scores: null };
   }
   const cap = sampled === null ? SMALL_HITS : SAMPLE_ESTIMATE_MARGIN * SMALL_HITS;
   const withScores = scored !== undefined && want * TEST_COST_US > (sampled ?? cap) * SCORE_COST_US;
+  if (sampled !== null && !withScores && !keysServe(sampled)) {
+    return { hits: sampled, keys: null, scores: null };
+  }
   const rows = stmts
     .get(`SELECT rowid, ${withScores ? scored.sql : "0"} FROM posts_fts WHERE posts_fts MATCH ?
       AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
     .raw()
-    .all(...(withScores ? scored.args : []), filter.match, keys.low, keys.high, cap) as Array<
-    [number, number]
-  >;
+    .all(
+      ...(withScores ? scored.args : []),
+      withScores ? filter.match : find,
+      keys.low,
+      keys.high,
+      cap,
+    ) as Array<[number, number]>;
   if (rows.length < cap) {
     return {
       hits: rows.length,
-      posts,
       keys: rows.map(([key]) => key),
       scores: withScores ? new Map(rows) : null,
     };
   }
-  return { hits: Math.max(cap, sampled ?? 0), posts, keys: null, scores: null };
+  return { hits: Math.max(cap, sampled ?? 0), keys: null, scores: null };
 }
 
 /** A score's SQL over `posts_fts` and its parameters, and where the scores of the hits go. */
@@ -237,7 +248,8 @@ export interface ClickedHitPage {
 
 /**
  * The keys of hits `offset` to `offset + limit` most clicked first; the scores of those that the
- * walk of the clicked posts found go to `scored` when given.
+ * walk of the clicked posts found go to `scored` when given. `samplePosts`: how many of the newest
+ * posts estimate the hits (tests make it small to reach each way in on a small database).
  *
  * @example
  * mostClickedHitPage(stmts, { match: '"rust"', languages: null }, 0, 20).keys;
@@ -248,44 +260,53 @@ export function mostClickedHitPage(
   offset: number,
   limit: number,
   scored?: ScoreSink,
+  samplePosts: number = SAMPLE_POSTS,
 ): ClickedHitPage {
   const want = offset + limit;
-  // Reads of every hit take the finding MATCH (scoring on the read only when it is the whole
-  // one); the walk tests the whole MATCH, so that it keeps each match's score.
+  // Reads of every hit take the finding MATCH (the whole one when they score on the way); the
+  // walk tests the whole MATCH, so that it keeps each match's score.
   const reads = filter.find === undefined ? filter : { ...filter, match: filter.find };
-  const { hits, posts, keys, scores } = estimateHits(
-    stmts,
-    reads,
-    want,
-    reads.match === filter.match ? scored : undefined,
-  );
+  const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
+  // The walk tests posts of the search's languages only: a share `hits / inScope` of them match.
+  const inScope =
+    filter.languages === null
+      ? posts
+      : ((stmts
+          .get("SELECT sum(post_count) FROM languages WHERE id IN (SELECT value FROM json_each(?))")
+          .pluck()
+          .get(filter.languages) as number | null) ?? 0);
+  // A test seeks in every segment of the index; gathering reads each hit once whatever the segments.
+  const testCost = TEST_COST_US * Math.max(1, segmentCount(stmts));
+  const testsFor = (hits: number) => (want * Math.max(inScope, hits, 1)) / Math.max(hits, 1);
+  // A page gathered or sorted from the hits is scored after, a seek per post, unless the read of
+  // every hit scored them; the walk's tests score the matches they find on the way.
+  const gatherCostFor = (hits: number, scoresRead: boolean) =>
+    hits * GATHER_COST_US + (scored === undefined || scoresRead ? 0 : want * testCost);
+  const walks = (hits: number, scoresRead: boolean) =>
+    testsFor(hits) * testCost < gatherCostFor(hits, scoresRead);
+  // The gather reads every hit and the clicked posts of the search's languages in order until
+  // `want` of them are hits (about testsFor(hits) of them); sorting known keys' posts by clicks
+  // instead costs a seek pair per key.
+  const gatherReadFor = (hits: number) =>
+    (hits + Math.min(testsFor(hits), Math.max(inScope, hits))) * GATHER_COST_US;
+  const sorts = (hits: number) => hits * POST_BY_KEY_COST_US < gatherReadFor(hits);
+  // Whether an estimate of `hits` (within its margin either way) could make those keys worth reading.
+  const keysServe = (hits: number) =>
+    [hits / SAMPLE_ESTIMATE_MARGIN, hits * SAMPLE_ESTIMATE_MARGIN].some((h) => !walks(h, false) && sorts(h));
+  const { hits, keys, scores } = estimateHits(stmts, filter, want, posts, samplePosts, keysServe, scored);
   const page = (found: number[]): ClickedHitPage => {
     if (scores !== null && scored !== undefined) {
       for (const key of found) scored.scores.set(key, scores.get(key)!);
     }
     return { keys: found, hits };
   };
-  const gatherCost = hits * GATHER_COST_US;
-  // The walk tests posts of the search's languages only: a share `hits / inScope` of them match.
-  const inScope =
-    filter.languages === null
-      ? posts
-      : (stmts
-          .get("SELECT sum(post_count) FROM languages WHERE id IN (SELECT value FROM json_each(?))")
-          .pluck()
-          .get(filter.languages) as number | null);
-  const testsNeeded = (want * Math.max(inScope ?? 0, hits, 1)) / Math.max(hits, 1);
-  // A test seeks in every segment of the index; gathering reads each hit once whatever the segments.
-  const testCost = TEST_COST_US * Math.max(1, segmentCount(stmts));
+  const gatherCost = gatherCostFor(hits, scores !== null);
   let clicked: number[] | null = null;
-  if (testsNeeded * testCost < gatherCost) {
+  if (walks(hits, scores !== null)) {
     clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost), scored);
   }
-  // Every hit's key known: its posts sorted, when that costs less than the gather, which reads the
-  // clicked posts of the search's languages in order until `want` of them are hits (about
-  // testsNeeded of them).
-  const gatherRead = (hits + Math.min(testsNeeded, Math.max(inScope ?? 0, hits))) * GATHER_COST_US;
-  if (clicked === null && keys !== null && keys.length * POST_BY_KEY_COST_US < gatherRead) {
+  // Every hit's key known: its posts sorted, when that costs less than the gather.
+  if (clicked === null && keys !== null && sorts(keys.length)) {
     return page(sortedByClicks(stmts, keys, offset, limit));
   }
   clicked ??= gatherClicked(stmts, reads, want, keys);
