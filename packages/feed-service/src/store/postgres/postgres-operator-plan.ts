@@ -36,6 +36,32 @@ const MAX_TITLE_LEXEME_BYTES = 2_040;
 export const OPERATOR_EXPRESSION =
   "(p.search_vector || post_facets(p.post_date, p.language_id) || operator_facets(p.search_vector, p.feed_id))";
 
+/** A lexeme of a tsquery as the operators' index holds it, and whether that keeps its weight. */
+function indexLexeme(
+  query: string,
+  whole: string,
+  quoted: string,
+  star: string | undefined,
+  weight: string | undefined,
+  at: number,
+): { text: string; exact: boolean } {
+  const inPhrase =
+    query.slice(Math.max(0, at - 4), at) === "<-> " || query.startsWith(" <->", at + whole.length);
+  const lexeme = quoted.replace(/''/g, "'");
+  const prefix = star === "*";
+  if (weight === "A" && !prefix && !inPhrase && Buffer.byteLength(lexeme) <= MAX_TITLE_LEXEME_BYTES) {
+    return { text: `' ttl ${quoted}'`, exact: true };
+  }
+  const exact = weight !== "A";
+  const plain = `'${quoted}'${prefix ? ":*" : ""}`;
+  const letters = Array.from(lexeme);
+  if (!prefix || inPhrase || letters.length < PREFIX_LETTERS) return { text: plain, exact };
+  const first = `' pfx ${letters.slice(0, PREFIX_LETTERS).join("").replace(/'/g, "''")}'`;
+  return { text: letters.length === PREFIX_LETTERS ? first : `(${first} & ${plain})`, exact };
+}
+
+const TSQUERY_LEXEME = /'((?:[^']|'')+)'(?::(\*?)(A?))?/g;
+
 /**
  * The tsquery of the words as the operators' index answers it: a `title:` word outside a phrase
  * becomes its ` ttl ` lexeme (`'the':A` → `' ttl the'`), and a prefix outside a phrase its first
@@ -45,22 +71,24 @@ export const OPERATOR_EXPRESSION =
  */
 export function indexLexemes(query: string): string {
   return query.replace(
-    /'((?:[^']|'')+)'(?::(\*?)(A?))?/g,
-    (whole: string, quoted: string, star: string | undefined, weight: string | undefined, at: number) => {
-      const inPhrase =
-        query.slice(Math.max(0, at - 4), at) === "<-> " || query.startsWith(" <->", at + whole.length);
-      const lexeme = quoted.replace(/''/g, "'");
-      const prefix = star === "*";
-      if (weight === "A" && !prefix && !inPhrase && Buffer.byteLength(lexeme) <= MAX_TITLE_LEXEME_BYTES) {
-        return `' ttl ${quoted}'`;
-      }
-      const plain = `'${quoted}'${prefix ? ":*" : ""}`;
-      const letters = Array.from(lexeme);
-      if (!prefix || inPhrase || letters.length < PREFIX_LETTERS) return plain;
-      const first = `' pfx ${letters.slice(0, PREFIX_LETTERS).join("").replace(/'/g, "''")}'`;
-      return letters.length === PREFIX_LETTERS ? first : `(${first} & ${plain})`;
-    },
+    TSQUERY_LEXEME,
+    (whole, quoted, star, weight, at) => indexLexeme(query, whole, quoted, star, weight, at).text,
   );
+}
+
+/**
+ * Whether the operators' index answers `query` exactly: each `title:` word in it is a ` ttl `
+ * lexeme there (` ttl the` is in a post's index entries exactly when `the` is in its title: both
+ * are the lexemes of weight A of `search_vector`, operator_facets in postgres-search-operators.ts),
+ * none a prefix or in a phrase, whose weight the index loses.
+ */
+export function indexSettles(query: string): boolean {
+  let exact = true;
+  query.replace(TSQUERY_LEXEME, (whole, quoted, star, weight, at) => {
+    exact &&= indexLexeme(query, whole, quoted, star, weight, at).exact;
+    return whole;
+  });
+  return exact;
 }
 
 /** SQL with `?` placeholders (numbered by `Where`) and their values. */
@@ -122,14 +150,23 @@ export interface Plan {
   /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
   clauses: string[];
   /**
-   * The rest of the words, checked on the post: `title:` clauses on `rank_vector` (the title and
+   * The `title:` words checked on the post: `title:` clauses on `rank_vector` (the title and
    * feed name lexemes of `search_vector`, with their weights and positions: a few bytes), a clause
    * mixing `title:` and other terms on `search_vector` itself.
    */
   verify: Part;
+  /** The part of `verify` that the operators' index does not settle (see indexSettles). */
+  recheck: Part;
   /** Every filter, checked on the row (exact whatever the scope narrowed). */
   filters: Part;
   scope: Scope;
+  /**
+   * Whether `verify` alone decides the words: every clause and every excluded term is `title:`,
+   * so each is checked on `rank_vector`, which holds the title words with their weights and
+   * positions (`ts_filter(search_vector, '{a,b}')`, postgres-light-writes.ts): a post's
+   * `search_vector`, read out of TOAST, would answer the same.
+   */
+  settled: boolean;
   /**
    * Whether the statistics' estimate can be trusted: one clause of words, nothing excluded, no
    * filter but the days. Words are not independent of each other, nor of feeds and languages
@@ -169,22 +206,36 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     (query.excludedFilters?.length ?? 0) === 0 &&
     onlyDays &&
     scope.languageIds === null;
-  return { words, ...indexed, filters: and(parts), scope, estimable };
+  const titled = (t: SearchTerm) => t.titleOnly === true;
+  const settled = query.clauses.every((c) => c.every(titled)) && query.excluded.every(titled);
+  return { words, ...indexed, filters: and(parts), scope, settled, estimable };
 }
 
-function indexedWords(query: SearchQuery): { index: string | null; clauses: string[]; verify: Part } {
+function indexedWords(query: SearchQuery): {
+  index: string | null;
+  clauses: string[];
+  verify: Part;
+  recheck: Part;
+} {
   const verify: Part[] = [];
+  const recheck: Part[] = [];
   for (const clause of query.clauses) {
     if (!clause.some((t) => t.titleOnly === true)) continue;
     const vector = clause.every((t) => t.titleOnly === true) ? "p.rank_vector" : "p.search_vector";
-    verify.push({ sql: `${vector} @@ ?::tsquery`, args: [toTsquery({ clauses: [clause], excluded: [] })] });
+    const one = toTsquery({ clauses: [clause], excluded: [] });
+    const check = { sql: `${vector} @@ ?::tsquery`, args: [one] };
+    verify.push(check);
+    if (one === null || !indexSettles(one)) recheck.push(check);
   }
   const titled = query.excluded.filter((t) => t.titleOnly === true);
   if (titled.length > 0) {
-    verify.push({
+    // Not in the index query (only excluded words and feeds are): checked on the row.
+    const check = {
       sql: "NOT (p.rank_vector @@ ?::tsquery)",
       args: [toTsquery({ clauses: [titled], excluded: [] })],
-    });
+    };
+    verify.push(check);
+    recheck.push(check);
   }
   const excluded = query.excluded.filter((t) => t.titleOnly !== true);
   const index = toTsquery({ clauses: query.clauses, excluded });
@@ -195,16 +246,20 @@ function indexedWords(query: SearchQuery): { index: string | null; clauses: stri
       return one === null ? [] : [indexLexemes(one)];
     }),
     verify: and(verify),
+    recheck: and(recheck),
   };
 }
 
-/** The words' GIN condition and checks on `where`, the index query narrowed by `facet`. */
+/**
+ * The words' GIN condition and the checks GIN leaves (Plan.recheck) on `where`, the index query
+ * narrowed by `facet`.
+ */
 export function addWords(where: Where, plan: Plan & { index: string }, facet: string | null): Where {
   where.add(
     `${OPERATOR_EXPRESSION} @@ ?::tsquery`,
     facet === null ? plan.index : `(${plan.index}) & ${facet}`,
   );
-  return where.add(plan.verify.sql, ...plan.verify.args);
+  return where.add(plan.recheck.sql, ...plan.recheck.args);
 }
 
 /** The planner's estimate of the rows `condition` keeps, from the statistics (cheap: no row read). */

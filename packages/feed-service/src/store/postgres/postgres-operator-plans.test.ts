@@ -176,6 +176,7 @@ const CASES: Case[] = [
   { terms: "lang:de", where: "p.language_id = (SELECT id FROM languages WHERE code = 'de')" },
   { terms: `after:${iso(590)}`, where: since(590) },
   { terms: "wor* the", where: "TRUE" },
+  { terms: "title:the* k3", where: "TRUE" },
 ];
 
 const PAGES: Record<SearchSort, Array<{ offset: number; limit: number }>> = {
@@ -246,6 +247,17 @@ describe("postgres search operator plans", () => {
     assert.match(ranked[0]!, /' (day|wk|mo|yr) \d+'/);
   });
 
+  it("leaves GIN to settle `title:` words it holds as title lexemes, and checks the rest on the row", async () => {
+    const checked = (ran: Array<{ text: string }>) => ran.some((r) => r.text.includes("p.rank_vector @@"));
+    for (const sort of ["relevance", "date"] as const) {
+      // ` ttl the` is in the index exactly when `the` is in the title.
+      const settled = await assertExact(CASES[1]!, sort, { offset: 0, limit: 20 });
+      assert.ok(indexQueries(settled).every((q) => q.includes("' ttl the'")) && !checked(settled));
+      // A `title:` prefix loses its weight in the index: checked on the title's vector.
+      assert.ok(checked(await assertExact(CASES[21]!, sort, { offset: 0, limit: 20 })));
+    }
+  });
+
   it("sizes the next tier on the share of matches a tier that fell short measured", async () => {
     // "olden" is in no post of the newest 400 days: the first tier finds none of it.
     const read = indexQueries(await assertExact(CASES[10]!, "date", { offset: 0, limit: 20 }));
@@ -263,6 +275,9 @@ describe("postgres search operator plans", () => {
     // Past the clicked posts (one in ten, some with none): the posts without clicks, newest id first.
     const past = await assertExact(CASES[19]!, "clicks", { offset: 5990, limit: 20 });
     assert.ok(walked(past) && unclicked(past));
+    // Words all `title:`: settled on the title's vector, no post's whole vector read.
+    const titled = await assertExact(CASES[1]!, "clicks", { offset: 0, limit: 20 });
+    assert.ok(walked(titled) && !titled.some((r) => r.text.includes("p.search_vector @@")));
     // A rare word in the feeds: every match read and sorted, no walk.
     const rare = await assertExact(CASES[11]!, "clicks", { offset: 0, limit: 20 });
     assert.ok(!walked(rare));
