@@ -10,6 +10,7 @@ import {
   type SearchQuery,
   type SearchTerm,
 } from "../../search/search-query.js";
+import { termPhrase } from "../../search/term-phrase.js";
 import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import {
@@ -22,6 +23,8 @@ import {
   type Window,
 } from "./postgres-operator-scope.js";
 import { DAY_MS } from "./postgres-page-seek.js";
+import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
+import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
 import { toTsquery } from "./postgres-text-search.js";
 
 /** Letters of a prefix that the index holds as a lexeme of its own. */
@@ -52,7 +55,8 @@ function indexLexeme(
   if (weight === "A" && !prefix && !inPhrase && Buffer.byteLength(lexeme) <= MAX_TITLE_LEXEME_BYTES) {
     return { text: `' ttl ${quoted}'`, exact: true };
   }
-  const exact = weight !== "A";
+  // GIN holds no positions: a phrase there is a recheck of the indexed expression (below).
+  const exact = weight !== "A" && !inPhrase;
   const plain = `'${quoted}'${prefix ? ":*" : ""}`;
   const letters = Array.from(lexeme);
   if (!prefix || inPhrase || letters.length < PREFIX_LETTERS) return { text: plain, exact };
@@ -67,13 +71,17 @@ const TSQUERY_LEXEME = /'((?:[^']|'')+)'(?::(\*?)(A?))?/g;
  * becomes its ` ttl ` lexeme (`'the':A` → `' ttl the'`), and a prefix outside a phrase its first
  * letters' lexeme (`'pro':*` → `' pfx pro'`, `'prog':*` → `(' pfx pro' & 'prog':*)`: a post holds
  * a word beginning with `prog` only if it holds one beginning with `pro`). Anything else loses its
- * weight: a superset, which `Plan.verify` narrows (a phrase's positions are checked by GIN itself).
+ * weight, and a phrase its order (the AND of its words): a superset, which `Plan.recheck` narrows.
  */
 export function indexLexemes(query: string): string {
-  return query.replace(
+  const lexemes = query.replace(
     TSQUERY_LEXEME,
     (whole, quoted, star, weight, at) => indexLexeme(query, whole, quoted, star, weight, at).text,
   );
+  // A phrase as its words: GIN would answer `<->` by rechecking each candidate against the
+  // indexed expression, rebuilding operator_facets for every one (a common phrase ran past the
+  // 10-second deadline); its positions are checked on the row instead (Plan.recheck).
+  return lexemes.replace(/('(?:[^']|'')*')|<->/g, (_, quoted: string | undefined) => quoted ?? "&");
 }
 
 /**
@@ -147,6 +155,12 @@ export interface Plan {
    * vector, out of TOAST).
    */
   index: string | null;
+  /**
+   * The indexed expression `index` is for: the operators' (OPERATOR_EXPRESSION), or the word
+   * plans' (SEARCH_EXPRESSION, with the pairs of neighbouring words) for phrases without `word*`
+   * or `title:`, which its pairs find without reading a post (postgres-phrase-pairs.ts).
+   */
+  expression: string;
   /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
   clauses: string[];
   /**
@@ -168,8 +182,8 @@ export interface Plan {
    */
   settled: boolean;
   /**
-   * Whether the statistics' estimate can be trusted: one clause of words, nothing excluded, no
-   * filter but the days. Words are not independent of each other, nor of feeds and languages
+   * Whether the statistics' estimate can be trusted: one clause of words and no phrase, nothing
+   * excluded, no filter but the days. Words are not independent of each other, nor of feeds and languages
    * (`lang:de the`), so the share of any other query is measured on the newest posts first.
    */
   estimable: boolean;
@@ -191,7 +205,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   const indexed = indexedWords(query);
   // Excluded feeds, when few, are left out inside the index too (the row check stays).
   for (const filter of query.excludedFilters ?? []) {
-    if (indexed.index === null || filter.kind !== "feed") continue;
+    if (indexed.index === null || indexed.expression !== OPERATOR_EXPRESSION || filter.kind !== "feed")
+      continue;
     const feedIds = ids(filter.feedIds, "feed");
     if (feedIds.length === 0 || !feedsInIndex(feedIds)) continue;
     indexed.index = `${indexed.index} & !${feedsFacet(feedIds)}`;
@@ -200,8 +215,10 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   const onlyDays = (query.filterClauses ?? []).every(
     (c) => c.length === 1 && isFilter(c[0]!) && c[0].kind === "date",
   );
+  // The statistics know nothing of phrases (https://www.postgresql.org/docs/current/planner-stats.html).
   const estimable =
     query.clauses.length <= 1 &&
+    !query.clauses.some((c) => c.some((t) => termPhrase(t).length > 1)) &&
     query.excluded.length === 0 &&
     (query.excludedFilters?.length ?? 0) === 0 &&
     onlyDays &&
@@ -213,19 +230,39 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
 
 function indexedWords(query: SearchQuery): {
   index: string | null;
+  expression: string;
   clauses: string[];
   verify: Part;
   recheck: Part;
 } {
+  const clauses = query.clauses.flatMap((c) => {
+    const one = toTsquery({ clauses: [c], excluded: [] });
+    return one === null ? [] : [indexLexemes(one)];
+  });
+  const operated = (t: SearchTerm) => t.prefix === true || t.titleOnly === true;
+  const phrased = (t: SearchTerm) => termPhrase(t).length > 1;
+  const terms = [...query.clauses.flat(), ...query.excluded];
+  if (terms.some(phrased) && !terms.some(operated)) {
+    // Phrases of plain words: the word plans' index finds them by their pairs.
+    const pairs = toSearchIndexTsquery(query);
+    const words = toTsquery({ clauses: query.clauses, excluded: query.excluded });
+    return {
+      index: pairs?.tsquery ?? null,
+      expression: SEARCH_EXPRESSION,
+      clauses,
+      verify: and([]),
+      recheck:
+        pairs === null || pairs.exact ? and([]) : { sql: "p.search_vector @@ ?::tsquery", args: [words] },
+    };
+  }
   const verify: Part[] = [];
   const recheck: Part[] = [];
   for (const clause of query.clauses) {
-    if (!clause.some((t) => t.titleOnly === true)) continue;
     const vector = clause.every((t) => t.titleOnly === true) ? "p.rank_vector" : "p.search_vector";
     const one = toTsquery({ clauses: [clause], excluded: [] });
     const check = { sql: `${vector} @@ ?::tsquery`, args: [one] };
-    verify.push(check);
-    if (one === null || !indexSettles(one)) recheck.push(check);
+    if (clause.some((t) => t.titleOnly === true)) verify.push(check);
+    if (one !== null && !indexSettles(one)) recheck.push(check);
   }
   const titled = query.excluded.filter((t) => t.titleOnly === true);
   if (titled.length > 0) {
@@ -237,14 +274,20 @@ function indexedWords(query: SearchQuery): {
     verify.push(check);
     recheck.push(check);
   }
-  const excluded = query.excluded.filter((t) => t.titleOnly !== true);
+  // An excluded phrase as its words would leave out posts that hold them apart: checked on the row.
+  const phrases = query.excluded.filter((t) => t.titleOnly !== true && termPhrase(t).length > 1);
+  if (phrases.length > 0) {
+    recheck.push({
+      sql: "NOT (p.search_vector @@ ?::tsquery)",
+      args: [toTsquery({ clauses: [phrases], excluded: [] })],
+    });
+  }
+  const excluded = query.excluded.filter((t) => t.titleOnly !== true && termPhrase(t).length <= 1);
   const index = toTsquery({ clauses: query.clauses, excluded });
   return {
     index: index === null ? null : indexLexemes(index),
-    clauses: query.clauses.flatMap((c) => {
-      const one = toTsquery({ clauses: [c], excluded: [] });
-      return one === null ? [] : [indexLexemes(one)];
-    }),
+    expression: OPERATOR_EXPRESSION,
+    clauses,
     verify: and(verify),
     recheck: and(recheck),
   };
@@ -255,10 +298,7 @@ function indexedWords(query: SearchQuery): {
  * narrowed by `facet`.
  */
 export function addWords(where: Where, plan: Plan & { index: string }, facet: string | null): Where {
-  where.add(
-    `${OPERATOR_EXPRESSION} @@ ?::tsquery`,
-    facet === null ? plan.index : `(${plan.index}) & ${facet}`,
-  );
+  where.add(`${plan.expression} @@ ?::tsquery`, facet === null ? plan.index : `(${plan.index}) & ${facet}`);
   return where.add(plan.recheck.sql, ...plan.recheck.args);
 }
 
@@ -365,8 +405,10 @@ export function addMatching(
 ): Where {
   const { scope } = plan;
   if (plan.index !== null) {
-    addWords(where, { ...plan, index: plan.index }, scopeFacet(scope, window, days));
-    const bitmap = scopeBitmap(scope, window, days.narrow);
+    // The word plans' index holds no feeds: posts_by_feed narrows to them.
+    const feedFacets = plan.expression === OPERATOR_EXPRESSION;
+    addWords(where, { ...plan, index: plan.index }, scopeFacet(scope, window, days, feedFacets));
+    const bitmap = scopeBitmap(scope, window, days.narrow, feedFacets);
     if (bitmap !== null) where.add(bitmap.sql, ...bitmap.args);
   } else {
     if (scope.languageIds !== null) where.add("p.language_id = ANY(?::int[])", scope.languageIds);
