@@ -157,8 +157,8 @@ export interface Plan {
   index: string | null;
   /**
    * The indexed expression `index` is for: the operators' (OPERATOR_EXPRESSION), or the word
-   * plans' (SEARCH_EXPRESSION, with the pairs of neighbouring words) for phrases without `word*`
-   * or `title:`, which its pairs find without reading a post (postgres-phrase-pairs.ts).
+   * plans' (SEARCH_EXPRESSION, with the pairs of neighbouring words) for phrases without `word*`,
+   * which its pairs find without reading a post (postgres-phrase-pairs.ts).
    */
   expression: string;
   /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
@@ -239,22 +239,6 @@ function indexedWords(query: SearchQuery): {
     const one = toTsquery({ clauses: [c], excluded: [] });
     return one === null ? [] : [indexLexemes(one)];
   });
-  const operated = (t: SearchTerm) => t.prefix === true || t.titleOnly === true;
-  const phrased = (t: SearchTerm) => termPhrase(t).length > 1;
-  const terms = [...query.clauses.flat(), ...query.excluded];
-  if (terms.some(phrased) && !terms.some(operated)) {
-    // Phrases of plain words: the word plans' index finds them by their pairs.
-    const pairs = toSearchIndexTsquery(query);
-    const words = toTsquery({ clauses: query.clauses, excluded: query.excluded });
-    return {
-      index: pairs?.tsquery ?? null,
-      expression: SEARCH_EXPRESSION,
-      clauses,
-      verify: and([]),
-      recheck:
-        pairs === null || pairs.exact ? and([]) : { sql: "p.search_vector @@ ?::tsquery", args: [words] },
-    };
-  }
   const verify: Part[] = [];
   const recheck: Part[] = [];
   for (const clause of query.clauses) {
@@ -273,6 +257,22 @@ function indexedWords(query: SearchQuery): {
     };
     verify.push(check);
     recheck.push(check);
+  }
+  const terms = [...query.clauses.flat(), ...query.excluded];
+  if (terms.some((t) => termPhrase(t).length > 1) && !terms.some((t) => t.prefix === true)) {
+    // Phrases without `word*`: the word plans' index finds them by their pairs (its lexemes hold
+    // no weights: `title:` words are checked on the title's vector, as `verify` does).
+    const untitled = query.excluded.filter((t) => t.titleOnly !== true);
+    const pairs = toSearchIndexTsquery({ clauses: query.clauses, excluded: untitled });
+    const words = toTsquery({ clauses: query.clauses, excluded: query.excluded });
+    const exact = pairs === null || pairs.exact;
+    return {
+      index: pairs?.tsquery ?? null,
+      expression: SEARCH_EXPRESSION,
+      clauses,
+      verify: and(verify),
+      recheck: and(exact ? verify : [...verify, { sql: "p.search_vector @@ ?::tsquery", args: [words] }]),
+    };
   }
   // An excluded phrase as its words would leave out posts that hold them apart: checked on the row.
   const phrases = query.excluded.filter((t) => t.titleOnly !== true && termPhrase(t).length > 1);
