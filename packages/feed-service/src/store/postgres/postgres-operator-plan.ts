@@ -169,7 +169,10 @@ export interface Plan {
    * mixing `title:` and other terms on `search_vector` itself.
    */
   verify: Part;
-  /** The part of `verify` that the operators' index does not settle (see indexSettles). */
+  /**
+   * The checks on the row that the index query leaves: the part of `verify` it does not settle
+   * (see indexSettles), and the order of phrases it holds as their words.
+   */
   recheck: Part;
   /** Every filter, checked on the row (exact whatever the scope narrowed). */
   filters: Part;
