@@ -135,6 +135,32 @@ export function operatorCases(ops) {
 }
 
 /**
+ * A phrase of the two commonest words with each operator (relevance, and clicks at limit 1000),
+ * and excluded beside the prefix: on PostgreSQL, a phrase handed to the operators' GIN index is a
+ * recheck of every candidate against the indexed expression (bench/NOTES.md, pgops34b).
+ */
+export function phraseCases(ops) {
+  const phrase = `"${ops.w1} ${ops.w2}"`;
+  const cases = [];
+  for (const op of [ops.after, ops.feed, ops.title, ops.prefix]) {
+    cases.push([
+      `search '${phrase} ${op}', relevance`,
+      { searchTerms: `${phrase} ${op}`, sortBy: "relevance", limit: 20, offset: 0 },
+    ]);
+    cases.push([
+      `search '${phrase} ${op}', clicks, limit 1000`,
+      { searchTerms: `${phrase} ${op}`, sortBy: "clicks", limit: 1000, offset: 0 },
+    ]);
+  }
+  const excluded = `${ops.prefix} -${phrase}`;
+  cases.push([
+    `search '${excluded}', relevance`,
+    { searchTerms: excluded, sortBy: "relevance", limit: 20, offset: 0 },
+  ]);
+  return cases;
+}
+
+/**
  * The commonest word alone through the word plans (no operator): the peer each operator case is
  * read against, measured in the same run.
  */

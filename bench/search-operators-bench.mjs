@@ -9,7 +9,9 @@
 //   npx tsc -b && TMPDIR=<your copy tree> node bench/search-operators-bench.mjs
 //     [--shape demo,long-tail,...] [--posts N] [--backends sqlite,postgres]
 //     [--baseline <a copy of packages/feed-service/dist from the other build>]
-//     [--calls REGEX] [--repeats 5] [--cpu]
+//     [--calls REGEX] [--repeats 5] [--cpu] [--phrases]
+//
+// --phrases adds a phrase of the two commonest words with each operator (phraseCases).
 //
 // --cpu times each call by this process's CPU time (user + system) instead of the clock: on a
 // shared machine under load a SQLite call (synchronous, in this thread) waits for a core as long
@@ -24,7 +26,13 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { describeOperators, operatorCases, probeOperators, wordPeers } from "./search-operator-cases.mjs";
+import {
+  describeOperators,
+  operatorCases,
+  phraseCases,
+  probeOperators,
+  wordPeers,
+} from "./search-operator-cases.mjs";
 import { openShapeCorpus, openShapePostgres } from "./shape-corpus.mjs";
 
 const { values } = parseArgs({
@@ -36,6 +44,7 @@ const { values } = parseArgs({
     calls: { type: "string" },
     repeats: { type: "string" },
     cpu: { type: "boolean" },
+    phrases: { type: "boolean" },
   },
 });
 const shapeNames = (values.shape ?? ["demo"]).flatMap((name) => name.split(","));
@@ -92,9 +101,11 @@ for (const shape of shapeNames) {
         });
       }
       const ops = await probeOperators(opened.at(-1).store, path, manifest);
-      const cases = [...wordPeers(ops), ...operatorCases(ops)].filter(
-        ([label]) => !values.calls || new RegExp(values.calls).test(label),
-      );
+      const cases = [
+        ...wordPeers(ops),
+        ...operatorCases(ops),
+        ...(values.phrases ? phraseCases(ops) : []),
+      ].filter(([label]) => !values.calls || new RegExp(values.calls).test(label));
       const loadBefore = loadavg()[0];
       console.log(
         `\nsearch operators, shape ${shape}, ${backend}${values.cpu ? " (CPU ms)" : ""}: ${describeOperators(ops)}`,

@@ -64,17 +64,18 @@ async function keyAfter(sql: Sql, after: Key | null, posts: number): Promise<Key
  * The matches among the clicked posts after `after` down to `last` (null: to the end), in order.
  * Each post is read by its own probe of the primary key (a LATERAL subquery that the planner
  * cannot turn into a scan of every post), its filters and `title:` words checked before its words
- * (`search_vector`, out of TOAST): CASE keeps that order.
+ * (`search_vector`, out of TOAST): CASE keeps that order. Words that are all `title:` are settled
+ * by that check alone (Plan.settled), and the vector is not read.
  */
 async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null): Promise<number[]> {
   const where = new Where();
   if (after !== null) where.add("(k.clicks, k.id) < (?, ?)", after.clicks, after.id);
   if (last !== null) where.add("(k.clicks, k.id) >= (?, ?)", last.clicks, last.id);
   const check = new Where().add(
-    `CASE WHEN (${plan.filters.sql}) AND (${plan.verify.sql}) THEN ${plan.words === null ? "TRUE" : "p.search_vector @@ ?::tsquery"} ELSE false END`,
+    `CASE WHEN (${plan.filters.sql}) AND (${plan.verify.sql}) THEN ${plan.words === null || plan.settled ? "TRUE" : "p.search_vector @@ ?::tsquery"} ELSE false END`,
     ...plan.filters.args,
     ...plan.verify.args,
-    ...(plan.words === null ? [] : [plan.words]),
+    ...(plan.words === null || plan.settled ? [] : [plan.words]),
   );
   // The check's parameters come after the stretch's bounds.
   const offset = where.params.length;

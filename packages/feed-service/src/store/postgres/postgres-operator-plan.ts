@@ -10,6 +10,7 @@ import {
   type SearchQuery,
   type SearchTerm,
 } from "../../search/search-query.js";
+import { termPhrase } from "../../search/term-phrase.js";
 import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import {
@@ -22,6 +23,8 @@ import {
   type Window,
 } from "./postgres-operator-scope.js";
 import { DAY_MS } from "./postgres-page-seek.js";
+import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
+import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
 import { toTsquery } from "./postgres-text-search.js";
 
 /** Letters of a prefix that the index holds as a lexeme of its own. */
@@ -36,31 +39,64 @@ const MAX_TITLE_LEXEME_BYTES = 2_040;
 export const OPERATOR_EXPRESSION =
   "(p.search_vector || post_facets(p.post_date, p.language_id) || operator_facets(p.search_vector, p.feed_id))";
 
+/** A lexeme of a tsquery as the operators' index holds it, and whether that keeps its weight. */
+function indexLexeme(
+  query: string,
+  whole: string,
+  quoted: string,
+  star: string | undefined,
+  weight: string | undefined,
+  at: number,
+): { text: string; exact: boolean } {
+  const inPhrase =
+    query.slice(Math.max(0, at - 4), at) === "<-> " || query.startsWith(" <->", at + whole.length);
+  const lexeme = quoted.replace(/''/g, "'");
+  const prefix = star === "*";
+  if (weight === "A" && !prefix && !inPhrase && Buffer.byteLength(lexeme) <= MAX_TITLE_LEXEME_BYTES) {
+    return { text: `' ttl ${quoted}'`, exact: true };
+  }
+  // GIN holds no positions: a phrase there is a recheck of the indexed expression (below).
+  const exact = weight !== "A" && !inPhrase;
+  const plain = `'${quoted}'${prefix ? ":*" : ""}`;
+  const letters = Array.from(lexeme);
+  if (!prefix || inPhrase || letters.length < PREFIX_LETTERS) return { text: plain, exact };
+  const first = `' pfx ${letters.slice(0, PREFIX_LETTERS).join("").replace(/'/g, "''")}'`;
+  return { text: letters.length === PREFIX_LETTERS ? first : `(${first} & ${plain})`, exact };
+}
+
+const TSQUERY_LEXEME = /'((?:[^']|'')+)'(?::(\*?)(A?))?/g;
+
 /**
  * The tsquery of the words as the operators' index answers it: a `title:` word outside a phrase
  * becomes its ` ttl ` lexeme (`'the':A` → `' ttl the'`), and a prefix outside a phrase its first
  * letters' lexeme (`'pro':*` → `' pfx pro'`, `'prog':*` → `(' pfx pro' & 'prog':*)`: a post holds
  * a word beginning with `prog` only if it holds one beginning with `pro`). Anything else loses its
- * weight: a superset, which `Plan.verify` narrows (a phrase's positions are checked by GIN itself).
+ * weight, and a phrase its order (the AND of its words): a superset, which `Plan.recheck` narrows.
  */
 export function indexLexemes(query: string): string {
-  return query.replace(
-    /'((?:[^']|'')+)'(?::(\*?)(A?))?/g,
-    (whole: string, quoted: string, star: string | undefined, weight: string | undefined, at: number) => {
-      const inPhrase =
-        query.slice(Math.max(0, at - 4), at) === "<-> " || query.startsWith(" <->", at + whole.length);
-      const lexeme = quoted.replace(/''/g, "'");
-      const prefix = star === "*";
-      if (weight === "A" && !prefix && !inPhrase && Buffer.byteLength(lexeme) <= MAX_TITLE_LEXEME_BYTES) {
-        return `' ttl ${quoted}'`;
-      }
-      const plain = `'${quoted}'${prefix ? ":*" : ""}`;
-      const letters = Array.from(lexeme);
-      if (!prefix || inPhrase || letters.length < PREFIX_LETTERS) return plain;
-      const first = `' pfx ${letters.slice(0, PREFIX_LETTERS).join("").replace(/'/g, "''")}'`;
-      return letters.length === PREFIX_LETTERS ? first : `(${first} & ${plain})`;
-    },
+  const lexemes = query.replace(
+    TSQUERY_LEXEME,
+    (whole, quoted, star, weight, at) => indexLexeme(query, whole, quoted, star, weight, at).text,
   );
+  // A phrase as its words: GIN would answer `<->` by rechecking each candidate against the
+  // indexed expression, rebuilding operator_facets for every one (a common phrase ran past the
+  // 10-second deadline); its positions are checked on the row instead (Plan.recheck).
+  return lexemes.replace(/('(?:[^']|'')*')|<->/g, (_, quoted: string | undefined) => quoted ?? "&");
+}
+
+/**
+ * Whether the operators' index answers `query` exactly: each `title:` word in it is a ` ttl `
+ * lexeme there (` ttl the` is in a post's index entries exactly when `the` is in its title: both
+ * are the lexemes of weight A of `search_vector`, operator_facets in postgres-search-operators.ts),
+ * none a prefix or in a phrase, whose weight the index loses.
+ */
+export function indexSettles(query: string): boolean {
+  let exact = true;
+  query.replace(TSQUERY_LEXEME, (whole, quoted, star, weight, at) => {
+    exact &&= indexLexeme(query, whole, quoted, star, weight, at).exact;
+    return whole;
+  });
+  return exact;
 }
 
 /** SQL with `?` placeholders (numbered by `Where`) and their values. */
@@ -119,20 +155,38 @@ export interface Plan {
    * vector, out of TOAST).
    */
   index: string | null;
+  /**
+   * The indexed expression `index` is for: the operators' (OPERATOR_EXPRESSION), or the word
+   * plans' (SEARCH_EXPRESSION, with the pairs of neighbouring words) for phrases without `word*`,
+   * which its pairs find without reading a post (postgres-phrase-pairs.ts).
+   */
+  expression: string;
   /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
   clauses: string[];
   /**
-   * The rest of the words, checked on the post: `title:` clauses on `rank_vector` (the title and
+   * The `title:` words checked on the post: `title:` clauses on `rank_vector` (the title and
    * feed name lexemes of `search_vector`, with their weights and positions: a few bytes), a clause
    * mixing `title:` and other terms on `search_vector` itself.
    */
   verify: Part;
+  /**
+   * The checks on the row that the index query leaves: the part of `verify` it does not settle
+   * (see indexSettles), and the order of phrases it holds as their words.
+   */
+  recheck: Part;
   /** Every filter, checked on the row (exact whatever the scope narrowed). */
   filters: Part;
   scope: Scope;
   /**
-   * Whether the statistics' estimate can be trusted: one clause of words, nothing excluded, no
-   * filter but the days. Words are not independent of each other, nor of feeds and languages
+   * Whether `verify` alone decides the words: every clause and every excluded term is `title:`,
+   * so each is checked on `rank_vector`, which holds the title words with their weights and
+   * positions (`ts_filter(search_vector, '{a,b}')`, postgres-light-writes.ts): a post's
+   * `search_vector`, read out of TOAST, would answer the same.
+   */
+  settled: boolean;
+  /**
+   * Whether the statistics' estimate can be trusted: one clause of words and no phrase, nothing
+   * excluded, no filter but the days. Words are not independent of each other, nor of feeds and languages
    * (`lang:de the`), so the share of any other query is measured on the newest posts first.
    */
   estimable: boolean;
@@ -154,7 +208,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   const indexed = indexedWords(query);
   // Excluded feeds, when few, are left out inside the index too (the row check stays).
   for (const filter of query.excludedFilters ?? []) {
-    if (indexed.index === null || filter.kind !== "feed") continue;
+    if (indexed.index === null || indexed.expression !== OPERATOR_EXPRESSION || filter.kind !== "feed")
+      continue;
     const feedIds = ids(filter.feedIds, "feed");
     if (feedIds.length === 0 || !feedsInIndex(feedIds)) continue;
     indexed.index = `${indexed.index} & !${feedsFacet(feedIds)}`;
@@ -163,48 +218,91 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   const onlyDays = (query.filterClauses ?? []).every(
     (c) => c.length === 1 && isFilter(c[0]!) && c[0].kind === "date",
   );
+  // The statistics know nothing of phrases (https://www.postgresql.org/docs/current/planner-stats.html).
   const estimable =
     query.clauses.length <= 1 &&
+    !query.clauses.some((c) => c.some((t) => termPhrase(t).length > 1)) &&
     query.excluded.length === 0 &&
     (query.excludedFilters?.length ?? 0) === 0 &&
     onlyDays &&
     scope.languageIds === null;
-  return { words, ...indexed, filters: and(parts), scope, estimable };
+  const titled = (t: SearchTerm) => t.titleOnly === true;
+  const settled = query.clauses.every((c) => c.every(titled)) && query.excluded.every(titled);
+  return { words, ...indexed, filters: and(parts), scope, settled, estimable };
 }
 
-function indexedWords(query: SearchQuery): { index: string | null; clauses: string[]; verify: Part } {
+function indexedWords(query: SearchQuery): {
+  index: string | null;
+  expression: string;
+  clauses: string[];
+  verify: Part;
+  recheck: Part;
+} {
+  const clauses = query.clauses.flatMap((c) => {
+    const one = toTsquery({ clauses: [c], excluded: [] });
+    return one === null ? [] : [indexLexemes(one)];
+  });
   const verify: Part[] = [];
+  const recheck: Part[] = [];
   for (const clause of query.clauses) {
-    if (!clause.some((t) => t.titleOnly === true)) continue;
     const vector = clause.every((t) => t.titleOnly === true) ? "p.rank_vector" : "p.search_vector";
-    verify.push({ sql: `${vector} @@ ?::tsquery`, args: [toTsquery({ clauses: [clause], excluded: [] })] });
+    const one = toTsquery({ clauses: [clause], excluded: [] });
+    const check = { sql: `${vector} @@ ?::tsquery`, args: [one] };
+    if (clause.some((t) => t.titleOnly === true)) verify.push(check);
+    if (one !== null && !indexSettles(one)) recheck.push(check);
   }
   const titled = query.excluded.filter((t) => t.titleOnly === true);
   if (titled.length > 0) {
-    verify.push({
+    // Not in the index query (only excluded words and feeds are): checked on the row.
+    const check = {
       sql: "NOT (p.rank_vector @@ ?::tsquery)",
       args: [toTsquery({ clauses: [titled], excluded: [] })],
+    };
+    verify.push(check);
+    recheck.push(check);
+  }
+  const terms = [...query.clauses.flat(), ...query.excluded];
+  if (terms.some((t) => termPhrase(t).length > 1) && !terms.some((t) => t.prefix === true)) {
+    // Phrases without `word*`: the word plans' index finds them by their pairs (its lexemes hold
+    // no weights: `title:` words are checked on the title's vector, as `verify` does).
+    const untitled = query.excluded.filter((t) => t.titleOnly !== true);
+    const pairs = toSearchIndexTsquery({ clauses: query.clauses, excluded: untitled });
+    const words = toTsquery({ clauses: query.clauses, excluded: query.excluded });
+    const exact = pairs === null || pairs.exact;
+    return {
+      index: pairs?.tsquery ?? null,
+      expression: SEARCH_EXPRESSION,
+      clauses,
+      verify: and(verify),
+      recheck: and(exact ? verify : [...verify, { sql: "p.search_vector @@ ?::tsquery", args: [words] }]),
+    };
+  }
+  // An excluded phrase as its words would leave out posts that hold them apart: checked on the row.
+  const phrases = query.excluded.filter((t) => t.titleOnly !== true && termPhrase(t).length > 1);
+  if (phrases.length > 0) {
+    recheck.push({
+      sql: "NOT (p.search_vector @@ ?::tsquery)",
+      args: [toTsquery({ clauses: [phrases], excluded: [] })],
     });
   }
-  const excluded = query.excluded.filter((t) => t.titleOnly !== true);
+  const excluded = query.excluded.filter((t) => t.titleOnly !== true && termPhrase(t).length <= 1);
   const index = toTsquery({ clauses: query.clauses, excluded });
   return {
     index: index === null ? null : indexLexemes(index),
-    clauses: query.clauses.flatMap((c) => {
-      const one = toTsquery({ clauses: [c], excluded: [] });
-      return one === null ? [] : [indexLexemes(one)];
-    }),
+    expression: OPERATOR_EXPRESSION,
+    clauses,
     verify: and(verify),
+    recheck: and(recheck),
   };
 }
 
-/** The words' GIN condition and checks on `where`, the index query narrowed by `facet`. */
+/**
+ * The words' GIN condition and the checks GIN leaves (Plan.recheck) on `where`, the index query
+ * narrowed by `facet`.
+ */
 export function addWords(where: Where, plan: Plan & { index: string }, facet: string | null): Where {
-  where.add(
-    `${OPERATOR_EXPRESSION} @@ ?::tsquery`,
-    facet === null ? plan.index : `(${plan.index}) & ${facet}`,
-  );
-  return where.add(plan.verify.sql, ...plan.verify.args);
+  where.add(`${plan.expression} @@ ?::tsquery`, facet === null ? plan.index : `(${plan.index}) & ${facet}`);
+  return where.add(plan.recheck.sql, ...plan.recheck.args);
 }
 
 /** The planner's estimate of the rows `condition` keeps, from the statistics (cheap: no row read). */
@@ -310,8 +408,10 @@ export function addMatching(
 ): Where {
   const { scope } = plan;
   if (plan.index !== null) {
-    addWords(where, { ...plan, index: plan.index }, scopeFacet(scope, window, days));
-    const bitmap = scopeBitmap(scope, window, days.narrow);
+    // The word plans' index holds no feeds: posts_by_feed narrows to them.
+    const feedFacets = plan.expression === OPERATOR_EXPRESSION;
+    addWords(where, { ...plan, index: plan.index }, scopeFacet(scope, window, days, feedFacets));
+    const bitmap = scopeBitmap(scope, window, days.narrow, feedFacets);
     if (bitmap !== null) where.add(bitmap.sql, ...bitmap.args);
   } else {
     if (scope.languageIds !== null) where.add("p.language_id = ANY(?::int[])", scope.languageIds);

@@ -19,6 +19,7 @@ import type { SearchSort } from "../store.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { OPERATOR_EXPRESSION } from "./postgres-operator-plan.js";
 import { type Scope, ScopeDays } from "./postgres-operator-scope.js";
+import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import type { PostgresStore } from "./postgres-store.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
@@ -80,12 +81,18 @@ function recording(): { sql: Sql; ran: Array<{ text: string; params: unknown[] }
   return { sql, ran };
 }
 
-/** The tsqueries the search handed the operators' index (EXPLAINs of the estimates left out). */
-function indexQueries(ran: ReadonlyArray<{ text: string; params: unknown[] }>): string[] {
+/**
+ * The tsqueries the search handed the operators' index (or `expression`'s: the word plans'),
+ * EXPLAINs of the estimates left out.
+ */
+function indexQueries(
+  ran: ReadonlyArray<{ text: string; params: unknown[] }>,
+  expression = OPERATOR_EXPRESSION,
+): string[] {
   return ran.flatMap(({ text, params }) => {
-    const at = text.indexOf(`${OPERATOR_EXPRESSION} @@ $`);
+    const at = text.indexOf(`${expression} @@ $`);
     if (at < 0 || text.startsWith("EXPLAIN")) return [];
-    const n = Number(/^\$(\d+)/.exec(text.slice(at + OPERATOR_EXPRESSION.length + 4))![1]);
+    const n = Number(/^\$(\d+)/.exec(text.slice(at + expression.length + 4))![1]);
     return [String(params[n - 1])];
   });
 }
@@ -176,6 +183,12 @@ const CASES: Case[] = [
   { terms: "lang:de", where: "p.language_id = (SELECT id FROM languages WHERE code = 'de')" },
   { terms: `after:${iso(590)}`, where: since(590) },
   { terms: "wor* the", where: "TRUE" },
+  { terms: "title:the* k3", where: "TRUE" },
+  { terms: `"the work" after:${iso(300)}`, where: since(300) },
+  { terms: `wor* -"the work"`, where: "TRUE" },
+  { terms: `"work the" feed:beta`, where: beta },
+  { terms: `title:the "the work"`, where: "TRUE" },
+  { terms: `wor* "the work" -title:the`, where: "TRUE" },
 ];
 
 const PAGES: Record<SearchSort, Array<{ offset: number; limit: number }>> = {
@@ -246,6 +259,32 @@ describe("postgres search operator plans", () => {
     assert.match(ranked[0]!, /' (day|wk|mo|yr) \d+'/);
   });
 
+  it("leaves GIN to settle `title:` words it holds as title lexemes, and checks the rest on the row", async () => {
+    const checked = (ran: Array<{ text: string }>) => ran.some((r) => r.text.includes("p.rank_vector @@"));
+    for (const sort of ["relevance", "date"] as const) {
+      // ` ttl the` is in the index exactly when `the` is in the title.
+      const settled = await assertExact(CASES[1]!, sort, { offset: 0, limit: 20 });
+      assert.ok(indexQueries(settled).every((q) => q.includes("' ttl the'")) && !checked(settled));
+      // A `title:` prefix loses its weight in the index: checked on the title's vector.
+      assert.ok(checked(await assertExact(CASES[21]!, sort, { offset: 0, limit: 20 })));
+    }
+  });
+
+  it("hands GIN no phrase (it would recheck each candidate against the indexed expression)", async () => {
+    for (const c of [CASES[22]!, CASES[23]!, CASES[24]!, CASES[25]!, CASES[26]!]) {
+      for (const sort of ["relevance", "date", "clicks"] as const) {
+        const ran = await assertExact(c, sort, { offset: 0, limit: 20 });
+        const queries = [...indexQueries(ran), ...indexQueries(ran, SEARCH_EXPRESSION)];
+        assert.ok(queries.length > 0 && queries.every((q) => !q.includes("<")), queries.join(" / "));
+      }
+    }
+    // Phrases without `word*`: their pairs in the word plans' index.
+    for (const c of [CASES[22]!, CASES[25]!]) {
+      const pairs = indexQueries(await assertExact(c, "date", { offset: 0, limit: 20 }), SEARCH_EXPRESSION);
+      assert.ok(pairs.length > 0 && pairs.every((q) => q.includes("'the work'")), pairs.join(" / "));
+    }
+  });
+
   it("sizes the next tier on the share of matches a tier that fell short measured", async () => {
     // "olden" is in no post of the newest 400 days: the first tier finds none of it.
     const read = indexQueries(await assertExact(CASES[10]!, "date", { offset: 0, limit: 20 }));
@@ -263,6 +302,9 @@ describe("postgres search operator plans", () => {
     // Past the clicked posts (one in ten, some with none): the posts without clicks, newest id first.
     const past = await assertExact(CASES[19]!, "clicks", { offset: 5990, limit: 20 });
     assert.ok(walked(past) && unclicked(past));
+    // Words all `title:`: settled on the title's vector, no post's whole vector read.
+    const titled = await assertExact(CASES[1]!, "clicks", { offset: 0, limit: 20 });
+    assert.ok(walked(titled) && !titled.some((r) => r.text.includes("p.search_vector @@")));
     // A rare word in the feeds: every match read and sorted, no walk.
     const rare = await assertExact(CASES[11]!, "clicks", { offset: 0, limit: 20 });
     assert.ok(!walked(rare));

@@ -94,7 +94,7 @@ export function windowOf(scope: Scope, tierFirst: number | null = null): Window 
 
 /**
  * The scope's facets within `window`, ANDed (null when none narrows): its languages, its feeds
- * when few, its days when `days.narrow` (a window that leaves most posts in costs GIN a test of
+ * when few (and `feedFacets`: the index holds them), its days when `days.narrow` (a window that leaves most posts in costs GIN a test of
  * each of its lexemes for every candidate, and saves little). `newest` is the newest day with
  * posts now, where an open window ends; `oldest` the oldest, where a window without a first day
  * starts.
@@ -103,10 +103,11 @@ export function scopeFacet(
   scope: Scope,
   window: Window,
   days: { newest: number; oldest: number; narrow: boolean },
+  feedFacets = true,
 ): string | null {
   const parts: string[] = [];
   if (scope.languageIds !== null) parts.push(languagesFacet(scope.languageIds));
-  if (feedsInIndex(scope.feedIds)) parts.push(feedsFacet(scope.feedIds));
+  if (feedFacets && feedsInIndex(scope.feedIds)) parts.push(feedsFacet(scope.feedIds));
   if (days.narrow && window.last !== null) {
     const first = Math.max(window.first ?? days.oldest, days.oldest);
     parts.push(first <= window.last ? dayRangeFacet(first, window.last) : "' day none'");
@@ -118,15 +119,16 @@ export function scopeFacet(
 
 /**
  * Conditions on indexed columns that PostgreSQL may AND as bitmaps with GIN's, with their
- * values (`?` placeholders, for Where.add): many feeds through posts_by_feed, within the window's
+ * values (`?` placeholders, for Where.add): many feeds (any, without `feedFacets`) through posts_by_feed, within the window's
  * days when `narrow` (each feed's range of the index). Null when none.
  */
 export function scopeBitmap(
   scope: Scope,
   window: Window,
   narrow: boolean,
+  feedFacets = true,
 ): { sql: string; args: unknown[] } | null {
-  if (scope.feedIds === null || feedsInIndex(scope.feedIds)) return null;
+  if (scope.feedIds === null || (feedFacets && feedsInIndex(scope.feedIds))) return null;
   const parts = ["p.feed_id = ANY(?::int[])"];
   const args: unknown[] = [scope.feedIds];
   if (!narrow) return { sql: parts[0]!, args };

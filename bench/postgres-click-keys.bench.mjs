@@ -1,0 +1,115 @@
+// What keying clicked_posts by feed and by language would cost each click on PostgreSQL: the
+// structure that would let a search by clicks walk only the clicked posts of a `feed:` or `lang:`
+// scope (spec §4 search operators; pgops34b's evaluation in bench/NOTES.md). On a shaped corpus,
+// `record_click` (the one statement GET /click runs, postgres-click-schema.ts) is called from 8
+// connections for --seconds, on posts drawn at random, each call from a new client hash (so each
+// is counted), with clicked_posts as it is ("as is") and with feed_id and language_id on it and
+// indexes (feed_id, clicks, id) and (language_id, clicks, id) kept by its trigger ("keyed"),
+// alternating --rounds times; prints clicks per second and keyed / as is. It writes clicks and
+// changes the schema for the keyed rounds (restored after): run it on a COPY of the corpus tree.
+//
+//   TMPDIR=<copy tree> BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-click-keys.bench.mjs
+//     --shape long-tail --posts 200000 [--seconds 10] [--rounds 3]
+import { createRequire } from "node:module";
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { openShapePostgres } from "./shape-corpus.mjs";
+
+const { values } = parseArgs({
+  options: {
+    shape: { type: "string", default: "long-tail" },
+    posts: { type: "string", default: "200000" },
+    seconds: { type: "string", default: "10" },
+    rounds: { type: "string", default: "3" },
+  },
+});
+const { default: pg } = await import(
+  createRequire(new URL("../packages/feed-service/package.json", import.meta.url)).resolve("pg")
+);
+const CONNECTIONS = 8;
+const seconds = Number(values.seconds);
+
+/** The trigger function as it is, and as it would be with the keys (the same upsert, two columns more). */
+const keyed = `
+ALTER TABLE clicked_posts ADD COLUMN feed_id integer, ADD COLUMN language_id integer;
+UPDATE clicked_posts k SET feed_id = p.feed_id, language_id = p.language_id FROM posts p WHERE p.id = k.id;
+CREATE INDEX clicked_posts_by_feed ON clicked_posts (feed_id, clicks, id);
+CREATE INDEX clicked_posts_by_language ON clicked_posts (language_id, clicks, id);
+CREATE OR REPLACE FUNCTION posts_track_clicked() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.clicks > 0 THEN
+    INSERT INTO clicked_posts AS k (id, clicks, post_date, category_id, feed_id, language_id)
+      VALUES (NEW.id, NEW.clicks, NEW.post_date, NEW.category_id, NEW.feed_id, NEW.language_id)
+      ON CONFLICT (id) DO UPDATE SET clicks = excluded.clicks, post_date = excluded.post_date,
+        category_id = excluded.category_id, feed_id = excluded.feed_id, language_id = excluded.language_id;
+  ELSE
+    DELETE FROM clicked_posts WHERE id = NEW.id;
+  END IF;
+  RETURN NULL;
+END $$;
+ANALYZE clicked_posts;`;
+
+const corpus = await openShapePostgres(values.shape, Number(values.posts));
+const admin = new pg.Client({ connectionString: corpus.url });
+await admin.connect();
+const [{ definition }] = (
+  await admin.query("SELECT pg_get_functiondef('posts_track_clicked'::regproc) AS definition")
+).rows;
+const asIs = `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
+  ALTER TABLE clicked_posts DROP COLUMN IF EXISTS feed_id, DROP COLUMN IF EXISTS language_id;
+  ${definition};`;
+
+/** Clicks per second of `record_click` from CONNECTIONS clients for `seconds`. */
+async function clicksPerSecond() {
+  const { rows } = await admin.query("SELECT min(id) AS lo, max(id) AS hi FROM posts");
+  const lo = Number(rows[0].lo);
+  const span = Number(rows[0].hi) - lo + 1;
+  const clients = await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      const c = new pg.Client({ connectionString: corpus.url });
+      await c.connect();
+      return c;
+    }),
+  );
+  let done = 0;
+  let n = 0;
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    clients.map(async (c) => {
+      while (performance.now() < end) {
+        const at = Date.now();
+        await c.query("SELECT record_click($1, $2, $3, $4)", [
+          lo + Math.floor(Math.random() * span),
+          `bench-${process.pid}-${n++}`,
+          at,
+          at - 600_000,
+        ]);
+        done++;
+      }
+    }),
+  );
+  await Promise.all(clients.map((c) => c.end()));
+  return done / seconds;
+}
+
+try {
+  console.log(
+    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL)`,
+  );
+  console.log("| round | as is (clicks/s) | keyed (clicks/s) | keyed / as is | load average |");
+  console.log("|---|---|---|---|---|");
+  await clicksPerSecond(); // warm-up: the posts' and roll-ups' pages into the cache
+  for (let round = 1; round <= Number(values.rounds); round++) {
+    const plain = await clicksPerSecond();
+    await admin.query(keyed);
+    const withKeys = await clicksPerSecond();
+    await admin.query(asIs);
+    console.log(
+      `| ${round} | ${plain.toFixed(0)} | ${withKeys.toFixed(0)} | ${(withKeys / plain).toFixed(2)} | ${loadavg()[0].toFixed(1)} |`,
+    );
+  }
+} finally {
+  await admin.query(asIs).catch(() => {});
+  await admin.end();
+  await corpus.stop();
+}
