@@ -9,10 +9,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
+import { storyKeys } from "../../dedupe/story-keys.js";
 import { incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import type { IncomingPost } from "../store.js";
 import { openPostgresStore } from "./postgres-store.js";
+import { storyLockBuckets, storyLockBucketsOf, storyLockSchema } from "./postgres-story-locks.js";
 
 const FEEDS = 3;
 const HOUR = 3_600_000;
@@ -132,5 +134,30 @@ describe("copies stored by concurrent refreshes (PostgreSQL)", () => {
     assert.equal(merges.length, 0);
     // All three reached their insert together: none waited for another's story keys.
     assert.deepEqual(waits, ["relation", "relation", "relation"]);
+  });
+
+  it("locks each key's bucket once, in order, and migration 28 run again adds no bucket", async () => {
+    const post = incoming("keys", { storyLink: "https://news.test/a", title: "Tram", excerpt: tramText });
+    const buckets = storyLockBucketsOf([storyKeys(post), storyKeys(post)]);
+    assert.ok(buckets.length > 1 && buckets.length <= 9, `${buckets}`);
+    assert.deepEqual(
+      buckets,
+      [...new Set(buckets)].sort((a, b) => a - b),
+    );
+    assert.ok(buckets.every((b) => Number.isInteger(b) && b >= 0 && b < storyLockBuckets));
+    const url = await server.createDatabase("race_rerun");
+    const store = await openPostgresStore({ url });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(storyLockSchema);
+      const { rows } = await client.query<{ n: number; top: number }>(
+        "SELECT count(*)::int AS n, max(bucket) AS top FROM story_locks",
+      );
+      assert.deepEqual(rows[0], { n: storyLockBuckets, top: storyLockBuckets - 1 });
+    } finally {
+      await client.end();
+      await store.close();
+    }
   });
 });
