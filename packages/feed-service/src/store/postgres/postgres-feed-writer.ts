@@ -21,6 +21,7 @@ import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFe
 import { feedNameText, feedUrlText } from "../text-checks.js";
 import { feedById } from "./postgres-catalog-queries.js";
 import { changes, inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
+import { lockStoryKeys } from "./postgres-story-locks.js";
 import {
   findStories,
   insertCopies,
@@ -210,9 +211,23 @@ async function upsertPosts(
     feed.id,
     guids.filter((g) => !stored.has(g)),
   );
+  // The keys this refresh looks up or writes (new and changed posts; a copy has none), locked
+  // before any of it, so that concurrent refreshes merge as one after another (postgres-story-locks.ts).
+  // Computed once here when ingest did not (storyKeys takes them from the post from now on).
+  const writesKeys = (p: IncomingPost) => {
+    const old = stored.get(p.guid);
+    return !copies.has(p.guid) && (old === undefined || !postUnchanged(old, p));
+  };
+  const keyed = posts.map((p) =>
+    p.storyKeys === undefined && writesKeys(p) ? { ...p, storyKeys: storyKeys(p) } : p,
+  );
+  await lockStoryKeys(
+    sql,
+    keyed.filter(writesKeys).map((p) => p.storyKeys!),
+  );
   const result = { inserted: 0, updated: 0, rewritten: 0 };
   const fresh = new Map<string, IncomingPost>();
-  for (const post of posts) {
+  for (const post of keyed) {
     const copy = copies.get(post.guid);
     if (copy !== undefined) {
       if (postUnchanged(copy, post)) continue;

@@ -27,6 +27,7 @@ import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { operatorIndexSchema } from "./postgres-search-operators.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
+import { storyLockSchema } from "./postgres-story-locks.js";
 import { mergeStoredCopies } from "./postgres-story-migration.js";
 import { storySchema } from "./postgres-story-schema.js";
 import { searchVector } from "./postgres-text-search.js";
@@ -312,6 +313,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "posts and clicks per language (and category, and day modulo 32), so the language data reads no history",
     up: createLanguageTotals,
+  },
+  {
+    version: 28,
+    description:
+      "story key locks: copies of one story stored by concurrent refreshes merge as if the refreshes ran one after another",
+    up: async (sql) => {
+      await sql.query(storyLockSchema);
+    },
   },
 ];
 
