@@ -3,11 +3,13 @@
  * - a short window: its clicks are read by time and counted per post (a day of clicks is a few
  *   thousand index entries);
  * - a long one: the clicked posts are walked by all-time clicks (`posts.clicks`), most first and
- *   newest first within a count (`posts_by_clicks`), and each post's window count is its all-time
- *   count less its clicks before the window (`clicks_by_post_time`, migration 12). A post's
- *   window count is at most its all-time count, so the walk stops once the next post's all-time
- *   count cannot beat the page's last row (Fagin's threshold algorithm). Over a long window the
- *   two counts are close and the walk ends after about `limit` posts.
+ *   newest first within a count (`posts_by_clicks`), and each post's window count is read from its
+ *   clicks by time (`clicks_by_post_time`, migration 12): its clicks in the window, or its all-time
+ *   count less its clicks before the window, whichever side of `since` holds fewer clicks overall,
+ *   so that the entries read are at most that side's clicks. A post's window count is at most its
+ *   all-time count, so the walk stops once the next post's all-time count cannot beat the page's
+ *   last row (Fagin's threshold algorithm). Over a long window the two counts are close and the
+ *   walk ends after about `limit` posts.
  * The window's size is counted beforehand in the clicks' time index, up to a cap; the walk is also
  * cut short, for the scan, once it has cost about what the scan would (a post for every
  * `walkCostInClicks` clicks of the window).
@@ -31,53 +33,99 @@ function before(a: Ranked, b: Ranked): boolean {
   return a[1] > b[1] || (a[1] === b[1] && (a[2] > b[2] || (a[2] === b[2] && a[0] > b[0])));
 }
 
-/**
- * How many clicks the window holds, counted in `clicks_by_time` up to PLAN_COUNT_CAP (exact below
- * it). Past the cap, the all-time total (the feeds' totals in `feed_click_sums`, schema 21) less the clicks before
- * the window when those are under the cap, else that total less the cap, an upper bound: the
- * per-(feed, day) roll-up is not summed, since with many small feeds it holds near a row per click.
- */
-function windowClicks(stmts: StatementCache, since: number): number {
-  const capped = stmts
-    .get(
-      "SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at >= ? LIMIT ?)",
-    )
-    .pluck();
-  const inWindow = capped.get(since, PLAN_COUNT_CAP) as number;
-  if (inWindow < PLAN_COUNT_CAP) return inWindow;
-  const before = stmts
-    .get("SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at < ? LIMIT ?)")
-    .pluck()
-    .get(since, PLAN_COUNT_CAP) as number;
-  const total = stmts
-    .get("SELECT coalesce(sum(n), 0) FROM feed_click_sums WHERE level = 2")
-    .pluck()
-    .get() as number;
-  return Math.max(PLAN_COUNT_CAP, total - before);
+/** Clicks in the window and before it; exact below PLAN_COUNT_CAP, else bounds (see below). */
+interface Sides {
+  inWindow: number;
+  before: number;
 }
 
-export function scanWindow(stmts: StatementCache, args: Args): Ranked[] {
-  const windowed = `w AS MATERIALIZED (SELECT post_id, count(*) AS n FROM clicks INDEXED BY clicks_by_time
-    WHERE clicked_at >= ? GROUP BY post_id)`;
-  if (args.categoryId !== null) {
+/**
+ * How many clicks the window holds, counted in `clicks_by_time` up to PLAN_COUNT_CAP (exact below
+ * it), and how many lie before it: the all-time total (the feeds' totals in `feed_click_sums`,
+ * schema 21) less the window's when that was exact, else counted up to the cap too. Past the cap
+ * the window's is the total less the clicks before (an upper bound when those passed the cap as
+ * well): the per-(feed, day) roll-up is not summed, since with many small feeds it holds near a
+ * row per click.
+ */
+function windowSides(stmts: StatementCache, since: number): Sides {
+  const capped = (op: ">=" | "<") =>
+    stmts
+      .get(
+        `SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at ${op} ? LIMIT ?)`,
+      )
+      .pluck()
+      .get(since, PLAN_COUNT_CAP) as number;
+  const total = () =>
+    stmts
+      .get("SELECT coalesce(sum(n), 0) FROM feed_click_sums WHERE level = 2")
+      .pluck()
+      .get() as number;
+  const inWindow = capped(">=");
+  if (inWindow < PLAN_COUNT_CAP) return { inWindow, before: Math.max(0, total() - inWindow) };
+  const before = capped("<");
+  return { inWindow: Math.max(PLAN_COUNT_CAP, total() - before), before };
+}
+
+/**
+ * How a category's window is scanned: `first` keeps only the window's clicks on the category's
+ * clicked posts (a range of `posts_by_category_clicks`, held in memory) before counting them;
+ * `after` counts every click of the window and then looks each counted post up by id for its
+ * category (a seek per post, scattered over `posts_sort_keys`).
+ */
+export type CategoryFilter = "first" | "after";
+
+export function scanWindow(stmts: StatementCache, args: Args, filter: CategoryFilter = "first"): Ranked[] {
+  const windowed = (where: string) => `w AS MATERIALIZED (SELECT post_id, count(*) AS n
+    FROM clicks INDEXED BY clicks_by_time WHERE clicked_at >= ? ${where} GROUP BY post_id)`;
+  if (args.categoryId !== null && filter === "after") {
     return stmts
-      .get(`WITH ${windowed}
+      .get(`WITH ${windowed("")}
         SELECT p.id, w.n, p.post_date FROM w JOIN posts p INDEXED BY posts_sort_keys ON p.id = w.post_id
         WHERE p.category_id = ? ORDER BY w.n DESC, p.post_date DESC, p.id DESC LIMIT ?`)
       .raw()
       .all(args.since, args.categoryId, args.limit) as Ranked[];
   }
+  // A clicked post is in `posts_by_category_clicks` (partial on clicks > 0): every click adds one
+  // to its post's count in the same transaction (sqlite-activity-writer.ts).
+  const inCategory =
+    args.categoryId === null
+      ? ""
+      : `AND post_id IN (SELECT id FROM posts INDEXED BY posts_by_category_clicks
+          WHERE category_id = ? AND clicks > 0)`;
+  const scope = args.categoryId === null ? [] : [args.categoryId];
   // Only posts with at least the page's lowest count are joined for the date tie-break.
   return stmts
-    .get(`WITH ${windowed}, cut AS (SELECT n FROM w ORDER BY n DESC LIMIT 1 OFFSET ?)
+    .get(`WITH ${windowed(inCategory)}, cut AS (SELECT n FROM w ORDER BY n DESC LIMIT 1 OFFSET ?)
       SELECT p.id, w.n, p.post_date FROM w JOIN posts p INDEXED BY posts_sort_keys ON p.id = w.post_id
       WHERE w.n >= coalesce((SELECT n FROM cut), 0) ORDER BY w.n DESC, p.post_date DESC, p.id DESC LIMIT ?`)
     .raw()
-    .all(args.since, args.limit - 1, args.limit) as Ranked[];
+    .all(args.since, ...scope, args.limit - 1, args.limit) as Ranked[];
 }
 
+/**
+ * The category filter that reads less: the category's clicked posts when there are no more of
+ * them than clicks in the window (counted up to that many), else a lookup per counted post (at
+ * most one per click). Either way the scan reads at most about twice the window's clicks.
+ */
+function categoryFilter(stmts: StatementCache, categoryId: number, windowClicks: number): CategoryFilter {
+  const clicked = stmts
+    .get(`SELECT count(*) FROM (SELECT 1 FROM posts INDEXED BY posts_by_category_clicks
+      WHERE category_id = ? AND clicks > 0 LIMIT ?)`)
+    .pluck()
+    .get(categoryId, windowClicks + 1) as number;
+  return clicked <= windowClicks ? "first" : "after";
+}
+
+/** Which side of `since` the walk counts each post's clicks on. */
+export type CountedSide = "window" | "before";
+
 /** The walk; null when it has read `budget` posts without finishing. */
-export function walkAllTime(stmts: StatementCache, args: Args, budget: number): Ranked[] | null {
+export function walkAllTime(
+  stmts: StatementCache,
+  args: Args,
+  budget: number,
+  side: CountedSide = "before",
+): Ranked[] | null {
   const scope = args.categoryId === null ? "" : "category_id = ? AND";
   const index = args.categoryId === null ? "posts_by_clicks" : "posts_by_category_clicks";
   const next = stmts
@@ -85,9 +133,10 @@ export function walkAllTime(stmts: StatementCache, args: Args, budget: number): 
       WHERE ${scope} clicks > 0 AND (clicks, post_date, id) < (?, ?, ?)
       ORDER BY clicks DESC, post_date DESC, id DESC LIMIT ?`)
     .raw();
-  const earlier = stmts
+  const counted = stmts
     .get(`SELECT post_id, count(*) FROM clicks INDEXED BY clicks_by_post_time
-      WHERE post_id IN (SELECT value FROM json_each(?)) AND clicked_at < ? GROUP BY post_id`)
+      WHERE post_id IN (SELECT value FROM json_each(?)) AND clicked_at ${side === "window" ? ">=" : "<"} ?
+      GROUP BY post_id`)
     .raw();
   const scopeValues = args.categoryId === null ? [] : [args.categoryId];
   const top: Ranked[] = [];
@@ -96,14 +145,14 @@ export function walkAllTime(stmts: StatementCache, args: Args, budget: number): 
   for (;;) {
     const rows = next.all(...scopeValues, after[1], after[2], after[0], BATCH) as Ranked[];
     if (rows.length === 0) return top;
-    const old = new Map(
-      earlier.all(JSON.stringify(rows.map((r) => r[0])), args.since) as Array<[number, number]>,
+    const counts = new Map(
+      counted.all(JSON.stringify(rows.map((r) => r[0])), args.since) as Array<[number, number]>,
     );
     for (const row of rows) {
       const last = top[args.limit - 1];
       // `row` holds its all-time count: no post from here on can rank above the last row.
       if (last !== undefined && !before(row, last)) return top;
-      const n = row[1] - (old.get(row[0]) ?? 0);
+      const n = side === "window" ? (counts.get(row[0]) ?? 0) : row[1] - (counts.get(row[0]) ?? 0);
       if (n > 0) insertRanked(top, [row[0], n, row[2]], args.limit);
     }
     read += rows.length;
@@ -132,11 +181,16 @@ export function mostPopularPosts(
   args: Args,
 ): Array<PostRecord & { periodClicks: number }> {
   if (args.limit === 0) return [];
-  const clicks = windowClicks(stmts, args.since);
+  const { inWindow, before } = windowSides(stmts, args.since);
   const { scanClicks, walkCostInClicks } = args.categoryId === null ? WHOLE : IN_CATEGORY;
+  const side = inWindow <= before ? "window" : "before";
   const ranked =
-    (clicks > scanClicks ? walkAllTime(stmts, args, clicks / walkCostInClicks) : null) ??
-    scanWindow(stmts, args);
+    (inWindow > scanClicks ? walkAllTime(stmts, args, inWindow / walkCostInClicks, side) : null) ??
+    scanWindow(
+      stmts,
+      args,
+      args.categoryId === null ? "first" : categoryFilter(stmts, args.categoryId, inWindow),
+    );
   // By id, not by position: a post deleted by another process between the two statements would
   // otherwise shift every later count onto the wrong row.
   const counts = new Map(ranked.map(([id, n]) => [id, n]));
