@@ -90,7 +90,10 @@ const daysBack = (at) => Math.max(1, Math.ceil((Date.now() - at) / DAY));
 const windows = [
   ["newest 45,000 clicks", daysBack(newest(45_000))],
   ["newest 90,000 clicks", daysBack(newest(90_000))],
-  ...[0.1, 0.25, 0.5, 0.75].map((share) => [`newest ${share * 100}% of clicks`, daysBack(newest(Math.floor(clicks * share)))]),
+  ...[0.1, 0.25, 0.5, 0.75].map((share) => [
+    `newest ${share * 100}% of clicks`,
+    daysBack(newest(Math.floor(clicks * share))),
+  ]),
   ["widest", 36_500],
 ];
 db.close();

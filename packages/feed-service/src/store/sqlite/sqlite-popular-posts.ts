@@ -33,37 +33,36 @@ function before(a: Ranked, b: Ranked): boolean {
   return a[1] > b[1] || (a[1] === b[1] && (a[2] > b[2] || (a[2] === b[2] && a[0] > b[0])));
 }
 
-/** Clicks in the window and before it; exact below PLAN_COUNT_CAP, else bounds (see below). */
-interface Sides {
-  inWindow: number;
-  before: number;
-}
-
 /**
  * How many clicks the window holds, counted in `clicks_by_time` up to PLAN_COUNT_CAP (exact below
- * it), and how many lie before it: the all-time total (the feeds' totals in `feed_click_sums`,
- * schema 21) less the window's when that was exact, else counted up to the cap too. Past the cap
- * the window's is the total less the clicks before (an upper bound when those passed the cap as
- * well): the per-(feed, day) roll-up is not summed, since with many small feeds it holds near a
+ * it). Past the cap, the all-time total (the feeds' totals in `feed_click_sums`, schema 21) less the
+ * clicks before the window when those are under the cap, else that total less the cap, an upper
+ * bound: the per-(feed, day) roll-up is not summed, since with many small feeds it holds near a
  * row per click.
  */
-function windowSides(stmts: StatementCache, since: number): Sides {
-  const capped = (op: ">=" | "<") =>
-    stmts
-      .get(
-        `SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at ${op} ? LIMIT ?)`,
-      )
-      .pluck()
-      .get(since, PLAN_COUNT_CAP) as number;
-  const total = () =>
-    stmts
-      .get("SELECT coalesce(sum(n), 0) FROM feed_click_sums WHERE level = 2")
-      .pluck()
-      .get() as number;
-  const inWindow = capped(">=");
-  if (inWindow < PLAN_COUNT_CAP) return { inWindow, before: Math.max(0, total() - inWindow) };
-  const before = capped("<");
-  return { inWindow: Math.max(PLAN_COUNT_CAP, total() - before), before };
+function windowClicks(stmts: StatementCache, since: number): number {
+  const inWindow = cappedCount(stmts, ">=", since);
+  if (inWindow < PLAN_COUNT_CAP) return inWindow;
+  return Math.max(PLAN_COUNT_CAP, allClicks(stmts) - cappedCount(stmts, "<", since));
+}
+
+/** The clicks before the window (the walk's other side): exact when the window's count is. */
+function clicksBefore(stmts: StatementCache, since: number, inWindow: number): number {
+  if (inWindow < PLAN_COUNT_CAP) return Math.max(0, allClicks(stmts) - inWindow);
+  return cappedCount(stmts, "<", since);
+}
+
+function cappedCount(stmts: StatementCache, op: ">=" | "<", since: number): number {
+  return stmts
+    .get(
+      `SELECT count(*) FROM (SELECT 1 FROM clicks INDEXED BY clicks_by_time WHERE clicked_at ${op} ? LIMIT ?)`,
+    )
+    .pluck()
+    .get(since, PLAN_COUNT_CAP) as number;
+}
+
+function allClicks(stmts: StatementCache): number {
+  return stmts.get("SELECT coalesce(sum(n), 0) FROM feed_click_sums WHERE level = 2").pluck().get() as number;
 }
 
 /**
@@ -181,15 +180,23 @@ export function mostPopularPosts(
   args: Args,
 ): Array<PostRecord & { periodClicks: number }> {
   if (args.limit === 0) return [];
-  const { inWindow, before } = windowSides(stmts, args.since);
+  const clicks = windowClicks(stmts, args.since);
   const { scanClicks, walkCostInClicks } = args.categoryId === null ? WHOLE : IN_CATEGORY;
-  const side = inWindow <= before ? "window" : "before";
+  const walked =
+    clicks > scanClicks
+      ? walkAllTime(
+          stmts,
+          args,
+          clicks / walkCostInClicks,
+          clicks <= clicksBefore(stmts, args.since, clicks) ? "window" : "before",
+        )
+      : null;
   const ranked =
-    (inWindow > scanClicks ? walkAllTime(stmts, args, inWindow / walkCostInClicks, side) : null) ??
+    walked ??
     scanWindow(
       stmts,
       args,
-      args.categoryId === null ? "first" : categoryFilter(stmts, args.categoryId, inWindow),
+      args.categoryId === null ? "first" : categoryFilter(stmts, args.categoryId, clicks),
     );
   // By id, not by position: a post deleted by another process between the two statements would
   // otherwise shift every later count onto the wrong row.
