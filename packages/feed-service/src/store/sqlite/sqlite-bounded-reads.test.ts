@@ -680,7 +680,7 @@ describe("SQLite bounded reads", () => {
           >;
           assert.deepEqual(scanWindow(stmts, args, "first"), expected, `scan, category first ${label}`);
           assert.deepEqual(scanWindow(stmts, args, "after"), expected, `scan, category after ${label}`);
-          for (const side of ["window", "before"] as const) {
+          for (const side of ["window", "before", "by date"] as const) {
             assert.deepEqual(
               walkAllTime(stmts, args, Number.MAX_SAFE_INTEGER, side),
               expected,

@@ -5,8 +5,8 @@
  * - a long one: the clicked posts are walked by all-time clicks (`posts.clicks`), most first and
  *   newest first within a count (`posts_by_clicks`), and each post's window count is read from its
  *   clicks by time (`clicks_by_post_time`, migration 12): its clicks in the window, or its all-time
- *   count less its clicks before the window, whichever side of `since` holds fewer clicks overall,
- *   so that the entries read are at most that side's clicks. A post's window count is at most its
+ *   count less its clicks before the window, by the side its date says holds fewer of them
+ *   (`CountedSide`). A post's window count is at most its
  *   all-time count, so the walk stops once the next post's all-time count cannot beat the page's
  *   last row (Fagin's threshold algorithm). Over a long window the two counts are close and the
  *   walk ends after about `limit` posts.
@@ -43,13 +43,11 @@ function before(a: Ranked, b: Ranked): boolean {
 function windowClicks(stmts: StatementCache, since: number): number {
   const inWindow = cappedCount(stmts, ">=", since);
   if (inWindow < PLAN_COUNT_CAP) return inWindow;
-  return Math.max(PLAN_COUNT_CAP, allClicks(stmts) - cappedCount(stmts, "<", since));
-}
-
-/** The clicks before the window (the walk's other side): exact when the window's count is. */
-function clicksBefore(stmts: StatementCache, since: number, inWindow: number): number {
-  if (inWindow < PLAN_COUNT_CAP) return Math.max(0, allClicks(stmts) - inWindow);
-  return cappedCount(stmts, "<", since);
+  const total = stmts
+    .get("SELECT coalesce(sum(n), 0) FROM feed_click_sums WHERE level = 2")
+    .pluck()
+    .get() as number;
+  return Math.max(PLAN_COUNT_CAP, total - cappedCount(stmts, "<", since));
 }
 
 function cappedCount(stmts: StatementCache, op: ">=" | "<", since: number): number {
@@ -59,10 +57,6 @@ function cappedCount(stmts: StatementCache, op: ">=" | "<", since: number): numb
     )
     .pluck()
     .get(since, PLAN_COUNT_CAP) as number;
-}
-
-function allClicks(stmts: StatementCache): number {
-  return stmts.get("SELECT coalesce(sum(n), 0) FROM feed_click_sums WHERE level = 2").pluck().get() as number;
 }
 
 /**
@@ -115,15 +109,22 @@ function categoryFilter(stmts: StatementCache, categoryId: number, windowClicks:
   return clicked <= windowClicks ? "first" : "after";
 }
 
-/** Which side of `since` the walk counts each post's clicks on. */
-export type CountedSide = "window" | "before";
+/**
+ * Which of a walked post's clicks are read to find its window count: those in the window, or
+ * those before it (the window count is then the all-time count less them). Either gives the same
+ * count; `by date` reads the window's side for a post dated before the window and the other side
+ * for one dated inside it: a post is clicked after it is stored, so mostly after its date, and the
+ * side read is then the one with few of its clicks or none (on the long-tail corpus a walked post
+ * has most of its clicks within days of its date).
+ */
+export type CountedSide = "window" | "before" | "by date";
 
 /** The walk; null when it has read `budget` posts without finishing. */
 export function walkAllTime(
   stmts: StatementCache,
   args: Args,
   budget: number,
-  side: CountedSide = "before",
+  side: CountedSide = "by date",
 ): Ranked[] | null {
   const scope = args.categoryId === null ? "" : "category_id = ? AND";
   const index = args.categoryId === null ? "posts_by_clicks" : "posts_by_category_clicks";
@@ -132,11 +133,18 @@ export function walkAllTime(
       WHERE ${scope} clicks > 0 AND (clicks, post_date, id) < (?, ?, ?)
       ORDER BY clicks DESC, post_date DESC, id DESC LIMIT ?`)
     .raw();
-  const counted = stmts
-    .get(`SELECT post_id, count(*) FROM clicks INDEXED BY clicks_by_post_time
-      WHERE post_id IN (SELECT value FROM json_each(?)) AND clicked_at ${side === "window" ? ">=" : "<"} ?
-      GROUP BY post_id`)
-    .raw();
+  const counted = (op: ">=" | "<") =>
+    stmts
+      .get(`SELECT post_id, count(*) FROM clicks INDEXED BY clicks_by_post_time
+        WHERE post_id IN (SELECT value FROM json_each(?)) AND clicked_at ${op} ? GROUP BY post_id`)
+      .raw();
+  const inWindow = counted(">=");
+  const earlier = counted("<");
+  const countsOf = (statement: typeof inWindow, rows: Ranked[]) =>
+    rows.length === 0
+      ? new Map<number, number>()
+      : new Map(statement.all(JSON.stringify(rows.map((r) => r[0])), args.since) as Array<[number, number]>);
+  const windowSide = (row: Ranked) => side === "window" || (side === "by date" && row[2] < args.since);
   const scopeValues = args.categoryId === null ? [] : [args.categoryId];
   const top: Ranked[] = [];
   let after: Ranked = [0, Number.MAX_SAFE_INTEGER, 0];
@@ -144,14 +152,16 @@ export function walkAllTime(
   for (;;) {
     const rows = next.all(...scopeValues, after[1], after[2], after[0], BATCH) as Ranked[];
     if (rows.length === 0) return top;
-    const counts = new Map(
-      counted.all(JSON.stringify(rows.map((r) => r[0])), args.since) as Array<[number, number]>,
+    const windowCounts = countsOf(inWindow, rows.filter(windowSide));
+    const earlierCounts = countsOf(
+      earlier,
+      rows.filter((r) => !windowSide(r)),
     );
     for (const row of rows) {
       const last = top[args.limit - 1];
       // `row` holds its all-time count: no post from here on can rank above the last row.
       if (last !== undefined && !before(row, last)) return top;
-      const n = side === "window" ? (counts.get(row[0]) ?? 0) : row[1] - (counts.get(row[0]) ?? 0);
+      const n = windowSide(row) ? (windowCounts.get(row[0]) ?? 0) : row[1] - (earlierCounts.get(row[0]) ?? 0);
       if (n > 0) insertRanked(top, [row[0], n, row[2]], args.limit);
     }
     read += rows.length;
@@ -182,15 +192,7 @@ export function mostPopularPosts(
   if (args.limit === 0) return [];
   const clicks = windowClicks(stmts, args.since);
   const { scanClicks, walkCostInClicks } = args.categoryId === null ? WHOLE : IN_CATEGORY;
-  const walked =
-    clicks > scanClicks
-      ? walkAllTime(
-          stmts,
-          args,
-          clicks / walkCostInClicks,
-          clicks <= clicksBefore(stmts, args.since, clicks) ? "window" : "before",
-        )
-      : null;
+  const walked = clicks > scanClicks ? walkAllTime(stmts, args, clicks / walkCostInClicks) : null;
   const ranked =
     walked ??
     scanWindow(
