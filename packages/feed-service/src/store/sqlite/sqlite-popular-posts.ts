@@ -23,8 +23,6 @@ import {
 } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 
-const BATCH = 256;
-
 /** A ranked post: id, window clicks, post_date. */
 type Ranked = [id: number, n: number, date: number];
 
@@ -119,7 +117,11 @@ function categoryFilter(stmts: StatementCache, categoryId: number, windowClicks:
  */
 export type CountedSide = "window" | "before" | "by date";
 
-/** The walk; null when it has read `budget` posts without finishing. */
+/**
+ * The walk; null when it has read `budget` posts without finishing. One statement, read a row at a
+ * time (each row's count is a seek made as the row is read), so the walk stops at the row where
+ * the threshold is reached, with no count made for the rows after it.
+ */
 export function walkAllTime(
   stmts: StatementCache,
   args: Args,
@@ -128,46 +130,28 @@ export function walkAllTime(
 ): Ranked[] | null {
   const scope = args.categoryId === null ? "" : "category_id = ? AND";
   const index = args.categoryId === null ? "posts_by_clicks" : "posts_by_category_clicks";
-  const next = stmts
-    .get(`SELECT id, clicks, post_date FROM posts INDEXED BY ${index}
-      WHERE ${scope} clicks > 0 AND (clicks, post_date, id) < (?, ?, ?)
-      ORDER BY clicks DESC, post_date DESC, id DESC LIMIT ?`)
+  const countOf = (op: ">=" | "<") => `(SELECT count(*) FROM clicks INDEXED BY clicks_by_post_time
+    WHERE post_id = p.id AND clicked_at ${op} $since)`;
+  const windowSide = { window: "1", before: "0", "by date": "p.post_date < $since" }[side];
+  const walk = stmts
+    .get(`SELECT p.id, CASE WHEN ${windowSide} THEN ${countOf(">=")} ELSE p.clicks - ${countOf("<")} END,
+      p.post_date, p.clicks FROM posts p INDEXED BY ${index}
+      WHERE ${scope} p.clicks > 0 ORDER BY p.clicks DESC, p.post_date DESC, p.id DESC`)
     .raw();
-  const counted = (op: ">=" | "<") =>
-    stmts
-      .get(`SELECT post_id, count(*) FROM clicks INDEXED BY clicks_by_post_time
-        WHERE post_id IN (SELECT value FROM json_each(?)) AND clicked_at ${op} ? GROUP BY post_id`)
-      .raw();
-  const inWindow = counted(">=");
-  const earlier = counted("<");
-  const countsOf = (statement: typeof inWindow, rows: Ranked[]) =>
-    rows.length === 0
-      ? new Map<number, number>()
-      : new Map(statement.all(JSON.stringify(rows.map((r) => r[0])), args.since) as Array<[number, number]>);
-  const windowSide = (row: Ranked) => side === "window" || (side === "by date" && row[2] < args.since);
-  const scopeValues = args.categoryId === null ? [] : [args.categoryId];
   const top: Ranked[] = [];
-  let after: Ranked = [0, Number.MAX_SAFE_INTEGER, 0];
   let read = 0;
-  for (;;) {
-    const rows = next.all(...scopeValues, after[1], after[2], after[0], BATCH) as Ranked[];
-    if (rows.length === 0) return top;
-    const windowCounts = countsOf(inWindow, rows.filter(windowSide));
-    const earlierCounts = countsOf(
-      earlier,
-      rows.filter((r) => !windowSide(r)),
-    );
-    for (const row of rows) {
-      const last = top[args.limit - 1];
-      // `row` holds its all-time count: no post from here on can rank above the last row.
-      if (last !== undefined && !before(row, last)) return top;
-      const n = windowSide(row) ? (windowCounts.get(row[0]) ?? 0) : row[1] - (earlierCounts.get(row[0]) ?? 0);
-      if (n > 0) insertRanked(top, [row[0], n, row[2]], args.limit);
-    }
-    read += rows.length;
-    if (read >= budget) return null;
-    after = rows[rows.length - 1]!;
+  const rows =
+    args.categoryId === null
+      ? walk.iterate({ since: args.since })
+      : walk.iterate(args.categoryId, { since: args.since });
+  for (const [id, n, date, clicks] of rows as Iterable<[number, number, number, number]>) {
+    const last = top[args.limit - 1];
+    // The post's all-time count bounds its window count and every later post's.
+    if (last !== undefined && !before([id, clicks, date], last)) return top;
+    if (n > 0) insertRanked(top, [id, n, date], args.limit);
+    if (++read >= budget) return null;
   }
+  return top;
 }
 
 /** Inserts into a ranked list kept at `limit` rows. */
