@@ -6,10 +6,9 @@
  *   newest first within a count (`posts_by_clicks`), and each post's window count is read from its
  *   clicks by time (`clicks_by_post_time`, migration 12): its clicks in the window, or its all-time
  *   count less its clicks before the window, by the side its date says holds fewer of them
- *   (`CountedSide`). A post's window count is at most its
- *   all-time count, so the walk stops once the next post's all-time count cannot beat the page's
- *   last row (Fagin's threshold algorithm). Over a long window the two counts are close and the
- *   walk ends after about `limit` posts.
+ *   (`CountedSide`). A post's window count is at most its all-time count, so the walk stops once
+ *   the next post's all-time count cannot beat the page's last row (Fagin's threshold algorithm).
+ *   Over a long window the two counts are close and the walk ends after about `limit` posts.
  * The window's size is counted beforehand in the clicks' time index, up to a cap; the walk is also
  * cut short, for the scan, once it has cost about what the scan would (a post for every
  * `walkCostInClicks` clicks of the window).
@@ -111,9 +110,9 @@ function categoryFilter(stmts: StatementCache, categoryId: number, windowClicks:
  * Which of a walked post's clicks are read to find its window count: those in the window, or
  * those before it (the window count is then the all-time count less them). Either gives the same
  * count; `by date` reads the window's side for a post dated before the window and the other side
- * for one dated inside it: a post is clicked after it is stored, so mostly after its date, and the
- * side read is then the one with few of its clicks or none (on the long-tail corpus a walked post
- * has most of its clicks within days of its date).
+ * for one dated inside it: a post is clicked after it is stored, so after its date but for
+ * future-dated or re-dated posts, most clicks soon after it; the side read is then the one holding
+ * few of the post's clicks or none, where the other side can hold hundreds.
  */
 export type CountedSide = "window" | "before" | "by date";
 
