@@ -108,16 +108,14 @@ const cases = windows.flatMap(([label, days]) =>
 process.stdout.write(
   `corpus ${file}: ${posts} posts, ${clicks} clicks (category ${category}: ${categoryClicks}); ${rounds} rounds of ${cases.length} cases, old and new alternating; load ${load().toFixed(1)}\n`,
 );
-const one = (dist, c) => {
-  const args = { since: Date.now() - c.days * DAY, limit: 1000, categoryId: c.categoryId };
-  return JSON.parse(
+const one = (dist, args) =>
+  JSON.parse(
     execFileSync(
       process.execPath,
       [new URL(import.meta.url).pathname, "--one", dist, file, JSON.stringify(args), String(repeats)],
       { maxBuffer: 1 << 26 },
     ).toString(),
   );
-};
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => x.toFixed(1);
 const results = cases.map(() => ({ old: [], now: [], load: [] }));
@@ -125,7 +123,9 @@ for (let round = 0; round < rounds; round++) {
   for (const [i, c] of cases.entries()) {
     // Which build goes first alternates too.
     const pair = round % 2 === 0 ? [oldDist, newDist] : [newDist, oldDist];
-    const [a, b] = pair.map((dist) => one(dist, c));
+    // One `since` for both builds: a click at the window's edge would otherwise split them.
+    const args = { since: Date.now() - c.days * DAY, limit: 1000, categoryId: c.categoryId };
+    const [a, b] = pair.map((dist) => one(dist, args));
     const [o, n] = round % 2 === 0 ? [a, b] : [b, a];
     results[i].old.push(o);
     results[i].now.push(n);
