@@ -22,6 +22,8 @@ import {
 } from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 
+const BATCH = 256;
+
 /** A ranked post: id, window clicks, post_date. */
 type Ranked = [id: number, n: number, date: number];
 
@@ -117,9 +119,10 @@ function categoryFilter(stmts: StatementCache, categoryId: number, windowClicks:
 export type CountedSide = "window" | "before" | "by date";
 
 /**
- * The walk; null when it has read `budget` posts without finishing. One statement, read a row at a
- * time (each row's count is a seek made as the row is read), so the walk stops at the row where
- * the threshold is reached, with no count made for the rows after it.
+ * The walk; null when it has read `budget` posts without finishing. Keyset pages of the clicked
+ * posts, each row's window count a correlated seek in the same statement; the first page is the
+ * page's size, later ones a fixed batch, so the seeks made past the threshold's row are at most a
+ * batch's (each page read at once: per row, cheaper than stepping a statement from JavaScript).
  */
 export function walkAllTime(
   stmts: StatementCache,
@@ -135,22 +138,28 @@ export function walkAllTime(
   const walk = stmts
     .get(`SELECT p.id, CASE WHEN ${windowSide} THEN ${countOf(">=")} ELSE p.clicks - ${countOf("<")} END,
       p.post_date, p.clicks FROM posts p INDEXED BY ${index}
-      WHERE ${scope} p.clicks > 0 ORDER BY p.clicks DESC, p.post_date DESC, p.id DESC`)
+      WHERE ${scope} p.clicks > 0 AND (p.clicks, p.post_date, p.id) < ($clicks, $date, $id)
+      ORDER BY p.clicks DESC, p.post_date DESC, p.id DESC LIMIT $batch`)
     .raw();
+  const scopeValues = args.categoryId === null ? [] : [args.categoryId];
   const top: Ranked[] = [];
+  let after = { clicks: Number.MAX_SAFE_INTEGER, date: 0, id: 0 };
   let read = 0;
-  const rows =
-    args.categoryId === null
-      ? walk.iterate({ since: args.since })
-      : walk.iterate(args.categoryId, { since: args.since });
-  for (const [id, n, date, clicks] of rows as Iterable<[number, number, number, number]>) {
-    const last = top[args.limit - 1];
-    // The post's all-time count bounds its window count and every later post's.
-    if (last !== undefined && !before([id, clicks, date], last)) return top;
-    if (n > 0) insertRanked(top, [id, n, date], args.limit);
-    if (++read >= budget) return null;
+  for (let batch = Math.min(args.limit, BATCH); ; batch = BATCH) {
+    const rows = walk.all(...scopeValues, { since: args.since, ...after, batch }) as Array<
+      [number, number, number, number]
+    >;
+    for (const [id, n, date, clicks] of rows) {
+      const last = top[args.limit - 1];
+      // The post's all-time count bounds its window count and every later post's.
+      if (last !== undefined && !before([id, clicks, date], last)) return top;
+      if (n > 0) insertRanked(top, [id, n, date], args.limit);
+      if (++read >= budget) return null;
+    }
+    if (rows.length < batch) return top;
+    const [id, , date, clicks] = rows[rows.length - 1]!;
+    after = { clicks, date, id };
   }
-  return top;
 }
 
 /** Inserts into a ranked list kept at `limit` rows. */
