@@ -16,6 +16,7 @@
 import type { PostRecord } from "../store.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import {
+  POPULAR_CATEGORY_LIST_SHARE as CATEGORY_LIST_SHARE,
   POPULAR_IN_CATEGORY as IN_CATEGORY,
   PLAN_COUNT_CAP,
   POPULAR_WHOLE as WHOLE,
@@ -95,17 +96,18 @@ export function scanWindow(stmts: StatementCache, args: Args, filter: CategoryFi
 }
 
 /**
- * The category filter that reads less: the category's clicked posts when there are no more of
- * them than clicks in the window (counted up to that many), else a lookup per counted post (at
- * most one per click). Either way the scan reads at most about twice the window's clicks.
+ * The category filter that reads less: the category's clicked posts when they are few next to the
+ * window's clicks (counted only up to that many), else a lookup per counted post (at most one per
+ * click). Either way the scan reads at most about twice the window's clicks.
  */
 function categoryFilter(stmts: StatementCache, categoryId: number, windowClicks: number): CategoryFilter {
+  const most = Math.floor(windowClicks * CATEGORY_LIST_SHARE);
   const clicked = stmts
     .get(`SELECT count(*) FROM (SELECT 1 FROM posts INDEXED BY posts_by_category_clicks
       WHERE category_id = ? AND clicks > 0 LIMIT ?)`)
     .pluck()
-    .get(categoryId, windowClicks + 1) as number;
-  return clicked <= windowClicks ? "first" : "after";
+    .get(categoryId, most + 1) as number;
+  return clicked <= most ? "first" : "after";
 }
 
 /**
