@@ -23,7 +23,7 @@ import {
 import { StatementCache } from "./sqlite-connection.js";
 import { mostPopularFeeds, mostProlificFeeds } from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
+import { mostPopularPosts, scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { rankingStats, scoreSql } from "./sqlite-term-sample.js";
@@ -708,6 +708,45 @@ describe("SQLite bounded reads", () => {
         }
       }
     }
+  });
+
+  it("ranks popular posts as a plain count of the window's clicks does, by every plan", () => {
+    const reference = db.prepare(`SELECT p.id, count(*) AS n, p.post_date FROM clicks k
+      JOIN posts p ON p.id = k.post_id WHERE k.clicked_at >= ? AND (? IS NULL OR p.category_id = ?)
+      GROUP BY p.id ORDER BY n DESC, p.post_date DESC, p.id DESC LIMIT ?`);
+    const clicks = db.prepare("SELECT count(*) FROM clicks").pluck().get() as number;
+    let compared = 0;
+    // Windows from a few hours to all time, and one from the oldest click on (the window holds
+    // every click: the walk's two sides of `since` differ most); no category, the demo's, none held.
+    const oldest = db.prepare("SELECT min(clicked_at) FROM clicks").pluck().get() as number;
+    const sinces = [0.2, 1, 3, 10, 30, 45, 60, 89, 400, 36_500].map((days) => NOW - days * DAY);
+    for (const since of [...sinces, oldest, oldest + 1]) {
+      for (const categoryId of [null, 1, 2, 3, 999]) {
+        for (const limit of [1, 20, 1000]) {
+          const args = { since, limit, categoryId };
+          const label = `${(NOW - since) / DAY}d ${categoryId} ${limit}`;
+          const expected = reference.raw().all(since, categoryId, categoryId, limit) as Array<
+            [number, number, number]
+          >;
+          assert.deepEqual(scanWindow(stmts, args, "first"), expected, `scan, category first ${label}`);
+          assert.deepEqual(scanWindow(stmts, args, "after"), expected, `scan, category after ${label}`);
+          for (const side of ["window", "before", "by date"] as const) {
+            assert.deepEqual(
+              walkAllTime(stmts, args, Number.MAX_SAFE_INTEGER, side),
+              expected,
+              `walk, ${side} ${label}`,
+            );
+          }
+          assert.deepEqual(
+            mostPopularPosts(stmts, args).map((p) => [p.postId, p.periodClicks, p.postDate]),
+            expected,
+            `store ${label}`,
+          );
+          compared += expected.length;
+        }
+      }
+    }
+    assert.ok(clicks > 1000 && compared > 10_000, `only ${compared} rows compared of ${clicks} clicks`);
   });
 });
 

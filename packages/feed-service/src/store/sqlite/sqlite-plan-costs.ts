@@ -73,6 +73,14 @@ export const SEEK_DAYS_FROM = 500;
  */
 export const POPULAR_WHOLE = { scanClicks: 56_000, walkCostInClicks: 7 };
 export const POPULAR_IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
+/**
+ * A category's window scan keeps only the clicks on the category's clicked posts, held in memory,
+ * when the category has at most this share of the window's clicks in clicked posts; else it looks
+ * each post counted in the window up (sqlite-popular-posts.ts). Assumes putting a post in the
+ * in-memory list costs about what counting two clicks does, so past half the list costs more than
+ * the lookups it saves, themselves at most a post per click (bench/NOTES.md, sqlitepop31).
+ */
+export const POPULAR_CATEGORY_LIST_SHARE = 0.5;
 
 /**
  * The count of a popularity window's clicks stops here (sqlite-popular-posts.ts).
