@@ -1,18 +1,19 @@
 /**
  * Deep pages of the date-ordered post lists without reading and dropping every post before them:
  * the per-month and per-day counts of `scope_months` and `scope_days` (postgres-scope-months.ts,
- * postgres-scope-rollups.ts), or of `post_days` for one feed (postgres-rollups.ts), say on which
- * UTC day the page's first
- * post lies and how many posts of that day come before it, so the page query starts at that day's
- * end and skips at most one day of posts.
+ * postgres-scope-rollups.ts), a feed's running sums per day (migration 27,
+ * postgres-running-sums.ts), or for a list since a post id the posts' ranks per month, say on
+ * which UTC day the page's first post lies and how many posts of that day come before it, so the
+ * page query starts at that day's end and skips at most one day of posts.
  */
 import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { SUM_BLOCK_DAYS } from "./postgres-running-sums.js";
 import { MONTH_DAYS, monthOf } from "./postgres-scope-months.js";
 
 export const DAY_MS = 86_400_000;
 
-/** A post list's scope, in terms both `posts` and `post_days` have. */
+/** A post list's scope, in terms both `posts` and the roll-ups have. */
 export interface PageScope {
   feedId?: number;
   categoryId?: number;
@@ -26,26 +27,149 @@ export interface PageScope {
 export interface PageStart {
   /** Posts with post_date below this (the landing day's end); null: from the newest. */
   before: number | null;
+  /** Posts dated from here on (a lower bound that only trims the scan, never a row); null: none. */
+  notBefore?: number | null;
   /** Posts of the landing day to skip. */
   skip: number;
 }
 
+/** The day where `offset` lands in `days` (newest first, with `newer` posts before them), or null. */
+function landing(days: Iterable<[number, number]>, offset: number, newer = 0): PageStart | null {
+  let skipped = newer;
+  for (const [day, n] of days) {
+    if (skipped + n > offset) return { before: (day + 1) * DAY_MS, skip: offset - skipped };
+    skipped += n;
+  }
+  return null;
+}
+
+/** A feed's posts per day, newest first, from its running sums within each block. */
+async function feedDays(sql: Sql, feedId: number): Promise<Array<[number, number]>> {
+  const blocks = await rows<{ block: number; through: number[] }>(
+    sql,
+    "SELECT block, through FROM feed_post_days WHERE feed_id = $1 ORDER BY block DESC",
+    [feedId],
+  );
+  const days: Array<[number, number]> = [];
+  for (const { block, through } of blocks) {
+    for (let k = through.length - 1; k >= 0; k--) {
+      const n = through[k]! - (k > 0 ? through[k - 1]! : 0);
+      if (n > 0) days.push([block * SUM_BLOCK_DAYS + k, n]);
+    }
+  }
+  return days;
+}
+
 /**
- * Where the page at `offset` starts, or null when the scope has no post at that offset.
- * A bucket whose id bounds straddle `sincePostId` is counted exactly from `posts` (it holds one
- * feed's posts of one day).
+ * A category's posts above `sincePostId` per month, newest first: each `scope_months` row (one
+ * language of one month) less the rank of its last post at or below the id (a seek), so the read
+ * is a row and a seek per month and language, whatever the posts.
  */
-export async function seekPage(sql: Sql, scope: PageScope, offset: number): Promise<PageStart | null> {
-  // One feed's days, or a bound (sincePostId) only the per-feed id bounds can split, come from
-  // post_days; every other scope from scope_days, whose size does not grow with the feeds.
-  const perFeed = scope.feedId !== undefined || scope.sincePostId != null;
+async function monthsAbove(
+  sql: Sql,
+  scope: PageScope & { categoryId: number; sincePostId: number },
+): Promise<Array<[number, number]>> {
+  const params: unknown[] = [scope.categoryId, scope.sincePostId];
+  const conditions = ["m.category_id = $1"];
+  if (scope.languageIds !== null) {
+    params.push(scope.languageIds);
+    conditions.push(`m.language_id = ANY($${params.length}::int[])`);
+  }
+  if (scope.sinceDate != null) {
+    params.push(scope.sinceDate);
+    conditions.push(`m.month >= ${monthOf(`post_day($${params.length})`)}`);
+  }
+  const found = await rows<{ month: number; n: number }>(
+    sql,
+    `SELECT m.month, sum(m.posts - coalesce((SELECT r.rank FROM post_month_ranks r WHERE r.category_id = m.category_id
+        AND r.month = m.month AND r.language_id = m.language_id AND r.id <= $2 ORDER BY r.id DESC LIMIT 1), 0))::float8 AS n
+      FROM scope_months m WHERE ${conditions.join(" AND ")} GROUP BY m.month ORDER BY m.month DESC`,
+    params,
+  );
+  return found.filter((m) => m.n > 0).map((m) => [m.month, m.n]);
+}
+
+/** The days of one month of a category with posts above `sincePostId`, newest first, from the ranks. */
+function monthDaysAbove(
+  sql: Sql,
+  scope: PageScope & { categoryId: number; sincePostId: number },
+  month: number,
+): Promise<Array<{ day: number; n: number }>> {
+  const params: unknown[] = [scope.categoryId, month, scope.sincePostId];
+  const conditions = ["r.category_id = $1", "r.month = $2", "r.id > $3"];
+  if (scope.languageIds !== null) {
+    params.push(scope.languageIds);
+    conditions.push(`r.language_id = ANY($${params.length}::int[])`);
+  }
+  if (scope.sinceDate != null) {
+    params.push(scope.sinceDate);
+    conditions.push(`r.day >= post_day($${params.length})`);
+  }
+  return rows(
+    sql,
+    `SELECT r.day, count(*)::float8 AS n FROM post_month_ranks r WHERE ${conditions.join(" AND ")}
+      GROUP BY r.day ORDER BY r.day DESC`,
+    params,
+  );
+}
+
+/**
+ * A list since a post id: where the page at `offset` starts (null when the list is shorter), and
+ * in any case the start of the oldest month holding a post above the id, below which the page
+ * query need not read (a list of the newest posts since an id holds few of them, but any of those
+ * can be old: posts are stored out of date order).
+ */
+async function seekSince(
+  sql: Sql,
+  scope: PageScope & { categoryId: number; sincePostId: number },
+  offset: number,
+  deep: boolean,
+): Promise<PageStart | null> {
+  const months = await monthsAbove(sql, scope);
+  if (months.length === 0) return null;
+  const notBefore = months[months.length - 1]![0] * MONTH_DAYS * DAY_MS;
+  if (!deep) return { before: null, notBefore, skip: offset };
+  let newer = 0;
+  for (const [month, n] of months) {
+    if (newer + n > offset) {
+      const days = await monthDaysAbove(sql, scope, month);
+      // A month's count may hold posts before sinceDate only in the oldest month in scope, where
+      // the days then run out before the offset (an empty page, as the page query would give).
+      const start = landing(
+        days.map((d) => [d.day, d.n]),
+        offset,
+        newer,
+      );
+      return start && { ...start, notBefore };
+    }
+    newer += n;
+  }
+  return null;
+}
+
+/**
+ * Where the page at `offset` starts, or null when the scope has no post at that offset. Past
+ * SEEK_FROM_OFFSET (`deep`) the landing day; a list since a post id also gets its lower bound on
+ * shallow pages.
+ */
+export async function seekPage(
+  sql: Sql,
+  scope: PageScope,
+  offset: number,
+  deep = true,
+): Promise<PageStart | null> {
+  if (scope.sincePostId != null && scope.categoryId !== undefined) {
+    return seekSince(sql, { ...scope, categoryId: scope.categoryId, sincePostId: scope.sincePostId }, offset, deep);
+  }
+  if (!deep) return { before: null, skip: offset };
+  // A feed's list has no other restriction (postsByFeed).
+  if (scope.feedId !== undefined) return landing(await feedDays(sql, scope.feedId), offset);
   const conditions: string[] = ["d.posts > 0"];
   const params: unknown[] = [offset];
   const param = (value: unknown) => {
     params.push(value);
     return `$${params.length}`;
   };
-  if (scope.feedId !== undefined) conditions.push(`d.feed_id = ${param(scope.feedId)}`);
   if (scope.categoryId !== undefined) conditions.push(`d.category_id = ${param(scope.categoryId)}`);
   if (scope.languageIds !== null) conditions.push(`d.language_id = ANY(${param(scope.languageIds)}::int[])`);
   // Months: the same conditions, the month of sinceDate whole.
@@ -55,36 +179,23 @@ export async function seekPage(sql: Sql, scope: PageScope, offset: number): Prom
     conditions.push(`d.day >= post_day(${since})`);
     monthConditions.push(`d.month >= ${monthOf(`post_day(${since})`)}`);
   }
-  let count = "d.posts";
-  if (scope.sincePostId != null) {
-    const since = param(scope.sincePostId);
-    conditions.push(`d.max_id > ${since}`);
-    count = `CASE WHEN d.min_id > ${since} THEN d.posts ELSE (SELECT count(*) FROM posts p
-      WHERE p.feed_id = d.feed_id AND p.post_date >= d.day * ${DAY_MS}::bigint AND p.post_date < (d.day + 1) * ${DAY_MS}::bigint
-        AND p.id > ${since} AND p.language_id = d.language_id AND p.category_id IS NOT DISTINCT FROM d.category_id) END`;
-  }
   const [found] = await rows<{ day: number; n: number; running: number }>(
     sql,
-    perFeed
-      ? `SELECT day, n, running FROM (
-          SELECT day, n, sum(n) OVER (ORDER BY day DESC) AS running FROM (
-            SELECT d.day, sum(${count}) AS n FROM post_days d WHERE ${conditions.join(" AND ")} GROUP BY d.day) per_day
-        ) s WHERE running > $1 ORDER BY day DESC LIMIT 1`
-      : // The month first (scope_months: a 28th of the rows), then the day among that month's days.
-        // A month's count may hold posts before sinceDate only in the oldest month in scope, where
-        // the day count below then finds no day (an empty page, as the page query would).
-        `WITH landing AS (
-          SELECT month, running - n AS newer FROM (
-            SELECT month, n, sum(n) OVER (ORDER BY month DESC) AS running FROM (
-              SELECT d.month, sum(d.posts) AS n FROM scope_months d
-                WHERE ${monthConditions.join(" AND ")} GROUP BY d.month) per_month
-          ) s WHERE running > $1 ORDER BY month DESC LIMIT 1)
-        SELECT day, n, running FROM (
-          SELECT day, n, landing.newer + sum(n) OVER (ORDER BY day DESC) AS running FROM landing, (
-            SELECT d.day, sum(d.posts) AS n FROM scope_days d, landing l
-              WHERE ${conditions.join(" AND ")} AND d.day >= l.month * ${MONTH_DAYS} AND d.day < (l.month + 1) * ${MONTH_DAYS}
-              GROUP BY d.day) per_day
-        ) s WHERE running > $1 ORDER BY day DESC LIMIT 1`,
+    // The month first (scope_months: a 28th of the rows), then the day among that month's days.
+    // A month's count may hold posts before sinceDate only in the oldest month in scope, where
+    // the day count below then finds no day (an empty page, as the page query would).
+    `WITH landing AS (
+        SELECT month, running - n AS newer FROM (
+          SELECT month, n, sum(n) OVER (ORDER BY month DESC) AS running FROM (
+            SELECT d.month, sum(d.posts) AS n FROM scope_months d
+              WHERE ${monthConditions.join(" AND ")} GROUP BY d.month) per_month
+        ) s WHERE running > $1 ORDER BY month DESC LIMIT 1)
+      SELECT day, n, running FROM (
+        SELECT day, n, landing.newer + sum(n) OVER (ORDER BY day DESC) AS running FROM landing, (
+          SELECT d.day, sum(d.posts) AS n FROM scope_days d, landing l
+            WHERE ${conditions.join(" AND ")} AND d.day >= l.month * ${MONTH_DAYS} AND d.day < (l.month + 1) * ${MONTH_DAYS}
+            GROUP BY d.day) per_day
+      ) s WHERE running > $1 ORDER BY day DESC LIMIT 1`,
     params,
   );
   if (!found) return null;
@@ -97,5 +208,6 @@ export async function seekPage(sql: Sql, scope: PageScope, offset: number): Prom
 export function applyPageStart(where: Where, start: PageStart | null, offset: number): number {
   if (start === null) return offset;
   if (start.before !== null) where.add("p.post_date < ?", start.before);
+  if (start.notBefore != null) where.add("p.post_date >= ?", start.notBefore);
   return start.skip;
 }
