@@ -104,7 +104,7 @@ if (values.postgres) {
   const copy = resolve(values.copy);
   if (!existsSync(`${copy}/data`)) {
     mkdirSync(copy, { recursive: true });
-    execFileSync("cp", ["-r", "--reflink=auto", `${resolve(values.postgres)}/data`, `${copy}/data`]);
+    execFileSync("cp", ["-a", "--reflink=auto", `${resolve(values.postgres)}/data`, `${copy}/data`]);
   }
   const { startBenchPostgres } = await import("./feed-service-postgres-corpus.mjs");
   const server = await startBenchPostgres(copy);

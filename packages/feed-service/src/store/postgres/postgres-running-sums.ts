@@ -93,6 +93,26 @@ export function sumsAdd(of: Counted, dated: string, sign: 1 | -1 = 1): string {
     AND s.through[cardinality(s.through)] <= 0;`;
 }
 
+/**
+ * The same for one row (a row trigger's post or click): feed `feed` (not null), dated `at`. Plain
+ * upserts of one element, without the grouping a statement's rows need.
+ */
+function sumsAddOne(of: Counted, feed: string, at: string, sign: 1 | -1 = 1): string {
+  const { sums, days } = tables(of);
+  const d = `post_day(${at})`;
+  const upserts = `
+  INSERT INTO ${sums} AS s (feed_id, first_block, through) VALUES (${feed}, ${block(d)}, ARRAY[${sign}])
+    ON CONFLICT (feed_id) DO UPDATE SET first_block = least(s.first_block, excluded.first_block),
+      through = running_merge(s.first_block, s.through, excluded.first_block, excluded.through);
+  INSERT INTO ${days} AS s (block, feed_id, through)
+    VALUES (${block(d)}, ${feed}, running_merge(0, '{0}', ${d} - ${block(d)} * ${SUM_BLOCK_DAYS}, ARRAY[${sign}]))
+    ON CONFLICT (block, feed_id) DO UPDATE SET through = running_merge(0, s.through, 0, excluded.through);`;
+  if (sign > 0) return upserts;
+  return `${upserts}
+  DELETE FROM ${sums} WHERE feed_id = ${feed} AND through[cardinality(through)] <= 0;
+  DELETE FROM ${days} WHERE block = ${block(d)} AND feed_id = ${feed} AND through[cardinality(through)] <= 0;`;
+}
+
 /** The posts of `posts` (a relation with the posts' columns) as `dated` rows of their feed. */
 const postsDated = (posts: string) => `(SELECT feed_id, post_date AS at FROM ${posts}) AS dated`;
 
@@ -173,7 +193,16 @@ CREATE OR REPLACE FUNCTION running_at(first integer, through integer[], p intege
 -- its statement's plan is kept for the session (a SQL function's is made again at every call).
 CREATE OR REPLACE FUNCTION running_merge(a_first integer, a integer[], b_first integer, b integer[])
   RETURNS integer[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  last integer := a_first + cardinality(a) - 1;
 BEGIN
+  -- What a post or click dated last adds (ingest, /click): its feed's last element, or a new one.
+  IF cardinality(b) = 1 AND b_first = last THEN
+    a[cardinality(a)] := a[cardinality(a)] + b[1];
+    RETURN a;
+  ELSIF cardinality(b) = 1 AND b_first > last THEN
+    RETURN a || array_fill(a[cardinality(a)], ARRAY[b_first - last - 1]) || (a[cardinality(a)] + b[1]);
+  END IF;
   RETURN ARRAY(SELECT running_at(a_first, a, p) + running_at(b_first, b, p)
     FROM generate_series(least(a_first, b_first), greatest(a_first + cardinality(a), b_first + cardinality(b)) - 1) AS p
     ORDER BY p);
@@ -258,8 +287,8 @@ BEGIN
     ${ranksAdd(NEW_POST)}
   END IF;
   IF OLD.feed_id IS DISTINCT FROM NEW.feed_id OR post_day(OLD.post_date) <> post_day(NEW.post_date) THEN
-    ${sumsAdd("post", postsDated(OLD_POST), -1)}
-    ${sumsAdd("post", postsDated(NEW_POST))}
+    ${sumsAddOne("post", "OLD.feed_id", "OLD.post_date", -1)}
+    ${sumsAddOne("post", "NEW.feed_id", "NEW.post_date")}
   END IF;
   IF OLD.feed_id IS DISTINCT FROM NEW.feed_id THEN
     -- Its clicks count for its new feed.
@@ -277,13 +306,22 @@ BEGIN
   RETURN OLD;
 END $$;
 
+-- A click's feed is its post's; a post already gone (the cascade of its delete) has none.
 CREATE OR REPLACE FUNCTION clicks_track_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  feed integer;
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    ${sumsAdd("click", "(SELECT p.feed_id, OLD.clicked_at AS at FROM posts p WHERE p.id = OLD.post_id) AS dated", -1)}
+    SELECT p.feed_id INTO feed FROM posts p WHERE p.id = OLD.post_id;
+    IF feed IS NOT NULL THEN
+      ${sumsAddOne("click", "feed", "OLD.clicked_at", -1)}
+    END IF;
   END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN
-    ${sumsAdd("click", "(SELECT p.feed_id, NEW.clicked_at AS at FROM posts p WHERE p.id = NEW.post_id) AS dated")}
+    SELECT p.feed_id INTO feed FROM posts p WHERE p.id = NEW.post_id;
+    IF feed IS NOT NULL THEN
+      ${sumsAddOne("click", "feed", "NEW.clicked_at")}
+    END IF;
   END IF;
   RETURN NULL;
 END $$;

@@ -133,7 +133,7 @@ describe("postgres cache warm-up", () => {
       assert.equal(report.bytes + (report.prefetchedBytes ?? 0), total);
       assert.match(
         report.skipped ?? "",
-        /^[\d,]+ KB did not fit in the 20 KB allowed of shared_buffers \(128 MB\) and was only prefetched into the OS cache$/,
+        /^[\d,.]+ [KM]B did not fit in the 20 KB allowed of shared_buffers \(128 MB\) and was only prefetched into the OS cache$/,
       );
     } finally {
       await pool.end();
