@@ -118,6 +118,12 @@ if (values.postgres) {
   if (made.rowCount === 0) {
     await admin.query("CREATE DATABASE rollup_new TEMPLATE postgres");
     upgrade(newDb);
+    // As the corpus was left after its build (and autovacuum would leave an upgraded database):
+    // hint bits set, visibility map and statistics current, so first calls do not pay for them.
+    const fresh = new pg.Client({ connectionString: newDb });
+    await fresh.connect();
+    await fresh.query("VACUUM ANALYZE");
+    await fresh.end();
   }
   read = async (sql, ...args) => {
     let n = 0;
@@ -147,7 +153,12 @@ if (values.postgres) {
 }
 const postgres = Boolean(values.postgres);
 
-// The cases, from the corpus itself.
+// The cases, from the corpus itself (one query at a time: one client).
+const inTurn = async (xs, f) => {
+  const out = [];
+  for (const x of xs) out.push(await f(x));
+  return out;
+};
 const one1 = async (sql, ...args) => (await read(sql, ...args))[0]?.[0];
 const nth = async (sql, share, ...args) => {
   const n = await one1(`SELECT count(*) FROM (${sql}) x`, ...args);
@@ -166,21 +177,17 @@ const cases = [];
 const widest = Date.now() - 36_500 * DAY;
 for (const [label, since] of [
   ["widest daysBack (36500)", widest],
-  ...(await Promise.all(
-    [0.1, 0.5, 0.9].map(async (share) => [
-      `since the post date ${share * 100}% of posts up`,
-      await nth("SELECT post_date FROM posts ORDER BY post_date", share),
-    ]),
-  )),
+  ...(await inTurn([0.1, 0.5, 0.9], async (share) => [
+    `since the post date ${share * 100}% of posts up`,
+    await nth("SELECT post_date FROM posts ORDER BY post_date", share),
+  ])),
 ]) {
   cases.push([`getMostProlificFeeds ${label}, limit 1000`, "mostProlificFeeds", { since, limit: 1000 }]);
 }
-const clickTimes = await Promise.all(
-  [0.1, 0.5, 0.9].map(async (share) => [
-    `since the click time ${share * 100}% of clicks up`,
-    await nth("SELECT clicked_at FROM clicks ORDER BY clicked_at", share),
-  ]),
-);
+const clickTimes = await inTurn([0.1, 0.5, 0.9], async (share) => [
+  `since the click time ${share * 100}% of clicks up`,
+  await nth("SELECT clicked_at FROM clicks ORDER BY clicked_at", share),
+]);
 for (const [label, since] of [["widest daysBack (36500)", widest], ...clickTimes]) {
   cases.push([`getMostPopularFeeds ${label}, limit 1000`, "mostPopularFeeds", { since, limit: 1000 }]);
 }

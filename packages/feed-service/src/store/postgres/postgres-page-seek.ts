@@ -8,6 +8,7 @@
  */
 import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { RANK_SEEK_COST } from "./postgres-plan-costs.js";
 import { SUM_BLOCK_DAYS } from "./postgres-running-sums.js";
 import { MONTH_DAYS, monthOf } from "./postgres-scope-months.js";
 
@@ -61,32 +62,64 @@ async function feedDays(sql: Sql, feedId: number): Promise<Array<[number, number
 }
 
 /**
- * A category's posts above `sincePostId` per month, newest first: each `scope_months` row (one
- * language of one month) less the rank of its last post at or below the id (a seek), so the read
- * is a row and a seek per month and language, whatever the posts.
+ * A category's posts above `sincePostId` per month, newest first. The months' counts are
+ * `scope_months` rows (one language of one month each); a row's posts above the id are its count
+ * less the rank of its last post at or below the id (a seek). When the category's posts above the
+ * id, or those below it, are fewer than those seeks would cost (RANK_SEEK_COST), they are counted
+ * per month from the ranks' id index instead, read up to that cost at most: a read bounded by the
+ * category's months × languages either way, whatever the posts.
  */
-async function monthsAbove(
+export async function monthsAbove(
   sql: Sql,
   scope: PageScope & { categoryId: number; sincePostId: number },
+  /** Tests take each way. */
+  way?: "above" | "below" | "seeks",
 ): Promise<Array<[number, number]>> {
   const params: unknown[] = [scope.categoryId, scope.sincePostId];
-  const conditions = ["m.category_id = $1"];
+  const months: string[] = [];
   if (scope.languageIds !== null) {
     params.push(scope.languageIds);
-    conditions.push(`m.language_id = ANY($${params.length}::int[])`);
+    months.push(`language_id = ANY($${params.length}::int[])`);
   }
   if (scope.sinceDate != null) {
     params.push(scope.sinceDate);
-    conditions.push(`m.month >= ${monthOf(`post_day($${params.length})`)}`);
+    months.push(`month >= ${monthOf(`post_day($${params.length})`)}`);
   }
-  const found = await rows<{ month: number; n: number }>(
+  const where = (alias: string, base: string[]) =>
+    [...base, ...months.map((c) => `${alias}.${c}`)].join(" AND ");
+  const [{ buckets }] = (await rows<{ buckets: number }>(
     sql,
-    `SELECT m.month, sum(m.posts - coalesce((SELECT r.rank FROM post_month_ranks r WHERE r.category_id = m.category_id
-        AND r.month = m.month AND r.language_id = m.language_id AND r.id <= $2 ORDER BY r.id DESC LIMIT 1), 0))::float8 AS n
-      FROM scope_months m WHERE ${conditions.join(" AND ")} GROUP BY m.month ORDER BY m.month DESC`,
+    // ($2, unused here, keeps the parameters those of the queries below.)
+    `SELECT count(*)::float8 AS buckets FROM scope_months m WHERE ${where("m", ["m.category_id = $1", "$2::integer IS NOT NULL"])}`,
     params,
+  )) as [{ buckets: number }];
+  if (buckets === 0) return [];
+  const budget = Math.ceil(buckets * RANK_SEEK_COST);
+  // How many posts of the category lie on each side of the id, each side read up to the budget.
+  const [sides] = await rows<{ above: number; below: number }>(
+    sql,
+    `SELECT (SELECT count(*) FROM (SELECT 1 FROM post_month_ranks WHERE category_id = $1 AND id > $2 LIMIT $3) a)::float8 AS above,
+      (SELECT count(*) FROM (SELECT 1 FROM post_month_ranks WHERE category_id = $1 AND id <= $2 LIMIT $3) b)::float8 AS below`,
+    [scope.categoryId, scope.sincePostId, budget],
   );
-  return found.filter((m) => m.n > 0).map((m) => [m.month, m.n]);
+  const perMonth = (text: string) =>
+    rows<{ month: number; n: number }>(sql, text, params).then((found) =>
+      found.filter((m) => m.n > 0).map((m): [number, number] => [m.month, m.n]),
+    );
+  if (way === "above" || (way === undefined && sides!.above < budget)) {
+    return perMonth(`SELECT r.month, count(*)::float8 AS n FROM post_month_ranks r
+      WHERE ${where("r", ["r.category_id = $1", "r.id > $2"])} GROUP BY r.month ORDER BY r.month DESC`);
+  }
+  if (way === "below" || (way === undefined && sides!.below < budget)) {
+    return perMonth(`SELECT m.month, (sum(m.posts) - coalesce(min(b.n), 0))::float8 AS n FROM scope_months m
+      LEFT JOIN (SELECT r.month, count(*) AS n FROM post_month_ranks r
+        WHERE ${where("r", ["r.category_id = $1", "r.id <= $2"])} GROUP BY r.month) b ON b.month = m.month
+      WHERE ${where("m", ["m.category_id = $1"])} GROUP BY m.month ORDER BY m.month DESC`);
+  }
+  return perMonth(`SELECT m.month, sum(m.posts - coalesce((SELECT r.rank FROM post_month_ranks r
+      WHERE r.category_id = m.category_id AND r.month = m.month AND r.language_id = m.language_id AND r.id <= $2
+      ORDER BY r.id DESC LIMIT 1), 0))::float8 AS n
+    FROM scope_months m WHERE ${where("m", ["m.category_id = $1"])} GROUP BY m.month ORDER BY m.month DESC`);
 }
 
 /** The days of one month of a category with posts above `sincePostId`, newest first, from the ranks. */

@@ -17,6 +17,7 @@ import type { IncomingPost, Store } from "../store.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
 import { windowClicks } from "./postgres-feed-rankings.js";
 import { latestPostgresVersion, migratePostgres } from "./postgres-migrations.js";
+import { monthsAbove } from "./postgres-page-seek.js";
 import { PostgresReadSide, resolveReadSideOptions } from "./postgres-read-side.js";
 import { SUM_BLOCK_DAYS } from "./postgres-running-sums.js";
 import { openPostgresStore, PostgresStore } from "./postgres-store.js";
@@ -218,6 +219,19 @@ async function checkSincePages(store: Store, pool: pg.Pool, when: string): Promi
       ] as const) {
         const args = [categoryId, sincePostId, languageIds, sinceDate];
         const total = (await q(pool, reference, [...args, null, 0])).length;
+        // Each way of counting the months gives the posts above the id per month.
+        const perMonth = await q(
+          pool,
+          `SELECT floor(post_day(post_date) / 28.0)::integer AS m, count(*) FROM posts WHERE category_id = $1 AND id > $2
+            AND ($3::int[] IS NULL OR language_id = ANY($3::int[]))
+            AND ($4::bigint IS NULL OR floor(post_day(post_date) / 28.0) >= floor(post_day($4) / 28.0))
+            GROUP BY 1 ORDER BY 1 DESC`,
+          args,
+        );
+        const scope = { categoryId, sincePostId, languageIds: languageIds === null ? null : [...languageIds], sinceDate };
+        for (const way of ["above", "below", "seeks", undefined] as const) {
+          assert.deepEqual(await monthsAbove(pool, scope, way), perMonth, `months above ${sincePostId} by ${way} ${when}`);
+        }
         for (const [offset, limit] of [
           [0, 20],
           [500, 20],

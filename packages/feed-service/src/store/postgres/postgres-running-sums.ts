@@ -241,6 +241,8 @@ CREATE TABLE post_month_ranks (
   rank integer NOT NULL,
   PRIMARY KEY (category_id, month, language_id, id)
 );
+-- A category's posts above (or below) an id, with their month, in one range (postgres-page-seek.ts).
+CREATE INDEX post_month_ranks_by_id ON post_month_ranks (category_id, id) INCLUDE (month, language_id);
 ${scopeDayFunctions}
 
 -- New posts: scope_days first (its upsert orders rankers of one month, see above).
