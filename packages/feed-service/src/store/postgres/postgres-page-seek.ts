@@ -28,8 +28,6 @@ export interface PageScope {
 export interface PageStart {
   /** Posts with post_date below this (the landing day's end); null: from the newest. */
   before: number | null;
-  /** Posts dated from here on (a lower bound that only trims the scan, never a row); null: none. */
-  notBefore?: number | null;
   /** Posts of the landing day to skip. */
   skip: number;
 }
@@ -87,30 +85,41 @@ export async function monthsAbove(
   }
   const where = (alias: string, base: string[]) =>
     [...base, ...months.map((c) => `${alias}.${c}`)].join(" AND ");
-  const [{ buckets }] = (await rows<{ buckets: number }>(
+  // The month rows a seek would read (in scope), and the category's posts of every language and month.
+  const [{ buckets, posts }] = (await rows<{ buckets: number; posts: number }>(
     sql,
     // ($2, unused here, keeps the parameters those of the queries below.)
-    `SELECT count(*)::float8 AS buckets FROM scope_months m WHERE ${where("m", ["m.category_id = $1", "$2::integer IS NOT NULL"])}`,
+    `SELECT (count(*) FILTER (WHERE ${where("m", ["$2::integer IS NOT NULL"])}))::float8 AS buckets,
+      coalesce(sum(m.posts), 0)::float8 AS posts FROM scope_months m WHERE m.category_id = $1`,
     params,
-  )) as [{ buckets: number }];
+  )) as [{ buckets: number; posts: number }];
   if (buckets === 0) return [];
   const budget = Math.ceil(buckets * RANK_SEEK_COST);
-  // How many posts of the category lie on each side of the id, each side read up to the budget.
-  const [sides] = await rows<{ above: number; below: number }>(
-    sql,
-    `SELECT (SELECT count(*) FROM (SELECT 1 FROM post_month_ranks WHERE category_id = $1 AND id > $2 LIMIT $3) a)::float8 AS above,
-      (SELECT count(*) FROM (SELECT 1 FROM post_month_ranks WHERE category_id = $1 AND id <= $2 LIMIT $3) b)::float8 AS below`,
-    [scope.categoryId, scope.sincePostId, budget],
-  );
+  // The posts above the id, read up to the budget or half the category: fewer, they are the
+  // smaller side; more than half, those below are (and are counted, up to the budget).
+  const half = Math.ceil(posts / 2);
+  const count = async (side: string, limit: number) => {
+    const [n] = await rows<{ n: number }>(
+      sql,
+      `SELECT count(*)::float8 AS n FROM (SELECT 1 FROM post_month_ranks WHERE category_id = $1 AND ${side} LIMIT $3) x`,
+      [scope.categoryId, scope.sincePostId, limit],
+    );
+    return n!.n;
+  };
+  const aboveLimit = Math.min(budget, half);
+  const above = way === undefined ? await count("id > $2", aboveLimit) : 0;
+  const fewAbove = above < aboveLimit;
+  const fewBelow =
+    !fewAbove && (aboveLimit === half || (way === undefined && (await count("id <= $2", budget)) < budget));
   const perMonth = (text: string) =>
     rows<{ month: number; n: number }>(sql, text, params).then((found) =>
       found.filter((m) => m.n > 0).map((m): [number, number] => [m.month, m.n]),
     );
-  if (way === "above" || (way === undefined && sides!.above < budget)) {
+  if (way === "above" || (way === undefined && fewAbove)) {
     return perMonth(`SELECT r.month, count(*)::float8 AS n FROM post_month_ranks r
       WHERE ${where("r", ["r.category_id = $1", "r.id > $2"])} GROUP BY r.month ORDER BY r.month DESC`);
   }
-  if (way === "below" || (way === undefined && sides!.below < budget)) {
+  if (way === "below" || (way === undefined && fewBelow)) {
     return perMonth(`SELECT m.month, (sum(m.posts) - coalesce(min(b.n), 0))::float8 AS n FROM scope_months m
       LEFT JOIN (SELECT r.month, count(*) AS n FROM post_month_ranks r
         WHERE ${where("r", ["r.category_id = $1", "r.id <= $2"])} GROUP BY r.month) b ON b.month = m.month
@@ -146,55 +155,34 @@ function monthDaysAbove(
   );
 }
 
-/**
- * A list since a post id: where the page at `offset` starts (null when the list is shorter), and
- * in any case the start of the oldest month holding a post above the id, below which the page
- * query need not read (a list of the newest posts since an id holds few of them, but any of those
- * can be old: posts are stored out of date order).
- */
+/** A list since a post id: where the page at `offset` starts, null when the list is shorter. */
 async function seekSince(
   sql: Sql,
   scope: PageScope & { categoryId: number; sincePostId: number },
   offset: number,
-  deep: boolean,
 ): Promise<PageStart | null> {
-  const months = await monthsAbove(sql, scope);
-  if (months.length === 0) return null;
-  const notBefore = months[months.length - 1]![0] * MONTH_DAYS * DAY_MS;
-  if (!deep) return { before: null, notBefore, skip: offset };
   let newer = 0;
-  for (const [month, n] of months) {
+  for (const [month, n] of await monthsAbove(sql, scope)) {
     if (newer + n > offset) {
       const days = await monthDaysAbove(sql, scope, month);
       // A month's count may hold posts before sinceDate only in the oldest month in scope, where
       // the days then run out before the offset (an empty page, as the page query would give).
-      const start = landing(
+      return landing(
         days.map((d) => [d.day, d.n]),
         offset,
         newer,
       );
-      return start && { ...start, notBefore };
     }
     newer += n;
   }
   return null;
 }
 
-/**
- * Where the page at `offset` starts, or null when the scope has no post at that offset. Past
- * SEEK_FROM_OFFSET (`deep`) the landing day; a list since a post id also gets its lower bound on
- * shallow pages.
- */
-export async function seekPage(
-  sql: Sql,
-  scope: PageScope,
-  offset: number,
-  deep = true,
-): Promise<PageStart | null> {
+/** Where the page at `offset` starts, or null when the scope has no post at that offset. */
+export async function seekPage(sql: Sql, scope: PageScope, offset: number): Promise<PageStart | null> {
   if (scope.sincePostId != null && scope.categoryId !== undefined) {
-    return seekSince(sql, { ...scope, categoryId: scope.categoryId, sincePostId: scope.sincePostId }, offset, deep);
+    return seekSince(sql, { ...scope, categoryId: scope.categoryId, sincePostId: scope.sincePostId }, offset);
   }
-  if (!deep) return { before: null, skip: offset };
   // A feed's list has no other restriction (postsByFeed).
   if (scope.feedId !== undefined) return landing(await feedDays(sql, scope.feedId), offset);
   const conditions: string[] = ["d.posts > 0"];
@@ -241,6 +229,5 @@ export async function seekPage(
 export function applyPageStart(where: Where, start: PageStart | null, offset: number): number {
   if (start === null) return offset;
   if (start.before !== null) where.add("p.post_date < ?", start.before);
-  if (start.notBefore != null) where.add("p.post_date >= ?", start.notBefore);
   return start.skip;
 }

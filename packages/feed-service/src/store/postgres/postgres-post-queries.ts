@@ -19,11 +19,8 @@ async function listPage(
   page: { limit: number; offset: number },
 ): Promise<PostRecord[]> {
   const deep = page.offset > SEEK_FROM_OFFSET;
-  // A list since a post id is sought on every page: its lower bound keeps a page of a few new
-  // posts from reading the whole category (postgres-page-seek.ts).
-  const sought = deep || (scope.sincePostId != null && scope.categoryId !== undefined);
-  const start = sought ? await seekPage(sql, scope, page.offset, deep) : null;
-  if (sought && start === null) return [];
+  const start = deep ? await seekPage(sql, scope, page.offset) : null;
+  if (deep && start === null) return [];
   const where = new Where();
   if (scope.feedId !== undefined) where.add("p.feed_id = ?", scope.feedId);
   if (scope.categoryId !== undefined) where.add("p.category_id = ?", scope.categoryId);
