@@ -49,21 +49,20 @@ type Counted = "post" | "click";
 const tables = (of: Counted) => ({ sums: `feed_${of}_sums`, days: `feed_${of}_days` });
 
 /**
- * The running-sums arrays from `counts` (rows of key columns, `pos` and `n`): per key, dense from
- * `first` (its lowest position, or `from` when given) to its highest, each element the sum of `n`
- * up to its position.
+ * `s_through` (running sums from `s_first`) with `e_through` (from `e_first`) added: written out
+ * for what a post or click dated last adds (its feed's last element, or one more element after
+ * it), in the statement itself, else by running_merge.
  */
-function runningArrays(counts: string, keys: string[], from?: string): string {
-  const k = keys.join(", ");
-  const on = keys.map((c) => `x.${c} = k.${c}`).join(" AND ");
-  return `SELECT ${k}, min(pos) AS first, array_agg(c ORDER BY pos)::integer[] AS through FROM (
-      SELECT ${keys.map((c) => `k.${c}`).join(", ")}, s.pos,
-        sum(coalesce(x.n, 0)) OVER (PARTITION BY ${keys.map((c) => `k.${c}`).join(", ")} ORDER BY s.pos) AS c
-      FROM (SELECT ${k}, ${from ?? "min(pos)"} AS lo, max(pos) AS hi FROM ${counts} GROUP BY ${k}) k
-      CROSS JOIN LATERAL generate_series(k.lo, k.hi) AS s (pos)
-      LEFT JOIN ${counts} x ON ${on} AND x.pos = s.pos) d
-    GROUP BY ${k}`;
-}
+const merged = (sFirst: string, s: string, eFirst: string, e: string) => `CASE
+      WHEN cardinality(${e}) = 1 AND ${eFirst} = ${sFirst} + cardinality(${s}) - 1
+        THEN ${s}[1:cardinality(${s}) - 1] || (${s}[cardinality(${s})] + ${e}[1])
+      WHEN cardinality(${e}) = 1 AND ${eFirst} >= ${sFirst} + cardinality(${s})
+        THEN ${s} || array_fill(${s}[cardinality(${s})], ARRAY[${eFirst} - ${sFirst} - cardinality(${s})]) || (${s}[cardinality(${s})] + ${e}[1])
+      ELSE running_merge(${sFirst}, ${s}, ${eFirst}, ${e}) END`;
+
+const upsertSums = `ON CONFLICT (feed_id) DO UPDATE SET first_block = least(s.first_block, excluded.first_block),
+      through = ${merged("s.first_block", "s.through", "excluded.first_block", "excluded.through")}`;
+const upsertDays = `ON CONFLICT (block, feed_id) DO UPDATE SET through = ${merged("0", "s.through", "0", "excluded.through")}`;
 
 /**
  * Adds the rows of `dated` (a relation of `feed_id` and `at`, epoch ms), each counting `sign`, to
@@ -73,19 +72,18 @@ function runningArrays(counts: string, keys: string[], from?: string): string {
 export function sumsAdd(of: Counted, dated: string, sign: 1 | -1 = 1): string {
   const { sums, days } = tables(of);
   const counted = `(SELECT feed_id, post_day(at) AS day, count(*)::integer * ${sign} AS n FROM ${dated} GROUP BY 1, 2)`;
-  const perBlock = `(SELECT feed_id, ${block("day")} AS pos, sum(n)::integer AS n FROM ${counted} c GROUP BY 1, 2)`;
-  const perDay = `(SELECT ${block("day")} AS block, feed_id, day - ${block("day")} * ${SUM_BLOCK_DAYS} AS pos, n FROM ${counted} c)`;
   // In key order, so that two writers of the same rows lock them in one order.
   const upserts = `
-  WITH b AS MATERIALIZED ${perBlock}
   INSERT INTO ${sums} AS s (feed_id, first_block, through)
-    SELECT feed_id, first, through FROM (${runningArrays("b", ["feed_id"])}) r ORDER BY feed_id
-    ON CONFLICT (feed_id) DO UPDATE SET first_block = least(s.first_block, excluded.first_block),
-      through = running_merge(s.first_block, s.through, excluded.first_block, excluded.through);
-  WITH d AS MATERIALIZED ${perDay}
+    SELECT feed_id, min(pos), running_from(min(pos), array_agg(pos ORDER BY pos), array_agg(n ORDER BY pos))
+    FROM (SELECT feed_id, ${block("day")} AS pos, sum(n)::integer AS n FROM ${counted} c GROUP BY 1, 2) b
+    GROUP BY feed_id ORDER BY feed_id
+    ${upsertSums};
   INSERT INTO ${days} AS s (block, feed_id, through)
-    SELECT block, feed_id, through FROM (${runningArrays("d", ["block", "feed_id"], "0")}) r ORDER BY block, feed_id
-    ON CONFLICT (block, feed_id) DO UPDATE SET through = running_merge(0, s.through, 0, excluded.through);`;
+    SELECT block, feed_id, running_from(0, array_agg(pos ORDER BY pos), array_agg(n ORDER BY pos))
+    FROM (SELECT ${block("day")} AS block, feed_id, day - ${block("day")} * ${SUM_BLOCK_DAYS} AS pos, n FROM ${counted} c) d
+    GROUP BY block, feed_id ORDER BY block, feed_id
+    ${upsertDays};`;
   if (sign > 0) return upserts;
   return `${upserts}
   DELETE FROM ${sums} s WHERE s.feed_id IN (SELECT feed_id FROM ${dated}) AND s.through[cardinality(s.through)] <= 0;
@@ -102,11 +100,10 @@ function sumsAddOne(of: Counted, feed: string, at: string, sign: 1 | -1 = 1): st
   const d = `post_day(${at})`;
   const upserts = `
   INSERT INTO ${sums} AS s (feed_id, first_block, through) VALUES (${feed}, ${block(d)}, ARRAY[${sign}])
-    ON CONFLICT (feed_id) DO UPDATE SET first_block = least(s.first_block, excluded.first_block),
-      through = running_merge(s.first_block, s.through, excluded.first_block, excluded.through);
+    ${upsertSums};
   INSERT INTO ${days} AS s (block, feed_id, through)
-    VALUES (${block(d)}, ${feed}, running_merge(0, '{0}', ${d} - ${block(d)} * ${SUM_BLOCK_DAYS}, ARRAY[${sign}]))
-    ON CONFLICT (block, feed_id) DO UPDATE SET through = running_merge(0, s.through, 0, excluded.through);`;
+    VALUES (${block(d)}, ${feed}, array_fill(0, ARRAY[${d} - ${block(d)} * ${SUM_BLOCK_DAYS}]) || ${sign})
+    ${upsertDays};`;
   if (sign > 0) return upserts;
   return `${upserts}
   DELETE FROM ${sums} WHERE feed_id = ${feed} AND through[cardinality(through)] <= 0;
@@ -188,6 +185,24 @@ CREATE OR REPLACE FUNCTION running_at(first integer, through integer[], p intege
   RETURN CASE WHEN through IS NULL OR p < first THEN 0
     WHEN p >= first + cardinality(through) THEN through[cardinality(through)]
     ELSE through[p - first + 1] END;
+
+-- Running sums from first to the last of ats (ascending, distinct) of the counts ns at them.
+CREATE OR REPLACE FUNCTION running_from(first integer, ats integer[], ns integer[]) RETURNS integer[]
+  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  result integer[] := '{}';
+  running integer := 0;
+  j integer := 1;
+BEGIN
+  FOR p IN first .. ats[cardinality(ats)] LOOP
+    WHILE j <= cardinality(ats) AND ats[j] = p LOOP
+      running := running + ns[j];
+      j := j + 1;
+    END LOOP;
+    result := result || running;
+  END LOOP;
+  RETURN result;
+END $$;
 
 -- Two running-sums arrays added, element by element, over the positions of both. PL/pgSQL so that
 -- its statement's plan is kept for the session (a SQL function's is made again at every call).
@@ -355,7 +370,10 @@ export const runningSumFills: ReadonlyArray<readonly ["posts" | "clicks", string
   ["posts", sumsAdd("post", postsDated("posts"))],
   [
     "clicks",
-    sumsAdd("click", "(SELECT p.feed_id, k.clicked_at AS at FROM clicks k JOIN posts p ON p.id = k.post_id) AS dated"),
+    sumsAdd(
+      "click",
+      "(SELECT p.feed_id, k.clicked_at AS at FROM clicks k JOIN posts p ON p.id = k.post_id) AS dated",
+    ),
   ],
   [
     "posts",
@@ -366,7 +384,8 @@ export const runningSumFills: ReadonlyArray<readonly ["posts" | "clicks", string
   ],
 ];
 
-export const ANALYZE_RUNNING_SUMS = "feed_post_sums, feed_post_days, feed_click_sums, feed_click_days, post_month_ranks";
+export const ANALYZE_RUNNING_SUMS =
+  "feed_post_sums, feed_post_days, feed_click_sums, feed_click_days, post_month_ranks";
 
 const STEP = "counting posts and clicks per feed as running sums, ranking posts per month (schema 27)";
 
