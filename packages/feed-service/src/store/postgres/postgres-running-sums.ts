@@ -260,8 +260,12 @@ CREATE TABLE post_month_ranks (
 CREATE INDEX post_month_ranks_by_id ON post_month_ranks (category_id, id) INCLUDE (month, language_id);
 ${scopeDayFunctions}
 
+-- The posts' triggers below reach every table by its key, for the few rows a statement writes;
+-- with statistics of a new or small post_month_ranks the planner took seq scans for its seeks
+-- instead (8 ms a post in a new database, bench/NOTES.md), hence enable_seqscan off in them.
+
 -- New posts: scope_days first (its upsert orders rankers of one month, see above).
-CREATE OR REPLACE FUNCTION posts_add_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION posts_add_rollups() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   INSERT INTO scope_days AS d (category_id, language_id, day, posts, clicks)
     SELECT category_id, language_id, post_day(post_date), count(*), sum(clicks)
@@ -276,7 +280,7 @@ BEGIN
 END $$;
 
 -- Deleted posts, per statement (a feed's removal deletes them all in one).
-CREATE OR REPLACE FUNCTION posts_remove_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION posts_remove_rollups() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   UPDATE scope_days d SET posts = d.posts - g.posts, clicks = d.clicks - g.clicks
     FROM (SELECT category_id, language_id, post_day(post_date) AS day, count(*) AS posts, sum(clicks) AS clicks
@@ -288,7 +292,7 @@ BEGIN
 END $$;
 
 -- A post re-dated, re-filed or moved (rare), or clicked (the common case: only click sums move).
-CREATE OR REPLACE FUNCTION posts_track_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION posts_track_rollups() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   IF OLD.language_id = NEW.language_id AND OLD.category_id IS NOT DISTINCT FROM NEW.category_id
       AND post_day(OLD.post_date) = post_day(NEW.post_date) THEN
