@@ -214,7 +214,11 @@ if (postgres) {
 const idsOf = "SELECT id FROM posts WHERE category_id = ? ORDER BY id";
 for (const share of [0.01, 0.5, 0.999]) {
   const sincePostId = await nth(idsOf, share, category);
-  const above = await one1("SELECT count(*) FROM posts WHERE category_id = ? AND id > ?", category, sincePostId);
+  const above = await one1(
+    "SELECT count(*) FROM posts WHERE category_id = ? AND id > ?",
+    category,
+    sincePostId,
+  );
   const offsets = share > 0.99 ? [0] : [Math.floor(above / 2), Math.max(0, above - 20)];
   for (const offset of offsets) {
     cases.push([

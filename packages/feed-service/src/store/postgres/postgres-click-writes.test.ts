@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
-import { DAY, incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { runningDayCounts, runningTotals } from "../../test-support/postgres-running-counts.js";
+import { DAY, incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";

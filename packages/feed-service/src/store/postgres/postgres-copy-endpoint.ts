@@ -292,10 +292,7 @@ export class PostgresEndpoint implements CopyEndpoint {
       }
       report("sequences set after the copied ids", performance.now() - sequences);
       // The planner's statistics describe the loaded tables before anyone reads them.
-      await timed(
-        "ANALYZE",
-        `ANALYZE ${[...sequenceTables, "scope_days", ANALYZE_RUNNING_SUMS].join(", ")}`,
-      );
+      await timed("ANALYZE", `ANALYZE ${[...sequenceTables, "scope_days", ANALYZE_RUNNING_SUMS].join(", ")}`);
       await timed("COMMIT", "COMMIT");
     } catch (error) {
       throw translatePostgresError(error);

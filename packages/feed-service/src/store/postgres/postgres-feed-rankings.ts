@@ -38,7 +38,8 @@ function windowCounts(of: "post" | "click", partial: string): string {
 }
 
 /** Posts of since's day before it: one range of posts_by_date. */
-const POSTS_BEFORE_SINCE = "SELECT p.feed_id, count(*) AS n FROM posts p WHERE p.post_date >= $2 AND p.post_date < $1 GROUP BY p.feed_id";
+const POSTS_BEFORE_SINCE =
+  "SELECT p.feed_id, count(*) AS n FROM posts p WHERE p.post_date >= $2 AND p.post_date < $1 GROUP BY p.feed_id";
 
 /**
  * Clicks of since's day before it: one range of clicks_by_time, each click's post looked up by id
@@ -49,7 +50,13 @@ const CLICKS_BEFORE_SINCE = `SELECT p.feed_id, count(*) AS n FROM clicks k
   WHERE k.clicked_at >= $2 AND k.clicked_at < $1 GROUP BY p.feed_id`;
 
 /** The window's leaders (sorted before their feed rows are read), with their feed rows. */
-function ranked<T>(sql: Sql, of: "post" | "click", partial: string, field: string, args: { since: number; limit: number }) {
+function ranked<T>(
+  sql: Sql,
+  of: "post" | "click",
+  partial: string,
+  field: string,
+  args: { since: number; limit: number },
+) {
   return rows<FeedRecord & T>(
     sql,
     `WITH ${windowCounts(of, partial)},
@@ -91,4 +98,5 @@ export async function windowClicks(sql: Sql, since: number): Promise<number> {
 }
 
 /** All the clicks: the sum of each feed's total. */
-export const ALL_CLICKS = "SELECT coalesce(sum(through[cardinality(through)]), 0)::float8 AS n FROM feed_click_sums";
+export const ALL_CLICKS =
+  "SELECT coalesce(sum(through[cardinality(through)]), 0)::float8 AS n FROM feed_click_sums";

@@ -59,7 +59,10 @@ async function tablesAndCounts(pool: pg.Pool) {
   for (const of of ["post", "click"] as const) {
     out[`feed_${of}_sums`] = {
       kept: await q(pool, sums(`feed_${of}_sums`)),
-      counted: await q(pool, `SELECT feed_id, ${block("day")}, count(*) FROM (${dated[of]}) d GROUP BY 1, 2 ORDER BY 1, 2`),
+      counted: await q(
+        pool,
+        `SELECT feed_id, ${block("day")}, count(*) FROM (${dated[of]}) d GROUP BY 1, 2 ORDER BY 1, 2`,
+      ),
     };
     out[`feed_${of}_days`] = {
       kept: await q(pool, days(`feed_${of}_days`)),
@@ -84,7 +87,10 @@ async function tablesAndCounts(pool: pg.Pool) {
     };
   }
   out.post_month_ranks = {
-    kept: await q(pool, "SELECT category_id, month, language_id, id, day, rank FROM post_month_ranks ORDER BY 1, 2, 3, 4"),
+    kept: await q(
+      pool,
+      "SELECT category_id, month, language_id, id, day, rank FROM post_month_ranks ORDER BY 1, 2, 3, 4",
+    ),
     counted: await q(
       pool,
       `SELECT category_id, floor(post_day(post_date) / 28.0)::integer AS m, language_id, id, post_day(post_date),
@@ -228,9 +234,18 @@ async function checkSincePages(store: Store, pool: pg.Pool, when: string): Promi
             GROUP BY 1 ORDER BY 1 DESC`,
           args,
         );
-        const scope = { categoryId, sincePostId, languageIds: languageIds === null ? null : [...languageIds], sinceDate };
+        const scope = {
+          categoryId,
+          sincePostId,
+          languageIds: languageIds === null ? null : [...languageIds],
+          sinceDate,
+        };
         for (const way of ["above", "below", "seeks", undefined] as const) {
-          assert.deepEqual(await monthsAbove(pool, scope, way), perMonth, `months above ${sincePostId} by ${way} ${when}`);
+          assert.deepEqual(
+            await monthsAbove(pool, scope, way),
+            perMonth,
+            `months above ${sincePostId} by ${way} ${when}`,
+          );
         }
         for (const [offset, limit] of [
           [0, 20],
@@ -260,7 +275,10 @@ async function checkSincePages(store: Store, pool: pg.Pool, when: string): Promi
     }
   }
   // The largest feed's deep pages (its days from its running sums).
-  const [[feedId, size]] = await q(pool, "SELECT feed_id, count(*) FROM posts GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1");
+  const [[feedId, size]] = await q(
+    pool,
+    "SELECT feed_id, count(*) FROM posts GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1",
+  );
   for (const offset of [1001, Math.floor(size! / 2), size! - 5, size! + 1]) {
     const page = await store.postsByFeed({ feedId: feedId!, limit: 20, offset });
     const expected = await q(
@@ -306,7 +324,9 @@ describe("postgres running sums and month ranks (migration 27)", () => {
         const date = i % 11 === 0 ? Date.UTC(1969, 11, 30, 5) : NOW - Math.floor(next() * 1200 * DAY);
         await store.applyFeedUpdate(feed_id, {
           fetchState: {},
-          posts: [incoming(guid, { title: `moved ${i} ${guid}`, publishedAt: date, languageId: 1 + (i % 2) * 2 })],
+          posts: [
+            incoming(guid, { title: `moved ${i} ${guid}`, publishedAt: date, languageId: 1 + (i % 2) * 2 }),
+          ],
         });
       }
       await checkAll(store, pool, "after re-dating");
@@ -315,17 +335,21 @@ describe("postgres running sums and month ranks (migration 27)", () => {
       // moved to another post and deleted, posts deleted (their clicks with them).
       await pool.query(`UPDATE posts SET feed_id = (SELECT min(id) FROM feeds WHERE id <> posts.feed_id),
         category_id = (SELECT max(id) FROM categories) WHERE id % 19 = 5`);
-      await pool.query("UPDATE clicks SET post_id = post_id + 1 WHERE id % 23 = 1 AND post_id + 1 IN (SELECT id FROM posts)");
+      await pool.query(
+        "UPDATE clicks SET post_id = post_id + 1 WHERE id % 23 = 1 AND post_id + 1 IN (SELECT id FROM posts)",
+      );
       await pool.query("DELETE FROM clicks WHERE id % 29 = 2");
-      await pool.query("DELETE FROM posts WHERE id IN (SELECT id FROM posts WHERE clicks > 0 ORDER BY id LIMIT 40)");
+      await pool.query(
+        "DELETE FROM posts WHERE id IN (SELECT id FROM posts WHERE clicks > 0 ORDER BY id LIMIT 40)",
+      );
       await pool.query("DELETE FROM posts WHERE id % 17 = 3");
       await checkAll(store, pool, "after another writer's moves and deletes");
 
       const [[first]] = await q(pool, "SELECT id FROM categories ORDER BY id");
       await store.removeCategory(first!);
-      const largest = (await q(pool, "SELECT feed_id FROM posts GROUP BY feed_id ORDER BY count(*) DESC LIMIT 3")).map(
-        ([id]) => id!,
-      );
+      const largest = (
+        await q(pool, "SELECT feed_id FROM posts GROUP BY feed_id ORDER BY count(*) DESC LIMIT 3")
+      ).map(([id]) => id!);
       for (const feedId of largest.slice(1)) await store.removeFeed(feedId);
       await clickAtRandom(store, pool, next, 300);
       // New posts dated before the others of their feed.
@@ -339,7 +363,13 @@ describe("postgres running sums and month ranks (migration 27)", () => {
       await checkAll(store, pool, "after removals, more clicks and late old posts");
 
       for (const feed of await store.adminFeeds()) await store.removeFeed(feed.feedId);
-      for (const table of ["feed_post_sums", "feed_post_days", "feed_click_sums", "feed_click_days", "post_month_ranks"]) {
+      for (const table of [
+        "feed_post_sums",
+        "feed_post_days",
+        "feed_click_sums",
+        "feed_click_days",
+        "post_month_ranks",
+      ]) {
         assert.deepEqual(await q(pool, `SELECT count(*) FROM ${table}`), [[0]], `${table} emptied`);
       }
     } finally {
@@ -349,12 +379,17 @@ describe("postgres running sums and month ranks (migration 27)", () => {
   });
 
   it("answer the same on a database upgraded from 25 as on a fresh one, writes after it included", async () => {
-    const urls = [await server.createDatabase("running_sums_fresh"), await server.createDatabase("running_sums_25")];
+    const urls = [
+      await server.createDatabase("running_sums_fresh"),
+      await server.createDatabase("running_sums_25"),
+    ];
     const pools = await Promise.all(urls.map((url) => openPostgresPool({ url })));
     assert.equal(await migratePostgres(pools[0]!), latestPostgresVersion);
     assert.equal(await migratePostgres(pools[1]!, 25), 25);
     // A store's writers on each (the upgraded one still at 25).
-    const stores = pools.map((pool) => new PostgresStore(pool, new PostgresReadSide(pool, resolveReadSideOptions({}))));
+    const stores = pools.map(
+      (pool) => new PostgresStore(pool, new PostgresReadSide(pool, resolveReadSideOptions({}))),
+    );
     try {
       for (const [i, store] of stores.entries()) {
         await loadDemoData(store, { posts: 1200, now: NOW, seed: 5 });
@@ -383,10 +418,17 @@ describe("postgres running sums and month ranks (migration 27)", () => {
           `SELECT count(*) FILTER (WHERE table_name IN ('post_days', 'click_days')), count(*) FROM information_schema.tables
             WHERE table_schema = current_schema()`,
         );
-      assert.deepEqual(await schema(pools[1]!), await schema(pools[0]!), "the upgraded tables are the fresh ones");
+      assert.deepEqual(
+        await schema(pools[1]!),
+        await schema(pools[0]!),
+        "the upgraded tables are the fresh ones",
+      );
       assert.deepEqual((await schema(pools[0]!))[0]![0], 0, "post_days and click_days are gone");
       const triggers = (pool: pg.Pool) =>
-        rows(pool, "SELECT tgname, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1");
+        rows(
+          pool,
+          "SELECT tgname, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
+        );
       assert.deepEqual(await triggers(pools[1]!), await triggers(pools[0]!), "the same triggers");
       const answers = async (store: Store, pool: pg.Pool) => {
         const ids = (await q(pool, "SELECT id FROM posts ORDER BY id")).map(([id]) => id!);
