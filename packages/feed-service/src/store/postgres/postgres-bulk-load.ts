@@ -3,7 +3,8 @@
  * the rows are in, as pg_restore does: secondary indexes (the search index above all, whose GIN
  * entries and phrase pairs cost far more row by row than built once over the table), unique and
  * foreign-key constraints (checked once by a join instead of one lookup per row) and the
- * roll-up triggers (post_days, scope_days, click_days and clicked_posts are filled from the rows in one statement each).
+ * roll-up triggers (scope_days, clicked_posts and migration 27's running sums and ranks are filled from the rows in one
+ * statement each).
  * Primary keys stay: the copy's upserts and the kept ids rely on them. Everything happens in the
  * copy's one transaction, so a copy that fails leaves the database as it was, triggers included.
  *
@@ -15,7 +16,7 @@
 
 import { rows, type Sql } from "./postgres-connection.js";
 import { fillClickedPosts } from "./postgres-light-writes.js";
-import { fillRollups } from "./postgres-rollups.js";
+import { runningSumFills } from "./postgres-running-sums.js";
 import { fillScopeDays } from "./postgres-scope-rollups.js";
 
 /** The big tables whose indexes and constraints are set aside. */
@@ -23,7 +24,7 @@ const LOADED_TABLES = ["posts", "clicks"];
 
 /** The per-row triggers that keep the roll-ups (postgres-rollups.ts), by table. */
 const ROLLUP_TRIGGERS: ReadonlyArray<{ table: string; trigger: string }> = [
-  { table: "posts", trigger: "posts_track_rollups" },
+  { table: "posts", trigger: "posts_track_rollups_update" },
   { table: "posts", trigger: "posts_add_rollups" },
   { table: "posts", trigger: "posts_track_clicked" },
   { table: "clicks", trigger: "clicks_track_rollups" },
@@ -108,11 +109,13 @@ export async function putBack(
     await sql.query(statement);
   },
 ): Promise<void> {
-  await sql.query("TRUNCATE post_days, click_days, scope_days, clicked_posts");
+  await sql.query(
+    "TRUNCATE scope_days, clicked_posts, feed_post_sums, feed_post_days, feed_click_sums, feed_click_days, post_month_ranks",
+  );
   // The smart categories' counts were not kept during the load: forgotten, each is counted once
   // when the store next opens (syncCountedSearches).
   await sql.query("TRUNCATE search_days, counted_searches");
-  await run("filled post_days and click_days", fillRollups);
+  for (const [, statement] of runningSumFills) await run("filled the running sums and ranks", statement);
   await run("filled scope_days", fillScopeDays);
   await run("filled clicked_posts", fillClickedPosts);
   // Index builds sort in memory up to maintenance_work_mem: 1 GB (kB here) unless the server

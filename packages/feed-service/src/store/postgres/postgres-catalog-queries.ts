@@ -19,7 +19,6 @@ import type {
 import { FEED_ADMIN_COLUMNS, FEED_COLUMNS, FEED_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { DAY_MS } from "./postgres-page-seek.js";
-import { MONTH_DAYS, monthOf } from "./postgres-scope-months.js";
 
 const CATEGORY_COLUMNS = `c.id AS "categoryId", c.name AS "categoryName",
   (SELECT count(*) FROM feeds WHERE category_id = c.id) AS "feedCount"`;
@@ -112,85 +111,8 @@ export function dueFeeds(sql: Sql, now: number, all: boolean, limit: number): Pr
   );
 }
 
-/**
- * Clicks per feed in the window: whole days from `click_days`, the window's partial first day
- * from `clicks` (at most a day of clicks, each looked up by id: OFFSET 0 keeps the planner from
- * reading every post to join them).
- */
-export function mostPopularFeeds(
-  sql: Sql,
-  args: { since: number; limit: number },
-): Promise<Array<FeedRecord & { periodClicks: number }>> {
-  if (args.limit === 0) return Promise.resolve([]);
-  return rows(
-    sql,
-    `WITH w AS (SELECT feed_id, sum(n) AS n FROM (
-          SELECT feed_id, clicks AS n FROM click_days WHERE day > post_day($1)
-          UNION ALL
-          SELECT p.feed_id, count(*) FROM clicks k
-            CROSS JOIN LATERAL (SELECT feed_id FROM posts p WHERE p.id = k.post_id OFFSET 0) p
-            WHERE k.clicked_at >= $1 AND k.clicked_at < (post_day($1) + 1) * ${DAY_MS}::bigint GROUP BY p.feed_id
-        ) parts GROUP BY feed_id HAVING sum(n) > 0)
-      SELECT ${FEED_COLUMNS}, w.n AS "periodClicks" FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
-      ORDER BY w.n DESC, f.id LIMIT $2`,
-    [args.since, args.limit],
-  );
-}
-
-/**
- * Posts per feed in the window, from whichever side of the window's first day holds fewer posts
- * (as `scope_months` and `scope_days` count them): the whole days after it from `post_days` plus the first day's
- * posts from `since` on; or each feed's post count less the whole days before it and the first
- * day's posts before `since`. The widest window (spec §4: daysBack up to 36500) then reads no
- * roll-up row at all, whatever the number of feeds. The first day's posts are one range of
- * posts_by_date, not a probe per feed.
- */
-/**
- * A feed's post count also holds the stories it carries as copies (RECOUNT_FEED); a window counts
- * the feed's own posts only, as the day roll-ups and SQLite's running sums do.
- */
-const CARRIED_COPIES = `SELECT c.feed_id, -count(*) FROM story_copies c JOIN posts p ON p.id = c.post_id
-          WHERE p.feed_id <> c.feed_id GROUP BY c.feed_id`;
-
-export async function mostProlificFeeds(
-  sql: Sql,
-  args: { since: number; limit: number },
-): Promise<Array<FeedRecord & { periodPosts: number }>> {
-  if (args.limit === 0) return [];
-  const [sides] = await rows<{ after: number; before: number }>(
-    sql,
-    // Whole months from scope_months, the days of the window's first month from scope_days: a
-    // bounded read however long the history (postgres-scope-months.ts).
-    `WITH x AS (SELECT post_day($1) AS day, ${monthOf("post_day($1)")} AS month),
-      months AS (SELECT coalesce(sum(m.posts) FILTER (WHERE m.month > x.month), 0) AS after,
-          coalesce(sum(m.posts) FILTER (WHERE m.month < x.month), 0) AS before FROM scope_months m, x),
-      days AS (SELECT coalesce(sum(d.posts) FILTER (WHERE d.day > x.day), 0) AS after,
-          coalesce(sum(d.posts) FILTER (WHERE d.day < x.day), 0) AS before FROM scope_days d, x
-          WHERE d.day >= x.month * ${MONTH_DAYS} AND d.day < (x.month + 1) * ${MONTH_DAYS})
-      SELECT (months.after + days.after)::float8 AS after, (months.before + days.before)::float8 AS before FROM months, days`,
-    [args.since],
-  );
-  const firstDay = `p.post_date >= post_day($1) * ${DAY_MS}::bigint AND p.post_date < (post_day($1) + 1) * ${DAY_MS}::bigint`;
-  const parts =
-    sides!.after <= sides!.before
-      ? `SELECT feed_id, posts AS n FROM post_days WHERE day > post_day($1)
-          UNION ALL
-          SELECT p.feed_id, count(*) FROM posts p WHERE ${firstDay} AND p.post_date >= $1 GROUP BY p.feed_id`
-      : `SELECT id AS feed_id, post_count AS n FROM feeds
-          UNION ALL
-          ${CARRIED_COPIES}
-          UNION ALL
-          SELECT feed_id, -posts FROM post_days WHERE day < post_day($1)
-          UNION ALL
-          SELECT p.feed_id, -count(*) FROM posts p WHERE ${firstDay} AND p.post_date < $1 GROUP BY p.feed_id`;
-  return rows(
-    sql,
-    `WITH w AS (SELECT feed_id, sum(n) AS n FROM (${parts}) parts GROUP BY feed_id HAVING sum(n) > 0)
-      SELECT ${FEED_COLUMNS}, w.n AS "periodPosts" FROM w JOIN feeds f ON f.id = w.feed_id ${FEED_JOINS}
-      ORDER BY w.n DESC, f.id LIMIT $2`,
-    [args.since, args.limit],
-  );
-}
+/** Feeds ranked over a window, from migration 27's running sums (postgres-feed-rankings.ts). */
+export { mostPopularFeeds, mostProlificFeeds } from "./postgres-feed-rankings.js";
 
 export function searchHistory(sql: Sql, limit: number): Promise<SearchHistoryRecord[]> {
   return rows(

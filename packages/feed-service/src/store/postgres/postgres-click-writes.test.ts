@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
+import { runningDayCounts, runningTotals } from "../../test-support/postgres-running-counts.js";
 import { DAY, incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
@@ -45,21 +46,20 @@ async function rollupsAndRecount(pool: pg.Pool) {
   const q = (text: string) => rows(pool, text);
   return {
     rollups: {
-      days: await q(`SELECT feed_id, category_id, language_id, day, posts, clicks FROM post_days
-        WHERE posts <> 0 OR clicks <> 0 ORDER BY 1, 2, 3, 4`),
       scope: await q(`SELECT category_id, language_id, day, posts, clicks FROM scope_days
         WHERE posts <> 0 OR clicks <> 0 ORDER BY 1, 2, 3`),
-      clickDays: await q("SELECT feed_id, day, clicks FROM click_days WHERE clicks <> 0 ORDER BY 1, 2"),
+      clickDays: await q(runningDayCounts("click")),
+      clickTotals: await q(runningTotals("click")),
       clicked: await q("SELECT id, clicks, post_date, category_id FROM clicked_posts ORDER BY id"),
       postClicks: await q("SELECT id, clicks FROM posts WHERE clicks > 0 ORDER BY id"),
     },
     recount: {
-      days: await q(`SELECT feed_id, category_id, language_id, post_day(post_date) AS day, count(*) AS posts,
-        sum(clicks) AS clicks FROM posts GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`),
       scope: await q(`SELECT category_id, language_id, post_day(post_date) AS day, count(*)::int AS posts,
         sum(clicks) AS clicks FROM posts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`),
-      clickDays: await q(`SELECT p.feed_id, post_day(k.clicked_at) AS day, count(*)::int AS clicks
+      clickDays: await q(`SELECT p.feed_id, post_day(k.clicked_at) AS day, count(*)::int AS n
         FROM clicks k JOIN posts p ON p.id = k.post_id GROUP BY 1, 2 ORDER BY 1, 2`),
+      clickTotals: await q(`SELECT p.feed_id, count(*)::int AS total
+        FROM clicks k JOIN posts p ON p.id = k.post_id GROUP BY 1 ORDER BY 1`),
       clicked: await q("SELECT id, clicks, post_date, category_id FROM posts WHERE clicks > 0 ORDER BY id"),
       postClicks: await q("SELECT post_id AS id, count(*)::int AS clicks FROM clicks GROUP BY 1 ORDER BY 1"),
     },

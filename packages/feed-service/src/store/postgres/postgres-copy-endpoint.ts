@@ -27,6 +27,7 @@ import { PostEncoders } from "./postgres-copy-encoders.js";
 import { CopyIn } from "./postgres-copy-in.js";
 import { copyLines } from "./postgres-copy-rows.js";
 import { migratePostgres } from "./postgres-migrations.js";
+import { ANALYZE_RUNNING_SUMS } from "./postgres-running-sums.js";
 
 /**
  * Tables loaded by COPY: empty when the load begins (a forced copy truncates them in the load's
@@ -291,10 +292,7 @@ export class PostgresEndpoint implements CopyEndpoint {
       }
       report("sequences set after the copied ids", performance.now() - sequences);
       // The planner's statistics describe the loaded tables before anyone reads them.
-      await timed(
-        "ANALYZE",
-        `ANALYZE ${[...sequenceTables, "post_days", "scope_days", "click_days"].join(", ")}`,
-      );
+      await timed("ANALYZE", `ANALYZE ${[...sequenceTables, "scope_days", ANALYZE_RUNNING_SUMS].join(", ")}`);
       await timed("COMMIT", "COMMIT");
     } catch (error) {
       throw translatePostgresError(error);

@@ -22,6 +22,7 @@ import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { createRollups } from "./postgres-rollups.js";
+import { createRunningSums } from "./postgres-running-sums.js";
 import { createScopeMonths } from "./postgres-scope-months.js";
 import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
@@ -313,6 +314,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "posts and clicks per language (and category, and day modulo 32), so the language data reads no history",
     up: createLanguageTotals,
+  },
+  {
+    version: 27,
+    description:
+      "posts and clicks per feed as running sums by 64-day block and by day, posts ranked by id per category, language and month; post_days and click_days dropped",
+    up: createRunningSums,
   },
   {
     version: 28,

@@ -1,7 +1,7 @@
 /**
  * The tuning that remains in the PostgreSQL store's plans, in one place, each value with what it
  * assumes. The plans themselves are picked from what the store knows of the data (the planner's
- * statistics of the words, `scope_days` per day, clicked_posts per click count, click_days per
+ * statistics of the words, `scope_days` per day, clicked_posts per click count, the clicks per
  * window, samples of the newest posts): these values only weigh one way's cost against another's
  * or bound how far a guess may go. None is a size of the demo corpus; the figures that led to
  * them are in bench/NOTES.md.
@@ -31,6 +31,15 @@ export const TIER_POST_COST = 3;
  */
 export const WALK_POST_COST = 6.5;
 export const CATEGORY_WALK_POST_COST = 5;
+
+/**
+ * A seek of the month ranks (an index descent and the row of the post found), in entries of the
+ * ranks' id index read in order: a list since a post id counts the category's posts above (or
+ * below) the id directly when they are fewer than the seeks it would take times this. Measured
+ * on the long-tail corpus (bench/NOTES.md, pgroll31): about 20 µs a seek against a few tenths
+ * of a µs an entry.
+ */
+export const RANK_SEEK_COST = 40;
 
 // --- bounds on guesses: how far a plan goes on an estimate before it checks ---
 

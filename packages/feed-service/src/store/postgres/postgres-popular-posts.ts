@@ -3,7 +3,7 @@
  *
  * - a window that starts at or before the first click: every post's window count is its all-time
  *   counter, so the answer is the first `limit` posts of clicked_posts by clicks, in one statement;
- * - a short window (few clicks in it, as `click_days` says): count the window's clicks per post;
+ * - a short window (few clicks in it, as the feeds' running sums say): count the window's clicks per post;
  * - a long one: walk the posts by all-time clicks (most first, then newest), each post's window
  *   count read from an index probe (its clicks in the window, or its all-time counter less its
  *   clicks before the window, whichever side holds fewer), and stop once no later post can enter
@@ -19,6 +19,7 @@
 import type { PostRecord } from "../store.js";
 import { NEWEST_FIRST, POST_COLUMNS, POST_JOINS, POST_ROW } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { ALL_CLICKS, windowClicks } from "./postgres-feed-rankings.js";
 import {
   ALL_CLICKS_TTL_MS,
   CATEGORY_WALK_POST_COST,
@@ -200,12 +201,12 @@ const totals = new WeakMap<Sql, Map<string, Reading<number>>>();
 
 /**
  * The total of all clicks, which only a walk needs (to pick its probe): reused for a minute, as a
- * stale total can only pick the slower probe, while reading it scans click_days, which the clicks'
- * updates bloat (https://www.postgresql.org/docs/current/routine-vacuuming.html).
+ * stale total can only pick the slower probe, while reading it reads a row per feed
+ * (feed_click_sums, which the clicks' updates bloat: https://www.postgresql.org/docs/current/routine-vacuuming.html).
  */
 export function allClicks(sql: Sql, now: () => number = Date.now): Promise<number> {
   return reused(totals, sql, "", ALL_CLICKS_TTL_MS, now, async () => {
-    const [all] = await rows<{ n: number }>(sql, "SELECT coalesce(sum(clicks), 0) AS n FROM click_days");
+    const [all] = await rows<{ n: number }>(sql, ALL_CLICKS);
     return Number(all!.n);
   });
 }
@@ -252,18 +253,14 @@ export async function mostPopularPosts(
   const [first] = await rows<{ at: number | null }>(sql, "SELECT min(clicked_at) AS at FROM clicks");
   if (first!.at === null) return [];
   if (args.since <= first!.at) return allTimeTopPosts(sql, args);
-  const [window] = await rows<{ n: number }>(
-    sql,
-    "SELECT coalesce(sum(clicks), 0) AS n FROM click_days WHERE day >= post_day($1)",
-    [args.since],
-  );
+  // The window's clicks from the feeds' running sums (postgres-feed-rankings.ts): a row per feed.
+  const clicks = await windowClicks(sql, args.since);
   // Counting costs the window's clicks; a walk may read as many posts as cost that much before
   // it hands over, so a wrong choice costs at most twice the right one.
   const cost = args.categoryId === null ? tuning.walkPostCost : tuning.categoryWalkPostCost;
-  const clicks = Number(window!.n);
   const budget = tuning.walkBudget ?? (cost > 0 ? Math.floor(clicks / cost) : Number.MAX_SAFE_INTEGER);
   if (clicks === 0 || budget <= tuning.minWalk) return countWindow(sql, args);
-  const walked = await walkTopPosts(sql, args, Number(window!.n) * 2 < (await allClicks(sql)), {
+  const walked = await walkTopPosts(sql, args, clicks * 2 < (await allClicks(sql)), {
     ...tuning,
     walkBudget: budget,
   });

@@ -11,6 +11,9 @@
  *   a window and count only the partial first day from `clicks`.
  *
  * A day is `floor(epoch ms / 86,400,000)`: `post_day()`.
+ *
+ * Migration 27 (postgres-running-sums.ts) replaced both tables, whose rows near one per post with
+ * thousands of feeds, by running sums per feed, and dropped them; this is what upgrades still run.
  */
 import type { Sql } from "./postgres-connection.js";
 

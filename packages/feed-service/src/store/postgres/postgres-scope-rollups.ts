@@ -5,7 +5,8 @@
  * posts per day that size the search tiers, the language data) then costs what counting the posts
  * would. `scope_days` keeps posts and click sums per (category, language, day) only: at most
  * categories x languages x days rows whatever the feeds (spec §4 Latency: 1 to 10,000 feeds of
- * any size). `post_days` stays for the reads scoped to one feed.
+ * any size). `post_days` stayed for the reads scoped to one feed until migration 27
+ * (postgres-running-sums.ts), which keeps those per feed as running sums instead.
  *
  * New posts reach both roll-ups by a statement trigger over the inserted rows (a transition
  * table, https://www.postgresql.org/docs/current/sql-createtrigger.html): one grouped upsert per

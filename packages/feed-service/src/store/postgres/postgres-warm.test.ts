@@ -111,7 +111,7 @@ describe("postgres cache warm-up", () => {
         (t) =>
           t.includes("pg_stats") ||
           (t.includes("FROM scope_days") && t.includes("sum(posts)")) ||
-          t.includes("FROM click_days"),
+          t.includes("FROM feed_click_sums"),
       );
     }
     const cold = await openPostgresStore({ url: server.url, schema: "warm_a" });
@@ -119,7 +119,7 @@ describe("postgres cache warm-up", () => {
       const reads = await planningReads(cold);
       assert.ok(reads.length > 1, "a store not warmed reads them at its first search");
       assert.ok(
-        reads.some((t) => t.includes("FROM click_days")),
+        reads.some((t) => t.includes("FROM feed_click_sums")),
         "and the total of all clicks at its first walk",
       );
     } finally {
