@@ -21,7 +21,7 @@ import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFe
 import { feedNameText, feedUrlText } from "../text-checks.js";
 import { feedById } from "./postgres-catalog-queries.js";
 import { changes, inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
-import { lockStoryKeys } from "./postgres-story-locks.js";
+import { claimStoryKeys, releaseStoryKeys } from "./postgres-story-locks.js";
 import {
   findStories,
   insertCopies,
@@ -211,7 +211,7 @@ async function upsertPosts(
     feed.id,
     guids.filter((g) => !stored.has(g)),
   );
-  // The keys this refresh looks up or writes (new and changed posts; a copy has none), locked
+  // The keys this refresh looks up or writes (new and changed posts; a copy has none), claimed
   // before any of it, so that concurrent refreshes merge as one after another (postgres-story-locks.ts).
   // Computed once here when ingest did not (storyKeys takes them from the post from now on).
   const writesKeys = (p: IncomingPost) => {
@@ -221,7 +221,7 @@ async function upsertPosts(
   const keyed = posts.map((p) =>
     p.storyKeys === undefined && writesKeys(p) ? { ...p, storyKeys: storyKeys(p) } : p,
   );
-  await lockStoryKeys(
+  const claims = await claimStoryKeys(
     sql,
     keyed.filter(writesKeys).map((p) => p.storyKeys!),
   );
@@ -303,6 +303,7 @@ async function upsertPosts(
     );
   }
   await insertCopies(sql, feed.id, copied);
+  await releaseStoryKeys(sql, claims);
   return result;
 }
 

@@ -28,7 +28,7 @@ import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { operatorIndexSchema } from "./postgres-search-operators.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
-import { storyLockSchema } from "./postgres-story-locks.js";
+import { storyClaimSchema } from "./postgres-story-locks.js";
 import { mergeStoredCopies } from "./postgres-story-migration.js";
 import { storySchema } from "./postgres-story-schema.js";
 import { searchVector } from "./postgres-text-search.js";
@@ -324,9 +324,9 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   {
     version: 28,
     description:
-      "story key locks: copies of one story stored by concurrent refreshes merge as if the refreshes ran one after another",
+      "story key claims: copies of one story stored by concurrent refreshes merge as if the refreshes ran one after another",
     up: async (sql) => {
-      await sql.query(storyLockSchema);
+      await sql.query(storyClaimSchema);
     },
   },
 ];

@@ -14,7 +14,7 @@ import { incoming, T0 } from "../../test-support/store-contract/contract-fixture
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import type { IncomingPost } from "../store.js";
 import { openPostgresStore } from "./postgres-store.js";
-import { storyLockBuckets, storyLockBucketsOf, storyLockSchema } from "./postgres-story-locks.js";
+import { storyClaimSchema, storyClaimsOf } from "./postgres-story-locks.js";
 
 const FEEDS = 3;
 const HOUR = 3_600_000;
@@ -45,9 +45,10 @@ async function waiting(watcher: pg.Client): Promise<string[]> {
 
 /**
  * Feed i's refresh stores `postOf(i)`, all refreshes at once, held at their first insert until all
- * wait; returns the store's posts and merges, and what the refreshes waited on when let go.
+ * wait; returns the store's posts and merges, what the refreshes waited on when let go, and the
+ * claims left behind once they committed.
  */
-async function raceRefreshes(name: string, postOf: (feed: number) => IncomingPost) {
+async function raceRefreshes(name: string, postOf: (feed: number) => IncomingPost | IncomingPost[]) {
   const url = await server.createDatabase(name);
   const store = await openPostgresStore({ url, poolSize: FEEDS + 2 });
   const blocker = new pg.Client({ connectionString: url });
@@ -64,7 +65,7 @@ async function raceRefreshes(name: string, postOf: (feed: number) => IncomingPos
     await blocker.query("BEGIN");
     await blocker.query("LOCK TABLE posts IN SHARE MODE");
     const refreshes = feeds.map((feedId, i) =>
-      store.applyFeedUpdate(feedId, { fetchState: {}, posts: [postOf(i)] }),
+      store.applyFeedUpdate(feedId, { fetchState: {}, posts: [postOf(i)].flat() }),
     );
     // Handled now, awaited below: a failed wait must not leave them unhandled.
     for (const r of refreshes) r.catch(() => {});
@@ -76,10 +77,12 @@ async function raceRefreshes(name: string, postOf: (feed: number) => IncomingPos
     }
     await blocker.query("COMMIT");
     await Promise.all(refreshes);
-    const posts = await store.recentPosts({ limit: 100, offset: 0, languageIds: null });
+    const posts = await store.recentPosts({ limit: 1000, offset: 0, languageIds: null });
     const merges = await store.storyMerges(100);
     const counts = (await store.adminFeeds()).map((f) => f.postCount);
-    return { posts, merges, counts, waits };
+    const left = (await watcher.query<{ n: number }>("SELECT count(*)::int AS n FROM story_key_claims"))
+      .rows[0]!.n;
+    return { posts, merges, counts, waits, left };
   } finally {
     await blocker.end();
     await watcher.end();
@@ -90,7 +93,7 @@ async function raceRefreshes(name: string, postOf: (feed: number) => IncomingPos
 describe("copies stored by concurrent refreshes (PostgreSQL)", () => {
   it("the same link with tracking parameters from three feeds at once is one story", async () => {
     const link = "https://news.test/2026/01/tram-line";
-    const { posts, merges, counts, waits } = await raceRefreshes("race_link", (i) => {
+    const { posts, merges, counts, waits, left } = await raceRefreshes("race_link", (i) => {
       const own = i === 0 ? link : `${link}?utm_source=feed${i}&utm_medium=rss`;
       // Short, different texts: only the link can make them one story.
       return incoming(`tram-${i}`, { link: own, storyLink: own, title: `Tram ${i}`, seenAt: T0 + i * HOUR });
@@ -101,6 +104,7 @@ describe("copies stored by concurrent refreshes (PostgreSQL)", () => {
     assert.deepEqual(counts, [1, 1, 1], "each feed carries the story once");
     // The refresh that took the story's key first waited at its insert; the others for its key.
     assert.equal(waits.filter((w) => w === "relation").length, 1, waits.join(", "));
+    assert.equal(left, 0, "every refresh deleted its claims before it committed");
   });
 
   it("the same text under three links from three feeds at once is one story", async () => {
@@ -136,25 +140,45 @@ describe("copies stored by concurrent refreshes (PostgreSQL)", () => {
     assert.deepEqual(waits, ["relation", "relation", "relation"]);
   });
 
-  it("locks each key's bucket once, in order, and migration 28 run again adds no bucket", async () => {
+  it("first fetches of 50 different stories each (~450 keys) at once do not wait for each other", async () => {
+    const fetchOf = (i: number) =>
+      Array.from({ length: 50 }, (_, n) =>
+        incoming(`wide-${i}-${n}`, {
+          link: `https://site${i}.test/posts/${n}`,
+          storyLink: `https://site${i}.test/posts/${n}`,
+          title: `Story ${i} ${n}`,
+          excerpt: Array.from({ length: 40 }, (_, w) => `word${i}x${n}y${w}`).join(" "),
+        }),
+      );
+    assert.equal(storyClaimsOf(fetchOf(0).map(storyKeys)).length, 450);
+    const { posts, merges, waits, left } = await raceRefreshes("race_wide", fetchOf);
+    assert.equal(posts.length, FEEDS * 50);
+    assert.equal(merges.length, 0);
+    // Hashed into 65,536 lock rows, two sets of 450 keys share one with a probability near 95%;
+    // claimed by key, only equal keys wait: all three reached their insert together.
+    assert.deepEqual(waits, ["relation", "relation", "relation"]);
+    assert.equal(left, 0);
+  });
+
+  it("claims each key once, in order, links apart from bands, and migration 28 runs again", async () => {
     const post = incoming("keys", { storyLink: "https://news.test/a", title: "Tram", excerpt: tramText });
-    const buckets = storyLockBucketsOf([storyKeys(post), storyKeys(post)]);
-    assert.ok(buckets.length > 1 && buckets.length <= 9, `${buckets}`);
+    const claims = storyClaimsOf([storyKeys(post), storyKeys(post)]).map(BigInt);
+    assert.equal(claims.length, 9, `${claims}`);
     assert.deepEqual(
-      buckets,
-      [...new Set(buckets)].sort((a, b) => a - b),
+      claims,
+      [...new Set(claims)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
     );
-    assert.ok(buckets.every((b) => Number.isInteger(b) && b >= 0 && b < storyLockBuckets));
+    // Eight bands below zero, the link at or above it, all within a bigint.
+    assert.equal(claims.filter((c) => c < 0n && c >= -(1n << 32n)).length, 8);
+    assert.ok(claims[8]! >= 0n && claims[8]! < 1n << 63n);
     const url = await server.createDatabase("race_rerun");
     const store = await openPostgresStore({ url });
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      await client.query(storyLockSchema);
-      const { rows } = await client.query<{ n: number; top: number }>(
-        "SELECT count(*)::int AS n, max(bucket) AS top FROM story_locks",
-      );
-      assert.deepEqual(rows[0], { n: storyLockBuckets, top: storyLockBuckets - 1 });
+      await client.query(storyClaimSchema);
+      const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM story_key_claims");
+      assert.deepEqual(rows[0], { n: 0 });
     } finally {
       await client.end();
       await store.close();
