@@ -21,6 +21,7 @@ import { monthsAbove } from "./postgres-page-seek.js";
 import { PostgresReadSide, resolveReadSideOptions } from "./postgres-read-side.js";
 import { SUM_BLOCK_DAYS } from "./postgres-running-sums.js";
 import { openPostgresStore, PostgresStore } from "./postgres-store.js";
+import { storyClaimSchema } from "./postgres-story-locks.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
@@ -386,6 +387,9 @@ describe("postgres running sums and month ranks (migration 27)", () => {
     const pools = await Promise.all(urls.map((url) => openPostgresPool({ url })));
     assert.equal(await migratePostgres(pools[0]!), latestPostgresVersion);
     assert.equal(await migratePostgres(pools[1]!, 25), 25);
+    // Today's writers claim story keys in migration 28's table: it is added (unrecorded) so that
+    // they can write the database at 25 as its own code did; 28 is idempotent when it runs later.
+    await pools[1]!.query(storyClaimSchema);
     // A store's writers on each (the upgraded one still at 25).
     const stores = pools.map(
       (pool) => new PostgresStore(pool, new PostgresReadSide(pool, resolveReadSideOptions({}))),
