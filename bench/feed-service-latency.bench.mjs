@@ -669,9 +669,11 @@ for (const shape of shapeNames) {
       starts[backend] = {
         load: loadavg()[0],
         ms: server.startMs,
+        // The warm-up's final line ("read ...", or "did not warm ..."), not its first progress
+        // line ("warming the database: X of Y", printed every 2 s while it runs).
         warm:
-          /feed-service: ((?:read|did not warm|warm)[^\n]*)/.exec(server.output)?.[1] ??
-          "no warm-up (--no-warm)",
+          /feed-service: ((?:read |did not warm)[^\n]*)/.exec(server.output)?.[1] ??
+          (values["no-warm"] ? "no warm-up (--no-warm)" : "no warm-up line (see the server's stderr)"),
       };
       try {
         worst[backend] = [];
