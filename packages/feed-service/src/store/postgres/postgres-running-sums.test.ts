@@ -11,9 +11,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { loadDemoData } from "../../demo/load-demo-data.js";
+import { storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
-import type { IncomingPost, Store } from "../store.js";
+import type { Store } from "../store.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
 import { windowClicks } from "./postgres-feed-rankings.js";
 import { latestPostgresVersion, migratePostgres } from "./postgres-migrations.js";
@@ -25,6 +26,8 @@ import { storyClaimSchema } from "./postgres-story-locks.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
+/** One feed of 1,500 posts among the heavy-tailed rest; short texts. */
+const PG_CORPUS = { words: { title: 3, excerpt: 4, content: 6 }, largestFirst: 1500, now: NOW };
 
 let server: TestPostgres;
 before(async () => {
@@ -105,63 +108,6 @@ async function tablesAndCounts(pool: pg.Pool) {
 async function checkTables(pool: pg.Pool, when: string): Promise<void> {
   for (const [table, { kept, counted }] of Object.entries(await tablesAndCounts(pool))) {
     assert.deepEqual(kept, counted, `${table} ${when}`);
-  }
-}
-
-/**
- * Many feeds of heavy-tailed sizes (a few hundred posts down to one) and one of 1,500, in 3
- * categories and none, 3 languages, over 3 years; each feed's archive stored in shuffled order,
- * feeds interleaved in passes, so ids say nothing of dates.
- */
-async function storeManyFeeds(store: Store, next: () => number, feedCount: number): Promise<void> {
-  const de = (await store.ensureLanguage("de")).languageId;
-  const fr = (await store.ensureLanguage("fr")).languageId;
-  const languages = [1, 1, de, fr];
-  const categories = [
-    (await store.addCategory("One")).categoryId,
-    (await store.addCategory("Two")).categoryId,
-    (await store.addCategory("Three")).categoryId,
-    undefined,
-  ];
-  const word = () => `w${Math.floor(next() * 5000).toString(36)}`;
-  const text = (n: number) => Array.from({ length: n }, word).join(" ");
-  const feeds: Array<{ id: number; posts: IncomingPost[] }> = [];
-  for (let f = 0; f < feedCount; f++) {
-    const categoryId = f === 0 ? categories[0] : categories[Math.floor(next() * categories.length)];
-    const feed = await store.addFeed({
-      feedUrl: `https://feed-${f}.test/rss`,
-      feedName: `Feed ${f}`,
-      ...(categoryId === undefined ? {} : { categoryId }),
-    });
-    const size =
-      f === 0 ? 1500 : Math.max(1, Math.round(Math.exp(1.4 * Math.sqrt(-2 * Math.log(1 - next())) * 1.2)));
-    const posts = Array.from({ length: Math.min(size, f === 0 ? size : 400) }, (_, i) =>
-      incoming(`f${f}-p${i}`, {
-        link: `https://feed-${f}.test/p${i}`,
-        title: `${text(3)} ${f} ${i}`,
-        excerpt: text(4),
-        content: `<p>${text(6)}</p>`,
-        // Whole days for some, so that window edges fall on posts; times within the day otherwise.
-        publishedAt: NOW - (i % 7 === 0 ? Math.floor(next() * 1100) * DAY : Math.floor(next() * 1100 * DAY)),
-        languageId: languages[Math.floor(next() * languages.length)]!,
-      }),
-    );
-    for (let i = posts.length - 1; i > 0; i--) {
-      const j = Math.floor(next() * (i + 1));
-      [posts[i], posts[j]] = [posts[j]!, posts[i]!];
-    }
-    feeds.push({ id: feed.feedId, posts });
-  }
-  // Passes: each feed's next slice of its shuffled archive, feeds in a shuffled order each time.
-  for (let pass = 0; pass < 4; pass++) {
-    const order = [...feeds].sort(() => next() - 0.5);
-    for (const feed of order) {
-      const slice = feed.posts.slice(
-        Math.floor((feed.posts.length * pass) / 4),
-        Math.floor((feed.posts.length * (pass + 1)) / 4),
-      );
-      if (slice.length > 0) await store.applyFeedUpdate(feed.id, { fetchState: {}, posts: slice });
-    }
   }
 }
 
@@ -309,7 +255,7 @@ describe("postgres running sums and month ranks (migration 27)", () => {
     const pool = await openPostgresPool({ url });
     try {
       const next = random(27);
-      await storeManyFeeds(store, next, 160);
+      await storeManyFeeds(store, next, { ...PG_CORPUS, feeds: 160 });
       await clickAtRandom(store, pool, next, 2500);
       const [[posts]] = await q(pool, "SELECT count(*) FROM posts");
       assert.ok(posts! > 3000, `${posts} posts`);
@@ -397,7 +343,7 @@ describe("postgres running sums and month ranks (migration 27)", () => {
     try {
       for (const [i, store] of stores.entries()) {
         await loadDemoData(store, { posts: 1200, now: NOW, seed: 5 });
-        await storeManyFeeds(store, random(4), 60);
+        await storeManyFeeds(store, random(4), { ...PG_CORPUS, feeds: 60 });
         await clickAtRandom(store, pools[i]!, random(9), 300);
       }
       const progress: Array<[string, number, number]> = [];

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
+import { storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
-import type { IncomingPost } from "../store.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { mostPopularFeeds, mostProlificFeeds } from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
@@ -19,6 +19,7 @@ import { SqliteStore } from "./sqlite-store.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
+const SQLITE_CORPUS = { feeds: 220, words: { title: 4, excerpt: 10, content: 16 }, now: NOW };
 
 function random(seed: number): () => number {
   let state = seed;
@@ -110,62 +111,6 @@ function checkTables(db: Database.Database, when: string): void {
   assert.equal(narrower, 0, `post_day_counts bounds ${when}`);
 }
 
-/**
- * Many feeds of heavy-tailed sizes (a few hundred posts down to one), in 3 categories and none,
- * 3 languages, over 3 years; each feed's archive stored in shuffled order, feeds interleaved in
- * passes, so ids say nothing of dates; clicks over 2 years written in random order.
- */
-async function storeManyFeeds(store: SqliteStore, next: () => number): Promise<void> {
-  const de = (await store.ensureLanguage("de")).languageId;
-  const fr = (await store.ensureLanguage("fr")).languageId;
-  const languages = [1, 1, de, fr];
-  const categories = [
-    (await store.addCategory("One")).categoryId,
-    (await store.addCategory("Two")).categoryId,
-    (await store.addCategory("Three")).categoryId,
-    undefined,
-  ];
-  const word = () => `w${Math.floor(next() * 5000).toString(36)}`;
-  const text = (n: number) => Array.from({ length: n }, word).join(" ");
-  const feeds: Array<{ id: number; posts: IncomingPost[] }> = [];
-  for (let f = 0; f < 220; f++) {
-    const categoryId = categories[Math.floor(next() * categories.length)];
-    const feed = await store.addFeed({
-      feedUrl: `https://feed-${f}.test/rss`,
-      feedName: `Feed ${f}`,
-      ...(categoryId === undefined ? {} : { categoryId }),
-    });
-    const size = Math.max(1, Math.round(Math.exp(1.4 * Math.sqrt(-2 * Math.log(1 - next())) * 1.2)));
-    const posts = Array.from({ length: Math.min(size, 400) }, (_, i) =>
-      incoming(`f${f}-p${i}`, {
-        link: `https://feed-${f}.test/p${i}`,
-        title: `${text(4)} ${f} ${i}`,
-        excerpt: text(10),
-        content: `<p>${text(16)}</p>`,
-        // Whole days for some, so that window edges fall on posts; times within the day otherwise.
-        publishedAt: NOW - (i % 7 === 0 ? Math.floor(next() * 1100) * DAY : Math.floor(next() * 1100 * DAY)),
-        languageId: languages[Math.floor(next() * languages.length)]!,
-      }),
-    );
-    for (let i = posts.length - 1; i > 0; i--) {
-      const j = Math.floor(next() * (i + 1));
-      [posts[i], posts[j]] = [posts[j]!, posts[i]!];
-    }
-    feeds.push({ id: feed.feedId, posts });
-  }
-  // Passes: each feed's next slice of its shuffled archive, feeds in a shuffled order each time.
-  for (let pass = 0; pass < 4; pass++) {
-    const order = [...feeds].sort(() => next() - 0.5);
-    for (const feed of order) {
-      const slice = feed.posts.slice(
-        Math.floor((feed.posts.length * pass) / 4),
-        Math.floor((feed.posts.length * (pass + 1)) / 4),
-      );
-      if (slice.length > 0) await store.applyFeedUpdate(feed.id, { fetchState: {}, posts: slice });
-    }
-  }
-}
-
 async function clickAtRandom(store: SqliteStore, db: Database.Database, next: () => number, n: number) {
   const ids = db.prepare("SELECT id FROM posts").pluck().all() as number[];
   for (let i = 0; i < n; i++) {
@@ -255,7 +200,7 @@ describe("SQLite running sums (schema 21)", () => {
     migrateSqlite(db);
     const store = new SqliteStore(db);
     const next = random(21);
-    await storeManyFeeds(store, next);
+    await storeManyFeeds(store, next, SQLITE_CORPUS);
     await clickAtRandom(store, db, next, 3000);
     const posts = db.prepare("SELECT count(*) FROM posts").pluck().get() as number;
     assert.ok(posts > 3000, `${posts} posts`);
@@ -315,7 +260,7 @@ describe("SQLite running sums (schema 21)", () => {
     const stores = [new SqliteStore(fresh), new SqliteStore(upgraded)] as const;
     for (const store of stores) {
       await loadDemoData(store, { posts: 1500, now: NOW, seed: 5 });
-      await storeManyFeeds(store, random(4));
+      await storeManyFeeds(store, random(4), SQLITE_CORPUS);
     }
     const progress: Array<[string, number, number]> = [];
     migrateSqlite(upgraded, undefined, (step, done, total) => progress.push([step, done, total]));
