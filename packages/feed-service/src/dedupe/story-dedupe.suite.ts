@@ -13,20 +13,13 @@ import { after, before, describe, it } from "node:test";
 import { openStore } from "../store/open-store.js";
 import type { PostRecord, Store } from "../store/store.js";
 import { localFeedsEnv, runCaptured } from "../test-support/captured-run.js";
+import { longStoryTexts } from "../test-support/story-posts.js";
 import type { TestBackend } from "../test-support/test-backends.js";
 
 const DAY = 86_400_000;
 const now = Date.now();
 const at = (daysAgo: number) => new Date(now - daysAgo * DAY).toUTCString();
 
-const tramText =
-  "The city council voted on Tuesday to extend the tram line across the river, after two years of " +
-  "public hearings in which residents of the northern districts argued that the buses could no longer " +
-  "carry the commuters who travel to the hospital and the university every morning.";
-const gardenText =
-  "Volunteers planted four hundred trees along the old railway embankment this weekend, turning a strip " +
-  "of gravel and weeds into the first part of a garden path that will link the market square with the " +
-  "lake shore by the end of next summer, the parks department said.";
 const weeklyA =
   "Our weekly newsletter collects the links we read this week: a long essay on the history of printing " +
   "presses, three recipes for autumn soups, a guide to repairing bicycles at home and an interview with " +
@@ -70,14 +63,14 @@ const blog: Item[] = [
     guid: "a-tram",
     link: "https://blog.example/2026/tram",
     title: "Tram line extended",
-    text: tramText,
+    text: longStoryTexts.tram,
     daysAgo: 1,
   },
   {
     guid: "a-garden",
     link: "https://blog.example/garden",
     title: "A garden path",
-    text: gardenText,
+    text: longStoryTexts.garden,
     daysAgo: 2,
   },
   {
@@ -116,7 +109,7 @@ const planet: Item[] = [
     guid: "b-garden",
     link: "https://planet.example/posts/garden-copy",
     title: "A garden path",
-    text: `${gardenText} Read more on the blog.`,
+    text: `${longStoryTexts.garden} Read more on the blog.`,
     daysAgo: 2,
   },
   {
@@ -315,20 +308,26 @@ export function storyDedupeSuite(backend: TestBackend): void {
       const location = db.location;
       try {
         const digest: Item[] = [
-          { guid: "d-tram", link: "https://digest.example/tram", title: "Tram", text: tramText, daysAgo: 1 },
+          {
+            guid: "d-tram",
+            link: "https://digest.example/tram",
+            title: "Tram",
+            text: longStoryTexts.tram,
+            daysAgo: 1,
+          },
           // The same link with tracking parameters, the same text with a footer: one story.
           {
             guid: "d-tram-shared",
             link: "https://digest.example/tram?utm_source=newsletter&fbclid=1",
             title: "Tram (shared)",
-            text: `${tramText} Shared from the newsletter.`,
+            text: `${longStoryTexts.tram} Shared from the newsletter.`,
             daysAgo: 1,
           },
           {
             guid: "d-garden",
             link: "https://digest.example/garden",
             title: "Garden",
-            text: gardenText,
+            text: longStoryTexts.garden,
             daysAgo: 2,
           },
           // Republished text under another guid and link.
@@ -336,7 +335,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
             guid: "d-garden-again",
             link: "https://digest.example/2026/garden",
             title: "Garden",
-            text: gardenText,
+            text: longStoryTexts.garden,
             daysAgo: 2,
           },
           // The same link with tracking parameters and short texts: a link merges across feeds only.
