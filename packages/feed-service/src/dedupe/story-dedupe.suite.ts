@@ -10,11 +10,11 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { openStore } from "../store/open-store.js";
-import type { PostRecord, Store } from "../store/store.js";
+import type { PostRecord } from "../store/store.js";
 import { localFeedsEnv, runCaptured } from "../test-support/captured-run.js";
 import { longStoryTexts } from "../test-support/story-posts.js";
 import type { TestBackend } from "../test-support/test-backends.js";
+import { withStoreAt } from "../test-support/with-store-at.js";
 
 const DAY = 86_400_000;
 const now = Date.now();
@@ -162,15 +162,6 @@ export function storyDedupeSuite(backend: TestBackend): void {
       return run;
     };
 
-    async function withStore<T>(location: string, fn: (store: Store) => Promise<T>): Promise<T> {
-      const store = await openStore(location);
-      try {
-        return await fn(store);
-      } finally {
-        await store.close();
-      }
-    }
-
     const titles = (posts: readonly PostRecord[]) => posts.map((p) => p.postTitle);
 
     it("merges copies across feeds by canonical link and by text, keeps the rest apart, and splits on request", async () => {
@@ -186,7 +177,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
         // A second pass over unchanged documents adds nothing: the copies are known by guid.
         await cli(["ingest", "--all", "--database", location]);
 
-        await withStore(location, async (store) => {
+        await withStoreAt(location, async (store) => {
           const [blogFeed, planetFeed] = await store.feeds();
           assert.equal(blogFeed?.feedName, "Blog");
           const recent = await store.recentPosts({ limit: 50, offset: 0, languageIds: null });
@@ -273,7 +264,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
         );
         await cli(["feeds", "add", `${base}/news.xml`, "--name", "News", "--database", location]);
         await cli(["ingest", "--all", "--database", location]);
-        await withStore(location, async (store) => {
+        await withStoreAt(location, async (store) => {
           const recent = await store.recentPosts({ limit: 50, offset: 0, languageIds: null });
           const moved = recent.filter((p) => p.postLink.includes("path"));
           assert.deepEqual(
@@ -357,7 +348,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
         documents.set("/digest.xml", rss("Digest", digest));
         await cli(["feeds", "add", `${base}/digest.xml`, "--name", "Digest", "--database", location]);
         await cli(["ingest", "--all", "--database", location]);
-        await withStore(location, async (store) => {
+        await withStoreAt(location, async (store) => {
           const recent = await store.recentPosts({ limit: 20, offset: 0, languageIds: null });
           assert.deepEqual(
             recent.map((p) => [p.postTitle, p.postLink]),
@@ -411,7 +402,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
         await cli(["feeds", "add", `${base}/feedburner.xml`, "--name", "FeedBurner", "--database", location]);
         await cli(["feeds", "add", `${base}/mirror.xml`, "--name", "Mirror", "--database", location]);
         await cli(["ingest", "--all", "--database", location]);
-        await withStore(location, async (store) => {
+        await withStoreAt(location, async (store) => {
           const recent = await store.recentPosts({ limit: 50, offset: 0, languageIds: null });
           assert.deepEqual(titles(recent), [
             "Tram line extended",

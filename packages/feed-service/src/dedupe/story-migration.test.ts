@@ -9,16 +9,15 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { openStore } from "../store/open-store.js";
 import { inTransaction } from "../store/postgres/postgres-connection.js";
 import { mergeStoredCopies as mergePostgres } from "../store/postgres/postgres-story-migration.js";
 import { storySchema as postgresSchema } from "../store/postgres/postgres-story-schema.js";
 import { mergeStoredCopies as mergeSqlite } from "../store/sqlite/sqlite-story-migration.js";
 import { storySchema as sqliteSchema } from "../store/sqlite/sqlite-story-schema.js";
-import type { Store } from "../store/store.js";
 import { HOUR, T0 } from "../test-support/store-contract/contract-fixture.js";
 import { storyPost, storyTexts } from "../test-support/story-posts.js";
 import { postgresBackend, sqliteBackend, type TestBackend } from "../test-support/test-backends.js";
+import { withStoreAt } from "../test-support/with-store-at.js";
 
 const drop = "DROP TABLE story_copies; DROP TABLE story_bands; DROP TABLE story_keys;";
 
@@ -57,21 +56,12 @@ const postgresRerun: Rerun = async (location, progress) => {
   }
 };
 
-async function withStore<T>(location: string, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(location);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
-
 function migrationSuite(backend: TestBackend, rerun: Rerun): void {
   describe(`the merging migration (${backend.name})`, () => {
     it("merges the copies already stored, moves their clicks, keeps every feed's list whole", async () => {
       const db = await backend.newDatabase();
       try {
-        const ids = await withStore(db.location, async (store) => {
+        const ids = await withStoreAt(db.location, async (store) => {
           const blog = (await store.addFeed({ feedUrl: "https://blog.example/feed", feedName: "Blog" }))
             .feedId;
           const planet = (await store.addFeed({ feedUrl: "https://planet.example/feed", feedName: "Planet" }))
@@ -108,7 +98,7 @@ function migrationSuite(backend: TestBackend, rerun: Rerun): void {
         await rerun(db.location, (_step, done, total) => steps.push([done, total]));
         assert.deepEqual(steps.at(-1), [7, 7], "progress reaches every stored post");
 
-        await withStore(db.location, async (store) => {
+        await withStoreAt(db.location, async (store) => {
           const recent = await store.recentPosts({ limit: 20, offset: 0, languageIds: null });
           assert.deepEqual(
             recent.map((p) => [p.postTitle, p.feedId]),
