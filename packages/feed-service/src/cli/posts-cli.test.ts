@@ -6,7 +6,8 @@ import { execFile } from "node:child_process";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { openStore } from "../store/open-store.js";
-import type { IncomingPost } from "../store/store.js";
+import { T0 } from "../test-support/store-contract/contract-fixture.js";
+import { storyPost, storyTexts } from "../test-support/story-posts.js";
 import { postgresBackend, sqliteBackend, type TestBackend } from "../test-support/test-backends.js";
 
 const bin = fileURLToPath(new URL("../../bin/feed-service.js", import.meta.url));
@@ -19,24 +20,8 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   });
 }
 
-const T0 = Date.UTC(2026, 0, 10);
-const text =
-  "The city council voted on Tuesday to extend the tram line across the river, after two years of public hearings in which residents of the northern districts argued that buses could no longer carry the commuters.";
-
-function post(guid: string, link: string, title: string, excerpt: string): IncomingPost {
-  return {
-    guid,
-    link,
-    title,
-    excerpt,
-    content: "",
-    publishedAt: T0,
-    updatedAt: null,
-    seenAt: T0,
-    languageId: 1,
-    storyLink: link,
-  };
-}
+const post = (guid: string, link: string, title: string, excerpt: string) =>
+  storyPost(guid, link, title, excerpt, T0, { content: "" });
 
 const backends: TestBackend[] = [sqliteBackend, postgresBackend()];
 after(() => Promise.all(backends.map((b) => b.stop())));
@@ -54,7 +39,7 @@ for (const backend of backends) {
           .feedId;
         await seed.applyFeedUpdate(blog, {
           fetchState: {},
-          posts: [post("a1", "https://blog.example/tram", "Tram", text)],
+          posts: [post("a1", "https://blog.example/tram", "Tram", storyTexts.tram)],
         });
         await seed.applyFeedUpdate(planet, {
           fetchState: {},

@@ -10,23 +10,16 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { openStore } from "../store/open-store.js";
-import type { PostRecord, Store } from "../store/store.js";
+import type { PostRecord } from "../store/store.js";
 import { localFeedsEnv, runCaptured } from "../test-support/captured-run.js";
+import { longStoryTexts } from "../test-support/story-posts.js";
 import type { TestBackend } from "../test-support/test-backends.js";
+import { withStoreAt } from "../test-support/with-store-at.js";
 
 const DAY = 86_400_000;
 const now = Date.now();
 const at = (daysAgo: number) => new Date(now - daysAgo * DAY).toUTCString();
 
-const tramText =
-  "The city council voted on Tuesday to extend the tram line across the river, after two years of " +
-  "public hearings in which residents of the northern districts argued that the buses could no longer " +
-  "carry the commuters who travel to the hospital and the university every morning.";
-const gardenText =
-  "Volunteers planted four hundred trees along the old railway embankment this weekend, turning a strip " +
-  "of gravel and weeds into the first part of a garden path that will link the market square with the " +
-  "lake shore by the end of next summer, the parks department said.";
 const weeklyA =
   "Our weekly newsletter collects the links we read this week: a long essay on the history of printing " +
   "presses, three recipes for autumn soups, a guide to repairing bicycles at home and an interview with " +
@@ -70,14 +63,14 @@ const blog: Item[] = [
     guid: "a-tram",
     link: "https://blog.example/2026/tram",
     title: "Tram line extended",
-    text: tramText,
+    text: longStoryTexts.tram,
     daysAgo: 1,
   },
   {
     guid: "a-garden",
     link: "https://blog.example/garden",
     title: "A garden path",
-    text: gardenText,
+    text: longStoryTexts.garden,
     daysAgo: 2,
   },
   {
@@ -116,7 +109,7 @@ const planet: Item[] = [
     guid: "b-garden",
     link: "https://planet.example/posts/garden-copy",
     title: "A garden path",
-    text: `${gardenText} Read more on the blog.`,
+    text: `${longStoryTexts.garden} Read more on the blog.`,
     daysAgo: 2,
   },
   {
@@ -169,15 +162,6 @@ export function storyDedupeSuite(backend: TestBackend): void {
       return run;
     };
 
-    async function withStore<T>(location: string, fn: (store: Store) => Promise<T>): Promise<T> {
-      const store = await openStore(location);
-      try {
-        return await fn(store);
-      } finally {
-        await store.close();
-      }
-    }
-
     const titles = (posts: readonly PostRecord[]) => posts.map((p) => p.postTitle);
 
     it("merges copies across feeds by canonical link and by text, keeps the rest apart, and splits on request", async () => {
@@ -193,7 +177,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
         // A second pass over unchanged documents adds nothing: the copies are known by guid.
         await cli(["ingest", "--all", "--database", location]);
 
-        await withStore(location, async (store) => {
+        await withStoreAt(location, async (store) => {
           const [blogFeed, planetFeed] = await store.feeds();
           assert.equal(blogFeed?.feedName, "Blog");
           const recent = await store.recentPosts({ limit: 50, offset: 0, languageIds: null });
@@ -280,7 +264,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
         );
         await cli(["feeds", "add", `${base}/news.xml`, "--name", "News", "--database", location]);
         await cli(["ingest", "--all", "--database", location]);
-        await withStore(location, async (store) => {
+        await withStoreAt(location, async (store) => {
           const recent = await store.recentPosts({ limit: 50, offset: 0, languageIds: null });
           const moved = recent.filter((p) => p.postLink.includes("path"));
           assert.deepEqual(
@@ -315,20 +299,26 @@ export function storyDedupeSuite(backend: TestBackend): void {
       const location = db.location;
       try {
         const digest: Item[] = [
-          { guid: "d-tram", link: "https://digest.example/tram", title: "Tram", text: tramText, daysAgo: 1 },
+          {
+            guid: "d-tram",
+            link: "https://digest.example/tram",
+            title: "Tram",
+            text: longStoryTexts.tram,
+            daysAgo: 1,
+          },
           // The same link with tracking parameters, the same text with a footer: one story.
           {
             guid: "d-tram-shared",
             link: "https://digest.example/tram?utm_source=newsletter&fbclid=1",
             title: "Tram (shared)",
-            text: `${tramText} Shared from the newsletter.`,
+            text: `${longStoryTexts.tram} Shared from the newsletter.`,
             daysAgo: 1,
           },
           {
             guid: "d-garden",
             link: "https://digest.example/garden",
             title: "Garden",
-            text: gardenText,
+            text: longStoryTexts.garden,
             daysAgo: 2,
           },
           // Republished text under another guid and link.
@@ -336,7 +326,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
             guid: "d-garden-again",
             link: "https://digest.example/2026/garden",
             title: "Garden",
-            text: gardenText,
+            text: longStoryTexts.garden,
             daysAgo: 2,
           },
           // The same link with tracking parameters and short texts: a link merges across feeds only.
@@ -358,7 +348,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
         documents.set("/digest.xml", rss("Digest", digest));
         await cli(["feeds", "add", `${base}/digest.xml`, "--name", "Digest", "--database", location]);
         await cli(["ingest", "--all", "--database", location]);
-        await withStore(location, async (store) => {
+        await withStoreAt(location, async (store) => {
           const recent = await store.recentPosts({ limit: 20, offset: 0, languageIds: null });
           assert.deepEqual(
             recent.map((p) => [p.postTitle, p.postLink]),
@@ -412,7 +402,7 @@ export function storyDedupeSuite(backend: TestBackend): void {
         await cli(["feeds", "add", `${base}/feedburner.xml`, "--name", "FeedBurner", "--database", location]);
         await cli(["feeds", "add", `${base}/mirror.xml`, "--name", "Mirror", "--database", location]);
         await cli(["ingest", "--all", "--database", location]);
-        await withStore(location, async (store) => {
+        await withStoreAt(location, async (store) => {
           const recent = await store.recentPosts({ limit: 50, offset: 0, languageIds: null });
           assert.deepEqual(titles(recent), [
             "Tram line extended",

@@ -9,39 +9,20 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { openStore } from "../store/open-store.js";
 import { inTransaction } from "../store/postgres/postgres-connection.js";
 import { mergeStoredCopies as mergePostgres } from "../store/postgres/postgres-story-migration.js";
 import { storySchema as postgresSchema } from "../store/postgres/postgres-story-schema.js";
 import { mergeStoredCopies as mergeSqlite } from "../store/sqlite/sqlite-story-migration.js";
 import { storySchema as sqliteSchema } from "../store/sqlite/sqlite-story-schema.js";
-import type { IncomingPost, Store } from "../store/store.js";
+import { HOUR, T0 } from "../test-support/store-contract/contract-fixture.js";
+import { storyPost, storyTexts } from "../test-support/story-posts.js";
 import { postgresBackend, sqliteBackend, type TestBackend } from "../test-support/test-backends.js";
+import { withStoreAt } from "../test-support/with-store-at.js";
 
-const T0 = Date.UTC(2026, 0, 10);
-const HOUR = 3_600_000;
 const drop = "DROP TABLE story_copies; DROP TABLE story_bands; DROP TABLE story_keys;";
 
-const texts = [
-  "The city council voted on Tuesday to extend the tram line across the river, after two years of public hearings in which residents of the northern districts argued that buses could no longer carry the commuters.",
-  "Volunteers planted four hundred trees along the old railway embankment this weekend, turning a strip of gravel and weeds into the first part of a garden path that will link the market square with the lake.",
-  "Ten years ago the harbour was a place of empty warehouses and broken cranes; today the old customs house holds a museum, the piers host a night market and ferries carry more visitors than fishing boats.",
-];
-
-function post(guid: string, link: string, title: string, excerpt: string, hoursAgo: number): IncomingPost {
-  return {
-    guid,
-    link,
-    title,
-    excerpt,
-    content: `<p>${excerpt}</p>`,
-    publishedAt: T0 - hoursAgo * HOUR,
-    updatedAt: null,
-    seenAt: T0,
-    languageId: 1,
-    storyLink: link,
-  };
-}
+const post = (guid: string, link: string, title: string, excerpt: string, hoursAgo: number) =>
+  storyPost(guid, link, title, excerpt, T0 - hoursAgo * HOUR);
 
 type Rerun = (
   location: string,
@@ -75,21 +56,12 @@ const postgresRerun: Rerun = async (location, progress) => {
   }
 };
 
-async function withStore<T>(location: string, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(location);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
-
 function migrationSuite(backend: TestBackend, rerun: Rerun): void {
   describe(`the merging migration (${backend.name})`, () => {
     it("merges the copies already stored, moves their clicks, keeps every feed's list whole", async () => {
       const db = await backend.newDatabase();
       try {
-        const ids = await withStore(db.location, async (store) => {
+        const ids = await withStoreAt(db.location, async (store) => {
           const blog = (await store.addFeed({ feedUrl: "https://blog.example/feed", feedName: "Blog" }))
             .feedId;
           const planet = (await store.addFeed({ feedUrl: "https://planet.example/feed", feedName: "Planet" }))
@@ -97,9 +69,9 @@ function migrationSuite(backend: TestBackend, rerun: Rerun): void {
           await store.applyFeedUpdate(blog, {
             fetchState: {},
             posts: [
-              post("a1", "https://blog.example/tram", "Tram", texts[0]!, 1),
-              post("a2", "https://blog.example/garden", "Garden", texts[1]!, 2),
-              post("a3", "https://blog.example/harbour", "Harbour", texts[2]!, 3),
+              post("a1", "https://blog.example/tram", "Tram", storyTexts.tram, 1),
+              post("a2", "https://blog.example/garden", "Garden", storyTexts.garden, 2),
+              post("a3", "https://blog.example/harbour", "Harbour", storyTexts.harbour, 3),
               post("a4", "https://blog.example/status", "Status", "Back online.", 4),
             ],
           });
@@ -107,7 +79,7 @@ function migrationSuite(backend: TestBackend, rerun: Rerun): void {
             fetchState: {},
             posts: [
               post("b1", "https://blog.example/tram?utm_source=planet", "Tram (planet)", "A note.", 1),
-              post("b2", "https://planet.example/garden-copy", "Garden", texts[1]!, 2),
+              post("b2", "https://planet.example/garden-copy", "Garden", storyTexts.garden, 2),
               post("b4", "https://planet.example/status", "Status", "Back online.", 4),
             ],
           });
@@ -126,7 +98,7 @@ function migrationSuite(backend: TestBackend, rerun: Rerun): void {
         await rerun(db.location, (_step, done, total) => steps.push([done, total]));
         assert.deepEqual(steps.at(-1), [7, 7], "progress reaches every stored post");
 
-        await withStore(db.location, async (store) => {
+        await withStoreAt(db.location, async (store) => {
           const recent = await store.recentPosts({ limit: 20, offset: 0, languageIds: null });
           assert.deepEqual(
             recent.map((p) => [p.postTitle, p.feedId]),

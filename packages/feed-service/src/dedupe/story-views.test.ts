@@ -7,28 +7,13 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { postColumns } from "../operations/column-sets.js";
-import type { IncomingPost } from "../store/store.js";
 import { fixtureNow, hour, startTestService } from "../test-support/service-fixture.js";
 import { callOperation } from "../test-support/soap-test-client.js";
+import { storyPost, storyTexts } from "../test-support/story-posts.js";
 import { postgresBackend, sqliteBackend, type TestBackend } from "../test-support/test-backends.js";
 
-const text =
-  "The city council voted on Tuesday to extend the tram line across the river, after two years of public hearings in which residents of the northern districts argued that buses could no longer carry the commuters.";
-
-function post(guid: string, link: string, title: string, excerpt: string, hoursAgo: number): IncomingPost {
-  return {
-    guid,
-    link,
-    title,
-    excerpt,
-    content: "",
-    publishedAt: fixtureNow - hoursAgo * hour,
-    updatedAt: null,
-    seenAt: fixtureNow,
-    languageId: 1,
-    storyLink: link,
-  };
-}
+const post = (guid: string, link: string, title: string, excerpt: string, hoursAgo: number) =>
+  storyPost(guid, link, title, excerpt, fixtureNow - hoursAgo * hour, { content: "", seenAt: fixtureNow });
 
 const backends: TestBackend[] = [sqliteBackend, postgresBackend()];
 after(() => Promise.all(backends.map((b) => b.stop())));
@@ -45,7 +30,7 @@ for (const backend of backends) {
         await store.applyFeedUpdate(blog, {
           fetchState: {},
           posts: [
-            post("a1", "https://blog.example/tram", "Tram", text, 1),
+            post("a1", "https://blog.example/tram", "Tram", storyTexts.tram, 1),
             post("a2", "https://blog.example/other", "Other", "Something else entirely.", 2),
           ],
         });

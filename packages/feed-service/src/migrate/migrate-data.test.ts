@@ -18,7 +18,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { loadDemoData } from "../demo/load-demo-data.js";
 import { openStore } from "../store/open-store.js";
-import type { IncomingPost, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import { runCaptured } from "../test-support/captured-run.js";
 import {
   type AnswerCatalog,
@@ -27,6 +27,7 @@ import {
   readAnswerCatalog,
   uncoveredOperations,
 } from "../test-support/operation-answer-sets.js";
+import { storyPost, storyTexts } from "../test-support/story-posts.js";
 import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres-server.js";
 import { migrateData } from "./migrate-data.js";
 
@@ -61,28 +62,8 @@ async function postgresSchema(url: string): Promise<string[]> {
   }
 }
 
-const storyTexts = {
-  tram: "The city council voted on Tuesday to extend the tram line across the river, after two years of public hearings in which residents of the northern districts argued that buses could no longer carry the commuters.",
-  garden:
-    "Volunteers planted four hundred trees along the old railway embankment this weekend, turning a strip of gravel and weeds into the first part of a garden path that will link the market square with the lake.",
-  harbour:
-    "Ten years ago the harbour was a place of empty warehouses and broken cranes; today the old customs house holds a museum, the piers host a night market and ferries carry more visitors than fishing boats.",
-};
-
-function storyPost(guid: string, link: string, text: string, hoursAgo: number): IncomingPost {
-  return {
-    guid,
-    link,
-    title: `Story ${guid}`,
-    excerpt: text,
-    content: `<p>${text}</p>`,
-    publishedAt: NOW - hoursAgo * 3_600_000,
-    updatedAt: null,
-    seenAt: NOW,
-    languageId: 1,
-    storyLink: link,
-  };
-}
+const story = (guid: string, link: string, text: string, hoursAgo: number) =>
+  storyPost(guid, link, `Story ${guid}`, text, NOW - hoursAgo * 3_600_000, { seenAt: NOW });
 
 /** A blog's three stories, and a planet carrying two of them: one by link, one by text. */
 async function seedStories(store: Store): Promise<void> {
@@ -91,9 +72,9 @@ async function seedStories(store: Store): Promise<void> {
   await store.applyFeedUpdate(blog, {
     fetchState: {},
     posts: [
-      storyPost("tram", "https://story-blog.example/tram", storyTexts.tram, 1),
-      storyPost("garden", "https://story-blog.example/garden", storyTexts.garden, 2),
-      storyPost("harbour", "https://story-blog.example/harbour", storyTexts.harbour, 3),
+      story("tram", "https://story-blog.example/tram", storyTexts.tram, 1),
+      story("garden", "https://story-blog.example/garden", storyTexts.garden, 2),
+      story("harbour", "https://story-blog.example/harbour", storyTexts.harbour, 3),
     ],
   });
   const planet = (
@@ -102,8 +83,8 @@ async function seedStories(store: Store): Promise<void> {
   await store.applyFeedUpdate(planet, {
     fetchState: {},
     posts: [
-      storyPost("p-tram", "https://story-blog.example/tram?utm_source=planet", "A note on the tram.", 1),
-      storyPost("p-garden", "https://story-planet.example/garden", `${storyTexts.garden} Via the planet.`, 2),
+      story("p-tram", "https://story-blog.example/tram?utm_source=planet", "A note on the tram.", 1),
+      story("p-garden", "https://story-planet.example/garden", `${storyTexts.garden} Via the planet.`, 2),
     ],
   });
 }
@@ -117,7 +98,7 @@ async function probeTextMerge(store: Store) {
   try {
     await store.applyFeedUpdate(probe, {
       fetchState: {},
-      posts: [storyPost("probe", "https://probe.example/harbour", `${storyTexts.harbour} Seen again.`, 4)],
+      posts: [story("probe", "https://probe.example/harbour", `${storyTexts.harbour} Seen again.`, 4)],
     });
     const [merge] = await store.storyMerges(1);
     return {

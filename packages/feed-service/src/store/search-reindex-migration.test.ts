@@ -7,45 +7,15 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { parseSearchQuery } from "../search/parse-search-query.js";
 import { postgresBackend, sqliteBackend } from "../test-support/test-backends.js";
+import { storeTitledPosts, titlesFound } from "../test-support/titled-posts.js";
 import { openStore } from "./open-store.js";
 import { inTransaction } from "./postgres/postgres-connection.js";
 import { postgresMigrations } from "./postgres/postgres-migrations.js";
 import { sqliteMigrations } from "./sqlite/sqlite-migrations.js";
 import type { Store } from "./store.js";
 
-const T0 = Date.UTC(2026, 0, 10);
 const titles = ["東京都の天気", "서울 날씨", "Crème brûlée", "北京的天气"];
-
-async function seed(store: Store): Promise<void> {
-  const { feedId } = await store.addFeed({ feedUrl: "https://feeds.test/a", feedName: "Notes" });
-  await store.applyFeedUpdate(feedId, {
-    fetchState: {},
-    posts: titles.map((title, i) => ({
-      guid: `p${i}`,
-      link: `https://posts.test/p${i}`,
-      title,
-      excerpt: "",
-      content: "<p>…</p>",
-      publishedAt: T0 - i * 60_000,
-      updatedAt: null,
-      seenAt: T0,
-      languageId: 1,
-    })),
-  });
-}
-
-async function titlesFound(store: Store, terms: string): Promise<string[]> {
-  const found = await store.searchPosts({
-    limit: 10,
-    offset: 0,
-    languageIds: null,
-    query: parseSearchQuery(terms),
-    sort: "date",
-  });
-  return found.map((p) => p.postTitle);
-}
 
 /** What each query finds once the index holds the analyzer's tokens. */
 async function assertReindexed(store: Store): Promise<void> {
@@ -62,7 +32,7 @@ describe("search re-index migration", () => {
     const db = await sqliteBackend.newDatabase();
     try {
       const store = await openStore(db.location);
-      await seed(store);
+      await storeTitledPosts(store, titles);
       await store.close();
       // Back to version 8: the index as unicode61 wrote it from the raw text.
       const again = new Database(db.location);
@@ -103,7 +73,7 @@ describe("search re-index migration", () => {
   it("PostgreSQL 8 rebuilds search vectors and the index from the posts", async () => {
     const db = await postgres.newDatabase();
     const store = await openStore(db.location);
-    await seed(store);
+    await storeTitledPosts(store, titles);
     await store.close();
     const pool = new pg.Pool({ connectionString: db.location, max: 2 });
     try {

@@ -73,3 +73,21 @@ export async function storeManyFeeds(store: Store, next: () => number, shape: Ma
     }
   }
 }
+
+/**
+ * The corpus's clicks: `n` of them on posts drawn with a heavy head, at instants over the two
+ * years before `now` in draw order (so out of time order). `ids` in the order the test reads them:
+ * the same draws pick the same posts only from the same list.
+ */
+export async function clickAtRandom(
+  store: Store,
+  ids: readonly number[],
+  next: () => number,
+  n: number,
+  now: number,
+): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const id = ids[Math.floor(next() ** 2 * ids.length)]!;
+    await store.insertClick(id, `c${i}`, now - Math.floor(next() * 730 * DAY));
+  }
+}

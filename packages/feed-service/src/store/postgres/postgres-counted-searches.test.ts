@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { mulberry32Draws } from "../../test-support/seeded-draws.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { IncomingPost } from "../store.js";
 import type { Sql } from "./postgres-connection.js";
@@ -32,16 +33,7 @@ let languages: number[];
 let feeds: number[];
 let categories: number[];
 
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-const next = random(19);
+const next = mulberry32Draws(19);
 
 /** A feed's archive, newest first, over up to three years, some posts sharing a day. */
 function archive(prefix: string, size: number, languageId: number): IncomingPost[] {

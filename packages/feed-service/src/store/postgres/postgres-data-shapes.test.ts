@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { mulberry32Draws } from "../../test-support/seeded-draws.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { IncomingPost } from "../store.js";
 import type { PostgresStore } from "./postgres-store.js";
@@ -36,23 +37,12 @@ let all: Row[];
 let languages: number[];
 let categories: number[];
 
-/** A small deterministic generator (mulberry32), so that every run stores the same shape. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const newestFirst = (a: Row, b: Row) => b.post_date - a.post_date || b.id - a.id;
 
 before(async () => {
   db = await openTestPostgresStore("data_shapes");
   ({ store, pool } = db);
-  const next = random(31);
+  const next = mulberry32Draws(31);
   languages = [
     1,
     ...(await Promise.all(["de", "fr", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
+import { schema5Rows } from "../../test-support/schema5-rows.js";
 import { DAY, HOUR, incoming, seedCorpus, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
@@ -113,14 +114,7 @@ describe("postgres language totals", () => {
     const pool = await openPostgresPool({ url });
     try {
       assert.equal(await migratePostgres(pool, 5), 5);
-      await pool.query(
-        `INSERT INTO categories (id, name, name_key) VALUES (1, 'C', 'c');
-         INSERT INTO feeds (id, url, name, name_key, category_id, language_id) VALUES
-           (1, 'https://a.test/f', 'A', 'a', 1, 1), (2, 'https://b.test/f', 'B', 'b', NULL, 2);
-         INSERT INTO posts (id, feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, category_id, clicks)
-           SELECT i, 1 + i % 2, 'g' || i, 'https://a.test/' || i, 't', '', '', 0, ${T0} - i * ${HOUR}, 1 + i % 2,
-             CASE WHEN i % 2 = 0 THEN NULL ELSE 1 END, i % 4 FROM generate_series(1, 300) i;`,
-      );
+      await pool.query(schema5Rows);
       assert.equal(await migratePostgres(pool), latestPostgresVersion);
       await assertInStep(pool, "after the backfill");
     } finally {

@@ -11,7 +11,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { loadDemoData } from "../../demo/load-demo-data.js";
-import { storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
+import { clickAtRandom, storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
+import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import type { Store } from "../store.js";
@@ -34,14 +35,6 @@ before(async () => {
   server = await startTestPostgres();
 });
 after(() => server?.stop());
-
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
 
 const q = async (pool: pg.Pool, text: string, values: unknown[] = []) =>
   (await pool.query({ text, values, rowMode: "array" })).rows.map((r: unknown[]) => r.map(Number));
@@ -111,14 +104,9 @@ async function checkTables(pool: pg.Pool, when: string): Promise<void> {
   }
 }
 
-/** Clicks over 2 years in random order, on posts drawn with a heavy head. */
-async function clickAtRandom(store: Store, pool: pg.Pool, next: () => number, n: number): Promise<void> {
-  const ids = (await q(pool, "SELECT id FROM posts ORDER BY id")).map(([id]) => id!);
-  for (let i = 0; i < n; i++) {
-    const id = ids[Math.floor(next() ** 2 * ids.length)]!;
-    await store.insertClick(id, `c${i}`, NOW - Math.floor(next() * 730 * DAY));
-  }
-}
+/** The post ids clicks are drawn from, in id order. */
+const postIds = async (pool: pg.Pool) =>
+  (await q(pool, "SELECT id FROM posts ORDER BY id")).map(([id]) => id!);
 
 async function checkReads(store: Store, pool: pg.Pool, when: string): Promise<void> {
   const prolific = `SELECT feed_id, count(*) AS n FROM posts WHERE post_date >= $1
@@ -254,9 +242,9 @@ describe("postgres running sums and month ranks (migration 27)", () => {
     const store = await openPostgresStore({ url });
     const pool = await openPostgresPool({ url });
     try {
-      const next = random(27);
+      const next = lcgDraws(27);
       await storeManyFeeds(store, next, { ...PG_CORPUS, feeds: 160 });
-      await clickAtRandom(store, pool, next, 2500);
+      await clickAtRandom(store, await postIds(pool), next, 2500, NOW);
       const [[posts]] = await q(pool, "SELECT count(*) FROM posts");
       assert.ok(posts! > 3000, `${posts} posts`);
       assert.ok((await checkAll(store, pool, "after loading")) > 1000);
@@ -298,7 +286,7 @@ describe("postgres running sums and month ranks (migration 27)", () => {
         await q(pool, "SELECT feed_id FROM posts GROUP BY feed_id ORDER BY count(*) DESC LIMIT 3")
       ).map(([id]) => id!);
       for (const feedId of largest.slice(1)) await store.removeFeed(feedId);
-      await clickAtRandom(store, pool, next, 300);
+      await clickAtRandom(store, await postIds(pool), next, 300, NOW);
       // New posts dated before the others of their feed.
       const [[feedId]] = await q(pool, "SELECT feed_id FROM posts GROUP BY 1 ORDER BY count(*) DESC LIMIT 1");
       await store.applyFeedUpdate(feedId!, {
@@ -343,8 +331,8 @@ describe("postgres running sums and month ranks (migration 27)", () => {
     try {
       for (const [i, store] of stores.entries()) {
         await loadDemoData(store, { posts: 1200, now: NOW, seed: 5 });
-        await storeManyFeeds(store, random(4), { ...PG_CORPUS, feeds: 60 });
-        await clickAtRandom(store, pools[i]!, random(9), 300);
+        await storeManyFeeds(store, lcgDraws(4), { ...PG_CORPUS, feeds: 60 });
+        await clickAtRandom(store, await postIds(pools[i]!), lcgDraws(9), 300, NOW);
       }
       const progress: Array<[string, number, number]> = [];
       await migratePostgres(pools[1]!, undefined, (step, done, total) => progress.push([step, done, total]));
@@ -359,7 +347,7 @@ describe("postgres running sums and month ranks (migration 27)", () => {
           fetchState: {},
           posts: [incoming("after-3", { title: "after moved", publishedAt: NOW - 400 * DAY })],
         });
-        await clickAtRandom(store, pools[i]!, random(11), 50);
+        await clickAtRandom(store, await postIds(pools[i]!), lcgDraws(11), 50, NOW);
         await checkTables(pools[i]!, i === 0 ? "fresh" : "upgraded");
       }
       const schema = (pool: pg.Pool) =>

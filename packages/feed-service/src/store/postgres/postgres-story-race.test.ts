@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { storyKeys } from "../../dedupe/story-keys.js";
 import { incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
+import { longStoryTexts } from "../../test-support/story-posts.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import type { IncomingPost } from "../store.js";
 import { openPostgresStore } from "./postgres-store.js";
@@ -18,11 +19,6 @@ import { storyClaimSchema, storyClaimsOf } from "./postgres-story-locks.js";
 
 const FEEDS = 3;
 const HOUR = 3_600_000;
-
-const tramText =
-  "The city council voted on Tuesday to extend the tram line across the river, after two years of " +
-  "public hearings in which residents of the northern districts argued that the buses could no longer " +
-  "carry the commuters who travel to the hospital and the university every morning.";
 
 let server: TestPostgres;
 before(async () => {
@@ -114,7 +110,7 @@ describe("copies stored by concurrent refreshes (PostgreSQL)", () => {
         link: own,
         storyLink: own,
         title: "The tram crosses the river",
-        excerpt: tramText,
+        excerpt: longStoryTexts.tram,
         seenAt: T0 + i * HOUR,
       });
     });
@@ -161,7 +157,11 @@ describe("copies stored by concurrent refreshes (PostgreSQL)", () => {
   });
 
   it("claims each key once, in order, links apart from bands, and migration 28 runs again", async () => {
-    const post = incoming("keys", { storyLink: "https://news.test/a", title: "Tram", excerpt: tramText });
+    const post = incoming("keys", {
+      storyLink: "https://news.test/a",
+      title: "Tram",
+      excerpt: longStoryTexts.tram,
+    });
     const claims = storyClaimsOf([storyKeys(post), storyKeys(post)]).map(BigInt);
     assert.equal(claims.length, 9, `${claims}`);
     assert.deepEqual(

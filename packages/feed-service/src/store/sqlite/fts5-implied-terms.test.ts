@@ -7,16 +7,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
+import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { findingQuery, implies } from "./fts5-implied-terms.js";
-
-/** A small generator (linear congruential): the same cases every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
 
 // Words that begin with one another, and Han runs as the analyzer cuts them (characters and pairs).
 const TOKENS = ["the", "theory", "they", "th", "open", "source", "東", "東京", "京", "京都", "都"];
@@ -51,7 +43,7 @@ function matchesQuery(query: SearchQuery, post: Post): boolean {
 }
 
 describe("finding a search's posts with the terms others do not imply", () => {
-  const next = random(11);
+  const next = lcgDraws(11);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!;
   const tokens = (n: number) => Array.from({ length: n }, () => pick(TOKENS));
   const posts: Post[] = Array.from({ length: 3000 }, () => ({

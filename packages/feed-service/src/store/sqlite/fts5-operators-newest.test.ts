@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { lcgDraws } from "../../test-support/seeded-draws.js";
 import {
   mostClickedHitsPage,
   type OperatorBounds,
@@ -48,11 +49,7 @@ describe("search operators on SQLite: the newest hits through the index", () => 
       );
     }
     // A fixed pseudo-random mix: feeds, words, and posts stored out of date order.
-    let seed = 7;
-    const next = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    const next = lcgDraws(7);
     const order = Array.from({ length: POSTS }, (_, i) => i).sort(() => next() - 0.5);
     for (const i of order) {
       const feed = Math.floor(next() * FEEDS.length);

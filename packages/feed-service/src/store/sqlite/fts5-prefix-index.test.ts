@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { sqliteBackend } from "../../test-support/test-backends.js";
+import { storeTitledPosts, titlesFound } from "../../test-support/titled-posts.js";
 import { openStore } from "../open-store.js";
 import { withPrefixIndex } from "./fts5-prefix-index.js";
 import { fillIndexByKey } from "./sqlite-date-key-migration.js";
@@ -34,31 +35,8 @@ describe("prefix index migration (SQLite 17)", () => {
     const db = await sqliteBackend.newDatabase();
     try {
       const store = await openStore(db.location);
-      const { feedId } = await store.addFeed({ feedUrl: "https://feeds.test/a", feedName: "Notes" });
-      await store.applyFeedUpdate(feedId, {
-        fetchState: {},
-        posts: titles.map((title, i) => ({
-          guid: `p${i}`,
-          link: `https://posts.test/p${i}`,
-          title,
-          excerpt: "",
-          content: "<p>…</p>",
-          publishedAt: Date.UTC(2026, 0, 10) - i * 60_000,
-          updatedAt: null,
-          seenAt: Date.UTC(2026, 0, 10),
-          languageId: 1,
-        })),
-      });
-      const found = async (terms: string) =>
-        (
-          await store.searchPosts({
-            limit: 10,
-            offset: 0,
-            languageIds: null,
-            query: parseSearchQuery(terms),
-            sort: "date",
-          })
-        ).map((p) => p.postTitle);
+      await storeTitledPosts(store, titles);
+      const found = (terms: string) => titlesFound(store, terms);
       const expected = ["Theory of everything", "The end", "Thermal paste"];
       assert.deepEqual(await found("the*"), expected);
       await store.close();

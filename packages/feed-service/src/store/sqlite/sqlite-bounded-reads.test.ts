@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import type { IncomingPost } from "../store.js";
 import { findingQuery } from "./fts5-implied-terms.js";
@@ -30,15 +31,6 @@ import { rankingStats, scoreSql } from "./sqlite-term-sample.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
-
-/** A small deterministic generator (a linear congruential one): the same corpus every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
 
 const WORDS = ["the", "data", "rust", "le", "der", "new", "security", "open", "source", "code", "news"];
 
@@ -87,7 +79,7 @@ async function redate(
  * repeat to the millisecond across feeds and several posts within one second stored newest first.
  */
 async function storeOutOfOrder(store: SqliteStore, db: Database.Database): Promise<void> {
-  const next = random(7);
+  const next = lcgDraws(7);
   const de = (await store.ensureLanguage("de")).languageId;
   const fr = (await store.ensureLanguage("fr")).languageId;
   const languages = [1, 1, de, fr];

@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
-import { storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
+import { clickAtRandom, storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
+import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { mostPopularFeeds, mostProlificFeeds } from "./sqlite-feed-rankings.js";
@@ -20,14 +21,6 @@ import { SqliteStore } from "./sqlite-store.js";
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
 const SQLITE_CORPUS = { feeds: 220, words: { title: 4, excerpt: 10, content: 16 }, now: NOW };
-
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
 
 const floorDiv = (a: number, b: number) => Math.floor(a / b);
 
@@ -111,13 +104,8 @@ function checkTables(db: Database.Database, when: string): void {
   assert.equal(narrower, 0, `post_day_counts bounds ${when}`);
 }
 
-async function clickAtRandom(store: SqliteStore, db: Database.Database, next: () => number, n: number) {
-  const ids = db.prepare("SELECT id FROM posts").pluck().all() as number[];
-  for (let i = 0; i < n; i++) {
-    const id = ids[Math.floor(next() ** 2 * ids.length)]!;
-    await store.insertClick(id, `c${i}`, NOW - Math.floor(next() * 730 * DAY));
-  }
-}
+/** The post ids clicks are drawn from, read as this test always read them (no ORDER BY). */
+const postIds = (db: Database.Database) => db.prepare("SELECT id FROM posts").pluck().all() as number[];
 
 function checkReads(db: Database.Database, when: string): void {
   const stmts = new StatementCache(db);
@@ -199,9 +187,9 @@ describe("SQLite running sums (schema 21)", () => {
     const db = new Database(":memory:");
     migrateSqlite(db);
     const store = new SqliteStore(db);
-    const next = random(21);
+    const next = lcgDraws(21);
     await storeManyFeeds(store, next, SQLITE_CORPUS);
-    await clickAtRandom(store, db, next, 3000);
+    await clickAtRandom(store, postIds(db), next, 3000, NOW);
     const posts = db.prepare("SELECT count(*) FROM posts").pluck().get() as number;
     assert.ok(posts > 3000, `${posts} posts`);
     checkTables(db, "after loading");
@@ -241,7 +229,7 @@ describe("SQLite running sums (schema 21)", () => {
       .pluck()
       .all() as number[];
     for (const feedId of largest) await store.removeFeed(feedId);
-    await clickAtRandom(store, db, next, 500);
+    await clickAtRandom(store, postIds(db), next, 500, NOW);
     checkTables(db, "after removals and more clicks");
     checkReads(db, "after removals and more clicks");
     await checkSincePages(store, db, "after removals and more clicks");
@@ -260,7 +248,7 @@ describe("SQLite running sums (schema 21)", () => {
     const stores = [new SqliteStore(fresh), new SqliteStore(upgraded)] as const;
     for (const store of stores) {
       await loadDemoData(store, { posts: 1500, now: NOW, seed: 5 });
-      await storeManyFeeds(store, random(4), SQLITE_CORPUS);
+      await storeManyFeeds(store, lcgDraws(4), SQLITE_CORPUS);
     }
     const progress: Array<[string, number, number]> = [];
     migrateSqlite(upgraded, undefined, (step, done, total) => progress.push([step, done, total]));
@@ -272,7 +260,7 @@ describe("SQLite running sums (schema 21)", () => {
     assert.deepEqual(schema(upgraded), schema(fresh), "the upgraded schema is the fresh one");
     for (const [i, store] of stores.entries()) {
       const db = i === 0 ? fresh : upgraded;
-      await clickAtRandom(store, db, random(9), 400);
+      await clickAtRandom(store, postIds(db), lcgDraws(9), 400, NOW);
       const feed = await store.addFeed({ feedUrl: "https://after-21.test/feed", feedName: "After" });
       const posts = Array.from({ length: 30 }, (_, j) =>
         incoming(`after-${j}`, { title: `after twenty one ${j}`, publishedAt: NOW - j * 5 * DAY }),

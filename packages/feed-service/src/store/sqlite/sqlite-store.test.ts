@@ -11,6 +11,7 @@ import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { runStoreContract } from "../../test-support/store-contract.js";
 import { openStore } from "../open-store.js";
 import { toFts5Match } from "./fts5-match.js";
@@ -157,11 +158,7 @@ describe("sqlite store", () => {
       "}",
       "'",
     ];
-    let seed = 42;
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    const random = lcgDraws(42);
     for (let i = 0; i < 2000; i++) {
       let text = "";
       const length = 1 + Math.floor(random() * 12);

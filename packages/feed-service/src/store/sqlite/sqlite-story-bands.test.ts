@@ -10,36 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import type { IncomingPost } from "../store.js";
+import { HOUR, T0 } from "../../test-support/store-contract/contract-fixture.js";
+import { storyPost, storyTexts } from "../../test-support/story-posts.js";
 import { latestSchemaVersion, migrateSqlite } from "./sqlite-migrations.js";
 import { openSqliteStore, SqliteStore } from "./sqlite-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "story-bands-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-const T0 = Date.UTC(2026, 0, 10);
-const HOUR = 3_600_000;
-
-const texts = [
-  "The city council voted on Tuesday to extend the tram line across the river, after two years of public hearings in which residents of the northern districts argued that buses could no longer carry the commuters.",
-  "Volunteers planted four hundred trees along the old railway embankment this weekend, turning a strip of gravel and weeds into the first part of a garden path that will link the market square with the lake.",
-  "Ten years ago the harbour was a place of empty warehouses and broken cranes; today the old customs house holds a museum, the piers host a night market and ferries carry more visitors than fishing boats.",
-];
-
-function post(guid: string, link: string, title: string, excerpt: string, publishedAt: number): IncomingPost {
-  return {
-    guid,
-    link,
-    title,
-    excerpt,
-    content: `<p>${excerpt}</p>`,
-    publishedAt,
-    updatedAt: null,
-    seenAt: T0,
-    languageId: 1,
-    storyLink: link,
-  };
-}
 
 /** Schema 18's band table (sqlite-story-schema.ts), as databases written before migration 22 hold it. */
 const schema18Bands = `CREATE TABLE story_bands (
@@ -61,7 +38,9 @@ describe("SQLite story bands by day (migration 22)", () => {
     const b = await store.addFeed({ feedUrl: "https://b.test/rss", feedName: "B" });
     await store.applyFeedUpdate(a.feedId, {
       fetchState: {},
-      posts: texts.map((t, i) => post(`a${i}`, `https://a.test/${i}`, `Story ${i}`, t, T0 - i * HOUR)),
+      posts: Object.values(storyTexts).map((t, i) =>
+        storyPost(`a${i}`, `https://a.test/${i}`, `Story ${i}`, t, T0 - i * HOUR),
+      ),
     });
     await store.close();
 
@@ -97,7 +76,13 @@ describe("SQLite story bands by day (migration 22)", () => {
       const { inserted } = await store.applyFeedUpdate(b.feedId, {
         fetchState: {},
         posts: [
-          post("b1", "https://b.test/x", "Story 1", `Reposted from A. ${texts[1]}`, T0 - 1 * HOUR + 60_000),
+          storyPost(
+            "b1",
+            "https://b.test/x",
+            "Story 1",
+            `Reposted from A. ${storyTexts.garden}`,
+            T0 - 1 * HOUR + 60_000,
+          ),
         ],
       });
       assert.equal(inserted, 1);
@@ -139,7 +124,13 @@ describe("SQLite refreshes hold the index rows back to the end of the transactio
     // Newest first, all within one second: each post goes below the last, halving the free slots
     // until the second is renumbered (sqlite-date-keys.ts) while index rows are still held.
     const posts = Array.from({ length: 24 }, (_, i) =>
-      post(`s${i}`, `https://same-second.test/${i}`, `marker${i} common`, `short text ${i}`, T0 + 999 - i),
+      storyPost(
+        `s${i}`,
+        `https://same-second.test/${i}`,
+        `marker${i} common`,
+        `short text ${i}`,
+        T0 + 999 - i,
+      ),
     );
     await store.applyFeedUpdate(feed.feedId, { fetchState: {}, posts });
     const byKey = db
@@ -156,15 +147,18 @@ describe("SQLite refreshes hold the index rows back to the end of the transactio
     const outcomes = await store.applyFeedUpdates!([
       {
         feedId: a.feedId,
-        update: { fetchState: {}, posts: [post("a1", "https://batch-a.test/1", "alphaword", "x", T0)] },
+        update: { fetchState: {}, posts: [storyPost("a1", "https://batch-a.test/1", "alphaword", "x", T0)] },
       },
       {
         feedId: 999_999,
-        update: { fetchState: {}, posts: [post("z1", "https://nowhere.test/1", "zuluword", "x", T0)] },
+        update: { fetchState: {}, posts: [storyPost("z1", "https://nowhere.test/1", "zuluword", "x", T0)] },
       },
       {
         feedId: a.feedId,
-        update: { fetchState: {}, posts: [post("a2", "https://batch-a.test/2", "bravoword", "x", T0 - 5)] },
+        update: {
+          fetchState: {},
+          posts: [storyPost("a2", "https://batch-a.test/2", "bravoword", "x", T0 - 5)],
+        },
       },
     ]);
     assert.deepEqual(
@@ -177,7 +171,7 @@ describe("SQLite refreshes hold the index rows back to the end of the transactio
     await store.applyFeedUpdate(a.feedId, {
       fetchState: {},
       feed: { feedName: "Renamed Feedname" },
-      posts: [post("a1", "https://batch-a.test/1", "charlieword", "x", T0)],
+      posts: [storyPost("a1", "https://batch-a.test/1", "charlieword", "x", T0)],
     });
     assert.deepEqual(keysOf("alphaword"), []);
     assert.deepEqual(keysOf("charlieword"), [keyOf("a1")]);

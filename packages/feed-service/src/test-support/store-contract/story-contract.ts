@@ -6,27 +6,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { IncomingPost, Store } from "../../store/store.js";
-import { HOUR, incoming, type StoreFactory, T0, withStore } from "./contract-fixture.js";
+import { longStoryTexts, storyPost } from "../story-posts.js";
+import { HOUR, type StoreFactory, T0, withStore } from "./contract-fixture.js";
 
-const tram =
-  "The city council voted on Tuesday to extend the tram line across the river, after two years of " +
-  "public hearings in which residents of the northern districts argued that the buses could no longer " +
-  "carry the commuters who travel to the hospital and the university every morning.";
-const garden =
-  "Volunteers planted four hundred trees along the old railway embankment this weekend, turning a strip " +
-  "of gravel and weeds into the first part of a garden path that will link the market square with the " +
-  "lake shore by the end of next summer, the parks department said.";
+const { tram, garden } = longStoryTexts;
 
-function entry(guid: string, link: string, title: string, excerpt: string, hoursAgo: number): IncomingPost {
-  return incoming(guid, {
-    link,
-    title,
-    excerpt,
-    content: `<p>${excerpt}</p>`,
-    publishedAt: T0 - hoursAgo * HOUR,
-    storyLink: link,
-  });
-}
+const entry = (guid: string, link: string, title: string, excerpt: string, hoursAgo: number) =>
+  storyPost(guid, link, title, excerpt, T0 - hoursAgo * HOUR);
 
 async function feedWith(store: Store, name: string, posts: IncomingPost[]) {
   const feedId = (await store.addFeed({ feedUrl: `https://${name}.test/feed`, feedName: name })).feedId;

@@ -7,14 +7,9 @@
  */
 import assert from "node:assert/strict";
 import type { BrowserContext } from "playwright-core";
-import type { IncomingPost } from "../../store/store.js";
 import { base, browserTest, site } from "../../test-support/browser-suite.js";
 import { assertCleanPage, open, type WatchedPage, watchedPage } from "../../test-support/page-checks.js";
-
-const text =
-  "The city council voted on Tuesday to extend the tram line across the river, after two years of " +
-  "public hearings in which residents of the northern districts argued that the buses could no longer " +
-  "carry the commuters who travel to the hospital and the university every morning.";
+import { longStoryTexts, storyPost } from "../../test-support/story-posts.js";
 
 interface Story {
   postId: number;
@@ -31,18 +26,8 @@ let clicked = false;
 function story(): Promise<Story> {
   seeded ??= (async () => {
     const { store, now } = { store: site().service.store, now: site().now };
-    const post = (guid: string, link: string, title: string, excerpt: string): IncomingPost => ({
-      guid,
-      link,
-      title,
-      excerpt,
-      content: `<p>${excerpt}</p>`,
-      publishedAt: now - 60_000,
-      updatedAt: null,
-      seenAt: now,
-      languageId: 1,
-      storyLink: link,
-    });
+    const post = (guid: string, link: string, title: string, excerpt: string) =>
+      storyPost(guid, link, title, excerpt, now - 60_000, { seenAt: now });
     const blogId = (await store.addFeed({ feedUrl: "https://city-blog.example/feed", feedName: "City blog" }))
       .feedId;
     const planetId = (
@@ -51,7 +36,7 @@ function story(): Promise<Story> {
     const title = "Tram line extended across the river";
     await store.applyFeedUpdate(blogId, {
       fetchState: {},
-      posts: [post("blog-tram", "https://city-blog.example/2026/tram", title, text)],
+      posts: [post("blog-tram", "https://city-blog.example/2026/tram", title, longStoryTexts.tram)],
     });
     // The planet's copy: the blog's link with tracking parameters, a title and text of its own.
     await store.applyFeedUpdate(planetId, {
