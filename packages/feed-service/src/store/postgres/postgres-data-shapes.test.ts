@@ -79,7 +79,13 @@ before(async () => {
     }
     await store.applyFeedUpdate(feed.feedId, { fetchState: {}, posts });
   }
-  const ids = (await pool.query<{ id: number }>("SELECT id FROM posts ORDER BY random() LIMIT 400")).rows;
+  // 400 posts drawn with the test's own seed (a partial Fisher-Yates shuffle), so a run replays.
+  const ids = (await pool.query<{ id: number }>("SELECT id FROM posts ORDER BY id")).rows;
+  for (let i = 0; i < 400; i++) {
+    const j = i + Math.floor(next() * (ids.length - i));
+    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+  }
+  ids.length = 400;
   for (const [n, { id }] of ids.entries()) {
     for (let k = 0; k <= n % 5; k++)
       await store.insertClick(id, `c${n}-${k}`, NOW - ((n * 7 + k) % 900) * DAY);
