@@ -17,7 +17,6 @@ import { foldLanguageClauses } from "../../search/search-query.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { FeedDays } from "./postgres-operator-feed-days.js";
 import { OPERATOR_EXPRESSION } from "./postgres-operator-plan.js";
 import { type Scope, ScopeDays } from "./postgres-operator-scope.js";
 import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
@@ -190,7 +189,7 @@ const CASES: Case[] = [
   { terms: `"work the" feed:beta`, where: beta },
   { terms: `title:the "the work"`, where: "TRUE" },
   { terms: `wor* "the work" -title:the`, where: "TRUE" },
-  // Feeds and languages both: the tiers counted on the languages' posts, not the feeds'.
+  // Feeds and languages both; feeds within after: and before:; a listing of feeds before a day.
   {
     terms: "feed:alpha lang:de wor*",
     where: `${alpha} AND p.language_id = (SELECT id FROM languages WHERE code = 'de')`,
@@ -354,61 +353,6 @@ describe("postgres search operator plans", () => {
         );
       }
     }
-  });
-
-  it("counts the newest days of a scope of feeds from the feeds' running sums as counting their posts does", async () => {
-    const newest = Math.floor(T0 / DAY);
-    const named = async (pattern: string) =>
-      (
-        await rows<{ id: number }>(pool, "SELECT id FROM feeds WHERE name LIKE $1 ORDER BY id", [pattern])
-      ).map((r) => r.id);
-    const scopes: Array<{ feedIds: number[]; fromDay: number | null; lastDay: number | null }> = [
-      { feedIds: await named("Alpha %"), fromDay: null, lastDay: null },
-      { feedIds: await named("Beta %"), fromDay: null, lastDay: null },
-      { feedIds: await named("Gamma"), fromDay: newest - 450, lastDay: newest - 200 },
-      { feedIds: await named("Alpha %"), fromDay: null, lastDay: newest - 333 },
-      { feedIds: await named("Beta %"), fromDay: newest - 70, lastDay: null },
-    ];
-    for (const scope of scopes) {
-      const counted = new FeedDays(pool, scope.feedIds, scope, { newest, oldest: newest - DAYS + 1 });
-      const perDay = await rows<{ day: number; n: number }>(
-        pool,
-        `SELECT post_day(post_date) AS day, count(*)::int AS n FROM posts WHERE feed_id = ANY($1::int[])
-            AND post_day(post_date) BETWEEN coalesce($2, -1e9) AND coalesce($3, 1e9)
-          GROUP BY 1 ORDER BY 1 DESC`,
-        [scope.feedIds, scope.fromDay, scope.lastDay],
-      );
-      // Each target twice: a later search reads what an earlier one counted again.
-      for (const target of [1, 300, 2_000, 20_000, 50_000, 1_000_000, 2_000, 300]) {
-        let posts = 0;
-        const want = perDay.find((d) => {
-          posts += d.n;
-          return posts >= target;
-        });
-        assert.deepEqual(
-          await counted.holding(target),
-          want ? { first: want.day, posts } : null,
-          `${scope.feedIds.length} feeds from ${scope.fromDay} to ${scope.lastDay}: ${target}`,
-        );
-      }
-    }
-  });
-
-  it("sizes the tiers of a scope of feeds on the feeds' own posts, and of feeds and languages on the languages'", async () => {
-    const countsOf = (ran: Array<{ text: string }>) => ({
-      feeds: ran.some((r) => r.text.includes("FROM feed_post_")),
-      languages: ran.some((r) => /FROM scope_(days|months) WHERE posts > 0 AND/.test(r.text)),
-    });
-    // (Relevance's pool of 10,000 is more than these feeds' matches, and `feed:alpha` holds most
-    // posts: both read whole, no tier, nothing counted.)
-    for (const sort of ["date", "clicks"] as const) {
-      const feeds = await assertExact(CASES[4]!, sort, { offset: 0, limit: 20 });
-      assert.deepEqual(countsOf(feeds), { feeds: true, languages: false }, `feed:beta wor* by ${sort}`);
-    }
-    const listed = await assertExact(CASES[29]!, "date", { offset: 0, limit: 20 });
-    assert.deepEqual(countsOf(listed), { feeds: true, languages: false }, "feed:alpha before:");
-    const both = await assertExact(CASES[27]!, "date", { offset: 0, limit: 20 });
-    assert.deepEqual(countsOf(both), { feeds: false, languages: true }, "feed:alpha lang:de");
   });
 
   it("answers nothing for a scope that holds no post, without reading posts", async () => {

@@ -156,8 +156,8 @@ interface Counted {
  * month is under way, and a window may end inside it), then whole months (`scope_months`, a row
  * per category, language and 28 days) a few at a time, the days of a month read only when a
  * count lands in it, and the window's first month by its days. What one search reads is kept
- * for its later tiers. A scope of feeds counts the feeds' own posts instead
- * (postgres-operator-feed-days.ts).
+ * for its later tiers. The feeds are not counted (their days are nearly a row per post in
+ * `post_days`): a tier sized on all feeds' posts measures the feeds' share when it falls short.
  */
 export class ScopeDays {
   readonly #sql: Sql;

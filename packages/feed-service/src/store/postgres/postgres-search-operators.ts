@@ -18,7 +18,6 @@ import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { mostClickedIds } from "./postgres-operator-clicks.js";
-import { FeedDays } from "./postgres-operator-feed-days.js";
 import { addMatching, type Expected, expected, type Plan, planOf } from "./postgres-operator-plan.js";
 import { emptyScope, ScopeDays, windowOf } from "./postgres-operator-scope.js";
 import {
@@ -62,7 +61,7 @@ const RANKED_NEWEST = 10_000;
  * The newest and oldest days with posts, whether the scope's own days narrow GIN (see
  * scopeFacet), and the scope's posts per day as one search has read them.
  */
-type DayBounds = { newest: number; oldest: number; narrow: boolean; counted: Pick<ScopeDays, "holding"> };
+type DayBounds = { newest: number; oldest: number; narrow: boolean; counted: ScopeDays };
 
 /**
  * The newest days of the scope that hold `posts` posts (with a margin: estimates are rough), or
@@ -157,9 +156,9 @@ async function newestTier(
 /**
  * The scope's posts (no words), newest first. One feed, or none, in order from the scope's index
  * (posts_by_feed, posts_by_language, posts_by_date: the planner picks). Several feeds come from a
- * tier of the newest days, as newestTier's (sized on the feeds' own posts per day, FeedDays; on
- * every feed's and the feeds' share of them when languages narrow the scope too, measuring that
- * share when it falls short), each feed's range of posts_by_feed read and sorted.
+ * tier of the newest days, as newestTier's (their posts per day are not counted: the tier is
+ * sized on the scope's days and the feeds' share of the posts, and measures that share when it
+ * falls short), each feed's range of posts_by_feed read and sorted.
  */
 async function newestListed(
   sql: Sql,
@@ -217,22 +216,12 @@ async function pageIds(
   sort: SearchSort,
   page: { offset: number; limit: number },
 ): Promise<number[]> {
-  const statistics = await expected(sql, plan);
-  // A scope of feeds (of every language) counts its own posts per day (the feeds' running
-  // counts): its tiers and samples are then sized in the feeds' posts, and the share of matches
-  // among them is the words' (the feeds' share moves into the base the tiers are drawn from).
-  const { feedIds } = plan.scope;
-  const byFeeds = feedIds !== null && plan.scope.languageIds === null;
-  const guess = byFeeds
-    ? { ...statistics, inBase: statistics.words, base: statistics.base * statistics.feeds }
-    : statistics;
+  const guess = await expected(sql, plan);
   const days = {
     ...guess.bounds,
     // The scope's days narrow GIN when they leave out most posts (a tier's always do).
     narrow: guess.days <= MAX_TIER_SHARE,
-    counted: byFeeds
-      ? new FeedDays(sql, feedIds, plan.scope, guess.bounds)
-      : new ScopeDays(sql, plan.scope, guess.bounds),
+    counted: new ScopeDays(sql, plan.scope, guess.bounds),
   };
   if (sort === "clicks") {
     // Whether to walk the clicked posts or read every match turns on the share: the rarest
