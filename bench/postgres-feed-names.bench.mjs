@@ -98,7 +98,7 @@ try {
         const started = performance.now();
         const resolved = await build.filters.resolveSearchFilters(store, query);
         ms[b].push(performance.now() - started);
-        found[b] = resolved.filterClauses[0][0].feedIds.join(",");
+        found[b] = [...resolved.filterClauses[0][0].feedIds].sort((x, y) => x - y).join(",");
       }
       if (found.some((f) => f !== found[0])) throw new Error(`the builds resolved feed:${word} differently`);
     }

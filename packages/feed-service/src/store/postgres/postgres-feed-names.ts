@@ -50,7 +50,7 @@ export class FeedNames {
     const [all] = await rows<{ changes: string | null; names: FeedName[] | null }>(
       sql,
       `SELECT (SELECT changes::text FROM feed_name_changes) AS changes,
-        (SELECT json_agg(json_build_object('feedId', id, 'feedName', name)) FROM feeds) AS names`,
+        (SELECT json_agg(json_build_object('feedId', id, 'feedName', name) ORDER BY id) FROM feeds) AS names`,
     );
     this.#names = all!.names ?? [];
     this.#changes = all!.changes;
