@@ -11,7 +11,7 @@
 //
 // The baseline must know the database's schema (it is created by this build; an older build opens
 // it as it is).
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -114,4 +114,5 @@ try {
   }
 } finally {
   await server.stop();
+  rmSync(folder, { recursive: true, force: true });
 }
