@@ -13,6 +13,12 @@
 //
 // --phrases adds a phrase of the two commonest words with each operator (phraseCases).
 //
+// --no-migrate (PostgreSQL) opens each build's store on the database as it is, without its
+// migrations (the store's read pools with the store's read settings, as openPostgresStore makes
+// them): to compare plans on a corpus that a build's newer migration must not change (the 1M
+// PostgreSQL folders are too large to copy). A build's reads of tables the database lacks fail;
+// `feed:` then resolves through feeds(), as it does on stores without feedNames().
+//
 // --cpu times each call by this process's CPU time (user + system) instead of the clock: on a
 // shared machine under load a SQLite call (synchronous, in this thread) waits for a core as long
 // again as it runs, and the clock measures that wait; its CPU time does not. PostgreSQL calls run
@@ -45,6 +51,7 @@ const { values } = parseArgs({
     repeats: { type: "string" },
     cpu: { type: "boolean" },
     phrases: { type: "boolean" },
+    "no-migrate": { type: "boolean" },
   },
 });
 const shapeNames = (values.shape ?? ["demo"]).flatMap((name) => name.split(","));
@@ -55,8 +62,35 @@ const TARGET_MS = 50;
 
 const loadBuild = async (name, folder) => ({
   name,
+  folder,
   ...(await import(pathToFileURL(`${folder}/index.js`).href)),
 });
+
+/** The build's PostgreSQL store on `url` without migrating it (see --no-migrate). */
+async function openUnmigrated(build, url) {
+  const at = (file) => import(pathToFileURL(`${build.folder}/store/postgres/${file}`).href);
+  const { PostgresStore } = await at("postgres-store.js");
+  const { PostgresReadSide, resolveReadSideOptions } = await at("postgres-read-side.js");
+  const { openPostgresPool } = await at("postgres-connection.js");
+  const options = resolveReadSideOptions({});
+  const pool = await openPostgresPool({ url, max: options.poolSize });
+  // openPostgresStore's READ_SETTINGS (postgres-store.ts), with its deadline.
+  const read = await openPostgresPool({
+    url,
+    max: options.poolSize,
+    createSchema: false,
+    settings: {
+      work_mem: "32MB",
+      enable_seqscan: "off",
+      max_parallel_workers_per_gather: 0,
+      jit: "off",
+      statement_timeout: options.queryTimeoutMs,
+    },
+  });
+  const store = new PostgresStore(pool, new PostgresReadSide(read, options));
+  store.feedNames = undefined;
+  return store;
+}
 const builds = [await loadBuild("new", new URL("../packages/feed-service/dist", import.meta.url).pathname)];
 if (values.baseline) builds.unshift(await loadBuild("old", resolve(values.baseline)));
 
@@ -93,7 +127,10 @@ for (const shape of shapeNames) {
     const opened = [];
     try {
       for (const build of builds) {
-        const store = await build.openStore(location);
+        const store =
+          postgres && values["no-migrate"]
+            ? await openUnmigrated(build, location)
+            : await build.openStore(location);
         opened.push({
           build,
           store,

@@ -29,6 +29,23 @@ function nameWords(name: string): readonly string[] {
   return words;
 }
 
+type AnalyzedFeed = { id: number; words: readonly string[] };
+
+/**
+ * The feeds' names as search words, by the store's list: a store that keeps its names until a
+ * feed changes (PostgreSQL: postgres-feed-names.ts) hands back the same list, analysed once.
+ */
+const analyzedLists = new WeakMap<readonly { feedId: number; feedName: string }[], AnalyzedFeed[]>();
+
+function analyzedFeeds(names: readonly { feedId: number; feedName: string }[]): AnalyzedFeed[] {
+  let feeds = analyzedLists.get(names);
+  if (feeds === undefined) {
+    feeds = names.map((f) => ({ id: f.feedId, words: nameWords(f.feedName) }));
+    analyzedLists.set(names, feeds);
+  }
+  return feeds;
+}
+
 /** Whether `words` occur in `name`'s words in that order, next to each other (the last as a prefix). */
 function nameHolds(name: readonly string[], words: readonly string[], prefix: boolean): boolean {
   for (let i = 0; i + words.length <= name.length; i++) {
@@ -56,12 +73,7 @@ export async function resolveSearchFilters(store: Store, query: SearchQuery): Pr
   const needsFeeds = filters.some((f) => f.kind === "feed");
   const needsLanguages = filters.some((f) => f.kind === "lang");
   if (!needsFeeds && !needsLanguages) return query;
-  const feeds = needsFeeds
-    ? (await (store.feedNames?.() ?? store.feeds())).map((f) => ({
-        id: f.feedId,
-        words: nameWords(f.feedName),
-      }))
-    : [];
+  const feeds = needsFeeds ? analyzedFeeds(await (store.feedNames?.() ?? store.feeds())) : [];
   const languages = needsLanguages ? await store.languages() : [];
   const resolve = <A extends SearchAtom>(atom: A): A => {
     if (!isFilter(atom)) return atom;

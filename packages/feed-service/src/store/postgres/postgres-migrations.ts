@@ -17,6 +17,7 @@ import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
+import { feedNameChangesSchema } from "./postgres-feed-names.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
@@ -327,6 +328,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "story key claims: copies of one story stored by concurrent refreshes merge as if the refreshes ran one after another",
     up: async (sql) => {
       await sql.query(storyClaimSchema);
+    },
+  },
+  {
+    version: 29,
+    description:
+      "feeds added, renamed and removed are counted, so a search's feed: keeps the names in the process until they change",
+    up: async (sql) => {
+      await sql.query(feedNameChangesSchema);
     },
   },
 ];

@@ -181,7 +181,8 @@ export interface Plan {
    * Whether `verify` alone decides the words: every clause and every excluded term is `title:`,
    * so each is checked on `rank_vector`, which holds the title words with their weights and
    * positions (`ts_filter(search_vector, '{a,b}')`, postgres-light-writes.ts): a post's
-   * `search_vector`, read out of TOAST, would answer the same.
+   * `search_vector`, read out of TOAST, would answer the same. A clause that a `title:` clause
+   * implies counts as `title:` (see impliedByTitle).
    */
   settled: boolean;
   /**
@@ -227,8 +228,33 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     onlyDays &&
     scope.languageIds === null;
   const titled = (t: SearchTerm) => t.titleOnly === true;
-  const settled = query.clauses.every((c) => c.every(titled)) && query.excluded.every(titled);
+  const settled =
+    query.clauses.every((c) => c.every(titled) || impliedByTitle(c, query.clauses)) &&
+    query.excluded.every(titled);
   return { words, ...indexed, filters: and(parts), scope, settled, estimable };
+}
+
+/**
+ * Whether a clause of words holds whenever a `title:` clause of one word does: `title:w` is
+ * `'w':A`, a lexeme of `search_vector` itself (the title's weight), so it implies `w` and `w*`;
+ * `title:w*` implies `w*` only. Single words only (a word that is a phrase of lexemes is left to
+ * the vector). `title:the the` then needs no post's vector (out of TOAST) in the clicks walk.
+ */
+function impliedByTitle(clause: readonly SearchTerm[], clauses: readonly (readonly SearchTerm[])[]): boolean {
+  const single = (t: SearchTerm) => t.words.length === 1 && termPhrase(t).length === 1;
+  return clause.some(
+    (t) =>
+      t.titleOnly !== true &&
+      single(t) &&
+      clauses.some(
+        (d) =>
+          d.length === 1 &&
+          d[0]!.titleOnly === true &&
+          single(d[0]!) &&
+          d[0]!.words[0] === t.words[0] &&
+          (t.prefix === true || d[0]!.prefix !== true),
+      ),
+  );
 }
 
 function indexedWords(query: SearchQuery): {

@@ -37,6 +37,7 @@ import * as catalogWriter from "./postgres-catalog-writer.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
 import { claimDueFeeds, releaseFeedClaims, renewFeedClaim } from "./postgres-feed-claims.js";
+import { type FeedName, FeedNames } from "./postgres-feed-names.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { mostPopularPosts, warmPopularPosts } from "./postgres-popular-posts.js";
@@ -82,6 +83,8 @@ export class PostgresStore implements Store {
   readonly dialect = "postgres" as const;
   readonly #pool: pg.Pool;
   readonly #read: PostgresReadSide;
+  /** Feed names for `feed:`, read again only after a feed is added, renamed or removed. */
+  readonly #feedNames = new FeedNames();
 
   /** Takes an open primary pool and read side on a migrated database; use `openPostgresStore` to open a URL. */
   /** WebSub state lives on the primary: each read there decides a write. */
@@ -164,6 +167,9 @@ export class PostgresStore implements Store {
   }
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
     return this.#read.cheap((sql) => catalog.feeds(sql, filter));
+  }
+  feedNames(): Promise<FeedName[]> {
+    return this.#read.cheap((sql) => this.#feedNames.read(sql));
   }
   searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
     return this.#read.cheap((sql) => catalog.searchHistory(sql, limit));
