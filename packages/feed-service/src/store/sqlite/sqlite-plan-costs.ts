@@ -49,6 +49,17 @@ export const FTS_SCORE_COST_US = 0.5;
 export const POST_BY_KEY_COST_US = 0.75;
 
 /**
+ * On the same scale, reading one hit of the clicked posts' index in clicks order (a doclist entry
+ * read backwards) and finding its post's date key (a seek in posts_clicked_by_key): about a gather
+ * and half a post found by key. A search by clicks with a range of dates reads that index until
+ * the page is full, and gives way to the plans from the clicked posts or from the hits when it has
+ * read twice what the cheaper of those would cost (sqlite-clicked-hits.ts), so a range holding
+ * few clicked hits costs at most three times the older plan. Assumes, as FTS_GATHER_COST_US does,
+ * doclists read from few segments (a click writes one; FTS5's automerge folds them).
+ */
+export const CLICKED_STREAM_COST_US = 0.5;
+
+/**
  * How far an estimate from the newest posts may be off: when the hits among them suggest more
  * than the relevance pool divided by this, relevance scores the hits newest first, which needs no
  * second walk when more than the pool match, instead of oldest first, a quarter cheaper when
