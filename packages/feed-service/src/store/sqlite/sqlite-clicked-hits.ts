@@ -3,8 +3,8 @@
  * posts have a full-text index of their own whose rowid order is this order (sqlite-clicked-index.ts):
  * its hits are read in page order, `offset + limit` of them (streamClicked), each post's date key
  * found by its key in posts_clicked_by_key. A range of date keys is checked on those posts, so
- * with one the stream gives way, once it has read twice what the cheaper of the older ways in
- * would cost, to that one:
+ * with one the stream gives way, once most of the hits it read fell outside, to the cheaper of
+ * the older ways in:
  * - from the clicked posts: walk them in (clicks desc, id desc) order through `posts_clicked_by_key`
  *   (`posts_clicked_by_language` for one language) and ask FTS5 which of each batch match (`rowid IN`
  *   their date keys). For a common word most of the most clicked posts match, so a page needs a few
@@ -25,7 +25,7 @@ import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import type { HitFilter } from "./sqlite-newest-hits.js";
 import {
-  CLICKED_STREAM_COST_US,
+  CLICKED_RANGE_FACTOR,
   FTS_GATHER_COST_US as GATHER_COST_US,
   POST_BY_KEY_COST_US,
   SAMPLE_ESTIMATE_MARGIN,
@@ -377,12 +377,15 @@ export function mostClickedHitPage(
   const indexed = clickedIndexed(stmts);
   const ranged = indexed && narrowing(stmts, filter.keys) !== undefined;
   let streamed: number[] | null = null;
-  if (indexed && !ranged) {
-    // Without a date range every hit of the clicked posts' index is on the page, in order: a full
-    // page, scored on the way, needs nothing else (its hit count then only known to be `want` or
-    // more); else all the clicked hits are these.
-    streamed = streamClicked(stmts, filter, want, Number.POSITIVE_INFINITY, scored);
+  if (indexed) {
+    // Without a date range every hit of the clicked posts' index is on the page, in order; with
+    // one, those outside it are read and passed over, up to CLICKED_RANGE_FACTOR × `want` hits
+    // before giving way to the plans below. A full page, scored on the way, needs nothing else
+    // (its hit count then only known to be `want` or more); a short one is every clicked hit.
+    const budget = ranged ? CLICKED_RANGE_FACTOR * want : Number.POSITIVE_INFINITY;
+    streamed = streamClicked(stmts, filter, want, budget, scored);
     if (
+      streamed !== null &&
       streamed!.length >= want &&
       (scored === undefined || streamed!.every((key) => scored.scores.has(key)))
     ) {
@@ -428,12 +431,6 @@ export function mostClickedHitPage(
   };
   const gatherCost = gatherCostFor(hits, scores !== null);
   let clicked: number[] | null = streamed;
-  if (ranged) {
-    // The page's hits in order, checked against the range: at most twice what the cheaper of
-    // the other ways costs is spent before giving way to it.
-    const other = Math.min(gatherCost, testsFor(hits) * testCost);
-    clicked = streamClicked(stmts, filter, want, Math.ceil((2 * other) / CLICKED_STREAM_COST_US), scored);
-  }
   if (clicked === null && walks(hits, scores !== null)) {
     clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost), scored);
   }

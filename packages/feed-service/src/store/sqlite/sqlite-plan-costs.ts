@@ -49,15 +49,15 @@ export const FTS_SCORE_COST_US = 0.5;
 export const POST_BY_KEY_COST_US = 0.75;
 
 /**
- * On the same scale, reading one hit of the clicked posts' index in clicks order (a doclist entry
- * read backwards) and finding its post's date key (a seek in posts_clicked_by_key): about a gather
- * and half a post found by key. A search by clicks with a range of dates reads that index until
- * the page is full, and gives way to the plans from the clicked posts or from the hits when it has
- * read twice what the cheaper of those would cost (sqlite-clicked-hits.ts), so a range holding
- * few clicked hits costs at most three times the older plan. Assumes, as FTS_GATHER_COST_US does,
- * doclists read from few segments (a click writes one; FTS5's automerge folds them).
+ * A search by clicks with a range of dates (`after:`/`before:`) reads the clicked posts' index in
+ * page order and passes over the hits outside the range; once it has read this many times the
+ * page's end without filling it (more than 3 in 4 outside), it gives way to the plans that
+ * estimate the hits first (sqlite-clicked-hits.ts), as the newest-hits walk of fts5-operators.ts
+ * does (HIT_WALK_FACTOR). Assumes a read of the index costs about a hit gathered (a page of 1,000
+ * then spends at most a few milliseconds before giving way), against the estimate's count of the
+ * hits among the newest posts, which the stream spares when it fills the page.
  */
-export const CLICKED_STREAM_COST_US = 0.5;
+export const CLICKED_RANGE_FACTOR = 4;
 
 /**
  * How far an estimate from the newest posts may be off: when the hits among them suggest more
