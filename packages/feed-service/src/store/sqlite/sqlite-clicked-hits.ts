@@ -447,10 +447,13 @@ export function mostClickedHitPage(
     keys === null
       ? `SELECT rowid AS key FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`
       : "SELECT value AS key FROM json_each(?)";
+  // Each hit's id from the date-key index and its clicks from posts_sort_keys, both small,
+  // rather than from the table's rows, wide with their text (as sortedByClicks reads them).
   const unclicked = stmts
-    .get(`SELECT p.date_key FROM (${hitsSql}) t CROSS JOIN posts p INDEXED BY posts_by_date_key
-      ON p.date_key = t.key WHERE p.clicks = 0
-      ORDER BY p.id DESC LIMIT ? OFFSET ?`)
+    .get(`SELECT k.date_key FROM (${hitsSql}) t
+      CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = t.key
+      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.id
+      WHERE p.clicks = 0 ORDER BY p.id DESC LIMIT ? OFFSET ?`)
     .pluck()
     .all(
       ...(keys === null ? [reads.match, range.low, range.high] : [JSON.stringify(keys)]),
