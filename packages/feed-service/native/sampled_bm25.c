@@ -22,6 +22,13 @@
  *        and weighs nothing (a filter written as a phrase).
  * Returns the score positive, higher better (bm25() returns it negated).
  *
+ * SQL:  sampled_bm25_over(fts_table, nRow, nToken, docsize, w_1, ..., N, n_1, ..., n_nPhrase)
+ *   the same score with the mean row length taken from another index's totals (nRow rows, nToken
+ *   tokens: what xRowCount and xColumnTotalSize(-1) give on it) instead of this table's, and N not
+ *   NULL: an index of a subset of another's rows, with the same tokens per row, then scores each
+ *   row exactly as the other index would (the store's clicked posts' index, whose rows are
+ *   posts_fts's: sqlite-clicked-index.ts).
+ *
  * Row lengths read from the docsize table are kept per connection (LengthCache, below): a row's
  * length is then read from the table once, not once per statement that scores it. The lengths are
  * dropped whenever the index's structure record (%_data row 10) differs from the one they were read
@@ -271,7 +278,7 @@ static double inverseFrequency(double nDoc, double nHit) {
 
 /* The statistics of the current statement, computed on its first row and kept as aux data. */
 static int rankStats(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_context *pCtx,
-                     int nVal, sqlite3_value **apVal, RankStats **ppOut) {
+                     int nVal, sqlite3_value **apVal, sqlite3_value **apTotals, RankStats **ppOut) {
   RankStats *p = (RankStats *)pApi->xGetAuxdata(pFts, 0);
   int rc = SQLITE_OK;
   if (p != 0) {
@@ -291,9 +298,19 @@ static int rankStats(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_co
   }
   sqlite3_int64 nRow = 0;
   sqlite3_int64 nToken = 0;
-  rc = pApi->xRowCount(pFts, &nRow);
-  if (rc == SQLITE_OK) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
-  if (rc != SQLITE_OK) return rc;
+  if (apTotals != 0) {
+    /* Another index's totals (sampled_bm25_over), whose phrase counts come as arguments too. */
+    if (sqlite3_value_type(apVal[1 + nCol]) == SQLITE_NULL) {
+      sqlite3_result_error(pCtx, "sampled_bm25_over: the document count N must be given", -1);
+      return SQLITE_MISUSE;
+    }
+    nRow = sqlite3_value_int64(apTotals[0]);
+    nToken = sqlite3_value_int64(apTotals[1]);
+  } else {
+    rc = pApi->xRowCount(pFts, &nRow);
+    if (rc == SQLITE_OK) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
+    if (rc != SQLITE_OK) return rc;
+  }
   if (nRow <= 0) nRow = 1;
   p = (RankStats *)sqlite3_malloc64(sizeof(RankStats) + sizeof(double) * 2 * (sqlite3_int64)nPhrase);
   if (p == 0) return SQLITE_NOMEM;
@@ -338,7 +355,18 @@ static void sampledBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3
   const double k1 = 1.2;
   const double b = 0.75;
   RankStats *p = 0;
-  int rc = rankStats(pApi, pFts, pCtx, nVal, apVal, &p);
+  /* sampled_bm25_over: the two totals first, then sampled_bm25's own arguments. */
+  sqlite3_value **apTotals = 0;
+  if (pApi->xUserData(pFts) != 0) {
+    if (nVal < 2) {
+      sqlite3_result_error(pCtx, "sampled_bm25_over: expected the row and token totals first", -1);
+      return;
+    }
+    apTotals = apVal;
+    apVal += 2;
+    nVal -= 2;
+  }
+  int rc = rankStats(pApi, pFts, pCtx, nVal, apVal, apTotals, &p);
   if (rc == SQLITE_MISUSE) return; /* the message is already set */
   int nInst = 0;
   if (rc == SQLITE_OK) {
@@ -436,6 +464,9 @@ int sqlite3_sampledbm_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routi
     return SQLITE_ERROR;
   }
   int rc = fts5->xCreateFunction(fts5, "sampled_bm25", 0, sampledBm25, 0);
+  /* Any non-zero user data marks the variant with another index's totals. */
+  static int over = 1;
+  if (rc == SQLITE_OK) rc = fts5->xCreateFunction(fts5, "sampled_bm25_over", &over, sampledBm25, 0);
   if (rc != SQLITE_OK) return rc;
   return sqlite3_create_function(db, "sampled_bm25_lengths", 2, SQLITE_UTF8, 0, loadLengths, 0, 0);
 }

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import { searchTermsKey, searchTermsSpelling } from "../search-terms-key.js";
+import { rekeyClicked } from "./sqlite-clicked-index.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { addClickToLanguage } from "./sqlite-language-counts.js";
 
@@ -35,6 +36,8 @@ function insertClickRow(stmts: StatementCache, postId: number, clientHash: strin
     .get("INSERT INTO clicks (post_id, clicked_at, client_hash) VALUES (?, ?, ?)")
     .run(postId, at, clientHash);
   stmts.get("UPDATE posts SET clicks = clicks + 1 WHERE id = ?").run(postId);
+  // The post moves up the clicked posts' index (schema 23).
+  rekeyClicked(stmts, postId, 1);
   addClickToLanguage(stmts, postId);
 }
 

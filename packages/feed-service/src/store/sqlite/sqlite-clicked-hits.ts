@@ -1,6 +1,10 @@
 /**
- * Full-text hits most clicked first (ties by id descending), exactly, at a cost that follows the
- * cheaper of two ways in:
+ * Full-text hits most clicked first (ties by id descending), exactly. Since schema 23 the clicked
+ * posts have a full-text index of their own whose rowid order is this order (sqlite-clicked-index.ts):
+ * its hits are read in page order, `offset + limit` of them (streamClicked), each post's date key
+ * found by its key in posts_clicked_by_key. A range of date keys is checked on those posts, so
+ * with one the stream gives way, once most of the hits it read fell outside, to the cheaper of
+ * the older ways in:
  * - from the clicked posts: walk them in (clicks desc, id desc) order through `posts_clicked_by_key`
  *   (`posts_clicked_by_language` for one language) and ask FTS5 which of each batch match (`rowid IN`
  *   their date keys). For a common word most of the most clicked posts match, so a page needs a few
@@ -16,10 +20,12 @@
  * `after:`/`before:`) bounds every read: the clicked posts' indexes hold each one's key, and the
  * index's rowid is the key, so the range is part of each step and no hit outside it is read.
  */
+import { CLICKED_FTS, ID_BITS, searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import type { HitFilter } from "./sqlite-newest-hits.js";
 import {
+  CLICKED_RANGE_FACTOR,
   FTS_GATHER_COST_US as GATHER_COST_US,
   POST_BY_KEY_COST_US,
   SAMPLE_ESTIMATE_MARGIN,
@@ -29,7 +35,7 @@ import {
   FTS_TEST_COST_US as TEST_COST_US,
 } from "./sqlite-plan-costs.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
-import { type KeyRange, newestKeyRange } from "./sqlite-term-sample.js";
+import { type KeyRange, newestKeyRange, scoreSql, WEIGHTS } from "./sqlite-term-sample.js";
 
 /**
  * How to read the clicked posts of a search's languages in (clicks desc, id desc) order: for one
@@ -196,6 +202,111 @@ export function walkClicked(
   return found;
 }
 
+/** The highest rowid SQLite can hold, above every key of the clicked posts' index. */
+const TOP_CLICKED_KEY = 2n ** 63n - 1n;
+
+/** Whether the database has the clicked posts' index (schema 23), per connection. */
+const hasClickedIndex = new WeakMap<StatementCache, boolean>();
+
+function clickedIndexed(stmts: StatementCache): boolean {
+  let known = hasClickedIndex.get(stmts);
+  if (known === undefined) {
+    known =
+      stmts.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(CLICKED_FTS) !==
+      undefined;
+    hasClickedIndex.set(stmts, known);
+  }
+  return known;
+}
+
+/** A range of date keys when it leaves out some post's key; else undefined (every key). */
+function narrowing(
+  stmts: StatementCache,
+  keys: HitFilter["keys"],
+): { low: number; high: number } | undefined {
+  if (keys === undefined) return undefined;
+  const [low, high] = stmts
+    .get("SELECT (SELECT min(date_key) FROM posts), (SELECT max(date_key) FROM posts)")
+    .raw()
+    .get() as [number | null, number | null];
+  return low === null || high === null || (keys.low <= low && keys.high >= high) ? undefined : keys;
+}
+
+/**
+ * The score of `scored` read from the clicked posts' index, or null when it cannot be: the same
+ * bm25 over the same row (its tokens and length are posts_fts's), with posts_fts's totals for the
+ * mean length, so the same double (native/sampled_bm25.c, `sampled_bm25_over`); only for a sample's
+ * statistics (counting a phrase's posts would count this index's).
+ */
+function clickedScore(
+  stmts: StatementCache,
+  scored: ScoreSink | undefined,
+): { sql: string; args: unknown[] } | null {
+  if (scored === undefined || scored.args[0] === null) return null;
+  const phrases = scored.args.length - 1;
+  if (scored.sql !== scoreSql(phrases)) return null;
+  const totals = searchIndexTotals(stmts);
+  return {
+    sql: `sampled_bm25_over(${CLICKED_FTS}, ?, ?, '${CLICKED_FTS}_docsize', ${WEIGHTS}, ?${", ?".repeat(phrases)})`,
+    args: [totals.rows, totals.tokens, ...scored.args],
+  };
+}
+
+/**
+ * The keys of the first `want` clicked hits within the filter's date keys, read from the clicked
+ * posts' index in its rowid order, which is the order wanted (sqlite-clicked-index.ts); fewer
+ * when fewer clicked posts match; null when `budget` hits were read without filling the page
+ * (the date range holding few of them). Without a date range every hit read is on the page.
+ * With `scored`, each hit's score goes there when this index can give it (clickedScore): the
+ * whole MATCH is read then, else the finding one.
+ */
+export function streamClicked(
+  stmts: StatementCache,
+  filter: HitFilter,
+  want: number,
+  budget = Number.POSITIVE_INFINITY,
+  scored?: ScoreSink,
+): number[] | null {
+  const keys = narrowing(stmts, filter.keys);
+  const score = clickedScore(stmts, scored);
+  const read = stmts
+    .get(`SELECT c.rowid, p.date_key, ${score?.sql ?? "0"} FROM ${CLICKED_FTS} c
+      CROSS JOIN posts p INDEXED BY posts_clicked_by_key
+        ON p.clicks = c.rowid >> ${ID_BITS} AND p.id = c.rowid & ${2 ** ID_BITS - 1} AND p.clicks > 0
+      WHERE ${CLICKED_FTS} MATCH ? AND c.rowid <= ? ORDER BY c.rowid DESC LIMIT ?`)
+    .raw()
+    .safeIntegers(true);
+  const found: number[] = [];
+  let atMost = TOP_CLICKED_KEY;
+  let done = 0;
+  while (found.length < want) {
+    if (done >= budget) return null;
+    // Every hit passes without a range; with one, the share passing so far sizes the next read.
+    const share = keys === undefined || done === 0 ? 1 : Math.max(found.length, 1) / done;
+    const size = Math.min(
+      Math.max(64, Math.ceil((want - found.length) / share)),
+      Math.max(64, budget - done),
+    );
+    const rows = read.all(
+      ...(score?.args ?? []),
+      score === null ? (filter.find ?? filter.match) : filter.match,
+      atMost,
+      size,
+    ) as Array<[bigint, bigint, number]>;
+    for (const [, key, value] of rows) {
+      if (found.length >= want) break;
+      const k = Number(key);
+      if (keys !== undefined && (k < keys.low || k > keys.high)) continue;
+      found.push(k);
+      if (score !== null) scored!.scores.set(k, value);
+    }
+    done += rows.length;
+    if (rows.length < size) break;
+    atMost = rows[rows.length - 1]![0] - 1n;
+  }
+  return found.slice(0, want);
+}
+
 /**
  * The keys of the first `want` clicked hits by gathering every hit (from the index, or `hitKeys`
  * when every hit's key is known already).
@@ -263,6 +374,24 @@ export function mostClickedHitPage(
   samplePosts: number = SAMPLE_POSTS,
 ): ClickedHitPage {
   const want = offset + limit;
+  const indexed = clickedIndexed(stmts);
+  const ranged = indexed && narrowing(stmts, filter.keys) !== undefined;
+  let streamed: number[] | null = null;
+  if (indexed) {
+    // Without a date range every hit of the clicked posts' index is on the page, in order; with
+    // one, those outside it are read and passed over, up to CLICKED_RANGE_FACTOR × `want` hits
+    // before giving way to the plans below. A full page, scored on the way, needs nothing else
+    // (its hit count then only known to be `want` or more); a short one is every clicked hit.
+    const budget = ranged ? CLICKED_RANGE_FACTOR * want : Number.POSITIVE_INFINITY;
+    streamed = streamClicked(stmts, filter, want, budget, scored);
+    if (
+      streamed !== null &&
+      streamed!.length >= want &&
+      (scored === undefined || streamed!.every((key) => scored.scores.has(key)))
+    ) {
+      return { keys: streamed!.slice(offset), hits: want };
+    }
+  }
   // Reads of every hit take the finding MATCH (the whole one when they score on the way); the
   // walk tests the whole MATCH, so that it keeps each match's score.
   const reads = filter.find === undefined ? filter : { ...filter, match: filter.find };
@@ -301,8 +430,8 @@ export function mostClickedHitPage(
     return { keys: found, hits };
   };
   const gatherCost = gatherCostFor(hits, scores !== null);
-  let clicked: number[] | null = null;
-  if (walks(hits, scores !== null)) {
+  let clicked: number[] | null = streamed;
+  if (clicked === null && walks(hits, scores !== null)) {
     clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost), scored);
   }
   // Every hit's key known: its posts sorted, when that costs less than the gather.
@@ -318,10 +447,13 @@ export function mostClickedHitPage(
     keys === null
       ? `SELECT rowid AS key FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`
       : "SELECT value AS key FROM json_each(?)";
+  // Each hit's id from the date-key index and its clicks from posts_sort_keys, both small,
+  // rather than from the table's rows, wide with their text (as sortedByClicks reads them).
   const unclicked = stmts
-    .get(`SELECT p.date_key FROM (${hitsSql}) t CROSS JOIN posts p INDEXED BY posts_by_date_key
-      ON p.date_key = t.key WHERE p.clicks = 0
-      ORDER BY p.id DESC LIMIT ? OFFSET ?`)
+    .get(`SELECT k.date_key FROM (${hitsSql}) t
+      CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = t.key
+      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.id
+      WHERE p.clicks = 0 ORDER BY p.id DESC LIMIT ? OFFSET ?`)
     .pluck()
     .all(
       ...(keys === null ? [reads.match, range.low, range.high] : [JSON.stringify(keys)]),

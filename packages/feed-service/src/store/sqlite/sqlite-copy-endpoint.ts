@@ -2,6 +2,7 @@
 import type Database from "better-sqlite3";
 import { type CopiedTable, type CopyEndpoint, keyAfter, onConflict, type Row } from "../copied-tables.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
+import { CLICKED_DELETE, CLICKED_FTS, CLICKED_INSERT, clickedKey } from "./sqlite-clicked-index.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
 import { fillPostDayCounts } from "./sqlite-day-counts-schema.js";
@@ -15,6 +16,7 @@ const POST_CONTENT = 6;
 const POST_FEED = 1;
 const POST_DATE = 10;
 const POST_LANGUAGE = 11;
+const POST_CLICKS = 13;
 
 export class SqliteEndpoint implements CopyEndpoint {
   readonly description: string;
@@ -55,15 +57,21 @@ export class SqliteEndpoint implements CopyEndpoint {
         ${onConflict(table, table.columns)}`,
     );
     const index = this.#db.prepare(FTS5_INSERT);
-    const keyOf = this.#db.prepare("SELECT date_key FROM posts WHERE id = ?").pluck();
+    const keyOf = this.#db.prepare("SELECT date_key, clicks FROM posts WHERE id = ?").raw();
+    const indexClicked = this.#db.prepare(CLICKED_INSERT);
+    const unindexClicked = this.#db.prepare(CLICKED_DELETE);
     const unindex = this.#db.prepare("DELETE FROM posts_fts WHERE rowid = ?");
     const unkey = this.#db.prepare("UPDATE posts SET date_key = NULL WHERE id = ?");
     this.#db.transaction(() => {
       for (const row of rows) {
         if (table.name === "posts") {
-          // A post copied over an existing one (--force) leaves the old key and index row first.
-          const old = keyOf.get(Number(row[0])) as number | null | undefined;
-          if (old !== undefined && old !== null) {
+          // A post copied over an existing one (--force) leaves the old key and index rows first.
+          const [old, oldClicks] = (keyOf.get(Number(row[0])) as [number | null, number] | undefined) ?? [
+            null,
+            0,
+          ];
+          if (oldClicks > 0) unindexClicked.run(clickedKey(oldClicks, Number(row[0])));
+          if (old !== null) {
             unindex.run(old);
             unkey.run(Number(row[0]));
           }
@@ -71,16 +79,18 @@ export class SqliteEndpoint implements CopyEndpoint {
         insert.run(...row);
         if (table.name === "posts") {
           const id = Number(row[0]);
-          index.run(
-            ...fts5IndexRow(
-              assignDateKey(this.#stmts, id, Number(row[POST_DATE])),
-              String(row[POST_TITLE]),
-              String(row[POST_EXCERPT]),
-              String(row[POST_CONTENT]),
-              feedNames.get(Number(row[POST_FEED])) ?? "",
-              Number(row[POST_LANGUAGE]),
-            ),
+          const indexed = fts5IndexRow(
+            assignDateKey(this.#stmts, id, Number(row[POST_DATE])),
+            String(row[POST_TITLE]),
+            String(row[POST_EXCERPT]),
+            String(row[POST_CONTENT]),
+            feedNames.get(Number(row[POST_FEED])) ?? "",
+            Number(row[POST_LANGUAGE]),
           );
+          index.run(...indexed);
+          // A clicked post also goes into the clicked posts' index (sqlite-clicked-index.ts).
+          const clicks = Number(row[POST_CLICKS]);
+          if (clicks > 0) indexClicked.run(clickedKey(clicks, id), ...indexed.slice(1));
         }
       }
     })();
@@ -90,6 +100,7 @@ export class SqliteEndpoint implements CopyEndpoint {
   clear(): Promise<void> {
     this.#db.transaction(() => {
       this.#db.exec("INSERT INTO posts_fts (posts_fts) VALUES ('delete-all')");
+      this.#db.exec(`INSERT INTO ${CLICKED_FTS} (${CLICKED_FTS}) VALUES ('delete-all')`);
       const claims = this.#db.prepare(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'feed_claims'",
       );

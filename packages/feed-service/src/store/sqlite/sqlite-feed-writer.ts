@@ -20,6 +20,7 @@ import type {
 import { feedNameText, feedUrlText } from "../text-checks.js";
 import { FTS5_DELETE, FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { feedById } from "./sqlite-catalog-queries.js";
+import { rewriteClicked, unindexClickedFeed } from "./sqlite-clicked-index.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
 import { assignDateKey, dateKeyFor } from "./sqlite-date-keys.js";
 import { HeldIndexWriteError, IndexWriteHold } from "./sqlite-index-write-hold.js";
@@ -54,13 +55,28 @@ function requireReference(stmts: StatementCache, table: "categories" | "language
   }
 }
 
-/** Writes a post's index row under its date key (sqlite-date-keys.ts). */
-function indexPost(stmts: StatementCache, key: number, post: IncomingPost, feedName: string): void {
-  stmts
-    .get(FTS5_INSERT)
-    .run(
-      ...fts5IndexRow(key, post.title, post.excerpt, post.content, feedName, post.languageId, post.indexText),
-    );
+/**
+ * Writes a post's index row under its date key (sqlite-date-keys.ts), and its row in the clicked
+ * posts' index when it has clicks (`clicks`, sqlite-clicked-index.ts): the same tokens.
+ */
+function indexPost(
+  stmts: StatementCache,
+  key: number,
+  post: IncomingPost,
+  feedName: string,
+  clicked: { id: number; clicks: number } | null = null,
+): void {
+  const row = fts5IndexRow(
+    key,
+    post.title,
+    post.excerpt,
+    post.content,
+    feedName,
+    post.languageId,
+    post.indexText,
+  );
+  stmts.get(FTS5_INSERT).run(...row);
+  if (clicked !== null) rewriteClicked(stmts, clicked.id, clicked.clicks, row);
 }
 
 /** Removes a post's index row and frees its key (the caller keys it again or deletes it). */
@@ -72,8 +88,10 @@ function unindexPost(stmts: StatementCache, id: number, key: number): void {
 /** Re-writes the index rows of a feed's posts, after its name (an indexed column) changed. */
 function reindexFeed(stmts: StatementCache, feedId: number, feedName: string): void {
   const rows = stmts
-    .get("SELECT date_key, title, excerpt, content, language_id FROM posts WHERE feed_id = ?")
+    .get("SELECT id, clicks, date_key, title, excerpt, content, language_id FROM posts WHERE feed_id = ?")
     .all(feedId) as Array<{
+    id: number;
+    clicks: number;
     date_key: number;
     title: string;
     excerpt: string;
@@ -83,9 +101,9 @@ function reindexFeed(stmts: StatementCache, feedId: number, feedName: string): v
   for (const r of rows) {
     // The key stays: only the text changed.
     stmts.get(FTS5_DELETE).run(r.date_key);
-    stmts
-      .get(FTS5_INSERT)
-      .run(...fts5IndexRow(r.date_key, r.title, r.excerpt, r.content, feedName, r.language_id));
+    const row = fts5IndexRow(r.date_key, r.title, r.excerpt, r.content, feedName, r.language_id);
+    stmts.get(FTS5_INSERT).run(...row);
+    rewriteClicked(stmts, r.id, r.clicks, row);
   }
 }
 
@@ -129,6 +147,7 @@ export function removeFeed(db: Database.Database, stmts: StatementCache, feedId:
     stmts
       .get("DELETE FROM posts_fts WHERE rowid IN (SELECT date_key FROM posts WHERE feed_id = ?)")
       .run(feedId);
+    unindexClickedFeed(stmts, feedId);
     subtractFeedPosts(stmts, feedId);
     return stmts.get("DELETE FROM feeds WHERE id = ?").run(feedId).changes > 0;
   })();
@@ -297,7 +316,8 @@ function updatePost(
       old.id,
     );
   unindexPost(stmts, old.id, old.date_key);
-  indexPost(stmts, assignDateKey(stmts, old.id, date), post, feed.name);
+  // Its clicks stay: its row in the clicked posts' index keeps its key, with the new tokens.
+  indexPost(stmts, assignDateKey(stmts, old.id, date), post, feed.name, old);
   rekeyStory(stmts, old.id, storyKeys(post), date);
   languageCounts.add(old.language_id, -1, -old.clicks);
   languageCounts.add(post.languageId, 1, old.clicks);

@@ -13,12 +13,14 @@
  * segment.
  *
  * Only the index's own statements are held (`FTS5_INSERT`, `FTS5_DELETE`, whoever prepares them:
- * the feed writer and the date keys' renumbering), and nothing in a refresh reads the index. Writes
- * to different rowids commute, and the sort is stable, so the writes to one rowid keep their order:
- * the index ends exactly as if written at once.
+ * the feed writer and the date keys' renumbering), and those of the clicked posts' index
+ * (sqlite-clicked-index.ts), the same reasons applying; nothing in a refresh reads either index.
+ * Writes to different rowids or tables commute, and the sort (by table, then rowid) is stable, so
+ * the writes to one rowid keep their order: each index ends exactly as if written at once.
  */
 import type Database from "better-sqlite3";
 import { FTS5_DELETE, FTS5_INSERT } from "./fts5-index-row.js";
+import { CLICKED_DELETE, CLICKED_INSERT } from "./sqlite-clicked-index.js";
 import { StatementCache } from "./sqlite-connection.js";
 
 interface HeldWrite {
@@ -26,7 +28,17 @@ interface HeldWrite {
   args: unknown[];
   /** Whose write it is (`hold`'s caller's tag): a failure of it is theirs. */
   tag: number;
+  /** Which index it writes: 0 posts_fts, 1 the clicked posts' (whose rowids are BigInt). */
+  table: number;
 }
+
+/** The held statements, by the index they write. */
+const HELD = new Map([
+  [FTS5_INSERT, 0],
+  [FTS5_DELETE, 0],
+  [CLICKED_INSERT, 1],
+  [CLICKED_DELETE, 1],
+]);
 
 /** A failure of a held write, with the tag it was held under. */
 export class HeldIndexWriteError extends Error {
@@ -50,13 +62,14 @@ export class IndexWriteHold extends StatementCache {
 
   override get(sql: string): Database.Statement {
     const statement = super.get(sql);
-    if (sql !== FTS5_INSERT && sql !== FTS5_DELETE) return statement;
+    const table = HELD.get(sql);
+    if (table === undefined) return statement;
     let recorder = this.#recorders.get(sql);
     if (!recorder) {
       // Callers of these two statements only ever call run() and ignore its result.
       recorder = {
         run: (...args: unknown[]) => {
-          this.#held.push({ statement, args, tag: this.#tag });
+          this.#held.push({ statement, args, tag: this.#tag, table });
           return { changes: 1, lastInsertRowid: 0 };
         },
       } as unknown as Database.Statement;
@@ -68,8 +81,12 @@ export class IndexWriteHold extends StatementCache {
   /** Writes the held rows by rowid; throws `HeldIndexWriteError` with the failing write's tag. */
   writeHeld(): void {
     const held = this.#held.splice(0);
-    // Both statements take the rowid first; Array.prototype.sort is stable (ES2019).
-    held.sort((a, b) => (a.args[0] as number) - (b.args[0] as number));
+    // Every statement takes the rowid first; Array.prototype.sort is stable (ES2019).
+    held.sort((a, b) => {
+      if (a.table !== b.table) return a.table - b.table;
+      const [x, y] = [a.args[0] as number | bigint, b.args[0] as number | bigint];
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
     for (const w of held) {
       try {
         w.statement.run(...w.args);

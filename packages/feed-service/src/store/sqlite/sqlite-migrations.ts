@@ -11,6 +11,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { addPrefixIndex } from "./fts5-prefix-index.js";
 import { adminSchema } from "./sqlite-admin-schema.js";
+import { buildClickedIndex } from "./sqlite-clicked-index.js";
 import { indexByDateKey } from "./sqlite-date-key-migration.js";
 import { dayCountTables } from "./sqlite-day-counts-schema.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
@@ -310,6 +311,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "text-print bands keyed by post (written by appending) and found through an index by day, not spread over one index of all time",
     up: storyBandsByDay,
+  },
+  {
+    version: 23,
+    description:
+      "a full-text index of the clicked posts keyed most clicked first, so a search by clicks reads its hits in page order",
+    up: buildClickedIndex,
   },
 ];
 

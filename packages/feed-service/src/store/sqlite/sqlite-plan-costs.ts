@@ -49,6 +49,17 @@ export const FTS_SCORE_COST_US = 0.5;
 export const POST_BY_KEY_COST_US = 0.75;
 
 /**
+ * A search by clicks with a range of dates (`after:`/`before:`) reads the clicked posts' index in
+ * page order and passes over the hits outside the range; once it has read this many times the
+ * page's end without filling it (more than 3 in 4 outside), it gives way to the plans that
+ * estimate the hits first (sqlite-clicked-hits.ts), as the newest-hits walk of fts5-operators.ts
+ * does (HIT_WALK_FACTOR). Assumes a read of the index costs about a hit gathered (a page of 1,000
+ * then spends at most a few milliseconds before giving way), against the estimate's count of the
+ * hits among the newest posts, which the stream spares when it fills the page.
+ */
+export const CLICKED_RANGE_FACTOR = 4;
+
+/**
  * How far an estimate from the newest posts may be off: when the hits among them suggest more
  * than the relevance pool divided by this, relevance scores the hits newest first, which needs no
  * second walk when more than the pool match, instead of oldest first, a quarter cheaper when

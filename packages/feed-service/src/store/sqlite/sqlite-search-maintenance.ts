@@ -6,11 +6,21 @@
  * per term (figures in bench/NOTES.md).
  */
 import type Database from "better-sqlite3";
+import { CLICKED_FTS } from "./sqlite-clicked-index.js";
 import type { StatementCache } from "./sqlite-connection.js";
 
-/** Merges the full-text index into a single segment (one write transaction rewriting the whole index). */
+/**
+ * Merges the full-text index into a single segment (one write transaction rewriting the whole
+ * index), and the clicked posts' index of schema 23 too (sqlite-clicked-index.ts: a click writes
+ * a segment of one row).
+ */
 export function optimizeSearchIndex(db: Database.Database): void {
-  db.prepare("INSERT INTO posts_fts (posts_fts) VALUES ('optimize')").run();
+  db.transaction(() => {
+    db.prepare("INSERT INTO posts_fts (posts_fts) VALUES ('optimize')").run();
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(CLICKED_FTS)) {
+      db.prepare(`INSERT INTO ${CLICKED_FTS} (${CLICKED_FTS}) VALUES ('optimize')`).run();
+    }
+  })();
 }
 
 /** How many segments the full-text index is spread over (1 after `optimizeSearchIndex`, 0 when empty). */

@@ -21,7 +21,7 @@ export { TERM_SAMPLE_POSTS } from "./sqlite-plan-costs.js";
  * Column weights (title, body, feed_name, language): title above feed name above body; the
  * language column's one token never counts towards a score.
  */
-const WEIGHTS = "4.0, 1.0, 2.0, 0.0";
+export const WEIGHTS = "4.0, 1.0, 2.0, 0.0";
 
 /**
  * The SQL of the score for a query of `phrases` phrases; its parameters are `rankingStats`. Rows'

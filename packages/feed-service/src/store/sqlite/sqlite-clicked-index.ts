@@ -1,0 +1,186 @@
+/**
+ * Schema version 23: a second full-text index, of the clicked posts only, whose rowid orders them
+ * most clicked first: rowid = clicks × 2^32 + post id, so FTS5's descending rowid walk is spec §4's
+ * clicks order (clicks desc, ties by id desc) and a search by clicks reads its hits in page order,
+ * stopping after `offset + limit` of them (index sorting with early termination, as the date key
+ * does for date order: sqlite-date-keys.ts, design.md). A row holds the same tokens as the post's
+ * posts_fts row (fts5IndexRow), in a table declared as posts_fts is (tokenizer, columns, prefix).
+ *
+ * The exact key costs a re-key per click (the row deleted and inserted again: contentless_delete);
+ * a tiered key (clicks rounded) would spare most of them but leave each tier to be sorted by
+ * clicks on every read, which is the walk this index replaces. Figures: bench/NOTES.md
+ * (sqliteclk34). Every write of a clicked post's indexed text, or of its clicks, writes its row
+ * here too: the click (recordClick), a refresh's update of its text and a feed rename
+ * (sqlite-feed-writer.ts, held with posts_fts's rows: sqlite-index-write-hold.ts), a feed's
+ * removal, and migrate-data (sqlite-copy-endpoint.ts). Ids and clicks stay below 2^32 and 2^31
+ * (checked), so the key fits SQLite's 64-bit rowid; keys pass as BigInt, above 2^53.
+ */
+import type Database from "better-sqlite3";
+import type { MigrationProgress } from "../migration-progress.js";
+import { fts5IndexRow } from "./fts5-index-row.js";
+import type { StatementCache } from "./sqlite-connection.js";
+
+export const CLICKED_FTS = "posts_clicked_fts";
+
+export const CLICKED_INSERT = `INSERT INTO ${CLICKED_FTS} (rowid, title, body, feed_name, language) VALUES (?, ?, ?, ?, ?)`;
+
+export const CLICKED_DELETE = `DELETE FROM ${CLICKED_FTS} WHERE rowid = ?`;
+
+/** The post id bits of a key. */
+export const ID_BITS = 32;
+
+/** SQL of the key of a posts row (alias `p`). */
+export const CLICKED_KEY_SQL = "((p.clicks << 32) | p.id)";
+
+/** The key of post `id` with `clicks` clicks. */
+export function clickedKey(clicks: number, id: number): bigint {
+  if (id < 0 || id >= 2 ** ID_BITS || clicks < 0 || clicks >= 2 ** 31) {
+    throw new Error(`post ${id} with ${clicks} clicks has no key in the clicked posts' index`);
+  }
+  return (BigInt(clicks) << BigInt(ID_BITS)) | BigInt(id);
+}
+
+/**
+ * posts_fts's row count and token total (all columns): FTS5's averages record (%_data row 1: a
+ * varint of rows, then one of tokens per column), what its xRowCount and xColumnTotalSize(-1) read
+ * (fts5_index.c, sqlite3Fts5IndexGetAverages). Scoring a clicked post in this index with these
+ * (`sampled_bm25_over`, native/sampled_bm25.c) gives the score posts_fts gives it: the row's own
+ * tokens and length are the same here.
+ */
+export function searchIndexTotals(stmts: StatementCache): { rows: number; tokens: number } {
+  const block = stmts.get("SELECT block FROM posts_fts_data WHERE id = 1").pluck().get() as
+    | Buffer
+    | undefined;
+  const values: number[] = [];
+  let at = 0;
+  while (block !== undefined && at < block.length) {
+    // SQLite's varint: 7 bits a byte, high bit set on all but the last; a 9th byte holds 8 bits.
+    let value = 0;
+    let i = 0;
+    for (; i < 8 && at < block.length; i++) {
+      const byte = block[at++]!;
+      value = value * 128 + (byte & 0x7f);
+      if ((byte & 0x80) === 0) break;
+    }
+    if (i === 8 && at < block.length) value = value * 256 + block[at++]!;
+    values.push(value);
+  }
+  const [rows = 0, ...columns] = values;
+  return { rows, tokens: columns.reduce((sum, n) => sum + n, 0) };
+}
+
+/**
+ * Whether the database has the index: a database at an older schema (a test building one, before
+ * it upgrades) has none to keep, and schema 23 builds it from the posts when it comes.
+ */
+export function clickedIndexExists(stmts: StatementCache): boolean {
+  return (
+    stmts.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(CLICKED_FTS) !== undefined
+  );
+}
+
+interface ClickedText {
+  clicks: number;
+  title: string;
+  excerpt: string;
+  content: string;
+  language_id: number;
+  feed_name: string;
+}
+
+const TEXT = `SELECT p.clicks, p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name
+  FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.id = ?`;
+
+/**
+ * Keeps post `id`'s row after its clicks changed by `added` (its text unchanged): the row under
+ * the old count goes, the row under the new one comes, its tokens derived again from the post.
+ */
+export function rekeyClicked(stmts: StatementCache, id: number, added: number): void {
+  const r = stmts.get(TEXT).get(id) as ClickedText | undefined;
+  if (r === undefined || added === 0 || !clickedIndexExists(stmts)) return;
+  const before = r.clicks - added;
+  if (before > 0) stmts.get(CLICKED_DELETE).run(clickedKey(before, id));
+  if (r.clicks > 0) {
+    stmts
+      .get(CLICKED_INSERT)
+      .run(
+        ...fts5IndexRow(clickedKey(r.clicks, id), r.title, r.excerpt, r.content, r.feed_name, r.language_id),
+      );
+  }
+}
+
+/**
+ * Writes a clicked post's row again with new tokens (`row`: fts5IndexRow's values, whose rowid is
+ * replaced by the post's key); nothing for a post with no click.
+ */
+export function rewriteClicked(
+  stmts: StatementCache,
+  id: number,
+  clicks: number,
+  row: readonly [unknown, string, string, string, string],
+): void {
+  if (clicks <= 0 || !clickedIndexExists(stmts)) return;
+  const key = clickedKey(clicks, id);
+  stmts.get(CLICKED_DELETE).run(key);
+  stmts.get(CLICKED_INSERT).run(key, row[1], row[2], row[3], row[4]);
+}
+
+/** Removes the rows of a feed's clicked posts (before the posts go). */
+export function unindexClickedFeed(stmts: StatementCache, feedId: number): void {
+  if (!clickedIndexExists(stmts)) return;
+  stmts
+    .get(`DELETE FROM ${CLICKED_FTS} WHERE rowid IN (
+      SELECT ${CLICKED_KEY_SQL} FROM posts p WHERE p.feed_id = ? AND p.clicks > 0)`)
+    .run(feedId);
+}
+
+/** posts_fts's declaration under this index's name: the same tokenizer, columns and prefix index. */
+function clickedDeclaration(db: Database.Database): string {
+  const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'posts_fts'").get() as
+    | { sql: string }
+    | undefined;
+  if (row === undefined) throw new Error("schema 23 needs the full-text index of schema 14");
+  return row.sql.replace(/^CREATE VIRTUAL TABLE\s+("?)posts_fts\1/iu, `CREATE VIRTUAL TABLE ${CLICKED_FTS}`);
+}
+
+const BATCH = 2_000;
+const STEP = "indexing clicked posts in clicks order (schema 23)";
+
+/**
+ * Builds the index anew from the posts (a re-run rebuilds it): the clicked posts in ascending
+ * key order, which FTS5 appends cheaply, in batches (better-sqlite3 cannot write while a read is
+ * still stepping), reporting progress; then merged into one segment.
+ */
+export function buildClickedIndex(db: Database.Database, progress: MigrationProgress): void {
+  db.exec(`DROP TABLE IF EXISTS ${CLICKED_FTS}; ${clickedDeclaration(db)}`);
+  const total = db.prepare("SELECT count(*) FROM posts WHERE clicks > 0").pluck().get() as number;
+  const batch =
+    db.prepare(`SELECT p.clicks, p.id, p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name
+    FROM posts p INDEXED BY posts_clicked_by_key JOIN feeds f ON f.id = p.feed_id
+    WHERE p.clicks > 0 AND (p.clicks, p.id) > (?, ?) ORDER BY p.clicks, p.id LIMIT ${BATCH}`);
+  const insert = db.prepare(CLICKED_INSERT);
+  let done = 0;
+  let after = [0, 0];
+  progress(STEP, 0, total);
+  for (;;) {
+    const rows = batch.all(after[0], after[1]) as Array<ClickedText & { id: number }>;
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      insert.run(
+        ...fts5IndexRow(
+          clickedKey(r.clicks, r.id),
+          r.title,
+          r.excerpt,
+          r.content,
+          r.feed_name,
+          r.language_id,
+        ),
+      );
+    }
+    const last = rows[rows.length - 1]!;
+    after = [last.clicks, last.id];
+    done += rows.length;
+    progress(STEP, done, total);
+  }
+  if (total > 0) db.exec(`INSERT INTO ${CLICKED_FTS} (${CLICKED_FTS}) VALUES ('optimize')`);
+}
