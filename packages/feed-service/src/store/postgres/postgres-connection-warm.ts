@@ -66,10 +66,12 @@ export class ConnectionWarmUp {
 
   /**
    * Opens `pool` to `size` connections and warms each (those already open too), then hands them
-   * back idle: the service's first calls then find every connection open and warm.
+   * back idle: the service's first calls then find every connection open and warm. Returns how
+   * many it warmed now.
    */
-  async fill(pool: pg.Pool, size: number): Promise<void> {
+  async fill(pool: pg.Pool, size: number): Promise<number> {
     const clients: pg.PoolClient[] = [];
+    const before = this.timings.length;
     try {
       const opened = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()));
       for (const result of opened) if (result.status === "fulfilled") clients.push(result.value);
@@ -77,5 +79,6 @@ export class ConnectionWarmUp {
     } finally {
       for (const client of clients) client.release();
     }
+    return this.timings.length - before;
   }
 }

@@ -326,8 +326,10 @@ export class PostgresStore implements Store {
    * one does not wait for it, and answers popular posts once in each way (warmPopularPosts).
    */
   async warmCache(onProgress?: WarmProgress): Promise<WarmReport> {
-    const report = await warmPostgres(this.#read.pool, onProgress, undefined, this.#connections);
-    await this.#connections.fill(this.#read.pool, this.#read.options.poolSize);
+    const loaded = await warmPostgres(this.#read.pool, onProgress, undefined, this.#connections);
+    const started = performance.now();
+    const count = await this.#connections.fill(this.#read.pool, this.#read.options.poolSize);
+    const report = { ...loaded, connections: { count, milliseconds: performance.now() - started } };
     await readSearchPlanning(this.#read.pool);
     // It reads the total of all clicks first, which a walk would otherwise wait for.
     await warmPopularPosts(this.#read.pool);
