@@ -48,6 +48,8 @@ describe("postgres per-connection warm-up", () => {
     await pool.query(
       "INSERT INTO hot SELECT g, repeat('x', 200) FROM generate_series(1, 2000) g ON CONFLICT DO NOTHING",
     );
+    // All visible: count(*) would then rather read the primary key than the table.
+    await pool.query("VACUUM ANALYZE hot");
     await pool.end();
   });
 
@@ -83,6 +85,40 @@ describe("postgres per-connection warm-up", () => {
       }
     } finally {
       await pool.end();
+    }
+  });
+
+  it("reads the table's own blocks, not an index", async () => {
+    const { pool: other } = await loggedPool("connwarm", new ConnectionWarmUp(), 1);
+    /** Blocks of `hot` read through shared buffers so far, with this connection's own flushed first. */
+    const heapBlocks = async (sql: pg.ClientBase | pg.Pool) => {
+      await sql.query("SELECT pg_stat_force_next_flush()");
+      await sql.query("SELECT 1");
+      const { rows } = await sql.query(
+        "SELECT (heap_blks_hit + heap_blks_read)::int AS n, (SELECT relpages FROM pg_class WHERE oid = 'hot'::regclass) AS pages FROM pg_statio_user_tables WHERE schemaname = 'connwarm' AND relname = 'hot'",
+      );
+      return rows[0] as { n: number; pages: number };
+    };
+    try {
+      const before = await heapBlocks(other);
+      assert.ok(before.pages > 10);
+      const warmUp = new ConnectionWarmUp();
+      warmUp.setTables([{ name: "hot" }]);
+      const { pool } = await loggedPool("connwarm", warmUp, 1);
+      try {
+        const client = await pool.connect();
+        try {
+          await heapBlocks(client);
+        } finally {
+          client.release();
+        }
+        const after = await heapBlocks(other);
+        assert.ok(after.n - before.n >= before.pages, `read ${after.n - before.n} of ${before.pages} blocks`);
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await other.end();
     }
   });
 

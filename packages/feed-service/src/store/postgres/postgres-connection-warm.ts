@@ -46,9 +46,13 @@ export class ConnectionWarmUp {
     this.#warmed.set(client, generation);
     const started = performance.now();
     try {
-      // The read pool's connections turn sequential scans off and stop statements at the query
-      // deadline (postgres-store.ts); RESET gives back the values the connection started with.
-      await client.query("SET enable_seqscan = on; SET statement_timeout = 0");
+      // Only a sequential scan reads the table's own blocks: count(*) of an all-visible table is
+      // otherwise an index-only scan of its smallest index. The read pool's connections turn
+      // sequential scans off and stop statements at the query deadline (postgres-store.ts); RESET
+      // gives back the values the connection started with.
+      await client.query(
+        "SET enable_seqscan = on; SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; SET statement_timeout = 0",
+      );
       try {
         for (const table of this.#tables) {
           // count(*) reads each page's line pointers: it touches every block, in a ring of a few
@@ -56,7 +60,9 @@ export class ConnectionWarmUp {
           await client.query(`SELECT count(*) FROM ONLY ${table.name}`).catch(() => {});
         }
       } finally {
-        await client.query("RESET enable_seqscan; RESET statement_timeout");
+        await client.query(
+          "RESET enable_seqscan; RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan; RESET statement_timeout",
+        );
       }
     } catch {
       // A connection whose warm-up failed (a dropped table, a lost connection) serves cold.
