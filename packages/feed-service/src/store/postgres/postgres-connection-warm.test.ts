@@ -122,6 +122,32 @@ describe("postgres per-connection warm-up", () => {
     }
   });
 
+  it("skips a table another session holds locked, instead of waiting for it", async () => {
+    const { pool: locker } = await loggedPool("connwarm", new ConnectionWarmUp(), 1);
+    const holder = await locker.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE hot IN ACCESS EXCLUSIVE MODE");
+      const warmUp = new ConnectionWarmUp();
+      warmUp.setTables([{ name: "hot" }]);
+      const { pool } = await loggedPool("connwarm", warmUp, 1);
+      try {
+        const started = performance.now();
+        const [{ n }] = (await pool.query("SELECT 1 AS n")).rows as [{ n: number }];
+        assert.equal(n, 1);
+        assert.ok(performance.now() - started < 5000, "the connection was handed out without waiting");
+        const lock = (await pool.query("SHOW lock_timeout")).rows[0] as { lock_timeout: string };
+        assert.equal(lock.lock_timeout, "0");
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+      await locker.end();
+    }
+  });
+
   it("opens the pool to its full size with every connection warmed, and warms again for new tables", async () => {
     const warmUp = new ConnectionWarmUp();
     const { pool, log } = await loggedPool("connwarm", warmUp, 4);

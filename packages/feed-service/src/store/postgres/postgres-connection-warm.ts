@@ -49,9 +49,10 @@ export class ConnectionWarmUp {
       // Only a sequential scan reads the table's own blocks: count(*) of an all-visible table is
       // otherwise an index-only scan of its smallest index. The read pool's connections turn
       // sequential scans off and stop statements at the query deadline (postgres-store.ts); RESET
-      // gives back the values the connection started with.
+      // gives back the values the connection started with. A table locked by a migration or a
+      // VACUUM FULL is skipped at once (lock_timeout) instead of holding the connection.
       await client.query(
-        "SET enable_seqscan = on; SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; SET statement_timeout = 0",
+        "SET enable_seqscan = on; SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; SET statement_timeout = 0; SET lock_timeout = '100ms'",
       );
       try {
         for (const table of this.#tables) {
@@ -61,7 +62,7 @@ export class ConnectionWarmUp {
         }
       } finally {
         await client.query(
-          "RESET enable_seqscan; RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan; RESET statement_timeout",
+          "RESET enable_seqscan; RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan; RESET statement_timeout; RESET lock_timeout",
         );
       }
     } catch {
