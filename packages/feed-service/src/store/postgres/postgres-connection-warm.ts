@@ -6,9 +6,9 @@
  * Why per connection: without huge pages each new server process maps the shared buffers 4 KB at
  * a time on first touch, so a connection's first statements run slower than the same statements
  * later, every block a hit (bench/NOTES.md, pgwarm31). `pg_prewarm` in `buffer` mode only pins a
- * block already in shared buffers, without reading its memory (measured: 303 page faults for the
- * whole set, against ~40,000 for reading it), so the tables are scanned instead. Indexes have no
- * statement that reads them whole without naming their columns and are left as they are.
+ * block already in shared buffers, without reading its memory (bench/NOTES.md, pgfirst31), so the
+ * tables are scanned instead. Indexes have no statement that reads them whole without naming
+ * their columns and are left as they are.
  *
  * The pool is opened to its full size before the service listens (`fill`), each connection
  * warmed once; one opened later (after an error closed one) warms in the pool's `onConnect` hook,
