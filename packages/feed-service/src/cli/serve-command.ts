@@ -127,9 +127,12 @@ async function warmStore(store: Store, context: CommandContext, stopping: () => 
     });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const prefetched = report.prefetchedBytes ? ` (and ${megabytes(report.prefetchedBytes)} prefetched)` : "";
+    const connections = report.connections
+      ? `, then ${report.connections.count} connections in ${(report.connections.milliseconds / 1000).toFixed(1)} s`
+      : "";
     const read =
       report.bytes > 0 || !report.skipped
-        ? `read ${megabytes(report.bytes)}${prefetched} of the database into memory in ${seconds} s`
+        ? `read ${megabytes(report.bytes)}${prefetched} of the database into memory in ${seconds} s${connections}`
         : "did not warm the database";
     context.output.out(
       `feed-service: ${read}${report.skipped ? `: ${report.skipped}` : ""} (--no-warm skips this)\n`,

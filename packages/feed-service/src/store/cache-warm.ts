@@ -12,6 +12,8 @@ export interface WarmReport {
   readonly prefetchedBytes?: number;
   /** Why nothing (or only part) was warmed, in words for the operator; absent when all was read. */
   readonly skipped?: string;
+  /** Connections opened and warmed one by one (PostgreSQL's read pool), and how long that took. */
+  readonly connections?: { readonly count: number; readonly milliseconds: number };
 }
 
 /** Called as warming goes: bytes done so far out of the total it plans to read. */

@@ -37,6 +37,8 @@ export interface PostgresPoolOptions {
   createSchema?: boolean;
   /** Server settings for every connection of the pool (names and values without spaces). */
   settings?: Readonly<Record<string, string | number>>;
+  /** Run on each new connection before the pool hands it out (see postgres-connection-warm.ts). */
+  onConnect?: (client: pg.ClientBase) => Promise<void>;
 }
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -67,6 +69,7 @@ export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg
     // process from exiting.
     idleTimeoutMillis: 0,
     allowExitOnIdle: true,
+    ...(options.onConnect ? { onConnect: options.onConnect } : {}),
     ...(settings.length > 0 ? { options: settings.join(" ") } : {}),
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.

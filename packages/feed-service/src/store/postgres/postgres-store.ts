@@ -35,6 +35,7 @@ import { PostgresAdminStore } from "./postgres-admin-store.js";
 import * as catalog from "./postgres-catalog-queries.js";
 import * as catalogWriter from "./postgres-catalog-writer.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
+import { ConnectionWarmUp } from "./postgres-connection-warm.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
 import { claimDueFeeds, releaseFeedClaims, renewFeedClaim } from "./postgres-feed-claims.js";
 import { type FeedName, FeedNames } from "./postgres-feed-names.js";
@@ -86,13 +87,16 @@ export class PostgresStore implements Store {
   /** Feed names for `feed:`, read again only after a feed is added, renamed or removed. */
   readonly #feedNames = new FeedNames();
 
+  /** What each read connection runs before its first query (postgres-connection-warm.ts). */
+  readonly #connections: ConnectionWarmUp;
   /** Takes an open primary pool and read side on a migrated database; use `openPostgresStore` to open a URL. */
   /** WebSub state lives on the primary: each read there decides a write. */
   readonly websub: PostgresWebSubStore;
   readonly admin: PostgresAdminStore;
 
-  constructor(pool: pg.Pool, read: PostgresReadSide) {
+  constructor(pool: pg.Pool, read: PostgresReadSide, connections = new ConnectionWarmUp()) {
     this.#pool = pool;
+    this.#connections = connections;
     this.websub = new PostgresWebSubStore(pool);
     this.admin = new PostgresAdminStore(pool);
     this.#read = read;
@@ -323,11 +327,15 @@ export class PostgresStore implements Store {
   }
   /**
    * Loads the tables and indexes into the read server's shared buffers (see postgres-warm.ts),
-   * then reads what sizes searches and walks, so that the first one does not wait for it, and
-   * answers popular posts once in each way (warmPopularPosts).
+   * opens the read pool to its full size with each connection warmed
+   * (postgres-connection-warm.ts), then reads what sizes searches and walks, so that the first
+   * one does not wait for it, and answers popular posts once in each way (warmPopularPosts).
    */
   async warmCache(onProgress?: WarmProgress): Promise<WarmReport> {
-    const report = await warmPostgres(this.#read.pool, onProgress);
+    const loaded = await warmPostgres(this.#read.pool, onProgress, undefined, this.#connections);
+    const started = performance.now();
+    const count = await this.#connections.fill(this.#read.pool, this.#read.options.poolSize);
+    const report = { ...loaded, connections: { count, milliseconds: performance.now() - started } };
     await readSearchPlanning(this.#read.pool);
     // It reads the total of all clicks first, which a walk would otherwise wait for.
     await warmPopularPosts(this.#read.pool);
@@ -368,14 +376,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     // or copied by migrate-data, is counted here once).
     await syncCountedSearches(pool);
     // Its own pool even without a replica: the deadline (statement_timeout) must not stop writes.
+    const connections = new ConnectionWarmUp();
     const read = await openPostgresPool({
       url: options.readUrl ?? options.url,
       schema: options.schema,
       max: readOptions.poolSize,
       createSchema: false,
       settings: { ...READ_SETTINGS, statement_timeout: readOptions.queryTimeoutMs },
+      onConnect: connections.onConnect,
     });
-    return new PostgresStore(pool, new PostgresReadSide(read, readOptions));
+    return new PostgresStore(pool, new PostgresReadSide(read, readOptions), connections);
   } catch (error) {
     await pool.end().catch(() => {});
     throw error;

@@ -10,9 +10,13 @@
  */
 import type pg from "pg";
 import { megabytes, type WarmProgress, type WarmReport } from "../cache-warm.js";
+import type { ConnectionWarmUp } from "./postgres-connection-warm.js";
 
 interface Relation {
   oid: string;
+  name: string;
+  /** `pg_class.relkind`: r table, m materialized view, t TOAST table, i index. */
+  kind: string;
   bytes: number;
 }
 
@@ -26,8 +30,9 @@ const relationsSql = `
     UNION SELECT reltoastrelid FROM own WHERE reltoastrelid <> 0
     UNION SELECT i.indexrelid FROM pg_index i JOIN own ON i.indrelid = own.reltoastrelid
   )
-  SELECT oid::text AS oid, pg_relation_size(oid)::float8 AS bytes
-  FROM rels ORDER BY 2, 1`;
+  SELECT rels.oid::text AS oid, rels.oid::regclass::text AS name, c.relkind::text AS kind,
+    pg_relation_size(rels.oid)::float8 AS bytes
+  FROM rels JOIN pg_class c ON c.oid = rels.oid ORDER BY 4, 1`;
 
 async function ensureExtension(client: pg.PoolClient): Promise<string | undefined> {
   const { rows } = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'");
@@ -50,6 +55,8 @@ export async function warmPostgres(
   onProgress?: WarmProgress,
   /** Bytes to load into shared buffers at most (default: nine tenths of `shared_buffers`). */
   budgetBytes?: number,
+  /** Told the tables loaded, for every connection of the pool to read them (postgres-connection-warm.ts). */
+  connections?: ConnectionWarmUp,
 ): Promise<WarmReport> {
   const client = await pool.connect();
   try {
@@ -65,6 +72,7 @@ export async function warmPostgres(
     const total = relations.reduce((sum, r) => sum + r.bytes, 0);
     let loaded = 0;
     let prefetched = 0;
+    const loadedTables: Array<{ name: string }> = [];
     // The pool's connections stop a statement at the query deadline; a large table may take longer.
     await client.query("SET statement_timeout = 0");
     try {
@@ -76,11 +84,13 @@ export async function warmPostgres(
         ]);
         if (fits) loaded += relation.bytes;
         else prefetched += relation.bytes;
+        if (fits && relation.kind !== "i") loadedTables.push({ name: relation.name });
         onProgress?.(loaded + prefetched, total);
       }
     } finally {
       await client.query("RESET statement_timeout");
     }
+    connections?.setTables(loadedTables);
     return {
       bytes: loaded,
       prefetchedBytes: prefetched,

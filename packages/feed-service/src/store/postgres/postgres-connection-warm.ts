@@ -1,0 +1,91 @@
+/**
+ * A warm-up that every connection of the read pool runs before its first query: it reads whole
+ * the tables that the start warm-up (postgres-warm.ts) loaded into shared buffers, with
+ * statements that depend on no word or argument (spec §4 Latency: warming in general only).
+ *
+ * Why per connection: without huge pages each new server process maps the shared buffers 4 KB at
+ * a time on first touch, so a connection's first statements run slower than the same statements
+ * later, every block a hit (bench/NOTES.md, pgwarm31). `pg_prewarm` in `buffer` mode only pins a
+ * block already in shared buffers, without reading its memory (bench/NOTES.md, pgfirst31), so the
+ * tables are scanned instead. Indexes have no statement that reads them whole without naming
+ * their columns and are left as they are.
+ *
+ * The pool is opened to its full size before the service listens (`fill`), each connection
+ * warmed once; one opened later (after an error closed one) warms in the pool's `onConnect` hook,
+ * before it is handed out. A warm-up that fails only costs the warm-up, never the connection.
+ */
+import type pg from "pg";
+
+/** A table the start warm-up loaded (a table, a materialized view, or a TOAST table). */
+export interface WarmTable {
+  /** Its name as PostgreSQL prints a `regclass` (quoted, schema-qualified where needed). */
+  readonly name: string;
+}
+
+export class ConnectionWarmUp {
+  #tables: readonly WarmTable[] = [];
+  /** Bumped when the tables change: a connection warmed for older ones is warmed again. */
+  #generation = 0;
+  readonly #warmed = new WeakMap<pg.ClientBase, number>();
+  /** Milliseconds each warm-up took, in order (for the start line and the benchmark). */
+  readonly timings: number[] = [];
+
+  /** The tables every connection reads before its first query (none until the start warm-up). */
+  setTables(tables: readonly WarmTable[]): void {
+    this.#tables = tables;
+    this.#generation++;
+  }
+
+  /** The pool's `onConnect` hook (pg-pool awaits it before handing the connection out). */
+  readonly onConnect = (client: pg.ClientBase): Promise<void> => this.warm(client);
+
+  /** Reads the tables whole on `client`, once per set of tables; never throws. */
+  async warm(client: pg.ClientBase): Promise<void> {
+    const generation = this.#generation;
+    if (this.#tables.length === 0 || this.#warmed.get(client) === generation) return;
+    this.#warmed.set(client, generation);
+    const started = performance.now();
+    try {
+      // Only a sequential scan reads the table's own blocks: count(*) of an all-visible table is
+      // otherwise an index-only scan of its smallest index. The read pool's connections turn
+      // sequential scans off and stop statements at the query deadline (postgres-store.ts); RESET
+      // gives back the values the connection started with. A table locked by a migration or a
+      // VACUUM FULL is skipped at once (lock_timeout) instead of holding the connection.
+      await client.query(
+        "SET enable_seqscan = on; SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; SET statement_timeout = 0; SET lock_timeout = '100ms'",
+      );
+      try {
+        for (const table of this.#tables) {
+          // count(*) reads each page's line pointers: it touches every block, in a ring of a few
+          // buffers for a table larger than a quarter of shared buffers (which then was not loaded).
+          await client.query(`SELECT count(*) FROM ONLY ${table.name}`).catch(() => {});
+        }
+      } finally {
+        await client.query(
+          "RESET enable_seqscan; RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan; RESET statement_timeout; RESET lock_timeout",
+        );
+      }
+    } catch {
+      // A connection whose warm-up failed (a dropped table, a lost connection) serves cold.
+    }
+    this.timings.push(performance.now() - started);
+  }
+
+  /**
+   * Opens `pool` to `size` connections and warms each (those already open too), then hands them
+   * back idle: the service's first calls then find every connection open and warm. Returns how
+   * many it warmed now.
+   */
+  async fill(pool: pg.Pool, size: number): Promise<number> {
+    const clients: pg.PoolClient[] = [];
+    const before = this.timings.length;
+    try {
+      const opened = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()));
+      for (const result of opened) if (result.status === "fulfilled") clients.push(result.value);
+      for (const client of clients) await this.warm(client);
+    } finally {
+      for (const client of clients) client.release();
+    }
+    return this.timings.length - before;
+  }
+}
