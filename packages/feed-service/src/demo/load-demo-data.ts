@@ -1,6 +1,6 @@
 /**
  * Loads the deterministic demo corpus into a store, only through the Store API that ingest and the
- * admin commands use (ensureLanguage, addCategory, addFeed, applyFeedUpdate, insertClick,
+ * admin commands use (ensureLanguage, addCategory, addFeed, applyFeedUpdate, insertClicks,
  * addSmartCategory). The same seed, size and `now` give the same corpus, ids included.
  *
  * Posts are written day by day over the 90 days before `now`, one refresh per feed per day, so
@@ -9,7 +9,7 @@
  */
 import { FeedServiceError } from "../errors.js";
 import { UNDETERMINED_CODE } from "../store/language-tags.js";
-import type { Store } from "../store/store.js";
+import type { ClickRow, Store } from "../store/store.js";
 import { demoCategories, demoFeeds, demoSmartCategories } from "./demo-catalog.js";
 import { writeDemoPost } from "./demo-post-writer.js";
 import { SeededRandom } from "./seeded-random.js";
@@ -161,16 +161,20 @@ async function loadClicks(
   let clicks = 0;
   for (const [index, feed] of feeds.entries()) {
     const posts = await store.postsByFeed({ feedId: feed.id, limit: Number.MAX_SAFE_INTEGER, offset: 0 });
+    // One transaction per feed: a commit per click would cost more than the click (schema 23's
+    // clicked posts' index writes a segment per transaction).
+    const batch: ClickRow[] = [];
     for (const post of posts) {
       if (!rng.chance(0.16)) continue;
       const n = 1 + Math.floor(-Math.log(1 - rng.next()) * 2.5);
       for (let k = 0; k < n; k++) {
         const delay = Math.floor(-Math.log(1 - rng.next()) * DAY);
         const at = Math.min(opts.now, post.postDate + delay);
-        await store.insertClick(post.postId, rng.pickSkewed(clients), at);
+        batch.push({ postId: post.postId, clientHash: rng.pickSkewed(clients), at });
         clicks++;
       }
     }
+    await store.insertClicks(batch);
     opts.onProgress?.({ phase: "clicks", done: index + 1, total: feeds.length });
   }
   return clicks;

@@ -206,6 +206,14 @@ export interface FeedUpdateResult {
 export type FeedUpdateOutcome = { ok: true; result: FeedUpdateResult } | { ok: false; error: unknown };
 
 /** See `Store.connectionStats`. */
+/** A click as `insertClicks` stores it. */
+export interface ClickRow {
+  postId: number;
+  clientHash: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
 export interface ConnectionStats {
   readonly open: number;
   readonly busy: number;
@@ -356,6 +364,11 @@ export interface Store {
 
   /** Adds a click row directly (demo data and tests only; bypasses deduplication). */
   insertClick(postId: number, clientHash: string, at: number): Promise<void>;
+  /**
+   * Adds many click rows in one transaction, all or none (demo data, bench corpora and tests;
+   * bypasses deduplication): what insertClick does for each, at the cost of one commit.
+   */
+  insertClicks(clicks: readonly ClickRow[]): Promise<void>;
 
   /**
    * Compacts the full-text index after a bulk load (the demo loader calls it last). Optional: a

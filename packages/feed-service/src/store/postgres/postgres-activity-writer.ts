@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { FeedServiceError } from "../../errors.js";
 import { searchTermsKey, searchTermsSpelling } from "../search-terms-key.js";
+import type { ClickRow } from "../store.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 
 async function insertClickRow(sql: Sql, postId: number, clientHash: string, at: number): Promise<void> {
@@ -46,6 +47,22 @@ export async function insertClick(
       throw new FeedServiceError("FEED_NOT_FOUND", `No post has id ${postId}.`);
     }
     await insertClickRow(sql, postId, clientHash, at);
+  });
+}
+
+/** insertClick for many clicks in one transaction, all or none. */
+export async function insertClicks(pool: pg.Pool, clicks: readonly ClickRow[]): Promise<void> {
+  return inTransaction(pool, async (sql) => {
+    const seen = new Set<number>();
+    for (const { postId, clientHash, at } of clicks) {
+      if (!seen.has(postId)) {
+        if ((await rows(sql, "SELECT 1 FROM posts WHERE id = $1 FOR UPDATE", [postId])).length === 0) {
+          throw new FeedServiceError("FEED_NOT_FOUND", `No post has id ${postId}.`);
+        }
+        seen.add(postId);
+      }
+      await insertClickRow(sql, postId, clientHash, at);
+    }
   });
 }
 

@@ -11,6 +11,7 @@ import { foldLanguageClauses, type SearchQuery, usesOperators } from "../../sear
 import type { WarmProgress, WarmReport } from "../cache-warm.js";
 import type {
   CategoryRecord,
+  ClickRow,
   ConnectionStats,
   FeedAdminRecord,
   FeedClaimOptions,
@@ -231,6 +232,9 @@ export class PostgresStore implements Store {
   }
   insertClick(postId: number, clientHash: string, at: number): Promise<void> {
     return activity.insertClick(this.#pool, postId, clientHash, at);
+  }
+  insertClicks(clicks: readonly ClickRow[]): Promise<void> {
+    return activity.insertClicks(this.#pool, clicks);
   }
 
   addCategory(name: string): Promise<CategoryRecord> {

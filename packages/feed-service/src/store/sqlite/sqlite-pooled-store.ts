@@ -21,6 +21,7 @@ import {
 } from "../query-limits.js";
 import type {
   CategoryRecord,
+  ClickRow,
   ConnectionStats,
   FeedAdminRecord,
   FeedClaimOptions,
@@ -229,6 +230,9 @@ export class SqlitePooledStore implements Store {
   }
   insertClick(postId: number, clientHash: string, at: number): Promise<void> {
     return this.#main.insertClick(postId, clientHash, at);
+  }
+  insertClicks(clicks: readonly ClickRow[]): Promise<void> {
+    return this.#main.insertClicks(clicks);
   }
   addCategory(name: string): Promise<CategoryRecord> {
     return this.#main.addCategory(name);

@@ -7,6 +7,7 @@ import type Database from "better-sqlite3";
 import { foldLanguageClauses, hasFilters, type SearchQuery } from "../../search/search-query.js";
 import type {
   CategoryRecord,
+  ClickRow,
   FeedAdminRecord,
   FeedClaimOptions,
   FeedFailureRecord,
@@ -206,6 +207,9 @@ export class SqliteStore implements Store {
   }
   insertClick(postId: number, clientHash: string, at: number): Promise<void> {
     return settle(() => activity.insertClick(this.#db, this.#stmts, postId, clientHash, at));
+  }
+  insertClicks(clicks: readonly ClickRow[]): Promise<void> {
+    return settle(() => activity.insertClicks(this.#db, this.#stmts, clicks));
   }
 
   addCategory(name: string): Promise<CategoryRecord> {

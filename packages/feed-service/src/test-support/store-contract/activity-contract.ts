@@ -44,6 +44,42 @@ export function activityContract(factory: StoreFactory): void {
     );
   });
 
+  describe("clicks in one batch", () => {
+    it(
+      "stores what insertClick stores for each click, and refuses a batch naming an unknown post whole",
+      withCorpus(factory, async ({ store, post }) => {
+        const clicks = [
+          { postId: post.g2!, clientHash: "x", at: T0 - 3 * DAY },
+          { postId: post.g2!, clientHash: "y", at: T0 - HOUR },
+          { postId: post.a2!, clientHash: "x", at: T0 - HOUR },
+          { postId: post.l1!, clientHash: "x", at: T0 - HOUR },
+          { postId: post.l1!, clientHash: "y", at: T0 - 2 * HOUR },
+        ];
+        await store.insertClicks(clicks);
+        const popular = await store.mostPopularPosts({ since: T0 - 2 * DAY, limit: 10, categoryId: null });
+        assert.deepEqual(guids(popular), ["l1", "a2", "g2"]);
+        assert.deepEqual(
+          popular.map((p) => [p.periodClicks, p.clicks]),
+          [
+            [2, 2],
+            [1, 1],
+            [1, 2],
+          ],
+        );
+        await assert.rejects(
+          store.insertClicks([
+            { postId: post.a3!, clientHash: "z", at: T0 - HOUR },
+            { postId: 9999, clientHash: "z", at: T0 - HOUR },
+          ]),
+          (e: unknown) => e instanceof FeedServiceError && e.code === "FEED_NOT_FOUND",
+        );
+        const after = await store.mostPopularPosts({ since: T0 - 2 * DAY, limit: 10, categoryId: null });
+        assert.deepEqual(guids(after), ["l1", "a2", "g2"], "nothing of the refused batch is kept");
+        await store.insertClicks([]);
+      }),
+    );
+  });
+
   describe("most popular and most prolific", () => {
     it(
       "ranks posts by clicks in the window, ties newest first, with a category filter",
