@@ -12,6 +12,7 @@ import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
+import { leaveRoomForClicks } from "./postgres-click-room.js";
 import { createClickFunction } from "./postgres-click-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
@@ -337,6 +338,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql) => {
       await sql.query(feedNameChangesSchema);
     },
+  },
+  {
+    version: 31,
+    description:
+      "a quarter of each new page of posts left free, room for a new version of any row kept in line: a click's update stays heap-only",
+    up: leaveRoomForClicks,
   },
 ];
 
