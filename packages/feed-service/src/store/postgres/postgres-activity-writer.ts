@@ -36,21 +36,7 @@ export async function recordClick(
   return found?.link == null ? undefined : { link: found.link };
 }
 
-export async function insertClick(
-  pool: pg.Pool,
-  postId: number,
-  clientHash: string,
-  at: number,
-): Promise<void> {
-  return inTransaction(pool, async (sql) => {
-    if ((await rows(sql, "SELECT 1 FROM posts WHERE id = $1 FOR UPDATE", [postId])).length === 0) {
-      throw new FeedServiceError("FEED_NOT_FOUND", `No post has id ${postId}.`);
-    }
-    await insertClickRow(sql, postId, clientHash, at);
-  });
-}
-
-/** insertClick for many clicks in one transaction, all or none. */
+/** Adds clicks in one transaction, all or none (insertClick is a batch of one). */
 export async function insertClicks(pool: pg.Pool, clicks: readonly ClickRow[]): Promise<void> {
   return inTransaction(pool, async (sql) => {
     const seen = new Set<number>();

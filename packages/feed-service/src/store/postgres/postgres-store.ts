@@ -231,7 +231,7 @@ export class PostgresStore implements Store {
     return activity.installSetting(this.#pool, name, propose);
   }
   insertClick(postId: number, clientHash: string, at: number): Promise<void> {
-    return activity.insertClick(this.#pool, postId, clientHash, at);
+    return activity.insertClicks(this.#pool, [{ postId, clientHash, at }]);
   }
   insertClicks(clicks: readonly ClickRow[]): Promise<void> {
     return activity.insertClicks(this.#pool, clicks);

@@ -26,47 +26,29 @@ export function recordClick(
         "SELECT 1 FROM clicks WHERE post_id = ? AND client_hash = ? AND clicked_at > ? AND clicked_at <= ? LIMIT 1",
       )
       .get(postId, clientHash, at - dedupeWindowMs, at);
-    if (!recent) insertClickRow(stmts, postId, clientHash, at);
+    if (!recent) {
+      insertClickRow(stmts, postId, clientHash, at);
+      rekeyClicked(stmts, postId, 1);
+    }
     return { link: post.link };
   });
   return run.immediate();
 }
 
-function insertClickRow(
-  stmts: StatementCache,
-  postId: number,
-  clientHash: string,
-  at: number,
-  rekey = true,
-): void {
+/** The click's row and counters; its caller moves the post in the clicked posts' index (schema 23). */
+function insertClickRow(stmts: StatementCache, postId: number, clientHash: string, at: number): void {
   stmts
     .get("INSERT INTO clicks (post_id, clicked_at, client_hash) VALUES (?, ?, ?)")
     .run(postId, at, clientHash);
   stmts.get("UPDATE posts SET clicks = clicks + 1 WHERE id = ?").run(postId);
-  // The post moves up the clicked posts' index (schema 23).
-  if (rekey) rekeyClicked(stmts, postId, 1);
   addClickToLanguage(stmts, postId);
 }
 
-export function insertClick(
-  db: Database.Database,
-  stmts: StatementCache,
-  postId: number,
-  clientHash: string,
-  at: number,
-): void {
-  db.transaction(() => {
-    if (!stmts.get("SELECT 1 FROM posts WHERE id = ?").get(postId)) {
-      throw new FeedServiceError("FEED_NOT_FOUND", `No post has id ${postId}.`);
-    }
-    insertClickRow(stmts, postId, clientHash, at);
-  })();
-}
-
 /**
- * insertClick for many clicks in one transaction. Each clicked post moves in the clicked posts'
- * index once, by all its new clicks: FTS5 writes a segment per transaction that changes it, so a
- * transaction per click costs a commit and a segment each (bench/NOTES.md, sqliteclk34).
+ * Adds clicks in one transaction, all or none (insertClick is a batch of one). Each clicked post
+ * moves in the clicked posts' index once, by all its new clicks: FTS5 writes a segment per
+ * transaction that changes it, so a transaction per click costs a commit and a segment each
+ * (bench/NOTES.md, sqliteclk34).
  */
 export function insertClicks(
   db: Database.Database,
@@ -79,7 +61,7 @@ export function insertClicks(
       if (!added.has(postId) && !stmts.get("SELECT 1 FROM posts WHERE id = ?").get(postId)) {
         throw new FeedServiceError("FEED_NOT_FOUND", `No post has id ${postId}.`);
       }
-      insertClickRow(stmts, postId, clientHash, at, false);
+      insertClickRow(stmts, postId, clientHash, at);
       added.set(postId, (added.get(postId) ?? 0) + 1);
     }
     for (const [postId, n] of added) rekeyClicked(stmts, postId, n);

@@ -206,7 +206,7 @@ export class SqliteStore implements Store {
     return settle(() => activity.installSetting(this.#stmts, name, propose));
   }
   insertClick(postId: number, clientHash: string, at: number): Promise<void> {
-    return settle(() => activity.insertClick(this.#db, this.#stmts, postId, clientHash, at));
+    return settle(() => activity.insertClicks(this.#db, this.#stmts, [{ postId, clientHash, at }]));
   }
   insertClicks(clicks: readonly ClickRow[]): Promise<void> {
     return settle(() => activity.insertClicks(this.#db, this.#stmts, clicks));
