@@ -91,3 +91,39 @@ export async function clickAtRandom(
     await store.insertClick(id, `c${i}`, now - Math.floor(next() * 730 * DAY));
   }
 }
+
+/**
+ * What an upgraded database must answer as a fresh one does, on this corpus: feed rankings over
+ * four windows (plus `perWindow`'s own reading of each, when given) and a category's pages since
+ * a post at 30 % and 80 % of `ids` (the posts' ids in order), first and at `deepOffset`.
+ */
+export async function rankingAnswers(
+  store: Store,
+  ids: readonly number[],
+  now: number,
+  deepOffset: number,
+  perWindow?: (since: number) => Promise<unknown>,
+): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const days of [1, 45, 200, 36_500]) {
+    const since = now - days * DAY;
+    out.push(await store.mostProlificFeeds({ since, limit: 50 }));
+    out.push(await store.mostPopularFeeds({ since, limit: 50 }));
+    if (perWindow) out.push(await perWindow(since));
+  }
+  for (const at of [0.3, 0.8]) {
+    for (const offset of [0, deepOffset]) {
+      out.push(
+        await store.postsByCategory({
+          limit: 20,
+          offset,
+          categoryId: 1,
+          languageIds: null,
+          sincePostId: ids[Math.floor(at * ids.length)]!,
+          sinceDate: null,
+        }),
+      );
+    }
+  }
+  return out;
+}

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { loadDemoData } from "../../demo/load-demo-data.js";
-import { clickAtRandom, storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
+import { clickAtRandom, rankingAnswers, storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
 import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
@@ -368,30 +368,14 @@ describe("postgres running sums and month ranks (migration 27)", () => {
           "SELECT tgname, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
         );
       assert.deepEqual(await triggers(pools[1]!), await triggers(pools[0]!), "the same triggers");
-      const answers = async (store: Store, pool: pg.Pool) => {
-        const ids = (await q(pool, "SELECT id FROM posts ORDER BY id")).map(([id]) => id!);
-        const out: unknown[] = [];
-        for (const days of [1, 45, 200, 36_500]) {
-          out.push(await store.mostProlificFeeds({ since: NOW - days * DAY, limit: 50 }));
-          out.push(await store.mostPopularFeeds({ since: NOW - days * DAY, limit: 50 }));
-          out.push(await windowClicks(pool, NOW - days * DAY));
-        }
-        for (const at of [0.3, 0.8]) {
-          for (const offset of [0, 1200]) {
-            out.push(
-              await store.postsByCategory({
-                limit: 20,
-                offset,
-                categoryId: 1,
-                languageIds: null,
-                sincePostId: ids[Math.floor(at * ids.length)]!,
-                sinceDate: null,
-              }),
-            );
-          }
-        }
-        return out;
-      };
+      const answers = async (store: Store, pool: pg.Pool) =>
+        rankingAnswers(
+          store,
+          (await q(pool, "SELECT id FROM posts ORDER BY id")).map(([id]) => id!),
+          NOW,
+          1200,
+          (since) => windowClicks(pool, since),
+        );
       assert.deepEqual(await answers(stores[1]!, pools[1]!), await answers(stores[0]!, pools[0]!));
       // Taken again (a test re-running later migrations), it makes the same tables anew.
       await pools[1]!.query("DELETE FROM schema_migrations WHERE version >= 27");

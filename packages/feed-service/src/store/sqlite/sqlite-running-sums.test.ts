@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
-import { clickAtRandom, storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
+import { clickAtRandom, rankingAnswers, storeManyFeeds } from "../../test-support/many-feeds-corpus.js";
 import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import { StatementCache } from "./sqlite-connection.js";
@@ -281,29 +281,13 @@ describe("SQLite running sums (schema 21)", () => {
         "post_day_counts ORDER BY 1, 2, 3",
       ].map((t) => db.prepare(`SELECT * FROM ${t}`).raw().all());
     assert.deepEqual(tables(upgraded), tables(fresh));
-    const answers = async (store: SqliteStore, db: Database.Database) => {
-      const ids = db.prepare("SELECT id FROM posts ORDER BY id").pluck().all() as number[];
-      const out: unknown[] = [];
-      for (const days of [1, 45, 200, 36_500]) {
-        out.push(await store.mostProlificFeeds({ since: NOW - days * DAY, limit: 50 }));
-        out.push(await store.mostPopularFeeds({ since: NOW - days * DAY, limit: 50 }));
-      }
-      for (const at of [0.3, 0.8]) {
-        for (const offset of [0, 600]) {
-          out.push(
-            await store.postsByCategory({
-              limit: 20,
-              offset,
-              categoryId: 1,
-              languageIds: null,
-              sincePostId: ids[Math.floor(at * ids.length)]!,
-              sinceDate: null,
-            }),
-          );
-        }
-      }
-      return out;
-    };
+    const answers = (store: SqliteStore, db: Database.Database) =>
+      rankingAnswers(
+        store,
+        db.prepare("SELECT id FROM posts ORDER BY id").pluck().all() as number[],
+        NOW,
+        600,
+      );
     assert.deepEqual(await answers(stores[1], upgraded), await answers(stores[0], fresh));
     // Taken again (the re-filing test re-runs later migrations), it makes the same tables anew.
     upgraded.prepare("DELETE FROM schema_migrations WHERE version >= 21").run();
