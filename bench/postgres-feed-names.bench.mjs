@@ -33,16 +33,13 @@ const loadBuild = async (name, folder) => ({
 const builds = [await loadBuild("new", new URL("../packages/feed-service/dist", import.meta.url).pathname)];
 if (values.baseline) builds.unshift(await loadBuild("old", resolve(values.baseline)));
 
-/** A seeded generator (mulberry32): the same names on every run. */
+/** The demo's seeded generator (mulberry32): the same names on every run. */
+const { SeededRandom } = await import(
+  new URL("../packages/feed-service/dist/demo/seeded-random.js", import.meta.url).href
+);
 function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const generator = new SeededRandom(seed);
+  return () => generator.next();
 }
 const SYLLABLES = ["ka", "to", "ri", "mon", "sel", "dra", "vik", "lun", "mar", "ost", "pel", "quin"];
 const CJK = ["日本", "東京", "新聞", "技術", "日報", "世界"];
