@@ -4,6 +4,7 @@
  * one tier (newest days, or most clicked posts) worth trying before the plain query.
  */
 import { rows, type Sql, translatePostgresError } from "./postgres-connection.js";
+import { postsInLanguages } from "./postgres-language-totals.js";
 import { DAY_MS } from "./postgres-page-seek.js";
 import {
   CLICK_TIERS,
@@ -45,6 +46,31 @@ export interface Match {
    */
   estimable: boolean;
   languageIds: readonly number[] | null;
+  /**
+   * Whether a post whose title and feed name words (`rank_vector`, the weight A and B part of
+   * `search_vector`: migration 5) match the query matches it: true when the query excludes
+   * nothing, as a query without `!` only asks for lexemes (and their positions) to be present
+   * (https://www.postgresql.org/docs/current/textsearch-controls.html). Walks then check the
+   * small vector first and read `search_vector` out of TOAST only for the others (vectorCheck).
+   */
+  titleImplies?: boolean;
+  /**
+   * The positive clauses of the query, each an OR of terms, each term the words GIN must find
+   * together (a phrase's words); null for a term whose lexemes are not known ahead (a prefix).
+   * Sizes the posting list GIN skips along (rarestList).
+   */
+  clauses?: ReadonlyArray<ReadonlyArray<readonly string[] | null>>;
+}
+
+/**
+ * The check of the query (parameter `$n`) on a post a walk reads anyway: on `rank_vector` first
+ * when that settles it (Match.titleImplies), and on `search_vector` only when it does not. OR
+ * keeps its order in the plan (the planner orders the ANDed conditions, not an OR's arms), so a
+ * post matched by its title never has its vector read out of TOAST (figures in bench/NOTES.md).
+ */
+export function vectorCheck(match: Match, n: number): string {
+  const full = `p.search_vector @@ $${n}::tsquery`;
+  return match.titleImplies === true ? `(p.rank_vector @@ $${n}::tsquery OR ${full})` : full;
 }
 
 /**
@@ -119,16 +145,17 @@ export function walkable(need: number, expected: { share: number }): boolean {
  * The first `need` matches in `order`, read by walking that order's index over at most
  * WALK_POSTS posts: all of them when that many lie among those posts, else the fewer found (the
  * walk then proves nothing about the page, but says how common the query is). The posts are
- * read anyway, so the query is checked on `search_vector` itself, never on the indexed
+ * read anyway, so the query is checked on their vectors (vectorCheck), never on the indexed
  * expression (which would rebuild each post's vector with its facets).
  */
 export async function walk(sql: Sql, match: Match, need: number, order: string): Promise<number[]> {
   const language = match.languageIds ? "AND p.language_id = ANY($4::int[])" : "";
-  const source = "SELECT p.id, p.post_date, p.clicks, p.language_id, p.search_vector FROM posts p";
+  const source =
+    "SELECT p.id, p.post_date, p.clicks, p.language_id, p.search_vector, p.rank_vector FROM posts p";
   const found = await rows<{ id: number }>(
     sql,
     `SELECT p.id FROM (SELECT * FROM (${source}) p ORDER BY ${order} LIMIT $3) p
-      WHERE p.search_vector @@ $1::tsquery ${language} ORDER BY ${order} LIMIT $2`,
+      WHERE ${vectorCheck(match, 1)} ${language} ORDER BY ${order} LIMIT $2`,
     [match.words, need, WALK_POSTS, ...(match.languageIds ? [match.languageIds] : [])],
   );
   return found.map((r) => r.id);
@@ -142,30 +169,74 @@ export function correct(expected: Expected, found: number, posts = WALK_POSTS): 
 }
 
 /**
- * The share of posts holding the least common of the words the statistics list as most common
- * (null when they list none). The planner knows nothing of a word missing from that list but that
- * it is rarer: it expects it in min(0.5%, half that share) of the posts, whatever its real share
- * below it (PostgreSQL's src/backend/tsearch/ts_selfuncs.c; a demo case in bench/NOTES.md).
+ * The statistics' list of the most common words of `search_vector` with their shares of the
+ * posts, and the share of the least common of them (null when they list none). The planner knows
+ * nothing of a word missing from that list but that it is rarer: it expects it in min(0.5%, half
+ * that share) of the posts, whatever its real share below it (PostgreSQL's
+ * src/backend/tsearch/ts_selfuncs.c; a demo case in bench/NOTES.md).
  */
-async function leastCommonShare(sql: Sql): Promise<number | null> {
+interface WordShares {
+  shares: ReadonlyMap<string, number>;
+  least: number | null;
+}
+
+async function wordShares(sql: Sql): Promise<WordShares> {
   return reused(statistics, sql, "", STATISTICS_TTL_MS, Date.now, async () => {
-    const [row] = await rows<{ least: number | null }>(
+    const [row] = await rows<{ words: string[] | null; freqs: number[] | null }>(
       sql,
-      `SELECT s.most_common_elem_freqs[array_length(s.most_common_elems, 1) + 1]::float8 AS least
+      `SELECT s.most_common_elems::text::text[] AS words, s.most_common_elem_freqs::float8[] AS freqs
         FROM pg_stats s
         WHERE s.schemaname = current_schema() AND s.tablename = 'posts' AND s.attname = 'search_vector'`,
     );
-    return row?.least ?? null;
+    const words = row?.words ?? [];
+    const freqs = row?.freqs ?? [];
+    // The frequencies are followed by the least, the greatest and the null share of the words.
+    return {
+      shares: new Map(words.map((w, i) => [w, freqs[i]!])),
+      least: words.length > 0 ? (freqs[words.length] ?? null) : null,
+    };
   });
 }
-const statistics = new WeakMap<Sql, Map<string, Reading<number | null>>>();
+const statistics = new WeakMap<Sql, Map<string, Reading<WordShares>>>();
+
+/** The share of posts holding the least common of the words the statistics list (see wordShares). */
+async function leastCommonShare(sql: Sql): Promise<number | null> {
+  return (await wordShares(sql)).least;
+}
+
+/**
+ * The posts of the shortest posting list GIN can skip along for `match` (the positive clause, or
+ * the languages' facet, with the fewest posts), as the statistics of the words and the posts per
+ * language count them: at least the matches expected. GIN's fast scan walks the least frequent
+ * entries a match cannot do without and only skips through the others (PostgreSQL's
+ * src/backend/access/gin/ginget.c, startScanKey), so this is what the plain query passes over.
+ * A word the statistics do not list counts as the planner counts it (see wordShares); a prefix
+ * counts as every post (its lexemes are not known ahead).
+ */
+async function rarestList(sql: Sql, match: Match, expected: Expected): Promise<number> {
+  const total = expected.share > 0 ? expected.matches / expected.share : 0;
+  let rarest = total;
+  if (match.clauses !== undefined) {
+    const { shares, least } = await wordShares(sql);
+    const unlisted = Math.min(0.005, (least ?? 0.01) / 2);
+    for (const clause of match.clauses) {
+      let share = 0;
+      for (const words of clause) {
+        share += words === null ? 1 : Math.min(1, ...words.map((w) => shares.get(w) ?? unlisted));
+      }
+      rarest = Math.min(rarest, Math.min(1, share) * total);
+    }
+  }
+  if (match.languageIds) rarest = Math.min(rarest, await postsInLanguages(sql, match.languageIds));
+  return Math.max(rarest, expected.matches);
+}
 
 /**
  * Reads what sizes searches on `sql` ahead of the first one (the posts per day of all languages,
  * the statistics' least common word share), which it would otherwise wait for.
  */
 export async function readSearchPlanning(sql: Sql): Promise<void> {
-  await Promise.all([postsPerDay(sql, null), leastCommonShare(sql)]);
+  await Promise.all([postsPerDay(sql, null), wordShares(sql)]);
 }
 
 /** How many of the newest days (`perDay`, newest first) it takes to hold `target` posts, and their posts. */
@@ -296,10 +367,11 @@ async function newestDaysHolding(
 }
 
 /**
- * The cost, in items GIN passes over, of a one-word query of `word` matches (`share` of the
- * posts) in the tier of every post from day `first` to `newest`: GIN walks every item of the tier's
- * blocks that hold fewer posts than the word (then the word's own list, when a larger block is
- * left, which it only skips through), and every match in the tier is read.
+ * The cost, in items GIN passes over, of a query whose rarest posting list holds `word` posts
+ * (see rarestList; `share` of the posts match) in the tier of every post from day `first` to
+ * `newest`: GIN walks every item of the tier's blocks that hold fewer posts than that list (then
+ * the list itself, when a larger block is left, which it only skips through), and every match in
+ * the tier is read.
  */
 function tierCost(
   first: number,
@@ -331,6 +403,7 @@ function tierCost(
  * A one-word tier may start at its first day's week instead, when that costs less (tierCost): the
  * days before a week's start are small blocks that GIN walks whole, while for a word in 1-8% of
  * the posts their week holds more posts than the word and is only skipped through (bench/NOTES.md).
+ * No tier either when it costs GIN more than the plain query (tierCost against rarestList).
  */
 export async function dayTier(
   sql: Sql,
@@ -347,13 +420,17 @@ export async function dayTier(
   );
   const last = Math.max(days.newest, newest?.day ?? 0);
   let first = days.first;
+  // GIN's time blocks hold every language: a tier's cost counts all posts per day.
+  const perDay = match.languageIds ? await postsPerDay(sql, null) : days.perDay;
+  const postsOn = new Map(perDay.map((d) => [d.day, d.n]));
+  const rarest = await rarestList(sql, match, expected);
+  const cost = (from: number) => tierCost(from, last, postsOn, rarest, expected.share);
   const weekStart = first - (((first % 7) + 7) % 7);
-  if (match.estimable && weekStart !== first) {
-    // A one-word query has no languages: its days were counted over all posts, as GIN's blocks hold.
-    const postsOn = new Map(days.perDay.map((d) => [d.day, d.n]));
-    const cost = (from: number) => tierCost(from, last, postsOn, expected.matches, expected.share);
-    if (cost(weekStart) < cost(first)) first = weekStart;
-  }
+  if (match.estimable && weekStart !== first && cost(weekStart) < cost(first)) first = weekStart;
+  // The plain query passes over the rarest list and reads every match: a tier whose blocks GIN
+  // walks cost more than that is not worth a try (a word that seldom meets a language, whose
+  // estimate the statistics take from each alone: bench/NOTES.md).
+  if (cost(first) >= rarest + HEAP_ROW_COST * expected.matches) return null;
   return sinceDayFacet(first, last);
 }
 

@@ -49,6 +49,7 @@ import {
   expectation,
   type Match,
   sampleNewest,
+  vectorCheck,
   walkable,
   walkPage,
 } from "./postgres-search-plan.js";
@@ -144,7 +145,7 @@ async function rankedWalk(
         SELECT p.id, ${SEARCH_SCORE} AS score FROM (
           SELECT p.id, p.post_date, p.search_vector, p.rank_vector, p.body_length FROM posts p ${language}
           ORDER BY p.post_date DESC, p.id DESC LIMIT $4
-        ) p WHERE p.search_vector @@ $1::tsquery ORDER BY p.post_date DESC, p.id DESC LIMIT ${RANKED_NEWEST}
+        ) p WHERE ${vectorCheck(match, 1)} ORDER BY p.post_date DESC, p.id DESC LIMIT ${RANKED_NEWEST}
       ) newest ORDER BY score DESC, id DESC LIMIT $2 OFFSET $3`,
     [match.words, page.limit, page.offset, posts, ...(languageId === null ? [] : [languageId])],
   );
@@ -265,6 +266,8 @@ export function searchMatch(query: SearchQuery, languageIds: readonly number[] |
   return {
     index: languageIds ? `(${indexed.tsquery}) & ${languagesFacet(languageIds)}` : indexed.tsquery,
     verify: indexed.exact ? null : words,
+    titleImplies: query.excluded.length === 0,
+    clauses: query.clauses.map((clause) => clause.map((term) => (term.prefix ? null : termPhrase(term)))),
     estimable:
       languageIds === null &&
       query.excluded.length === 0 &&
