@@ -1,0 +1,172 @@
+/**
+ * Two ways PostgreSQL word search reads less (postgres-search-plan.ts), against brute force:
+ * walks check a post's title and feed name words (`rank_vector`) before its whole vector when the
+ * query excludes nothing (vectorCheck), and no day tier is tried when GIN would pass over more of
+ * its posts than the plain query passes over (a word common in every language but one, searched
+ * in that one). Every page is compared with a plain query over every match (relevance: ranking
+ * the 10,000 newest matches, spec §4), scores included.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type pg from "pg";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
+import type { SearchSort } from "../store.js";
+import { rows, type Sql } from "./postgres-connection.js";
+import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
+import { RANKED_NEWEST, searchPosts } from "./postgres-search-queries.js";
+import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
+
+const POSTS = 60_000;
+const T0 = Date.UTC(2026, 0, 10);
+
+let db: TestPostgresStore;
+let pool: pg.Pool;
+let ja: number;
+
+before(async () => {
+  db = await openTestPostgresStore("word_checks");
+  pool = db.pool;
+  ja = (await db.store.ensureLanguage("ja")).languageId;
+  const a = await db.store.addFeed({ feedUrl: "https://a.test/feed", feedName: "A" });
+  const b = await db.store.addFeed({ feedUrl: "https://b.test/feed", feedName: "B", languageId: ja });
+  // 3,000 posts a day over 20 days, one in ten Japanese. "la" in 4 of 9 posts of other languages
+  // and in one Japanese post in 100; "the" in 95% of posts, in the title (weight A, so in
+  // rank_vector) of one in seven, else in the body; w0..w96 in ~1% each.
+  await pool.query(
+    `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, search_vector)
+      SELECT CASE WHEN i % 10 = 0 THEN $2::int ELSE $1::int END, 'g' || i, 'https://x.test/' || i, 'Post ' || i, '', '', 0,
+        $4::bigint - i::bigint * 28800, CASE WHEN i % 10 = 0 THEN $3::int ELSE 1 END,
+        ((CASE WHEN i % 20 = 7 THEN '' WHEN i % 7 = 0 THEN 'the:1A ' ELSE 'the:5 ' END)
+          || (CASE WHEN (i % 10 <> 0 AND i % 2 = 0) OR i % 1000 = 0 THEN 'la:2 ' ELSE '' END)
+          || 'w' || (i % 97) || ':3 k' || (i % 13) || ':4')::tsvector
+      FROM generate_series(1, ${POSTS}) i`,
+    [a.feedId, b.feedId, ja, T0],
+  );
+  await pool.query("ANALYZE");
+});
+after(() => db?.close());
+
+/** The page as a plain query over every match would give it. */
+async function reference(
+  terms: string,
+  sort: SearchSort,
+  page: { offset: number; limit: number; languageIds: number[] | null },
+): Promise<Array<{ id: number; score?: number }>> {
+  const words = toTsquery(parseSearchQuery(terms));
+  const language = page.languageIds ? "AND p.language_id = ANY($4::int[])" : "";
+  const params = [words, page.limit, page.offset, ...(page.languageIds ? [page.languageIds] : [])];
+  if (sort === "relevance") {
+    return rows(
+      pool,
+      `WITH newest AS (SELECT p.id FROM posts p WHERE p.search_vector @@ $1::tsquery ${language}
+          ORDER BY p.post_date DESC, p.id DESC LIMIT ${RANKED_NEWEST})
+        SELECT p.id, ${SEARCH_SCORE} AS score FROM newest JOIN posts p ON p.id = newest.id
+        ORDER BY score DESC, p.id DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+  }
+  const order = sort === "date" ? "p.post_date DESC, p.id DESC" : "p.clicks DESC, p.id DESC";
+  return rows(
+    pool,
+    `SELECT p.id FROM posts p WHERE p.search_vector @@ $1::tsquery ${language} ORDER BY ${order} LIMIT $2 OFFSET $3`,
+    params,
+  );
+}
+
+/** The store's page checked against the reference; the statements it ran. */
+async function assertSame(
+  terms: string,
+  sort: SearchSort,
+  page: { offset: number; limit: number; languageIds: number[] | null },
+): Promise<Array<{ text: string; params: unknown[] }>> {
+  const ran: Array<{ text: string; params: unknown[] }> = [];
+  const recording: Sql = {
+    query: ((config: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
+      const text = typeof config === "string" ? config : config.text;
+      ran.push({ text, params: (typeof config === "string" ? values : config.values) ?? [] });
+      return pool.query(config as string, values);
+    }) as Sql["query"],
+  };
+  const got = await searchPosts(recording, { ...page, query: parseSearchQuery(terms), sort });
+  const want = await reference(terms, sort, page);
+  const label = `${JSON.stringify(terms)} by ${sort}, ${JSON.stringify(page)}`;
+  assert.deepEqual(
+    got.map((r) => [r.postId, ...(sort === "relevance" ? [r.score] : [])]),
+    want.map((r) => [r.id, ...(sort === "relevance" ? [r.score] : [])]),
+    label,
+  );
+  return ran;
+}
+
+/** The tsqueries that statements reading matches (not counting a sample) handed to GIN. */
+function ginReads(ran: ReadonlyArray<{ text: string; params: unknown[] }>): string[] {
+  return ran.flatMap(({ text, params }) => {
+    const gin = text.indexOf(`${SEARCH_EXPRESSION} @@ $`);
+    if (gin < 0 || text.startsWith("EXPLAIN") || text.startsWith("SELECT count(*)")) return [];
+    const n = Number(/^\$(\d+)/.exec(text.slice(gin + SEARCH_EXPRESSION.length + 4))![1]);
+    return [String(params[n - 1])];
+  });
+}
+
+const TIME_FACET = /' (day|wk|mo|yr) -?\d+'/;
+
+describe("postgres word checks", () => {
+  it("walks check the title words first only when the query excludes nothing, exactly", async () => {
+    // "the -w0": a post with "the" in its title and w0 in its body must stay out.
+    for (const terms of ["the", "the -w0", "the -k3", '"the la"', "the OR w5"]) {
+      for (const sort of ["date", "relevance"] as const) {
+        for (const languageIds of [null, [ja]]) {
+          for (const [offset, limit] of [
+            [0, 20],
+            [0, 1000],
+            [400, 20],
+            [9990, 20],
+          ] as const) {
+            await assertSame(terms, sort, { offset, limit, languageIds });
+          }
+        }
+      }
+    }
+  });
+
+  it("walks read the whole vector of no post whose title settles the query", async () => {
+    const ran = await assertSame("the", "relevance", { offset: 0, limit: 20, languageIds: null });
+    const walk = ran.find((r) => r.text.includes("LIMIT $4") && r.text.includes("p.rank_vector @@ $1"));
+    assert.ok(walk, "the ranked walk checks rank_vector first");
+    const excluded = await assertSame("the -w0", "relevance", { offset: 0, limit: 20, languageIds: null });
+    assert.ok(
+      excluded.every((r) => !r.text.includes("p.rank_vector @@ $1")),
+      "an exclusion is checked on the whole vector",
+    );
+  });
+
+  it("tries no day tier whose posts GIN would walk past the plain query's list and matches", async () => {
+    // "la" in Japanese: the statistics expect 4.5% of 60,000 posts (the word and the language
+    // taken apart), the newest day holds few: a tier of the newest week of Japanese posts would
+    // make GIN walk every post of its days in every language, more than the 6,000 Japanese posts
+    // the plain query skips along.
+    for (const sort of ["date", "relevance"] as const) {
+      for (const offset of [0, 20, 40]) {
+        const ran = await assertSame("la", sort, { offset, limit: 20, languageIds: [ja] });
+        const reads = ginReads(ran);
+        assert.ok(
+          reads.every((q) => !TIME_FACET.test(q)),
+          `la in Japanese by ${sort} at ${offset}: ${JSON.stringify(reads)}`,
+        );
+      }
+    }
+    // A tier GIN skips through cheaply is still tried: "la" in every language, deep.
+    const ran = await assertSame("la", "date", { offset: 3000, limit: 20, languageIds: null });
+    assert.ok(
+      ginReads(ran).some((q) => TIME_FACET.test(q)),
+      `la by date at 3000: ${JSON.stringify(ginReads(ran))}`,
+    );
+    for (const sort of ["date", "relevance", "clicks"] as const) {
+      for (const languageIds of [null, [ja], [1, ja]]) {
+        for (const offset of [0, 1000, 9990])
+          await assertSame("la", sort, { offset, limit: 20, languageIds });
+      }
+    }
+  });
+});
