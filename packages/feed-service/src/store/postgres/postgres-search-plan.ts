@@ -373,7 +373,7 @@ async function newestDaysHolding(
  * the list itself, when a larger block is left, which it only skips through), and every match in
  * the tier is read.
  */
-function tierCost(
+export function tierCost(
   first: number,
   newest: number,
   postsOn: Map<number, number>,
@@ -391,6 +391,16 @@ function tierCost(
     else skipped = true;
   }
   return walked + (skipped ? word : 0) + HEAP_ROW_COST * share * posts;
+}
+
+/**
+ * Whether a tier that costs GIN `tier` items (tierCost) is worth a try before the plain query,
+ * which passes over the rarest list (rarestList) and reads every match: not when its blocks
+ * that GIN walks whole cost more than that (a word that seldom meets a language, whose estimate
+ * the statistics take from each alone: bench/NOTES.md).
+ */
+export function tierWorthTrying(tier: number, rarest: number, expected: Pick<Expected, "matches">): boolean {
+  return tier < rarest + HEAP_ROW_COST * expected.matches;
 }
 
 /**
@@ -427,11 +437,7 @@ export async function dayTier(
   const cost = (from: number) => tierCost(from, last, postsOn, rarest, expected.share);
   const weekStart = first - (((first % 7) + 7) % 7);
   if (match.estimable && weekStart !== first && cost(weekStart) < cost(first)) first = weekStart;
-  // The plain query passes over the rarest list and reads every match: a tier whose blocks GIN
-  // walks cost more than that is not worth a try (a word that seldom meets a language, whose
-  // estimate the statistics take from each alone: bench/NOTES.md).
-  if (cost(first) >= rarest + HEAP_ROW_COST * expected.matches) return null;
-  return sinceDayFacet(first, last);
+  return tierWorthTrying(cost(first), rarest, expected) ? sinceDayFacet(first, last) : null;
 }
 
 /**
