@@ -313,7 +313,7 @@ export interface DayCount {
 
 /**
  * The posts per day that size the day tiers, reused for DAY_COUNTS_TTL_MS before they are read again. Adding
- * them up reads every row of scope_days in scope (bench/NOTES.md); they only size a tier, whose facet always
+ * them up reads rows of scope_days in scope (bench/NOTES.md); they only size a tier, whose facet always
  * reaches the newest day as read at the time, so a stale count can make a tier larger or smaller
  * than it should be, never an answer wrong. So a search past the reuse time is not held up by the
  * reading: it uses the counts it has and reads them again beside it, for the searches that follow;
@@ -330,15 +330,30 @@ export async function postsPerDay(
   languageIds: readonly number[] | null,
   now: () => number = Date.now,
 ): Promise<DayCount[]> {
-  return reused(dayCounts, sql, languageIds?.join(",") ?? "", DAY_COUNTS_TTL_MS, now, () =>
-    rows<DayCount>(
+  return reused(dayCounts, sql, languageIds?.join(",") ?? "", DAY_COUNTS_TTL_MS, now, () => {
+    if (languageIds !== null && languageIds.length > 1) {
+      // Several languages: their rows of every day, read together (no index gives their days in order).
+      return rows<DayCount>(
+        sql,
+        `SELECT day, sum(posts) AS n, sum(sum(posts)) OVER () AS total FROM scope_days
+          WHERE posts > 0 AND language_id = ANY($2::int[]) GROUP BY day ORDER BY day DESC LIMIT $1`,
+        [MAX_TIER_DAYS + 1, languageIds],
+      );
+    }
+    // All languages (scope_days_by_day) or one (scope_days_by_language), newest day first, stopped
+    // at the days a tier may reach; the total from language_totals, kept from scope_days by its
+    // triggers (the same posts), instead of adding up every day of history (bench/NOTES.md).
+    const language = languageIds === null ? "true" : "language_id = $2::int";
+    return rows<DayCount>(
       sql,
-      `SELECT day, sum(posts) AS n, sum(sum(posts)) OVER () AS total FROM scope_days
-        WHERE posts > 0 ${languageIds ? "AND language_id = ANY($2::int[])" : ""}
-        GROUP BY day ORDER BY day DESC LIMIT $1`,
-      languageIds ? [MAX_TIER_DAYS + 1, languageIds] : [MAX_TIER_DAYS + 1],
-    ),
-  );
+      `SELECT d.day, d.n, t.total FROM (
+          SELECT day, sum(posts) AS n FROM scope_days WHERE posts > 0 AND ${language}
+          GROUP BY day ORDER BY day DESC LIMIT $1
+        ) d, (SELECT coalesce(sum(posts), 0) AS total FROM language_totals WHERE ${language}) t
+        ORDER BY d.day DESC`,
+      languageIds === null ? [MAX_TIER_DAYS + 1] : [MAX_TIER_DAYS + 1, languageIds[0]],
+    );
+  });
 }
 
 /**

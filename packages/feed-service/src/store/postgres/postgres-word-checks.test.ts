@@ -15,7 +15,7 @@ import { openTestPostgresStore, type TestPostgresStore } from "../../test-suppor
 import type { SearchSort } from "../store.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
-import { tierCost, tierWorthTrying } from "./postgres-search-plan.js";
+import { postsPerDay, tierCost, tierWorthTrying } from "./postgres-search-plan.js";
 import { RANKED_NEWEST, searchPosts } from "./postgres-search-queries.js";
 import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 
@@ -177,5 +177,37 @@ describe("postgres word checks", () => {
       ginReads(ran).some((q) => TIME_FACET.test(q)),
       `la by date at 3000: ${JSON.stringify(ginReads(ran))}`,
     );
+  });
+  it("counts the posts per day of the newest 1,001 days and the total as the posts themselves do", async () => {
+    // Two posts a day over 1,500 older days (one Japanese), so that the counts stop short of history.
+    const added = await pool.query<{ id: number }>(
+      `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, search_vector)
+        SELECT f.id, 'old' || i, 'https://x.test/old' || i, 'Old ' || i, '', '', 0,
+          $2::bigint - (30 + i / 2)::bigint * 86400000, CASE WHEN i % 2 = 0 THEN $1::int ELSE 1 END, 'old:1'::tsvector
+        FROM generate_series(0, 2999) i, (SELECT min(id) AS id FROM feeds) f RETURNING id`,
+      [ja, T0],
+    );
+    try {
+      for (const languageIds of [null, [ja], [1], [1, ja]]) {
+        // A new Sql each time: the counts are kept per connection pool for a while.
+        const fresh: Sql = { query: pool.query.bind(pool) as Sql["query"] };
+        const got = await postsPerDay(fresh, languageIds);
+        const language = languageIds ? "WHERE language_id = ANY($1::int[])" : "";
+        const want = await rows<{ day: number; n: number; total: number }>(
+          pool,
+          `SELECT post_day(post_date) AS day, count(*)::int AS n, sum(count(*)) OVER ()::int AS total
+            FROM posts ${language} GROUP BY 1 ORDER BY 1 DESC LIMIT 1001`,
+          languageIds ? [languageIds] : [],
+        );
+        assert.equal(got.length, 1001, `days of ${languageIds}`);
+        assert.deepEqual(
+          got.map((d) => [d.day, d.n, d.total]),
+          want.map((d) => [d.day, d.n, d.total]),
+          `posts per day of ${languageIds}`,
+        );
+      }
+    } finally {
+      await pool.query("DELETE FROM posts WHERE id = ANY($1::int[])", [added.rows.map((r) => r.id)]);
+    }
   });
 });
