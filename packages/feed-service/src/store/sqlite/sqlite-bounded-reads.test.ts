@@ -628,6 +628,8 @@ describe("SQLite bounded reads", () => {
             assert.equal(score, one.get(...sample.args, match, key), `${match} ${key} score`);
           }
           if (page.hits !== exact) estimated++;
+          // A page past the clicked hits reads every hit once, so it knows their number exactly.
+          if (offset + limit > clicked) assert.equal(page.hits, exact, `${match} ${offset} ${limit} hits`);
           if (keys.length > 0 && keys.every((key) => scored.scores.has(key))) scoredOnRead++;
         }
       }

@@ -391,6 +391,15 @@ export function mostClickedHitPage(
     ) {
       return { keys: streamed!.slice(offset), hits: want };
     }
+    // Short of the page: the stream read every clicked hit, and the rest of the page is the
+    // unclicked hits by id, found from every hit: read them once, without estimating their
+    // number first (an AND's count over the sample's range reads on to its first match, wherever
+    // that lies: sqlite3Fts5ExprFirst, so a combination no recent post holds paid a read of
+    // every posting list for the estimate, then another for the hits).
+    if (streamed !== null) {
+      const every = everyHit(stmts, filter, scored);
+      return unclickedAfter(stmts, filter, streamed, every.keys, offset, limit, every.scores, scored);
+    }
   }
   // Reads of every hit take the finding MATCH (the whole one when they score on the way); the
   // walk tests the whole MATCH, so that it keeps each match's score.
@@ -440,8 +449,50 @@ export function mostClickedHitPage(
   }
   clicked ??= gatherClicked(stmts, reads, want, keys);
   if (clicked.length >= want) return page(clicked.slice(offset));
-  // Every clicked hit is known: the rest of the page is unclicked hits, highest id first (from
-  // the hits' keys when the estimate read them all, rather than the index again).
+  const rest = unclickedAfter(stmts, reads, clicked, keys, offset, limit, scores, scored);
+  return { keys: rest.keys, hits };
+}
+
+/**
+ * Every hit's key within the filter's date keys, one read of the index: with its score when
+ * `scored` is given (the whole MATCH then, which scores every unclicked post of the page on the
+ * way; a page whose clicked hits ran out is mostly those), else by the finding MATCH.
+ */
+function everyHit(
+  stmts: StatementCache,
+  filter: HitFilter,
+  scored?: ScoreSink,
+): { keys: number[]; scores: Map<number, number> | null } {
+  const keys = filter.keys ?? EVERY_KEY;
+  const rows = stmts
+    .get(`SELECT rowid, ${scored === undefined ? "0" : scored.sql} FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`)
+    .raw()
+    .all(
+      ...(scored?.args ?? []),
+      scored === undefined ? (filter.find ?? filter.match) : filter.match,
+      keys.low,
+      keys.high,
+    ) as Array<[number, number]>;
+  return { keys: rows.map(([key]) => key), scores: scored === undefined ? null : new Map(rows) };
+}
+
+/**
+ * The page once every clicked hit is known (`clicked`, in order): they, then the unclicked hits,
+ * highest id first (spec §4 ties), from the hits' keys when a read gave them all (`keys`),
+ * rather than the index again; the scores of `scores`, when a read took them, go to `scored`.
+ */
+function unclickedAfter(
+  stmts: StatementCache,
+  filter: HitFilter,
+  clicked: readonly number[],
+  keys: readonly number[] | null,
+  offset: number,
+  limit: number,
+  scores: Map<number, number> | null,
+  scored?: ScoreSink,
+): ClickedHitPage {
+  const want = offset + limit;
   const range = filter.keys ?? EVERY_KEY;
   const hitsSql =
     keys === null
@@ -456,9 +507,13 @@ export function mostClickedHitPage(
       WHERE p.clicks = 0 ORDER BY p.id DESC LIMIT ? OFFSET ?`)
     .pluck()
     .all(
-      ...(keys === null ? [reads.match, range.low, range.high] : [JSON.stringify(keys)]),
+      ...(keys === null ? [filter.match, range.low, range.high] : [JSON.stringify(keys)]),
       want - Math.max(offset, clicked.length),
       Math.max(0, offset - clicked.length),
     ) as number[];
-  return page([...clicked.slice(offset), ...unclicked]);
+  const found = [...clicked.slice(offset), ...unclicked];
+  if (scores !== null && scored !== undefined) {
+    for (const key of found) scored.scores.set(key, scores.get(key)!);
+  }
+  return { keys: found, hits: keys?.length ?? found.length };
 }
