@@ -27,7 +27,7 @@ import { migrateSqlite } from "./sqlite-migrations.js";
 import { mostPopularPosts, scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { rankingStats, scoreSql } from "./sqlite-term-sample.js";
+import { newestKeyRange, rankingStats, scoreSql } from "./sqlite-term-sample.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
@@ -653,6 +653,11 @@ describe("SQLite bounded reads", () => {
     });
     assert.equal(sampleIn(stmts, { low: allKeys[3000 + size - 2]!, high: allKeys[3000]! }, size), null);
     assert.equal(sampleIn(stmts, { low: allKeys[size - 2]!, high: allKeys[0]! }, size), null);
+    // Ranges of several sizes asked in turn (a search by clicks asks for two) are each their own.
+    for (const each of [size, 2048, size, 2048, allKeys.length, allKeys.length - 1]) {
+      const expected = each < allKeys.length ? { from: allKeys[each - 1], to: allKeys[0] } : null;
+      assert.deepEqual(newestKeyRange(stmts, each), expected, `${each}`);
+    }
   });
 
   it("ranks prolific feeds from the running sums as counting the posts does", () => {
