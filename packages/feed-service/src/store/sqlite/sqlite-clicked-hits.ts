@@ -208,7 +208,7 @@ const TOP_CLICKED_KEY = 2n ** 63n - 1n;
 /** Whether the database has the clicked posts' index (schema 23), per connection. */
 const hasClickedIndex = new WeakMap<StatementCache, boolean>();
 
-function clickedIndexed(stmts: StatementCache): boolean {
+export function clickedIndexed(stmts: StatementCache): boolean {
   let known = hasClickedIndex.get(stmts);
   if (known === undefined) {
     known =
