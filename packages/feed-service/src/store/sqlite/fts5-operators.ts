@@ -36,11 +36,17 @@ import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { fts5Phrases, toFts5Match } from "./fts5-match.js";
-import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
+import { clickedIndexed, mostClickedHitPage } from "./sqlite-clicked-hits.js";
+import { CLICKED_FTS, searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
-import { FTS_GATHER_COST_US, FTS_TEST_COST_US, SAMPLE_ESTIMATE_MARGIN } from "./sqlite-plan-costs.js";
+import {
+  FTS_GATHER_COST_US,
+  FTS_TEST_COST_US,
+  POST_BY_KEY_COST_US,
+  SAMPLE_ESTIMATE_MARGIN,
+} from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
 import { newestKeyRange, rankingStats, scoreSql, TERM_SAMPLE_POSTS } from "./sqlite-term-sample.js";
@@ -117,6 +123,8 @@ export interface Plan {
   oneFeed: number | null;
   /** The feeds a `feed:` clause of the query limits the posts to (the first such clause), or null. */
   feedIds: readonly number[] | null;
+  /** Whether `filters` is that one `feed:` clause alone: they read no column of a post but its feed. */
+  feedOnly: boolean;
   /**
    * `match` narrowed by the filters the index can answer (null without words): each `feed:` clause
    * as its words in the feed_name column, which holds every post's feed name as it is now (a feed
@@ -233,6 +241,12 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     filters: and(parts),
     oneFeed,
     feedIds,
+    feedOnly:
+      parts.length === 1 &&
+      query.filterClauses?.length === 1 &&
+      query.filterClauses[0]!.length === 1 &&
+      isFilter(query.filterClauses[0]![0]!) &&
+      query.filterClauses[0]![0]!.kind === "feed",
     narrowed,
     feedPhrases,
     indexAnswers,
@@ -468,14 +482,22 @@ function orderedHits(
  * next ones, fewer at the end), each batch resuming after the last (keyset paging):
  * - date: through posts_by_date, or posts_by_feed for one feed;
  * - clicks: the clicked posts through posts_clicked_by_key (schema 14), then the others newest id
- *   first (the order's ties); one feed's through posts_by_feed_clicks (schema 17).
+ *   first (the order's ties); one feed's through posts_by_feed_clicks (schema 17), and a list of
+ *   feeds' clicked posts too when that reads less (byFeedClicks), their date keys read after.
  */
 function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"): (size: number) => Hit[] {
   const { filters } = plan;
   const feed =
     plan.oneFeed === null ? { where: "", args: [] } : { where: "p.feed_id = ? AND ", args: [plan.oneFeed] };
   // `cells` are the id, the key and the order's value; `resume` compares (value, id) to the last.
-  type Phase = { from: string; where: string; resume: string; by: string; cells: string };
+  type Phase = {
+    from: string;
+    where: string;
+    resume: string;
+    by: string;
+    cells: string;
+    keysAfter?: boolean;
+  };
   const phases: Phase[] =
     order === "date"
       ? [
@@ -521,6 +543,22 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
         ? "posts p INDEXED BY posts_by_date"
         : "posts p";
     }
+    if (
+      order === "clicks" &&
+      phase === 0 &&
+      last === null &&
+      plan.oneFeed === null &&
+      plan.feedIds !== null
+    ) {
+      // The feeds' clicked posts in (feed, clicks, id) order, sorted: their date keys, not in that
+      // index, are read after for the page's posts only.
+      const byFeed = byFeedClicks(stmts, plan.feedIds, plan.feedOnly, size);
+      Object.assign(phases[0]!, {
+        from: byFeed ? "posts p INDEXED BY posts_by_feed_clicks" : "posts p INDEXED BY posts_clicked_by_key",
+        cells: byFeed ? "p.id, 0, p.clicks" : "p.id, p.date_key, p.clicks",
+        keysAfter: byFeed,
+      });
+    }
     const hits: Hit[] = [];
     while (hits.length < size && phase < phases.length) {
       const ph = phases[phase]!;
@@ -534,7 +572,8 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
           ...(last === null ? [] : [last[2], last[0]]),
           size - hits.length,
         ) as Array<[number, number, number]>;
-      for (const [id, key] of rows) hits.push([id, key]);
+      const keyOf = ph.keysAfter === true ? dateKeys(stmts, rows) : null;
+      for (const [id, key] of rows) hits.push([id, keyOf === null ? key : keyOf.get(id)!]);
       if (rows.length > 0) last = rows[rows.length - 1]!;
       if (hits.length < size) {
         phase++;
@@ -557,6 +596,49 @@ function byDateIndex(stmts: StatementCache, feedIds: readonly number[], size: nu
       (SELECT coalesce(sum(post_count), 0) FROM feeds) AS "all"`)
     .get(JSON.stringify(feedIds)) as { theirs: number; all: number };
   return theirs > 0 && (size * all) / theirs < theirs;
+}
+
+/** The date keys of some posts, by id. */
+function dateKeys(
+  stmts: StatementCache,
+  rows: ReadonlyArray<readonly [number, ...unknown[]]>,
+): Map<number, number> {
+  return new Map(
+    stmts
+      .get("SELECT id, date_key FROM posts WHERE id IN (SELECT value FROM json_each(?))")
+      .raw()
+      .all(JSON.stringify(rows.map(([id]) => id))) as Array<[number, number]>,
+  );
+}
+
+/**
+ * Whether `size` clicked posts of these feeds, most clicked first, come cheaper from the feeds'
+ * own index (posts_by_feed_clicks: each feed's clicked posts read in order, all of them sorted)
+ * than from the walk of every clicked post (posts_clicked_by_key, about size / their share of
+ * the posts read until enough are theirs), as byDateIndex weighs the date order. The shares are
+ * the feeds' post counts, their clicked posts their share of all clicked posts (the clicked
+ * posts' index's row count: sqlite-clicked-index.ts). The walk reads each post's row for its feed;
+ * the feeds' index holds the feed, so with no other filter (`feedOnly`) its entries are read in
+ * order, an index entry each, against a post found by key for each post walked
+ * (sqlite-plan-costs.ts); with one, each entry reads its post's row as the walk does.
+ */
+function byFeedClicks(
+  stmts: StatementCache,
+  feedIds: readonly number[],
+  feedOnly: boolean,
+  size: number,
+): boolean {
+  if (!clickedIndexed(stmts)) return false;
+  const { theirs, all } = stmts
+    .get(`SELECT (SELECT coalesce(sum(post_count), 0) FROM feeds WHERE id IN (SELECT value FROM json_each(?))) AS theirs,
+      (SELECT coalesce(sum(post_count), 0) FROM feeds) AS "all"`)
+    .get(JSON.stringify(feedIds)) as { theirs: number; all: number };
+  if (theirs === 0 || all === 0) return false;
+  const clicked = searchIndexTotals(stmts, CLICKED_FTS).rows;
+  const walked = (size * all) / theirs;
+  const theirClicked = (theirs * clicked) / all;
+  const entryCost = feedOnly ? FTS_GATHER_COST_US : POST_BY_KEY_COST_US;
+  return theirClicked * entryCost < walked * POST_BY_KEY_COST_US;
 }
 
 /**

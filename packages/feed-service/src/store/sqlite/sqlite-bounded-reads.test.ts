@@ -27,7 +27,7 @@ import { migrateSqlite } from "./sqlite-migrations.js";
 import { mostPopularPosts, scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { rankingStats, scoreSql } from "./sqlite-term-sample.js";
+import { newestKeyRange, rankingStats, scoreSql } from "./sqlite-term-sample.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
@@ -596,6 +596,7 @@ describe("SQLite bounded reads", () => {
       ORDER BY p.clicks DESC, p.id DESC`);
     let estimated = 0;
     let scoredOnRead = 0;
+    let readWhole = 0;
     for (const terms of [...queries, "the data", "title:the the", '"open source" open source']) {
       const parsed = parseSearchQuery(terms);
       const find = findingQuery(parsed);
@@ -628,11 +629,14 @@ describe("SQLite bounded reads", () => {
             assert.equal(score, one.get(...sample.args, match, key), `${match} ${key} score`);
           }
           if (page.hits !== exact) estimated++;
+          // A page past the clicked hits that scores every hit on one read knows their number.
+          if (offset + limit > clicked && page.hits === exact) readWhole++;
           if (keys.length > 0 && keys.every((key) => scored.scores.has(key))) scoredOnRead++;
         }
       }
     }
     assert.ok(estimated > 10, `only ${estimated} pages took the sample's estimate`);
+    assert.ok(readWhole > 10, `only ${readWhole} pages past the clicked hits read every hit`);
     assert.ok(scoredOnRead > 10, `only ${scoredOnRead} pages scored on a read`);
   });
 
@@ -651,6 +655,11 @@ describe("SQLite bounded reads", () => {
     });
     assert.equal(sampleIn(stmts, { low: allKeys[3000 + size - 2]!, high: allKeys[3000]! }, size), null);
     assert.equal(sampleIn(stmts, { low: allKeys[size - 2]!, high: allKeys[0]! }, size), null);
+    // Ranges of several sizes asked in turn (a search by clicks asks for two) are each their own.
+    for (const each of [size, 2048, size, 2048, allKeys.length, allKeys.length - 1]) {
+      const expected = each < allKeys.length ? { from: allKeys[each - 1], to: allKeys[0] } : null;
+      assert.deepEqual(newestKeyRange(stmts, each), expected, `${each}`);
+    }
   });
 
   it("ranks prolific feeds from the running sums as counting the posts does", () => {

@@ -208,7 +208,7 @@ const TOP_CLICKED_KEY = 2n ** 63n - 1n;
 /** Whether the database has the clicked posts' index (schema 23), per connection. */
 const hasClickedIndex = new WeakMap<StatementCache, boolean>();
 
-function clickedIndexed(stmts: StatementCache): boolean {
+export function clickedIndexed(stmts: StatementCache): boolean {
   let known = hasClickedIndex.get(stmts);
   if (known === undefined) {
     known =
@@ -391,6 +391,12 @@ export function mostClickedHitPage(
     ) {
       return { keys: streamed!.slice(offset), hits: want };
     }
+    // Short of the page: the stream read every clicked hit, and the rest of the page is the
+    // unclicked hits by id, found from every hit: read them once, without counting them among
+    // the newest posts first (an AND's count over a range of rowids reads on to its first match,
+    // wherever that lies: sqlite3Fts5ExprFirst, so a combination no recent post holds paid a
+    // read of every posting list for the estimate, then another for the hits).
+    if (streamed !== null) return pastClickedHits(stmts, filter, streamed, offset, limit, scored);
   }
   // Reads of every hit take the finding MATCH (the whole one when they score on the way); the
   // walk tests the whole MATCH, so that it keeps each match's score.
@@ -440,8 +446,73 @@ export function mostClickedHitPage(
   }
   clicked ??= gatherClicked(stmts, reads, want, keys);
   if (clicked.length >= want) return page(clicked.slice(offset));
-  // Every clicked hit is known: the rest of the page is unclicked hits, highest id first (from
-  // the hits' keys when the estimate read them all, rather than the index again).
+  const rest = unclickedAfter(stmts, reads, clicked, keys, offset, limit, scores, scored);
+  return { keys: rest.keys, hits };
+}
+
+/**
+ * The page once the stream gave every clicked hit (`clicked`, fewer than the page): they, then the
+ * unclicked hits by id. Their number is estimated from the clicked ones, as the clicked posts'
+ * share of all posts (the clicked posts' index's row count) says. Every hit is read scored, and
+ * the page sorted from their keys, when they are few enough to be read whole (as estimateHits
+ * reads them: up to the estimate's margin over EXACT_HITS_BELOW) and scoring them all on the read
+ * costs less than a seek per unclicked post of the page after; else the unclicked hits are
+ * sorted from the index by the finding MATCH, and the page's own are scored after, as before.
+ */
+function pastClickedHits(
+  stmts: StatementCache,
+  filter: HitFilter,
+  clicked: readonly number[],
+  offset: number,
+  limit: number,
+  scored?: ScoreSink,
+): ClickedHitPage {
+  const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
+  const clickedPosts = Math.max(1, searchIndexTotals(stmts, CLICKED_FTS).rows);
+  const hits = Math.ceil((clicked.length * posts) / clickedPosts);
+  const unclickedOnPage = Math.max(0, Math.min(limit, offset + limit - clicked.length));
+  const seeks = unclickedOnPage * TEST_COST_US * Math.max(1, segmentCount(stmts));
+  const few = hits <= SAMPLE_ESTIMATE_MARGIN * SMALL_HITS;
+  if (scored !== undefined && few && seeks > hits * SAMPLE_ESTIMATE_MARGIN * SCORE_COST_US) {
+    const every = everyHit(stmts, filter, scored);
+    return unclickedAfter(stmts, filter, clicked, every.keys, offset, limit, every.scores, scored);
+  }
+  const reads = filter.find === undefined ? filter : { ...filter, match: filter.find };
+  const page = unclickedAfter(stmts, reads, clicked, null, offset, limit, null, scored);
+  return { keys: page.keys, hits: Math.max(hits, page.keys.length) };
+}
+
+/** Every hit's key within the filter's date keys and its score: one read of the whole MATCH. */
+function everyHit(
+  stmts: StatementCache,
+  filter: HitFilter,
+  scored: ScoreSink,
+): { keys: number[]; scores: Map<number, number> } {
+  const keys = filter.keys ?? EVERY_KEY;
+  const rows = stmts
+    .get(`SELECT rowid, ${scored.sql} FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`)
+    .raw()
+    .all(...scored.args, filter.match, keys.low, keys.high) as Array<[number, number]>;
+  return { keys: rows.map(([key]) => key), scores: new Map(rows) };
+}
+
+/**
+ * The page once every clicked hit is known (`clicked`, in order): they, then the unclicked hits,
+ * highest id first (spec §4 ties), from the hits' keys when a read gave them all (`keys`),
+ * rather than the index again; the scores of `scores`, when a read took them, go to `scored`.
+ */
+function unclickedAfter(
+  stmts: StatementCache,
+  filter: HitFilter,
+  clicked: readonly number[],
+  keys: readonly number[] | null,
+  offset: number,
+  limit: number,
+  scores: Map<number, number> | null,
+  scored?: ScoreSink,
+): ClickedHitPage {
+  const want = offset + limit;
   const range = filter.keys ?? EVERY_KEY;
   const hitsSql =
     keys === null
@@ -456,9 +527,13 @@ export function mostClickedHitPage(
       WHERE p.clicks = 0 ORDER BY p.id DESC LIMIT ? OFFSET ?`)
     .pluck()
     .all(
-      ...(keys === null ? [reads.match, range.low, range.high] : [JSON.stringify(keys)]),
+      ...(keys === null ? [filter.match, range.low, range.high] : [JSON.stringify(keys)]),
       want - Math.max(offset, clicked.length),
       Math.max(0, offset - clicked.length),
     ) as number[];
-  return page([...clicked.slice(offset), ...unclicked]);
+  const found = [...clicked.slice(offset), ...unclicked];
+  if (scores !== null && scored !== undefined) {
+    for (const key of found) scored.scores.set(key, scores.get(key)!);
+  }
+  return { keys: found, hits: keys?.length ?? found.length };
 }

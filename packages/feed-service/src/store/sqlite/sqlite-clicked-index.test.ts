@@ -307,6 +307,13 @@ describe("SQLite clicked posts' index", () => {
       "after:2025-03-01 before:2025-11-20 news",
       "sec* title:the feed:archive after:2024-06-01 the",
       "title:new OR rust",
+      // Feeds of one word in several names, alone (their clicked posts from the feeds' own
+      // index, or the walk of every clicked post) and with a filter that reads the post's row.
+      "feed:digest",
+      "feed:journal",
+      "feed:dev -feed:journal",
+      "feed:digest after:2025-09-01",
+      "feed:digest OR feed:journal",
     ];
     const clicked = db.prepare("SELECT count(*) FROM posts WHERE clicks > 0").pluck().get() as number;
     let compared = 0;

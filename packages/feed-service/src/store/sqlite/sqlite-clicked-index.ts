@@ -45,12 +45,14 @@ export function clickedKey(clicks: number, id: number): bigint {
  * varint of rows, then one of tokens per column), what its xRowCount and xColumnTotalSize(-1) read
  * (fts5_index.c, sqlite3Fts5IndexGetAverages). Scoring a clicked post in this index with these
  * (`sampled_bm25_over`, native/sampled_bm25.c) gives the score posts_fts gives it: the row's own
- * tokens and length are the same here.
+ * tokens and length are the same here. The clicked posts' index (`index`) keeps the same record of
+ * its own rows: how many posts are clicked.
  */
-export function searchIndexTotals(stmts: StatementCache): { rows: number; tokens: number } {
-  const block = stmts.get("SELECT block FROM posts_fts_data WHERE id = 1").pluck().get() as
-    | Buffer
-    | undefined;
+export function searchIndexTotals(
+  stmts: StatementCache,
+  index: "posts_fts" | typeof CLICKED_FTS = "posts_fts",
+): { rows: number; tokens: number } {
+  const block = stmts.get(`SELECT block FROM ${index}_data WHERE id = 1`).pluck().get() as Buffer | undefined;
   const values: number[] = [];
   let at = 0;
   while (block !== undefined && at < block.length) {

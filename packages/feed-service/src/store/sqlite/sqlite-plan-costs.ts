@@ -44,7 +44,10 @@ export const FTS_SCORE_COST_US = 0.5;
  * On the same scale, finding a post by its date key and reading its clicks (two index seeks):
  * about five hits gathered, or five entries of an index read in order. With every hit's key
  * known, a search by clicks sorts the hits' posts when that costs less than reading the clicked
- * posts in order until enough of them are hits (sqlite-clicked-hits.ts).
+ * posts in order until enough of them are hits (sqlite-clicked-hits.ts). A list of feeds by clicks
+ * weighs the same two: a walked clicked post's row read for its feed against an entry of the
+ * feeds' own index read in order (fts5-operators.ts, byFeedClicks); assumes the row's page costs
+ * about what the two seeks do.
  */
 export const POST_BY_KEY_COST_US = 0.75;
 

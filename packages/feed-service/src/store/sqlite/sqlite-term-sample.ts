@@ -52,17 +52,28 @@ export interface KeyRange {
   to: number;
 }
 
-const ranges = new WeakMap<StatementCache, { version: string; size: number; range: KeyRange | null }>();
+/**
+ * The ranges known per connection, by sample size: a search by clicks asks for two (the term
+ * sample's and the hit estimate's, sqlite-plan-costs.ts), so one kept range would be walked again
+ * on every such search.
+ */
+const ranges = new WeakMap<StatementCache, Map<number, { version: string; range: KeyRange | null }>>();
 
 /**
  * The keys of the newest `size` posts, or null when there are not more posts than that. Kept per
- * connection until some table is written (a walk of `size` index entries otherwise per search).
+ * connection and size until some table is written (a walk of `size` index entries otherwise per
+ * search).
  */
 export function newestKeyRange(stmts: StatementCache, size: number): KeyRange | null {
   const counts = writeCounts(stmts);
   const version = `${counts.changes}.${counts.others}`;
-  const known = ranges.get(stmts);
-  if (known !== undefined && known.version === version && known.size === size) return known.range;
+  let bySize = ranges.get(stmts);
+  if (bySize === undefined) {
+    bySize = new Map();
+    ranges.set(stmts, bySize);
+  }
+  const known = bySize.get(size);
+  if (known !== undefined && known.version === version) return known.range;
   const [from, beyond] = stmts
     .get(`SELECT date_key FROM posts INDEXED BY posts_by_date_key WHERE date_key IS NOT NULL
       ORDER BY date_key DESC LIMIT 2 OFFSET ?`)
@@ -72,7 +83,7 @@ export function newestKeyRange(stmts: StatementCache, size: number): KeyRange | 
     beyond === undefined
       ? null
       : { from: from!, to: stmts.get("SELECT max(date_key) FROM posts").pluck().get() as number };
-  ranges.set(stmts, { version, size, range });
+  bySize.set(size, { version, range });
   return range;
 }
 
