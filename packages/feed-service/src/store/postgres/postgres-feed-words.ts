@@ -19,12 +19,15 @@ export const FEED_WORD_CHARS = 500;
 /**
  * Migration 32. A word longer than FEED_WORD_CHARS is held by its first characters (so that a
  * prefix of it still finds it; array_to_tsvector drops the duplicates). Clicks (heap-only updates
- * of `clicks`) do not touch it.
+ * of `clicks`) do not touch it. The function's COST tells the planner what computing it on a row
+ * costs (the post's vector out of TOAST, each word unnested: about as much as reading 25 pages),
+ * which it cannot see in a call it does not inline (a subquery): priced at its default, it
+ * checked the feeds' posts of a tier one by one instead of using the index (6.6 s, bench/NOTES.md).
  * Idempotent: a test runs later migrations again.
  */
 export const feedWordsSchema = `
 CREATE OR REPLACE FUNCTION feed_words(search_vector tsvector, feed_id integer) RETURNS tsvector
-  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE COST 10000
   RETURN array_to_tsvector(ARRAY(SELECT feed_id || ' ' || left(w, ${FEED_WORD_CHARS})
     FROM unnest(tsvector_to_array(search_vector)) w));
 SET LOCAL maintenance_work_mem = '256MB';

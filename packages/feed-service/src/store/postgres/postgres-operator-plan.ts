@@ -450,8 +450,12 @@ export function addMatching(
     // The feeds' words (postgres-feed-words.ts), ANDed with the feeds' posts of the window's days;
     // the index holds no weights: `title:` words are checked on the title's vector (verify).
     where.add(`${FEED_WORDS_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedWords);
-    const bitmap = scopeBitmap(scope, window, true, false)!;
-    where.add(bitmap.sql, ...bitmap.args);
+    // Every day: the feeds' matches alone (the filters check the feeds); the feeds' posts of
+    // every day as a bitmap would cost more than it saves.
+    if (window.first !== null || window.last !== null) {
+      const bitmap = scopeBitmap(scope, window, true, false)!;
+      where.add(bitmap.sql, ...bitmap.args);
+    }
     where.add(plan.recheck.sql, ...plan.recheck.args);
     where.add(plan.verify.sql, ...plan.verify.args);
   } else if (plan.index !== null) {
