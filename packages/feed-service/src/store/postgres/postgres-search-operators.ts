@@ -129,8 +129,11 @@ async function newestTier(
   }
   // The feeds' words drive when their matches are fewer than the word's candidates in the tier.
   const read = withFeedWords(plan, guess, share, (page.pool * TIER_MARGIN) / Math.max(share, 1e-9));
+  // Through the feeds' words every tier reads the feeds' matches of all days again: a tier that
+  // falls short is followed by the whole scope.
+  let whole = false;
   for (;;) {
-    const tier = await tierHolding(guess, page.pool / Math.max(share, 1e-9), days);
+    const tier = whole ? null : await tierHolding(guess, page.pool / Math.max(share, 1e-9), days);
     const where = new Where();
     if (page.order === "score") where.next(read.words); // $1, the words SEARCH_SCORE ranks
     addMatching(where, read, windowOf(plan.scope, tier?.first ?? null), {
@@ -153,6 +156,7 @@ async function newestTier(
     if (tier === null || found!.n === page.pool) return (found!.ids ?? []).map(Number);
     // Fewer matches than the estimate said: the tier measured their share.
     share = Math.min(share / 2, found!.n / tier.posts);
+    whole = read.feedWords !== null;
   }
 }
 
