@@ -19,6 +19,7 @@ import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { feedNameChangesSchema } from "./postgres-feed-names.js";
+import { feedWordsSchema } from "./postgres-feed-words.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
@@ -344,6 +345,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "a quarter of each new page of posts left free, room for a new version of any row kept in line: a click's update stays heap-only",
     up: leaveRoomForClicks,
+  },
+  {
+    version: 32,
+    description:
+      "posts by feed and word: a GIN index keyed by each post's feed and word, so a feed: of many feeds with a common word reads its matches, not the word's",
+    up: async (sql) => {
+      await sql.query(feedWordsSchema);
+    },
   },
 ];
 

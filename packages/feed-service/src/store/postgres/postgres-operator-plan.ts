@@ -13,6 +13,7 @@ import {
 import { termPhrase } from "../../search/term-phrase.js";
 import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { FEED_WORDS_EXPRESSION } from "./postgres-feed-words.js";
 import {
   feedsFacet,
   feedsInIndex,
@@ -161,6 +162,17 @@ export interface Plan {
    * which its pairs find without reading a post (postgres-phrase-pairs.ts).
    */
   expression: string;
+  /**
+   * The operators' index query of the words before excluded feeds, from which a feed's query of
+   * the index of posts by feed and word is made (postgres-feed-words.ts); null when `expression`
+   * is the word plans'.
+   */
+  feedIndex: string | null;
+  /**
+   * One query per feed of the scope (its order) of the index of posts by feed and word, when the
+   * statistics chose it to drive (the search sets it, usesFeedWords); null: the operators' index.
+   */
+  feedWords: readonly string[] | null;
   /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
   clauses: string[];
   /**
@@ -207,6 +219,7 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   }
   if (languageIds !== null) parts.push({ sql: "p.language_id + 0 = ANY(?::int[])", args: [languageIds] });
   const indexed = indexedWords(query);
+  const feedIndex = indexed.expression === OPERATOR_EXPRESSION ? indexed.index : null;
   // Excluded feeds, when few, are left out inside the index too (the row check stays).
   for (const filter of query.excludedFilters ?? []) {
     if (indexed.index === null || indexed.expression !== OPERATOR_EXPRESSION || filter.kind !== "feed")
@@ -231,7 +244,7 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   const settled =
     query.clauses.every((c) => c.every(titled) || impliedByTitle(c, query.clauses)) &&
     query.excluded.every(titled);
-  return { words, ...indexed, filters: and(parts), scope, settled, estimable };
+  return { words, ...indexed, feedIndex, feedWords: null, filters: and(parts), scope, settled, estimable };
 }
 
 /**
@@ -433,7 +446,19 @@ export function addMatching(
   days: { newest: number; oldest: number; narrow: boolean },
 ): Where {
   const { scope } = plan;
-  if (plan.index !== null) {
+  if (plan.index !== null && plan.feedWords !== null && scope.feedIds !== null) {
+    // The feeds' words (postgres-feed-words.ts), ANDed with the feeds' posts of the window's days;
+    // the index holds no weights: `title:` words are checked on the title's vector (verify).
+    where.add(`${FEED_WORDS_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedWords);
+    // Every day: the feeds' matches alone (the filters check the feeds); the feeds' posts of
+    // every day as a bitmap would cost more than it saves.
+    if (window.first !== null || window.last !== null) {
+      const bitmap = scopeBitmap(scope, window, true, false)!;
+      where.add(bitmap.sql, ...bitmap.args);
+    }
+    where.add(plan.recheck.sql, ...plan.recheck.args);
+    where.add(plan.verify.sql, ...plan.verify.args);
+  } else if (plan.index !== null) {
     // The word plans' index holds no feeds: posts_by_feed narrows to them.
     const feedFacets = plan.expression === OPERATOR_EXPRESSION;
     addWords(where, { ...plan, index: plan.index }, scopeFacet(scope, window, days, feedFacets));

@@ -104,3 +104,12 @@ export const STATISTICS_TTL_MS = 60_000;
 export const DAY_COUNTS_TTL_MS = 10_000;
 /** The total of all clicks, which picks a popular-posts walk's probe. */
 export const ALL_CLICKS_TTL_MS = 60_000;
+
+/**
+ * One feed's scan of the index of posts by feed and word (postgres-feed-words.ts: an entry
+ * lookup and its posting list's first page, for each of the query's words), in candidates the
+ * operators' index hands over: what a `feed:` of many small feeds weighs against its word's
+ * candidates. Measured on the long-tail corpus (bench/NOTES.md, pgfeed34d): 6-12 µs a feed's
+ * scan against 0.36 µs a candidate, 17-34; doubled, so that a close call keeps the operators' index.
+ */
+export const FEED_WORD_SCAN_POSTS = 64;

@@ -17,6 +17,7 @@ import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { withFeedWords } from "./postgres-feed-words.js";
 import { mostClickedIds } from "./postgres-operator-clicks.js";
 import { addMatching, type Expected, expected, type Plan, planOf } from "./postgres-operator-plan.js";
 import { emptyScope, ScopeDays, windowOf } from "./postgres-operator-scope.js";
@@ -126,11 +127,16 @@ async function newestTier(
   if (!plan.estimable && (await tierHolding(guess, page.pool / Math.max(share, 1e-9), days)) !== null) {
     share = await sampleNewest(sql, plan, guess, days);
   }
+  // The feeds' words drive when their matches are fewer than the word's candidates in the tier.
+  const read = withFeedWords(plan, guess, share, (page.pool * TIER_MARGIN) / Math.max(share, 1e-9));
+  // Through the feeds' words every tier reads the feeds' matches of all days again: a tier that
+  // falls short is followed by the whole scope.
+  let whole = false;
   for (;;) {
-    const tier = await tierHolding(guess, page.pool / Math.max(share, 1e-9), days);
+    const tier = whole ? null : await tierHolding(guess, page.pool / Math.max(share, 1e-9), days);
     const where = new Where();
-    if (page.order === "score") where.next(plan.words); // $1, the words SEARCH_SCORE ranks
-    addMatching(where, plan, windowOf(plan.scope, tier?.first ?? null), {
+    if (page.order === "score") where.next(read.words); // $1, the words SEARCH_SCORE ranks
+    addMatching(where, read, windowOf(plan.scope, tier?.first ?? null), {
       ...days,
       narrow: days.narrow || tier !== null,
     });
@@ -150,6 +156,7 @@ async function newestTier(
     if (tier === null || found!.n === page.pool) return (found!.ids ?? []).map(Number);
     // Fewer matches than the estimate said: the tier measured their share.
     share = Math.min(share / 2, found!.n / tier.posts);
+    whole = read.feedWords !== null;
   }
 }
 
@@ -227,7 +234,9 @@ async function pageIds(
     // Whether to walk the clicked posts or read every match turns on the share: the rarest
     // clause's, far too high for words that seldom meet (`title:新 la`), is checked first.
     if (!plan.estimable && plan.index !== null) guess.inBase = await sampleNewest(sql, plan, guess, days);
-    return mostClickedIds(sql, plan, guess, days, page);
+    // Every match, when the walk does not pay: through the feeds' words when they drive.
+    const all = withFeedWords(plan, guess, guess.inBase, guess.base * guess.posts);
+    return mostClickedIds(sql, all, guess, days, page);
   }
   if (plan.words === null || plan.index === null) return newestListed(sql, plan, guess, days, page);
   const words = { ...plan, words: plan.words, index: plan.index };
