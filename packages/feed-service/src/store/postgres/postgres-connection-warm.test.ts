@@ -122,6 +122,53 @@ describe("postgres per-connection warm-up", () => {
     }
   });
 
+  it("reads every page of a B-tree it is given, through pgstatindex", async () => {
+    const { pool: other } = await loggedPool("connwarm", new ConnectionWarmUp(), 1);
+    /** Blocks of `hot_pkey` read through shared buffers so far, with this connection's own flushed first. */
+    const indexBlocks = async (sql: pg.ClientBase | pg.Pool) => {
+      await sql.query("SELECT pg_stat_force_next_flush()");
+      await sql.query("SELECT 1");
+      const { rows } = await sql.query(
+        "SELECT (idx_blks_hit + idx_blks_read)::int AS n, (SELECT relpages FROM pg_class WHERE oid = 'hot_pkey'::regclass) AS pages FROM pg_statio_user_indexes WHERE schemaname = 'connwarm' AND indexrelname = 'hot_pkey'",
+      );
+      return rows[0] as { n: number; pages: number };
+    };
+    try {
+      await other.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
+      const { rows } = await other.query(
+        "SELECT quote_ident(n.nspname) || '.pgstatindex' AS f FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'",
+      );
+      const before = await indexBlocks(other);
+      assert.ok(before.pages > 3);
+      const warmUp = new ConnectionWarmUp();
+      warmUp.setTables([{ name: "hot_pkey", pgstatindex: (rows[0] as { f: string }).f }]);
+      const { pool, log } = await loggedPool("connwarm", warmUp, 1);
+      try {
+        const client = await pool.connect();
+        try {
+          await indexBlocks(client);
+        } finally {
+          client.release();
+        }
+        const after = await indexBlocks(other);
+        // Every page but the metapage (pgstatindex starts at block 1).
+        assert.ok(
+          after.n - before.n >= before.pages - 1,
+          `read ${after.n - before.n} of ${before.pages} blocks`,
+        );
+        const [texts] = [...log.values()];
+        assert.ok(
+          !texts!.some((t) => t.includes("FROM ONLY hot_pkey")),
+          "an index is not counted as a table",
+        );
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await other.end();
+    }
+  });
+
   it("skips a table another session holds locked, instead of waiting for it", async () => {
     const { pool: locker } = await loggedPool("connwarm", new ConnectionWarmUp(), 1);
     const holder = await locker.connect();
