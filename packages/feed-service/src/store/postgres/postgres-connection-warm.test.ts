@@ -235,6 +235,20 @@ describe("postgres per-connection warm-up", () => {
     const store = await openPostgresStore({ url: server.url, schema: "connwarm_store", poolSize: 3 });
     try {
       await seedCorpus(store);
+      // Clicks over a few days, for popular posts to have a window to answer.
+      const ids = (await store.readSide.pool.query("SELECT id FROM posts ORDER BY id LIMIT 5"))
+        .rows as Array<{
+        id: number;
+      }>;
+      await store.insertClicks(
+        ids.flatMap(({ id }, i) =>
+          Array.from({ length: i + 1 }, (_, k) => ({
+            postId: id,
+            clientHash: `c${k}`,
+            at: Date.now() - k * 86_400_000,
+          })),
+        ),
+      );
       const report = await store.warmCache();
       assert.ok(report.bytes > 0);
       const pool = store.readSide.pool;
@@ -242,6 +256,19 @@ describe("postgres per-connection warm-up", () => {
       assert.equal(pool.idleCount, 3);
       // The hook the pool runs on a new connection is the store's warm-up.
       assert.equal(typeof (pool.options as { onConnect?: unknown }).onConnect, "function");
+      // Every connection, not only one, answered popular posts once: their statements are
+      // prepared on each (a first call would otherwise plan them and fill the catalogue caches).
+      const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+      try {
+        for (const client of clients) {
+          const { rows } = await client.query(
+            "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%FROM clicks WHERE clicked_at >= $1 GROUP BY post_id%'",
+          );
+          assert.ok(rows.length > 0, "the popular posts' count is prepared on every read connection");
+        }
+      } finally {
+        for (const client of clients) client.release();
+      }
     } finally {
       await store.close();
     }

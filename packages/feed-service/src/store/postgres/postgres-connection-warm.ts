@@ -34,6 +34,16 @@ export class ConnectionWarmUp {
   readonly #warmed = new WeakMap<pg.ClientBase, number>();
   /** Milliseconds each warm-up took, in order (for the start line and the benchmark). */
   readonly timings: number[] = [];
+  /** Statements run once on each connection after its tables (the store's, with the read settings). */
+  readonly #prime: ((client: pg.ClientBase) => Promise<void>) | undefined;
+
+  /**
+   * `prime`: run on each connection after its tables are read: what the store answers once in
+   * each way so that the connection's first call of that kind finds its statements prepared.
+   */
+  constructor(prime?: (client: pg.ClientBase) => Promise<void>) {
+    this.#prime = prime;
+  }
 
   /** The tables and B-trees every connection reads before its first query (none until the start warm-up). */
   setTables(tables: readonly WarmTable[]): void {
@@ -73,6 +83,9 @@ export class ConnectionWarmUp {
           "RESET enable_seqscan; RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan; RESET statement_timeout; RESET lock_timeout",
         );
       }
+      // A first statement on a connection plans it and fills the process's catalogue caches
+      // (more than the walk's reads cost: bench/NOTES.md, pgpopular31).
+      await this.#prime?.(client);
     } catch {
       // A connection whose warm-up failed (a dropped table, a lost connection) serves cold.
     }
