@@ -2,11 +2,9 @@
 // read connection as the service leaves it after its start warm-up: the tables and indexes loaded
 // into shared buffers (postgres-warm.ts), every read connection warmed (postgres-connection-warm.ts),
 // the search planning read and popular posts answered once in each way (warmPopularPosts). The call
-// runs once through the store's own code on the connection the pool hands out next, its statements
-// recorded; then each is explained on that connection, then the call and the explains run again.
-// What the first round reads that the second does not is what the warm-ups left cold. Reads only
-// (no migration runs); the windows are given as the newest N clicks or daysBack.
-//
+// runs through the store's own code on the connection the pool hands out next, each statement
+// explained just before it runs for its rows, so that round 1's plans show the first reads; round 2
+// repeats it. Reads only (no migration runs); windows as the newest N clicks or daysBack.
 //   npx tsc -b && node bench/postgres-popular-explain.mjs --url postgres://... \
 //     --newest 90000 [--days 483] [--limit 1000] [--category 3] [--plans] [--skip-warm]
 //     [--dist <another build's packages/feed-service/dist>]

@@ -1,19 +1,23 @@
 // PostgreSQL most popular posts (operation 6) at limit 1000, first call on a read connection as
 // each build's warm-ups leave it, one build against another on the same server. The start
 // warm-up (postgres-warm.ts: pg_prewarm into shared buffers) runs once per build, each keeping
-// its own per-connection warm-up (postgres-connection-warm.ts) as the store would; then, window
-// by window, each build opens a fresh connection with the read pool's settings, lets its
-// per-connection warm-up run (timed), and calls mostPopularPosts: the first call, then the median
-// of --repeats more. Builds alternate window by window and swap order each round, so that the
-// machine's load weighs on both alike. A fresh connection per call is what the service's first
-// call meets on any of its read connections but the one that ran warmPopularPosts.
+// its own per-connection warm-up (postgres-connection-warm.ts, with the store's prime where the
+// build has one) as the store would; then, window by window, each build opens a fresh connection
+// with the read pool's settings, lets its per-connection warm-up run (timed), and calls
+// mostPopularPosts: the first call, then the median of --repeats more. A fresh connection per
+// call is what the service's first call meets on any read connection. Beside each wall time, the
+// server process's CPU time and minor page faults for the call (/proc of the backend): on a shared
+// machine the wall time is mostly the load's, while a first call's extra CPU and faults are what
+// the warm-ups left cold. Builds alternate window by window and swap order each round.
 // The windows come from the corpus: the newest 45,000 and 90,000 clicks, half of all clicks, and
 // since the first click (the latency bench's popular-posts rows), with no category and with the
-// category holding the most clicks. Prints the load average beside each round and whether both
-// builds answered the same rows and counts.
+// category holding the most clicks. Prints the load average beside each round and whether every
+// build answered the same rows and counts. --unprimed adds the new build without its prime.
 //
 //   npx tsc -b && node bench/postgres-popular-first.bench.mjs --url postgres://... \
 //     --baseline <old build's packages/feed-service/dist> [--rounds 2] [--repeats 5] [--no-category]
+//     [--unprimed]
+// (the 1M folders: node bench/with-bench-postgres.mjs <folder> sh -c '... --url "$PGURL" ...')
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
@@ -28,6 +32,8 @@ const { values } = parseArgs({
     rounds: { type: "string" },
     repeats: { type: "string" },
     "no-category": { type: "boolean" },
+    // A third build: the new one without the prime (its B-tree reads only), to tell them apart.
+    unprimed: { type: "boolean" },
   },
 });
 const load = () =>
@@ -35,14 +41,16 @@ const load = () =>
     .map((l) => l.toFixed(1))
     .join(" ");
 
-async function build(label, distPath) {
+async function build(label, distPath, prime = true) {
   const dist = pathToFileURL(`${resolve(distPath)}/`);
   const imp = (p) => import(new URL(p, dist).href);
   const { openPostgresPool } = await imp("store/postgres/postgres-connection.js");
   const { ConnectionWarmUp } = await imp("store/postgres/postgres-connection-warm.js");
   const { warmPostgres } = await imp("store/postgres/postgres-warm.js");
-  const { mostPopularPosts } = await imp("store/postgres/postgres-popular-posts.js");
-  const connections = new ConnectionWarmUp();
+  const { mostPopularPosts, warmPopularPosts } = await imp("store/postgres/postgres-popular-posts.js");
+  // As postgres-store.ts builds it: a build whose warm-up takes a prime (answering popular posts
+  // once in each way on each connection) gets the store's; an older one ignores the argument.
+  const connections = new ConnectionWarmUp(prime ? (client) => warmPopularPosts(client) : undefined);
   // The read pool's settings (postgres-store.ts READ_SETTINGS) and the store's type parsers.
   const open = (onConnect) =>
     openPostgresPool({
@@ -63,6 +71,7 @@ async function build(label, distPath) {
 }
 
 const builds = [await build("old", values.baseline), await build("new", "packages/feed-service/dist")];
+if (values.unprimed) builds.push(await build("unprimed", "packages/feed-service/dist", false));
 
 const probe = await builds[0].open();
 const clicksAt = async (offset) =>
@@ -76,7 +85,7 @@ const [{ total }] = (await probe.query("SELECT count(*)::float8 AS total FROM cl
 const [{ first }] = (await probe.query("SELECT min(clicked_at)::float8 AS first FROM clicks")).rows;
 const [{ category }] = (
   await probe.query(
-    "SELECT category_id AS category FROM clicked_posts GROUP BY category_id ORDER BY sum(clicks) DESC LIMIT 1",
+    "SELECT category_id AS category FROM clicked_posts WHERE category_id IS NOT NULL GROUP BY category_id ORDER BY sum(clicks) DESC LIMIT 1",
   )
 ).rows;
 const windows = [
@@ -151,7 +160,7 @@ async function firstCall(b, args, repeats) {
 
 const rounds = Number(values.rounds ?? 2);
 const repeats = Number(values.repeats ?? 5);
-const results = new Map(cases.map((c) => [c.label, { old: [], new: [], same: true }]));
+const results = new Map(cases.map((c) => [c.label, { old: [], new: [], unprimed: [], same: true }]));
 for (let round = 0; round < rounds; round++) {
   console.log(`\nround ${round + 1} (load ${load()})`);
   for (const c of cases) {
@@ -159,12 +168,13 @@ for (let round = 0; round < rounds; round++) {
     const got = {};
     for (const b of order) got[b.label] = await firstCall(b, c.args, repeats);
     const r = results.get(c.label);
-    r.old.push(got.old);
-    r.new.push(got.new);
-    if (got.old.key !== got.new.key) r.same = false;
+    for (const b of builds) {
+      r[b.label].push(got[b.label]);
+      if (got[b.label].key !== got.old.key) r.same = false;
+    }
     const f = (x) =>
       `${x.first.toFixed(1)} / ${x.median.toFixed(1)} (server CPU ${x.firstCpu.toFixed(1)} / ${x.medianCpu.toFixed(1)}, faults ${x.firstFaults} / ${x.medianFaults}; warm-up ${x.warmMs?.toFixed(0) ?? "-"} ms)`;
-    console.log(`  ${c.label.padEnd(36)} old ${f(got.old)}   new ${f(got.new)}`);
+    console.log(`  ${c.label.padEnd(36)} ${builds.map((b) => `${b.label} ${f(got[b.label])}`).join("   ")}`);
   }
 }
 
@@ -186,7 +196,8 @@ for (const [label, r] of results) {
   const n = pick(r.new);
   const f = (x) =>
     `${x.first.toFixed(1)} / ${x.median.toFixed(1)} (CPU ${x.firstCpu.toFixed(1)} / ${x.medianCpu.toFixed(1)}, faults ${x.firstFaults} / ${x.medianFaults})`;
+  const p = r.unprimed.length > 0 ? `   unprimed ${f(pick(r.unprimed))}` : "";
   console.log(
-    `  ${label.padEnd(28)} old ${f(o)}   new ${f(n)}   new first ${(n.first / TARGET_MS).toFixed(2)}x, its server CPU ${(n.firstCpu / TARGET_MS).toFixed(2)}x   ${r.same ? "same rows" : "ROWS DIFFER"}`,
+    `  ${label.padEnd(28)} old ${f(o)}   new ${f(n)}${p}   new first ${(n.first / TARGET_MS).toFixed(2)}x, its server CPU ${(n.firstCpu / TARGET_MS).toFixed(2)}x   ${r.same ? "same rows" : "ROWS DIFFER"}`,
   );
 }
