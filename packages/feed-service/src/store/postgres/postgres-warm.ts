@@ -19,7 +19,7 @@ interface Relation {
   name: string;
   /** `pg_class.relkind`: r table, m materialized view, t TOAST table, i index. */
   kind: string;
-  /** The index's access method (`btree`, `gin`, ...); empty for a table. */
+  /** Its access method: `btree`, `gin`, ... for an index (`heap` for a table; empty for a view). */
   method: string;
   bytes: number;
 }
