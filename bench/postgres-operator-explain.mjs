@@ -18,7 +18,7 @@ const dist =
   distArg > 0
     ? pathToFileURL(`${resolve(process.argv[distArg + 1])}/`)
     : new URL("../packages/feed-service/dist/", import.meta.url);
-const { default: pg } = await import("pg");
+const { openPostgresPool } = await import(new URL("store/postgres/postgres-connection.js", dist).href);
 const { parseSearchQuery } = await import(new URL("search/parse-search-query.js", dist).href);
 const { resolveSearchFilters } = await import(new URL("operations/search-filters.js", dist).href);
 const { searchWithOperators } = await import(
@@ -37,12 +37,17 @@ const { values } = parseArgs({
   },
 });
 
-const client = new pg.Client({
-  connectionString: values.url,
-  // The read connections' settings (postgres-store.ts READ_SETTINGS).
-  options: "-c work_mem=32MB -c enable_seqscan=off -c max_parallel_workers_per_gather=0 -c jit=off",
+// A connection as the store's read pool opens it (postgres-connection.ts): the build's own type
+// parsers, so that 64-bit counts and sums (int8, numeric) arrive as numbers, as the plans add them
+// up (as strings, `+` concatenates them and the explained run sizes its tiers on the result); the
+// read connections' settings (postgres-store.ts READ_SETTINGS).
+const pool = await openPostgresPool({
+  url: values.url,
+  max: 1,
+  createSchema: false,
+  settings: { work_mem: "32MB", enable_seqscan: "off", max_parallel_workers_per_gather: 0, jit: "off" },
 });
-await client.connect();
+const client = await pool.connect();
 const feedNames = async () =>
   (await client.query('SELECT id AS "feedId", name AS "feedName" FROM feeds')).rows;
 const languages = async () =>
@@ -57,9 +62,15 @@ for (const text of values.query ?? ["feed:日 the"]) {
   const recorder = {
     query: async (sqlText, params) => {
       // rows() passes a named statement ({ name, text, values }).
-      if (typeof sqlText === "object") recorded.push({ sqlText: sqlText.text, params: sqlText.values });
-      else recorded.push({ sqlText, params });
-      return client.query(sqlText, params);
+      const record =
+        typeof sqlText === "object" ? { sqlText: sqlText.text, params: sqlText.values } : { sqlText, params };
+      recorded.push(record);
+      const result = await client.query(sqlText, params);
+      // Columns the pg driver would hand over as strings without the store's parsers.
+      record.wide = result.fields
+        .filter((f) => f.dataTypeID === 20 || f.dataTypeID === 1700)
+        .map((f) => f.name);
+      return result;
     },
   };
   const page = {
@@ -75,7 +86,7 @@ for (const text of values.query ?? ["feed:日 the"]) {
   console.log(
     `\n'${text}' ${page.sort} offset ${page.offset} limit ${page.limit}: ${found.length} rows, ${ms.toFixed(1)} ms, ${recorded.length} statements`,
   );
-  for (const [i, { sqlText, params }] of recorded.entries()) {
+  for (const [i, { sqlText, params, wide }] of recorded.entries()) {
     if (/^\s*EXPLAIN/i.test(sqlText)) {
       console.log(`  #${i} (estimate) ${sqlText.replace(/\s+/g, " ").slice(0, 140)}`);
       continue;
@@ -84,10 +95,12 @@ for (const text of values.query ?? ["feed:日 the"]) {
     const lines = rows.map((r) => r["QUERY PLAN"]);
     const time = lines.find((l) => l.startsWith("Execution Time")) ?? "";
     console.log(`  #${i} ${time}: ${sqlText.replace(/\s+/g, " ").slice(0, 240)}`);
+    if (wide?.length) console.log(`     int8/numeric columns, read as numbers: ${wide.join(", ")}`);
     console.log(
       `     params ${JSON.stringify(params?.map((p) => (Array.isArray(p) && p.length > 8 ? `[${p.length} values]` : p)))}`,
     );
     if (values.plans) for (const l of lines) console.log(`     ${l}`);
   }
 }
-await client.end();
+client.release();
+await pool.end();

@@ -122,6 +122,53 @@ describe("postgres per-connection warm-up", () => {
     }
   });
 
+  it("reads every page of a B-tree it is given, through pgstatindex", async () => {
+    const { pool: other } = await loggedPool("connwarm", new ConnectionWarmUp(), 1);
+    /** Blocks of `hot_pkey` read through shared buffers so far, with this connection's own flushed first. */
+    const indexBlocks = async (sql: pg.ClientBase | pg.Pool) => {
+      await sql.query("SELECT pg_stat_force_next_flush()");
+      await sql.query("SELECT 1");
+      const { rows } = await sql.query(
+        "SELECT (idx_blks_hit + idx_blks_read)::int AS n, (SELECT relpages FROM pg_class WHERE oid = 'hot_pkey'::regclass) AS pages FROM pg_statio_user_indexes WHERE schemaname = 'connwarm' AND indexrelname = 'hot_pkey'",
+      );
+      return rows[0] as { n: number; pages: number };
+    };
+    try {
+      await other.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
+      const { rows } = await other.query(
+        "SELECT quote_ident(n.nspname) || '.pgstatindex' AS f FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'",
+      );
+      const before = await indexBlocks(other);
+      assert.ok(before.pages > 3);
+      const warmUp = new ConnectionWarmUp();
+      warmUp.setTables([{ name: "hot_pkey", pgstatindex: (rows[0] as { f: string }).f }]);
+      const { pool, log } = await loggedPool("connwarm", warmUp, 1);
+      try {
+        const client = await pool.connect();
+        try {
+          await indexBlocks(client);
+        } finally {
+          client.release();
+        }
+        const after = await indexBlocks(other);
+        // Every page but the metapage (pgstatindex starts at block 1).
+        assert.ok(
+          after.n - before.n >= before.pages - 1,
+          `read ${after.n - before.n} of ${before.pages} blocks`,
+        );
+        const [texts] = [...log.values()];
+        assert.ok(
+          !texts!.some((t) => t.includes("FROM ONLY hot_pkey")),
+          "an index is not counted as a table",
+        );
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await other.end();
+    }
+  });
+
   it("skips a table another session holds locked, instead of waiting for it", async () => {
     const { pool: locker } = await loggedPool("connwarm", new ConnectionWarmUp(), 1);
     const holder = await locker.connect();
@@ -188,6 +235,20 @@ describe("postgres per-connection warm-up", () => {
     const store = await openPostgresStore({ url: server.url, schema: "connwarm_store", poolSize: 3 });
     try {
       await seedCorpus(store);
+      // Clicks over a few days, for popular posts to have a window to answer.
+      const ids = (await store.readSide.pool.query("SELECT id FROM posts ORDER BY id LIMIT 5"))
+        .rows as Array<{
+        id: number;
+      }>;
+      await store.insertClicks(
+        ids.flatMap(({ id }, i) =>
+          Array.from({ length: i + 1 }, (_, k) => ({
+            postId: id,
+            clientHash: `c${k}`,
+            at: Date.now() - k * 86_400_000,
+          })),
+        ),
+      );
       const report = await store.warmCache();
       assert.ok(report.bytes > 0);
       const pool = store.readSide.pool;
@@ -195,6 +256,19 @@ describe("postgres per-connection warm-up", () => {
       assert.equal(pool.idleCount, 3);
       // The hook the pool runs on a new connection is the store's warm-up.
       assert.equal(typeof (pool.options as { onConnect?: unknown }).onConnect, "function");
+      // Every connection, not only one, answered popular posts once: their statements are
+      // prepared on each (a first call would otherwise plan them and fill the catalogue caches).
+      const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+      try {
+        for (const client of clients) {
+          const { rows } = await client.query(
+            "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%FROM clicks WHERE clicked_at >= $1 GROUP BY post_id%'",
+          );
+          assert.ok(rows.length > 0, "the popular posts' count is prepared on every read connection");
+        }
+      } finally {
+        for (const client of clients) client.release();
+      }
     } finally {
       await store.close();
     }

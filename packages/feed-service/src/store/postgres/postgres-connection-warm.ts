@@ -7,8 +7,11 @@
  * a time on first touch, so a connection's first statements run slower than the same statements
  * later, every block a hit (bench/NOTES.md, pgwarm31). `pg_prewarm` in `buffer` mode only pins a
  * block already in shared buffers, without reading its memory (bench/NOTES.md, pgfirst31), so the
- * tables are scanned instead. Indexes have no statement that reads them whole without naming
- * their columns and are left as they are.
+ * tables are scanned instead. A B-tree has no statement that reads it whole without naming its
+ * columns; `pgstatindex` (pgstattuple, contrib) reads every page of one through shared buffers,
+ * each page's header and special space, so both halves of its 8 KB get mapped: the walks by an
+ * index (popular posts' probes of clicks by post, the clicks order of clicked_posts) then find
+ * them mapped (bench/NOTES.md, pgpopular31). Other index types are left as they are.
  *
  * The pool is opened to its full size before the service listens (`fill`), each connection
  * warmed once; one opened later (after an error closed one) warms in the pool's `onConnect` hook,
@@ -16,10 +19,12 @@
  */
 import type pg from "pg";
 
-/** A table the start warm-up loaded (a table, a materialized view, or a TOAST table). */
+/** A relation the start warm-up loaded (a table, a materialized view, a TOAST table, or a B-tree). */
 export interface WarmTable {
   /** Its name as PostgreSQL prints a `regclass` (quoted, schema-qualified where needed). */
   readonly name: string;
+  /** For a B-tree: the `pgstatindex` function to read it with, qualified by the extension's schema. */
+  readonly pgstatindex?: string;
 }
 
 export class ConnectionWarmUp {
@@ -29,8 +34,18 @@ export class ConnectionWarmUp {
   readonly #warmed = new WeakMap<pg.ClientBase, number>();
   /** Milliseconds each warm-up took, in order (for the start line and the benchmark). */
   readonly timings: number[] = [];
+  /** Statements run once on each connection after its tables (the store's, with the read settings). */
+  readonly #prime: ((client: pg.ClientBase) => Promise<void>) | undefined;
 
-  /** The tables every connection reads before its first query (none until the start warm-up). */
+  /**
+   * `prime`: run on each connection after its tables are read: what the store answers once in
+   * each way so that the connection's first call of that kind finds its statements prepared.
+   */
+  constructor(prime?: (client: pg.ClientBase) => Promise<void>) {
+    this.#prime = prime;
+  }
+
+  /** The tables and B-trees every connection reads before its first query (none until the start warm-up). */
   setTables(tables: readonly WarmTable[]): void {
     this.#tables = tables;
     this.#generation++;
@@ -58,13 +73,19 @@ export class ConnectionWarmUp {
         for (const table of this.#tables) {
           // count(*) reads each page's line pointers: it touches every block, in a ring of a few
           // buffers for a table larger than a quarter of shared buffers (which then was not loaded).
-          await client.query(`SELECT count(*) FROM ONLY ${table.name}`).catch(() => {});
+          const read = table.pgstatindex
+            ? client.query(`SELECT leaf_pages FROM ${table.pgstatindex}($1::regclass)`, [table.name])
+            : client.query(`SELECT count(*) FROM ONLY ${table.name}`);
+          await read.catch(() => {});
         }
       } finally {
         await client.query(
           "RESET enable_seqscan; RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan; RESET statement_timeout; RESET lock_timeout",
         );
       }
+      // A first statement on a connection plans it and fills the process's catalogue caches
+      // (more than the walk's reads cost: bench/NOTES.md, pgpopular31).
+      await this.#prime?.(client);
     } catch {
       // A connection whose warm-up failed (a dropped table, a lost connection) serves cold.
     }

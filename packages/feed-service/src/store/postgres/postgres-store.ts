@@ -42,7 +42,7 @@ import { claimDueFeeds, releaseFeedClaims, renewFeedClaim } from "./postgres-fee
 import { type FeedName, FeedNames } from "./postgres-feed-names.js";
 import * as feedWriter from "./postgres-feed-writer.js";
 import { migratePostgres } from "./postgres-migrations.js";
-import { mostPopularPosts, warmPopularPosts } from "./postgres-popular-posts.js";
+import { allClicks, mostPopularPosts, warmPopularPosts } from "./postgres-popular-posts.js";
 import * as posts from "./postgres-post-queries.js";
 import { PostgresReadSide, type ReadSideOptions, resolveReadSideOptions } from "./postgres-read-side.js";
 import { countSearchMatches } from "./postgres-search-count.js";
@@ -341,8 +341,9 @@ export class PostgresStore implements Store {
     const count = await this.#connections.fill(this.#read.pool, this.#read.options.poolSize);
     const report = { ...loaded, connections: { count, milliseconds: performance.now() - started } };
     await readSearchPlanning(this.#read.pool);
-    // It reads the total of all clicks first, which a walk would otherwise wait for.
-    await warmPopularPosts(this.#read.pool);
+    // The total of all clicks, which a walk would otherwise wait for (each connection answered
+    // popular posts once in each way as it was warmed: ConnectionWarmUp's prime).
+    await allClicks(this.#read.pool);
     return report;
   }
   async close(): Promise<void> {
@@ -380,7 +381,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     // or copied by migrate-data, is counted here once).
     await syncCountedSearches(pool);
     // Its own pool even without a replica: the deadline (statement_timeout) must not stop writes.
-    const connections = new ConnectionWarmUp();
+    // Every read connection answers popular posts once in each way (warmPopularPosts) after its
+    // tables: the first call on any of them then finds its statements prepared.
+    const connections = new ConnectionWarmUp((client) => warmPopularPosts(client));
     const read = await openPostgresPool({
       url: options.readUrl ?? options.url,
       schema: options.schema,

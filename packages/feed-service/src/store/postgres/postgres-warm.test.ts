@@ -10,6 +10,7 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { seedCorpus } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { rows } from "./postgres-connection.js";
+import { ConnectionWarmUp, type WarmTable } from "./postgres-connection-warm.js";
 import { allClicks } from "./postgres-popular-posts.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 import { warmPostgres } from "./postgres-warm.js";
@@ -130,6 +131,42 @@ describe("postgres cache warm-up", () => {
     }
     await store.warmCache();
     assert.deepEqual(await planningReads(store), []);
+  });
+
+  it("hands every read connection the B-trees it loaded, to read with pgstatindex", async () => {
+    const told: WarmTable[] = [];
+    const connections = new (class extends ConnectionWarmUp {
+      override setTables(tables: readonly WarmTable[]): void {
+        told.push(...tables);
+        super.setTables(tables);
+      }
+    })();
+    const pool = new pg.Pool({ connectionString: server.url, options: "-c search_path=warm_a", max: 1 });
+    try {
+      await warmPostgres(pool, undefined, undefined, connections);
+      const btrees = await rows<{ name: string }>(
+        pool,
+        `SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          JOIN pg_am am ON am.oid = c.relam WHERE n.nspname = 'warm_a' AND c.relkind = 'i' AND am.amname = 'btree'
+          AND pg_relation_size(c.oid) > 0`,
+      );
+      const read = told.filter((t) => t.pgstatindex !== undefined);
+      // The schema's own B-trees, and those of their TOAST tables (B-trees too).
+      const own = read.filter((t) => !t.name.startsWith("pg_toast."));
+      assert.deepEqual(own.map((t) => t.name).sort(), btrees.map((b) => b.name).sort());
+      assert.ok(read.length > own.length);
+      // Qualified by the extension's schema: the function is found whatever the search path.
+      const [ext] = await rows<{ schema: string }>(
+        pool,
+        "SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'",
+      );
+      for (const t of read) assert.equal(t.pgstatindex, `${ext!.schema}.pgstatindex`);
+      // The tables as before, and no index of another kind (GIN has no pgstatindex).
+      assert.ok(told.some((t) => t.name === "posts" && t.pgstatindex === undefined));
+      assert.ok(btrees.length > 5 && told.length > read.length);
+    } finally {
+      await pool.end();
+    }
   });
 
   it("only prefetches what does not fit the budget, and says so", async () => {

@@ -7,16 +7,20 @@
  *
  * The extension is created when missing (it needs a user allowed to; a DBA can run
  * `CREATE EXTENSION pg_prewarm` once instead); without it, nothing is warmed and the report says why.
+ * So is `pgstattuple` (contrib too), whose `pgstatindex` each read connection reads its B-trees
+ * with; without it, they are left out of that warm-up only.
  */
 import type pg from "pg";
 import { megabytes, type WarmProgress, type WarmReport } from "../cache-warm.js";
-import type { ConnectionWarmUp } from "./postgres-connection-warm.js";
+import type { ConnectionWarmUp, WarmTable } from "./postgres-connection-warm.js";
 
 interface Relation {
   oid: string;
   name: string;
   /** `pg_class.relkind`: r table, m materialized view, t TOAST table, i index. */
   kind: string;
+  /** Its access method: `btree`, `gin`, ... for an index (`heap` for a table; empty for a view). */
+  method: string;
   bytes: number;
 }
 
@@ -31,19 +35,28 @@ const relationsSql = `
     UNION SELECT i.indexrelid FROM pg_index i JOIN own ON i.indrelid = own.reltoastrelid
   )
   SELECT rels.oid::text AS oid, rels.oid::regclass::text AS name, c.relkind::text AS kind,
-    pg_relation_size(rels.oid)::float8 AS bytes
-  FROM rels JOIN pg_class c ON c.oid = rels.oid ORDER BY 4, 1`;
+    coalesce(am.amname::text, '') AS method, pg_relation_size(rels.oid)::float8 AS bytes
+  FROM rels JOIN pg_class c ON c.oid = rels.oid LEFT JOIN pg_am am ON am.oid = c.relam ORDER BY 5, 1`;
 
-async function ensureExtension(client: pg.PoolClient): Promise<string | undefined> {
-  const { rows } = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'");
+async function ensureExtension(client: pg.PoolClient, name: string): Promise<string | undefined> {
+  const { rows } = await client.query("SELECT 1 FROM pg_extension WHERE extname = $1", [name]);
   if (rows.length > 0) return undefined;
   try {
-    await client.query("CREATE EXTENSION IF NOT EXISTS pg_prewarm");
+    await client.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);
     return undefined;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return `the pg_prewarm extension is not installed and could not be created (${message})`;
+    return `the ${name} extension is not installed and could not be created (${message})`;
   }
+}
+
+/** An extension's function, qualified by the schema it was created in (not always on the search path). */
+async function functionOf(client: pg.PoolClient, extension: string, name: string): Promise<string> {
+  const { rows } = await client.query<{ f: string }>(
+    "SELECT quote_ident(n.nspname) || '.' || quote_ident($2) AS f FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = $1",
+    [extension, name],
+  );
+  return rows[0]?.f ?? name;
 }
 
 /**
@@ -55,13 +68,19 @@ export async function warmPostgres(
   onProgress?: WarmProgress,
   /** Bytes to load into shared buffers at most (default: nine tenths of `shared_buffers`). */
   budgetBytes?: number,
-  /** Told the tables loaded, for every connection of the pool to read them (postgres-connection-warm.ts). */
+  /** Told the tables and B-trees loaded, for every connection of the pool to read them (postgres-connection-warm.ts). */
   connections?: ConnectionWarmUp,
 ): Promise<WarmReport> {
   const client = await pool.connect();
   try {
-    const missing = await ensureExtension(client);
+    const missing = await ensureExtension(client, "pg_prewarm");
     if (missing !== undefined) return { bytes: 0, skipped: missing };
+    // pgstatindex reads a B-tree whole, for each read connection (postgres-connection-warm.ts);
+    // without the extension those indexes are only left out of that warm-up.
+    const pgstatindex =
+      connections !== undefined && (await ensureExtension(client, "pgstattuple")) === undefined
+        ? await functionOf(client, "pgstattuple", "pgstatindex")
+        : undefined;
     const relations = (await client.query<Relation>(relationsSql)).rows.filter((r) => r.bytes > 0);
     const [{ buffers }] = (
       await client.query<{ buffers: number }>(
@@ -72,7 +91,7 @@ export async function warmPostgres(
     const total = relations.reduce((sum, r) => sum + r.bytes, 0);
     let loaded = 0;
     let prefetched = 0;
-    const loadedTables: Array<{ name: string }> = [];
+    const loadedTables: WarmTable[] = [];
     // The pool's connections stop a statement at the query deadline; a large table may take longer.
     await client.query("SET statement_timeout = 0");
     try {
@@ -85,6 +104,9 @@ export async function warmPostgres(
         if (fits) loaded += relation.bytes;
         else prefetched += relation.bytes;
         if (fits && relation.kind !== "i") loadedTables.push({ name: relation.name });
+        else if (fits && pgstatindex && relation.method === "btree") {
+          loadedTables.push({ name: relation.name, pgstatindex });
+        }
         onProgress?.(loaded + prefetched, total);
       }
     } finally {
