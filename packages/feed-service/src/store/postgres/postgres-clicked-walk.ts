@@ -2,11 +2,13 @@
  * A search's matches most clicked first (ties by id descending, spec §4), found by walking the
  * clicks order and testing each post against the query, in batches sized from the share of
  * matches seen so far (as SQLite's sqlite-clicked-hits.ts does). The walk reads clicked_posts by
- * (clicks, id) (no index of posts holds clicks: postgres-light-writes.ts), then the posts with no
+ * (clicks, id) (no index of posts holds clicks: postgres-light-writes.ts), or by (language, clicks,
+ * id) within languages (postgres-clicked-order.ts), then the posts with no
  * click from the newest id down. For a common word most posts match, so a page costs about its
  * own size in posts tested whatever the number of matches; for a rarer one the walk stops once it
  * has tested what reading every match would cost (`budget`), and the caller reads them all.
  */
+import { clickedAfter } from "./postgres-clicked-order.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import type { Match } from "./postgres-search-plan.js";
 
@@ -42,10 +44,11 @@ async function nextBatch(
     ...(match.languageIds ? [match.languageIds] : []),
   ];
   if (after.clicks > 0) {
+    // Within languages, their clicked posts alone (postgres-clicked-order.ts).
+    const clicked = clickedAfter({ clicks: "$2", id: "$3" }, "$4", match.languageIds ? "$5" : null);
     return rows<Walked>(
       sql,
-      `WITH w AS MATERIALIZED (SELECT k.id, k.clicks FROM clicked_posts k
-          WHERE (k.clicks, k.id) < ($2::int, $3::int) ORDER BY k.clicks DESC, k.id DESC LIMIT $4)
+      `WITH w AS MATERIALIZED (${clicked})
         SELECT w.id, w.clicks, (p.search_vector @@ $1::tsquery ${language}) AS hit
         FROM w JOIN posts p ON p.id = w.id ORDER BY w.clicks DESC, w.id DESC`,
       params,

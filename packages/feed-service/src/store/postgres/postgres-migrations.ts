@@ -13,6 +13,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
+import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickFunction } from "./postgres-click-schema.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
@@ -344,6 +345,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "a quarter of each new page of posts left free, room for a new version of any row kept in line: a click's update stays heap-only",
     up: leaveRoomForClicks,
+  },
+  {
+    version: 33,
+    description:
+      "each clicked post's language on clicked_posts, indexed in clicks order: a search by clicks in a language reads that language's clicked posts alone",
+    up: createClickedLanguages,
   },
 ];
 

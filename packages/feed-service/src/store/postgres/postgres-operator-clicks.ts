@@ -16,6 +16,7 @@
  *   many posts, all matches are read (through GIN with the scope's facets) and sorted.
  */
 import { Where } from "./postgres-columns.js";
+import { clickedAfter } from "./postgres-clicked-order.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
@@ -24,6 +25,8 @@ import { MIN_WALK_STRETCH, TIER_MARGIN, TIER_POST_COST, WALK_PROBE_COST } from "
 type DayBounds = { newest: number; oldest: number; narrow: boolean };
 /** A key of clicked_posts_by_clicks_then_id. */
 type Key = { clicks: number; id: number };
+/** Before every key: clicks are an int. */
+const FIRST_KEY: Key = { clicks: 2 ** 31 - 1, id: 0 };
 
 /** The page of all matches (or of those without clicks) in clicks order. */
 async function allMatches(
@@ -49,13 +52,18 @@ async function allMatches(
   return found.map((r) => r.id);
 }
 
-/** The key `posts` clicked posts after `after` (null: from the most clicked), or null when fewer remain. */
-async function keyAfter(sql: Sql, after: Key | null, posts: number): Promise<Key | null> {
+/**
+ * The key `posts` clicked posts (of the scope's languages, when it has some) after `after` (null:
+ * from the most clicked), or null when fewer remain.
+ */
+async function keyAfter(sql: Sql, plan: Plan, after: Key | null, posts: number): Promise<Key | null> {
+  const languages = plan.scope.languageIds;
+  const from = after ?? { clicks: FIRST_KEY.clicks, id: FIRST_KEY.id };
   const [key] = await rows<Key>(
     sql,
-    `SELECT clicks, id FROM clicked_posts ${after === null ? "" : "WHERE (clicks, id) < ($2, $3)"}
-      ORDER BY clicks DESC, id DESC OFFSET $1 LIMIT 1`,
-    after === null ? [posts - 1] : [posts - 1, after.clicks, after.id],
+    `SELECT clicks, id FROM (${clickedAfter({ clicks: "$2", id: "$3" }, "$1", languages === null ? null : "$4")}) k
+      ORDER BY clicks DESC, id DESC OFFSET $1 - 1 LIMIT 1`,
+    [posts, from.clicks, from.id, ...(languages === null ? [] : [languages])],
   );
   return key ?? null;
 }
@@ -71,6 +79,8 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
   const where = new Where();
   if (after !== null) where.add("(k.clicks, k.id) < (?, ?)", after.clicks, after.id);
   if (last !== null) where.add("(k.clicks, k.id) >= (?, ?)", last.clicks, last.id);
+  // The scope's languages: their clicked posts alone, read through clicked_posts_by_language.
+  if (plan.scope.languageIds !== null) where.add("k.language_id = ANY(?::int[])", plan.scope.languageIds);
   const check = new Where().add(
     `CASE WHEN (${plan.filters.sql}) AND (${plan.verify.sql}) THEN ${plan.words === null || plan.settled ? "TRUE" : "p.search_vector @@ ?::tsquery"} ELSE false END`,
     ...plan.filters.args,
@@ -102,8 +112,10 @@ export async function mostClickedIds(
   page: { offset: number; limit: number },
 ): Promise<number[]> {
   const need = page.offset + page.limit;
-  let share = expected.inBase * expected.base;
-  const matches = share * expected.posts;
+  const matches = expected.inBase * expected.base * expected.posts;
+  // The walk reads the scope's languages' clicked posts alone: among those the share is the
+  // words' within the scope's days (the languages and days taken as independent, as `expected` does).
+  let share = plan.scope.languageIds === null ? expected.inBase * expected.base : expected.inBase * expected.days;
   // A walked post is read and checked against the words (out of TOAST): TIER_POST_COST heap rows
   // of matches handed over by GIN; without words, a probe against a row read in the table's order
   // (WALK_PROBE_COST). Past that many posts, reading every match costs less.
@@ -115,7 +127,7 @@ export async function mostClickedIds(
     while (read < budget) {
       const wanted = Math.ceil(((need - found.length) * TIER_MARGIN) / Math.max(share, 1e-9));
       const posts = Math.min(Math.max(MIN_WALK_STRETCH, wanted), Math.ceil(budget - read));
-      const last = await keyAfter(sql, after, posts);
+      const last = await keyAfter(sql, plan, after, posts);
       found.push(...(await stretch(sql, plan, after, last)));
       // The walked posts come first in the order: a full page answers exactly.
       if (found.length >= need) return found.slice(page.offset, need);
