@@ -14,8 +14,8 @@
  * wrote them all once more to temporary files (bench/NOTES.md).
  */
 
-import { rows, type Sql } from "./postgres-connection.js";
 import { fillClickedPostsWithLanguages } from "./postgres-clicked-languages.js";
+import { rows, type Sql } from "./postgres-connection.js";
 import { runningSumFills } from "./postgres-running-sums.js";
 import { fillScopeDays } from "./postgres-scope-rollups.js";
 

@@ -11,7 +11,11 @@
  * most `limit` of them, in that order; `languages` an int[] parameter or null for every
  * language. Each argument is a placeholder (`$n`) of the caller's statement.
  */
-export function clickedAfter(key: { clicks: string; id: string }, limit: string, languages: string | null): string {
+export function clickedAfter(
+  key: { clicks: string; id: string },
+  limit: string,
+  languages: string | null,
+): string {
   if (languages === null) {
     return `SELECT k.id, k.clicks FROM clicked_posts k WHERE (k.clicks, k.id) < (${key.clicks}::int, ${key.id}::int)
       ORDER BY k.clicks DESC, k.id DESC LIMIT ${limit}`;

@@ -15,8 +15,9 @@
  * - when the matches are fewer than the posts the walk should read, or the walk reaches that
  *   many posts, all matches are read (through GIN with the scope's facets) and sorted.
  */
-import { Where } from "./postgres-columns.js";
+
 import { clickedAfter } from "./postgres-clicked-order.js";
+import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
@@ -115,7 +116,8 @@ export async function mostClickedIds(
   const matches = expected.inBase * expected.base * expected.posts;
   // The walk reads the scope's languages' clicked posts alone: among those the share is the
   // words' within the scope's days (the languages and days taken as independent, as `expected` does).
-  let share = plan.scope.languageIds === null ? expected.inBase * expected.base : expected.inBase * expected.days;
+  let share =
+    plan.scope.languageIds === null ? expected.inBase * expected.base : expected.inBase * expected.days;
   // A walked post is read and checked against the words (out of TOAST): TIER_POST_COST heap rows
   // of matches handed over by GIN; without words, a probe against a row read in the table's order
   // (WALK_PROBE_COST). Past that many posts, reading every match costs less.
