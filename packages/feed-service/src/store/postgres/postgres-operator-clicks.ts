@@ -14,8 +14,11 @@
  *   first;
  * - when the matches are fewer than the posts the walk should read, or the walk reaches that
  *   many posts, all matches are read (through GIN with the scope's facets) and sorted.
+ *
+ * Within languages (`lang:`, a page's languages) the walk reads those languages' clicked posts
+ * alone, through `clicked_posts_by_language` (postgres-clicked-order.ts): a page of a language with
+ * a small share of the clicks no longer costs the page divided by that share.
  */
-
 import { clickedAfter } from "./postgres-clicked-order.js";
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
@@ -59,7 +62,7 @@ async function allMatches(
  */
 async function keyAfter(sql: Sql, plan: Plan, after: Key | null, posts: number): Promise<Key | null> {
   const languages = plan.scope.languageIds;
-  const from = after ?? { clicks: FIRST_KEY.clicks, id: FIRST_KEY.id };
+  const from = after ?? FIRST_KEY;
   const [key] = await rows<Key>(
     sql,
     `SELECT clicks, id FROM (${clickedAfter({ clicks: "$2", id: "$3" }, "$1", languages === null ? null : "$4")}) k
