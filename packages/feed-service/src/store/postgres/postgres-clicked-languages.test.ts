@@ -1,9 +1,10 @@
 /**
- * Migration 33's language on clicked_posts (postgres-clicked-languages.ts) on a real PostgreSQL
- * server: after clicks, a post moved to another language by its feed's update or re-filed by SQL,
+ * Migration 33's language and title vector on clicked_posts (postgres-clicked-languages.ts) on a
+ * real PostgreSQL server: after clicks, a post moved to another language by its feed's update or
+ * re-filed by SQL, a clicked post's title changed,
  * clicks taken back, deletions, migrate-data's bulk load into another database, and the upgrade of
  * a database at schema 31 that has clicked posts (the migration run twice), clicked_posts equals
- * what a rebuild from `posts` gives, language included.
+ * what a rebuild from `posts` gives, language and title vector included.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -23,7 +24,7 @@ before(async () => {
 });
 after(() => server?.stop());
 
-const COLUMNS = "id, clicks, post_date, category_id, language_id";
+const COLUMNS = "id, clicks, post_date, category_id, language_id, rank_vector::text";
 
 /** clicked_posts and its rebuild from the posts, for deepEqual. */
 async function assertRebuilt(pool: pg.Pool, when: string): Promise<number> {
@@ -62,6 +63,20 @@ describe("postgres clicked posts' languages", () => {
           )
         )[0]!.n,
         1,
+      );
+      // A clicked post's title changes (its rank_vector, set from search_vector by a trigger).
+      await store.applyFeedUpdate(feed.alpha, {
+        fetchState: {},
+        posts: [incoming("a1", { title: "Retitled in spring", publishedAt: T0 - HOUR })],
+      });
+      await assertRebuilt(pool, "after a clicked post's title changed");
+      assert.match(
+        (
+          await rows<{ v: string }>(pool, "SELECT rank_vector::text AS v FROM clicked_posts WHERE id = $1", [
+            post.a1,
+          ])
+        )[0]!.v,
+        /retitl/,
       );
       // Re-filing moves posts by SQL, as migration 12 does (postgres-language-refiling.ts).
       await pool.query("UPDATE posts SET language_id = $1 WHERE id = ANY($2)", [ja, [post.a1, post.b2]]);

@@ -130,10 +130,17 @@ describe("postgres search by clicks within languages", () => {
         terms: `lang:de after:${iso(100)} the`,
         where: `p.language_id = ${lang.de} AND p.post_date >= ${T0 - 100 * DAY}`,
       },
+      // `title:` words alone: checked on the clicked_posts row (its title vector), or on the post
+      // when a filter reads a column clicked_posts lacks (feed:).
+      { terms: "title:the", where: "TRUE" },
+      { terms: `title:the after:${iso(100)}`, where: `p.post_date >= ${T0 - 100 * DAY}` },
+      { terms: "title:the -lang:fr", where: `p.language_id <> ${lang.fr}` },
+      { terms: "lang:ja title:the", where: `p.language_id = ${lang.ja}` },
+      { terms: "feed:a title:the", where: "TRUE" },
     ];
     let walked = 0;
     for (const c of cases) {
-      const words = toTsquery(parseSearchQuery(c.terms.replace(/(^|\s)(after|lang):\S+/g, " ")));
+      const words = toTsquery(parseSearchQuery(c.terms.replace(/(^|\s)-?(after|lang|feed):\S+/g, " ")));
       for (const page of PAGES) {
         const { sql, ran } = recording();
         const folded = foldLanguageClauses(
@@ -151,6 +158,19 @@ describe("postgres search by clicks within languages", () => {
     }
     // The walk's cases (no words, common words) went through the language index.
     assert.ok(walked >= 8, `${walked} pages walked by language`);
+    // `title:the` by clicks: each walked post checked on its clicked_posts row, `posts` not probed.
+    const titled = recording();
+    await searchWithOperators(titled.sql, {
+      offset: 0,
+      limit: 20,
+      ...foldLanguageClauses(await resolveSearchFilters(store, parseSearchQuery("title:the")), null),
+      sort: "clicks",
+    });
+    assert.ok(
+      titled.ran.some((t) => t.includes("FROM clicked_posts k WHERE")),
+      "title:the walked clicked_posts",
+    );
+    assert.ok(!titled.ran.some((t) => t.includes("p.id = k.id")), "title:the probed no post");
     // Japanese has few clicked posts: the page past them walks on into the posts without clicks.
     const { sql, ran } = recording();
     const folded = foldLanguageClauses(await resolveSearchFilters(store, parseSearchQuery("lang:ja")), null);

@@ -77,7 +77,9 @@ async function keyAfter(sql: Sql, plan: Plan, after: Key | null, posts: number):
  * Each post is read by its own probe of the primary key (a LATERAL subquery that the planner
  * cannot turn into a scan of every post), its filters and `title:` words checked before its words
  * (`search_vector`, out of TOAST): CASE keeps that order. Words that are all `title:` are settled
- * by that check alone (Plan.settled), and the vector is not read.
+ * by that check alone (Plan.settled), and the vector is not read; when besides those the check
+ * reads only columns that clicked_posts carries (languages, dates: see onClickedRow), it is made
+ * on the clicked_posts row and `posts` is not read at all.
  */
 async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null): Promise<number[]> {
   const where = new Where();
@@ -96,12 +98,28 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
   const checked = check.parts[0]!.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
   const found = await rows<{ id: number }>(
     sql,
-    `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
-        SELECT p.id FROM posts p WHERE p.id = k.id AND ${checked} OFFSET 0) m
-      ${where.sql} ORDER BY k.clicks DESC, k.id DESC`,
+    onClickedRow(plan)
+      ? `SELECT k.id FROM clicked_posts k WHERE ${[...where.parts, checked.replace(/\bp\./g, "k.")].join(" AND ")}
+          ORDER BY k.clicks DESC, k.id DESC`
+      : `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
+          SELECT p.id FROM posts p WHERE p.id = k.id AND ${checked} OFFSET 0) m
+        ${where.sql} ORDER BY k.clicks DESC, k.id DESC`,
     [...where.params, ...check.params],
   );
   return found.map((r) => r.id);
+}
+
+/** The columns of `posts` that clicked_posts carries too (migration 33, postgres-clicked-languages.ts). */
+const CARRIED = new Set(["id", "clicks", "post_date", "category_id", "language_id", "rank_vector"]);
+
+/**
+ * Whether a walked post's check reads only columns clicked_posts carries: no words to read on
+ * `search_vector` (none, or all `title:`, on `rank_vector`), and filters of languages and dates.
+ */
+function onClickedRow(plan: Plan): boolean {
+  if (plan.words !== null && !plan.settled) return false;
+  const read = `${plan.filters.sql} ${plan.verify.sql}`.matchAll(/\bp\.(\w+)/g);
+  return [...read].every((column) => CARRIED.has(column[1]!));
 }
 
 /**
