@@ -102,8 +102,8 @@ const byLanguage = (ran: string[]) =>
   ran.some((t) => t.includes("c.language_id = l.id") || t.includes("k.language_id = ANY"));
 
 describe("postgres search by clicks within languages", () => {
-  it("keeps clicked_posts' languages those of the posts after clicks moved and posts were re-filed", async () => {
-    const columns = "id, clicks, language_id";
+  it("keeps clicked_posts' languages and title vectors those of the posts after clicks moved and posts were re-filed", async () => {
+    const columns = "id, clicks, language_id, rank_vector::text";
     assert.deepEqual(
       await rows(pool, `SELECT ${columns} FROM clicked_posts ORDER BY id`),
       await rows(pool, `SELECT ${columns} FROM posts WHERE clicks > 0 ORDER BY id`),
