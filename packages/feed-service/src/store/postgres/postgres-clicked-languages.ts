@@ -24,7 +24,8 @@ INSERT INTO clicked_posts (id, clicks, post_date, category_id, language_id, rank
   SELECT id, clicks, post_date, category_id, language_id, rank_vector FROM posts WHERE clicks > 0;
 `;
 
-const schema = `
+/** Migration 33's SQL (also applied by bench/postgres-click-keys.bench.mjs --keys migration33). */
+export const clickedLanguagesSchema = `
 LOCK TABLE posts, clicked_posts IN SHARE ROW EXCLUSIVE MODE;
 ALTER TABLE clicked_posts ADD COLUMN IF NOT EXISTS language_id integer,
   ADD COLUMN IF NOT EXISTS rank_vector tsvector;
@@ -68,5 +69,5 @@ ANALYZE clicked_posts;
 `;
 
 export async function createClickedLanguages(sql: Sql): Promise<void> {
-  await sql.query(schema);
+  await sql.query(clickedLanguagesSchema);
 }
