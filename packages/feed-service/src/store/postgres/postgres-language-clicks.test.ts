@@ -182,8 +182,11 @@ describe("postgres search by clicks within languages", () => {
     );
   });
 
-  it("answers a word in a page's languages exactly, through those languages' clicked posts", async () => {
+  it("answers a word in a page's languages exactly, through those languages' clicked posts when few", async () => {
     let walked = 0;
+    // English and French hold 9 posts in 10: two descents of the language index would read more
+    // than the walk of every clicked post (walkByLanguage), so that walk is taken, and is exact too.
+    let common = 0;
     for (const languages of [[lang.ja!], [lang.de!], [lang.de!, lang.ja!], [lang.en!, lang.fr!]]) {
       for (const terms of ["the", "work", "w5"]) {
         for (const page of PAGES) {
@@ -201,9 +204,12 @@ describe("postgres search by clicks within languages", () => {
             `${terms} in ${languages} at ${page.offset}+${page.limit}`,
           );
           if (byLanguage(ran)) walked++;
+          if (languages.includes(lang.en!) && byLanguage(ran)) common++;
         }
       }
     }
-    assert.ok(walked >= 8, `${walked} pages walked by language`);
+    // The small pages of German and Japanese (the rest read every match: a small corpus).
+    assert.ok(walked >= 4, `${walked} pages walked by language`);
+    assert.equal(common, 0, "English and French walked every clicked post");
   });
 });

@@ -15,11 +15,12 @@
  * - when the matches are fewer than the posts the walk should read, or the walk reaches that
  *   many posts, all matches are read (through GIN with the scope's facets) and sorted.
  *
- * Within languages (`lang:`, a page's languages) the walk reads those languages' clicked posts
- * alone, through `clicked_posts_by_language` (postgres-clicked-order.ts): a page of a language with
- * a small share of the clicks no longer costs the page divided by that share.
+ * Within languages (`lang:`, a page's languages), when they are few enough for it
+ * (walkByLanguage), the walk reads those languages' clicked posts alone, through
+ * `clicked_posts_by_language` (postgres-clicked-order.ts): a page of a language with a small share
+ * of the clicks no longer costs the page divided by that share.
  */
-import { clickedAfter } from "./postgres-clicked-order.js";
+import { clickedAfter, walkByLanguage } from "./postgres-clicked-order.js";
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
@@ -57,11 +58,15 @@ async function allMatches(
 }
 
 /**
- * The key `posts` clicked posts (of the scope's languages, when it has some) after `after` (null:
- * from the most clicked), or null when fewer remain.
+ * The key `posts` clicked posts (of `languages`, or of every language when null) after `after`
+ * (null: from the most clicked), or null when fewer remain.
  */
-async function keyAfter(sql: Sql, plan: Plan, after: Key | null, posts: number): Promise<Key | null> {
-  const languages = plan.scope.languageIds;
+async function keyAfter(
+  sql: Sql,
+  languages: readonly number[] | null,
+  after: Key | null,
+  posts: number,
+): Promise<Key | null> {
   const from = after ?? FIRST_KEY;
   const [key] = await rows<Key>(
     sql,
@@ -135,10 +140,13 @@ export async function mostClickedIds(
 ): Promise<number[]> {
   const need = page.offset + page.limit;
   const matches = expected.inBase * expected.base * expected.posts;
-  // The walk reads the scope's languages' clicked posts alone: among those the share is the
-  // words' within the scope's days (the languages and days taken as independent, as `expected` does).
-  let share =
-    plan.scope.languageIds === null ? expected.inBase * expected.base : expected.inBase * expected.days;
+  // Within few enough languages the walk reads their clicked posts alone (postgres-clicked-order.ts):
+  // among those the share is the words' within the scope's days (languages and days taken as
+  // independent, as `expected` does, so the languages' share is base / days).
+  const languages = plan.scope.languageIds;
+  const byLanguage =
+    languages !== null && walkByLanguage(languages, expected.base / Math.max(expected.days, 1e-9));
+  let share = byLanguage ? expected.inBase * expected.days : expected.inBase * expected.base;
   // A walked post is read and checked against the words (out of TOAST): TIER_POST_COST heap rows
   // of matches handed over by GIN; without words, a probe against a row read in the table's order
   // (WALK_PROBE_COST). Past that many posts, reading every match costs less.
@@ -150,7 +158,7 @@ export async function mostClickedIds(
     while (read < budget) {
       const wanted = Math.ceil(((need - found.length) * TIER_MARGIN) / Math.max(share, 1e-9));
       const posts = Math.min(Math.max(MIN_WALK_STRETCH, wanted), Math.ceil(budget - read));
-      const last = await keyAfter(sql, plan, after, posts);
+      const last = await keyAfter(sql, byLanguage ? languages : null, after, posts);
       found.push(...(await stretch(sql, plan, after, last)));
       // The walked posts come first in the order: a full page answers exactly.
       if (found.length >= need) return found.slice(page.offset, need);
