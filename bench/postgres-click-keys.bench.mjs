@@ -9,7 +9,11 @@
 // changes the schema for the keyed rounds (restored after): run it on a COPY of the corpus tree.
 //
 //   TMPDIR=<copy tree> BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-click-keys.bench.mjs
-//     --shape long-tail --posts 200000 [--seconds 10] [--rounds 3]
+//     --shape long-tail --posts 200000 [--seconds 10] [--rounds 3] [--keys migration33]
+//
+// --keys migration33 (pgclicks34d): "keyed" is PostgreSQL migration 33 as built
+// (postgres-clicked-languages.ts: language_id and rank_vector on clicked_posts, the index by
+// language, the triggers), "as is" the schema-31 clicked_posts; the database is left as it came.
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -21,6 +25,7 @@ const { values } = parseArgs({
     posts: { type: "string", default: "200000" },
     seconds: { type: "string", default: "10" },
     rounds: { type: "string", default: "3" },
+    keys: { type: "string", default: "feed,language" },
   },
 });
 const { default: pg } = await import(
@@ -49,15 +54,60 @@ BEGIN
 END $$;
 ANALYZE clicked_posts;`;
 
+/** clicked_posts as migration 14 left it (schema 31): what migration 33 adds, taken away. */
+const beforeMigration33 = `
+DROP TRIGGER IF EXISTS clicked_posts_language ON clicked_posts;
+DROP FUNCTION IF EXISTS clicked_posts_language();
+DROP INDEX IF EXISTS clicked_posts_by_language;
+ALTER TABLE clicked_posts DROP COLUMN IF EXISTS language_id, DROP COLUMN IF EXISTS rank_vector;
+CREATE OR REPLACE FUNCTION posts_track_clicked() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.clicks > 0 THEN
+    INSERT INTO clicked_posts AS k (id, clicks, post_date, category_id)
+      VALUES (NEW.id, NEW.clicks, NEW.post_date, NEW.category_id)
+      ON CONFLICT (id) DO UPDATE SET clicks = excluded.clicks, post_date = excluded.post_date,
+        category_id = excluded.category_id;
+  ELSE
+    DELETE FROM clicked_posts WHERE id = NEW.id;
+  END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS posts_track_clicked ON posts;
+CREATE TRIGGER posts_track_clicked AFTER UPDATE OF clicks, post_date, category_id ON posts
+  FOR EACH ROW WHEN (OLD.clicks IS DISTINCT FROM NEW.clicks OR (NEW.clicks > 0 AND
+    (OLD.post_date IS DISTINCT FROM NEW.post_date OR OLD.category_id IS DISTINCT FROM NEW.category_id)))
+  EXECUTE FUNCTION posts_track_clicked();
+ANALYZE clicked_posts;`;
+
 const corpus = await openShapePostgres(values.shape, Number(values.posts));
 const admin = new pg.Client({ connectionString: corpus.url });
 await admin.connect();
+const migration33 = values.keys === "migration33";
+/** Whether the database came with migration 33 (it is left as it came). */
+const came33 =
+  migration33 &&
+  (
+    await admin.query(
+      "SELECT 1 FROM information_schema.columns WHERE table_name = 'clicked_posts' AND column_name = 'rank_vector'",
+    )
+  ).rows.length > 0;
+if (came33) await admin.query(beforeMigration33);
 const [{ definition }] = (
   await admin.query("SELECT pg_get_functiondef('posts_track_clicked'::regproc) AS definition")
 ).rows;
-const asIs = `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
+const asIs = migration33
+  ? beforeMigration33
+  : `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
   ALTER TABLE clicked_posts DROP COLUMN IF EXISTS feed_id, DROP COLUMN IF EXISTS language_id;
   ${definition};`;
+const keyedSql = migration33
+  ? (
+      await import(
+        new URL("../packages/feed-service/dist/store/postgres/postgres-clicked-languages.js", import.meta.url)
+          .href
+      )
+    ).clickedLanguagesSchema
+  : keyed;
 
 /** Clicks per second of `record_click` from CONNECTIONS clients for `seconds`. */
 async function clicksPerSecond() {
@@ -94,14 +144,14 @@ async function clicksPerSecond() {
 
 try {
   console.log(
-    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL)`,
+    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL), keyed: ${migration33 ? "migration 33" : "feed and language"}`,
   );
   console.log("| round | as is (clicks/s) | keyed (clicks/s) | keyed / as is | load average |");
   console.log("|---|---|---|---|---|");
   await clicksPerSecond(); // warm-up: the posts' and roll-ups' pages into the cache
   for (let round = 1; round <= Number(values.rounds); round++) {
     const plain = await clicksPerSecond();
-    await admin.query(keyed);
+    await admin.query(keyedSql);
     const withKeys = await clicksPerSecond();
     await admin.query(asIs);
     console.log(
@@ -109,7 +159,7 @@ try {
     );
   }
 } finally {
-  await admin.query(asIs).catch(() => {});
+  await admin.query(came33 ? keyedSql : asIs).catch(() => {});
   await admin.end();
   await corpus.stop();
 }

@@ -14,8 +14,8 @@
  * wrote them all once more to temporary files (bench/NOTES.md).
  */
 
+import { fillClickedPostsWithLanguages } from "./postgres-clicked-languages.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { fillClickedPosts } from "./postgres-light-writes.js";
 import { runningSumFills } from "./postgres-running-sums.js";
 import { fillScopeDays } from "./postgres-scope-rollups.js";
 
@@ -117,7 +117,7 @@ export async function putBack(
   await sql.query("TRUNCATE search_days, counted_searches");
   for (const [, statement] of runningSumFills) await run("filled the running sums and ranks", statement);
   await run("filled scope_days", fillScopeDays);
-  await run("filled clicked_posts", fillClickedPosts);
+  await run("filled clicked_posts", fillClickedPostsWithLanguages);
   // Index builds sort in memory up to maintenance_work_mem: 1 GB (kB here) unless the server
   // gives more. A B-tree build may use two parallel workers (manual §15.4, parallel CREATE INDEX);
   // GIN builds in one process on PostgreSQL 17.

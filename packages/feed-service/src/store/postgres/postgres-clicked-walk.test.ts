@@ -116,7 +116,7 @@ describe("postgres clicked walk", () => {
       );
       if (!walks) continue;
       assert.ok(
-        texts.some((t) => t.includes("FROM clicked_posts k") && t.includes("AS hit")),
+        texts.some((t) => t.includes("FROM clicked_posts") && t.includes("AS hit")),
         `${label}: walked the clicked posts`,
       );
       // 1,000 clicked posts hold "the": the second page needs unclicked ones too.

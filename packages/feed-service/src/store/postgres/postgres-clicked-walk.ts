@@ -2,11 +2,13 @@
  * A search's matches most clicked first (ties by id descending, spec §4), found by walking the
  * clicks order and testing each post against the query, in batches sized from the share of
  * matches seen so far (as SQLite's sqlite-clicked-hits.ts does). The walk reads clicked_posts by
- * (clicks, id) (no index of posts holds clicks: postgres-light-writes.ts), then the posts with no
+ * (clicks, id) (no index of posts holds clicks: postgres-light-writes.ts), or by (language, clicks,
+ * id) within few enough languages (postgres-clicked-order.ts), then the posts with no
  * click from the newest id down. For a common word most posts match, so a page costs about its
  * own size in posts tested whatever the number of matches; for a rarer one the walk stops once it
  * has tested what reading every match would cost (`budget`), and the caller reads them all.
  */
+import { clickedAfter, languagesShare, walkByLanguage } from "./postgres-clicked-order.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import type { Match } from "./postgres-search-plan.js";
 
@@ -32,6 +34,7 @@ async function nextBatch(
   match: Match,
   after: { clicks: number; id: number },
   limit: number,
+  byLanguage: boolean,
 ): Promise<Walked[]> {
   const language = match.languageIds ? "AND p.language_id = ANY($5::int[])" : "";
   const params = [
@@ -42,10 +45,11 @@ async function nextBatch(
     ...(match.languageIds ? [match.languageIds] : []),
   ];
   if (after.clicks > 0) {
+    // Within languages, their clicked posts alone (postgres-clicked-order.ts).
+    const clicked = clickedAfter({ clicks: "$2", id: "$3" }, "$4", byLanguage ? "$5" : null);
     return rows<Walked>(
       sql,
-      `WITH w AS MATERIALIZED (SELECT k.id, k.clicks FROM clicked_posts k
-          WHERE (k.clicks, k.id) < ($2::int, $3::int) ORDER BY k.clicks DESC, k.id DESC LIMIT $4)
+      `WITH w AS MATERIALIZED (${clicked})
         SELECT w.id, w.clicks, (p.search_vector @@ $1::tsquery ${language}) AS hit
         FROM w JOIN posts p ON p.id = w.id ORDER BY w.clicks DESC, w.id DESC`,
       params,
@@ -74,8 +78,12 @@ export async function walkClicked(
   let after = { clicks: 2 ** 31 - 1, id: 0 };
   let tested = 0;
   let batch = FIRST_BATCH;
+  const languages = match.languageIds;
+  const byLanguage =
+    languages !== null &&
+    (languages.length === 1 || walkByLanguage(languages, await languagesShare(sql, languages)));
   while (found.length < need) {
-    const walked = await nextBatch(sql, match, after, batch);
+    const walked = await nextBatch(sql, match, after, batch, byLanguage);
     for (const post of walked) if (post.hit && found.length < need) found.push(post.id);
     tested += walked.length;
     if (walked.length < batch) {

@@ -14,6 +14,7 @@ import { type MigrationProgress, stderrProgress } from "../migration-progress.js
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
 import { createClickFunction } from "./postgres-click-schema.js";
+import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
@@ -353,6 +354,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql) => {
       await sql.query(feedWordsSchema);
     },
+  },
+  {
+    version: 33,
+    description:
+      "each clicked post's language on clicked_posts, indexed in clicks order: a search by clicks in a language reads that language's clicked posts alone",
+    up: createClickedLanguages,
   },
 ];
 

@@ -14,7 +14,13 @@
  *   first;
  * - when the matches are fewer than the posts the walk should read, or the walk reaches that
  *   many posts, all matches are read (through GIN with the scope's facets) and sorted.
+ *
+ * Within languages (`lang:`, a page's languages), when they are few enough for it
+ * (walkByLanguage), the walk reads those languages' clicked posts alone, through
+ * `clicked_posts_by_language` (postgres-clicked-order.ts): a page of a language with a small share
+ * of the clicks no longer costs the page divided by that share.
  */
+import { clickedAfter, walkByLanguage } from "./postgres-clicked-order.js";
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
@@ -24,6 +30,8 @@ import { MIN_WALK_STRETCH, TIER_MARGIN, TIER_POST_COST, WALK_PROBE_COST } from "
 type DayBounds = { newest: number; oldest: number; narrow: boolean };
 /** A key of clicked_posts_by_clicks_then_id. */
 type Key = { clicks: number; id: number };
+/** Before every key: clicks are an int. */
+const FIRST_KEY: Key = { clicks: 2 ** 31 - 1, id: 0 };
 
 /** The page of all matches (or of those without clicks) in clicks order. */
 async function allMatches(
@@ -49,13 +57,22 @@ async function allMatches(
   return found.map((r) => r.id);
 }
 
-/** The key `posts` clicked posts after `after` (null: from the most clicked), or null when fewer remain. */
-async function keyAfter(sql: Sql, after: Key | null, posts: number): Promise<Key | null> {
+/**
+ * The key `posts` clicked posts (of `languages`, or of every language when null) after `after`
+ * (null: from the most clicked), or null when fewer remain.
+ */
+async function keyAfter(
+  sql: Sql,
+  languages: readonly number[] | null,
+  after: Key | null,
+  posts: number,
+): Promise<Key | null> {
+  const from = after ?? FIRST_KEY;
   const [key] = await rows<Key>(
     sql,
-    `SELECT clicks, id FROM clicked_posts ${after === null ? "" : "WHERE (clicks, id) < ($2, $3)"}
-      ORDER BY clicks DESC, id DESC OFFSET $1 LIMIT 1`,
-    after === null ? [posts - 1] : [posts - 1, after.clicks, after.id],
+    `SELECT clicks, id FROM (${clickedAfter({ clicks: "$2", id: "$3" }, "$1", languages === null ? null : "$4")}) k
+      ORDER BY clicks DESC, id DESC OFFSET $1 - 1 LIMIT 1`,
+    [posts, from.clicks, from.id, ...(languages === null ? [] : [languages])],
   );
   return key ?? null;
 }
@@ -65,12 +82,16 @@ async function keyAfter(sql: Sql, after: Key | null, posts: number): Promise<Key
  * Each post is read by its own probe of the primary key (a LATERAL subquery that the planner
  * cannot turn into a scan of every post), its filters and `title:` words checked before its words
  * (`search_vector`, out of TOAST): CASE keeps that order. Words that are all `title:` are settled
- * by that check alone (Plan.settled), and the vector is not read.
+ * by that check alone (Plan.settled), and the vector is not read; when besides those the check
+ * reads only columns that clicked_posts carries (languages, dates: see onClickedRow), it is made
+ * on the clicked_posts row and `posts` is not read at all.
  */
 async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null): Promise<number[]> {
   const where = new Where();
   if (after !== null) where.add("(k.clicks, k.id) < (?, ?)", after.clicks, after.id);
   if (last !== null) where.add("(k.clicks, k.id) >= (?, ?)", last.clicks, last.id);
+  // The scope's languages: their clicked posts alone, read through clicked_posts_by_language.
+  if (plan.scope.languageIds !== null) where.add("k.language_id = ANY(?::int[])", plan.scope.languageIds);
   const check = new Where().add(
     `CASE WHEN (${plan.filters.sql}) AND (${plan.verify.sql}) THEN ${plan.words === null || plan.settled ? "TRUE" : "p.search_vector @@ ?::tsquery"} ELSE false END`,
     ...plan.filters.args,
@@ -82,12 +103,28 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
   const checked = check.parts[0]!.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
   const found = await rows<{ id: number }>(
     sql,
-    `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
-        SELECT p.id FROM posts p WHERE p.id = k.id AND ${checked} OFFSET 0) m
-      ${where.sql} ORDER BY k.clicks DESC, k.id DESC`,
+    onClickedRow(plan)
+      ? `SELECT k.id FROM clicked_posts k WHERE ${[...where.parts, checked.replace(/\bp\./g, "k.")].join(" AND ")}
+          ORDER BY k.clicks DESC, k.id DESC`
+      : `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
+          SELECT p.id FROM posts p WHERE p.id = k.id AND ${checked} OFFSET 0) m
+        ${where.sql} ORDER BY k.clicks DESC, k.id DESC`,
     [...where.params, ...check.params],
   );
   return found.map((r) => r.id);
+}
+
+/** The columns of `posts` that clicked_posts carries too (migration 33, postgres-clicked-languages.ts). */
+const CARRIED = new Set(["id", "clicks", "post_date", "category_id", "language_id", "rank_vector"]);
+
+/**
+ * Whether a walked post's check reads only columns clicked_posts carries: no words to read on
+ * `search_vector` (none, or all `title:`, on `rank_vector`), and filters of languages and dates.
+ */
+function onClickedRow(plan: Plan): boolean {
+  if (plan.words !== null && !plan.settled) return false;
+  const read = `${plan.filters.sql} ${plan.verify.sql}`.matchAll(/\bp\.(\w+)/g);
+  return [...read].every((column) => CARRIED.has(column[1]!));
 }
 
 /**
@@ -102,8 +139,14 @@ export async function mostClickedIds(
   page: { offset: number; limit: number },
 ): Promise<number[]> {
   const need = page.offset + page.limit;
-  let share = expected.inBase * expected.base;
-  const matches = share * expected.posts;
+  const matches = expected.inBase * expected.base * expected.posts;
+  // Within few enough languages the walk reads their clicked posts alone (postgres-clicked-order.ts):
+  // among those the share is the words' within the scope's days (languages and days taken as
+  // independent, as `expected` does, so the languages' share is base / days).
+  const languages = plan.scope.languageIds;
+  const byLanguage =
+    languages !== null && walkByLanguage(languages, expected.base / Math.max(expected.days, 1e-9));
+  let share = byLanguage ? expected.inBase * expected.days : expected.inBase * expected.base;
   // A walked post is read and checked against the words (out of TOAST): TIER_POST_COST heap rows
   // of matches handed over by GIN; without words, a probe against a row read in the table's order
   // (WALK_PROBE_COST). Past that many posts, reading every match costs less.
@@ -115,7 +158,7 @@ export async function mostClickedIds(
     while (read < budget) {
       const wanted = Math.ceil(((need - found.length) * TIER_MARGIN) / Math.max(share, 1e-9));
       const posts = Math.min(Math.max(MIN_WALK_STRETCH, wanted), Math.ceil(budget - read));
-      const last = await keyAfter(sql, after, posts);
+      const last = await keyAfter(sql, byLanguage ? languages : null, after, posts);
       found.push(...(await stretch(sql, plan, after, last)));
       // The walked posts come first in the order: a full page answers exactly.
       if (found.length >= need) return found.slice(page.offset, need);
