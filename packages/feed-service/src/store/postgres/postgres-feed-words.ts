@@ -13,6 +13,9 @@
 import type { Expected, Plan } from "./postgres-operator-plan.js";
 import { FEED_WORD_SCAN_POSTS } from "./postgres-plan-costs.js";
 
+/** The index's name (the start warm-up loads it last: postgres-warm.ts). */
+export const FEED_WORDS_INDEX = "posts_feed_words";
+
 /** Characters of a word the index keeps (a key stays under the 2,047 bytes of a lexeme). */
 export const FEED_WORD_CHARS = 500;
 
@@ -31,7 +34,7 @@ CREATE OR REPLACE FUNCTION feed_words(search_vector tsvector, feed_id integer) R
   RETURN array_to_tsvector(ARRAY(SELECT feed_id || ' ' || left(w, ${FEED_WORD_CHARS})
     FROM unnest(tsvector_to_array(search_vector)) w));
 SET LOCAL maintenance_work_mem = '256MB';
-CREATE INDEX IF NOT EXISTS posts_feed_words ON posts USING GIN (feed_words(search_vector, feed_id));
+CREATE INDEX IF NOT EXISTS ${FEED_WORDS_INDEX} ON posts USING GIN (feed_words(search_vector, feed_id));
 `;
 
 /** The index's expression, spelled as queries must spell it to use the index. */

@@ -185,6 +185,39 @@ describe("postgres cache warm-up", () => {
     }
   });
 
+  it("loads the index of posts by feed and word last, whatever its size", async () => {
+    const pool = new pg.Pool({ connectionString: server.url, options: "-c search_path=warm_a", max: 1 });
+    // A table larger than the feed words' index (which is the largest relation of this small
+    // corpus): loaded by size alone, the index would push the table out of the budget.
+    const feedWordsBytes = Number(
+      (await admin.query("SELECT pg_relation_size('warm_a.posts_feed_words') AS n")).rows[0].n,
+    );
+    await admin.query(
+      `CREATE TABLE warm_a.padding AS SELECT repeat('x', 1000) AS x FROM generate_series(1, ${Math.ceil((2 * feedWordsBytes) / 1000)})`,
+    );
+    try {
+      const { total } = await relationBytes(admin, "warm_a");
+      const sizes = (
+        await admin.query<{ name: string; bytes: number }>(
+          `SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS bytes FROM pg_class c
+            JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'warm_a' AND c.relkind IN ('r', 'i')`,
+        )
+      ).rows;
+      const feedWords = sizes.find((r) => r.name === "posts_feed_words")!.bytes;
+      // Smaller than some other relation: loaded by size alone, it would push that one out.
+      assert.ok(
+        sizes.some((r) => r.bytes > feedWords),
+        "a larger relation than the feed words' index exists",
+      );
+      const report = await warmPostgres(pool, undefined, total - feedWords);
+      assert.equal(report.bytes, total - feedWords, "every other relation was loaded");
+      assert.equal(report.prefetchedBytes, feedWords, "the feed words' index was only prefetched");
+    } finally {
+      await admin.query("DROP TABLE warm_a.padding");
+      await pool.end();
+    }
+  });
+
   it("without pg_prewarm and the right to create it, warms nothing and says why", async () => {
     const url = await server.createDatabase("warm_b");
     const setup = new pg.Client({ connectionString: url });

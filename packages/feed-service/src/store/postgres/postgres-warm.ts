@@ -2,7 +2,9 @@
  * Warms PostgreSQL's shared buffers at start with the `pg_prewarm` extension (shipped with
  * PostgreSQL as a contrib module): the store's tables, their TOAST tables and their indexes,
  * smallest first, as many as fit in nine tenths of `shared_buffers`; the rest are only prefetched
- * into the OS page cache. A first relevance search reads many heap and TOAST pages, slow from
+ * into the OS page cache. The index of posts by feed and word comes last whatever its size: only
+ * `feed:` searches with words read it, a few posting lists each, while every search reads the
+ * others (loaded by size, it pushed the posts' TOAST out of the buffers: bench/NOTES.md, s43). A first relevance search reads many heap and TOAST pages, slow from
  * empty buffers even with every file in the OS cache (figures in bench/NOTES.md).
  *
  * The extension is created when missing (it needs a user allowed to; a DBA can run
@@ -13,6 +15,7 @@
 import type pg from "pg";
 import { megabytes, type WarmProgress, type WarmReport } from "../cache-warm.js";
 import type { ConnectionWarmUp, WarmTable } from "./postgres-connection-warm.js";
+import { FEED_WORDS_INDEX } from "./postgres-feed-words.js";
 
 interface Relation {
   oid: string;
@@ -59,6 +62,11 @@ async function functionOf(client: pg.PoolClient, extension: string, name: string
   return rows[0]?.f ?? name;
 }
 
+/** Whether a relation is warmed after all the others (the regclass name may carry its schema). */
+function loadedLast(relation: Relation): boolean {
+  return relation.kind === "i" && relation.name.split(".").at(-1) === FEED_WORDS_INDEX;
+}
+
 /**
  * @example
  * const report = await warmPostgres(readPool, (done, total) => console.log(done, total));
@@ -82,6 +90,8 @@ export async function warmPostgres(
         ? await functionOf(client, "pgstattuple", "pgstatindex")
         : undefined;
     const relations = (await client.query<Relation>(relationsSql)).rows.filter((r) => r.bytes > 0);
+    // Sorted by size in SQL; a stable sort moves the feed words' index to the end.
+    relations.sort((a, b) => Number(loadedLast(a)) - Number(loadedLast(b)));
     const [{ buffers }] = (
       await client.query<{ buffers: number }>(
         "SELECT pg_size_bytes(current_setting('shared_buffers'))::float8 AS buffers",
