@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { searchReference } from "../../test-support/postgres-search-reference.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
-import { rows, type Sql } from "./postgres-connection.js";
+import type { Sql } from "./postgres-connection.js";
 import { RANKED_NEWEST, searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
-import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 
 const POSTS = 24_000;
 const T0 = Date.UTC(2026, 0, 10);
@@ -43,24 +43,8 @@ before(async () => {
 });
 after(() => db?.close());
 
-async function reference(
-  terms: string,
-  page: { offset: number; limit: number; languageIds: number[] | null },
-) {
-  const language = page.languageIds ? "AND p.language_id = ANY($4::int[])" : "";
-  return rows<{ id: number; score: number }>(
-    pool,
-    `WITH newest AS (SELECT p.id FROM posts p WHERE p.search_vector @@ $1::tsquery ${language}
-        ORDER BY p.post_date DESC, p.id DESC LIMIT ${RANKED_NEWEST})
-      SELECT p.id, ${SEARCH_SCORE} AS score FROM newest JOIN posts p ON p.id = newest.id
-      ORDER BY score DESC, p.id DESC LIMIT $2 OFFSET $3`,
-    [
-      toTsquery(parseSearchQuery(terms)),
-      page.limit,
-      page.offset,
-      ...(page.languageIds ? [page.languageIds] : []),
-    ],
-  );
+function reference(terms: string, page: { offset: number; limit: number; languageIds: number[] | null }) {
+  return searchReference(pool, terms, "relevance", page);
 }
 
 /** The page by the store, checked against the reference; whether the walk answered it. */

@@ -11,13 +11,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { searchReference } from "../../test-support/postgres-search-reference.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
 import { postsPerDay, tierCost, tierWorthTrying } from "./postgres-search-plan.js";
-import { RANKED_NEWEST, searchPosts } from "./postgres-search-queries.js";
-import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
+import { searchPosts } from "./postgres-search-queries.js";
 
 const POSTS = 60_000;
 const T0 = Date.UTC(2026, 0, 10);
@@ -50,30 +50,12 @@ before(async () => {
 after(() => db?.close());
 
 /** The page as a plain query over every match would give it. */
-async function reference(
+function reference(
   terms: string,
   sort: SearchSort,
   page: { offset: number; limit: number; languageIds: number[] | null },
 ): Promise<Array<{ id: number; score?: number }>> {
-  const words = toTsquery(parseSearchQuery(terms));
-  const language = page.languageIds ? "AND p.language_id = ANY($4::int[])" : "";
-  const params = [words, page.limit, page.offset, ...(page.languageIds ? [page.languageIds] : [])];
-  if (sort === "relevance") {
-    return rows(
-      pool,
-      `WITH newest AS (SELECT p.id FROM posts p WHERE p.search_vector @@ $1::tsquery ${language}
-          ORDER BY p.post_date DESC, p.id DESC LIMIT ${RANKED_NEWEST})
-        SELECT p.id, ${SEARCH_SCORE} AS score FROM newest JOIN posts p ON p.id = newest.id
-        ORDER BY score DESC, p.id DESC LIMIT $2 OFFSET $3`,
-      params,
-    );
-  }
-  const order = sort === "date" ? "p.post_date DESC, p.id DESC" : "p.clicks DESC, p.id DESC";
-  return rows(
-    pool,
-    `SELECT p.id FROM posts p WHERE p.search_vector @@ $1::tsquery ${language} ORDER BY ${order} LIMIT $2 OFFSET $3`,
-    params,
-  );
+  return searchReference(pool, terms, sort, page);
 }
 
 /** The store's page checked against the reference; the statements it ran. */
