@@ -54,29 +54,17 @@ BEGIN
 END $$;
 ANALYZE clicked_posts;`;
 
+const { trackClickedSchema14 } = await import(
+  new URL("../packages/feed-service/dist/store/postgres/postgres-light-writes.js", import.meta.url).href
+);
 /** clicked_posts as migration 14 left it (schema 31): what migration 33 adds, taken away. */
 const beforeMigration33 = `
 DROP TRIGGER IF EXISTS clicked_posts_language ON clicked_posts;
 DROP FUNCTION IF EXISTS clicked_posts_language();
 DROP INDEX IF EXISTS clicked_posts_by_language;
 ALTER TABLE clicked_posts DROP COLUMN IF EXISTS language_id, DROP COLUMN IF EXISTS rank_vector;
-CREATE OR REPLACE FUNCTION posts_track_clicked() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.clicks > 0 THEN
-    INSERT INTO clicked_posts AS k (id, clicks, post_date, category_id)
-      VALUES (NEW.id, NEW.clicks, NEW.post_date, NEW.category_id)
-      ON CONFLICT (id) DO UPDATE SET clicks = excluded.clicks, post_date = excluded.post_date,
-        category_id = excluded.category_id;
-  ELSE
-    DELETE FROM clicked_posts WHERE id = NEW.id;
-  END IF;
-  RETURN NULL;
-END $$;
 DROP TRIGGER IF EXISTS posts_track_clicked ON posts;
-CREATE TRIGGER posts_track_clicked AFTER UPDATE OF clicks, post_date, category_id ON posts
-  FOR EACH ROW WHEN (OLD.clicks IS DISTINCT FROM NEW.clicks OR (NEW.clicks > 0 AND
-    (OLD.post_date IS DISTINCT FROM NEW.post_date OR OLD.category_id IS DISTINCT FROM NEW.category_id)))
-  EXECUTE FUNCTION posts_track_clicked();
+${trackClickedSchema14.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION")}
 ANALYZE clicked_posts;`;
 
 const corpus = await openShapePostgres(values.shape, Number(values.posts));
