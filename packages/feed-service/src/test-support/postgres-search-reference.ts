@@ -36,3 +36,41 @@ export async function searchReference(
     params,
   );
 }
+
+/** An operator query and the brute force's own reading of its filters. */
+export interface OperatorCase {
+  terms: string;
+  /** The filters as plain SQL on `p` and its feed `f`. */
+  where: string;
+}
+
+/**
+ * The page of an operator search as sorting every match gives it (relevance: the 10,000 newest
+ * matches ranked): the words searched as plain words, the filters read from `c.where`.
+ */
+export async function operatorSearchReference(
+  sql: Sql,
+  c: OperatorCase,
+  sort: SearchSort,
+  page: { offset: number; limit: number },
+): Promise<Array<{ id: number; score?: number }>> {
+  const words = toTsquery(parseSearchQuery(c.terms.replace(/(^|\s)-?(feed|after|before|lang):\S+/g, " ")));
+  const match = `${words === null ? "TRUE" : "p.search_vector @@ $1::tsquery"} AND ${c.where}`;
+  const params = [words ?? "", page.limit, page.offset];
+  const from = "posts p JOIN feeds f ON f.id = p.feed_id";
+  if (sort === "relevance" && words !== null) {
+    return rows(
+      sql,
+      `WITH newest AS (SELECT p.id FROM ${from} WHERE ${match} ORDER BY p.post_date DESC, p.id DESC LIMIT 10000)
+        SELECT p.id, ${SEARCH_SCORE} AS score FROM newest JOIN posts p ON p.id = newest.id
+        ORDER BY score DESC, p.id DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+  }
+  const order = sort === "clicks" ? "p.clicks DESC, p.id DESC" : "p.post_date DESC, p.id DESC";
+  return rows(
+    sql,
+    `SELECT p.id FROM ${from} WHERE ${match} AND $1 = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`,
+    params,
+  );
+}

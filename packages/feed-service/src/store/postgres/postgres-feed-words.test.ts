@@ -14,14 +14,14 @@ import type pg from "pg";
 import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
+import { type OperatorCase, operatorSearchReference } from "../../test-support/postgres-search-reference.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
-import { rows, type Sql } from "./postgres-connection.js";
+import type { Sql } from "./postgres-connection.js";
 import { FEED_WORD_CHARS, FEED_WORDS_EXPRESSION, feedWordQuery } from "./postgres-feed-words.js";
 import { OPERATOR_EXPRESSION } from "./postgres-operator-plan.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import type { PostgresStore } from "./postgres-store.js";
-import { SEARCH_SCORE, toTsquery } from "./postgres-text-search.js";
 
 const POSTS = 60_000;
 const DAYS = 600;
@@ -81,37 +81,15 @@ function recording(): { sql: Sql; ran: string[] } {
   return { sql, ran };
 }
 
-interface Case {
-  terms: string;
-  /** The filters as plain SQL on `p` and its feed `f`: the brute force's own reading of them. */
-  where: string;
-}
+type Case = OperatorCase;
 
 /** The page as sorting every match gives it (relevance: the 10,000 newest matches ranked). */
-async function reference(
+function reference(
   c: Case,
   sort: SearchSort,
   page: { offset: number; limit: number },
 ): Promise<Array<{ id: number; score?: number }>> {
-  const words = toTsquery(parseSearchQuery(c.terms.replace(/(^|\s)-?(feed|after|before|lang):\S+/g, " ")));
-  const match = `${words === null ? "TRUE" : "p.search_vector @@ $1::tsquery"} AND ${c.where}`;
-  const params = [words ?? "", page.limit, page.offset];
-  const from = "posts p JOIN feeds f ON f.id = p.feed_id";
-  if (sort === "relevance" && words !== null) {
-    return rows(
-      pool,
-      `WITH newest AS (SELECT p.id FROM ${from} WHERE ${match} ORDER BY p.post_date DESC, p.id DESC LIMIT 10000)
-        SELECT p.id, ${SEARCH_SCORE} AS score FROM newest JOIN posts p ON p.id = newest.id
-        ORDER BY score DESC, p.id DESC LIMIT $2 OFFSET $3`,
-      params,
-    );
-  }
-  const order = sort === "clicks" ? "p.clicks DESC, p.id DESC" : "p.post_date DESC, p.id DESC";
-  return rows(
-    pool,
-    `SELECT p.id FROM ${from} WHERE ${match} AND $1 = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`,
-    params,
-  );
+  return operatorSearchReference(pool, c, sort, page);
 }
 
 /** Searches `c`, checks the page (and relevance's scores) against the reference, returns what ran. */
