@@ -12,13 +12,13 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { explainRecorded, openExplainClient, recordingSql } from "./explain-statements.mjs";
 
 const distArg = process.argv.indexOf("--dist");
 const dist =
   distArg > 0
     ? pathToFileURL(`${resolve(process.argv[distArg + 1])}/`)
     : new URL("../packages/feed-service/dist/", import.meta.url);
-const { openPostgresPool } = await import(new URL("store/postgres/postgres-connection.js", dist).href);
 const { parseSearchQuery } = await import(new URL("search/parse-search-query.js", dist).href);
 const { resolveSearchFilters } = await import(new URL("operations/search-filters.js", dist).href);
 const { searchWithOperators } = await import(
@@ -37,17 +37,7 @@ const { values } = parseArgs({
   },
 });
 
-// A connection as the store's read pool opens it (postgres-connection.ts): the build's own type
-// parsers, so that 64-bit counts and sums (int8, numeric) arrive as numbers, as the plans add them
-// up (as strings, `+` concatenates them and the explained run sizes its tiers on the result); the
-// read connections' settings (postgres-store.ts READ_SETTINGS).
-const pool = await openPostgresPool({
-  url: values.url,
-  max: 1,
-  createSchema: false,
-  settings: { work_mem: "32MB", enable_seqscan: "off", max_parallel_workers_per_gather: 0, jit: "off" },
-});
-const client = await pool.connect();
+const { client, close } = await openExplainClient(dist, values.url);
 const feedNames = async () =>
   (await client.query('SELECT id AS "feedId", name AS "feedName" FROM feeds')).rows;
 const languages = async () =>
@@ -58,21 +48,7 @@ for (const text of values.query ?? ["feed:日 the"]) {
     { feedNames, languages, feeds: feedNames },
     parseSearchQuery(text),
   );
-  const recorded = [];
-  const recorder = {
-    query: async (sqlText, params) => {
-      // rows() passes a named statement ({ name, text, values }).
-      const record =
-        typeof sqlText === "object" ? { sqlText: sqlText.text, params: sqlText.values } : { sqlText, params };
-      recorded.push(record);
-      const result = await client.query(sqlText, params);
-      // Columns the pg driver would hand over as strings without the store's parsers.
-      record.wide = result.fields
-        .filter((f) => f.dataTypeID === 20 || f.dataTypeID === 1700)
-        .map((f) => f.name);
-      return result;
-    },
-  };
+  const { sql: recorder, recorded } = recordingSql(client);
   const page = {
     query,
     sort: values.sort ?? "relevance",
@@ -86,21 +62,6 @@ for (const text of values.query ?? ["feed:日 the"]) {
   console.log(
     `\n'${text}' ${page.sort} offset ${page.offset} limit ${page.limit}: ${found.length} rows, ${ms.toFixed(1)} ms, ${recorded.length} statements`,
   );
-  for (const [i, { sqlText, params, wide }] of recorded.entries()) {
-    if (/^\s*EXPLAIN/i.test(sqlText)) {
-      console.log(`  #${i} (estimate) ${sqlText.replace(/\s+/g, " ").slice(0, 140)}`);
-      continue;
-    }
-    const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) ${sqlText}`, params);
-    const lines = rows.map((r) => r["QUERY PLAN"]);
-    const time = lines.find((l) => l.startsWith("Execution Time")) ?? "";
-    console.log(`  #${i} ${time}: ${sqlText.replace(/\s+/g, " ").slice(0, 240)}`);
-    if (wide?.length) console.log(`     int8/numeric columns, read as numbers: ${wide.join(", ")}`);
-    console.log(
-      `     params ${JSON.stringify(params?.map((p) => (Array.isArray(p) && p.length > 8 ? `[${p.length} values]` : p)))}`,
-    );
-    if (values.plans) for (const l of lines) console.log(`     ${l}`);
-  }
+  await explainRecorded(client, recorded, values.plans);
 }
-client.release();
-await pool.end();
+await close();

@@ -8,6 +8,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { explainRecorded, openExplainClient, recordingSql } from "./explain-statements.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -24,31 +25,12 @@ const { values } = parseArgs({
 const dist = values.dist
   ? pathToFileURL(`${resolve(values.dist)}/`)
   : new URL("../packages/feed-service/dist/", import.meta.url);
-const { default: pg } = await import("pg");
 const { parseSearchQuery } = await import(new URL("search/parse-search-query.js", dist).href);
 const { searchPosts } = await import(new URL("store/postgres/postgres-search-queries.js", dist).href);
 
-const client = new pg.Client({
-  connectionString: values.url,
-  // As the store's pool reads them (postgres-connection.ts): counts and sums as numbers, else the
-  // plans' arithmetic on them (sums of posts per day) would concatenate strings.
-  types: {
-    getTypeParser: (oid, format) =>
-      oid === 20 || oid === 1700 ? (v) => Number(v) : pg.types.getTypeParser(oid, format),
-  },
-  // The read connections' settings (postgres-store.ts READ_SETTINGS).
-  options: "-c work_mem=32MB -c enable_seqscan=off -c max_parallel_workers_per_gather=0 -c jit=off",
-});
-await client.connect();
+const { client, close } = await openExplainClient(dist, values.url);
 for (const text of values.query ?? ["la the"]) {
-  const recorded = [];
-  const recorder = {
-    query: async (sqlText, params) => {
-      if (typeof sqlText === "object") recorded.push({ sqlText: sqlText.text, params: sqlText.values });
-      else recorded.push({ sqlText, params });
-      return client.query(sqlText, params);
-    },
-  };
+  const { sql: recorder, recorded } = recordingSql(client);
   const page = {
     query: parseSearchQuery(text),
     sort: values.sort ?? "relevance",
@@ -65,19 +47,6 @@ for (const text of values.query ?? ["la the"]) {
       .map((r) => `${r.postId}:${r.score?.toFixed?.(4)}`)
       .join(" ")}`,
   );
-  for (const [i, { sqlText, params }] of recorded.entries()) {
-    if (/^\s*EXPLAIN/i.test(sqlText)) {
-      console.log(`  #${i} (estimate) ${sqlText.replace(/\s+/g, " ").slice(0, 140)}`);
-      continue;
-    }
-    const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) ${sqlText}`, params);
-    const lines = rows.map((r) => r["QUERY PLAN"]);
-    const time = lines.find((l) => l.startsWith("Execution Time")) ?? "";
-    console.log(`  #${i} ${time}: ${sqlText.replace(/\s+/g, " ").slice(0, 240)}`);
-    console.log(
-      `     params ${JSON.stringify(params?.map((p) => (Array.isArray(p) && p.length > 8 ? `[${p.length} values]` : p)))}`,
-    );
-    if (values.plans) for (const l of lines) console.log(`     ${l}`);
-  }
+  await explainRecorded(client, recorded, values.plans);
 }
-await client.end();
+await close();
