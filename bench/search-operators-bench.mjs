@@ -29,9 +29,8 @@
 // package's dependencies (under this repository, e.g. node_modules/.baseline/dist, with native/ and package.json beside it), and must know
 // the database's schema.
 import { loadavg } from "node:os";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { loadBuilds, openUnmigrated } from "./builds-under-test.mjs";
 import {
   describeOperators,
   operatorCases,
@@ -60,39 +59,7 @@ const backends = (values.backends ?? "sqlite,postgres").split(",");
 const repeats = Number(values.repeats ?? 5);
 const TARGET_MS = 50;
 
-const loadBuild = async (name, folder) => ({
-  name,
-  folder,
-  ...(await import(pathToFileURL(`${folder}/index.js`).href)),
-});
-
-/** The build's PostgreSQL store on `url` without migrating it (see --no-migrate). */
-async function openUnmigrated(build, url) {
-  const at = (file) => import(pathToFileURL(`${build.folder}/store/postgres/${file}`).href);
-  const { PostgresStore } = await at("postgres-store.js");
-  const { PostgresReadSide, resolveReadSideOptions } = await at("postgres-read-side.js");
-  const { openPostgresPool } = await at("postgres-connection.js");
-  const options = resolveReadSideOptions({});
-  const pool = await openPostgresPool({ url, max: options.poolSize });
-  // openPostgresStore's READ_SETTINGS (postgres-store.ts), with its deadline.
-  const read = await openPostgresPool({
-    url,
-    max: options.poolSize,
-    createSchema: false,
-    settings: {
-      work_mem: "32MB",
-      enable_seqscan: "off",
-      max_parallel_workers_per_gather: 0,
-      jit: "off",
-      statement_timeout: options.queryTimeoutMs,
-    },
-  });
-  const store = new PostgresStore(pool, new PostgresReadSide(read, options));
-  store.feedNames = undefined;
-  return store;
-}
-const builds = [await loadBuild("new", new URL("../packages/feed-service/dist", import.meta.url).pathname)];
-if (values.baseline) builds.unshift(await loadBuild("old", resolve(values.baseline)));
+const builds = await loadBuilds(values.baseline);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : "—");

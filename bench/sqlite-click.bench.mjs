@@ -12,9 +12,8 @@
 //     [--clicks 400] [--rounds 6]
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { loadBuilds } from "./builds-under-test.mjs";
 import { openShapeCorpus } from "./shape-corpus.mjs";
 
 const requireFromService = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
@@ -33,12 +32,7 @@ const posts = Number(values.posts ?? 1_000_000);
 const perRound = Number(values.clicks ?? 400);
 const rounds = Number(values.rounds ?? 6);
 
-const loadBuild = async (name, folder) => ({
-  name,
-  ...(await import(pathToFileURL(`${folder}/index.js`).href)),
-});
-const builds = [await loadBuild("new", new URL("../packages/feed-service/dist", import.meta.url).pathname)];
-if (values.baseline) builds.unshift(await loadBuild("old", resolve(values.baseline)));
+const builds = await loadBuilds(values.baseline);
 
 /** A small deterministic generator (a linear congruential one): the same draws every run. */
 function random(seed) {
