@@ -2,9 +2,8 @@
  * A post's tsvector literals written as PostgreSQL stores a tsvector: each lexeme once with all
  * its positions, lexemes in sorted order. tsvectorin sorts and merges whatever it is given
  * (PostgreSQL src/backend/utils/adt/tsvector.c, uniqueentry), so the stored value is the same;
- * given them sorted it has nothing to sort and a third fewer bytes to read, which halved its time
- * per post (bench/NOTES.md, pgwrites31): the server side of every COPY of migrate-data and of
- * every refresh's INSERT.
+ * given them sorted and merged it has nothing to sort and fewer bytes to read, on the server side
+ * of every COPY of migrate-data and of every refresh's INSERT (bench/NOTES.md, pgwrites31).
  */
 
 /** A token of a post at its position, with its weight letter ("" for D). */
@@ -19,8 +18,8 @@ export interface WeightedToken {
  * lexemes by their bytes, shorter first on a tie; the entries' order is that one except where one
  * lexeme is the other's prefix followed by a character below the closing quote (a space, `!` to
  * `&`, a quote), or between astral characters and U+E000 to U+FFFF (JavaScript compares UTF-16
- * units): there the server sorts them itself, as it did every vector before. Sorting the entries,
- * not the words, keeps it a third of the cost of a map of words sorted (bench/NOTES.md).
+ * units): there the server sorts them itself, as it did every vector before. The entries are
+ * sorted, not the words: no second look-up per word (bench/NOTES.md, pgwrites31).
  *
  * @example
  * wordsLiteral([{ word: "b", at: 1, weight: "A" }, { word: "a", at: 2, weight: "" }, { word: "b", at: 3, weight: "" }], (w) => `'${w}'`);
