@@ -12,17 +12,26 @@
 // then clicks through GET /click of one service process on that copy, against 2,000 clicks/s.
 // Usage: npx tsc -b && node bench/feed-service-postgres.bench.mjs [--posts N] [--seconds S]
 //   [--migrate-only: the migrate-data, ingest and click rows alone]
+//   [--baseline <another build's packages/feed-service/dist> --rounds R: the migrate-data, ingest
+//    and click rows of that build ("old") and this one ("new") alternating, R rounds, old first]
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { openPostgresCorpus } from "./feed-service-postgres-corpus.mjs";
 import { runWrk, runWrkOnce } from "./wrk-load.mjs";
 
 const { values } = parseArgs({
-  options: { posts: { type: "string" }, seconds: { type: "string" }, "migrate-only": { type: "boolean" } },
+  options: {
+    posts: { type: "string" },
+    seconds: { type: "string" },
+    "migrate-only": { type: "boolean" },
+    baseline: { type: "string" },
+    rounds: { type: "string" },
+  },
 });
 const posts = Number(values.posts ?? 1_000_000);
 const seconds = Number(values.seconds ?? 10);
@@ -31,8 +40,16 @@ const path = "/webservices/FeedAggregator";
 const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { demoRareWords } = await import(new URL("demo/demo-vocabulary.js", dist).href);
-const { migrateData } = await import(new URL("migrate/migrate-data.js", dist).href);
-const { openStore } = await import(new URL("store/open-store.js", dist).href);
+/** The builds whose writes are timed: this one, and with --baseline another one first. */
+const loadWriter = async (name, folder) => ({
+  name,
+  bin: new URL("../bin/feed-service.js", folder).pathname,
+  ...(await import(new URL("migrate/migrate-data.js", folder).href)),
+  ...(await import(new URL("store/open-store.js", folder).href)),
+});
+const writers = [await loadWriter("new", dist)];
+if (values.baseline) writers.unshift(await loadWriter("old", pathToFileURL(`${resolve(values.baseline)}/`)));
+const rounds = values.baseline ? Number(values.rounds ?? 2) : 1;
 const { writeDemoPost } = await import(new URL("demo/demo-post-writer.js", dist).href);
 const { SeededRandom } = await import(new URL("demo/seeded-random.js", dist).href);
 const { default: pg } = await import(
@@ -91,11 +108,11 @@ end
 }
 
 /** Starts `feed-service serve --workers N`; resolves with its URL and a stop function. */
-async function startService(database, workers) {
+async function startService(database, workers, serviceBin = bin) {
   const child = spawn(
     process.execPath,
     [
-      bin,
+      serviceBin,
       "serve",
       "--workers",
       String(workers),
@@ -142,8 +159,8 @@ async function startService(database, workers) {
 }
 
 /** Applies refreshes of new demo posts to the database at `url`, round-robin over its feeds; times them. */
-async function timeIngest(url) {
-  const store = await openStore(url);
+async function timeIngest(writer, url) {
+  const store = await writer.openStore(url);
   try {
     const feeds = await store.feeds();
     const rng = new SeededRandom(7);
@@ -177,7 +194,7 @@ async function timeIngest(url) {
  * drawn at random (wrk, one client address: a repeat within 10 minutes is answered but not
  * counted, so the clicks stored are counted too); times them.
  */
-async function timeClicks(url) {
+async function timeClicks(writer, url) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const count = async () => Number((await client.query("SELECT count(*) AS n FROM clicks")).rows[0].n);
@@ -199,7 +216,7 @@ async function timeClicks(url) {
 end
 `,
     );
-    const service = await startService(url, 1);
+    const service = await startService(url, 1, writer.bin);
     const updatedBefore = await updates();
     let r;
     let stored;
@@ -224,25 +241,41 @@ end
  * Copies the SQLite corpus into a new database of the corpus's server and then ingests into the
  * copy (dropped after); times both.
  */
-async function timeMigrate(corpus) {
+async function timeMigrate(corpus, writer) {
   const database = `migrate_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: corpus.url });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${database}`);
     const started = process.hrtime.bigint();
-    const summary = await migrateData({
+    const load = loadavg()[0];
+    const summary = await writer.migrateData({
       from: corpus.sqlitePath,
       to: corpus.url.replace(/\/postgres$/, `/${database}`),
       batchSize: 5000,
       // Where the time went (reading, encoding, COPY, each index, roll-ups, ANALYZE), as it goes.
-      onStep: (step, ms) => process.stderr.write(`  migrate-data: ${step}: ${(ms / 1000).toFixed(1)} s\n`),
+      onStep: (step, ms) =>
+        process.stderr.write(
+          `  ${new Date().toISOString().slice(11, 19)} ${writer.name} migrate-data: ${step}: ${(ms / 1000).toFixed(1)} s\n`,
+        ),
     });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const copied = summary.tables.find((t) => t.table === "posts").rows;
-    const ingest = await timeIngest(corpus.url.replace(/\/postgres$/, `/${database}`));
-    const clicks = await timeClicks(corpus.url.replace(/\/postgres$/, `/${database}`));
-    return { posts: copied, seconds, rate: copied / seconds, steps: summary.steps ?? [], ingest, clicks };
+    const loadAfter = loadavg()[0];
+    const ingestLoad = loadavg()[0];
+    const ingest = await timeIngest(writer, corpus.url.replace(/\/postgres$/, `/${database}`));
+    ingest.load = [ingestLoad, loadavg()[0]];
+    const clicks = await timeClicks(writer, corpus.url.replace(/\/postgres$/, `/${database}`));
+    return {
+      build: writer.name,
+      posts: copied,
+      seconds,
+      rate: copied / seconds,
+      load: [load, loadAfter],
+      steps: summary.steps ?? [],
+      ingest,
+      clicks,
+    };
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${database}`);
     await admin.end();
@@ -252,10 +285,20 @@ async function timeMigrate(corpus) {
 const corpus = await openPostgresCorpus(posts);
 const backends = { sqlite: corpus.sqlitePath, postgres: corpus.url };
 const results = [];
+/** Every build's migrate-data, ingest and click figures, in the order they ran. */
+const runs = [];
 let migrate;
 try {
-  migrate = await timeMigrate(corpus);
-  process.stderr.write(`migrate-data: ${migrate.posts} posts in ${migrate.seconds.toFixed(1)} s\n`);
+  for (let round = 1; round <= rounds; round++) {
+    for (const writer of writers) {
+      const run = { round, ...(await timeMigrate(corpus, writer)) };
+      runs.push(run);
+      process.stderr.write(
+        `${writer.name} round ${round}: migrate-data ${run.posts} posts in ${run.seconds.toFixed(1)} s, ingest ${run.ingest.rate.toFixed(0)} posts/s, /click ${run.clicks.rps.toFixed(0)} req/s\n`,
+      );
+    }
+  }
+  migrate = runs.filter((r) => r.build === "new").at(-1);
   for (const [backend, database] of Object.entries(values["migrate-only"] ? {} : backends)) {
     for (const workers of [1, 2]) {
       const service = await startService(database, workers);
@@ -283,6 +326,28 @@ try {
 }
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
+if (runs.length > 1) {
+  // Old and new alternating in this run: each row's load average (1 min) at its start and end.
+  console.log(
+    `\n| round | build | migrate-data s | posts/s (ratio to 3,333) | load | ingest posts/s (ratio to ${ingestGoalPostsPerSecond}) | load | /click stored/s (ratio to ${clickGoalPerSecond}) | p99 ms |`,
+  );
+  console.log("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const r of runs) {
+    console.log(
+      `| ${r.round} | ${r.build} | ${fmt(r.seconds, 1)} | ${fmt(r.rate)} (${fmt(r.rate / migrateGoalPostsPerSecond, 2)}) | ${fmt(r.load[0], 1)}-${fmt(r.load[1], 1)} | ${fmt(r.ingest.rate)} (${fmt(r.ingest.rate / ingestGoalPostsPerSecond, 2)}) | ${fmt(r.ingest.load[0], 1)}-${fmt(r.ingest.load[1], 1)} | ${fmt(r.clicks.storedRate)} (${fmt(r.clicks.storedRate / clickGoalPerSecond, 2)}) | ${fmt(r.clicks.p99, 1)} |`,
+    );
+  }
+  const stepNames = [...new Set(runs.flatMap((r) => r.steps.map((s) => s.step)))];
+  console.log(`\n| migrate-data step (s) | ${runs.map((r) => `${r.build} ${r.round}`).join(" | ")} |`);
+  console.log(`|---|${runs.map(() => "---:").join("|")}|`);
+  for (const step of stepNames) {
+    const cells = runs.map((r) => {
+      const found = r.steps.filter((s) => s.step === step);
+      return found.length === 0 ? "" : fmt(found.reduce((t, s) => t + s.ms, 0) / 1000, 1);
+    });
+    console.log(`| ${step} | ${cells.join(" | ")} |`);
+  }
+}
 console.log(
   "\n| migrate-data SQLite -> empty PostgreSQL | posts | seconds | posts/s | ratio to 3,333 posts/s (1M in 5 min) |",
 );

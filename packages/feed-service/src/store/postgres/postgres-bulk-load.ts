@@ -5,8 +5,9 @@
  * foreign-key constraints (checked once by a join instead of one lookup per row) and the
  * roll-up triggers (scope_days, clicked_posts and migration 27's running sums and ranks are filled from the rows in one
  * statement each).
- * Primary keys stay: the copy's upserts and the kept ids rely on them. Everything happens in the
- * copy's one transaction, so a copy that fails leaves the database as it was, triggers included.
+ * Primary keys stay (but story_bands', see REBUILT_PRIMARY_KEYS): the copy's upserts rely on them.
+ * Everything happens in the copy's one transaction, so a copy that fails leaves the database as it
+ * was, triggers included.
  *
  * The statement triggers that read a transition table (new posts rolled up, counted searches) are
  * dropped for the load and created again after, not disabled: PostgreSQL keeps every row a
@@ -20,7 +21,12 @@ import { runningSumFills } from "./postgres-running-sums.js";
 import { fillScopeDays } from "./postgres-scope-rollups.js";
 
 /** The big tables whose indexes and constraints are set aside. */
-const LOADED_TABLES = ["posts", "clicks"];
+const LOADED_TABLES = ["posts", "clicks", "story_keys", "story_bands"];
+/**
+ * Tables whose primary key is set aside too: story_bands' key (band, date, post) is not the copy's
+ * order (by post), so each row landed on a random page of it; built once, it is one sort.
+ */
+const REBUILT_PRIMARY_KEYS = ["story_bands"];
 
 /** The per-row triggers that keep the roll-ups (postgres-rollups.ts), by table. */
 const ROLLUP_TRIGGERS: ReadonlyArray<{ table: string; trigger: string }> = [
@@ -46,9 +52,10 @@ export async function setAsideForLoad(sql: Sql): Promise<SetAside> {
     `SELECT c.conrelid::regclass::text AS tbl, quote_ident(c.conname) AS name, pg_get_constraintdef(c.oid) AS def,
         c.contype AS type
       FROM pg_constraint c
-      WHERE c.conrelid = ANY($1::regclass[]) AND c.contype IN ('u', 'f')
+      WHERE c.conrelid = ANY($1::regclass[])
+        AND (c.contype IN ('u', 'f') OR (c.contype = 'p' AND c.conrelid = ANY($2::regclass[])))
       ORDER BY c.conname`,
-    [LOADED_TABLES],
+    [LOADED_TABLES, REBUILT_PRIMARY_KEYS],
   );
   const indexes = await rows<{ name: string; def: string }>(
     sql,
@@ -79,7 +86,7 @@ export async function setAsideForLoad(sql: Sql): Promise<SetAside> {
   const addBack = (c: { tbl: string; name: string; def: string }) =>
     `ALTER TABLE ${c.tbl} ADD CONSTRAINT ${c.name} ${c.def}`;
   return {
-    constraints: constraints.filter((c) => c.type === "u").map(addBack),
+    constraints: constraints.filter((c) => c.type === "u" || c.type === "p").map(addBack),
     indexes: indexes.map((i) => i.def),
     foreignKeys: constraints.filter((c) => c.type === "f").map(addBack),
     triggers: transition.flatMap((t) => [

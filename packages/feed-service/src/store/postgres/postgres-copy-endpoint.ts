@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL side of `migrate-data`: reads the store tables of one database, or loads them
  * into an empty one in one transaction, with its indexes, constraints and roll-up triggers set
- * aside until the rows are in (postgres-bulk-load.ts). The two big tables, posts and clicks, go in
- * by COPY (postgres-copy-in.ts), posts encoded with their search vectors by worker threads while
+ * aside until the rows are in (postgres-bulk-load.ts). The big tables, posts, clicks and the story
+ * keys and bands (six a post), go in by COPY (postgres-copy-in.ts), posts encoded with their search vectors by worker threads while
  * the next batches are read (postgres-copy-encoders.ts); the small ones by one INSERT a batch.
  */
 import { availableParallelism } from "node:os";
@@ -33,7 +33,7 @@ import { ANALYZE_RUNNING_SUMS } from "./postgres-running-sums.js";
  * Tables loaded by COPY: empty when the load begins (a forced copy truncates them in the load's
  * transaction first), so no row meets an existing key and COPY needs no conflict handling.
  */
-const COPIED_BY_COPY = new Set(["posts", "clicks"]);
+const COPIED_BY_COPY = new Set(["posts", "clicks", "story_keys", "story_bands"]);
 /** Encoded batches waiting to be sent: enough to keep every encoder busy, few enough to bound memory. */
 const QUEUED_PER_ENCODER = 2;
 const utf8 = new TextEncoder();

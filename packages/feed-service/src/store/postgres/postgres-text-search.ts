@@ -16,6 +16,7 @@ import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import { analyzeText } from "../../search/text-analyzer.js";
 import { withTermOperators } from "./postgres-term-operators.js";
+import { lexemesLiteral, wordsLiteral } from "./postgres-vector-literals.js";
 
 /** tsvector positions stop at 16383; later words keep that position (still found, not as phrases). */
 const MAX_POSITION = 16_383;
@@ -96,7 +97,7 @@ export function phraseVector(feedName: string, title: string, body: string): str
 export function postVectors(feedName: string, title: string, body: string): { words: string; pairs: string } {
   const tokens = positionedTokens(feedName, title, body);
   return {
-    words: tokens.map((t) => `${quoteLexeme(t.word)}:${t.at}${t.weight}`).join(" "),
+    words: wordsLiteral(tokens, quoteLexeme),
     pairs: pairsOf(tokens),
   };
 }
@@ -119,7 +120,7 @@ function pairsOf(tokens: readonly PositionedToken[]): string {
       lexemes.add(`${a.word} ${b.word} ${c.word}`);
     }
   }
-  return [...lexemes].map(quoteLexeme).join(" ");
+  return lexemesLiteral(lexemes, quoteLexeme);
 }
 
 function termQuery(term: SearchTerm): string {
