@@ -24,10 +24,24 @@ interface Walked {
 }
 
 /**
+ * Whether a match of `words` on a post's `rank_vector` implies one on its `search_vector`: the
+ * first is the second filtered to the title's and feed name's weights, positions kept
+ * (ts_filter, postgres-light-writes.ts), so a query without negation (`!`) that matches the part
+ * matches the whole, phrases and prefixes included. A `!` anywhere (even inside a quoted lexeme)
+ * says no: the post is then probed as before.
+ */
+export function settledByTitle(words: string): boolean {
+  return !words.includes("!");
+}
+
+/**
  * Posts in clicks order after (`clicks`, `id`), up to `limit` of them, each with whether it
  * matches. The test is the walks' own (postgres-search-plan.ts `walk`): the query on
  * `search_vector`, the languages on `language_id`, never the index expression, which would build
- * each post's vector again with its facets.
+ * each post's vector again with its facets. A clicked post is first tested on what its
+ * clicked_posts row carries (language, title vector: migration 33), and probed on `posts` (its
+ * row, `search_vector` out of TOAST: most of a walk's cost, bench/NOTES.md pgclicks34d) only when
+ * that does not settle it.
  */
 async function nextBatch(
   sql: Sql,
@@ -46,12 +60,19 @@ async function nextBatch(
   ];
   if (after.clicks > 0) {
     // Within languages, their clicked posts alone (postgres-clicked-order.ts).
-    const clicked = clickedAfter({ clicks: "$2", id: "$3" }, "$4", byLanguage ? "$5" : null);
+    const clicked = clickedAfter({ clicks: "$2", id: "$3" }, "$4", byLanguage ? "$5" : null, [
+      "language_id",
+      "rank_vector",
+    ]);
+    const otherLanguage = match.languageIds ? "WHEN NOT w.language_id = ANY($5::int[]) THEN false" : "";
+    const byTitle = settledByTitle(match.words) ? "WHEN w.rank_vector @@ $1::tsquery THEN true" : "";
+    const probe = "(SELECT p.search_vector @@ $1::tsquery FROM posts p WHERE p.id = w.id)";
+    // CASE evaluates the probe (a scalar subquery) only for the posts the row leaves open.
+    const hit = otherLanguage || byTitle ? `CASE ${otherLanguage} ${byTitle} ELSE ${probe} END` : probe;
     return rows<Walked>(
       sql,
       `WITH w AS MATERIALIZED (${clicked})
-        SELECT w.id, w.clicks, (p.search_vector @@ $1::tsquery ${language}) AS hit
-        FROM w JOIN posts p ON p.id = w.id ORDER BY w.clicks DESC, w.id DESC`,
+        SELECT w.id, w.clicks, ${hit} AS hit FROM w ORDER BY w.clicks DESC, w.id DESC`,
       params,
     );
   }
