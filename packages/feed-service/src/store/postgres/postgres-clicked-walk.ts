@@ -10,6 +10,7 @@
  */
 import { clickedAfter, languagesShare, walkByLanguage } from "./postgres-clicked-order.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { TITLE_CHECK_SHARE } from "./postgres-plan-costs.js";
 import type { Match } from "./postgres-search-plan.js";
 
 /** The first and least batch: a batch is one statement, so below this its fixed cost dominates. */
@@ -21,6 +22,8 @@ interface Walked {
   id: number;
   clicks: number;
   hit: boolean;
+  /** Settled by its title vector on clicked_posts (a batch tested there first). */
+  titled?: boolean;
 }
 
 /**
@@ -38,10 +41,11 @@ export function settledByTitle(words: string): boolean {
  * Posts in clicks order after (`clicks`, `id`), up to `limit` of them, each with whether it
  * matches. The test is the walks' own (postgres-search-plan.ts `walk`): the query on
  * `search_vector`, the languages on `language_id`, never the index expression, which would build
- * each post's vector again with its facets. A clicked post is first tested on what its
- * clicked_posts row carries (language, title vector: migration 33), and probed on `posts` (its
- * row, `search_vector` out of TOAST: most of a walk's cost, bench/NOTES.md pgclicks34d) only when
- * that does not settle it.
+ * each post's vector again with its facets. With `titles`, a clicked post is first tested on
+ * what its clicked_posts row carries (language, title vector: migration 33), and probed on
+ * `posts` (its row, `search_vector` out of TOAST: most of a walk's cost, bench/NOTES.md
+ * pgclicks34d) only when that does not settle it; without, the keys come from the clicks index
+ * alone and every post is probed.
  */
 async function nextBatch(
   sql: Sql,
@@ -49,6 +53,8 @@ async function nextBatch(
   after: { clicks: number; id: number },
   limit: number,
   byLanguage: boolean,
+  /** Whether each clicked post is tested on its clicked_posts row first (title, language). */
+  titles: boolean,
 ): Promise<Walked[]> {
   const language = match.languageIds ? "AND p.language_id = ANY($5::int[])" : "";
   const params = [
@@ -58,21 +64,32 @@ async function nextBatch(
     limit,
     ...(match.languageIds ? [match.languageIds] : []),
   ];
-  if (after.clicks > 0) {
+  if (after.clicks > 0 && titles) {
     // Within languages, their clicked posts alone (postgres-clicked-order.ts).
     const clicked = clickedAfter({ clicks: "$2", id: "$3" }, "$4", byLanguage ? "$5" : null, [
       "language_id",
       "rank_vector",
     ]);
     const otherLanguage = match.languageIds ? "WHEN NOT w.language_id = ANY($5::int[]) THEN false" : "";
-    const byTitle = settledByTitle(match.words) ? "WHEN w.rank_vector @@ $1::tsquery THEN true" : "";
     const probe = "(SELECT p.search_vector @@ $1::tsquery FROM posts p WHERE p.id = w.id)";
     // CASE evaluates the probe (a scalar subquery) only for the posts the row leaves open.
-    const hit = otherLanguage || byTitle ? `CASE ${otherLanguage} ${byTitle} ELSE ${probe} END` : probe;
     return rows<Walked>(
       sql,
       `WITH w AS MATERIALIZED (${clicked})
-        SELECT w.id, w.clicks, ${hit} AS hit FROM w ORDER BY w.clicks DESC, w.id DESC`,
+        SELECT w.id, w.clicks, CASE ${otherLanguage} WHEN w.rank_vector @@ $1::tsquery THEN true ELSE ${probe} END AS hit,
+          coalesce(w.rank_vector @@ $1::tsquery, false) AS titled
+        FROM w ORDER BY w.clicks DESC, w.id DESC`,
+      params,
+    );
+  }
+  if (after.clicks > 0) {
+    // The keys from the clicks index alone (index-only), each post probed on `posts`.
+    const clicked = clickedAfter({ clicks: "$2", id: "$3" }, "$4", byLanguage ? "$5" : null);
+    return rows<Walked>(
+      sql,
+      `WITH w AS MATERIALIZED (${clicked})
+        SELECT w.id, w.clicks, (p.search_vector @@ $1::tsquery ${language}) AS hit
+        FROM w JOIN posts p ON p.id = w.id ORDER BY w.clicks DESC, w.id DESC`,
       params,
     );
   }
@@ -103,9 +120,15 @@ export async function walkClicked(
   const byLanguage =
     languages !== null &&
     (languages.length === 1 || walkByLanguage(languages, await languagesShare(sql, languages)));
+  // The title check on clicked_posts' rows is tried on the first batch, and kept while it
+  // settles enough of the posts walked to pay for reading those rows (TITLE_CHECK_SHARE).
+  let titles = settledByTitle(match.words);
   while (found.length < need) {
-    const walked = await nextBatch(sql, match, after, batch, byLanguage);
+    const walked = await nextBatch(sql, match, after, batch, byLanguage, titles);
     for (const post of walked) if (post.hit && found.length < need) found.push(post.id);
+    if (titles && walked.length > 0) {
+      titles = walked.filter((p) => p.titled).length >= walked.length * TITLE_CHECK_SHARE;
+    }
     tested += walked.length;
     if (walked.length < batch) {
       // The clicked posts are done: the unclicked ones follow from the newest id down; past those, every post was tested.
