@@ -30,26 +30,23 @@ export async function languagesShare(sql: Sql, languages: readonly number[]): Pr
 }
 
 /**
- * SQL of the clicked posts (`id`, `clicks`, and the `carried` columns of clicked_posts) after the
- * key (`clicks`, `id`) in clicks order, at most `limit` of them, in that order; `languages` an
- * int[] parameter or null for every language. Each argument is a placeholder (`$n`) of the
- * caller's statement.
+ * SQL of the clicked posts (`id`, `clicks`) after the key (`clicks`, `id`) in clicks order, at
+ * most `limit` of them, in that order; `languages` an int[] parameter or null for every
+ * language. Each argument is a placeholder (`$n`) of the caller's statement.
  */
 export function clickedAfter(
   key: { clicks: string; id: string },
   limit: string,
   languages: string | null,
-  carried: readonly string[] = [],
 ): string {
-  const more = carried.map((c) => `, k.${c}`).join("");
   if (languages === null) {
-    return `SELECT k.id, k.clicks${more} FROM clicked_posts k WHERE (k.clicks, k.id) < (${key.clicks}::int, ${key.id}::int)
+    return `SELECT k.id, k.clicks FROM clicked_posts k WHERE (k.clicks, k.id) < (${key.clicks}::int, ${key.id}::int)
       ORDER BY k.clicks DESC, k.id DESC LIMIT ${limit}`;
   }
   // One descent of the language index per language, each read in order up to the limit, then
   // merged: the languages of a page are few (a search names them, or the service's list).
-  return `SELECT k.id, k.clicks${more} FROM unnest(${languages}::int[]) AS l(id) CROSS JOIN LATERAL (
-      SELECT c.id, c.clicks${carried.map((c) => `, c.${c}`).join("")} FROM clicked_posts c WHERE c.language_id = l.id
+  return `SELECT k.id, k.clicks FROM unnest(${languages}::int[]) AS l(id) CROSS JOIN LATERAL (
+      SELECT c.id, c.clicks FROM clicked_posts c WHERE c.language_id = l.id
         AND (c.clicks, c.id) < (${key.clicks}::int, ${key.id}::int)
         ORDER BY c.clicks DESC, c.id DESC LIMIT ${limit}) k
     ORDER BY k.clicks DESC, k.id DESC LIMIT ${limit}`;

@@ -10,7 +10,6 @@
  */
 import { clickedAfter, languagesShare, walkByLanguage } from "./postgres-clicked-order.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { TITLE_CHECK_SHARE } from "./postgres-plan-costs.js";
 import type { Match } from "./postgres-search-plan.js";
 
 /** The first and least batch: a batch is one statement, so below this its fixed cost dominates. */
@@ -22,30 +21,13 @@ interface Walked {
   id: number;
   clicks: number;
   hit: boolean;
-  /** Settled by its title vector on clicked_posts (a batch tested there first). */
-  titled?: boolean;
-}
-
-/**
- * Whether a match of `words` on a post's `rank_vector` implies one on its `search_vector`: the
- * first is the second filtered to the title's and feed name's weights, positions kept
- * (ts_filter, postgres-light-writes.ts), so a query without negation (`!`) that matches the part
- * matches the whole, phrases and prefixes included. A `!` anywhere (even inside a quoted lexeme)
- * says no: the post is then probed as before.
- */
-export function settledByTitle(words: string): boolean {
-  return !words.includes("!");
 }
 
 /**
  * Posts in clicks order after (`clicks`, `id`), up to `limit` of them, each with whether it
  * matches. The test is the walks' own (postgres-search-plan.ts `walk`): the query on
  * `search_vector`, the languages on `language_id`, never the index expression, which would build
- * each post's vector again with its facets. With `titles`, a clicked post is first tested on
- * what its clicked_posts row carries (language, title vector: migration 33), and probed on
- * `posts` (its row, `search_vector` out of TOAST: most of a walk's cost, bench/NOTES.md
- * pgclicks34d) only when that does not settle it; without, the keys come from the clicks index
- * alone and every post is probed.
+ * each post's vector again with its facets.
  */
 async function nextBatch(
   sql: Sql,
@@ -53,8 +35,6 @@ async function nextBatch(
   after: { clicks: number; id: number },
   limit: number,
   byLanguage: boolean,
-  /** Whether each clicked post is tested on its clicked_posts row first (title, language). */
-  titles: boolean,
 ): Promise<Walked[]> {
   const language = match.languageIds ? "AND p.language_id = ANY($5::int[])" : "";
   const params = [
@@ -64,26 +44,8 @@ async function nextBatch(
     limit,
     ...(match.languageIds ? [match.languageIds] : []),
   ];
-  if (after.clicks > 0 && titles) {
-    // Within languages, their clicked posts alone (postgres-clicked-order.ts).
-    const clicked = clickedAfter({ clicks: "$2", id: "$3" }, "$4", byLanguage ? "$5" : null, [
-      "language_id",
-      "rank_vector",
-    ]);
-    const otherLanguage = match.languageIds ? "WHEN NOT w.language_id = ANY($5::int[]) THEN false" : "";
-    const probe = "(SELECT p.search_vector @@ $1::tsquery FROM posts p WHERE p.id = w.id)";
-    // CASE evaluates the probe (a scalar subquery) only for the posts the row leaves open.
-    return rows<Walked>(
-      sql,
-      `WITH w AS MATERIALIZED (${clicked})
-        SELECT w.id, w.clicks, CASE ${otherLanguage} WHEN w.rank_vector @@ $1::tsquery THEN true ELSE ${probe} END AS hit,
-          coalesce(w.rank_vector @@ $1::tsquery, false) AS titled
-        FROM w ORDER BY w.clicks DESC, w.id DESC`,
-      params,
-    );
-  }
   if (after.clicks > 0) {
-    // The keys from the clicks index alone (index-only), each post probed on `posts`.
+    // Within languages, their clicked posts alone (postgres-clicked-order.ts).
     const clicked = clickedAfter({ clicks: "$2", id: "$3" }, "$4", byLanguage ? "$5" : null);
     return rows<Walked>(
       sql,
@@ -120,15 +82,9 @@ export async function walkClicked(
   const byLanguage =
     languages !== null &&
     (languages.length === 1 || walkByLanguage(languages, await languagesShare(sql, languages)));
-  // The title check on clicked_posts' rows is tried on the first batch, and kept while it
-  // settles enough of the posts walked to pay for reading those rows (TITLE_CHECK_SHARE).
-  let titles = settledByTitle(match.words);
   while (found.length < need) {
-    const walked = await nextBatch(sql, match, after, batch, byLanguage, titles);
+    const walked = await nextBatch(sql, match, after, batch, byLanguage);
     for (const post of walked) if (post.hit && found.length < need) found.push(post.id);
-    if (titles && walked.length > 0) {
-      titles = walked.filter((p) => p.titled).length >= walked.length * TITLE_CHECK_SHARE;
-    }
     tested += walked.length;
     if (walked.length < batch) {
       // The clicked posts are done: the unclicked ones follow from the newest id down; past those, every post was tested.

@@ -113,13 +113,3 @@ export const ALL_CLICKS_TTL_MS = 60_000;
  * scan against 0.36 µs a candidate, 17-34; doubled, so that a close call keeps the operators' index.
  */
 export const FEED_WORD_SCAN_POSTS = 64;
-
-/**
- * The share of a clicks walk's posts that their title vector must settle for the walk to test it
- * on clicked_posts' own row first (postgres-clicked-walk.ts): reading that row (the keys alone
- * come from an index-only scan) costs about a sixth of a probe of `posts` (its row and
- * `search_vector` out of TOAST); measured on the 1M long-tail corpus, words in no title walked
- * 1.10-1.18x slower with the check (bench/NOTES.md, pgclk34). Twice that sixth, so that a close
- * call keeps the plain walk.
- */
-export const TITLE_CHECK_SHARE = 0.3;
