@@ -71,6 +71,19 @@ async function run(build) {
       const started = performance.now();
       const report = await store.warmCache();
       const warmS = (performance.now() - started) / 1000;
+      // The server's CPU time for a call (its backends' schedstat, Linux): the machine's load does
+      // not inflate it as it does the wall time; reading pages from the OS cache counts in it.
+      const { rows: backends } = await server.query(
+        "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+      );
+      const cpu = () =>
+        backends.reduce((sum, { pid }) => {
+          try {
+            return sum + Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+          } catch {
+            return sum;
+          }
+        }, 0);
       const results = [];
       for (const c of cases) {
         const page = {
@@ -81,14 +94,23 @@ async function run(build) {
           languageIds: null,
         };
         const times = [];
+        const cpus = [];
         let ids = "";
         for (let i = 0; i <= Number(values.repeats); i++) {
+          const c0 = cpu();
           const t = performance.now();
           const found = await store.searchPosts(page);
           times.push(performance.now() - t);
+          cpus.push(cpu() - c0);
           if (i === 0) ids = found.map((p) => p.postId ?? p.id).join(",");
         }
-        results.push({ first: times[0], median: median(times.slice(1)), ids });
+        results.push({
+          first: times[0],
+          median: median(times.slice(1)),
+          cpuFirst: cpus[0],
+          cpuMedian: median(cpus.slice(1)),
+          ids,
+        });
       }
       return { load, loadAfter: la(), warmS, report, results };
     } finally {
@@ -122,7 +144,11 @@ for (let round = 0; round < Number(values.rounds); round++) {
 }
 const head = [
   "call",
-  ...builds.flatMap((b) => [`${b.name} first (per round)`, `${b.name} median`]),
+  ...builds.flatMap((b) => [
+    `${b.name} first (per round)`,
+    `${b.name} median`,
+    `${b.name} server CPU first (per round) / median`,
+  ]),
   "same page",
 ];
 console.log(`\n| ${head.join(" | ")} |\n|${head.map(() => "---").join("|")}|`);
@@ -130,6 +156,7 @@ for (const [i, c] of cases.entries()) {
   const cells = builds.flatMap((_, b) => [
     all[b].map((r) => r.results[i].first.toFixed(1)).join(", "),
     median(all[b].map((r) => r.results[i].median)).toFixed(1),
+    `${all[b].map((r) => r.results[i].cpuFirst.toFixed(1)).join(", ")} / ${median(all[b].map((r) => r.results[i].cpuMedian)).toFixed(1)}`,
   ]);
   const same = all.flat().every((r) => r.results[i].ids === all[0][0].results[i].ids);
   console.log(`| ${c.label} | ${cells.join(" | ")} | ${same ? "yes" : "NO"} |`);
@@ -137,7 +164,8 @@ for (const [i, c] of cases.entries()) {
 for (const [b, build] of builds.entries()) {
   const firsts = all[b].flatMap((r) => r.results.map((x) => x.first));
   const over = firsts.filter((ms) => ms > 50).length;
+  const sum = (key) => all[b].reduce((a, r) => a + r.results.reduce((x, y) => x + y[key], 0), 0).toFixed(0);
   console.log(
-    `${build.name}: first calls over 50 ms ${over} of ${firsts.length}; median first ${median(firsts).toFixed(1)} ms`,
+    `${build.name}: first calls over 50 ms ${over} of ${firsts.length}; median first ${median(firsts).toFixed(1)} ms; server CPU of all first calls ${sum("cpuFirst")} ms, of their medians ${sum("cpuMedian")} ms`,
   );
 }
