@@ -63,6 +63,8 @@ export async function warmWalkedVectors(
   /** The oids of the relations a batch reads (posts, its TOAST table and indexes, clicked_posts). */
   relations: readonly string[],
   roomBytes: number,
+  /** Called after each batch (the start's progress line, and where a stop request ends the warm-up). */
+  onBatch?: () => void,
 ): Promise<number> {
   const [settings] = (
     await client.query<{ counts: boolean; block: number }>(
@@ -100,6 +102,7 @@ export async function warmWalkedVectors(
       if (key === null) break;
       keys[turn] = await nextBatch(client, turn, key, limit);
       pages = (await read()) - base;
+      onBatch?.();
       turn = turn === "clicks" ? "date" : "clicks";
     }
     return pages * settings.block;

@@ -349,8 +349,12 @@ describe("postgres cache warm-up: the walks' first posts when the posts' TOAST d
         WHERE bc.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     );
     assert.equal((await cachedToastBlocks()).size, 0);
-    const report = await warmPostgres(pool, undefined, budget);
+    const progress: number[] = [];
+    const report = await warmPostgres(pool, (done) => progress.push(done), budget);
     const cached = await cachedToastBlocks();
+    // The relations' last call reports every byte done, and so does each batch after it
+    // (serve's progress line, and where a stop request ends the warm-up).
+    assert.ok(progress.filter((done) => done === progress.at(-1)).length > 1, "each batch reported");
     const held = (ids: readonly number[]) =>
       ids.filter((id) => (blocks.get(id) ?? []).every((b) => cached.has(b)));
     // The tops of both orders are in: the first batch of each (16 posts at least).
@@ -368,5 +372,37 @@ describe("postgres cache warm-up: the walks' first posts when the posts' TOAST d
       report.skipped ?? "",
       /of the search vectors the walks by clicks and by date test first was loaded$/,
     );
+  });
+
+  it("stops between batches when the progress callback throws (a stop request), leaving no transaction open", async () => {
+    const toastBytes = Number(
+      (
+        await admin.query(
+          "SELECT pg_relation_size(reltoastrelid)::float8 AS b FROM pg_class WHERE oid = 'warm_c.posts'::regclass",
+        )
+      ).rows[0].b,
+    );
+    const { rows: sizes } = await admin.query<{ name: string; bytes: number }>(
+      `SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS bytes FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'warm_c' AND c.relkind IN ('r', 'i')`,
+    );
+    const smaller = sizes
+      .filter((r) => r.bytes < toastBytes && r.name !== "posts_feed_words")
+      .reduce((sum, r) => sum + r.bytes, 0);
+    // The relations' last call reports every byte done; so does each batch's after it.
+    let atTotal = 0;
+    const stopped = new Error("stopped");
+    await assert.rejects(
+      warmPostgres(
+        pool,
+        (done, total) => {
+          if (done === total && ++atTotal === 2) throw stopped;
+        },
+        smaller + toastBytes / 3,
+      ),
+      (error) => error === stopped,
+    );
+    const [state] = await rows<{ s: string }>(pool, "SELECT current_setting('transaction_read_only') AS s");
+    assert.equal(state!.s, "off", "the warm-up's read-only transaction was ended");
   });
 });

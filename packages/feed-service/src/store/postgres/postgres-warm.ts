@@ -142,6 +142,7 @@ export async function warmPostgres(
           client,
           relations.map((r) => r.oid),
           budget - loaded,
+          () => onProgress?.(loaded + prefetched, total),
         );
       }
     } finally {
