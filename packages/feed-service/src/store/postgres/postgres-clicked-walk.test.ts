@@ -135,3 +135,69 @@ describe("postgres clicked walk", () => {
     }
   });
 });
+
+/**
+ * The walk against brute force on posts whose title holds a word and whose body holds it or not:
+ * negations of a body word, phrases, prefixes and OR, in one language or two of three (a walk of
+ * every clicked post that drops the third's); a post re-filed in another language and one whose
+ * words changed after its clicks.
+ */
+describe("postgres clicked walk: title and body words, languages, posts changed after their clicks", () => {
+  let titles: TestPostgresStore;
+  let de: number;
+  before(async () => {
+    titles = await openTestPostgresStore("clicked_walk_titles");
+    de = (await titles.store.ensureLanguage("de")).languageId;
+    const it_ = (await titles.store.ensureLanguage("it")).languageId;
+    const feed = await titles.store.addFeed({ feedUrl: "https://t.test/feed", feedName: "T" });
+    // Title words weigh A ("the" in a third of titles, "x" in a seventh), body words D ("the" in
+    // three fifths, "y" in half, "w<n>" in 1% each); a third of the posts clicked 1 to 30 times;
+    // a fifth of the posts German, a fifth Italian (English and German together: a walk of every
+    // clicked post that drops the Italian ones).
+    await titles.pool.query(
+      `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, clicks, search_vector)
+        SELECT $1::int, 'g' || i, 'https://t.test/' || i, 'Post ' || i, '', '', 0, $3::bigint - i * 60,
+          CASE WHEN i % 5 = 0 THEN $2::int WHEN i % 5 = 1 THEN $4::int ELSE 1 END,
+          CASE WHEN i % 3 = 0 THEN 1 + (i * 17) % 30 ELSE 0 END,
+          ((CASE WHEN i % 3 = 0 THEN 'the:1A ' ELSE '' END) || (CASE WHEN i % 7 = 0 THEN 'x:2A ' ELSE '' END)
+            || (CASE WHEN i % 5 < 3 THEN 'the:5 ' ELSE '' END) || (CASE WHEN i % 2 = 0 THEN 'y:6 ' ELSE '' END)
+            || 'w' || (i % 97) || ':7')::tsvector
+        FROM generate_series(1, 6000) i`,
+      [feed.feedId, de, T0, it_],
+    );
+    // After the clicks: one clicked post re-filed in German, one whose title lost "the".
+    await titles.pool.query(
+      `UPDATE posts SET language_id = $1 WHERE id = (SELECT min(id) FROM posts WHERE clicks > 20 AND language_id = 1)`,
+      [de],
+    );
+    await titles.pool.query(
+      `UPDATE posts SET search_vector = 'w1:7'::tsvector WHERE id = (SELECT max(id) FROM posts WHERE clicks > 25 AND rank_vector @@ 'the'::tsquery)`,
+    );
+    await titles.pool.query("ANALYZE");
+  });
+  after(() => titles?.close());
+
+  it("finds the first matches by clicks exactly", async () => {
+    const reference = async (match: { words: string }, need: number, languageIds: number[] | null) =>
+      (
+        await rows<{ id: number }>(
+          titles.pool,
+          `SELECT p.id FROM posts p WHERE p.search_vector @@ $1::tsquery ${languageIds ? "AND p.language_id = ANY($3::int[])" : ""}
+            ORDER BY p.clicks DESC, p.id DESC LIMIT $2`,
+          [match.words, need, ...(languageIds ? [languageIds] : [])],
+        )
+      ).map((r) => r.id);
+    for (const terms of ["the", "x", "the x", "x OR w3", "the -y", "x -the", "-y x", '"the x"', "th*"]) {
+      for (const languageIds of [null, [de], [1, de]]) {
+        const match = searchMatch(parseSearchQuery(terms), languageIds)!;
+        for (const need of [1, 50, 1500, 7000]) {
+          assert.deepEqual(
+            await walkClicked(titles.pool, match, need, Number.POSITIVE_INFINITY),
+            await reference(match, need, languageIds),
+            `${terms} in ${JSON.stringify(languageIds)}, first ${need}`,
+          );
+        }
+      }
+    }
+  });
+});

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { seedCorpus } from "../../test-support/store-contract/contract-fixture.js";
+import { incoming, seedCorpus, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import { rows } from "./postgres-connection.js";
 import { ConnectionWarmUp, type WarmTable } from "./postgres-connection-warm.js";
@@ -242,5 +242,167 @@ describe("postgres cache warm-up", () => {
     } finally {
       await reader.close();
     }
+  });
+});
+
+describe("postgres cache warm-up: the walks' first posts when the posts' TOAST does not fit", () => {
+  let store: PostgresStore;
+  let admin: pg.Client;
+  let pool: pg.Pool;
+  const POSTS = 400;
+  /** Post ids newest first, and the clicked ones most clicked first (ties by id descending). */
+  let newest: number[] = [];
+  let clicked: number[] = [];
+  before(async () => {
+    store = await openPostgresStore({ url: server.url, schema: "warm_c" });
+    const feed = (await store.addFeed({ feedUrl: "https://walks.test/feed", feedName: "Walks" })).feedId;
+    // Vectors of ~600 distinct words each: out of line, in TOAST (a few 2 KB chunks a post).
+    let seed = 7;
+    const word = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return `w${seed.toString(36)}`;
+    };
+    const posts = Array.from({ length: POSTS }, (_, i) =>
+      incoming(`t${i}`, {
+        content: `<p>${Array.from({ length: 600 }, word).join(" ")}</p>`,
+        // Stored in an order unlike their dates: the date walk must follow post_date, not ids.
+        publishedAt: T0 - ((i * 97) % POSTS) * 60_000,
+      }),
+    );
+    await store.applyFeedUpdate(feed, { fetchState: {}, posts });
+    admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query("CREATE EXTENSION IF NOT EXISTS pg_buffercache");
+    const ids = (
+      await admin.query<{ id: number }>("SELECT id FROM warm_c.posts ORDER BY post_date DESC, id DESC")
+    ).rows.map((r) => r.id);
+    newest = ids;
+    // 150 posts clicked, from the middle of the date order, 1 to 4 clicks each: more than the
+    // room's first batch.
+    const chosen = ids.slice(120, 270);
+    for (const [i, id] of chosen.entries()) {
+      for (let c = 0; c <= i % 4; c++)
+        await store.recordClick(id, `client-${i}-${c}`, T0 + i * 1000, 600_000);
+    }
+    clicked = (
+      await admin.query<{ id: number }>("SELECT id FROM warm_c.clicked_posts ORDER BY clicks DESC, id DESC")
+    ).rows.map((r) => r.id);
+    assert.equal(clicked.length, 150);
+    pool = new pg.Pool({ connectionString: server.url, options: "-c search_path=warm_c", max: 1 });
+  });
+  after(async () => {
+    await pool?.end();
+    await store?.close();
+    await admin?.end();
+  });
+
+  /** The TOAST blocks holding each post's search_vector (pg_column_toast_chunk_id: PostgreSQL 17). */
+  async function vectorBlocks(ids: readonly number[]): Promise<Map<number, number[]>> {
+    const { rows: found } = await admin.query<{ id: number; blocks: number[] }>(
+      `SELECT p.id, array_agg(DISTINCT (t.ctid::text::point)[0]::int) AS blocks
+        FROM warm_c.posts p JOIN pg_toast.${await toastName()} t ON t.chunk_id = pg_column_toast_chunk_id(p.search_vector)
+        WHERE p.id = ANY($1::int[]) GROUP BY p.id`,
+      [ids],
+    );
+    return new Map(found.map((r) => [r.id, r.blocks]));
+  }
+  async function toastName(): Promise<string> {
+    const { rows: r } = await admin.query<{ name: string }>(
+      "SELECT t.relname AS name FROM pg_class p JOIN pg_class t ON t.oid = p.reltoastrelid WHERE p.oid = 'warm_c.posts'::regclass",
+    );
+    return r[0]!.name;
+  }
+  /** The posts' TOAST blocks now in shared buffers. */
+  async function cachedToastBlocks(): Promise<Set<number>> {
+    const { rows: r } = await admin.query<{ b: number }>(
+      `SELECT bc.relblocknumber::int AS b FROM pg_buffercache bc
+        WHERE bc.relfilenode = pg_relation_filenode('pg_toast.${await toastName()}'::regclass) AND bc.relforknumber = 0
+          AND bc.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
+    return new Set(r.map((x) => x.b));
+  }
+
+  it("fills the room left with the vectors of the most clicked and the newest posts, within the budget", async () => {
+    const toastBytes = Number(
+      (
+        await admin.query(
+          "SELECT pg_relation_size(reltoastrelid)::float8 AS b FROM pg_class WHERE oid = 'warm_c.posts'::regclass",
+        )
+      ).rows[0].b,
+    );
+    // The relations smaller than the posts' TOAST fit (they are loaded smallest first; the feed
+    // words' index last), and about a third of that TOAST besides.
+    const { rows: sizes } = await admin.query<{ name: string; bytes: number }>(
+      `SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS bytes FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'warm_c' AND c.relkind IN ('r', 'i')`,
+    );
+    const smaller = sizes
+      .filter((r) => r.bytes < toastBytes && r.name !== "posts_feed_words")
+      .reduce((sum, r) => sum + r.bytes, 0);
+    const room = Math.floor(toastBytes / 3);
+    const budget = smaller + room;
+    const blocks = await vectorBlocks([...newest, ...clicked]);
+    assert.ok(blocks.size > POSTS * 0.9, "the vectors are out of line");
+    // Shared buffers emptied of the schema's pages (pg_buffercache_evict: PostgreSQL 17), as after a restart.
+    await admin.query(
+      `SELECT count(pg_buffercache_evict(bc.bufferid)) FROM pg_buffercache bc
+        WHERE bc.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
+    assert.equal((await cachedToastBlocks()).size, 0);
+    const progress: number[] = [];
+    const report = await warmPostgres(pool, (done) => progress.push(done), budget);
+    const cached = await cachedToastBlocks();
+    // The relations' last call reports every byte done, and so does each batch after it
+    // (serve's progress line, and where a stop request ends the warm-up).
+    assert.ok(progress.filter((done) => done === progress.at(-1)).length > 1, "each batch reported");
+    const held = (ids: readonly number[]) =>
+      ids.filter((id) => (blocks.get(id) ?? []).every((b) => cached.has(b)));
+    // The tops of both orders are in: the first batch of each (16 posts at least).
+    assert.deepEqual(held(clicked.slice(0, 16)), clicked.slice(0, 16));
+    assert.deepEqual(held(newest.slice(0, 16)), newest.slice(0, 16));
+    // Not the whole TOAST table: the room was kept, within one batch (16 posts of 4 pages).
+    const toastPages = toastBytes / 8192;
+    assert.ok(cached.size < toastPages, `${cached.size} of ${toastPages} TOAST pages loaded`);
+    assert.ok(report.bytes <= budget + 16 * 4 * 8192, `loaded ${report.bytes} of ${budget}`);
+    // The posts deepest in both orders (old, never clicked; the least clicked) were left out.
+    assert.ok(held(clicked.slice(-20)).length < 20, "the least clicked posts were not all loaded");
+    const middle = newest.slice(-20).filter((id) => !clicked.includes(id));
+    assert.ok(held(middle).length < middle.length, "the oldest unclicked posts were not loaded");
+    assert.match(
+      report.skipped ?? "",
+      /of the search vectors the walks by clicks and by date test first was loaded$/,
+    );
+  });
+
+  it("stops between batches when the progress callback throws (a stop request), leaving no transaction open", async () => {
+    const toastBytes = Number(
+      (
+        await admin.query(
+          "SELECT pg_relation_size(reltoastrelid)::float8 AS b FROM pg_class WHERE oid = 'warm_c.posts'::regclass",
+        )
+      ).rows[0].b,
+    );
+    const { rows: sizes } = await admin.query<{ name: string; bytes: number }>(
+      `SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS bytes FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'warm_c' AND c.relkind IN ('r', 'i')`,
+    );
+    const smaller = sizes
+      .filter((r) => r.bytes < toastBytes && r.name !== "posts_feed_words")
+      .reduce((sum, r) => sum + r.bytes, 0);
+    // The relations' last call reports every byte done; so does each batch's after it.
+    let atTotal = 0;
+    const stopped = new Error("stopped");
+    await assert.rejects(
+      warmPostgres(
+        pool,
+        (done, total) => {
+          if (done === total && ++atTotal === 2) throw stopped;
+        },
+        smaller + toastBytes / 3,
+      ),
+      (error) => error === stopped,
+    );
+    const [state] = await rows<{ s: string }>(pool, "SELECT current_setting('transaction_read_only') AS s");
+    assert.equal(state!.s, "off", "the warm-up's read-only transaction was ended");
   });
 });

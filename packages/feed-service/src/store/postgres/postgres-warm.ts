@@ -5,7 +5,9 @@
  * into the OS page cache. The index of posts by feed and word comes last whatever its size: only
  * `feed:` searches with words read it, a few posting lists each, while every search reads the
  * others (loaded by size, it pushed the posts' TOAST out of the buffers: bench/NOTES.md, s43). A first relevance search reads many heap and TOAST pages, slow from
- * empty buffers even with every file in the OS cache (figures in bench/NOTES.md).
+ * empty buffers even with every file in the OS cache (figures in bench/NOTES.md). When the posts'
+ * TOAST table does not fit whole, the room left is filled with the part of it the walks test
+ * first (postgres-walk-warm.ts).
  *
  * The extension is created when missing (it needs a user allowed to; a DBA can run
  * `CREATE EXTENSION pg_prewarm` once instead); without it, nothing is warmed and the report says why.
@@ -16,6 +18,7 @@ import type pg from "pg";
 import { megabytes, type WarmProgress, type WarmReport } from "../cache-warm.js";
 import type { ConnectionWarmUp, WarmTable } from "./postgres-connection-warm.js";
 import { FEED_WORDS_INDEX } from "./postgres-feed-words.js";
+import { warmWalkedVectors } from "./postgres-walk-warm.js";
 
 interface Relation {
   oid: string;
@@ -83,6 +86,8 @@ export async function warmPostgres(
   try {
     const missing = await ensureExtension(client, "pg_prewarm");
     if (missing !== undefined) return { bytes: 0, skipped: missing };
+    // Qualified: the extension may live in another schema than the store's (not on its search path).
+    const prewarm = await functionOf(client, "pg_prewarm", "pg_prewarm");
     // pgstatindex reads a B-tree whole, for each read connection (postgres-connection-warm.ts);
     // without the extension those indexes are only left out of that warm-up.
     const pgstatindex =
@@ -102,33 +107,58 @@ export async function warmPostgres(
     let loaded = 0;
     let prefetched = 0;
     const loadedTables: WarmTable[] = [];
+    const prefetchedOids = new Set<string>();
+    /** Bytes of relations loaded in part (postgres-walk-warm.ts). */
+    let walked = 0;
     // The pool's connections stop a statement at the query deadline; a large table may take longer.
     await client.query("SET statement_timeout = 0");
     try {
       for (const relation of relations) {
         const fits = loaded + relation.bytes <= budget;
-        await client.query("SELECT pg_prewarm($1::oid::regclass, $2)", [
+        await client.query(`SELECT ${prewarm}($1::oid::regclass, $2)`, [
           relation.oid,
           fits ? "buffer" : "prefetch",
         ]);
         if (fits) loaded += relation.bytes;
-        else prefetched += relation.bytes;
+        else {
+          prefetched += relation.bytes;
+          prefetchedOids.add(relation.oid);
+        }
         if (fits && relation.kind !== "i") loadedTables.push({ name: relation.name });
         else if (fits && pgstatindex && relation.method === "btree") {
           loadedTables.push({ name: relation.name, pgstatindex });
         }
         onProgress?.(loaded + prefetched, total);
       }
+      // The posts' TOAST table only prefetched: the room left goes to what the walks test first
+      // (postgres-walk-warm.ts), instead of staying empty until searches fill it.
+      const toast = (
+        await client.query<{ oid: string }>(
+          "SELECT reltoastrelid::text AS oid FROM pg_class WHERE oid = 'posts'::regclass AND reltoastrelid <> 0",
+        )
+      ).rows[0]?.oid;
+      if (toast !== undefined && prefetchedOids.has(toast)) {
+        walked = await warmWalkedVectors(
+          client,
+          relations.map((r) => r.oid),
+          budget - loaded,
+          () => onProgress?.(loaded + prefetched, total),
+        );
+      }
     } finally {
       await client.query("RESET statement_timeout");
     }
     connections?.setTables(loadedTables);
+    const inPart =
+      walked > 0
+        ? `; of it, ${megabytes(walked)} of the search vectors the walks by clicks and by date test first was loaded`
+        : "";
     return {
-      bytes: loaded,
+      bytes: loaded + walked,
       prefetchedBytes: prefetched,
       ...(prefetched > 0
         ? {
-            skipped: `${megabytes(prefetched)} did not fit in the ${megabytes(budget)} allowed of shared_buffers (${megabytes(buffers)}) and was only prefetched into the OS cache`,
+            skipped: `${megabytes(prefetched)} did not fit in the ${megabytes(budget)} allowed of shared_buffers (${megabytes(buffers)}) and was only prefetched into the OS cache${inPart}`,
           }
         : {}),
     };
