@@ -24,15 +24,18 @@ import type { Hit, Plan, Scores } from "./fts5-operators.js";
 import { searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { EXACT_HITS_BELOW, FTS_GATHER_COST_US, FTS_TEST_COST_US } from "./sqlite-plan-costs.js";
+import { FEED_STATEMENTS_BUDGET_US, FTS_GATHER_COST_US, FTS_TEST_COST_US } from "./sqlite-plan-costs.js";
 import { WEIGHTS } from "./sqlite-term-sample.js";
 
 /** The smallest chunk of a feed's hits read at once. */
-const MIN_CHUNK = 16;
+const MIN_CHUNK = 8;
 
-/** What the per-feed plan needs: the feeds, each one's MATCH, the score's SQL and arguments. */
+/**
+ * What the per-feed plan needs: the feeds with their post counts, each one's MATCH, the score's
+ * SQL and arguments.
+ */
 export interface FeedLists {
-  feedIds: readonly number[];
+  feeds: ReadonlyArray<{ id: number; posts: number }>;
   matchOf: (feedId: number) => string;
   scoreSql: string;
   scoreArgs: Array<number | null>;
@@ -40,10 +43,10 @@ export interface FeedLists {
 
 /**
  * The per-feed plan of `query` (planned as `plan`), or null where it does not apply: no index,
- * no words, a filter other than one `feed:` clause and date ranges, or feeds so many and small
- * that a statement per feed (about a test of each list: FTS_TEST_COST_US) costs more than posts_fts's
- * read of the feed phrase's list alone (an entry per post of the feeds, about a hit gathered), a
- * floor of what the plan over posts_fts reads.
+ * no words, a filter other than one `feed:` clause and date ranges, or feeds so many that their
+ * statements (about a test of each list each: FTS_TEST_COST_US) pass FEED_STATEMENTS_BUDGET_US,
+ * or cost more than posts_fts's read of the feed phrase's list alone (an entry per post of the
+ * feeds, about a hit gathered), a floor of what the plan over posts_fts reads.
  */
 export function feedLists(
   stmts: StatementCache,
@@ -60,12 +63,13 @@ export function feedLists(
     if (only.kind !== "feed" || feedIds !== null || only.feedIds === undefined) return null;
     feedIds = only.feedIds;
   }
-  if (feedIds === null || !feedIndexExists(stmts)) return null;
-  const theirs = stmts
-    .get("SELECT coalesce(sum(post_count), 0) FROM feeds WHERE id IN (SELECT value FROM json_each(?))")
-    .pluck()
-    .get(JSON.stringify(feedIds)) as number;
-  if (feedIds.length * FTS_TEST_COST_US > theirs * FTS_GATHER_COST_US) return null;
+  if (feedIds === null || feedIds.length * FTS_TEST_COST_US > FEED_STATEMENTS_BUDGET_US) return null;
+  if (!feedIndexExists(stmts)) return null;
+  const feeds = stmts
+    .get("SELECT id, post_count AS posts FROM feeds WHERE id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(feedIds)) as Array<{ id: number; posts: number }>;
+  const theirs = feeds.reduce((sum, feed) => sum + feed.posts, 0);
+  if (feeds.length * FTS_TEST_COST_US > theirs * FTS_GATHER_COST_US) return null;
   const languages = plan.languages === null ? null : (JSON.parse(plan.languages) as number[]);
   const matchOf = (feedId: number) => {
     const prefix = feedTokenPrefix(feedId);
@@ -77,7 +81,7 @@ export function feedLists(
   if (args[0] === null) args = wholeIndexCounts(stmts, plan, args.length - 1);
   const { rows, tokens } = searchIndexTotals(stmts, "posts_fts");
   return {
-    feedIds,
+    feeds,
     matchOf,
     scoreSql: `sampled_bm25_over(${FEED_FTS}, ${rows}, ${tokens}, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(args.length - 1)})`,
     scoreArgs: args,
@@ -102,26 +106,31 @@ function wholeIndexCounts(stmts: StatementCache, plan: Plan, phrases: number): n
 
 /**
  * The `need` newest hits ([key, score], newest first) of the feeds within `plan.keys`, merged from
- * each feed's hits read newest first in chunks (each feed's doubling, from the feeds' share of
- * `need`): a feed is read on while its next hit may still be newer than the need-th newest hit
- * known, and only down to it, so no feed is read much past the merge's last hit whatever the
- * feeds' shares of the hits.
+ * each feed's hits read newest first in chunks (each feed's doubling, from its share of the feeds'
+ * posts times `need`, so that one round mostly suffices when the hits follow the posts): a feed
+ * is read on while its next hit may still be newer than the need-th newest hit known, and only
+ * down to it, so no feed is read much past the merge's last hit whatever its share of the hits.
+ * With `any`, stops as soon as `need` hits are known, whichever they are (a count that is over).
  */
 export function newestFeedHits(
   stmts: StatementCache,
   lists: FeedLists,
   plan: Plan,
   need: number,
+  any = false,
 ): Array<[number, number]> {
+  const theirs = Math.max(
+    1,
+    lists.feeds.reduce((sum, feed) => sum + feed.posts, 0),
+  );
   const read = stmts
     .get(`SELECT rowid, ${lists.scoreSql} FROM ${FEED_FTS} WHERE ${FEED_FTS} MATCH ?
       AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ?`)
     .raw();
-  const first = Math.max(MIN_CHUNK, Math.ceil((need * 1.25) / Math.max(1, lists.feedIds.length)));
-  let open = lists.feedIds.map((feedId) => ({
-    match: lists.matchOf(feedId),
+  let open = lists.feeds.map((feed) => ({
+    match: lists.matchOf(feed.id),
     high: plan.keys.high,
-    chunk: first,
+    chunk: Math.max(MIN_CHUNK, Math.ceil((need * 1.25 * feed.posts) / theirs)),
   }));
   let hits: Array<[number, number]> = [];
   for (;;) {
@@ -140,6 +149,7 @@ export function newestFeedHits(
       feed.chunk *= 2;
       return true;
     });
+    if (any && hits.length >= need) return hits;
     hits.sort((a, b) => b[0] - a[0]);
     if (hits.length > need) hits = hits.slice(0, need);
   }
@@ -203,8 +213,8 @@ export function newestFeedPage(
 
 /**
  * A page of the hits most clicked first (ties by id descending), from every hit of the feeds
- * sorted by their posts' clicks; null when more than EXACT_HITS_BELOW match (the clicked posts'
- * index then reads them in page order: sqlite-clicked-hits.ts).
+ * sorted by their posts' clicks; null when more than `cap` match (the clicked posts' index then
+ * reads them in page order: sqlite-clicked-hits.ts), found by reading one past it.
  */
 export function clickedFeedPage(
   stmts: StatementCache,
@@ -213,9 +223,10 @@ export function clickedFeedPage(
   scores: Scores,
   offset: number,
   limit: number,
+  cap: number,
 ): Hit[] | null {
-  const hits = newestFeedHits(stmts, lists, plan, EXACT_HITS_BELOW + 1);
-  if (hits.length > EXACT_HITS_BELOW) return null;
+  const hits = newestFeedHits(stmts, lists, plan, cap + 1, true);
+  if (hits.length > cap) return null;
   for (const [key, score] of hits) scores.known.set(key, score);
   const posts = stmts
     .get(`SELECT id, date_key FROM posts INDEXED BY posts_by_date_key

@@ -854,7 +854,15 @@ export function searchWithOperators(
       lists === null || scores === null
         ? null
         : page.sort === "clicks"
-          ? clickedFeedPage(stmts, lists, plan, scores, page.offset, page.limit)
+          ? clickedFeedPage(
+              stmts,
+              lists,
+              plan,
+              scores,
+              page.offset,
+              page.limit,
+              Math.max(FEW_HITS, HIT_WALK_FACTOR * (page.offset + page.limit)),
+            )
           : newestFeedPage(stmts, lists, plan, scores, page.offset, page.limit);
     const found =
       byFeed ??
