@@ -27,7 +27,8 @@ import { SqliteStore } from "./sqlite-store.js";
 const START = Date.UTC(2025, 0, 1);
 const HOUR = 3_600_000;
 const POSTS = 1_200;
-const SMALL: OperatorBounds = { relevancePool: 60, termSamplePosts: 200 };
+/** Small pool and sample, and the per-feed plan taken whatever the feeds' sizes. */
+const SMALL: OperatorBounds = { relevancePool: 60, termSamplePosts: 200, feedStatementUs: 0 };
 const STORE: OperatorBounds = { relevancePool: 10_000, termSamplePosts: 32_768 };
 /** Names sharing tokens; the feed: words below pick overlapping sets of them. */
 const FEEDS = [
@@ -38,10 +39,14 @@ const FEEDS = [
   "日本 Blog",
   "東京 Tech",
   "Rare Tech Notes",
+  // Small feeds sharing a name's words, read several to a statement (fts5-feed-search.ts).
+  ...Array.from({ length: 30 }, (_, i) => `Tiny Tech ${i}`),
 ];
+const TINY = FEEDS.filter((name) => name.startsWith("Tiny"));
 /** The feeds each feed: word names (by hand, not by the resolver under test). */
 const NAMED: Record<string, string[]> = {
-  tech: ["Tech Blog", "Tech News Daily", "東京 Tech", "Rare Tech Notes"],
+  tech: ["Tech Blog", "Tech News Daily", "東京 Tech", "Rare Tech Notes", ...TINY],
+  tiny: TINY,
   blog: ["Tech Blog", "Daily Blog", "日本 Blog"],
   daily: ["Tech News Daily", "Daily Blog"],
   日本: ["日本 Blog"],
@@ -98,7 +103,14 @@ describe("feed: with words through the posts by feed's index", () => {
     const order = Array.from({ length: POSTS }, (_, i) => i).sort(() => next() - 0.5);
     for (const i of order) {
       const r = next();
-      const feed = r < 0.5 ? FEEDS[0]! : FEEDS[1 + Math.floor(next() * (FEEDS.length - 1))]!;
+      // Half to the first feed, a twentieth to the tiny ones (two or so each), the rest to the others.
+      const others = FEEDS.length - 1 - TINY.length;
+      const feed =
+        r < 0.5
+          ? FEEDS[0]!
+          : r < 0.95
+            ? FEEDS[1 + Math.floor(next() * others)]!
+            : TINY[Math.floor(next() * TINY.length)]!;
       const title = [`n${i}`];
       for (let k = 0; k < 1 + Math.floor(next() * 4); k++)
         title.push(VOCABULARY[Math.floor(next() * VOCABULARY.length)]!);

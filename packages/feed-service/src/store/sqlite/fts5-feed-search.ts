@@ -1,7 +1,8 @@
 /**
  * A `feed:` search with words, read from the posts by feed's index (schema 24, fts5-feed-index.ts):
- * one statement per feed the name matches, each reading that feed's own lists of the words (its
- * tokens prefixed with the feed id), newest first within the date keys. What the store reads is
+ * one statement per feed the name matches (small feeds several to a statement, the OR of theirs),
+ * each reading that feed's own lists of the words (its tokens prefixed with the feed id), newest
+ * first within the date keys. What the store reads is
  * then bounded by the feeds' postings of the words, not by the words' postings in every feed, as
  * PostgreSQL's keys '<feed id> <word>' bound it (postgres-feed-words.ts). The posts that pass are
  * exactly the hits: the feed is the statement's, the words, the languages and the date range are
@@ -31,14 +32,26 @@ import { WEIGHTS } from "./sqlite-term-sample.js";
 const MIN_CHUNK = 8;
 
 /**
- * What the per-feed plan needs: the feeds with their post counts, each one's MATCH, the score's
- * SQL and arguments.
+ * Small feeds are read together, up to this many in a statement (the OR of their MATCHes, each
+ * row scored over all their phrases), while their posts stay under 1/GROUP_SHARE of the feeds':
+ * a statement costs about a test of each list (FTS_TEST_COST_US), a phrase about 0.01 µs a row
+ * scored (bench/NOTES.md, sqlitefeed31: 698 phrases 35.4 ms against 7.6 unscored over 4,106 rows),
+ * so a group of small feeds spares statements and a large feed keeps its rows' cost its own.
  */
-export interface FeedLists {
-  feeds: ReadonlyArray<{ id: number; posts: number }>;
-  matchOf: (feedId: number) => string;
+const FEEDS_PER_STATEMENT = 16;
+const GROUP_SHARE = 64;
+
+/** A statement of the per-feed plan: one feed's MATCH, or several small feeds' OR, and its score. */
+export interface FeedStream {
+  match: string;
+  posts: number;
   scoreSql: string;
   scoreArgs: Array<number | null>;
+}
+
+/** What the per-feed plan reads: its streams. */
+export interface FeedLists {
+  streams: readonly FeedStream[];
 }
 
 /**
@@ -53,6 +66,7 @@ export function feedLists(
   query: SearchQuery,
   plan: Plan,
   scores: Scores | null,
+  statementUs = FTS_TEST_COST_US,
 ): FeedLists | null {
   if (plan.match === null || scores === null || (query.excludedFilters?.length ?? 0) > 0) return null;
   let feedIds: readonly number[] | null = null;
@@ -63,13 +77,13 @@ export function feedLists(
     if (only.kind !== "feed" || feedIds !== null || only.feedIds === undefined) return null;
     feedIds = only.feedIds;
   }
-  if (feedIds === null || feedIds.length * FTS_TEST_COST_US > FEED_STATEMENTS_BUDGET_US) return null;
+  if (feedIds === null || feedIds.length * statementUs > FEED_STATEMENTS_BUDGET_US) return null;
   if (!feedIndexExists(stmts)) return null;
   const feeds = stmts
     .get("SELECT id, post_count AS posts FROM feeds WHERE id IN (SELECT value FROM json_each(?))")
     .all(JSON.stringify(feedIds)) as Array<{ id: number; posts: number }>;
   const theirs = feeds.reduce((sum, feed) => sum + feed.posts, 0);
-  if (feeds.length * FTS_TEST_COST_US > theirs * FTS_GATHER_COST_US) return null;
+  if (feeds.length * statementUs > theirs * FTS_GATHER_COST_US) return null;
   const languages = plan.languages === null ? null : (JSON.parse(plan.languages) as number[]);
   const matchOf = (feedId: number) => {
     const prefix = feedTokenPrefix(feedId);
@@ -79,13 +93,33 @@ export function feedLists(
   // The words' and languages' statistics, without the feed phrases that posts_fts's plan adds.
   let args = scores.args.slice(0, scores.args.length - plan.feedPhrases);
   if (args[0] === null) args = wholeIndexCounts(stmts, plan, args.length - 1);
+  const [sampled, ...counts] = args;
   const { rows, tokens } = searchIndexTotals(stmts, "posts_fts");
-  return {
-    feeds,
-    matchOf,
-    scoreSql: `sampled_bm25_over(${FEED_FTS}, ${rows}, ${tokens}, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(args.length - 1)})`,
-    scoreArgs: args,
-  };
+  // Each feed's phrases in the OR come in its turn; another feed's never occur in a row, so they
+  // add 0 to its score, which stays exactly posts_fts's.
+  const stream = (group: ReadonlyArray<{ id: number; posts: number }>): FeedStream => ({
+    match: group.length === 1 ? matchOf(group[0]!.id) : group.map((f) => `(${matchOf(f.id)})`).join(" OR "),
+    posts: group.reduce((sum, f) => sum + f.posts, 0),
+    scoreSql: `sampled_bm25_over(${FEED_FTS}, ${rows}, ${tokens}, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(group.length * counts.length)})`,
+    scoreArgs: [sampled!, ...group.flatMap(() => counts)],
+  });
+  const streams: FeedStream[] = [];
+  let group: Array<{ id: number; posts: number }> = [];
+  let grouped = 0;
+  for (const feed of [...feeds].sort((a, b) => a.posts - b.posts || a.id - b.id)) {
+    if (
+      group.length === FEEDS_PER_STATEMENT ||
+      (group.length > 0 && (grouped + feed.posts) * GROUP_SHARE > theirs)
+    ) {
+      streams.push(stream(group));
+      group = [];
+      grouped = 0;
+    }
+    group.push(feed);
+    grouped += feed.posts;
+  }
+  if (group.length > 0) streams.push(stream(group));
+  return { streams };
 }
 
 /**
@@ -121,16 +155,19 @@ export function newestFeedHits(
 ): Array<[number, number]> {
   const theirs = Math.max(
     1,
-    lists.feeds.reduce((sum, feed) => sum + feed.posts, 0),
+    lists.streams.reduce((sum, stream) => sum + stream.posts, 0),
   );
-  const read = stmts
-    .get(`SELECT rowid, ${lists.scoreSql} FROM ${FEED_FTS} WHERE ${FEED_FTS} MATCH ?
-      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ?`)
-    .raw();
-  let open = lists.feeds.map((feed) => ({
-    match: lists.matchOf(feed.id),
+  const reader = (sql: string) =>
+    stmts
+      .get(`SELECT rowid, ${sql} FROM ${FEED_FTS} WHERE ${FEED_FTS} MATCH ?
+        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ?`)
+      .raw();
+  let open = lists.streams.map((stream) => ({
+    read: reader(stream.scoreSql),
+    args: stream.scoreArgs,
+    match: stream.match,
     high: plan.keys.high,
-    chunk: Math.max(MIN_CHUNK, Math.ceil((need * 1.25 * feed.posts) / theirs)),
+    chunk: Math.max(MIN_CHUNK, Math.ceil((need * 1.25 * stream.posts) / theirs)),
   }));
   let hits: Array<[number, number]> = [];
   for (;;) {
@@ -140,7 +177,7 @@ export function newestFeedHits(
     if (open.length === 0) break;
     const low = floor === null ? plan.keys.low : Math.max(plan.keys.low, floor + 1);
     open = open.filter((feed) => {
-      const rows = read.all(...lists.scoreArgs, feed.match, low, feed.high, feed.chunk) as Array<
+      const rows = feed.read.all(...feed.args, feed.match, low, feed.high, feed.chunk) as Array<
         [number, number]
       >;
       hits.push(...rows);

@@ -62,6 +62,8 @@ const FEW_HITS = 2_000;
 export interface OperatorBounds {
   relevancePool: number;
   termSamplePosts: number;
+  /** A statement's cost in the per-feed plan's choice (fts5-feed-search.ts), 0 to take it always. */
+  feedStatementUs?: number;
 }
 const BOUNDS: OperatorBounds = { relevancePool: 10_000, termSamplePosts: TERM_SAMPLE_POSTS };
 
@@ -847,7 +849,7 @@ export function searchWithOperators(
   const plan = planOf(page.query, page.languageIds);
   const scores = scoring(stmts, plan, bounds);
   // A feed: with words reads the feeds' own lists when it applies (fts5-feed-search.ts).
-  const lists = feedLists(stmts, page.query, plan, scores);
+  const lists = feedLists(stmts, page.query, plan, scores, bounds.feedStatementUs);
   let ranked: Array<[number, number]>;
   if (page.sort !== "relevance" || plan.match === null) {
     const byFeed =
