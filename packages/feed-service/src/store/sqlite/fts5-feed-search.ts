@@ -167,7 +167,8 @@ export function newestFeedHits(
     args: stream.scoreArgs,
     match: stream.match,
     high: plan.keys.high,
-    chunk: Math.max(MIN_CHUNK, Math.ceil((need * 1.25 * stream.posts) / theirs)),
+    // No stream gives more than `need` of the merge, so no first chunk reads more.
+    chunk: Math.max(MIN_CHUNK, Math.min(need, Math.ceil((need * 1.25 * stream.posts) / theirs))),
   }));
   let hits: Array<[number, number]> = [];
   for (;;) {

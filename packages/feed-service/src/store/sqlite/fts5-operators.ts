@@ -856,15 +856,20 @@ export function searchWithOperators(
       lists === null || scores === null
         ? null
         : page.sort === "clicks"
-          ? clickedFeedPage(
-              stmts,
-              lists,
-              plan,
-              scores,
-              page.offset,
-              page.limit,
-              Math.max(FEW_HITS, HIT_WALK_FACTOR * (page.offset + page.limit)),
-            )
+          ? // One feed's posts come most clicked first from the plans over posts_fts (the clicked
+            // posts' index, the feed's own posts_by_feed_clicks); a list of feeds has no such
+            // index, and reads its hits here.
+            plan.oneFeed !== null
+            ? null
+            : clickedFeedPage(
+                stmts,
+                lists,
+                plan,
+                scores,
+                page.offset,
+                page.limit,
+                Math.max(FEW_HITS, HIT_WALK_FACTOR * (page.offset + page.limit)),
+              )
           : newestFeedPage(stmts, lists, plan, scores, page.offset, page.limit);
     const found =
       byFeed ??
