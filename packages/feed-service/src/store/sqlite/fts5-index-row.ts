@@ -34,13 +34,13 @@ export function languageToken(languageId: number): string {
 
 /**
  * The MATCH clause of "in one of these languages", to AND with a query's own (its phrases come
- * after the query's, so they are numbered last).
+ * after the query's, so they are numbered last); `prefix` as toFts5Match's.
  *
  * @example
  * languageMatch([1, 3]); // '("\uE0001" OR "\uE0003")'
  */
-export function languageMatch(languageIds: readonly number[]): string {
-  const tokens = [...new Set(languageIds)].map((id) => `"${languageToken(id)}"`);
+export function languageMatch(languageIds: readonly number[], prefix = ""): string {
+  const tokens = [...new Set(languageIds)].map((id) => `"${prefix}${languageToken(id)}"`);
   return tokens.length === 1 ? tokens[0]! : `(${tokens.join(" OR ")})`;
 }
 

@@ -8,18 +8,21 @@ import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import { withTermOperators } from "./fts5-term-operators.js";
 
-function quoteTerm(term: SearchTerm): string {
+function quoteTerm(term: SearchTerm, prefix = ""): string {
   // The index's tokenizer splits only at spaces, so the quoted tokens are the phrase's tokens.
-  return withTermOperators(term, `"${termPhrase(term).join(" ").replaceAll('"', '""')}"`);
+  const tokens = termPhrase(term).map((token) => `${prefix}${token}`);
+  return withTermOperators(term, `"${tokens.join(" ").replaceAll('"', '""')}"`);
 }
 
-function orGroup(terms: readonly SearchTerm[]): string {
-  const quoted = terms.map(quoteTerm);
+function orGroup(terms: readonly SearchTerm[], prefix: string): string {
+  const quoted = terms.map((term) => quoteTerm(term, prefix));
   return quoted.length === 1 ? quoted[0]! : `(${quoted.join(" OR ")})`;
 }
 
 /**
- * The MATCH string for a query, or null when the query matches nothing (no positive clause).
+ * The MATCH string for a query, or null when the query matches nothing (no positive clause);
+ * `prefix` goes before every token (one feed's tokens in the posts by feed's index:
+ * fts5-feed-index.ts), giving the same phrases in the same order.
  * Each exclusion is a NOT of its own, `(p) NOT "d" NOT "e"` (FTS5's NOT is binary, binds tighter
  * than AND, hence the parentheses, and groups from the left), rather than one NOT of their OR: the
  * same posts, but FTS5 then looks for "e" only in the posts left by the first NOT, instead of
@@ -29,12 +32,12 @@ function orGroup(terms: readonly SearchTerm[]): string {
  * @example
  * toFts5Match(parseSearchQuery("a b OR c -d -e")); // '("a" AND ("b" OR "c")) NOT "d" NOT "e"'
  */
-export function toFts5Match(query: SearchQuery): string | null {
+export function toFts5Match(query: SearchQuery, prefix = ""): string | null {
   const clauses = query.clauses.filter((c) => c.length > 0);
   if (clauses.length === 0) return null;
-  const positive = clauses.map(orGroup).join(" AND ");
+  const positive = clauses.map((clause) => orGroup(clause, prefix)).join(" AND ");
   if (query.excluded.length === 0) return positive;
-  return `(${positive})${query.excluded.map((term) => ` NOT ${quoteTerm(term)}`).join("")}`;
+  return `(${positive})${query.excluded.map((term) => ` NOT ${quoteTerm(term, prefix)}`).join("")}`;
 }
 
 /**
@@ -43,8 +46,11 @@ export function toFts5Match(query: SearchQuery): string | null {
  * are the exclusions (they never occur in a post that matches).
  */
 export function fts5Phrases(query: SearchQuery): { phrases: string[]; excluded: number } {
-  const positive = query.clauses.flatMap((clause) => clause.map(quoteTerm));
+  const positive = query.clauses.flatMap((clause) => clause.map((term) => quoteTerm(term)));
   return query.excluded.length === 0 || positive.length === 0
     ? { phrases: positive, excluded: 0 }
-    : { phrases: [...positive, ...query.excluded.map(quoteTerm)], excluded: query.excluded.length };
+    : {
+        phrases: [...positive, ...query.excluded.map((term) => quoteTerm(term))],
+        excluded: query.excluded.length,
+      };
 }

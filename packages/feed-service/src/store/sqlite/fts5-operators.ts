@@ -33,6 +33,7 @@ import {
 } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
+import { clickedFeedPage, feedLists, newestFeedPage, rankedFeedHits } from "./fts5-feed-search.js";
 import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { fts5Phrases, toFts5Match } from "./fts5-match.js";
@@ -61,6 +62,8 @@ const FEW_HITS = 2_000;
 export interface OperatorBounds {
   relevancePool: number;
   termSamplePosts: number;
+  /** A statement's cost in the per-feed plan's choice (fts5-feed-search.ts), 0 to take it always. */
+  feedStatementUs?: number;
 }
 const BOUNDS: OperatorBounds = { relevancePool: 10_000, termSamplePosts: TERM_SAMPLE_POSTS };
 
@@ -845,22 +848,39 @@ export function searchWithOperators(
   if (page.limit === 0 || page.languageIds?.length === 0) return [];
   const plan = planOf(page.query, page.languageIds);
   const scores = scoring(stmts, plan, bounds);
+  // A feed: with words reads the feeds' own lists when it applies (fts5-feed-search.ts).
+  const lists = feedLists(stmts, page.query, plan, scores, bounds.feedStatementUs);
   let ranked: Array<[number, number]>;
   if (page.sort !== "relevance" || plan.match === null) {
-    const found = orderedHits(
-      stmts,
-      plan,
-      page.sort === "clicks" ? "clicks" : "date",
-      page.offset,
-      page.limit,
-      scores,
-    );
+    const byFeed =
+      lists === null || scores === null
+        ? null
+        : page.sort === "clicks"
+          ? // One feed's posts come most clicked first from the plans over posts_fts (the clicked
+            // posts' index, the feed's own posts_by_feed_clicks); a list of feeds has no such
+            // index, and reads its hits here.
+            plan.oneFeed !== null
+            ? null
+            : clickedFeedPage(
+                stmts,
+                lists,
+                plan,
+                scores,
+                page.offset,
+                page.limit,
+                Math.max(FEW_HITS, HIT_WALK_FACTOR * (page.offset + page.limit)),
+              )
+          : newestFeedPage(stmts, lists, plan, scores, page.offset, page.limit);
+    const found =
+      byFeed ??
+      orderedHits(stmts, plan, page.sort === "clicks" ? "clicks" : "date", page.offset, page.limit, scores);
     ranked = scored(stmts, scores, found);
   } else {
     const pool = bounds.relevancePool;
     if (page.offset >= pool) return [];
     const limit = Math.min(page.limit, pool - page.offset);
     ranked =
+      (lists === null ? null : rankedFeedHits(stmts, lists, plan, pool, page.offset, limit)) ??
       rankedNewestPage(stmts, plan, page.offset, limit, bounds, undefined, scores) ??
       scored(stmts, scores, orderedHits(stmts, plan, "date", 0, pool, scores))
         .sort((a, b) => b[1] - a[1] || b[0] - a[0])

@@ -1,6 +1,7 @@
 /** The SQLite side of `migrate-data`: reads and writes the store tables of one database file. */
 import type Database from "better-sqlite3";
 import { type CopiedTable, type CopyEndpoint, keyAfter, onConflict, type Row } from "../copied-tables.js";
+import { FEED_FTS, FEED_FTS_DELETE, FEED_FTS_INSERT, feedIndexRow } from "./fts5-feed-index.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { CLICKED_DELETE, CLICKED_FTS, CLICKED_INSERT, clickedKey } from "./sqlite-clicked-index.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
@@ -61,6 +62,9 @@ export class SqliteEndpoint implements CopyEndpoint {
     const indexClicked = this.#db.prepare(CLICKED_INSERT);
     const unindexClicked = this.#db.prepare(CLICKED_DELETE);
     const unindex = this.#db.prepare("DELETE FROM posts_fts WHERE rowid = ?");
+    // The posts by feed's index (schema 24, fts5-feed-index.ts) takes the same rows.
+    const indexByFeed = this.#db.prepare(FEED_FTS_INSERT);
+    const unindexByFeed = this.#db.prepare(FEED_FTS_DELETE);
     const unkey = this.#db.prepare("UPDATE posts SET date_key = NULL WHERE id = ?");
     this.#db.transaction(() => {
       for (const row of rows) {
@@ -73,6 +77,7 @@ export class SqliteEndpoint implements CopyEndpoint {
           if (oldClicks > 0) unindexClicked.run(clickedKey(oldClicks, Number(row[0])));
           if (old !== null) {
             unindex.run(old);
+            unindexByFeed.run(old);
             unkey.run(Number(row[0]));
           }
         }
@@ -88,6 +93,7 @@ export class SqliteEndpoint implements CopyEndpoint {
             Number(row[POST_LANGUAGE]),
           );
           index.run(...indexed);
+          indexByFeed.run(...feedIndexRow(indexed, Number(row[POST_FEED])));
           // A clicked post also goes into the clicked posts' index (sqlite-clicked-index.ts).
           const clicks = Number(row[POST_CLICKS]);
           if (clicks > 0) indexClicked.run(clickedKey(clicks, id), ...indexed.slice(1));
@@ -101,6 +107,7 @@ export class SqliteEndpoint implements CopyEndpoint {
     this.#db.transaction(() => {
       this.#db.exec("INSERT INTO posts_fts (posts_fts) VALUES ('delete-all')");
       this.#db.exec(`INSERT INTO ${CLICKED_FTS} (${CLICKED_FTS}) VALUES ('delete-all')`);
+      this.#db.exec(`INSERT INTO ${FEED_FTS} (${FEED_FTS}) VALUES ('delete-all')`);
       const claims = this.#db.prepare(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'feed_claims'",
       );

@@ -8,7 +8,8 @@
  * so far); one dated before a post of its second goes between its neighbours, and when no slot is
  * free there the second's posts are renumbered (their index rows written again).
  */
-import { FTS5_DELETE, FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
+import { deleteIndexRow, writeIndexRow } from "./fts5-feed-index.js";
+import { fts5IndexRow } from "./fts5-index-row.js";
 import type { StatementCache } from "./sqlite-connection.js";
 
 /** Slots per second. */
@@ -109,6 +110,7 @@ function insertInSecond(stmts: StatementCache, low: number, me: { date: number; 
 }
 
 interface IndexedText {
+  feed_id: number;
   title: string;
   excerpt: string;
   content: string;
@@ -118,19 +120,21 @@ interface IndexedText {
 
 /** Moves posts to new keys, their index rows with them (two passes: keys are unique). */
 function rekey(stmts: StatementCache, moved: ReadonlyArray<{ id: number; from: number; to: number }>): void {
-  const text = stmts.get(`SELECT p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name
+  const text = stmts.get(`SELECT p.feed_id, p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name
     FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.id = ?`);
-  const unindex = stmts.get(FTS5_DELETE);
   const clear = stmts.get("UPDATE posts SET date_key = NULL WHERE id = ?");
   for (const m of moved) {
-    unindex.run(m.from);
+    deleteIndexRow(stmts, m.from);
     clear.run(m.id);
   }
   const set = stmts.get("UPDATE posts SET date_key = ? WHERE id = ?");
-  const index = stmts.get(FTS5_INSERT);
   for (const m of moved) {
     set.run(m.to, m.id);
     const r = text.get(m.id) as IndexedText;
-    index.run(...fts5IndexRow(m.to, r.title, r.excerpt, r.content, r.feed_name, r.language_id));
+    writeIndexRow(
+      stmts,
+      fts5IndexRow(m.to, r.title, r.excerpt, r.content, r.feed_name, r.language_id),
+      r.feed_id,
+    );
   }
 }

@@ -18,7 +18,8 @@ import type {
   NewFeed,
 } from "../store.js";
 import { feedNameText, feedUrlText } from "../text-checks.js";
-import { FTS5_DELETE, FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
+import { deleteIndexRow, unindexFeedPosts, writeIndexRow } from "./fts5-feed-index.js";
+import { fts5IndexRow } from "./fts5-index-row.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { rewriteClicked, unindexClickedFeed } from "./sqlite-clicked-index.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
@@ -63,7 +64,7 @@ function indexPost(
   stmts: StatementCache,
   key: number,
   post: IncomingPost,
-  feedName: string,
+  feed: { id: number; name: string },
   clicked: { id: number; clicks: number } | null = null,
 ): void {
   const row = fts5IndexRow(
@@ -71,17 +72,17 @@ function indexPost(
     post.title,
     post.excerpt,
     post.content,
-    feedName,
+    feed.name,
     post.languageId,
     post.indexText,
   );
-  stmts.get(FTS5_INSERT).run(...row);
+  writeIndexRow(stmts, row, feed.id);
   if (clicked !== null) rewriteClicked(stmts, clicked.id, clicked.clicks, row);
 }
 
 /** Removes a post's index row and frees its key (the caller keys it again or deletes it). */
 function unindexPost(stmts: StatementCache, id: number, key: number): void {
-  stmts.get(FTS5_DELETE).run(key);
+  deleteIndexRow(stmts, key);
   stmts.get("UPDATE posts SET date_key = NULL WHERE id = ?").run(id);
 }
 
@@ -100,9 +101,9 @@ function reindexFeed(stmts: StatementCache, feedId: number, feedName: string): v
   }>;
   for (const r of rows) {
     // The key stays: only the text changed.
-    stmts.get(FTS5_DELETE).run(r.date_key);
+    deleteIndexRow(stmts, r.date_key);
     const row = fts5IndexRow(r.date_key, r.title, r.excerpt, r.content, feedName, r.language_id);
-    stmts.get(FTS5_INSERT).run(...row);
+    writeIndexRow(stmts, row, feedId);
     rewriteClicked(stmts, r.id, r.clicks, row);
   }
 }
@@ -148,6 +149,7 @@ export function removeFeed(db: Database.Database, stmts: StatementCache, feedId:
       .get("DELETE FROM posts_fts WHERE rowid IN (SELECT date_key FROM posts WHERE feed_id = ?)")
       .run(feedId);
     unindexClickedFeed(stmts, feedId);
+    unindexFeedPosts(stmts, feedId);
     subtractFeedPosts(stmts, feedId);
     return stmts.get("DELETE FROM feeds WHERE id = ?").run(feedId).changes > 0;
   })();
@@ -220,7 +222,7 @@ function insertPost(
       feed.categoryId,
       key,
     );
-  indexPost(stmts, key, post, feed.name);
+  indexPost(stmts, key, post, feed);
   registerStory(stmts, Number(lastInsertRowid), keys, date);
   languageCounts.add(post.languageId, 1);
 }
@@ -317,7 +319,7 @@ function updatePost(
     );
   unindexPost(stmts, old.id, old.date_key);
   // Its clicks stay: its row in the clicked posts' index keeps its key, with the new tokens.
-  indexPost(stmts, assignDateKey(stmts, old.id, date), post, feed.name, old);
+  indexPost(stmts, assignDateKey(stmts, old.id, date), post, feed, old);
   rekeyStory(stmts, old.id, storyKeys(post), date);
   languageCounts.add(old.language_id, -1, -old.clicks);
   languageCounts.add(post.languageId, 1, old.clicks);

@@ -14,11 +14,12 @@
  *
  * Only the index's own statements are held (`FTS5_INSERT`, `FTS5_DELETE`, whoever prepares them:
  * the feed writer and the date keys' renumbering), and those of the clicked posts' index
- * (sqlite-clicked-index.ts), the same reasons applying; nothing in a refresh reads either index.
+ * (sqlite-clicked-index.ts) and of the posts by feed (fts5-feed-index.ts), the same reasons applying; nothing in a refresh reads either index.
  * Writes to different rowids or tables commute, and the sort (by table, then rowid) is stable, so
  * the writes to one rowid keep their order: each index ends exactly as if written at once.
  */
 import type Database from "better-sqlite3";
+import { FEED_FTS_DELETE, FEED_FTS_INSERT } from "./fts5-feed-index.js";
 import { FTS5_DELETE, FTS5_INSERT } from "./fts5-index-row.js";
 import { CLICKED_DELETE, CLICKED_INSERT } from "./sqlite-clicked-index.js";
 import { StatementCache } from "./sqlite-connection.js";
@@ -28,7 +29,7 @@ interface HeldWrite {
   args: unknown[];
   /** Whose write it is (`hold`'s caller's tag): a failure of it is theirs. */
   tag: number;
-  /** Which index it writes: 0 posts_fts, 1 the clicked posts' (whose rowids are BigInt). */
+  /** Which index it writes: 0 posts_fts, 1 the clicked posts' (whose rowids are BigInt), 2 posts by feed's. */
   table: number;
 }
 
@@ -38,6 +39,8 @@ const HELD = new Map([
   [FTS5_DELETE, 0],
   [CLICKED_INSERT, 1],
   [CLICKED_DELETE, 1],
+  [FEED_FTS_INSERT, 2],
+  [FEED_FTS_DELETE, 2],
 ]);
 
 /** A failure of a held write, with the tag it was held under. */

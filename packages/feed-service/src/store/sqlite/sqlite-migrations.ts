@@ -9,6 +9,7 @@
 import type Database from "better-sqlite3";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
+import { buildFeedIndex } from "./fts5-feed-index.js";
 import { addPrefixIndex } from "./fts5-prefix-index.js";
 import { adminSchema } from "./sqlite-admin-schema.js";
 import { buildClickedIndex } from "./sqlite-clicked-index.js";
@@ -317,6 +318,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "a full-text index of the clicked posts keyed most clicked first, so a search by clicks reads its hits in page order",
     up: buildClickedIndex,
+  },
+  {
+    version: 24,
+    description:
+      "a full-text index of every post's tokens keyed by its feed, so a feed: search with words reads only those feeds' lists",
+    up: buildFeedIndex,
   },
 ];
 

@@ -6,19 +6,23 @@
  * per term (figures in bench/NOTES.md).
  */
 import type Database from "better-sqlite3";
+import { FEED_FTS } from "./fts5-feed-index.js";
 import { CLICKED_FTS } from "./sqlite-clicked-index.js";
 import type { StatementCache } from "./sqlite-connection.js";
 
 /**
  * Merges the full-text index into a single segment (one write transaction rewriting the whole
  * index), and the clicked posts' index of schema 23 too (sqlite-clicked-index.ts: a click writes
- * a segment of one row).
+ * a segment of one row), and the posts by feed's of schema 24 (fts5-feed-index.ts).
  */
 export function optimizeSearchIndex(db: Database.Database): void {
   db.transaction(() => {
     db.prepare("INSERT INTO posts_fts (posts_fts) VALUES ('optimize')").run();
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(CLICKED_FTS)) {
       db.prepare(`INSERT INTO ${CLICKED_FTS} (${CLICKED_FTS}) VALUES ('optimize')`).run();
+    }
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(FEED_FTS)) {
+      db.prepare(`INSERT INTO ${FEED_FTS} (${FEED_FTS}) VALUES ('optimize')`).run();
     }
   })();
 }

@@ -1,0 +1,137 @@
+/**
+ * Schema version 24: a third full-text index, posts_feed_fts, whose tokens are posts_fts's each
+ * prefixed with the post's feed id (`<feed id>\uE001<token>`), so that one feed's posting list of
+ * a word holds only that feed's posts. A `feed:` search with words then reads, per feed its name
+ * matches, the lists of that feed only (fts5-feed-search.ts), not the whole index's lists of the
+ * words ANDed with the feed name's: the lists PostgreSQL's migration 32 keys by '<feed id> <word>'
+ * (postgres-feed-words.ts). posts_fts's AND reads every page of lists as long as `the` and `new`
+ * whatever the feed share, FTS5 skipping only gaps of a leaf page (bench/NOTES.md, sqlitefeed31).
+ *
+ * A row is keyed by the post's date key, as posts_fts's (sqlite-date-keys.ts), and holds the same
+ * number of tokens in each column, in the same order: a phrase's instances in a row are the word's
+ * in posts_fts's row, and the row's length is read from posts_fts's docsize table, so
+ * `sampled_bm25_over` with posts_fts's totals scores a row exactly as posts_fts does (as the
+ * clicked posts' index: sqlite-clicked-index.ts). No prefix index: every token of a feed shares
+ * the feed's prefix, so a 3-character prefix index would hold a feed's whole vocabulary under
+ * one key; a `word*` reads the feed's own terms that begin with it. The private-use separator is
+ * never emitted by the analyzer (fts5-index-row.ts), so no query token can reach another feed's.
+ *
+ * Every write of posts_fts's rows writes here too (writeIndexRow, deleteIndexRow, held with them
+ * in a refresh: sqlite-index-write-hold.ts), with the feed's removal and migrate-data's copy.
+ */
+import type Database from "better-sqlite3";
+import type { MigrationProgress } from "../migration-progress.js";
+import { FTS5_COLUMNS, FTS5_DELETE, FTS5_INSERT, FTS5_TOKENIZER, fts5IndexRow } from "./fts5-index-row.js";
+import type { StatementCache } from "./sqlite-connection.js";
+
+export const FEED_FTS = "posts_feed_fts";
+
+export const FEED_FTS_INSERT = `INSERT INTO ${FEED_FTS} (rowid, title, body, feed_name, language) VALUES (?, ?, ?, ?, ?)`;
+
+export const FEED_FTS_DELETE = `DELETE FROM ${FEED_FTS} WHERE rowid = ?`;
+
+/** The prefix of feed `feedId`'s tokens. */
+export function feedTokenPrefix(feedId: number): string {
+  return `${feedId}\uE001`;
+}
+
+function prefixed(prefix: string, tokens: string): string {
+  return tokens === "" ? "" : `${prefix}${tokens.split(" ").join(` ${prefix}`)}`;
+}
+
+/**
+ * The values of FEED_FTS_INSERT for a posts_fts row (fts5IndexRow's values) of a post of feed
+ * `feedId`.
+ *
+ * @example
+ * feedIndexRow([7, "a b", "", "blog", "\uE0001"], 3); // [7, "3\uE001a 3\uE001b", "", "3\uE001blog", "3\uE001\uE0001"]
+ */
+export function feedIndexRow(
+  row: readonly [number | bigint, string, string, string, string],
+  feedId: number,
+): [number | bigint, string, string, string, string] {
+  const p = feedTokenPrefix(feedId);
+  return [row[0], prefixed(p, row[1]), prefixed(p, row[2]), prefixed(p, row[3]), prefixed(p, row[4])];
+}
+
+/**
+ * Whether the database has the index: one at an older schema (a test building one, before it
+ * upgrades) has none to keep, and schema 24 builds it from the posts.
+ */
+export function feedIndexExists(stmts: StatementCache): boolean {
+  return (
+    stmts.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(FEED_FTS) !== undefined
+  );
+}
+
+/** Writes a post's index rows: posts_fts's (`row`, fts5IndexRow's values) and this index's. */
+export function writeIndexRow(
+  stmts: StatementCache,
+  row: readonly [number | bigint, string, string, string, string],
+  feedId: number,
+): void {
+  stmts.get(FTS5_INSERT).run(...row);
+  if (feedIndexExists(stmts)) stmts.get(FEED_FTS_INSERT).run(...feedIndexRow(row, feedId));
+}
+
+/** Removes a post's index rows by its date key. */
+export function deleteIndexRow(stmts: StatementCache, key: number): void {
+  stmts.get(FTS5_DELETE).run(key);
+  if (feedIndexExists(stmts)) stmts.get(FEED_FTS_DELETE).run(key);
+}
+
+/** Removes the rows of a feed's posts from this index (before the posts go). */
+export function unindexFeedPosts(stmts: StatementCache, feedId: number): void {
+  if (!feedIndexExists(stmts)) return;
+  stmts
+    .get(`DELETE FROM ${FEED_FTS} WHERE rowid IN (SELECT date_key FROM posts WHERE feed_id = ?)`)
+    .run(feedId);
+}
+
+export const FEED_FTS_DECLARATION = `CREATE VIRTUAL TABLE ${FEED_FTS} USING fts5 (
+  ${FTS5_COLUMNS},
+  content = '', contentless_delete = 1,
+  tokenize = '${FTS5_TOKENIZER}'
+)`;
+
+const BATCH = 2_000;
+const STEP = "indexing posts by feed and word (schema 24)";
+
+interface PostText {
+  key: number;
+  feed_id: number;
+  language_id: number;
+  title: string;
+  excerpt: string;
+  content: string;
+  feed_name: string;
+}
+
+/**
+ * Builds the index anew from the posts (a re-run rebuilds it): by ascending date key, which FTS5
+ * appends cheaply, in batches (better-sqlite3 cannot write while a read is still stepping),
+ * reporting progress; then merged into one segment.
+ */
+export function buildFeedIndex(db: Database.Database, progress: MigrationProgress): void {
+  db.exec(`DROP TABLE IF EXISTS ${FEED_FTS}; ${FEED_FTS_DECLARATION}`);
+  const total = db.prepare("SELECT count(*) FROM posts WHERE date_key IS NOT NULL").pluck().get() as number;
+  const batch = db.prepare(`SELECT p.date_key AS key, p.feed_id, p.language_id, p.title, p.excerpt,
+      p.content, f.name AS feed_name
+    FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.date_key > ? ORDER BY p.date_key LIMIT ${BATCH}`);
+  const insert = db.prepare(FEED_FTS_INSERT);
+  let done = 0;
+  let after = Number.MIN_SAFE_INTEGER;
+  progress(STEP, 0, total);
+  for (;;) {
+    const rows = batch.all(after) as PostText[];
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      const row = fts5IndexRow(r.key, r.title, r.excerpt, r.content, r.feed_name, r.language_id);
+      insert.run(...feedIndexRow(row, r.feed_id));
+    }
+    after = rows[rows.length - 1]!.key;
+    done += rows.length;
+    progress(STEP, done, total);
+  }
+  if (total > 0) db.exec(`INSERT INTO ${FEED_FTS} (${FEED_FTS}) VALUES ('optimize')`);
+}

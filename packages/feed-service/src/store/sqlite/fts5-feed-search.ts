@@ -1,0 +1,275 @@
+/**
+ * A `feed:` search with words, read from the posts by feed's index (schema 24, fts5-feed-index.ts):
+ * one statement per feed the name matches (small feeds several to a statement, the OR of theirs),
+ * each reading that feed's own lists of the words (its tokens prefixed with the feed id), newest
+ * first within the date keys. What the store reads is
+ * then bounded by the feeds' postings of the words, not by the words' postings in every feed, as
+ * PostgreSQL's keys '<feed id> <word>' bound it (postgres-feed-words.ts). The posts that pass are
+ * exactly the hits: the feed is the statement's, the words, the languages and the date range are
+ * its MATCH and rowid range, so the plan applies only when those are every filter (a single
+ * `feed:` clause, `after:`/`before:`, languages).
+ *
+ * The newest `need` hits of all the feeds are merged from each feed's newest ones, read in growing
+ * chunks until `need` of them are known; then only the hits newer than the need-th of those can
+ * still belong (every feed is read down to it). Scores are read on the way, sampled_bm25_over with
+ * posts_fts's totals and row lengths: each phrase's instances in a row are its word's, so the
+ * score is posts_fts's (native/sampled_bm25.c). Clicks order reads every hit, up to a bound, and
+ * sorts their posts by clicks.
+ */
+import type { SearchQuery } from "../../search/search-query.js";
+import { isFilter } from "../../search/search-query.js";
+import { FEED_FTS, feedIndexExists, feedTokenPrefix } from "./fts5-feed-index.js";
+import { languageMatch } from "./fts5-index-row.js";
+import { fts5Phrases, toFts5Match } from "./fts5-match.js";
+import type { Hit, Plan, Scores } from "./fts5-operators.js";
+import { searchIndexTotals } from "./sqlite-clicked-index.js";
+import { FTS_ROWID } from "./sqlite-columns.js";
+import type { StatementCache } from "./sqlite-connection.js";
+import { FEED_STATEMENTS_BUDGET_US, FTS_GATHER_COST_US, FTS_TEST_COST_US } from "./sqlite-plan-costs.js";
+import { WEIGHTS } from "./sqlite-term-sample.js";
+
+/** The smallest chunk of a feed's hits read at once. */
+const MIN_CHUNK = 8;
+
+/**
+ * Small feeds are read together, up to this many in a statement (the OR of their MATCHes, each
+ * row scored over all their phrases), while their posts stay under 1/GROUP_SHARE of the feeds':
+ * a statement costs about a test of each list (FTS_TEST_COST_US), a phrase about 0.01 µs a row
+ * scored (bench/NOTES.md, sqlitefeed31: 698 phrases 35.4 ms against 7.6 unscored over 4,106 rows),
+ * so a group of small feeds spares statements and a large feed keeps its rows' cost its own.
+ */
+const FEEDS_PER_STATEMENT = 16;
+const GROUP_SHARE = 64;
+
+/** A statement of the per-feed plan: one feed's MATCH, or several small feeds' OR, and its score. */
+export interface FeedStream {
+  match: string;
+  posts: number;
+  scoreSql: string;
+  scoreArgs: Array<number | null>;
+}
+
+/** What the per-feed plan reads: its streams. */
+export interface FeedLists {
+  streams: readonly FeedStream[];
+}
+
+/**
+ * The per-feed plan of `query` (planned as `plan`), or null where it does not apply: no index,
+ * no words, a filter other than one `feed:` clause and date ranges, or feeds so many that their
+ * statements (about a test of each list each: FTS_TEST_COST_US) pass FEED_STATEMENTS_BUDGET_US,
+ * or cost more than posts_fts's read of the feed phrase's list alone (an entry per post of the
+ * feeds, about a hit gathered), a floor of what the plan over posts_fts reads.
+ */
+export function feedLists(
+  stmts: StatementCache,
+  query: SearchQuery,
+  plan: Plan,
+  scores: Scores | null,
+  statementUs = FTS_TEST_COST_US,
+): FeedLists | null {
+  if (plan.match === null || scores === null || (query.excludedFilters?.length ?? 0) > 0) return null;
+  let feedIds: readonly number[] | null = null;
+  for (const clause of query.filterClauses ?? []) {
+    const only = clause.length === 1 ? clause[0]! : null;
+    if (only === null || !isFilter(only)) return null;
+    if (only.kind === "date") continue;
+    if (only.kind !== "feed" || feedIds !== null || only.feedIds === undefined) return null;
+    feedIds = only.feedIds;
+  }
+  if (feedIds === null || feedIds.length * statementUs > FEED_STATEMENTS_BUDGET_US) return null;
+  if (!feedIndexExists(stmts)) return null;
+  const feeds = stmts
+    .get("SELECT id, post_count AS posts FROM feeds WHERE id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(feedIds)) as Array<{ id: number; posts: number }>;
+  const theirs = feeds.reduce((sum, feed) => sum + feed.posts, 0);
+  if (feeds.length * statementUs > theirs * FTS_GATHER_COST_US) return null;
+  const languages = plan.languages === null ? null : (JSON.parse(plan.languages) as number[]);
+  const matchOf = (feedId: number) => {
+    const prefix = feedTokenPrefix(feedId);
+    const words = toFts5Match(plan.words, prefix)!;
+    return languages === null ? words : `(${words}) AND ${languageMatch(languages, prefix)}`;
+  };
+  // The words' and languages' statistics, without the feed phrases that posts_fts's plan adds.
+  let args = scores.args.slice(0, scores.args.length - plan.feedPhrases);
+  if (args[0] === null) args = wholeIndexCounts(stmts, plan, args.length - 1);
+  const [sampled, ...counts] = args;
+  const { rows, tokens } = searchIndexTotals(stmts, "posts_fts");
+  // Each feed's phrases in the OR come in its turn; another feed's never occur in a row, so they
+  // add 0 to its score, which stays exactly posts_fts's.
+  const stream = (group: ReadonlyArray<{ id: number; posts: number }>): FeedStream => ({
+    match: group.length === 1 ? matchOf(group[0]!.id) : group.map((f) => `(${matchOf(f.id)})`).join(" OR "),
+    posts: group.reduce((sum, f) => sum + f.posts, 0),
+    scoreSql: `sampled_bm25_over(${FEED_FTS}, ${rows}, ${tokens}, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(group.length * counts.length)})`,
+    scoreArgs: [sampled!, ...group.flatMap(() => counts)],
+  });
+  const streams: FeedStream[] = [];
+  let group: Array<{ id: number; posts: number }> = [];
+  let grouped = 0;
+  for (const feed of [...feeds].sort((a, b) => a.posts - b.posts || a.id - b.id)) {
+    if (
+      group.length === FEEDS_PER_STATEMENT ||
+      (group.length > 0 && (grouped + feed.posts) * GROUP_SHARE > theirs)
+    ) {
+      streams.push(stream(group));
+      group = [];
+      grouped = 0;
+    }
+    group.push(feed);
+    grouped += feed.posts;
+  }
+  if (group.length > 0) streams.push(stream(group));
+  return { streams };
+}
+
+/**
+ * The statistics sampled_bm25 counts itself when given none (a database no larger than the term
+ * sample: sqlite-term-sample.ts): posts_fts's row count and each phrase's posts in it, so that
+ * this index scores as posts_fts's whole-index bm25. Excluded phrases never occur in a hit and the
+ * language phrases weigh nothing (their column's weight is 0), so their counts do not matter.
+ */
+function wholeIndexCounts(stmts: StatementCache, plan: Plan, phrases: number): number[] {
+  const { phrases: own, excluded } = fts5Phrases(plan.words);
+  const count = stmts.get("SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ?").pluck();
+  const counted = own.length - excluded;
+  const counts = Array.from({ length: phrases }, (_, i) =>
+    i < counted ? (count.get(own[i]!) as number) : 0,
+  );
+  return [searchIndexTotals(stmts, "posts_fts").rows, ...counts];
+}
+
+/**
+ * The `need` newest hits ([key, score], newest first) of the feeds within `plan.keys`, merged from
+ * each feed's hits read newest first in chunks (each feed's doubling, from its share of the feeds'
+ * posts times `need`, so that one round mostly suffices when the hits follow the posts): a feed
+ * is read on while its next hit may still be newer than the need-th newest hit known, and only
+ * down to it, so no feed is read much past the merge's last hit whatever its share of the hits.
+ * With `any`, stops as soon as `need` hits are known, whichever they are (a count that is over).
+ */
+export function newestFeedHits(
+  stmts: StatementCache,
+  lists: FeedLists,
+  plan: Plan,
+  need: number,
+  any = false,
+): Array<[number, number]> {
+  const theirs = Math.max(
+    1,
+    lists.streams.reduce((sum, stream) => sum + stream.posts, 0),
+  );
+  const reader = (sql: string) =>
+    stmts
+      .get(`SELECT rowid, ${sql} FROM ${FEED_FTS} WHERE ${FEED_FTS} MATCH ?
+        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ?`)
+      .raw();
+  let open = lists.streams.map((stream) => ({
+    read: reader(stream.scoreSql),
+    args: stream.scoreArgs,
+    match: stream.match,
+    high: plan.keys.high,
+    // No stream gives more than `need` of the merge, so no first chunk reads more.
+    chunk: Math.max(MIN_CHUNK, Math.min(need, Math.ceil((need * 1.25 * stream.posts) / theirs))),
+  }));
+  let hits: Array<[number, number]> = [];
+  for (;;) {
+    // Keys are unique, so a feed whose unread keys all lie at or below the floor holds none of them.
+    const floor = hits.length >= need ? hits[need - 1]![0] : null;
+    if (floor !== null) open = open.filter((feed) => feed.high > floor);
+    if (open.length === 0) break;
+    const low = floor === null ? plan.keys.low : Math.max(plan.keys.low, floor + 1);
+    open = open.filter((feed) => {
+      const rows = feed.read.all(...feed.args, feed.match, low, feed.high, feed.chunk) as Array<
+        [number, number]
+      >;
+      hits.push(...rows);
+      if (rows.length < feed.chunk) return false;
+      feed.high = rows[rows.length - 1]![0] - 1;
+      feed.chunk *= 2;
+      return true;
+    });
+    if (any && hits.length >= need) return hits;
+    hits.sort((a, b) => b[0] - a[0]);
+    if (hits.length > need) hits = hits.slice(0, need);
+  }
+  return hits;
+}
+
+/** The ids of some date keys. */
+function idsOf(stmts: StatementCache, keys: readonly number[]): Map<number, number> {
+  return new Map(
+    stmts
+      .get(`SELECT date_key, id FROM posts INDEXED BY posts_by_date_key
+        WHERE date_key IN (SELECT value FROM json_each(?))`)
+      .raw()
+      .all(JSON.stringify(keys)) as Array<[number, number]>,
+  );
+}
+
+/**
+ * A page of the `pool` newest hits ranked ([id, score], best first, ties by id descending): only
+ * the hits scored at least the page's lowest score (its ties included) are joined to their ids.
+ */
+export function rankedFeedHits(
+  stmts: StatementCache,
+  lists: FeedLists,
+  plan: Plan,
+  pool: number,
+  offset: number,
+  limit: number,
+): Array<[number, number]> {
+  const hits = newestFeedHits(stmts, lists, plan, pool).sort((a, b) => b[1] - a[1]);
+  if (offset >= hits.length) return [];
+  const edge = hits[Math.min(hits.length, offset + limit) - 1]![1];
+  const candidates = hits.filter(([, score]) => score >= edge);
+  const ids = idsOf(
+    stmts,
+    candidates.map(([key]) => key),
+  );
+  return candidates
+    .map(([key, score]): [number, number] => [ids.get(key)!, score])
+    .sort((a, b) => b[1] - a[1] || b[0] - a[0])
+    .slice(offset, offset + limit);
+}
+
+/** A page of the hits newest first ([id, key]), their scores kept in `scores.known`. */
+export function newestFeedPage(
+  stmts: StatementCache,
+  lists: FeedLists,
+  plan: Plan,
+  scores: Scores,
+  offset: number,
+  limit: number,
+): Hit[] {
+  const page = newestFeedHits(stmts, lists, plan, offset + limit).slice(offset);
+  for (const [key, score] of page) scores.known.set(key, score);
+  const ids = idsOf(
+    stmts,
+    page.map(([key]) => key),
+  );
+  return page.map(([key]) => [ids.get(key)!, key]);
+}
+
+/**
+ * A page of the hits most clicked first (ties by id descending), from every hit of the feeds
+ * sorted by their posts' clicks; null when more than `cap` match (the clicked posts' index then
+ * reads them in page order: sqlite-clicked-hits.ts), found by reading one past it.
+ */
+export function clickedFeedPage(
+  stmts: StatementCache,
+  lists: FeedLists,
+  plan: Plan,
+  scores: Scores,
+  offset: number,
+  limit: number,
+  cap: number,
+): Hit[] | null {
+  const hits = newestFeedHits(stmts, lists, plan, cap + 1, true);
+  if (hits.length > cap) return null;
+  for (const [key, score] of hits) scores.known.set(key, score);
+  const posts = stmts
+    .get(`SELECT id, date_key FROM posts INDEXED BY posts_by_date_key
+      WHERE date_key IN (SELECT value FROM json_each(?)) ORDER BY clicks DESC, id DESC LIMIT ? OFFSET ?`)
+    .raw()
+    .all(JSON.stringify(hits.map(([key]) => key)), limit, offset) as Hit[];
+  return posts;
+}
