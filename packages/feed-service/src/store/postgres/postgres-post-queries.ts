@@ -21,10 +21,10 @@ async function listPage(
 ): Promise<PostRecord[]> {
   if (scope.categoryId !== undefined && scope.languageIds !== null) {
     const languageIds = [...new Set(scope.languageIds)];
-    const plan = await crossPlan(sql, { ...scope, categoryId: scope.categoryId, languageIds }, page);
-    return plan === null
-      ? []
-      : crossPage(sql, { ...scope, categoryId: scope.categoryId, languageIds }, plan, page);
+    const crossed = { ...scope, categoryId: scope.categoryId, languageIds };
+    const plan = await crossPlan(sql, crossed, page);
+    if (plan === null) return [];
+    if (plan !== "walk") return crossPage(sql, crossed, plan, page);
   }
   const deep = page.offset > SEEK_FROM_OFFSET;
   const start = deep ? await seekPage(sql, scope, page.offset) : null;
@@ -67,10 +67,11 @@ function pageRows(sql: Sql, ids: string, params: unknown[]): Promise<PostRecord[
 }
 
 /**
- * A category's page within languages (postgres-scope-window.ts): one walk of the side the plan
- * picked, bounded by the page's days when the plan read them. The ORDER BY leads with the walked
- * side's key, so that only that side's index gives the order (the date index, filtered by both,
- * would pass over every post); the other side's test is `+ 0`, which no index answers.
+ * A category's page within languages from its days (postgres-scope-window.ts): one walk of the
+ * side the plan picked, within the page's days. The other side's test is `+ 0`, which no index
+ * answers, so that the planner reads the picked side's index (its estimate of a test on an
+ * expression is a guess, but either of its plans, a walk in order or a sort, then reads at most
+ * that side's posts of the page's days).
  */
 function crossPage(
   sql: Sql,
@@ -81,13 +82,13 @@ function crossPage(
   const where = new Where();
   if (scope.sincePostId != null) where.add("p.id > ?", scope.sincePostId);
   if (scope.sinceDate != null) where.add("p.post_date > ?", scope.sinceDate);
-  if (plan.notBefore !== null) where.add("p.post_date >= ?", plan.notBefore);
+  where.add("p.post_date >= ?", plan.notBefore);
   const skip = applyPageStart(where, plan.start, page.offset);
   let ids: string;
   if (plan.side === "category") {
     where.add("p.category_id = ?", scope.categoryId);
     where.add("p.language_id + 0 = ANY(?::int[])", scope.languageIds);
-    ids = `SELECT p.id FROM posts p ${where.sql} ORDER BY p.category_id DESC, ${NEWEST_FIRST}
+    ids = `SELECT p.id FROM posts p ${where.sql} ORDER BY ${NEWEST_FIRST}
       LIMIT ${where.next(page.limit)} OFFSET ${where.next(skip)}`;
   } else {
     // One walk per language merged in date order, as recentPosts does (each reads at most the
@@ -97,7 +98,7 @@ function crossPage(
     const walks = scope.languageIds.map((id) => {
       const conditions = [...where.parts, `p.language_id = ${where.next(id)}`].join(" AND ");
       return `(SELECT p.id, p.post_date FROM posts p WHERE ${conditions}
-        ORDER BY p.language_id DESC, ${NEWEST_FIRST} LIMIT ${depth})`;
+        ORDER BY ${NEWEST_FIRST} LIMIT ${depth})`;
     });
     ids = `SELECT p.id FROM (${walks.join(" UNION ALL ")}) p
       ORDER BY ${NEWEST_FIRST} LIMIT ${where.next(page.limit)} OFFSET ${where.next(skip)}`;

@@ -11,7 +11,7 @@
  * smaller side. Spec §4: paging is offset/limit over date order, exact.
  */
 import { rows, type Sql } from "./postgres-connection.js";
-import { DAY_MS, type PageScope, type PageStart, seekPage } from "./postgres-page-seek.js";
+import { DAY_MS, type PageScope, type PageStart } from "./postgres-page-seek.js";
 import { CROSS_POST_COST, SEEK_FROM_OFFSET } from "./postgres-plan-costs.js";
 
 /** Posts of the intersection and of each side, from the roll-ups. */
@@ -24,12 +24,15 @@ export interface ScopeSizes {
 /** The side a page's walk reads in date order, testing each post for the other. */
 export type CrossSide = "category" | "languages";
 
-/** How a page of a category within languages is read; null: the page is empty. */
+/**
+ * A page of a category within languages read from its days: the side walked, where the page
+ * starts (the newest day's end, the posts of that day to skip) and its oldest day (a bound that
+ * trims the walk, never a row).
+ */
 export interface CrossPlan {
   side: CrossSide;
-  start: PageStart | null;
-  /** Posts dated from here on: the page's oldest day (a bound that trims the walk, never a row). */
-  notBefore: number | null;
+  start: PageStart;
+  notBefore: number;
 }
 
 export async function scopeSizes(
@@ -84,27 +87,27 @@ export async function pageDays(
 }
 
 /**
- * The plan of one page of a category within languages, from the roll-ups' counts. A walk of a
- * side reads about side / intersection posts per post it keeps; when that times the page's depth
- * outweighs adding up the intersection's day rows (at most its posts), the page's days come first.
+ * The plan of one page of a category within languages, from the roll-ups' counts: null when the
+ * page is empty, "walk" when a walk of the category in date order finds the page soon enough (the
+ * query of the other lists, from the day seek past deep offsets), else the page's days and the
+ * side to walk within them. A walk of the category passes over about category / intersection
+ * posts per post it keeps; when that times the page's depth outweighs adding up the
+ * intersection's day rows (at most its posts), the days come first.
  */
 export async function crossPlan(
   sql: Sql,
   scope: PageScope & { categoryId: number; languageIds: readonly number[] },
   page: { limit: number; offset: number },
-): Promise<CrossPlan | null> {
+): Promise<CrossPlan | "walk" | null> {
   const sizes = await scopeSizes(sql, scope.categoryId, scope.languageIds);
   // The counts hold every post of the scope: those since a date or post id are no more.
   if (sizes.inScope <= page.offset) return null;
-  const side: CrossSide = sizes.languages < sizes.category ? "languages" : "category";
-  const sideSize = Math.min(sizes.languages, sizes.category);
   const depth = Math.min(page.offset, SEEK_FROM_OFFSET) + page.limit;
-  const walked = (depth * sideSize) / sizes.inScope;
-  if (scope.sincePostId == null && walked * CROSS_POST_COST > sizes.inScope) {
-    const days = await pageDays(sql, scope, page);
-    return days === null ? null : { side, start: days.start, notBefore: days.notBefore };
-  }
-  if (page.offset <= SEEK_FROM_OFFSET) return { side, start: null, notBefore: null };
-  const start = await seekPage(sql, scope, page.offset);
-  return start === null ? null : { side, start, notBefore: null };
+  const walked = (depth * sizes.category) / sizes.inScope;
+  // A list since a post id has day counts of its own (the ranks): it walks, from its own seek.
+  if (scope.sincePostId != null || walked * CROSS_POST_COST <= sizes.inScope) return "walk";
+  const days = await pageDays(sql, scope, page);
+  if (days === null) return null;
+  const side: CrossSide = sizes.languages < sizes.category ? "languages" : "category";
+  return { side, start: days.start, notBefore: days.notBefore };
 }
