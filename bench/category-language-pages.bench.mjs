@@ -3,7 +3,8 @@
 // (its roll-up language_totals, per category and language), every pair with no post in common of
 // the two largest categories, the pair whose share of its category is smallest, the two rarest
 // languages of the largest category together, and a seeded random draw of the others; pages
-// first, middle, last and just past the end. With --baseline, each call runs on the baseline build
+// first, middle, last and just past the end, and since the corpus's middle post id (first page and
+// offset 1,500). With --baseline, each call runs on the baseline build
 // and on this one alternately (the build that goes first swaps from case to case), on the same
 // database, opened without migrating (builds-under-test.mjs openUnmigrated): first call and median
 // of --repeats more, each against spec §4's 50 ms, the load average beside them, and whether both
@@ -52,6 +53,7 @@ try {
         ON t.category_key = c.id AND t.language_id = l.id
       ORDER BY c.total DESC, n, l.id`)
   ).rows;
+  const middleId = Math.floor((await client.query("SELECT max(id) AS m FROM posts")).rows[0].m / 2);
   await client.end();
   const byCategory = [...new Set(pairs.map((p) => p.category))];
   const cases = [];
@@ -97,7 +99,13 @@ try {
   let k = 0;
   for (const c of cases) {
     const total = pairs.find((p) => p.category === c.category)?.total ?? 0;
-    for (const offset of [...new Set([0, Math.floor(c.n / 2), Math.max(0, c.n - 20), c.n])]) {
+    const calls = [...new Set([0, Math.floor(c.n / 2), Math.max(0, c.n - 20), c.n])].map((offset) => ({
+      offset,
+      sincePostId: null,
+    }));
+    // Since the corpus's middle post id, first page and a page past the day seek's threshold.
+    calls.push({ offset: 0, sincePostId: middleId }, { offset: 1500, sincePostId: middleId });
+    for (const { offset, sincePostId } of calls) {
       const runs = opened.map(() => []);
       const pages = opened.map(() => "");
       const order = opened.map((_, b) => b);
@@ -108,7 +116,7 @@ try {
           const rows = await opened[b].store.postsByCategory({
             categoryId: c.category,
             languageIds: c.languages,
-            sincePostId: null,
+            sincePostId,
             sinceDate: null,
             limit: 20,
             offset,
@@ -117,7 +125,8 @@ try {
           pages[b] = rows.map((r) => r.postId).join(",");
         }
       }
-      const cells = [c.category, c.languages.join(","), `${c.n} / ${total}`, c.why, offset];
+      const at = sincePostId === null ? offset : `${offset}, since id ${sincePostId}`;
+      const cells = [c.category, c.languages.join(","), `${c.n} / ${total}`, c.why, at];
       for (const [b, r] of runs.entries()) {
         const ratio = Math.max(r[0], median(r.slice(1))) / TARGET_MS;
         worst[b] = Math.max(worst[b], ratio);
