@@ -68,10 +68,10 @@ function pageRows(sql: Sql, ids: string, params: unknown[]): Promise<PostRecord[
 
 /**
  * A category's page within languages from its days (postgres-scope-window.ts): one walk of the
- * side the plan picked, within the page's days (a list since a post id: from its seek's day on).
- * The other side's test is `+ 0`, which no index answers, so that the planner reads the picked
- * side's index (its estimate of a test on an expression is a guess, but either of its plans, a
- * walk in order or a sort, then reads at most that side's posts of those days).
+ * side the plan picked, within the page's days. The other side's test is `+ 0`, which no index
+ * answers, so that the planner reads the picked side's index (its estimate of a test on an
+ * expression is a guess, but either of its plans, a walk in order or a sort, then reads at most
+ * that side's posts of the page's days).
  */
 function crossPage(
   sql: Sql,
@@ -82,7 +82,7 @@ function crossPage(
   const where = new Where();
   if (scope.sincePostId != null) where.add("p.id > ?", scope.sincePostId);
   if (scope.sinceDate != null) where.add("p.post_date > ?", scope.sinceDate);
-  if (plan.notBefore !== null) where.add("p.post_date >= ?", plan.notBefore);
+  where.add("p.post_date >= ?", plan.notBefore);
   const skip = applyPageStart(where, plan.start, page.offset);
   let ids: string;
   if (plan.side === "category") {

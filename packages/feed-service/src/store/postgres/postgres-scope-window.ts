@@ -11,7 +11,7 @@
  * smaller side. Spec §4: paging is offset/limit over date order, exact.
  */
 import { rows, type Sql } from "./postgres-connection.js";
-import { DAY_MS, type PageScope, type PageStart, seekPage } from "./postgres-page-seek.js";
+import { DAY_MS, type PageScope, type PageStart } from "./postgres-page-seek.js";
 import { CROSS_POST_COST, SEEK_FROM_OFFSET } from "./postgres-plan-costs.js";
 
 /** Posts of the intersection and of each side, from the roll-ups. */
@@ -31,10 +31,8 @@ export type CrossSide = "category" | "languages";
  */
 export interface CrossPlan {
   side: CrossSide;
-  /** Null: from the newest post. */
-  start: PageStart | null;
-  /** Null: no lower bound (a list since a post id, whose day counts are not `scope_days`'). */
-  notBefore: number | null;
+  start: PageStart;
+  notBefore: number;
 }
 
 export async function scopeSizes(
@@ -92,7 +90,7 @@ export async function pageDays(
  * The plan of one page of a category within languages, from the roll-ups' counts: null when the
  * page is empty, "walk" when a walk of the category in date order finds the page soon enough (the
  * query of the other lists, from the day seek past deep offsets), else the page's days and the
- * side to walk within them (a list since a post id: the side, from the day seek). A walk of the category passes over about category / intersection
+ * side to walk within them. A walk of the category passes over about category / intersection
  * posts per post it keeps; when that times the page's depth outweighs adding up the
  * intersection's day rows (at most its posts), the days come first.
  */
@@ -106,17 +104,10 @@ export async function crossPlan(
   if (sizes.inScope <= page.offset) return null;
   const depth = Math.min(page.offset, SEEK_FROM_OFFSET) + page.limit;
   const walked = (depth * sizes.category) / sizes.inScope;
-  if (walked * CROSS_POST_COST <= sizes.inScope) return "walk";
-  const side: CrossSide = sizes.languages < sizes.category ? "languages" : "category";
-  if (scope.sincePostId != null) {
-    // A list since a post id has day counts of its own (the ranks, which the day seek reads):
-    // `scope_days` also counts the posts below the id, so the page's oldest day is not known and
-    // the walk reads the smaller side from the seek's day on.
-    if (page.offset <= SEEK_FROM_OFFSET) return { side, start: null, notBefore: null };
-    const start = await seekPage(sql, scope, page.offset);
-    return start === null ? null : { side, start, notBefore: null };
-  }
+  // A list since a post id has day counts of its own (the ranks): it walks, from its own seek.
+  if (scope.sincePostId != null || walked * CROSS_POST_COST <= sizes.inScope) return "walk";
   const days = await pageDays(sql, scope, page);
   if (days === null) return null;
+  const side: CrossSide = sizes.languages < sizes.category ? "languages" : "category";
   return { side, start: days.start, notBefore: days.notBefore };
 }
