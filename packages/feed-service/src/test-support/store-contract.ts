@@ -14,6 +14,7 @@ import { adminContract } from "./store-contract/admin-contract.js";
 import { boundsContract } from "./store-contract/bounds-contract.js";
 import { catalogContract } from "./store-contract/catalog-contract.js";
 import type { StoreFactory } from "./store-contract/contract-fixture.js";
+import { crossScopeContract } from "./store-contract/cross-scope-contract.js";
 import { feedContract } from "./store-contract/feed-contract.js";
 import { postListContract } from "./store-contract/post-list-contract.js";
 import { searchContract } from "./store-contract/search-contract.js";
@@ -32,6 +33,7 @@ export function runStoreContract(dialect: string, factory: StoreFactory): void {
     feedContract(factory);
     activityContract(factory);
     boundsContract(factory);
+    crossScopeContract(factory);
     webSubContract(factory);
     adminContract(factory);
     storyContract(factory);

@@ -113,3 +113,12 @@ export const ALL_CLICKS_TTL_MS = 60_000;
  * scan against 0.36 µs a candidate, 17-34; doubled, so that a close call keeps the operators' index.
  */
 export const FEED_WORD_SCAN_POSTS = 64;
+
+/**
+ * A post walked in date order and tested for the other side of a category within languages (an
+ * index entry and its heap row), in `scope_days` rows added up (an index entry each): a page of
+ * such a list reads its days from the roll-ups first when its walk would cost more
+ * (postgres-scope-window.ts). Assumes rows read from the cache, where a heap row costs a few
+ * index entries.
+ */
+export const CROSS_POST_COST = 4;

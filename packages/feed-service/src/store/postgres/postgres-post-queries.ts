@@ -8,6 +8,7 @@ import { languageFilter, NEWEST_FIRST, POST_COLUMNS, POST_JOINS, Where } from ".
 import { rows, type Sql } from "./postgres-connection.js";
 import { applyPageStart, type PageScope, seekPage } from "./postgres-page-seek.js";
 import { SEEK_FROM_OFFSET } from "./postgres-plan-costs.js";
+import { type CrossPlan, crossPlan } from "./postgres-scope-window.js";
 
 /**
  * One page of a date-ordered list: the page's ids first (an index walk that joins nothing), past
@@ -18,6 +19,13 @@ async function listPage(
   scope: PageScope,
   page: { limit: number; offset: number },
 ): Promise<PostRecord[]> {
+  if (scope.categoryId !== undefined && scope.languageIds !== null) {
+    const languageIds = [...new Set(scope.languageIds)];
+    const crossed = { ...scope, categoryId: scope.categoryId, languageIds };
+    const plan = await crossPlan(sql, crossed, page);
+    if (plan === null) return [];
+    if (plan !== "walk") return crossPage(sql, crossed, plan, page);
+  }
   const deep = page.offset > SEEK_FROM_OFFSET;
   const start = deep ? await seekPage(sql, scope, page.offset) : null;
   if (deep && start === null) return [];
@@ -48,9 +56,54 @@ async function listPage(
     ids = `SELECT p.id FROM posts p ${where.sql}
       ORDER BY ${NEWEST_FIRST} LIMIT ${where.next(page.limit)} OFFSET ${where.next(skip)}`;
   }
+  return pageRows(sql, ids, where.params);
+}
+
+/** The columns of the page's ids, in date order. */
+function pageRows(sql: Sql, ids: string, params: unknown[]): Promise<PostRecord[]> {
   const text = `WITH page AS (${ids})
     SELECT ${POST_COLUMNS} FROM page JOIN posts p ON p.id = page.id ${POST_JOINS} ORDER BY ${NEWEST_FIRST}`;
-  return rows<PostRecord>(sql, text, where.params);
+  return rows<PostRecord>(sql, text, params);
+}
+
+/**
+ * A category's page within languages from its days (postgres-scope-window.ts): one walk of the
+ * side the plan picked, within the page's days. The other side's test is `+ 0`, which no index
+ * answers, so that the planner reads the picked side's index (its estimate of a test on an
+ * expression is a guess, but either of its plans, a walk in order or a sort, then reads at most
+ * that side's posts of the page's days).
+ */
+function crossPage(
+  sql: Sql,
+  scope: PageScope & { categoryId: number; languageIds: readonly number[] },
+  plan: CrossPlan,
+  page: { limit: number; offset: number },
+): Promise<PostRecord[]> {
+  const where = new Where();
+  if (scope.sincePostId != null) where.add("p.id > ?", scope.sincePostId);
+  if (scope.sinceDate != null) where.add("p.post_date > ?", scope.sinceDate);
+  where.add("p.post_date >= ?", plan.notBefore);
+  const skip = applyPageStart(where, plan.start, page.offset);
+  let ids: string;
+  if (plan.side === "category") {
+    where.add("p.category_id = ?", scope.categoryId);
+    where.add("p.language_id + 0 = ANY(?::int[])", scope.languageIds);
+    ids = `SELECT p.id FROM posts p ${where.sql} ORDER BY ${NEWEST_FIRST}
+      LIMIT ${where.next(page.limit)} OFFSET ${where.next(skip)}`;
+  } else {
+    // One walk per language merged in date order, as recentPosts does (each reads at most the
+    // page's depth of the intersection).
+    where.add("p.category_id + 0 = ?", scope.categoryId);
+    const depth = where.next(page.limit + skip);
+    const walks = scope.languageIds.map((id) => {
+      const conditions = [...where.parts, `p.language_id = ${where.next(id)}`].join(" AND ");
+      return `(SELECT p.id, p.post_date FROM posts p WHERE ${conditions}
+        ORDER BY ${NEWEST_FIRST} LIMIT ${depth})`;
+    });
+    ids = `SELECT p.id FROM (${walks.join(" UNION ALL ")}) p
+      ORDER BY ${NEWEST_FIRST} LIMIT ${where.next(page.limit)} OFFSET ${where.next(skip)}`;
+  }
+  return pageRows(sql, ids, where.params);
 }
 
 export function recentPosts(sql: Sql, page: PostPage): Promise<PostRecord[]> {
