@@ -307,7 +307,8 @@ function indexedWords(query: SearchQuery): {
     const untitled = query.excluded.filter((t) => t.titleOnly !== true);
     const pairs = toSearchIndexTsquery({ clauses: query.clauses, excluded: untitled });
     const words = toTsquery({ clauses: query.clauses, excluded: query.excluded });
-    const exact = pairs === null || pairs.exact;
+    // Excluded words in GIN's query are a superset while its pending list moves (see searchMatch).
+    const exact = (pairs === null || pairs.exact) && untitled.length === 0;
     return {
       index: pairs?.tsquery ?? null,
       expression: SEARCH_EXPRESSION,
@@ -316,12 +317,14 @@ function indexedWords(query: SearchQuery): {
       recheck: and(exact ? verify : [...verify, { sql: "p.search_vector @@ ?::tsquery", args: [words] }]),
     };
   }
-  // An excluded phrase as its words would leave out posts that hold them apart: checked on the row.
-  const phrases = query.excluded.filter((t) => t.titleOnly !== true && termPhrase(t).length > 1);
-  if (phrases.length > 0) {
+  // An excluded phrase as its words would leave out posts that hold them apart, and GIN's NOT of
+  // an excluded word holds only while its pending list stays put (see postgres-search-queries.ts
+  // searchMatch): every excluded term not of the title is checked on the row.
+  const untitled = query.excluded.filter((t) => t.titleOnly !== true);
+  if (untitled.length > 0) {
     recheck.push({
       sql: "NOT (p.search_vector @@ ?::tsquery)",
-      args: [toTsquery({ clauses: [phrases], excluded: [] })],
+      args: [toTsquery({ clauses: [untitled], excluded: [] })],
     });
   }
   const excluded = query.excluded.filter((t) => t.titleOnly !== true && termPhrase(t).length <= 1);
