@@ -21,8 +21,9 @@
  */
 import type Database from "better-sqlite3";
 import type { MigrationProgress } from "../migration-progress.js";
-import { FTS5_COLUMNS, FTS5_DELETE, FTS5_INSERT, FTS5_TOKENIZER, fts5IndexRow } from "./fts5-index-row.js";
+import { FTS5_COLUMNS, FTS5_DELETE, FTS5_INSERT, FTS5_TOKENIZER } from "./fts5-index-row.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { forEachIndexRowByKey } from "./sqlite-date-key-migration.js";
 
 export const FEED_FTS = "posts_feed_fts";
 
@@ -94,18 +95,7 @@ export const FEED_FTS_DECLARATION = `CREATE VIRTUAL TABLE ${FEED_FTS} USING fts5
   tokenize = '${FTS5_TOKENIZER}'
 )`;
 
-const BATCH = 2_000;
 const STEP = "indexing posts by feed and word (schema 24)";
-
-interface PostText {
-  key: number;
-  feed_id: number;
-  language_id: number;
-  title: string;
-  excerpt: string;
-  content: string;
-  feed_name: string;
-}
 
 /**
  * Builds the index anew from the posts (a re-run rebuilds it): by ascending date key, which FTS5
@@ -114,24 +104,9 @@ interface PostText {
  */
 export function buildFeedIndex(db: Database.Database, progress: MigrationProgress): void {
   db.exec(`DROP TABLE IF EXISTS ${FEED_FTS}; ${FEED_FTS_DECLARATION}`);
-  const total = db.prepare("SELECT count(*) FROM posts WHERE date_key IS NOT NULL").pluck().get() as number;
-  const batch = db.prepare(`SELECT p.date_key AS key, p.feed_id, p.language_id, p.title, p.excerpt,
-      p.content, f.name AS feed_name
-    FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.date_key > ? ORDER BY p.date_key LIMIT ${BATCH}`);
   const insert = db.prepare(FEED_FTS_INSERT);
-  let done = 0;
-  let after = Number.MIN_SAFE_INTEGER;
-  progress(STEP, 0, total);
-  for (;;) {
-    const rows = batch.all(after) as PostText[];
-    if (rows.length === 0) break;
-    for (const r of rows) {
-      const row = fts5IndexRow(r.key, r.title, r.excerpt, r.content, r.feed_name, r.language_id);
-      insert.run(...feedIndexRow(row, r.feed_id));
-    }
-    after = rows[rows.length - 1]!.key;
-    done += rows.length;
-    progress(STEP, done, total);
-  }
+  const total = forEachIndexRowByKey(db, STEP, progress, (row, feedId) =>
+    insert.run(...feedIndexRow(row, feedId)),
+  );
   if (total > 0) db.exec(`INSERT INTO ${FEED_FTS} (${FEED_FTS}) VALUES ('optimize')`);
 }
