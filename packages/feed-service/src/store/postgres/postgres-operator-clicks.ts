@@ -27,7 +27,13 @@ import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
-import { MIN_WALK_STRETCH, TIER_MARGIN, TIER_POST_COST, WALK_PROBE_COST } from "./postgres-plan-costs.js";
+import {
+  CLICKED_ROW_COST,
+  MIN_WALK_STRETCH,
+  TIER_MARGIN,
+  TIER_POST_COST,
+  WALK_PROBE_COST,
+} from "./postgres-plan-costs.js";
 
 type DayBounds = { newest: number; oldest: number; narrow: boolean };
 /** A key of clicked_posts_by_clicks_then_id. */
@@ -174,7 +180,14 @@ export async function mostClickedIds(
   // A walked post is read and checked against the words (out of TOAST): TIER_POST_COST heap rows
   // of matches handed over by GIN; without words, a probe against a row read in the table's order
   // (WALK_PROBE_COST). Past that many posts, reading every match costs less.
-  const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST);
+  // Only the walked posts in the scope's feeds and languages are checked further: the others are
+  // dropped on their clicked_posts row, at CLICKED_ROW_COST (scopes walked by their own index
+  // hold none of those).
+  const checked =
+    (within?.column === "feed_id" ? 1 : expected.feeds) *
+    (within?.column === "language_id" ? 1 : Math.min(1, languagesShare));
+  const perPost = checked + (1 - checked) * CLICKED_ROW_COST;
+  const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST) / perPost;
   if ((need * TIER_MARGIN) / Math.max(share, 1e-9) <= budget) {
     const found: number[] = [];
     let read = 0;
