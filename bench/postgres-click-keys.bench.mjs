@@ -81,7 +81,9 @@ const at = (file) =>
   import(new URL(`../packages/feed-service/dist/store/postgres/${file}`, import.meta.url).href);
 /** Schema 33: what migration 34 adds taken away, migration 33's functions and triggers put back. */
 const beforeMigration34 = migration34
-  ? `DROP TRIGGER IF EXISTS clicked_posts_language ON clicked_posts; DROP INDEX IF EXISTS clicked_posts_by_feed;
+  ? `DROP TRIGGER IF EXISTS clicked_posts_feed ON clicked_posts; DROP FUNCTION IF EXISTS clicked_posts_feed();
+    DROP TRIGGER IF EXISTS clicked_posts_language ON clicked_posts;
+    DROP INDEX IF EXISTS clicked_posts_by_feed;
     ALTER TABLE clicked_posts DROP COLUMN IF EXISTS feed_id;
     ${(await at("postgres-clicked-languages.js")).clickedLanguagesSchema}`
   : "";

@@ -11,8 +11,9 @@
  * is set when it is written and never moved.
  *
  * Writers of `clicked_posts` that do not name the feed (the roll-up trigger of posts that arrive
- * with clicks, the running sums' rebuild) get it from its post in migration 33's BEFORE INSERT
- * trigger, which now fires when either column is missing.
+ * with clicks, the running sums' rebuild, migration 33's click trigger should its SQL run again)
+ * get it from its post in a BEFORE INSERT trigger of its own, beside migration 33's: neither
+ * migration's SQL undoes the other's when run again.
  */
 import type { Sql } from "./postgres-connection.js";
 
@@ -25,15 +26,14 @@ UPDATE clicked_posts k SET feed_id = p.feed_id FROM posts p
 ALTER TABLE clicked_posts ALTER COLUMN feed_id SET NOT NULL;
 CREATE INDEX IF NOT EXISTS clicked_posts_by_feed ON clicked_posts (feed_id, clicks, id);
 
-CREATE OR REPLACE FUNCTION clicked_posts_language() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION clicked_posts_feed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  SELECT p.language_id, p.rank_vector, p.feed_id INTO NEW.language_id, NEW.rank_vector, NEW.feed_id
-    FROM posts p WHERE p.id = NEW.id;
+  SELECT p.feed_id INTO NEW.feed_id FROM posts p WHERE p.id = NEW.id;
   RETURN NEW;
 END $$;
-DROP TRIGGER IF EXISTS clicked_posts_language ON clicked_posts;
-CREATE TRIGGER clicked_posts_language BEFORE INSERT ON clicked_posts
-  FOR EACH ROW WHEN (NEW.language_id IS NULL OR NEW.feed_id IS NULL) EXECUTE FUNCTION clicked_posts_language();
+DROP TRIGGER IF EXISTS clicked_posts_feed ON clicked_posts;
+CREATE TRIGGER clicked_posts_feed BEFORE INSERT ON clicked_posts
+  FOR EACH ROW WHEN (NEW.feed_id IS NULL) EXECUTE FUNCTION clicked_posts_feed();
 
 -- Migration 33's click trigger with the feed: set on insert only (a post's feed never changes).
 CREATE OR REPLACE FUNCTION posts_track_clicked() RETURNS trigger LANGUAGE plpgsql AS $$

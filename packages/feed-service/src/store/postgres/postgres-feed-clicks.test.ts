@@ -17,6 +17,8 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
 import { operatorSearchReference } from "../../test-support/postgres-search-reference.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
+import { createClickedFeeds } from "./postgres-clicked-feeds.js";
+import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import type { PostgresStore } from "./postgres-store.js";
@@ -117,6 +119,20 @@ describe("postgres search by clicks within feeds", () => {
       [feed.Gamma],
     );
     assert.ok(gamma[0]!.n > 50 && gamma[0]!.n < 150, `${gamma[0]!.n} clicked Gamma posts`);
+    // Migration 33's SQL run again (its click trigger names no feed), then 34's: the feed is still
+    // filled on every path, and the clicks left as they were.
+    const before = await rows(pool, `SELECT ${columns} FROM clicked_posts ORDER BY id`);
+    for (const migration of [createClickedLanguages, createClickedFeeds]) {
+      await migration(pool);
+      await pool.query("UPDATE posts SET clicks = clicks + 1 WHERE id % 997 = 1");
+      assert.deepEqual(
+        await rows(pool, `SELECT ${columns} FROM clicked_posts ORDER BY id`),
+        await rows(pool, `SELECT ${columns} FROM posts WHERE clicks > 0 ORDER BY id`),
+        `after ${migration.name} ran again and posts were first clicked`,
+      );
+      await pool.query("UPDATE posts SET clicks = clicks - 1 WHERE id % 997 = 1");
+      assert.deepEqual(await rows(pool, `SELECT ${columns} FROM clicked_posts ORDER BY id`), before);
+    }
   });
 
   it("answers `feed:` with and without words exactly, through each feed's clicked posts when few feeds", async () => {
