@@ -11,6 +11,11 @@
 //   TMPDIR=<copy tree> BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-click-keys.bench.mjs
 //     --shape long-tail --posts 200000 [--seconds 10] [--rounds 3] [--keys migration33]
 //
+// --keys migration34 (pgclick34): "keyed" is PostgreSQL migration 34 as built
+// (postgres-clicked-feeds.ts: feed_id on clicked_posts, the index by feed, the triggers), "as is"
+// schema 33 (migration 33's SQL run again after the feed is dropped); the database is left as it
+// came.
+//
 // --keys migration33 (pgclicks34d): "keyed" is PostgreSQL migration 33 as built
 // (postgres-clicked-languages.ts: language_id and rank_vector on clicked_posts, the index by
 // language, the triggers), "as is" the schema-31 clicked_posts; the database is left as it came.
@@ -71,6 +76,26 @@ const corpus = await openShapePostgres(values.shape, Number(values.posts));
 const admin = new pg.Client({ connectionString: corpus.url });
 await admin.connect();
 const migration33 = values.keys === "migration33";
+const migration34 = values.keys === "migration34";
+const at = (file) =>
+  import(new URL(`../packages/feed-service/dist/store/postgres/${file}`, import.meta.url).href);
+/** Schema 33: what migration 34 adds taken away, migration 33's functions and triggers put back. */
+const beforeMigration34 = migration34
+  ? `DROP TRIGGER IF EXISTS clicked_posts_feed ON clicked_posts; DROP FUNCTION IF EXISTS clicked_posts_feed();
+    DROP TRIGGER IF EXISTS clicked_posts_language ON clicked_posts;
+    DROP INDEX IF EXISTS clicked_posts_by_feed;
+    ALTER TABLE clicked_posts DROP COLUMN IF EXISTS feed_id;
+    ${(await at("postgres-clicked-languages.js")).clickedLanguagesSchema}`
+  : "";
+/** Whether the database came with migration 34 (it is left as it came). */
+const came34 =
+  migration34 &&
+  (
+    await admin.query(
+      "SELECT 1 FROM information_schema.columns WHERE table_name = 'clicked_posts' AND column_name = 'feed_id'",
+    )
+  ).rows.length > 0;
+if (came34) await admin.query(beforeMigration34);
 /** Whether the database came with migration 33 (it is left as it came). */
 const came33 =
   migration33 &&
@@ -83,19 +108,25 @@ if (came33) await admin.query(beforeMigration33);
 const [{ definition }] = (
   await admin.query("SELECT pg_get_functiondef('posts_track_clicked'::regproc) AS definition")
 ).rows;
-const asIs = migration33
-  ? beforeMigration33
-  : `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
+const asIs = migration34
+  ? beforeMigration34
+  : migration33
+    ? beforeMigration33
+    : `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
   ALTER TABLE clicked_posts DROP COLUMN IF EXISTS feed_id, DROP COLUMN IF EXISTS language_id;
   ${definition};`;
-const keyedSql = migration33
-  ? (
-      await import(
-        new URL("../packages/feed-service/dist/store/postgres/postgres-clicked-languages.js", import.meta.url)
-          .href
-      )
-    ).clickedLanguagesSchema
-  : keyed;
+const keyedSql = migration34
+  ? (await at("postgres-clicked-feeds.js")).clickedFeedsSchema
+  : migration33
+    ? (
+        await import(
+          new URL(
+            "../packages/feed-service/dist/store/postgres/postgres-clicked-languages.js",
+            import.meta.url,
+          ).href
+        )
+      ).clickedLanguagesSchema
+    : keyed;
 
 /** Clicks per second of `record_click` from CONNECTIONS clients for `seconds`. */
 async function clicksPerSecond() {
@@ -132,7 +163,7 @@ async function clicksPerSecond() {
 
 try {
   console.log(
-    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL), keyed: ${migration33 ? "migration 33" : "feed and language"}`,
+    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL), keyed: ${migration34 ? "migration 34" : migration33 ? "migration 33" : "feed and language"}`,
   );
   console.log("| round | as is (clicks/s) | keyed (clicks/s) | keyed / as is | load average |");
   console.log("|---|---|---|---|---|");
@@ -147,7 +178,7 @@ try {
     );
   }
 } finally {
-  await admin.query(came33 ? keyedSql : asIs).catch(() => {});
+  await admin.query(came33 || came34 ? keyedSql : asIs).catch(() => {});
   await admin.end();
   await corpus.stop();
 }

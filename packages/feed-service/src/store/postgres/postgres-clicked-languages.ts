@@ -18,10 +18,13 @@
  */
 import type { Sql } from "./postgres-connection.js";
 
-/** Fills the (empty) `clicked_posts` from the posts, with migration 33's columns (bulk load, migrate-data). */
+/**
+ * Fills the (empty) `clicked_posts` from the posts, with migration 33's and 34's columns (bulk
+ * load, migrate-data; postgres-clicked-feeds.ts).
+ */
 export const fillClickedPostsWithLanguages = `
-INSERT INTO clicked_posts (id, clicks, post_date, category_id, language_id, rank_vector)
-  SELECT id, clicks, post_date, category_id, language_id, rank_vector FROM posts WHERE clicks > 0;
+INSERT INTO clicked_posts (id, clicks, post_date, category_id, language_id, rank_vector, feed_id)
+  SELECT id, clicks, post_date, category_id, language_id, rank_vector, feed_id FROM posts WHERE clicks > 0;
 `;
 
 /** Migration 33's SQL (also applied by bench/postgres-click-keys.bench.mjs --keys migration33). */

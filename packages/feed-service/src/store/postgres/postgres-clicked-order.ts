@@ -1,9 +1,11 @@
 /**
  * The clicked posts in clicks order (most clicked first, ties by id descending: spec §4), of
- * every language through `clicked_posts_by_clicks_then_id` (clicks, id), or of some languages
+ * every language through `clicked_posts_by_clicks_then_id` (clicks, id), of some languages
  * through `clicked_posts_by_language` (language_id, clicks, id; migration 33,
- * postgres-clicked-languages.ts): each language's range of that index is in the order already,
- * so a search in a language reads its own clicked posts only, never the others' to drop them.
+ * postgres-clicked-languages.ts) or of some feeds through `clicked_posts_by_feed` (feed_id,
+ * clicks, id; migration 34, postgres-clicked-feeds.ts): each language's or feed's range of those
+ * indexes is in the order already, so a search in a language or feed reads its own clicked posts
+ * only, never the others' to drop them.
  */
 import { rows, type Sql } from "./postgres-connection.js";
 
@@ -12,10 +14,21 @@ import { rows, type Sql } from "./postgres-connection.js";
  * clicked posts, one descent of the language index each, rather than every clicked post in order
  * while dropping the others. For a stretch of n posts of those languages the first reads at most
  * languages × n entries, the second about n / share: the languages' own walk costs less when
- * languages × share ≤ 1, always for one language.
+ * languages × share ≤ 1, always for one language. The same holds of feeds (walkByFeed).
  */
 export function walkByLanguage(languages: readonly number[], share: number): boolean {
   return languages.length * share <= 1;
+}
+
+/** Whether a walk of `feeds` (`share`: the share of the posts they hold) reads their own clicked posts (walkByLanguage's rule). */
+export function walkByFeed(feeds: readonly number[], share: number): boolean {
+  return walkByLanguage(feeds, share);
+}
+
+/** A range of clicked posts read by its own index: the column and an int[] placeholder of its values. */
+export interface ClickedRange {
+  column: "language_id" | "feed_id";
+  ids: string;
 }
 
 /** The share of the posts that `languages` hold, from their totals (postgres-language-totals.ts). */
@@ -31,22 +44,22 @@ export async function languagesShare(sql: Sql, languages: readonly number[]): Pr
 
 /**
  * SQL of the clicked posts (`id`, `clicks`) after the key (`clicks`, `id`) in clicks order, at
- * most `limit` of them, in that order; `languages` an int[] parameter or null for every
- * language. Each argument is a placeholder (`$n`) of the caller's statement.
+ * most `limit` of them, in that order; `within` the languages or feeds whose own ranges are read,
+ * or null for every clicked post. Each argument is a placeholder (`$n`) of the caller's statement.
  */
 export function clickedAfter(
   key: { clicks: string; id: string },
   limit: string,
-  languages: string | null,
+  within: ClickedRange | null,
 ): string {
-  if (languages === null) {
+  if (within === null) {
     return `SELECT k.id, k.clicks FROM clicked_posts k WHERE (k.clicks, k.id) < (${key.clicks}::int, ${key.id}::int)
       ORDER BY k.clicks DESC, k.id DESC LIMIT ${limit}`;
   }
-  // One descent of the language index per language, each read in order up to the limit, then
-  // merged: the languages of a page are few (a search names them, or the service's list).
-  return `SELECT k.id, k.clicks FROM unnest(${languages}::int[]) AS l(id) CROSS JOIN LATERAL (
-      SELECT c.id, c.clicks FROM clicked_posts c WHERE c.language_id = l.id
+  // One descent of the index per language or feed, each read in order up to the limit, then
+  // merged: few of them (walkByLanguage, walkByFeed).
+  return `SELECT k.id, k.clicks FROM unnest(${within.ids}::int[]) AS l(id) CROSS JOIN LATERAL (
+      SELECT c.id, c.clicks FROM clicked_posts c WHERE c.${within.column} = l.id
         AND (c.clicks, c.id) < (${key.clicks}::int, ${key.id}::int)
         ORDER BY c.clicks DESC, c.id DESC LIMIT ${limit}) k
     ORDER BY k.clicks DESC, k.id DESC LIMIT ${limit}`;

@@ -46,7 +46,11 @@ async function nextBatch(
   ];
   if (after.clicks > 0) {
     // Within languages, their clicked posts alone (postgres-clicked-order.ts).
-    const clicked = clickedAfter({ clicks: "$2", id: "$3" }, "$4", byLanguage ? "$5" : null);
+    const clicked = clickedAfter(
+      { clicks: "$2", id: "$3" },
+      "$4",
+      byLanguage ? { column: "language_id", ids: "$5" } : null,
+    );
     return rows<Walked>(
       sql,
       `WITH w AS MATERIALIZED (${clicked})

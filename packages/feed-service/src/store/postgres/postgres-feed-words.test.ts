@@ -185,7 +185,10 @@ describe("postgres posts by feed and word", () => {
     ] as const) {
       for (const c of [CASES[0]!, CASES[1]!, CASES[2]!]) {
         const ran = await assertExact(c, sort, page);
-        assert.ok(byFeedWords(ran), `${c.terms} by ${sort}`);
+        // By clicks, the walk of the clicked posts that checks the feeds on each clicked_posts row
+        // (migration 34, postgres-operator-clicks.ts) reads fewer than either index's matches.
+        const walked = sort === "clicks" && ran.some((t) => t.includes("k.feed_id = ANY"));
+        assert.ok(byFeedWords(ran) || walked, `${c.terms} by ${sort}`);
       }
     }
     // The newest 20 by date: a tier of a few days holds them, fewer candidates than the feeds' matches.

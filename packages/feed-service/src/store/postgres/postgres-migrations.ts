@@ -14,6 +14,7 @@ import { type MigrationProgress, stderrProgress } from "../migration-progress.js
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
 import { createClickFunction } from "./postgres-click-schema.js";
+import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
@@ -360,6 +361,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "each clicked post's language on clicked_posts, indexed in clicks order: a search by clicks in a language reads that language's clicked posts alone",
     up: createClickedLanguages,
+  },
+  {
+    version: 34,
+    description:
+      "each clicked post's feed on clicked_posts, indexed in clicks order: a search by clicks within feed: reads those feeds' clicked posts alone",
+    up: createClickedFeeds,
   },
 ];
 

@@ -15,17 +15,25 @@
  * - when the matches are fewer than the posts the walk should read, or the walk reaches that
  *   many posts, all matches are read (through GIN with the scope's facets) and sorted.
  *
- * Within languages (`lang:`, a page's languages), when they are few enough for it
- * (walkByLanguage), the walk reads those languages' clicked posts alone, through
- * `clicked_posts_by_language` (postgres-clicked-order.ts): a page of a language with a small share
- * of the clicks no longer costs the page divided by that share.
+ * Within languages (`lang:`, a page's languages) or feeds (`feed:`), when they are few enough for
+ * it (walkByLanguage, walkByFeed), the walk reads those languages' or feeds' clicked posts alone,
+ * through `clicked_posts_by_language` or `clicked_posts_by_feed` (postgres-clicked-order.ts): a
+ * page of a language or feed with a small share of the clicks no longer costs the page divided by
+ * that share. Otherwise the feeds and languages are checked on the clicked_posts row, before any
+ * probe of `posts`.
  */
-import { clickedAfter, walkByLanguage } from "./postgres-clicked-order.js";
+import { type ClickedRange, clickedAfter, walkByFeed, walkByLanguage } from "./postgres-clicked-order.js";
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
-import { MIN_WALK_STRETCH, TIER_MARGIN, TIER_POST_COST, WALK_PROBE_COST } from "./postgres-plan-costs.js";
+import {
+  CLICKED_ROW_COST,
+  MIN_WALK_STRETCH,
+  TIER_MARGIN,
+  TIER_POST_COST,
+  WALK_PROBE_COST,
+} from "./postgres-plan-costs.js";
 
 type DayBounds = { newest: number; oldest: number; narrow: boolean };
 /** A key of clicked_posts_by_clicks_then_id. */
@@ -57,22 +65,21 @@ async function allMatches(
   return found.map((r) => r.id);
 }
 
+/** The languages or feeds whose own clicked posts a walk reads (null: every clicked post). */
+type Within = { column: ClickedRange["column"]; ids: readonly number[] } | null;
+
 /**
- * The key `posts` clicked posts (of `languages`, or of every language when null) after `after`
- * (null: from the most clicked), or null when fewer remain.
+ * The key `posts` clicked posts (of `within`, or of every language and feed when null) after
+ * `after` (null: from the most clicked), or null when fewer remain.
  */
-async function keyAfter(
-  sql: Sql,
-  languages: readonly number[] | null,
-  after: Key | null,
-  posts: number,
-): Promise<Key | null> {
+async function keyAfter(sql: Sql, within: Within, after: Key | null, posts: number): Promise<Key | null> {
   const from = after ?? FIRST_KEY;
+  const range = within === null ? null : { column: within.column, ids: "$4" };
   const [key] = await rows<Key>(
     sql,
-    `SELECT clicks, id FROM (${clickedAfter({ clicks: "$2", id: "$3" }, "$1", languages === null ? null : "$4")}) k
+    `SELECT clicks, id FROM (${clickedAfter({ clicks: "$2", id: "$3" }, "$1", range)}) k
       ORDER BY clicks DESC, id DESC OFFSET $1 - 1 LIMIT 1`,
-    [posts, from.clicks, from.id, ...(languages === null ? [] : [languages])],
+    [posts, from.clicks, from.id, ...(within === null ? [] : [within.ids])],
   );
   return key ?? null;
 }
@@ -90,8 +97,10 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
   const where = new Where();
   if (after !== null) where.add("(k.clicks, k.id) < (?, ?)", after.clicks, after.id);
   if (last !== null) where.add("(k.clicks, k.id) >= (?, ?)", last.clicks, last.id);
-  // The scope's languages: their clicked posts alone, read through clicked_posts_by_language.
+  // The scope's languages and feeds: their clicked posts alone, read through their own index
+  // (walked by it) or checked on the clicked_posts row before `posts` is probed.
   if (plan.scope.languageIds !== null) where.add("k.language_id = ANY(?::int[])", plan.scope.languageIds);
+  if (plan.scope.feedIds !== null) where.add("k.feed_id = ANY(?::int[])", plan.scope.feedIds);
   const check = new Where().add(
     `CASE WHEN (${plan.filters.sql}) AND (${plan.verify.sql}) THEN ${plan.words === null || plan.settled ? "TRUE" : "p.search_vector @@ ?::tsquery"} ELSE false END`,
     ...plan.filters.args,
@@ -114,12 +123,20 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
   return found.map((r) => r.id);
 }
 
-/** The columns of `posts` that clicked_posts carries too (migration 33, postgres-clicked-languages.ts). */
-const CARRIED = new Set(["id", "clicks", "post_date", "category_id", "language_id", "rank_vector"]);
+/** The columns of `posts` that clicked_posts carries too (migrations 33 and 34, postgres-clicked-languages.ts, postgres-clicked-feeds.ts). */
+const CARRIED = new Set([
+  "id",
+  "clicks",
+  "post_date",
+  "category_id",
+  "language_id",
+  "rank_vector",
+  "feed_id",
+]);
 
 /**
  * Whether a walked post's check reads only columns clicked_posts carries: no words to read on
- * `search_vector` (none, or all `title:`, on `rank_vector`), and filters of languages and dates.
+ * `search_vector` (none, or all `title:`, on `rank_vector`), and filters of languages, feeds and dates.
  */
 function onClickedRow(plan: Plan): boolean {
   if (plan.words !== null && !plan.settled) return false;
@@ -140,17 +157,37 @@ export async function mostClickedIds(
 ): Promise<number[]> {
   const need = page.offset + page.limit;
   const matches = expected.inBase * expected.base * expected.posts;
-  // Within few enough languages the walk reads their clicked posts alone (postgres-clicked-order.ts):
-  // among those the share is the words' within the scope's days (languages and days taken as
-  // independent, as `expected` does, so the languages' share is base / days).
-  const languages = plan.scope.languageIds;
-  const byLanguage =
-    languages !== null && walkByLanguage(languages, expected.base / Math.max(expected.days, 1e-9));
-  let share = byLanguage ? expected.inBase * expected.days : expected.inBase * expected.base;
+  // Within few enough languages or feeds the walk reads their clicked posts alone
+  // (postgres-clicked-order.ts), the narrower of the two when both qualify. Among a language's the
+  // share is the words' within the scope's days (languages and days taken as independent, as
+  // `expected` does, so the languages' share is base / days); among a feed's, the words' within
+  // the scope's languages and days (inBase counts the feeds' share in: feeds and words independent).
+  const { languageIds: languages, feedIds: feeds } = plan.scope;
+  const languagesShare = expected.base / Math.max(expected.days, 1e-9);
+  const byLanguage = languages !== null && walkByLanguage(languages, languagesShare);
+  const byFeed =
+    feeds !== null && walkByFeed(feeds, expected.feeds) && (!byLanguage || expected.feeds <= languagesShare);
+  const within: Within = byFeed
+    ? { column: "feed_id", ids: feeds }
+    : byLanguage
+      ? { column: "language_id", ids: languages }
+      : null;
+  let share = byFeed
+    ? (expected.inBase / Math.max(expected.feeds, 1e-9)) * expected.base
+    : byLanguage
+      ? expected.inBase * expected.days
+      : expected.inBase * expected.base;
   // A walked post is read and checked against the words (out of TOAST): TIER_POST_COST heap rows
   // of matches handed over by GIN; without words, a probe against a row read in the table's order
   // (WALK_PROBE_COST). Past that many posts, reading every match costs less.
-  const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST);
+  // Only the walked posts in the scope's feeds and languages are checked further: the others are
+  // dropped on their clicked_posts row, at CLICKED_ROW_COST (scopes walked by their own index
+  // hold none of those).
+  const checked =
+    (within?.column === "feed_id" ? 1 : expected.feeds) *
+    (within?.column === "language_id" ? 1 : Math.min(1, languagesShare));
+  const perPost = checked + (1 - checked) * CLICKED_ROW_COST;
+  const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST) / perPost;
   if ((need * TIER_MARGIN) / Math.max(share, 1e-9) <= budget) {
     const found: number[] = [];
     let read = 0;
@@ -158,7 +195,7 @@ export async function mostClickedIds(
     while (read < budget) {
       const wanted = Math.ceil(((need - found.length) * TIER_MARGIN) / Math.max(share, 1e-9));
       const posts = Math.min(Math.max(MIN_WALK_STRETCH, wanted), Math.ceil(budget - read));
-      const last = await keyAfter(sql, byLanguage ? languages : null, after, posts);
+      const last = await keyAfter(sql, within, after, posts);
       found.push(...(await stretch(sql, plan, after, last)));
       // The walked posts come first in the order: a full page answers exactly.
       if (found.length >= need) return found.slice(page.offset, need);

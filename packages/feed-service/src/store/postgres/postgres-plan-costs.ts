@@ -122,3 +122,13 @@ export const FEED_WORD_SCAN_POSTS = 64;
  * index entries.
  */
 export const CROSS_POST_COST = 4;
+
+/**
+ * A clicked post that a walk in clicks order reads and drops on its clicked_posts row (its feed or
+ * language, migrations 33 and 34), in probes of `posts` (the primary key, the row, the vector out
+ * of TOAST): what a walk of every clicked post within a `feed:` of many feeds costs beside the
+ * probes of the feeds' own posts (postgres-operator-clicks.ts). Assumes both from the cache, where
+ * such a row read through the clicks index costs a few tenths of a µs against a probe's 10-12 µs
+ * (bench/NOTES.md, pgclick34); rounded up to a tenth so a close call keeps reading every match.
+ */
+export const CLICKED_ROW_COST = 0.1;
