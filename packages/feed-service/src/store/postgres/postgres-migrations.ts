@@ -20,6 +20,7 @@ import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { feedNameChangesSchema } from "./postgres-feed-names.js";
+import { feedTitlesSchema } from "./postgres-feed-titles.js";
 import { feedWordsSchema } from "./postgres-feed-words.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLanguageTotals } from "./postgres-language-totals.js";
@@ -360,6 +361,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "each clicked post's language on clicked_posts, indexed in clicks order: a search by clicks in a language reads that language's clicked posts alone",
     up: createClickedLanguages,
+  },
+  {
+    version: 37,
+    description:
+      "posts by feed and title word: a GIN index keyed by each post's feed and title word, so a feed: with a title: word reads the feeds' posts with it in their titles",
+    up: async (sql) => {
+      await sql.query(feedTitlesSchema);
+    },
   },
 ];
 

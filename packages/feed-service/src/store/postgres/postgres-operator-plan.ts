@@ -13,6 +13,7 @@ import {
 import { termPhrase } from "../../search/term-phrase.js";
 import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { FEED_TITLES_EXPRESSION } from "./postgres-feed-titles.js";
 import { FEED_WORDS_EXPRESSION } from "./postgres-feed-words.js";
 import {
   feedsFacet,
@@ -173,6 +174,12 @@ export interface Plan {
    * statistics chose it to drive (the search sets it, usesFeedWords); null: the operators' index.
    */
   feedWords: readonly string[] | null;
+  /**
+   * With `feedWords`: one query per feed of the index of posts by feed and title word
+   * (postgres-feed-titles.ts) for the `title:` words, `feedWords` then holding the other words
+   * (none: empty) that no title word implies; null: no title word read that way.
+   */
+  feedTitles?: readonly string[] | null;
   /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
   clauses: string[];
   /**
@@ -452,7 +459,11 @@ export function addMatching(
   if (plan.index !== null && plan.feedWords !== null && scope.feedIds !== null) {
     // The feeds' words (postgres-feed-words.ts), ANDed with the feeds' posts of the window's days;
     // the index holds no weights: `title:` words are checked on the title's vector (verify).
-    where.add(`${FEED_WORDS_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedWords);
+    // A post holds only its own feed's keys: each ANY is the post's feed's query.
+    if (plan.feedTitles) where.add(`${FEED_TITLES_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedTitles);
+    if (!plan.feedTitles || plan.feedWords.length > 0) {
+      where.add(`${FEED_WORDS_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedWords);
+    }
     // Every day: the feeds' matches alone (the filters check the feeds); the feeds' posts of
     // every day as a bitmap would cost more than it saves.
     if (window.first !== null || window.last !== null) {
