@@ -116,12 +116,13 @@ const PREFIX = /^' pfx ((?:[^']|'')+)'$/s;
  * reasoning of impliedByTitle in postgres-operator-plan.ts).
  */
 function impliedBy(conjunct: string, titles: readonly string[]): boolean {
-  const word = WORD.exec(conjunct);
-  if (word !== null) {
-    return titles.some((t) => (word[2] === undefined ? t === word[1] : t.startsWith(word[1]!)));
-  }
+  // ` pfx ` first: its lexeme is a quoted word too.
   const prefix = PREFIX.exec(conjunct);
-  return prefix !== null && titles.some((t) => t.startsWith(prefix[1]!));
+  if (prefix !== null) return titles.some((t) => t.startsWith(prefix[1]!));
+  const word = WORD.exec(conjunct);
+  return (
+    word !== null && titles.some((t) => (word[2] === undefined ? t === word[1] : t.startsWith(word[1]!)))
+  );
 }
 
 /** One feed's queries: of this index (its title words), and of the feeds' words for the rest. */
