@@ -8,7 +8,7 @@
  * matches a tier, the heap of each read: bench/NOTES.md, pgops34b). Used only where the feeds'
  * words already drive (usesFeedWords): a feed's title list is part of its word list.
  */
-import { FEED_WORD_CHARS, feedWordQuery } from "./postgres-feed-words.js";
+import { FEED_WORD_CHARS } from "./postgres-feed-words.js";
 import type { Plan } from "./postgres-operator-plan.js";
 
 /** The index's name. */
@@ -125,19 +125,23 @@ function impliedBy(conjunct: string, titles: readonly string[]): boolean {
   );
 }
 
-/** One feed's queries: of this index (its title words), and of the feeds' words for the rest. */
+/** One feed's query of this index, and whether words no title word implies are left. */
 export interface FeedTitleQuery {
   titles: string;
-  /** The conjuncts no title word implies, as feedWordQuery asks them; null when none is left. */
-  words: string | null;
+  /**
+   * Whether other conjuncts are left, which the row's `search_vector` then decides: ANDed with
+   * the feeds' words as a second index condition, the planner took this index alone and ran
+   * feed_words() on every row as a filter (each post's vector out of TOAST, unnested: 430 ms for
+   * 2,071 rows at 1M, bench/NOTES.md), where checking the words on the vector costs one read.
+   */
+  rest: boolean;
 }
 
 /**
  * The operators' index query of the words (Plan.feedIndex: `' ttl the'`, `' pfx pro'`, `'the'`,
- * `'prog':*`, `&`, `|`) split for one feed: the ` ttl ` conjuncts as this index's keys
- * (`'12 the'`), and the other conjuncts, less those a title word implies, for the feeds' words
- * (feedWordQuery). Null when the query has no title conjunct, holds a NOT, or a word is longer
- * than the index keeps of it: the feeds' words alone then.
+ * `'prog':*`, `&`, `|`) for one feed of this index: its ` ttl ` conjuncts as the feed's keys
+ * (`'12 the'`), and whether conjuncts that no title word implies are left. Null when the query
+ * has no title conjunct, holds a NOT, or a title word is longer than the index keeps of it.
  */
 export function feedTitleQuery(index: string, feedId: number): FeedTitleQuery | null {
   const parts = conjuncts(index);
@@ -151,10 +155,10 @@ export function feedTitleQuery(index: string, feedId: number): FeedTitleQuery | 
   }
   if (titles.length === 0) return null;
   if (titles.some((t) => Array.from(t.replace(/''/g, "'")).length >= FEED_WORD_CHARS)) return null;
-  const left = rest.filter((part) => !impliedBy(part, titles));
-  const words = left.length === 0 ? null : feedWordQuery(left.join(" & "), feedId);
-  if (left.length > 0 && words === null) return null;
-  return { titles: [...new Set(titles)].map((t) => `'${feedId} ${t}'`).join(" & "), words };
+  return {
+    titles: [...new Set(titles)].map((t) => `'${feedId} ${t}'`).join(" & "),
+    rest: rest.some((part) => !impliedBy(part, titles)),
+  };
 }
 
 /**
@@ -167,7 +171,6 @@ export function withFeedTitles<P extends Plan>(plan: P): P {
   if (plan.feedWords === null || plan.feedIndex === null || feedIds === null) return plan;
   const split = feedIds.map((id) => feedTitleQuery(plan.feedIndex!, id));
   if (!split.every((t) => t !== null)) return plan;
-  // Which conjuncts are left does not depend on the feed: all feeds have words left, or none.
-  const words = split.every((t) => t.words !== null) ? split.map((t) => t.words!) : [];
-  return { ...plan, feedWords: words, feedTitles: split.map((t) => t.titles) };
+  // Which conjuncts are left does not depend on the feed.
+  return { ...plan, feedTitles: { queries: split.map((t) => t.titles), checkWords: split[0]!.rest } };
 }

@@ -175,11 +175,11 @@ export interface Plan {
    */
   feedWords: readonly string[] | null;
   /**
-   * With `feedWords`: one query per feed of the index of posts by feed and title word
-   * (postgres-feed-titles.ts) for the `title:` words, `feedWords` then holding the other words
-   * (none: empty) that no title word implies; null: no title word read that way.
+   * With `feedWords`, in their place: one query per feed of the index of posts by feed and title
+   * word (postgres-feed-titles.ts) for the `title:` words, and whether the words are checked on
+   * `search_vector` too (some word no title word implies); absent or null: the feeds' words.
    */
-  feedTitles?: readonly string[] | null;
+  feedTitles?: { queries: readonly string[]; checkWords: boolean } | null;
   /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
   clauses: string[];
   /**
@@ -459,9 +459,11 @@ export function addMatching(
   if (plan.index !== null && plan.feedWords !== null && scope.feedIds !== null) {
     // The feeds' words (postgres-feed-words.ts), ANDed with the feeds' posts of the window's days;
     // the index holds no weights: `title:` words are checked on the title's vector (verify).
-    // A post holds only its own feed's keys: each ANY is the post's feed's query.
-    if (plan.feedTitles) where.add(`${FEED_TITLES_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedTitles);
-    if (!plan.feedTitles || plan.feedWords.length > 0) {
+    // A post holds only its own feed's keys: the ANY is the post's feed's query.
+    if (plan.feedTitles) {
+      where.add(`${FEED_TITLES_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedTitles.queries);
+      if (plan.feedTitles.checkWords) where.add("p.search_vector @@ ?::tsquery", plan.words);
+    } else {
       where.add(`${FEED_WORDS_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedWords);
     }
     // Every day: the feeds' matches alone (the filters check the feeds); the feeds' posts of
