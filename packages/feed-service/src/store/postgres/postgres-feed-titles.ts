@@ -3,12 +3,12 @@
  * word of its title (`12 the`), beside the index of posts by feed and word
  * (postgres-feed-words.ts), whose keys hold no weights. A `feed:` search with a `title:` word then
  * reads the feeds' posts with that word in their titles, where the feeds' words hand over every
- * post holding the word anywhere and leave the title to a check on each one's row (the combined
- * `the* title:the feed:日 after:2016-01-16 the` at 1M posts: 30,465 candidates for under 1,000
- * matches a tier, the heap of each read: bench/NOTES.md, pgops34b). Used only where the feeds'
- * words already drive (usesFeedWords): a feed's title list is part of its word list.
+ * post holding the word anywhere and leave the title to a check on each one's row (most of them
+ * fail it: bench/NOTES.md, pgops34b). Used only where the feeds' words already drive
+ * (usesFeedWords): a feed's title list is part of its word list, so it never hands over more.
  */
 import { FEED_WORD_CHARS } from "./postgres-feed-words.js";
+import { conjuncts, impliedBy, TITLE } from "./postgres-index-conjuncts.js";
 import type { Plan } from "./postgres-operator-plan.js";
 
 /** The index's name. */
@@ -34,105 +34,14 @@ CREATE INDEX IF NOT EXISTS ${FEED_TITLES_INDEX} ON posts USING GIN (feed_titles(
 /** The index's expression, spelled as queries must spell it to use the index. */
 export const FEED_TITLES_EXPRESSION = "feed_titles(p.search_vector, p.feed_id)";
 
-/**
- * The top-level conjuncts of a tsquery (its parts ANDed at the outside, parentheses that only
- * group ANDs opened), or null when it holds a NOT: a conjunct that is only a NOT cannot lead a
- * GIN scan, and excluded words are checked on the row anyway (Plan.recheck).
- */
-function conjuncts(query: string): string[] | null {
-  if (/!/.test(query.replace(/'(?:[^']|'')*'/g, ""))) return null;
-  const parts: string[] = [];
-  const split = (text: string) => {
-    let depth = 0;
-    let start = 0;
-    const found: string[] = [];
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
-      if (c === "'") {
-        // Skip a quoted lexeme ('' is a quote inside it).
-        for (i++; i < text.length; i++) {
-          if (text[i] === "'" && text[i + 1] === "'") i++;
-          else if (text[i] === "'") break;
-        }
-      } else if (c === "(") depth++;
-      else if (c === ")") depth--;
-      else if (c === "&" && depth === 0) {
-        found.push(text.slice(start, i).trim());
-        start = i + 1;
-      }
-    }
-    found.push(text.slice(start).trim());
-    for (const part of found) {
-      const inner = part.startsWith("(") && part.endsWith(")") ? part.slice(1, -1) : null;
-      // A group of ANDs only (no OR at its top level) is opened; an OR stays one conjunct.
-      if (inner !== null && wraps(part) && !topLevelOr(inner)) split(inner);
-      else parts.push(part);
-    }
-  };
-  split(query);
-  return parts;
-}
-
-/** Whether the parenthesis that opens `part` closes at its end. */
-function wraps(part: string): boolean {
-  let depth = 0;
-  for (let i = 0; i < part.length; i++) {
-    const c = part[i]!;
-    if (c === "'") {
-      for (i++; i < part.length; i++) {
-        if (part[i] === "'" && part[i + 1] === "'") i++;
-        else if (part[i] === "'") break;
-      }
-    } else if (c === "(") depth++;
-    else if (c === ")" && --depth === 0) return i === part.length - 1;
-  }
-  return false;
-}
-
-function topLevelOr(text: string): boolean {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === "'") {
-      for (i++; i < text.length; i++) {
-        if (text[i] === "'" && text[i + 1] === "'") i++;
-        else if (text[i] === "'") break;
-      }
-    } else if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (c === "|" && depth === 0) return true;
-  }
-  return false;
-}
-
-const TITLE = /^' ttl ((?:[^']|'')+)'$/s;
-const WORD = /^'((?:[^']|'')+)'(:\*)?$/s;
-const PREFIX = /^' pfx ((?:[^']|'')+)'$/s;
-
-/**
- * Whether a conjunct of the operators' index query holds whenever the post's title holds
- * `titles` (quoted as in the query): the word itself, a prefix of one (`'the':*`, ` pfx the`).
- * `title:w` is `'w':A`, a lexeme of `search_vector` itself, so it implies `w` and `w*` (the
- * reasoning of impliedByTitle in postgres-operator-plan.ts).
- */
-function impliedBy(conjunct: string, titles: readonly string[]): boolean {
-  // ` pfx ` first: its lexeme is a quoted word too.
-  const prefix = PREFIX.exec(conjunct);
-  if (prefix !== null) return titles.some((t) => t.startsWith(prefix[1]!));
-  const word = WORD.exec(conjunct);
-  return (
-    word !== null && titles.some((t) => (word[2] === undefined ? t === word[1] : t.startsWith(word[1]!)))
-  );
-}
-
 /** One feed's query of this index, and whether words no title word implies are left. */
 export interface FeedTitleQuery {
   titles: string;
   /**
    * Whether other conjuncts are left, which the row's `search_vector` then decides: ANDed with
    * the feeds' words as a second index condition, the planner took this index alone and ran
-   * feed_words() on every row as a filter (each post's vector out of TOAST, unnested: 430 ms for
-   * 2,071 rows at 1M, bench/NOTES.md), where checking the words on the vector costs one read.
+   * feed_words() on every row as a filter (each post's vector out of TOAST, unnested, and tested
+   * against every feed's query: bench/NOTES.md, pgops34b), where the check reads the vector once.
    */
   rest: boolean;
 }
@@ -157,7 +66,7 @@ export function feedTitleQuery(index: string, feedId: number): FeedTitleQuery | 
   if (titles.some((t) => Array.from(t.replace(/''/g, "'")).length >= FEED_WORD_CHARS)) return null;
   return {
     titles: [...new Set(titles)].map((t) => `'${feedId} ${t}'`).join(" & "),
-    rest: rest.some((part) => !impliedBy(part, titles)),
+    rest: rest.some((part) => !impliedBy(part, titles, [])),
   };
 }
 
