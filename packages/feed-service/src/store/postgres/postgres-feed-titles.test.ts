@@ -209,6 +209,14 @@ describe("postgres posts by feed and title word", () => {
         assert.ok(byTitles(ran) && !byFeedWords(ran) && checksWords(ran), `${c.terms} by ${sort}`);
       }
     }
+    // The 10,000 newest of `title:the` in 20 feeds since a day: their title lists of every day
+    // cost less than the feeds' posts since that day as a bitmap (withFeedTitles): one statement,
+    // no tier, the days checked on the row.
+    const ranked = (await assertExact(CASES[17]!, "relevance", { offset: 0, limit: 20 })).filter((t) =>
+      t.includes(`${FEED_TITLES_EXPRESSION} @@ ANY(`),
+    );
+    assert.equal(ranked.length, 1);
+    assert.ok(!/p\.post_date >= \$/.test(ranked[0]!) && /p\.post_date \+ 0 >= \$/.test(ranked[0]!));
     // An exclusion, an OR, a title prefix, a phrase and a word longer than the index keeps: not
     // through the title lists.
     for (const c of [CASES[22]!, CASES[23]!, CASES[24]!, CASES[25]!, CASES[26]!]) {

@@ -9,7 +9,8 @@
  */
 import { FEED_WORD_CHARS } from "./postgres-feed-words.js";
 import { conjuncts, impliedBy, TITLE } from "./postgres-index-conjuncts.js";
-import type { Plan } from "./postgres-operator-plan.js";
+import type { Expected, Plan } from "./postgres-operator-plan.js";
+import { HEAP_ROW_COST } from "./postgres-plan-costs.js";
 
 /** The index's name. */
 export const FEED_TITLES_INDEX = "posts_feed_titles";
@@ -73,13 +74,31 @@ export function feedTitleQuery(index: string, feedId: number): FeedTitleQuery | 
 /**
  * `plan` with its `title:` words read from this index when the feeds' words drive it (withFeedWords
  * set `feedWords`): a feed's title list of a word is part of its list of the word, so it never
- * hands over more. Unchanged otherwise.
+ * hands over more. Unchanged otherwise. `share` is the matches' share among the posts of the
+ * scope's languages and days, `windowPosts` the posts of the days the search reads (a tier's, or
+ * the scope's all), as withFeedWords takes them.
+ *
+ * The title lists of every day, each match's heap row read (`allDays`), against the feeds' posts
+ * of those days from posts_by_feed as a bitmap (an index entry each) and the matches within them:
+ * a title word's matches are few, and the bitmap of a long window costs more than the rows it
+ * spares (bench/NOTES.md, pgops34b). With `allDays` no tier is read: it would read every day.
  */
-export function withFeedTitles<P extends Plan>(plan: P): P {
+export function withFeedTitles<P extends Plan>(
+  plan: P,
+  guess: Expected,
+  share: number,
+  windowPosts: number,
+): P {
   const feedIds = plan.scope.feedIds;
   if (plan.feedWords === null || plan.feedIndex === null || feedIds === null) return plan;
   const split = feedIds.map((id) => feedTitleQuery(plan.feedIndex!, id));
   if (!split.every((t) => t !== null)) return plan;
+  const window = Math.min(windowPosts, guess.base * guess.posts);
+  const everyDay = share * guess.posts * HEAP_ROW_COST;
+  const allDays = everyDay < guess.feeds * window + share * window * HEAP_ROW_COST;
   // Which conjuncts are left does not depend on the feed.
-  return { ...plan, feedTitles: { queries: split.map((t) => t.titles), checkWords: split[0]!.rest } };
+  return {
+    ...plan,
+    feedTitles: { queries: split.map((t) => t.titles), checkWords: split[0]!.rest, allDays },
+  };
 }

@@ -178,9 +178,11 @@ export interface Plan {
   /**
    * With `feedWords`, in their place: one query per feed of the index of posts by feed and title
    * word (postgres-feed-titles.ts) for the `title:` words, and whether the words are checked on
-   * `search_vector` too (some word no title word implies); absent or null: the feeds' words.
+   * `search_vector` too (some word no title word implies), and whether every day of the lists is
+   * read, without the feeds' posts of the window as a bitmap (withFeedTitles); absent or null:
+   * the feeds' words.
    */
-  feedTitles?: { queries: readonly string[]; checkWords: boolean } | null;
+  feedTitles?: { queries: readonly string[]; checkWords: boolean; allDays: boolean } | null;
   /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
   clauses: string[];
   /**
@@ -470,7 +472,7 @@ export function addMatching(
     }
     // Every day: the feeds' matches alone (the filters check the feeds); the feeds' posts of
     // every day as a bitmap would cost more than it saves.
-    if (window.first !== null || window.last !== null) {
+    if ((window.first !== null || window.last !== null) && plan.feedTitles?.allDays !== true) {
       const bitmap = scopeBitmap(scope, window, true, false)!;
       where.add(bitmap.sql, ...bitmap.args);
     }
