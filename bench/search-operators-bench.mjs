@@ -106,9 +106,11 @@ for (const shape of shapeNames) {
       await client.connect();
       const started = performance.now();
       try {
-        const results = [(await client.query(readFileSync(file, "utf8")))].flat();
+        const results = [await client.query(readFileSync(file, "utf8"))].flat();
         const shown = results.at(-1)?.rows ?? [];
-        console.log(`(${file}: ${((performance.now() - started) / 1000).toFixed(1)} s) ${JSON.stringify(shown)}`);
+        console.log(
+          `(${file}: ${((performance.now() - started) / 1000).toFixed(1)} s) ${JSON.stringify(shown)}`,
+        );
       } finally {
         await client.end();
       }
