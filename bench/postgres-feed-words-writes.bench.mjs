@@ -7,15 +7,23 @@
 // statement, as they would at ingest. Prints each side's median ms and posts/s, and their ratio.
 //
 //   node bench/postgres-feed-words-writes.bench.mjs --url postgres://... [--posts 2000] [--rounds 5]
+//     [--index posts_feed_titles]   (another index of posts to weigh the same way: migration 37's)
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
-  options: { url: { type: "string" }, posts: { type: "string" }, rounds: { type: "string" } },
+  options: {
+    url: { type: "string" },
+    posts: { type: "string" },
+    rounds: { type: "string" },
+    index: { type: "string" },
+  },
 });
 const posts = Number(values.posts ?? 2000);
 const rounds = Number(values.rounds ?? 5);
+const index = values.index ?? "posts_feed_words";
+if (!/^\w+$/.test(index)) throw new Error(`not an index name: ${index}`);
 const { default: pg } = await import(
   createRequire(new URL("../packages/feed-service/package.json", import.meta.url)).resolve("pg")
 );
@@ -23,9 +31,9 @@ const client = new pg.Client({ connectionString: values.url });
 await client.connect();
 
 const [{ n }] = (
-  await client.query("SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = 'posts_feed_words'")
+  await client.query("SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = $1", [index])
 ).rows;
-if (n !== 1) throw new Error("the database has no posts_feed_words index (migration 32)");
+if (n !== 1) throw new Error(`the database has no ${index} index`);
 
 const insert = `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, search_vector, phrase_vector)
   SELECT feed_id, 'feed-words-bench ' || id, link, title, excerpt, content, seen_at, post_date, language_id, search_vector, phrase_vector
@@ -34,7 +42,7 @@ const insert = `INSERT INTO posts (feed_id, guid, link, title, excerpt, content,
 async function once(withIndex) {
   await client.query("BEGIN");
   try {
-    if (!withIndex) await client.query("DROP INDEX posts_feed_words");
+    if (!withIndex) await client.query(`DROP INDEX ${index}`);
     const started = performance.now();
     await client.query(insert, [posts]);
     return performance.now() - started;
@@ -60,7 +68,7 @@ console.log(
 console.log("|---|---:|---:|");
 for (const side of ["without", "with"]) {
   const ms = median(times[side]);
-  console.log(`| ${side} posts_feed_words | ${ms.toFixed(1)} | ${rate(ms).toFixed(0)} |`);
+  console.log(`| ${side} ${index} | ${ms.toFixed(1)} | ${rate(ms).toFixed(0)} |`);
 }
 console.log(
   `\nwith / without (medians): ${(median(times.with) / median(times.without)).toFixed(2)}x the time; load average ${before.toFixed(1)} -> ${loadavg()[0].toFixed(1)} (2 cores, shared)`,

@@ -19,6 +19,10 @@
 // PostgreSQL folders are too large to copy). A build's reads of tables the database lacks fail;
 // `feed:` then resolves through feeds(), as it does on stores without feedNames().
 //
+// --sql-before FILE / --sql-after FILE (PostgreSQL) run a file of SQL on the database once its server
+// is up and before the stores open, and again before it stops, whatever the outcome: to measure
+// a newer migration's objects on a folder that must keep its schema, made by hand and dropped after.
+//
 // --cpu times each call by this process's CPU time (user + system) instead of the clock: on a
 // shared machine under load a SQLite call (synchronous, in this thread) waits for a core as long
 // again as it runs, and the clock measures that wait; its CPU time does not. PostgreSQL calls run
@@ -28,6 +32,7 @@
 // build adds a migration (opening migrates them). A baseline dist must sit where Node finds the
 // package's dependencies (under this repository, e.g. node_modules/.baseline/dist, with native/ and package.json beside it), and must know
 // the database's schema.
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { loadBuilds, openUnmigrated } from "./builds-under-test.mjs";
@@ -51,6 +56,8 @@ const { values } = parseArgs({
     cpu: { type: "boolean" },
     phrases: { type: "boolean" },
     "no-migrate": { type: "boolean" },
+    "sql-before": { type: "string" },
+    "sql-after": { type: "string" },
   },
 });
 const shapeNames = (values.shape ?? ["demo"]).flatMap((name) => name.split(","));
@@ -92,7 +99,24 @@ for (const shape of shapeNames) {
     const postgres = backend === "postgres" ? await openShapePostgres(shape, posts) : null;
     const location = postgres?.url ?? path;
     const opened = [];
+    const runSql = async (file) => {
+      if (!postgres || !file) return;
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: location });
+      await client.connect();
+      const started = performance.now();
+      try {
+        const results = [await client.query(readFileSync(file, "utf8"))].flat();
+        const shown = results.at(-1)?.rows ?? [];
+        console.log(
+          `(${file}: ${((performance.now() - started) / 1000).toFixed(1)} s) ${JSON.stringify(shown)}`,
+        );
+      } finally {
+        await client.end();
+      }
+    };
     try {
+      await runSql(values["sql-before"]);
       for (const build of builds) {
         const store =
           postgres && values["no-migrate"]
@@ -161,6 +185,7 @@ for (const shape of shapeNames) {
       );
     } finally {
       for (const { store } of opened) await store.close();
+      await runSql(values["sql-after"]);
       await postgres?.stop();
     }
   }

@@ -21,6 +21,7 @@ import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { feedNameChangesSchema } from "./postgres-feed-names.js";
+import { feedTitlesSchema } from "./postgres-feed-titles.js";
 import { feedWordsSchema } from "./postgres-feed-words.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLanguageTotals } from "./postgres-language-totals.js";
@@ -367,6 +368,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "each clicked post's feed on clicked_posts, indexed in clicks order: a search by clicks within feed: reads those feeds' clicked posts alone",
     up: createClickedFeeds,
+  },
+  {
+    version: 37,
+    description:
+      "posts by feed and title word: a GIN index keyed by each post's feed and title word, so a feed: with a title: word reads the feeds' posts with it in their titles",
+    up: async (sql) => {
+      await sql.query(feedTitlesSchema);
+    },
   },
 ];
 

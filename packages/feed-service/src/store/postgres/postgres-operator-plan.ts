@@ -13,7 +13,9 @@ import {
 import { termPhrase } from "../../search/term-phrase.js";
 import type { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { FEED_TITLES_EXPRESSION } from "./postgres-feed-titles.js";
 import { FEED_WORDS_EXPRESSION } from "./postgres-feed-words.js";
+import { withoutImplied } from "./postgres-index-conjuncts.js";
 import {
   feedsFacet,
   feedsInIndex,
@@ -173,6 +175,14 @@ export interface Plan {
    * statistics chose it to drive (the search sets it, usesFeedWords); null: the operators' index.
    */
   feedWords: readonly string[] | null;
+  /**
+   * With `feedWords`, in their place: one query per feed of the index of posts by feed and title
+   * word (postgres-feed-titles.ts) for the `title:` words, and whether the words are checked on
+   * `search_vector` too (some word no title word implies), and whether every day of the lists is
+   * read, without the feeds' posts of the window as a bitmap (withFeedTitles); absent or null:
+   * the feeds' words.
+   */
+  feedTitles?: { queries: readonly string[]; checkWords: boolean; allDays: boolean } | null;
   /** Each clause of the words as the operators' index holds it: what the statistics estimate. */
   clauses: string[];
   /**
@@ -330,7 +340,8 @@ function indexedWords(query: SearchQuery): {
   const excluded = query.excluded.filter((t) => t.titleOnly !== true && termPhrase(t).length <= 1);
   const index = toTsquery({ clauses: query.clauses, excluded });
   return {
-    index: index === null ? null : indexLexemes(index),
+    // Conjuncts others imply left out: the same posts, fewer posting lists for GIN to intersect.
+    index: index === null ? null : withoutImplied(indexLexemes(index)),
     expression: OPERATOR_EXPRESSION,
     clauses,
     verify: and(verify),
@@ -452,10 +463,16 @@ export function addMatching(
   if (plan.index !== null && plan.feedWords !== null && scope.feedIds !== null) {
     // The feeds' words (postgres-feed-words.ts), ANDed with the feeds' posts of the window's days;
     // the index holds no weights: `title:` words are checked on the title's vector (verify).
-    where.add(`${FEED_WORDS_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedWords);
+    // A post holds only its own feed's keys: the ANY is the post's feed's query.
+    if (plan.feedTitles) {
+      where.add(`${FEED_TITLES_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedTitles.queries);
+      if (plan.feedTitles.checkWords) where.add("p.search_vector @@ ?::tsquery", plan.words);
+    } else {
+      where.add(`${FEED_WORDS_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedWords);
+    }
     // Every day: the feeds' matches alone (the filters check the feeds); the feeds' posts of
     // every day as a bitmap would cost more than it saves.
-    if (window.first !== null || window.last !== null) {
+    if ((window.first !== null || window.last !== null) && plan.feedTitles?.allDays !== true) {
       const bitmap = scopeBitmap(scope, window, true, false)!;
       where.add(bitmap.sql, ...bitmap.args);
     }

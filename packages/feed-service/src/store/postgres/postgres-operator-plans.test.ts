@@ -18,6 +18,7 @@ import { type OperatorCase, operatorSearchReference } from "../../test-support/p
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { withoutImplied } from "./postgres-index-conjuncts.js";
 import { OPERATOR_EXPRESSION, planOf } from "./postgres-operator-plan.js";
 import { type Scope, ScopeDays } from "./postgres-operator-scope.js";
 import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
@@ -185,6 +186,13 @@ const CASES: Case[] = [
   { terms: "title:the* the", where: "TRUE" },
   { terms: "title:the* the* w5", where: "TRUE" },
   { terms: "title:the wor*", where: "TRUE" },
+  // Conjuncts another implies, left out of GIN's query (postgres-index-conjuncts.ts).
+  { terms: "the* the w5", where: "TRUE" },
+  { terms: "title:the the w5", where: "TRUE" },
+  { terms: `the* title:the after:${iso(500)} the`, where: since(500) },
+  { terms: "then the* k3", where: "TRUE" },
+  { terms: "title:then the* the", where: "TRUE" },
+  { terms: "the* the OR k3", where: "TRUE" },
 ];
 
 const PAGES: Record<SearchSort, Array<{ offset: number; limit: number }>> = {
@@ -264,6 +272,29 @@ describe("postgres search operator plans", () => {
       // A `title:` prefix loses its weight in the index: checked on the title's vector.
       assert.ok(checked(await assertExact(CASES[21]!, sort, { offset: 0, limit: 20 })));
     }
+  });
+
+  it("leaves out of GIN's query the words and prefixes another word of the query implies", async () => {
+    for (const sort of ["relevance", "date"] as const) {
+      const pfx = indexQueries(await assertExact(CASES[35]!, sort, { offset: 0, limit: 20 }));
+      assert.ok(pfx.length > 0 && pfx.every((q) => !q.includes("pfx") && q.includes("'the'")), sort);
+      const titled = indexQueries(await assertExact(CASES[36]!, sort, { offset: 0, limit: 20 }));
+      assert.ok(
+        titled.length > 0 && titled.every((q) => q.includes("' ttl the'") && !q.includes("'the'")),
+        sort,
+      );
+      const all = indexQueries(await assertExact(CASES[37]!, sort, { offset: 0, limit: 20 }));
+      assert.ok(all.length > 0 && all.every((q) => q.includes("' ttl the'") && !/pfx|'the'/.test(q)), sort);
+    }
+    // A prefix the word does not imply stays; an OR keeps its terms.
+    assert.equal(withoutImplied("' pfx the' & 'the' & 'w5'"), "'the' & 'w5'");
+    assert.equal(withoutImplied("' pfx the' & ' ttl the' & 'the'"), "' ttl the'");
+    assert.equal(withoutImplied("'then' & ' pfx the' & 'k3'"), "'then' & 'k3'");
+    assert.equal(withoutImplied("' ttl then' & ' pfx the' & 'the'"), "' ttl then' & 'the'");
+    assert.equal(withoutImplied("(' pfx wor' & 'work':*) & 'the'"), "(' pfx wor' & 'work':*) & 'the'");
+    assert.equal(withoutImplied("' pfx the' & ('the' | 'k3')"), "' pfx the' & ('the' | 'k3')");
+    assert.equal(withoutImplied("' pfx the' & 'the' & !'k3'"), "' pfx the' & 'the' & !'k3'");
+    assert.equal(withoutImplied("'the' & 'the'"), "'the'");
   });
 
   it("hands GIN no phrase (it would recheck each candidate against the indexed expression)", async () => {

@@ -17,6 +17,7 @@ import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { withFeedTitles } from "./postgres-feed-titles.js";
 import { withFeedWords } from "./postgres-feed-words.js";
 import { mostClickedIds } from "./postgres-operator-clicks.js";
 import { addMatching, type Expected, expected, type Plan, planOf } from "./postgres-operator-plan.js";
@@ -128,10 +129,11 @@ async function newestTier(
     share = await sampleNewest(sql, plan, guess, days);
   }
   // The feeds' words drive when their matches are fewer than the word's candidates in the tier.
-  const read = withFeedWords(plan, guess, share, (page.pool * TIER_MARGIN) / Math.max(share, 1e-9));
+  const tierPosts = (page.pool * TIER_MARGIN) / Math.max(share, 1e-9);
+  const read = withFeedTitles(withFeedWords(plan, guess, share, tierPosts), guess, share, tierPosts);
   // Through the feeds' words every tier reads the feeds' matches of all days again: a tier that
-  // falls short is followed by the whole scope.
-  let whole = false;
+  // falls short is followed by the whole scope. Through every day of the title lists, no tier.
+  let whole = read.feedTitles?.allDays === true;
   for (;;) {
     const tier = whole ? null : await tierHolding(guess, page.pool / Math.max(share, 1e-9), days);
     const where = new Where();
@@ -235,7 +237,13 @@ async function pageIds(
     // clause's, far too high for words that seldom meet (`title:新 la`), is checked first.
     if (!plan.estimable && plan.index !== null) guess.inBase = await sampleNewest(sql, plan, guess, days);
     // Every match, when the walk does not pay: through the feeds' words when they drive.
-    const all = withFeedWords(plan, guess, guess.inBase, guess.base * guess.posts);
+    const scopePosts = guess.base * guess.posts;
+    const all = withFeedTitles(
+      withFeedWords(plan, guess, guess.inBase, scopePosts),
+      guess,
+      guess.inBase,
+      scopePosts,
+    );
     return mostClickedIds(sql, all, guess, days, page);
   }
   if (plan.words === null || plan.index === null) return newestListed(sql, plan, guess, days, page);
