@@ -151,6 +151,9 @@ describe("postgres search tiers", () => {
    * words), as a scan does when it meets such a post after its other words and before those;
    * their positive words are found, as the pending list hands those over in any case.
    */
+  const SUBTRACTED = `p.id NOT IN (SELECT p.id FROM posts p WHERE ${SEARCH_EXPRESSION}`;
+  /** The candidates GIN hands over, checked on their vectors (condition() with Match.verify). */
+  const CHECKED = /p\.phrase_vector\) @@ \$\d+::tsquery AND p\.search_vector @@ \$\d+::tsquery/;
   function laggingIndex(lagging: readonly string[]): { sql: Sql; statements: string[] } {
     const deleted = `ARRAY[${lagging.map((word) => `'${word}'`).join(", ")}]::text[]`;
     const view = (expression: string) =>
@@ -160,9 +163,16 @@ describe("postgres search tiers", () => {
       query: ((config: string | { text: string; name?: string }, values?: unknown[]) => {
         const text = typeof config === "string" ? config : config.text;
         statements.push(text);
+        // A positive lookup finds such a post whole, in the pending list or else in the tree: the
+        // lookup of the posts to subtract (postgres-excluded-words.ts) reads the index as it is.
         const seen = text
-          .replaceAll(SEARCH_EXPRESSION, view(SEARCH_EXPRESSION))
-          .replaceAll(OPERATOR_EXPRESSION, view(OPERATOR_EXPRESSION));
+          .split(SUBTRACTED)
+          .map((part) =>
+            part
+              .replaceAll(SEARCH_EXPRESSION, view(SEARCH_EXPRESSION))
+              .replaceAll(OPERATOR_EXPRESSION, view(OPERATOR_EXPRESSION)),
+          )
+          .join(SUBTRACTED);
         // Unnamed: a statement is prepared by a name its text gives (rows()), never for another text.
         const { name: _, ...unnamed } =
           typeof config === "string" ? { text: seen } : { ...config, text: seen };
@@ -227,6 +237,13 @@ describe("postgres search tiers", () => {
             want.map((r) => [r.id, ...(sort === "relevance" ? [r.score] : [])]),
             label,
           );
+          // How the excluded words were left out (postgres-excluded-words.ts).
+          if (!usesOperators(query)) {
+            for (const text of statements) {
+              if (text.includes(SUBTRACTED)) plans.add("subtracted");
+              if (CHECKED.test(text)) plans.add("checked");
+            }
+          }
           if (sort !== "clicks" || usesOperators(query)) continue;
           // The plans of search by clicks (postgres-search-queries.ts mostClickedPage).
           for (const text of statements) {
@@ -239,8 +256,8 @@ describe("postgres search tiers", () => {
     }
     assert.deepEqual(
       [...plans].sort(),
-      ["click tier", "every match", "walk"],
-      "every plan of search by clicks ran",
+      ["checked", "click tier", "every match", "subtracted", "walk"],
+      "every plan of search by clicks ran, and both ways of leaving out excluded words",
     );
   });
 
