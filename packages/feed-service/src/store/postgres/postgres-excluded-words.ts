@@ -12,17 +12,17 @@
  *   pending pages only once their entries are in the tree (ginInsertCleanup in
  *   src/backend/access/gin/ginfast.c; bench/gin-pending-exclusion.mjs shows it).
  *
- * The statistics choose: subtracting reads each post holding an excluded word among the positive
+ * The counts choose: subtracting reads each post holding an excluded word among the positive
  * matches (an index entry and its heap row), checking reads each candidate's vector, which costs
  * EXCLUDED_CHECK_POSTS such posts (postgres-plan-costs.ts).
  */
 import type { SearchQuery } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
-import type { Sql } from "./postgres-connection.js";
+import { rows, type Sql } from "./postgres-connection.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
-import { EXCLUDED_CHECK_POSTS } from "./postgres-plan-costs.js";
-import { languagesFacet } from "./postgres-search-facets.js";
-import { expectation, type Match } from "./postgres-search-plan.js";
+import { EXCLUDED_CHECK_POSTS, MAX_SAMPLE_POSTS, MIN_SAMPLE_MATCHES } from "./postgres-plan-costs.js";
+import { languagesFacet, SEARCH_EXPRESSION, sinceDayFacet } from "./postgres-search-facets.js";
+import { expectation, type Match, postsPerDay } from "./postgres-search-plan.js";
 import { toTsquery } from "./postgres-text-search.js";
 
 /**
@@ -52,9 +52,37 @@ export function excludedPostsQuery(
 }
 
 /**
+ * How many posts GIN hands over for `match` and how many hold an excluded word among the positive
+ * matches, in the newest days holding MAX_SAMPLE_POSTS posts, where the tiers start: counted
+ * through the index alone (no post's vector, no heap row where the page is all-visible). Null
+ * when the newest day alone is too crowded to count cheaply, or the sample too small to say.
+ * Words are far from independent ('the' and 'new'), so the statistics alone mistake the ratio.
+ */
+async function newestCounts(
+  sql: Sql,
+  match: Match,
+  subtract: string,
+): Promise<{ candidates: number; holding: number } | null> {
+  const perDay = await postsPerDay(sql, null);
+  let posts = 0;
+  let days = 0;
+  while (days < perDay.length && posts < MAX_SAMPLE_POSTS) posts += perDay[days++]!.n;
+  if (days === 0 || posts > 2 * MAX_SAMPLE_POSTS) return null;
+  const facet = sinceDayFacet(perDay[days - 1]!.day, perDay[0]!.day);
+  const [row] = await rows<{ candidates: number; holding: number }>(
+    sql,
+    `SELECT (SELECT count(*) FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery)::int AS candidates,
+      (SELECT count(*) FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $2::tsquery)::int AS holding`,
+    [`(${match.index}) & ${facet}`, `(${subtract}) & ${facet}`],
+  );
+  return row!.candidates + row!.holding >= MIN_SAMPLE_MATCHES ? row! : null;
+}
+
+/**
  * `match` (searchMatch's, which checks every candidate's vector when the query excludes a word)
- * with its excluded words' posts subtracted instead, when the statistics expect fewer of those
- * than EXCLUDED_CHECK_POSTS times the candidates; else `match` as it is.
+ * with its excluded words' posts subtracted instead, when fewer of those are expected than
+ * EXCLUDED_CHECK_POSTS times the candidates (counted among the newest posts, else the statistics'
+ * estimate); else `match` as it is.
  */
 export async function settleExclusions(
   sql: Sql,
@@ -64,10 +92,11 @@ export async function settleExclusions(
 ): Promise<Match> {
   const excluded = excludedPostsQuery(query, languageIds);
   if (excluded === null) return match;
-  const [candidates, holding] = [
-    await expectation(sql, match),
-    await expectation(sql, { ...match, words: excluded.words }),
-  ];
-  if (holding.matches > EXCLUDED_CHECK_POSTS * Math.max(1, candidates.matches)) return match;
+  const counted = await newestCounts(sql, match, excluded.index);
+  const { candidates, holding } = counted ?? {
+    candidates: (await expectation(sql, match)).matches,
+    holding: (await expectation(sql, { ...match, words: excluded.words })).matches,
+  };
+  if (holding > EXCLUDED_CHECK_POSTS * Math.max(1, candidates)) return match;
   return { ...match, verify: null, subtract: excluded.index };
 }
