@@ -20,7 +20,12 @@ import type { SearchQuery } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
-import { EXCLUDED_CHECK_POSTS, MAX_SAMPLE_POSTS, MIN_SAMPLE_MATCHES } from "./postgres-plan-costs.js";
+import {
+  EXCLUDED_CHECK_POSTS,
+  MAX_SAMPLE_POSTS,
+  MIN_SAMPLE_MATCHES,
+  SAMPLE_POSTS,
+} from "./postgres-plan-costs.js";
 import { languagesFacet, SEARCH_EXPRESSION, sinceDayFacet } from "./postgres-search-facets.js";
 import { expectation, type Match, postsPerDay } from "./postgres-search-plan.js";
 import { toTsquery } from "./postgres-text-search.js";
@@ -53,7 +58,7 @@ export function excludedPostsQuery(
 
 /**
  * How many posts GIN hands over for `match` and how many hold an excluded word among the positive
- * matches, in the newest days holding MAX_SAMPLE_POSTS posts, where the tiers start: counted
+ * matches, in the newest days holding SAMPLE_POSTS posts, where the tiers start: counted
  * through the index alone (no post's vector, no heap row where the page is all-visible). Null
  * when the newest day alone is too crowded to count cheaply, or the sample too small to say.
  * Words are far from independent ('the' and 'new'), so the statistics alone mistake the ratio.
@@ -66,8 +71,8 @@ async function newestCounts(
   const perDay = await postsPerDay(sql, null);
   let posts = 0;
   let days = 0;
-  while (days < perDay.length && posts < MAX_SAMPLE_POSTS) posts += perDay[days++]!.n;
-  if (days === 0 || posts > 2 * MAX_SAMPLE_POSTS) return null;
+  while (days < perDay.length && posts < SAMPLE_POSTS) posts += perDay[days++]!.n;
+  if (days === 0 || posts > MAX_SAMPLE_POSTS) return null;
   const facet = sinceDayFacet(perDay[days - 1]!.day, perDay[0]!.day);
   const [row] = await rows<{ candidates: number; holding: number }>(
     sql,
