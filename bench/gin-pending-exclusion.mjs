@@ -88,7 +88,7 @@ try {
     );
     const pages = await cleaning;
     console.log(
-      `round ${round + 1}: ${pages} pending pages moved; GIN alone: ${scans.plain.bad} of ${scans.plain.runs} scans wrong (up to ${scans.plain.wrong} rows holding "the"); checked on the column: ${scans.checked.bad} of ${scans.checked.runs}; subtracted: ${scans.subtracted.bad} of ${scans.subtracted.runs}`,
+      `round ${round + 1}: ${pages} pending pages moved; GIN alone: ${scans.plain.bad} of ${scans.plain.runs} scans wrong (up to ${scans.plain.wrong} rows wrong); checked on the column: ${scans.checked.bad} of ${scans.checked.runs}; subtracted: ${scans.subtracted.bad} of ${scans.subtracted.runs}`,
     );
   }
 } finally {
