@@ -56,6 +56,10 @@ export function excludedPostsQuery(
   };
 }
 
+/** The statement of newestCounts: it steers the choice, never an answer. */
+export const NEWEST_COUNTS = `SELECT (SELECT count(*) FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery)::int AS candidates,
+  (SELECT count(*) FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $2::tsquery)::int AS holding`;
+
 /**
  * How many posts GIN hands over for `match` and how many hold an excluded word among the positive
  * matches, in the newest days holding SAMPLE_POSTS posts, where the tiers start: counted
@@ -74,12 +78,10 @@ async function newestCounts(
   while (days < perDay.length && posts < SAMPLE_POSTS) posts += perDay[days++]!.n;
   if (days === 0 || posts > MAX_SAMPLE_POSTS) return null;
   const facet = sinceDayFacet(perDay[days - 1]!.day, perDay[0]!.day);
-  const [row] = await rows<{ candidates: number; holding: number }>(
-    sql,
-    `SELECT (SELECT count(*) FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery)::int AS candidates,
-      (SELECT count(*) FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $2::tsquery)::int AS holding`,
-    [`(${match.index}) & ${facet}`, `(${subtract}) & ${facet}`],
-  );
+  const [row] = await rows<{ candidates: number; holding: number }>(sql, NEWEST_COUNTS, [
+    `(${match.index}) & ${facet}`,
+    `(${subtract}) & ${facet}`,
+  ]);
   return row!.candidates + row!.holding >= MIN_SAMPLE_MATCHES ? row! : null;
 }
 
