@@ -132,3 +132,13 @@ export const CROSS_POST_COST = 4;
  * (bench/NOTES.md, pgclick34); rounded up to a tenth so a close call keeps reading every match.
  */
 export const CLICKED_ROW_COST = 0.1;
+
+/**
+ * One candidate of a query that excludes words, checked on its `search_vector` (read out of TOAST
+ * for a long post), in posts found through the search index and read for their ids: what picks
+ * between checking the candidates and subtracting the posts that hold an excluded word
+ * (postgres-excluded-words.ts). Measured at 1M (bench/NOTES.md, pgexcl34): 5-16 µs a checked
+ * candidate warm (far more on a first call, from TOAST pages not cached) against 1.6-2 µs a
+ * subtracted post.
+ */
+export const EXCLUDED_CHECK_POSTS = 3;

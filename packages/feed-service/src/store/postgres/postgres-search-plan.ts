@@ -36,6 +36,12 @@ export const DATE_ORDER = "post_date DESC, id DESC";
 export interface Match {
   index: string;
   verify: string | null;
+  /**
+   * The search index's query for posts to leave out (those holding an excluded word), found
+   * positively and subtracted by id: exact while GIN's pending list moves, where its `!word` is
+   * not (postgres-excluded-words.ts).
+   */
+  subtract?: string | null;
   /** The query without facets: what walks check, and what the score is computed for. */
   words: string;
   /**
@@ -89,6 +95,12 @@ export function condition(
   if (match.verify !== null) {
     parts.push(`p.search_vector @@ $${first + params.length}::tsquery`);
     params.push(match.verify);
+  }
+  if (match.subtract) {
+    parts.push(
+      `p.id NOT IN (SELECT p.id FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $${first + params.length}::tsquery)`,
+    );
+    params.push(facet ? `(${match.subtract}) & ${facet}` : match.subtract);
   }
   if (since !== null) {
     // `+ 0` keeps the date a filter on the matches GIN hands over: as an index condition, the

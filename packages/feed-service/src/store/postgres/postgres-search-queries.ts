@@ -34,6 +34,7 @@ import { walkClicked } from "./postgres-clicked-walk.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { countedDays } from "./postgres-counted-searches.js";
+import { settleExclusions } from "./postgres-excluded-words.js";
 import { postsInLanguages } from "./postgres-language-totals.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import { TIER_MARGIN, TIER_POST_COST, WALK_POSTS } from "./postgres-plan-costs.js";
@@ -269,7 +270,8 @@ export function searchMatch(query: SearchQuery, languageIds: readonly number[] |
     // the pending list into the entry tree (VACUUM, gin_clean_pending_list) has its lexemes added
     // one key at a time, so a scan meanwhile can find its `k3` and not yet its `the` and hand it
     // over for `k3 & !the`, unchecked (https://www.postgresql.org/docs/current/gin.html#GIN-FAST-UPDATE;
-    // bench/NOTES.md, pgflake34). So the exclusion is checked on `search_vector` too.
+    // bench/NOTES.md, pgflake34). So the exclusion is checked on `search_vector` too, unless
+    // searchPosts subtracts the excluded words' posts instead (postgres-excluded-words.ts).
     verify: indexed.exact && query.excluded.length === 0 ? null : words,
     titleImplies: query.excluded.length === 0,
     clauses: query.clauses.map((clause) => clause.map((term) => (term.prefix ? null : termPhrase(term)))),
@@ -285,8 +287,10 @@ export function searchMatch(query: SearchQuery, languageIds: readonly number[] |
 }
 
 export async function searchPosts(sql: Sql, page: Page): Promise<Array<PostRecord & { score: number }>> {
-  const match = page.limit === 0 ? null : searchMatch(page.query, page.languageIds);
-  if (match === null) return [];
+  const found = page.limit === 0 ? null : searchMatch(page.query, page.languageIds);
+  if (found === null) return [];
+  // Excluded words: their posts subtracted, or each candidate checked (postgres-excluded-words.ts).
+  const match = await settleExclusions(sql, found, page.query, page.languageIds);
   const words = match.words;
   if (page.sort === "relevance") return postsOf(sql, words, await rankedPage(sql, match, page));
   const ids =
