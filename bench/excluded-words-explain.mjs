@@ -3,7 +3,7 @@
 // EXPLAIN (ANALYZE, BUFFERS) three ways: as this build ran it, through GIN alone (no check: what
 // searches did before pgflake34, not exact while GIN's pending list moves), and with the posts
 // holding an excluded word subtracted (postgres-excluded-words.ts). Starts the server on FOLDER
-// (wrap it in /work/notes/s45/pg1m for the 1M folders: it only reads) and warms it as the store
+// (it only reads; on a folder shared with other runs hold its lock for the whole run) and warms it as the store
 // does (warmPostgres). Several searches: separate them with ||.
 //   node bench/excluded-words-explain.mjs FOLDER 'the -new||la -the' [relevance|date|clicks]
 import { pathToFileURL } from "node:url";

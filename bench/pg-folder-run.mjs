@@ -1,6 +1,6 @@
 // Starts the server of a bench PostgreSQL folder, runs a command with its URL in PG_URL, stops the
-// server: for by-hand tools (postgres-operator-explain.mjs) on a folder the preamble's pg1m lock
-// guards, held for the whole run.
+// server: for by-hand tools (postgres-operator-explain.mjs) on a folder shared with other runs,
+// inside a lock of that folder held for the whole run.
 //
 //   node bench/pg-folder-run.mjs <folder> <command...>   (e.g. sh -c 'node x.mjs --url "$PG_URL"')
 import { spawnSync } from "node:child_process";

@@ -1,6 +1,6 @@
 // Runs SQL (a file, or stdin) on a bench PostgreSQL folder: starts its server, runs the SQL,
 // prints each result's rows, stops the server. For the hand-made schema objects of a branch's
-// migration on a folder its build must not migrate (the 1M folders: preamble's pg1m rule).
+// migration on a folder its build must not migrate (the shared 1M folders, which stay at their schema).
 //
 //   node bench/pg-folder-sql.mjs <folder> <file.sql>
 import { readFileSync } from "node:fs";
