@@ -20,13 +20,22 @@ const SUFFIX = "_migrating";
 
 /** What the swap puts back, read from the catalog before the copy's transaction locks `posts`. */
 export interface PostsStaging {
-  /** Index builds on the staged table (temporary names), the longest (GIN) first. */
-  readonly builds: readonly string[];
+  /** Index builds on the staged table (temporary names), GIN first. */
+  readonly builds: readonly StagedBuild[];
   /** Constraints made from a built index: `ALTER TABLE posts ADD CONSTRAINT ... USING INDEX`. */
   readonly constraints: readonly string[];
   /** Indexes renamed to their names on `posts`. */
   readonly renames: readonly string[];
 }
+
+/** An index build, with a GIN index's one indexed expression (its entries are sampled). */
+interface StagedBuild {
+  readonly statement: string;
+  readonly ginKey: string | null;
+}
+
+/** Share of the staged table's pages sampled to weigh the GIN builds (TABLESAMPLE SYSTEM). */
+const SAMPLED_PERCENT = 1;
 
 /** Catalogs whose entries may depend on `posts` or its row type: all of them put back by the swap. */
 const HANDLED = ["pg_class", "pg_attrdef", "pg_constraint", "pg_trigger", "pg_proc", "pg_type"];
@@ -54,11 +63,11 @@ export async function preparePostsStaging(sql: Sql): Promise<PostsStaging | null
     def: string;
     con: string | null;
     type: string | null;
-    gin: boolean;
+    key: string | null;
   }>(
     sql,
     `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS def, quote_ident(k.conname) AS con, k.contype AS type,
-        am.amname = 'gin' AS gin
+        CASE WHEN am.amname = 'gin' AND i.indnkeyatts = 1 THEN pg_get_indexdef(i.indexrelid, 1, false) END AS key
       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
         LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = i.indrelid
       WHERE i.indrelid = 'posts'::regclass
@@ -78,13 +87,13 @@ export async function preparePostsStaging(sql: Sql): Promise<PostsStaging | null
   );
   if (options?.options) await sql.query(`ALTER TABLE ${STAGED_TABLE} SET (${options.options})`);
   for (const f of fills) await sql.query(f.def.replace(onPosts, ` ON ${STAGED_TABLE} `));
-  const builds: string[] = [];
+  const builds: StagedBuild[] = [];
   const constraints: string[] = [];
   const renames: string[] = [];
   for (const i of indexes) {
     const staged = `${i.name}${SUFFIX}`;
     const named = i.def.replace(/^(CREATE (?:UNIQUE )?INDEX) \S+/, `$1 ${staged}`);
-    builds.push(named.replace(onPosts, ` ON ${STAGED_TABLE} `));
+    builds.push({ statement: named.replace(onPosts, ` ON ${STAGED_TABLE} `), ginKey: i.key });
     if (i.con && (i.type === "p" || i.type === "u")) {
       const kind = i.type === "p" ? "PRIMARY KEY" : "UNIQUE";
       constraints.push(`ALTER TABLE posts ADD CONSTRAINT ${i.con} ${kind} USING INDEX ${staged}`);
@@ -99,16 +108,39 @@ export async function dropPostsStaging(sql: Sql): Promise<void> {
 }
 
 /**
+ * The builds in the order they are taken: GIN builds by their entries in a sample of the staged
+ * rows, most first (a GIN build's time follows the entries it sorts and merges; longest first
+ * keeps one connection from starting the longest build last), then the B-trees. A key whose
+ * entries cannot be counted as a tsvector's lexemes weighs nothing.
+ */
+async function longestFirst(sql: Sql, builds: readonly StagedBuild[]): Promise<string[]> {
+  const weighed: Array<{ statement: string; weight: number }> = [];
+  for (const build of builds) {
+    let weight = -1;
+    if (build.ginKey) {
+      const [sample] = await rows<{ n: number }>(
+        sql,
+        `SELECT coalesce(sum(length(${build.ginKey})), 0)::float8 AS n
+          FROM ${STAGED_TABLE} TABLESAMPLE SYSTEM (${SAMPLED_PERCENT}) REPEATABLE (1)`,
+      ).catch(() => [{ n: 0 }]);
+      weight = sample!.n;
+    }
+    weighed.push({ statement: build.statement, weight });
+  }
+  return weighed.sort((a, b) => b.weight - a.weight).map((b) => b.statement);
+}
+
+/**
  * Builds the staged table's indexes from the given connections at once (each takes the next
- * statement), then its statistics. B-trees build without parallel workers: the connections are
- * the parallelism on a small machine.
+ * statement, longest first), then its statistics. B-trees build without parallel workers: the
+ * connections are the parallelism on a small machine.
  */
 export async function buildStaged(
   clients: readonly pg.ClientBase[],
   staging: PostsStaging,
   report: (step: string, ms: number) => void,
 ): Promise<void> {
-  const queue = [...staging.builds];
+  const queue = await longestFirst(clients[0]!, staging.builds);
   const work = async (client: pg.ClientBase) => {
     await client.query(`SELECT set_config('maintenance_work_mem', greatest(setting::bigint, 1048576) || 'kB', false)
       FROM pg_settings WHERE name = 'maintenance_work_mem'`);
