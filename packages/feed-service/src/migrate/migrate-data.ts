@@ -5,8 +5,9 @@
  * index is rebuilt from the copied posts, what each side keeps counted (roll-ups, posts and clicks
  * per language) is counted from the copied rows, and sequences continue after the copied ids. A
  * target that already holds data is refused unless `force` is set, which empties it first. Into
- * PostgreSQL the whole copy is one transaction with the indexes built after the load: a copy that
- * fails leaves the target as it was.
+ * PostgreSQL the copy is one transaction with the indexes built after the load, the posts loaded
+ * beside it into a table of their own whose indexes are built on two connections and which that
+ * transaction swaps in (postgres-posts-staging.ts): a copy that fails leaves the target as it was.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";

@@ -4,6 +4,9 @@
  * aside until the rows are in (postgres-bulk-load.ts). The big tables, posts, clicks and the story
  * keys and bands (six a post), go in by COPY (postgres-copy-in.ts), posts encoded with their search vectors by worker threads while
  * the next batches are read (postgres-copy-encoders.ts); the small ones by one INSERT a batch.
+ * The posts go into a staged table beside the transaction, committed, its indexes built on two
+ * more connections while the other tables load, and swapped in before the commit
+ * (postgres-posts-staging.ts).
  */
 import { availableParallelism } from "node:os";
 import type pg from "pg";
