@@ -106,14 +106,19 @@ interface Load {
 export class PostgresEndpoint implements CopyEndpoint {
   readonly description = "PostgreSQL database";
   readonly #pool: pg.Pool;
+  readonly #postsInPlace: boolean;
   #load: Load | undefined;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, postsInPlace: boolean) {
     this.#pool = pool;
+    this.#postsInPlace = postsInPlace;
   }
 
-  /** Connects to (and migrates) the database at `url`. */
-  static async open(url: string): Promise<PostgresEndpoint> {
+  /**
+   * Connects to (and migrates) the database at `url`. `postsInPlace` loads `posts` itself instead
+   * of the staged table (migrate-data's `postsInPlace`: benches and tests comparing the two).
+   */
+  static async open(url: string, options: { postsInPlace?: boolean } = {}): Promise<PostgresEndpoint> {
     // The copy's transaction, the staged posts' load and a second index builder.
     const pool = await openPostgresPool({ url, max: 3 });
     try {
@@ -122,7 +127,7 @@ export class PostgresEndpoint implements CopyEndpoint {
       await pool.end();
       throw error;
     }
-    return new PostgresEndpoint(pool);
+    return new PostgresEndpoint(pool, options.postsInPlace ?? false);
   }
 
   async count(table: CopiedTable): Promise<number> {
@@ -153,7 +158,7 @@ export class PostgresEndpoint implements CopyEndpoint {
       // Before the transaction below locks `posts`: the staged table is made LIKE it.
       const stagingClient = await this.#pool.connect();
       try {
-        const plan = await preparePostsStaging(stagingClient);
+        const plan = this.#postsInPlace ? null : await preparePostsStaging(stagingClient);
         if (plan)
           staged = {
             plan,
