@@ -5,7 +5,8 @@
  * taking a post row, the identity sequence, the columns' storage and the tables' options; a copy
  * that fails in the builds leaves the target as it was and no staged table; a staged table left
  * by a crash is dropped by the next copy; a dependent of `posts` the swap does not know (a view)
- * makes the copy load `posts` in place, as before.
+ * or something the swap would lose (a GRANT, a comment: notCarriedBySwap) makes the copy load
+ * `posts` in place, as before, and keeps it.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -120,5 +121,59 @@ describe("migrate-data into PostgreSQL: the posts staged and swapped in", () => 
     assert.ok(!summary.steps.some((s) => s.step === "posts swapped in"));
     const [row] = await query(target, "SELECT count(*)::int AS n FROM post_titles");
     assert.deepEqual(row, { n: 150 });
+  });
+
+  it("keeps a GRANT and comments on posts by loading it in place", async () => {
+    const target = await server.createDatabase("staging_granted");
+    await (await openStore(target)).close();
+    // Roles are the server's, not the database's: a name of this process, dropped at the end.
+    const role = `feed_reader_${process.pid}`;
+    await query(target, `CREATE ROLE ${role}`);
+    try {
+      await query(
+        target,
+        `GRANT SELECT ON posts TO ${role}; GRANT UPDATE (title) ON posts TO ${role};
+         COMMENT ON TABLE posts IS 'the copied posts'; COMMENT ON COLUMN posts.title IS 'as fetched'`,
+      );
+      const summary = await migrateData({ from: source, to: target });
+      assert.ok(!summary.steps.some((s) => s.step === "posts swapped in"));
+      const [kept] = await query(
+        target,
+        `SELECT has_table_privilege('${role}', 'posts', 'SELECT') AS reads,
+            has_column_privilege('${role}', 'posts', 'title', 'UPDATE') AS updates_title,
+            has_column_privilege('${role}', 'posts', 'excerpt', 'UPDATE') AS updates_excerpt,
+            obj_description('posts'::regclass, 'pg_class') AS comment,
+            col_description('posts'::regclass, (SELECT attnum FROM pg_attribute
+              WHERE attrelid = 'posts'::regclass AND attname = 'title')) AS title_comment,
+            (SELECT count(*)::int FROM posts) AS n`,
+      );
+      assert.deepEqual(kept, {
+        reads: true,
+        updates_title: true,
+        updates_excerpt: false,
+        comment: "the copied posts",
+        title_comment: "as fetched",
+        n: 150,
+      });
+      // Without them, the next copy is staged again.
+      await query(
+        target,
+        `REVOKE ALL ON posts FROM ${role}; COMMENT ON TABLE posts IS NULL; COMMENT ON COLUMN posts.title IS NULL`,
+      );
+      const again = await migrateData({ from: source, to: target, force: true });
+      assert.ok(again.steps.some((s) => s.step === "posts swapped in"));
+    } finally {
+      await query(target, `DROP OWNED BY ${role}`);
+      await query(target, `DROP ROLE ${role}`);
+    }
+  });
+
+  it("loads posts in place when asked to (postsInPlace), to the same catalog", async () => {
+    const target = await server.createDatabase("staging_in_place");
+    const fresh = await server.createDatabase("staging_in_place_fresh");
+    await (await openStore(fresh)).close();
+    const summary = await migrateData({ from: source, to: target, postsInPlace: true });
+    assert.ok(!summary.steps.some((s) => s.step === "posts swapped in"));
+    assert.deepEqual(await catalog(target), await catalog(fresh));
   });
 });

@@ -9,8 +9,9 @@
  * drops first, if it crashed.
  *
  * Used only where the store's `posts` has no dependents but those put back here (indexes,
- * constraints, triggers, the identity sequence, functions taking a post row): anything else (a
- * view, a policy, statistics) and the copy loads into `posts` itself, as before.
+ * constraints, triggers, the identity sequence, functions taking a post row) and nothing the swap
+ * would lose (an owner, privileges, comments: notCarriedBySwap): anything else (a view, a policy,
+ * a publication, statistics, a GRANT) and the copy loads into `posts` itself, as before.
  */
 import type pg from "pg";
 import { rows, type Sql } from "./postgres-connection.js";
@@ -86,6 +87,10 @@ export async function preparePostsStaging(sql: Sql): Promise<PostsStaging | null
       INCLUDING STORAGE INCLUDING COMPRESSION INCLUDING CONSTRAINTS)`,
   );
   if (options?.options) await sql.query(`ALTER TABLE ${STAGED_TABLE} SET (${options.options})`);
+  if ((await notCarriedBySwap(sql)).length > 0) {
+    await dropPostsStaging(sql);
+    return null;
+  }
   for (const f of fills) await sql.query(f.def.replace(onPosts, ` ON ${STAGED_TABLE} `));
   const builds: StagedBuild[] = [];
   const constraints: string[] = [];
@@ -100,6 +105,64 @@ export async function preparePostsStaging(sql: Sql): Promise<PostsStaging | null
     } else renames.push(`ALTER INDEX ${staged} RENAME TO ${i.name}`);
   }
   return { builds, constraints, renames };
+}
+
+/**
+ * `posts` and the staged table side by side, for notCarriedBySwap: what `CREATE TABLE ... LIKE`
+ * does not copy. Privileges as granted (a REVOKE of all grants leaves the owner's written out,
+ * the same as none).
+ */
+const TABLE_STATE = `SELECT c.relowner, coalesce(c.relacl, acldefault('r', c.relowner))::text AS acl, c.relpersistence, c.relrowsecurity, c.relforcerowsecurity,
+    c.relreplident, c.reltablespace, c.relam, c.relispartition,
+    (SELECT array_agg(inhparent::regclass::text ORDER BY inhseqno) FROM pg_inherits WHERE inhrelid = c.oid)::text AS parents,
+    (SELECT array_agg(coalesce(s.relacl, acldefault('s', s.relowner))::text) FROM pg_depend d JOIN pg_class s ON s.oid = d.objid
+      WHERE d.refobjid = c.oid AND d.classid = 'pg_class'::regclass AND s.relkind = 'S')::text AS sequence_acls,
+    (SELECT json_agg(json_build_array(attname, CASE WHEN cardinality(attacl) > 0 THEN attacl::text END, attstattarget, attoptions::text) ORDER BY attname)
+      FROM pg_attribute WHERE attrelid = c.oid AND attnum > 0 AND NOT attisdropped)::text AS columns
+  FROM pg_class c WHERE c.oid = $1::regclass`;
+
+/**
+ * What of `posts` the swap would lose, by name: the table's owner and privileges (its columns' and
+ * its identity sequence's too), row security switched on, persistence, replica identity, tablespace,
+ * access method, inheritance, column statistics targets and options (each compared with the staged
+ * table, which has a new table's), comments or security labels on it, its columns, indexes,
+ * constraints, triggers or sequence, and an owner, privileges or comment of a function taking a
+ * post row (created again by the swap). Policies and publications depend on the table
+ * (pg_depend) and already keep the copy in place. Not put back but loaded in place: putting them
+ * back needs rights the copy may not have (ALTER OWNER needs the owner's role, a GRANT is
+ * recorded as the grantor's, SECURITY LABEL needs its provider loaded) and the store itself
+ * creates none of them, so only a database that chose them pays the slower load.
+ */
+export async function notCarriedBySwap(sql: Sql): Promise<string[]> {
+  const [posts] = await rows<Record<string, unknown>>(sql, TABLE_STATE, ["posts"]);
+  const [staged] = await rows<Record<string, unknown>>(sql, TABLE_STATE, [STAGED_TABLE]);
+  const differing = Object.keys(posts!).filter((k) => String(posts![k]) !== String(staged![k]));
+  const [noted] = await rows<{ described: boolean; labelled: boolean; functions: boolean }>(
+    sql,
+    `WITH objects AS (
+        SELECT 'pg_class'::regclass AS catalog, 'posts'::regclass::oid AS oid
+        UNION ALL SELECT 'pg_class'::regclass, indexrelid FROM pg_index WHERE indrelid = 'posts'::regclass
+        UNION ALL SELECT 'pg_class'::regclass, objid FROM pg_depend
+          WHERE refobjid = 'posts'::regclass AND classid = 'pg_class'::regclass
+        UNION ALL SELECT 'pg_constraint'::regclass, oid FROM pg_constraint WHERE conrelid = 'posts'::regclass
+        UNION ALL SELECT 'pg_trigger'::regclass, oid FROM pg_trigger WHERE tgrelid = 'posts'::regclass),
+      functions AS (
+        SELECT p.oid, p.proowner, p.proacl FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
+          WHERE d.classid = 'pg_proc'::regclass
+            AND d.refobjid = (SELECT reltype FROM pg_class WHERE oid = 'posts'::regclass))
+      SELECT EXISTS (SELECT FROM pg_description x JOIN objects o ON x.classoid = o.catalog AND x.objoid = o.oid)
+          OR EXISTS (SELECT FROM pg_description x JOIN functions f ON x.classoid = 'pg_proc'::regclass AND x.objoid = f.oid)
+          AS described,
+        EXISTS (SELECT FROM pg_seclabel x JOIN objects o ON x.classoid = o.catalog AND x.objoid = o.oid)
+          OR EXISTS (SELECT FROM pg_seclabel x JOIN functions f ON x.classoid = 'pg_proc'::regclass AND x.objoid = f.oid)
+          AS labelled,
+        EXISTS (SELECT FROM functions WHERE proacl IS NOT NULL
+          OR proowner <> (SELECT oid FROM pg_roles WHERE rolname = current_user)) AS functions`,
+  );
+  if (noted!.described) differing.push("comments");
+  if (noted!.labelled) differing.push("security labels");
+  if (noted!.functions) differing.push("post functions' owner or privileges");
+  return differing;
 }
 
 /** Drops a staged table left by a copy that failed or crashed (its identity sequence with it). */
