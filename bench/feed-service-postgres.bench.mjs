@@ -340,7 +340,7 @@ try {
       );
     }
   }
-  migrate = runs.filter((r) => r.build === "new").at(-1);
+  migrate = runs.filter((r) => r.build === writers.at(-1).name).at(-1);
   for (const [backend, database] of Object.entries(values["migrate-only"] ? {} : backends)) {
     for (const workers of [1, 2]) {
       const service = await startService(database, workers);
