@@ -250,14 +250,14 @@ end
 }
 
 /** Prints (stderr) what of `posts` the ingest after a copy may depend on: pages, visibility, statistics, indexes. */
-async function printPostsState(build, url) {
+async function printPostsState(build, url, when = "after migrate-data") {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const table = await client.query(
       `SELECT c.relpages, c.reltuples::bigint, c.relallvisible, c.reloptions, age(c.relfrozenxid) AS xid_age,
           pg_relation_size(c.oid) AS heap, s.n_live_tup, s.n_dead_tup, s.n_mod_since_analyze, s.n_ins_since_vacuum,
-          s.last_analyze IS NOT NULL AS analyzed, s.last_autoanalyze IS NOT NULL AS autoanalyzed,
+          s.last_analyze IS NOT NULL AS analyzed, s.autoanalyze_count, s.autovacuum_count, s.n_tup_upd, s.n_tup_hot_upd,
           (SELECT count(*) FROM pg_stats WHERE tablename = 'posts') AS stats_columns
         FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = 'posts'::regclass`,
     );
@@ -269,7 +269,7 @@ async function printPostsState(build, url) {
       `SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'posts'::regclass AND NOT tgisinternal ORDER BY tgname`,
     );
     process.stderr.write(
-      `  ${build} posts after migrate-data: ${JSON.stringify({ table: table.rows[0], indexes: indexes.rows, triggers: triggers.rows })}\n`,
+      `  ${build} posts ${when}: ${JSON.stringify({ table: table.rows[0], indexes: indexes.rows, triggers: triggers.rows })}\n`,
     );
   } finally {
     await client.end();
@@ -308,6 +308,11 @@ async function timeMigrate(corpus, writer) {
     const ingest = await timeIngest(writer, corpus.url.replace(/\/postgres$/, `/${database}`));
     ingest.load = [ingestLoad, loadavg()[0]];
     const clicks = await timeClicks(writer, corpus.url.replace(/\/postgres$/, `/${database}`));
+    await printPostsState(
+      writer.name,
+      corpus.url.replace(/\/postgres$/, `/${database}`),
+      "after ingest and clicks",
+    );
     return {
       build: writer.name,
       posts: copied,
