@@ -14,6 +14,9 @@
 //   [--migrate-only: the migrate-data, ingest and click rows alone]
 //   [--baseline <another build's packages/feed-service/dist> --rounds R: the migrate-data, ingest
 //    and click rows of that build ("old") and this one ("new") alternating, R rounds, old first]
+//   [--compare-in-place [--rounds R]: one build (--baseline's, or this one) twice, migrate-data
+//    loading posts in place ("in-place", postsInPlace) and staged ("staged"), alternating, R
+//    rounds, in-place first: the ingest and /click rows after each load]
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -31,6 +34,7 @@ const { values } = parseArgs({
     "migrate-only": { type: "boolean" },
     baseline: { type: "string" },
     rounds: { type: "string" },
+    "compare-in-place": { type: "boolean" },
   },
 });
 const posts = Number(values.posts ?? 1_000_000);
@@ -47,9 +51,17 @@ const loadWriter = async (name, folder) => ({
   ...(await import(new URL("migrate/migrate-data.js", folder).href)),
   ...(await import(new URL("store/open-store.js", folder).href)),
 });
-const writers = [await loadWriter("new", dist)];
-if (values.baseline) writers.unshift(await loadWriter("old", pathToFileURL(`${resolve(values.baseline)}/`)));
-const rounds = values.baseline ? Number(values.rounds ?? 2) : 1;
+const writers = [];
+if (values["compare-in-place"]) {
+  const folder = values.baseline ? pathToFileURL(`${resolve(values.baseline)}/`) : dist;
+  writers.push({ ...(await loadWriter("in-place", folder)), postsInPlace: true });
+  writers.push(await loadWriter("staged", folder));
+} else {
+  writers.push(await loadWriter("new", dist));
+  if (values.baseline)
+    writers.unshift(await loadWriter("old", pathToFileURL(`${resolve(values.baseline)}/`)));
+}
+const rounds = values.baseline || values["compare-in-place"] ? Number(values.rounds ?? 2) : 1;
 const { writeDemoPost } = await import(new URL("demo/demo-post-writer.js", dist).href);
 const { SeededRandom } = await import(new URL("demo/seeded-random.js", dist).href);
 const { default: pg } = await import(
@@ -237,6 +249,33 @@ end
   }
 }
 
+/** Prints (stderr) what of `posts` the ingest after a copy may depend on: pages, visibility, statistics, indexes. */
+async function printPostsState(build, url, when = "after migrate-data") {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const table = await client.query(
+      `SELECT c.relpages, c.reltuples::bigint, c.relallvisible, c.reloptions, age(c.relfrozenxid) AS xid_age,
+          pg_relation_size(c.oid) AS heap, s.n_live_tup, s.n_dead_tup, s.n_mod_since_analyze, s.n_ins_since_vacuum,
+          s.last_analyze IS NOT NULL AS analyzed, s.autoanalyze_count, s.autovacuum_count, s.n_tup_upd, s.n_tup_hot_upd,
+          (SELECT count(*) FROM pg_stats WHERE tablename = 'posts') AS stats_columns
+        FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = 'posts'::regclass`,
+    );
+    const indexes = await client.query(
+      `SELECT c.relname, pg_relation_size(c.oid) AS size, c.reloptions, i.indisvalid, i.indisready
+        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'posts'::regclass ORDER BY c.relname`,
+    );
+    const triggers = await client.query(
+      `SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'posts'::regclass AND NOT tgisinternal ORDER BY tgname`,
+    );
+    process.stderr.write(
+      `  ${build} posts ${when}: ${JSON.stringify({ table: table.rows[0], indexes: indexes.rows, triggers: triggers.rows })}\n`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Copies the SQLite corpus into a new database of the corpus's server and then ingests into the
  * copy (dropped after); times both.
@@ -253,6 +292,7 @@ async function timeMigrate(corpus, writer) {
       from: corpus.sqlitePath,
       to: corpus.url.replace(/\/postgres$/, `/${database}`),
       batchSize: 5000,
+      postsInPlace: writer.postsInPlace,
       // Where the time went (reading, encoding, COPY, each index, roll-ups, ANALYZE), as it goes.
       onStep: (step, ms) =>
         process.stderr.write(
@@ -262,10 +302,17 @@ async function timeMigrate(corpus, writer) {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const copied = summary.tables.find((t) => t.table === "posts").rows;
     const loadAfter = loadavg()[0];
+    // The copied posts' physical state and statistics, to set the loads' results side by side.
+    await printPostsState(writer.name, corpus.url.replace(/\/postgres$/, `/${database}`));
     const ingestLoad = loadavg()[0];
     const ingest = await timeIngest(writer, corpus.url.replace(/\/postgres$/, `/${database}`));
     ingest.load = [ingestLoad, loadavg()[0]];
     const clicks = await timeClicks(writer, corpus.url.replace(/\/postgres$/, `/${database}`));
+    await printPostsState(
+      writer.name,
+      corpus.url.replace(/\/postgres$/, `/${database}`),
+      "after ingest and clicks",
+    );
     return {
       build: writer.name,
       posts: copied,
@@ -298,7 +345,7 @@ try {
       );
     }
   }
-  migrate = runs.filter((r) => r.build === "new").at(-1);
+  migrate = runs.filter((r) => r.build === writers.at(-1).name).at(-1);
   for (const [backend, database] of Object.entries(values["migrate-only"] ? {} : backends)) {
     for (const workers of [1, 2]) {
       const service = await startService(database, workers);

@@ -5,8 +5,9 @@
  * index is rebuilt from the copied posts, what each side keeps counted (roll-ups, posts and clicks
  * per language) is counted from the copied rows, and sequences continue after the copied ids. A
  * target that already holds data is refused unless `force` is set, which empties it first. Into
- * PostgreSQL the whole copy is one transaction with the indexes built after the load: a copy that
- * fails leaves the target as it was.
+ * PostgreSQL the copy is one transaction with the indexes built after the load, the posts loaded
+ * beside it into a table of their own whose indexes are built on two connections and which that
+ * transaction swaps in (postgres-posts-staging.ts): a copy that fails leaves the target as it was.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -30,6 +31,11 @@ export interface MigrateDataOptions {
    * target's own steps (indexes, roll-ups, statistics).
    */
   onStep?: (step: string, ms: number) => void;
+  /**
+   * Into PostgreSQL, load `posts` in place instead of staging it beside the transaction: for the
+   * bench and tests that set the two loads side by side (the copy takes the staged load by itself).
+   */
+  postsInPlace?: boolean;
 }
 
 export interface MigrateDataSummary {
@@ -42,9 +48,13 @@ export interface MigrateDataSummary {
 
 const postgresUrl = /^postgres(ql)?:\/\//i;
 
-async function openEndpoint(location: string, role: "source" | "target"): Promise<CopyEndpoint> {
+async function openEndpoint(
+  location: string,
+  role: "source" | "target",
+  postsInPlace = false,
+): Promise<CopyEndpoint> {
   const value = location.trim();
-  if (postgresUrl.test(value)) return PostgresEndpoint.open(value);
+  if (postgresUrl.test(value)) return PostgresEndpoint.open(value, { postsInPlace });
   const path = value.startsWith("sqlite:") ? value.slice("sqlite:".length) : value;
   if (path === "" || path === ":memory:" || /^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
     throw badArgument(
@@ -80,7 +90,7 @@ export async function migrateData(options: MigrateDataOptions): Promise<MigrateD
   const source = await openEndpoint(options.from, "source");
   let target: CopyEndpoint | undefined;
   try {
-    target = await openEndpoint(options.to, "target");
+    target = await openEndpoint(options.to, "target", options.postsInPlace);
     const nonEmpty: string[] = [];
     for (const table of copiedTables) {
       if (table.name !== "settings" && (await target.count(table)) > 0) nonEmpty.push(table.name);

@@ -96,6 +96,19 @@ export async function setAsideForLoad(sql: Sql): Promise<SetAside> {
   };
 }
 
+/**
+ * What was set aside less the indexes and unique constraints of `table`, which were built on the
+ * staged table beside the load (postgres-posts-staging.ts); its foreign keys still come back here.
+ */
+export function leavingOutBuilt(setAside: SetAside, table: string): SetAside {
+  const onTable = new RegExp(` ON (?:\\S+\\.)?${table} USING `);
+  return {
+    ...setAside,
+    constraints: setAside.constraints.filter((c) => !c.startsWith(`ALTER TABLE ${table} ADD `)),
+    indexes: setAside.indexes.filter((i) => !onTable.test(i)),
+  };
+}
+
 /** Runs one statement of the put-back under a name for the progress report. */
 export type NamedStatement = (step: string, statement: string) => Promise<void>;
 

@@ -4,6 +4,9 @@
  * aside until the rows are in (postgres-bulk-load.ts). The big tables, posts, clicks and the story
  * keys and bands (six a post), go in by COPY (postgres-copy-in.ts), posts encoded with their search vectors by worker threads while
  * the next batches are read (postgres-copy-encoders.ts); the small ones by one INSERT a batch.
+ * The posts go into a staged table beside the transaction, committed, its indexes built on two
+ * more connections while the other tables load, and swapped in before the commit
+ * (postgres-posts-staging.ts).
  */
 import { availableParallelism } from "node:os";
 import type pg from "pg";
@@ -15,7 +18,7 @@ import {
   type Row,
   type StepReport,
 } from "../copied-tables.js";
-import { putBack, type SetAside, setAsideForLoad } from "./postgres-bulk-load.js";
+import { leavingOutBuilt, putBack, type SetAside, setAsideForLoad } from "./postgres-bulk-load.js";
 import {
   inTransaction,
   openPostgresPool,
@@ -27,6 +30,15 @@ import { PostEncoders } from "./postgres-copy-encoders.js";
 import { CopyIn } from "./postgres-copy-in.js";
 import { copyLines } from "./postgres-copy-rows.js";
 import { migratePostgres } from "./postgres-migrations.js";
+import {
+  buildStaged,
+  dropPostsStaging,
+  dropReferencesToPosts,
+  type PostsStaging,
+  preparePostsStaging,
+  STAGED_TABLE,
+  swapInPosts,
+} from "./postgres-posts-staging.js";
 import { ANALYZE_RUNNING_SUMS } from "./postgres-running-sums.js";
 
 /**
@@ -58,6 +70,23 @@ interface OpenCopy {
   readonly table: string;
   readonly copy: CopyIn;
   readonly queued: Array<Promise<Uint8Array>>;
+  /** The connection whose own transaction the COPY commits when it ends (the staged posts). */
+  readonly commits?: pg.PoolClient;
+}
+
+/**
+ * The posts loaded beside the copy's transaction (postgres-posts-staging.ts): the connection that
+ * loads them, and the index builds started when their COPY ended.
+ */
+interface Staged {
+  readonly plan: PostsStaging;
+  readonly client: pg.PoolClient;
+  builder: pg.PoolClient | undefined;
+  builds: Promise<void> | undefined;
+  /** The foreign keys on `posts` dropped for the load, added back by the swap. */
+  references: readonly string[];
+  /** The builds' steps, reported by finish(). */
+  readonly steps: Array<[string, number]>;
 }
 
 /** The copy's one transaction: its connection, what it set aside, column types, the INSERT under way. */
@@ -71,27 +100,34 @@ interface Load {
   encoders: PostEncoders | undefined;
   /** Milliseconds spent waiting for the server to take COPY data (its socket buffer full). */
   sendWaitMs: number;
+  staged: Staged | undefined;
 }
 
 export class PostgresEndpoint implements CopyEndpoint {
   readonly description = "PostgreSQL database";
   readonly #pool: pg.Pool;
+  readonly #postsInPlace: boolean;
   #load: Load | undefined;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, postsInPlace: boolean) {
     this.#pool = pool;
+    this.#postsInPlace = postsInPlace;
   }
 
-  /** Connects to (and migrates) the database at `url`. */
-  static async open(url: string): Promise<PostgresEndpoint> {
-    const pool = await openPostgresPool({ url, max: 2 });
+  /**
+   * Connects to (and migrates) the database at `url`. `postsInPlace` loads `posts` itself instead
+   * of the staged table (migrate-data's `postsInPlace`: benches and tests comparing the two).
+   */
+  static async open(url: string, options: { postsInPlace?: boolean } = {}): Promise<PostgresEndpoint> {
+    // The copy's transaction, the staged posts' load and a second index builder.
+    const pool = await openPostgresPool({ url, max: 3 });
     try {
       await migratePostgres(pool);
     } catch (error) {
       await pool.end();
       throw error;
     }
-    return new PostgresEndpoint(pool);
+    return new PostgresEndpoint(pool, options.postsInPlace ?? false);
   }
 
   async count(table: CopiedTable): Promise<number> {
@@ -112,12 +148,31 @@ export class PostgresEndpoint implements CopyEndpoint {
 
   async begin(): Promise<void> {
     let client: pg.PoolClient;
+    let staged: Staged | undefined;
     try {
       client = await this.#pool.connect();
     } catch (error) {
       throw translatePostgresError(error);
     }
     try {
+      // Before the transaction below locks `posts`: the staged table is made LIKE it.
+      const stagingClient = await this.#pool.connect();
+      try {
+        const plan = this.#postsInPlace ? null : await preparePostsStaging(stagingClient);
+        if (plan)
+          staged = {
+            plan,
+            client: stagingClient,
+            builder: undefined,
+            builds: undefined,
+            references: [],
+            steps: [],
+          };
+        else stagingClient.release();
+      } catch (error) {
+        stagingClient.release();
+        throw error;
+      }
       await client.query("BEGIN");
       const types = await rows<{ tbl: string; col: string; udt: string }>(
         client,
@@ -132,10 +187,16 @@ export class PostgresEndpoint implements CopyEndpoint {
         open: undefined,
         encoders: undefined,
         sendWaitMs: 0,
+        staged,
       };
+      if (staged) staged.references = await dropReferencesToPosts(client);
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
       client.release();
+      if (staged) {
+        await dropPostsStaging(staged.client).catch(() => {});
+        staged.client.release();
+      }
       throw translatePostgresError(error);
     }
   }
@@ -185,11 +246,22 @@ export class PostgresEndpoint implements CopyEndpoint {
       await this.#settle(load);
       const columns =
         table.name === "posts" ? [...table.columns, "search_vector", "phrase_vector"] : table.columns;
+      const staged = table.name === "posts" ? load.staged : undefined;
       try {
+        if (staged) {
+          // FREEZE: the rows written frozen, as the table was emptied in this transaction (manual,
+          // COPY), so no later scan (index builds, ANALYZE, VACUUM) rewrites their pages for hint bits.
+          await staged.client.query("BEGIN");
+          await staged.client.query(`TRUNCATE ${STAGED_TABLE}`);
+        }
+        const into = staged
+          ? `${STAGED_TABLE} (${columns.join(", ")}) FROM STDIN FREEZE`
+          : `${table.name} (${columns.join(", ")}) FROM STDIN`;
         load.open = {
           table: table.name,
-          copy: await CopyIn.start(load.client, `COPY ${table.name} (${columns.join(", ")}) FROM STDIN`),
+          copy: await CopyIn.start(staged?.client ?? load.client, `COPY ${into}`),
           queued: [],
+          commits: staged?.client,
         };
       } catch (error) {
         throw translatePostgresError(error);
@@ -231,9 +303,23 @@ export class PostgresEndpoint implements CopyEndpoint {
     load.open = undefined;
     try {
       await open.copy.end();
+      if (open.commits) {
+        await open.commits.query("COMMIT");
+        await this.#startBuilds(load.staged!);
+      }
     } catch (error) {
       throw translatePostgresError(error);
     }
+  }
+
+  /** The staged posts' indexes, built while the copy goes on with the other tables. */
+  async #startBuilds(staged: Staged): Promise<void> {
+    staged.builder = await this.#pool.connect();
+    staged.builds = buildStaged([staged.client, staged.builder], staged.plan, (step, ms) =>
+      staged.steps.push([step, ms]),
+    );
+    // Awaited by finish() or close(); this handler only keeps the rejection from being unhandled.
+    staged.builds.catch(() => {});
   }
 
   async #settle(load: Load): Promise<void> {
@@ -277,13 +363,31 @@ export class PostgresEndpoint implements CopyEndpoint {
     }
     report("waiting for the server to take COPY data", load.sendWaitMs);
     const sql = load.client;
+    const staged = load.staged;
+    if (staged) {
+      const waiting = performance.now();
+      try {
+        // A source without posts: the (empty) staged table is swapped in all the same.
+        if (!staged.builds) await this.#startBuilds(staged);
+        await staged.builds;
+      } catch (error) {
+        throw translatePostgresError(error);
+      }
+      for (const [step, ms] of staged.steps) report(step, ms);
+      report("waiting for the posts' index builds", performance.now() - waiting);
+    }
     const timed = async (step: string, statement: string) => {
       const started = performance.now();
       await sql.query(statement);
       report(step, performance.now() - started);
     };
     try {
-      await putBack(sql, load.setAside, timed);
+      if (staged) {
+        const swapping = performance.now();
+        await swapInPosts(sql, staged.plan, staged.references);
+        report("posts swapped in", performance.now() - swapping);
+      }
+      await putBack(sql, staged ? leavingOutBuilt(load.setAside, "posts") : load.setAside, timed);
       const sequences = performance.now();
       for (const name of sequenceTables) {
         await sql.query(
@@ -292,13 +396,19 @@ export class PostgresEndpoint implements CopyEndpoint {
       }
       report("sequences set after the copied ids", performance.now() - sequences);
       // The planner's statistics describe the loaded tables before anyone reads them.
-      await timed("ANALYZE", `ANALYZE ${[...sequenceTables, "scope_days", ANALYZE_RUNNING_SUMS].join(", ")}`);
+      // The staged posts were analysed beside the load (statistics stay with the renamed table).
+      const analyzed = [...sequenceTables, "scope_days", ANALYZE_RUNNING_SUMS].filter(
+        (t) => !staged || t !== "posts",
+      );
+      await timed("ANALYZE", `ANALYZE ${analyzed.join(", ")}`);
       await timed("COMMIT", "COMMIT");
     } catch (error) {
       throw translatePostgresError(error);
     }
     this.#load = undefined;
     load.client.release();
+    staged?.client.release();
+    staged?.builder?.release();
   }
 
   /** Ends the pool; a copy that did not finish is rolled back, leaving the database as it was. */
@@ -312,6 +422,20 @@ export class PostgresEndpoint implements CopyEndpoint {
       await load.encoders?.close();
       await load.inFlight.catch(() => {});
       await load.client.query("ROLLBACK").catch(() => {});
+      const staged = load.staged;
+      if (staged) {
+        // Builds still running are cancelled, not waited for: the staged table is dropped. From
+        // the copy's own connection, rolled back first (the pool has no fourth one).
+        for (const client of [staged.client, staged.builder]) {
+          const pid = (client as unknown as { processID?: number } | undefined)?.processID;
+          if (pid) await load.client.query("SELECT pg_cancel_backend($1)", [pid]).catch(() => {});
+        }
+        await staged.builds?.catch(() => {});
+        await staged.client.query("ROLLBACK").catch(() => {});
+        await dropPostsStaging(staged.client).catch(() => {});
+        staged.client.release();
+        staged.builder?.release();
+      }
       load.client.release();
     }
     await this.#pool.end();

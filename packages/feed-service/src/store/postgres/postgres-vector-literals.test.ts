@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import { postVectors, searchVector } from "./postgres-text-search.js";
-import { lexemesLiteral, wordsLiteral } from "./postgres-vector-literals.js";
+import { lexemesLiteral, sortedAsStrings, wordsLiteral } from "./postgres-vector-literals.js";
 
 let db: TestPostgresStore;
 
@@ -75,5 +75,97 @@ describe("tsvector literals each lexeme once, sorted", () => {
   it("writes each lexeme once", () => {
     const { words } = postVectors("News", "news of the news", "the news");
     assert.equal(words, "'news':1B,3A,6A,9 'of':4A 'the':5A,8");
+  });
+});
+
+/** The literals as they were built before sortedAsStrings: the built-in sort (pgwrites31). */
+function builtInWordsLiteral(tokens: ReadonlyArray<{ word: string; at: number; weight: string }>): string {
+  const entryOf = new Map<string, number>();
+  const entries: string[] = [];
+  for (const t of tokens) {
+    const at = entryOf.get(t.word);
+    if (at === undefined) {
+      entryOf.set(t.word, entries.length);
+      entries.push(`${quote(t.word)}:${t.at}${t.weight}`);
+    } else entries[at] += `,${t.at}${t.weight}`;
+  }
+  return entries.sort().join(" ");
+}
+
+/** A small seeded generator (mulberry32), so a failure names its seed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ (t + t);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Characters whose order decides ties: below and above the quote, astral, U+E000-FFFF, CJK. */
+const alphabet = [
+  ..."ab'\\ !&:z0",
+  "é",
+  "\u30fc",
+  "東",
+  "京",
+  "\uFF21",
+  "\uE000",
+  "\uFFFD",
+  "\u{1F600}",
+  "\u{20BB7}",
+];
+
+function randomWord(next: () => number): string {
+  let word = "";
+  const length = Math.floor(next() * 5);
+  for (let i = 0; i < length; i++) word += alphabet[Math.floor(next() * alphabet.length)];
+  return word;
+}
+
+describe("sortedAsStrings", () => {
+  it("orders as the built-in sort does", () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const next = random(seed);
+      const from = seed % 3 === 0 ? 1 : 0;
+      const head = from === 1 ? "'" : "";
+      // Sizes past the short runs, and few distinct units so that runs sharing a prefix are long.
+      const size = Math.floor(next() * (seed % 2 === 0 ? 400 : 40));
+      const strings = Array.from({ length: size }, () => head + randomWord(next));
+      assert.deepEqual(sortedAsStrings([...strings], from), [...strings].sort(), `seed ${seed}`);
+    }
+  });
+
+  it("builds the same literals as the built-in sort did", () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const next = random(seed);
+      const tokens = Array.from({ length: Math.floor(next() * 300) }, (_, i) => ({
+        word: randomWord(next) || "x",
+        at: i + 1,
+        weight: ["A", "B", ""][i % 3]!,
+      }));
+      assert.equal(wordsLiteral(tokens, quote), builtInWordsLiteral(tokens), `seed ${seed}`);
+      const lexemes = new Set(tokens.map((t, i) => `${t.word} ${tokens[i + 1]?.word ?? "y"}`));
+      assert.equal(lexemesLiteral(lexemes, quote), [...lexemes].sort().map(quote).join(" "), `seed ${seed}`);
+    }
+  });
+
+  it("builds the same literals as the built-in sort did for varied posts", () => {
+    for (const [feed, title, body] of texts) {
+      const { words, pairs } = postVectors(feed, title, body);
+      const unsorted = searchVector(feed, title, body);
+      // searchVector writes one entry per token: merged here as wordsLiteral merges them.
+      const tokens = unsorted.split(" ").map((entry) => {
+        const [, word, at, weight] = /^'(.*)':(\d+)([AB]?)$/s.exec(entry)!;
+        return {
+          word: word!.replaceAll("''", "'").replaceAll("\\\\", "\\"),
+          at: Number(at),
+          weight: weight!,
+        };
+      });
+      assert.equal(words, builtInWordsLiteral(tokens));
+      assert.ok(pairs.length > 0 || words.length === 0);
+    }
   });
 });

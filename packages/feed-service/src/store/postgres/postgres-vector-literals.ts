@@ -35,10 +35,78 @@ export function wordsLiteral(tokens: readonly WeightedToken[], quote: (word: str
       entries.push(`${quote(t.word)}:${t.at}${t.weight}`);
     } else entries[at] += `,${t.at}${t.weight}`;
   }
-  return entries.sort().join(" ");
+  // Every entry starts with the quote: the order is decided from the second unit on.
+  return sortedAsStrings(entries, 1).join(" ");
 }
 
 /** Lexemes without positions (each already once), sorted, as a literal. */
 export function lexemesLiteral(lexemes: Iterable<string>, quote: (word: string) => string): string {
-  return [...lexemes].sort().map(quote).join(" ");
+  return sortedAsStrings([...lexemes], 0)
+    .map(quote)
+    .join(" ");
+}
+
+/** Indexes up to 2^19 fit beside a 34-bit prefix in a double's 53 exact bits. */
+const INDEX_RANGE = 2 ** 19;
+/** Each prefix unit takes 17 bits: its code + 1, or 0 past the string's end (shorter first). */
+const UNIT_RANGE = 2 ** 17;
+/** Runs of a shared prefix longer than this are sorted by the built-in sort. */
+const SHORT_RUN = 16;
+
+/**
+ * `strings` in the order of `strings.sort()` (UTF-16 code units, shorter first on a tie), for
+ * strings that are all equal before `from`. The built-in sort compares strings through
+ * a generic comparison; here two code units from `from` on and the index are packed into one
+ * number each, the numbers sorted natively (Float64Array), and only strings sharing those two
+ * units compared as strings. The sort was two fifths of the COPY encoders' time (bench/NOTES.md,
+ * pgmig31).
+ *
+ * @example
+ * sortedAsStrings(["'b'", "'a b'", "'a'"], 1); // ["'a b'", "'a'", "'b'"]
+ */
+export function sortedAsStrings(strings: string[], from: number): string[] {
+  const n = strings.length;
+  if (n < 2 || n >= INDEX_RANGE) return strings.sort();
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = strings[i]!;
+    const a = from < s.length ? s.charCodeAt(from) + 1 : 0;
+    const b = from + 1 < s.length ? s.charCodeAt(from + 1) + 1 : 0;
+    keys[i] = (a * UNIT_RANGE + b) * INDEX_RANGE + i;
+  }
+  keys.sort();
+  const out: string[] = new Array(n);
+  let runStart = 0;
+  let runPrefix = -1;
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!;
+    const prefix = Math.floor(key / INDEX_RANGE);
+    out[i] = strings[key - prefix * INDEX_RANGE]!;
+    if (prefix !== runPrefix) {
+      sortRun(out, runStart, i);
+      runStart = i;
+      runPrefix = prefix;
+    }
+  }
+  sortRun(out, runStart, n);
+  return out;
+}
+
+/** Sorts out[start, end) in place as strings. */
+function sortRun(out: string[], start: number, end: number): void {
+  if (end - start < 2) return;
+  if (end - start > SHORT_RUN) {
+    const run = out.slice(start, end).sort();
+    for (let i = 0; i < run.length; i++) out[start + i] = run[i]!;
+    return;
+  }
+  for (let i = start + 1; i < end; i++) {
+    const value = out[i]!;
+    let j = i - 1;
+    while (j >= start && out[j]! > value) {
+      out[j + 1] = out[j]!;
+      j--;
+    }
+    out[j + 1] = value;
+  }
 }
