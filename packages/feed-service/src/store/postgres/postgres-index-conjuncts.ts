@@ -19,13 +19,8 @@ export function conjuncts(query: string): string[] | null {
     const found: string[] = [];
     for (let i = 0; i < text.length; i++) {
       const c = text[i]!;
-      if (c === "'") {
-        // Skip a quoted lexeme ('' is a quote inside it).
-        for (i++; i < text.length; i++) {
-          if (text[i] === "'" && text[i + 1] === "'") i++;
-          else if (text[i] === "'") break;
-        }
-      } else if (c === "(") depth++;
+      if (c === "'") i = quoteEnd(text, i);
+      else if (c === "(") depth++;
       else if (c === ")") depth--;
       else if (c === "&" && depth === 0) {
         found.push(text.slice(start, i).trim());
@@ -44,17 +39,23 @@ export function conjuncts(query: string): string[] | null {
   return parts;
 }
 
+/** The index of the quote that closes the quoted lexeme opened at `open` ('' is a quote inside it). */
+function quoteEnd(text: string, open: number): number {
+  let i = open + 1;
+  for (; i < text.length; i++) {
+    if (text[i] === "'" && text[i + 1] === "'") i++;
+    else if (text[i] === "'") break;
+  }
+  return i;
+}
+
 /** Whether the parenthesis that opens `part` closes at its end. */
 function wraps(part: string): boolean {
   let depth = 0;
   for (let i = 0; i < part.length; i++) {
     const c = part[i]!;
-    if (c === "'") {
-      for (i++; i < part.length; i++) {
-        if (part[i] === "'" && part[i + 1] === "'") i++;
-        else if (part[i] === "'") break;
-      }
-    } else if (c === "(") depth++;
+    if (c === "'") i = quoteEnd(part, i);
+    else if (c === "(") depth++;
     else if (c === ")" && --depth === 0) return i === part.length - 1;
   }
   return false;
@@ -64,12 +65,8 @@ function topLevelOr(text: string): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
-    if (c === "'") {
-      for (i++; i < text.length; i++) {
-        if (text[i] === "'" && text[i + 1] === "'") i++;
-        else if (text[i] === "'") break;
-      }
-    } else if (c === "(") depth++;
+    if (c === "'") i = quoteEnd(text, i);
+    else if (c === "(") depth++;
     else if (c === ")") depth--;
     else if (c === "|" && depth === 0) return true;
   }
