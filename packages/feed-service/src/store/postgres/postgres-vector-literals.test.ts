@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { mulberry32Draws } from "../../test-support/seeded-draws.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import { postVectors, searchVector } from "./postgres-text-search.js";
 import { lexemesLiteral, sortedAsStrings, wordsLiteral } from "./postgres-vector-literals.js";
@@ -92,17 +93,6 @@ function builtInWordsLiteral(tokens: ReadonlyArray<{ word: string; at: number; w
   return entries.sort().join(" ");
 }
 
-/** A small seeded generator (mulberry32), so a failure names its seed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ (t + t);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Characters whose order decides ties: below and above the quote, astral, U+E000-FFFF, CJK. */
 const alphabet = [
   ..."ab'\\ !&:z0",
@@ -127,7 +117,7 @@ function randomWord(next: () => number): string {
 describe("sortedAsStrings", () => {
   it("orders as the built-in sort does", () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const next = random(seed);
+      const next = mulberry32Draws(seed);
       const from = seed % 3 === 0 ? 1 : 0;
       const head = from === 1 ? "'" : "";
       // Sizes past the short runs, and few distinct units so that runs sharing a prefix are long.
@@ -139,7 +129,7 @@ describe("sortedAsStrings", () => {
 
   it("builds the same literals as the built-in sort did", () => {
     for (let seed = 1; seed <= 200; seed++) {
-      const next = random(seed);
+      const next = mulberry32Draws(seed);
       const tokens = Array.from({ length: Math.floor(next() * 300) }, (_, i) => ({
         word: randomWord(next) || "x",
         at: i + 1,
