@@ -16,10 +16,11 @@ import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
 import { operatorSearchReference } from "../../test-support/postgres-search-reference.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
-import { rows, type Sql } from "./postgres-connection.js";
+import { rows } from "./postgres-connection.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import type { PostgresStore } from "./postgres-store.js";
 
@@ -84,16 +85,7 @@ before(async () => {
 after(() => db?.close());
 
 /** Every statement a search ran. */
-function recording(): { sql: Sql; ran: string[] } {
-  const ran: string[] = [];
-  const sql: Sql = {
-    query: ((config: string | { text: string }, values?: unknown[]) => {
-      ran.push(typeof config === "string" ? config : config.text);
-      return pool.query(config as string, values);
-    }) as Sql["query"],
-  };
-  return { sql, ran };
-}
+const recording = () => recordingSql(pool);
 
 const PAGES = [
   { offset: 0, limit: 20 },

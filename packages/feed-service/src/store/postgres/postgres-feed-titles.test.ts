@@ -17,9 +17,9 @@ import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
 import { type OperatorCase, operatorSearchReference } from "../../test-support/postgres-search-reference.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
-import type { Sql } from "./postgres-connection.js";
 import { FEED_TITLES_EXPRESSION, feedTitleQuery } from "./postgres-feed-titles.js";
 import { FEED_WORD_CHARS, FEED_WORDS_EXPRESSION } from "./postgres-feed-words.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
@@ -72,16 +72,8 @@ before(async () => {
 });
 after(() => db?.close());
 
-function recording(): { sql: Sql; ran: string[] } {
-  const ran: string[] = [];
-  const sql: Sql = {
-    query: ((config: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
-      ran.push(typeof config === "string" ? config : config.text);
-      return pool.query(config as string, values);
-    }) as Sql["query"],
-  };
-  return { sql, ran };
-}
+/** Every statement a search ran. */
+const recording = () => recordingSql(pool);
 
 type Case = OperatorCase;
 

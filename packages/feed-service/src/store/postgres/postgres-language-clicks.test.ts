@@ -13,8 +13,9 @@ import type pg from "pg";
 import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
-import { rows, type Sql } from "./postgres-connection.js";
+import { rows } from "./postgres-connection.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import { searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
@@ -67,16 +68,7 @@ before(async () => {
 after(() => db?.close());
 
 /** Every statement a search ran. */
-function recording(): { sql: Sql; ran: string[] } {
-  const ran: string[] = [];
-  const sql: Sql = {
-    query: ((config: string | { text: string }, values?: unknown[]) => {
-      ran.push(typeof config === "string" ? config : config.text);
-      return pool.query(config as string, values);
-    }) as Sql["query"],
-  };
-  return { sql, ran };
-}
+const recording = () => recordingSql(pool);
 
 /** The page as sorting every match by clicks gives it. */
 async function reference(words: string | null, where: string, page: { offset: number; limit: number }) {
