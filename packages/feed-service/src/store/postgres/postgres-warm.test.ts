@@ -322,7 +322,8 @@ describe("postgres cache warm-up: the walks' first posts when the posts' TOAST d
     return new Set(r.map((x) => x.b));
   }
 
-  it("fills the room left with the vectors of the most clicked and the newest posts, within the budget", async () => {
+  /** The posts' TOAST table's bytes, and those of the schema's relations smaller than it but the feed words' index. */
+  async function toastAndSmaller(): Promise<{ toastBytes: number; smaller: number }> {
     const toastBytes = Number(
       (
         await admin.query(
@@ -330,8 +331,6 @@ describe("postgres cache warm-up: the walks' first posts when the posts' TOAST d
         )
       ).rows[0].b,
     );
-    // The relations smaller than the posts' TOAST fit (they are loaded smallest first; the feed
-    // words' index last), and about a third of that TOAST besides.
     const { rows: sizes } = await admin.query<{ name: string; bytes: number }>(
       `SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS bytes FROM pg_class c
         JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'warm_c' AND c.relkind IN ('r', 'i')`,
@@ -339,6 +338,13 @@ describe("postgres cache warm-up: the walks' first posts when the posts' TOAST d
     const smaller = sizes
       .filter((r) => r.bytes < toastBytes && r.name !== "posts_feed_words")
       .reduce((sum, r) => sum + r.bytes, 0);
+    return { toastBytes, smaller };
+  }
+
+  it("fills the room left with the vectors of the most clicked and the newest posts, within the budget", async () => {
+    // The relations smaller than the posts' TOAST fit (they are loaded smallest first; the feed
+    // words' index last), and about a third of that TOAST besides.
+    const { toastBytes, smaller } = await toastAndSmaller();
     const room = Math.floor(toastBytes / 3);
     const budget = smaller + room;
     const blocks = await vectorBlocks([...newest, ...clicked]);
@@ -375,20 +381,7 @@ describe("postgres cache warm-up: the walks' first posts when the posts' TOAST d
   });
 
   it("stops between batches when the progress callback throws (a stop request), leaving no transaction open", async () => {
-    const toastBytes = Number(
-      (
-        await admin.query(
-          "SELECT pg_relation_size(reltoastrelid)::float8 AS b FROM pg_class WHERE oid = 'warm_c.posts'::regclass",
-        )
-      ).rows[0].b,
-    );
-    const { rows: sizes } = await admin.query<{ name: string; bytes: number }>(
-      `SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS bytes FROM pg_class c
-        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'warm_c' AND c.relkind IN ('r', 'i')`,
-    );
-    const smaller = sizes
-      .filter((r) => r.bytes < toastBytes && r.name !== "posts_feed_words")
-      .reduce((sum, r) => sum + r.bytes, 0);
+    const { toastBytes, smaller } = await toastAndSmaller();
     // The relations' last call reports every byte done; so does each batch's after it.
     let atTotal = 0;
     const stopped = new Error("stopped");
