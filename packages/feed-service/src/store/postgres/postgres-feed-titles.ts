@@ -7,7 +7,7 @@
  * fail it: bench/NOTES.md, pgops34b). Used only where the feeds' words already drive
  * (usesFeedWords): a feed's title list is part of its word list, so it never hands over more.
  */
-import { FEED_WORD_CHARS } from "./postgres-feed-words.js";
+import { FEED_WORD_CHARS, keptWhole } from "./postgres-feed-words.js";
 import { conjuncts, impliedBy, TITLE } from "./postgres-index-conjuncts.js";
 import type { Expected, Plan } from "./postgres-operator-plan.js";
 import { HEAP_ROW_COST } from "./postgres-plan-costs.js";
@@ -64,7 +64,7 @@ export function feedTitleQuery(index: string, feedId: number): FeedTitleQuery | 
     else titles.push(title[1]!);
   }
   if (titles.length === 0) return null;
-  if (titles.some((t) => Array.from(t.replace(/''/g, "'")).length >= FEED_WORD_CHARS)) return null;
+  if (!titles.every(keptWhole)) return null;
   return {
     titles: [...new Set(titles)].map((t) => `'${feedId} ${t}'`).join(" & "),
     rest: rest.some((part) => !impliedBy(part, titles, [])),

@@ -20,6 +20,14 @@ export const FEED_WORDS_INDEX = "posts_feed_words";
 export const FEED_WORD_CHARS = 500;
 
 /**
+ * Whether the index keeps a quoted lexeme (`''` a quote inside it) whole: a longer one is held by
+ * its first FEED_WORD_CHARS characters, which other words may share, so its key cannot answer it.
+ */
+export function keptWhole(quoted: string): boolean {
+  return Array.from(quoted.replace(/''/g, "'")).length < FEED_WORD_CHARS;
+}
+
+/**
  * Migration 32. A word longer than FEED_WORD_CHARS is held by its first characters (so that a
  * prefix of it still finds it; array_to_tsvector drops the duplicates). Clicks (heap-only updates
  * of `clicks`) do not touch it. The function's COST tells the planner what computing it on a row
@@ -53,7 +61,7 @@ export function feedWordQuery(index: string, feedId: number): string | null {
   const query = index.replace(LEXEME, (_, quoted: string, star: string | undefined) => {
     const facet = /^ (ttl|pfx) (.*)$/s.exec(quoted);
     const word = facet === null ? quoted : facet[2]!;
-    if (Array.from(word.replace(/''/g, "'")).length >= FEED_WORD_CHARS) fits = false;
+    if (!keptWhole(word)) fits = false;
     const prefix = star !== undefined || facet?.[1] === "pfx";
     return `'${feedId} ${word}'${prefix ? ":*" : ""}`;
   });
