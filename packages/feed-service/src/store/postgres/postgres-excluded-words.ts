@@ -19,6 +19,7 @@
 import type { SearchQuery } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { pendingEmptyNow, pendingGate } from "./postgres-gin-pending.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import {
   EXCLUDED_CHECK_POSTS,
@@ -87,9 +88,11 @@ async function newestCounts(
 
 /**
  * `match` (searchMatch's, which checks every candidate's vector when the query excludes a word)
- * with its excluded words' posts subtracted instead, when fewer of those are expected than
- * EXCLUDED_CHECK_POSTS times the candidates (counted among the newest posts, else the statistics'
- * estimate); else `match` as it is.
+ * gated, when GIN settles the query whole once its pending list is empty (postgres-gin-pending.ts):
+ * each statement then skips the check while the list is empty after its snapshot. When the list
+ * is not empty now, also with its excluded words' posts subtracted instead of the check, when
+ * fewer of those are expected than EXCLUDED_CHECK_POSTS times the candidates (counted among the
+ * newest posts, else the statistics' estimate); else `match` as it is.
  */
 export async function settleExclusions(
   sql: Sql,
@@ -97,13 +100,20 @@ export async function settleExclusions(
   query: SearchQuery,
   languageIds: readonly number[] | null,
 ): Promise<Match> {
+  if (query.excluded.length === 0) return match;
+  // The check is there for the excluded words alone when GIN answers the rest exactly.
+  const gate = toSearchIndexTsquery(query)?.exact === true ? await pendingGate(sql) : null;
+  const gated = gate === null ? match : { ...match, gate };
+  // An empty list now most likely stays empty for the statements that follow (no writes, or
+  // writes far apart): the counts that choose a fallback would be spent for nothing.
+  if (gate !== null && (await pendingEmptyNow(sql, gate))) return gated;
   const excluded = excludedPostsQuery(query, languageIds);
-  if (excluded === null) return match;
+  if (excluded === null) return gated;
   const counted = await newestCounts(sql, match, excluded.index);
   const { candidates, holding } = counted ?? {
     candidates: (await expectation(sql, match)).matches,
     holding: (await expectation(sql, { ...match, words: excluded.words })).matches,
   };
-  if (holding > EXCLUDED_CHECK_POSTS * Math.max(1, candidates)) return match;
-  return { ...match, verify: null, subtract: excluded.index };
+  if (holding > EXCLUDED_CHECK_POSTS * Math.max(1, candidates)) return gated;
+  return { ...gated, verify: null, subtract: excluded.index };
 }

@@ -30,7 +30,7 @@ export async function countSearchMatches(
     const where = condition(match, facet, 2);
     const [row] = await rows<{ n: number }>(
       sql,
-      `SELECT count(*)::int AS n FROM (SELECT p.id FROM posts p WHERE ${where.sql} OFFSET 0 LIMIT $1) m`,
+      `SELECT count(*)::int AS n FROM (SELECT p.id FROM ${where.from} WHERE ${where.sql} OFFSET 0 LIMIT $1) m`,
       [args.cap + 1, ...where.params],
     );
     const n = row?.n ?? 0;

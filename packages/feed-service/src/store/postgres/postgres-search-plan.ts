@@ -4,6 +4,7 @@
  * one tier (newest days, or most clicked posts) worth trying before the plain query.
  */
 import { rows, type Sql, translatePostgresError } from "./postgres-connection.js";
+import { pendingGate } from "./postgres-gin-pending.js";
 import { postsInLanguages } from "./postgres-language-totals.js";
 import { DAY_MS } from "./postgres-page-seek.js";
 import {
@@ -42,6 +43,13 @@ export interface Match {
    * not (postgres-excluded-words.ts).
    */
   subtract?: string | null;
+  /**
+   * A one-row relation whose `settled` column says whether the search index's pending list was
+   * empty once the statement's snapshot was taken (postgres-gin-pending.ts): then
+   * GIN's `!word` is exact for every post the statement can see, and `verify` and `subtract`,
+   * there for the excluded words alone, are skipped.
+   */
+  gate?: string | null;
   /** The query without facets: what walks check, and what the score is computed for. */
   words: string;
   /**
@@ -81,24 +89,29 @@ export function vectorCheck(match: Match, n: number): string {
 
 /**
  * The SQL condition for `match` narrowed by `facet` and to posts dated `since` or later, with its
- * parameters from `$first` on.
+ * parameters from `$first` on: `SELECT ... FROM ${from} WHERE ${sql}`, where `from` gives the
+ * posts as `p`.
  */
 export function condition(
   match: Match,
   facet: string | null,
   first: number,
   since: number | null = null,
-): { sql: string; params: Array<string | number> } {
+): { from: string; sql: string; params: Array<string | number> } {
   const index = facet ? `(${match.index}) & ${facet}` : match.index;
   const parts = [`${SEARCH_EXPRESSION} @@ $${first}::tsquery`];
   const params: Array<string | number> = [index];
+  // Checks there for the excluded words alone are skipped when the gate says GIN settles them.
+  const gated = (check: string) => (match.gate ? `(g.settled OR ${check})` : check);
   if (match.verify !== null) {
-    parts.push(`p.search_vector @@ $${first + params.length}::tsquery`);
+    parts.push(gated(`p.search_vector @@ $${first + params.length}::tsquery`));
     params.push(match.verify);
   }
   if (match.subtract) {
     parts.push(
-      `p.id NOT IN (SELECT p.id FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $${first + params.length}::tsquery)`,
+      gated(
+        `p.id NOT IN (SELECT p.id FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $${first + params.length}::tsquery)`,
+      ),
     );
     params.push(facet ? `(${match.subtract}) & ${facet}` : match.subtract);
   }
@@ -108,7 +121,14 @@ export function condition(
     parts.push(`p.post_date + 0 >= $${first + params.length}`);
     params.push(since);
   }
-  return { sql: parts.join(" AND "), params };
+  if (!match.gate) return { from: "posts p", sql: parts.join(" AND "), params };
+  // The gate is read before the index: the posts are a subquery of its row (LATERAL, kept apart
+  // by OFFSET 0), which the nested loop runs only once that row is read, after the snapshot.
+  return {
+    from: `${match.gate} g CROSS JOIN LATERAL (SELECT p.* FROM posts p WHERE ${parts.join(" AND ")} OFFSET 0) p`,
+    sql: "true",
+    params,
+  };
 }
 
 /** What the planner expects of a query: how many posts match, and what share of all posts. */
@@ -245,10 +265,10 @@ async function rarestList(sql: Sql, match: Match, expected: Expected): Promise<n
 
 /**
  * Reads what sizes searches on `sql` ahead of the first one (the posts per day of all languages,
- * the statistics' least common word share), which it would otherwise wait for.
+ * the statistics' least common word share, the pending list's gate), which it would otherwise wait for.
  */
 export async function readSearchPlanning(sql: Sql): Promise<void> {
-  await Promise.all([postsPerDay(sql, null), wordShares(sql)]);
+  await Promise.all([postsPerDay(sql, null), wordShares(sql), pendingGate(sql)]);
 }
 
 /** How many of the newest days (`perDay`, newest first) it takes to hold `target` posts, and their posts. */
@@ -272,7 +292,7 @@ async function newestSample(sql: Sql, match: Match): Promise<{ found: number; po
     const where = condition(match, sinceDayFacet(perDay[days - 1]!.day, perDay[0]!.day), 1);
     const [row] = await rows<{ n: number }>(
       sql,
-      `SELECT count(*)::int AS n FROM posts p WHERE ${where.sql}`,
+      `SELECT count(*)::int AS n FROM ${where.from} WHERE ${where.sql}`,
       where.params,
     );
     return { found: row!.n, posts };

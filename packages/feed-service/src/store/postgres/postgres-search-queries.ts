@@ -79,7 +79,7 @@ async function countedPage(sql: Sql, match: Match, key: SearchKey, page: Page): 
   const where = condition(match, dayRangeFacet(days[days.length - 1]!.day, newest.day), 3);
   const found = await rows<{ id: number }>(
     sql,
-    `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM posts p WHERE ${where.sql})
+    `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM ${where.from} WHERE ${where.sql})
       SELECT id FROM m ORDER BY post_date DESC, id DESC LIMIT $1 OFFSET $2`,
     [page.limit, skip, ...where.params],
   );
@@ -104,7 +104,7 @@ async function newestPage(sql: Sql, match: Match, page: Page): Promise<number[]>
     const where = condition(match, facet, 3);
     const found = await rows<{ id: number }>(
       sql,
-      `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM posts p WHERE ${where.sql})
+      `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM ${where.from} WHERE ${where.sql})
         SELECT id FROM m ORDER BY post_date DESC, id DESC LIMIT $1 OFFSET $2`,
       [page.limit, page.offset, ...where.params],
     );
@@ -186,10 +186,10 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
       narrow || expected.matches <= 4 * RANKED_NEWEST
         ? `SELECT id, score, ${narrow ? "count(*) OVER ()" : "0"} AS ranked FROM (
               SELECT id, score FROM (
-                SELECT p.id, p.post_date, ${SEARCH_SCORE} AS score FROM posts p WHERE ${where.sql} OFFSET 0
+                SELECT p.id, p.post_date, ${SEARCH_SCORE} AS score FROM ${where.from} WHERE ${where.sql} OFFSET 0
               ) m ORDER BY post_date DESC, id DESC LIMIT ${RANKED_NEWEST}
             ) newest ORDER BY score DESC, id DESC LIMIT $2 OFFSET $3`
-        : `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM posts p WHERE ${where.sql}),
+        : `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM ${where.from} WHERE ${where.sql}),
             newest AS MATERIALIZED (SELECT id FROM m ORDER BY post_date DESC, id DESC LIMIT ${RANKED_NEWEST})
             SELECT p.id, ${SEARCH_SCORE} AS score, 0 AS ranked FROM newest JOIN posts p ON p.id = newest.id
             ORDER BY score DESC, p.id DESC LIMIT $2 OFFSET $3`,
@@ -230,7 +230,7 @@ async function mostClickedPage(sql: Sql, match: Match, page: Page): Promise<numb
   const where = condition(match, null, 3);
   const found = await rows<{ id: number }>(
     sql,
-    `WITH m AS MATERIALIZED (SELECT p.id, p.clicks FROM posts p WHERE ${where.sql})
+    `WITH m AS MATERIALIZED (SELECT p.id, p.clicks FROM ${where.from} WHERE ${where.sql})
       SELECT id FROM m ORDER BY clicks DESC, id DESC LIMIT $1 OFFSET $2`,
     [page.limit, page.offset, ...where.params],
   );
