@@ -25,7 +25,7 @@
 import { type ClickedRange, clickedAfter, walkByFeed, walkByLanguage } from "./postgres-clicked-order.js";
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
+import { addMatching, type Expected, type Part, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
 import {
   CLICKED_ROW_COST,
@@ -101,6 +101,13 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
   // (walked by it) or checked on the clicked_posts row before `posts` is probed.
   if (plan.scope.languageIds !== null) where.add("k.language_id = ANY(?::int[])", plan.scope.languageIds);
   if (plan.scope.feedIds !== null) where.add("k.feed_id = ANY(?::int[])", plan.scope.feedIds);
+  // The filters and `title:` words that read only what clicked_posts carries are checked on its
+  // row too, before `posts` is probed: a probe (the primary key, the row, the vector out of TOAST)
+  // costs ten or more clicked_posts rows (CLICKED_ROW_COST). The probe checks them again, on `posts`.
+  const onRow = onClickedRow(plan);
+  for (const part of onRow ? [] : [plan.filters, plan.verify]) {
+    if (part.sql !== "TRUE" && carried(part)) where.add(part.sql.replace(/\bp\./g, "k."), ...part.args);
+  }
   const check = new Where().add(
     `CASE WHEN (${plan.filters.sql}) AND (${plan.verify.sql}) THEN ${plan.words === null || plan.settled ? "TRUE" : "p.search_vector @@ ?::tsquery"} ELSE false END`,
     ...plan.filters.args,
@@ -112,7 +119,7 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
   const checked = check.parts[0]!.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
   const found = await rows<{ id: number }>(
     sql,
-    onClickedRow(plan)
+    onRow
       ? `SELECT k.id FROM clicked_posts k WHERE ${[...where.parts, checked.replace(/\bp\./g, "k.")].join(" AND ")}
           ORDER BY k.clicks DESC, k.id DESC`
       : `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
@@ -140,8 +147,12 @@ const CARRIED = new Set([
  */
 function onClickedRow(plan: Plan): boolean {
   if (plan.words !== null && !plan.settled) return false;
-  const read = `${plan.filters.sql} ${plan.verify.sql}`.matchAll(/\bp\.(\w+)/g);
-  return [...read].every((column) => CARRIED.has(column[1]!));
+  return carried(plan.filters) && carried(plan.verify);
+}
+
+/** Whether a check reads only columns of `posts` that clicked_posts carries. */
+function carried(part: Part): boolean {
+  return [...part.sql.matchAll(/\bp\.(\w+)/g)].every((column) => CARRIED.has(column[1]!));
 }
 
 /**
@@ -183,9 +194,13 @@ export async function mostClickedIds(
   // Only the walked posts in the scope's feeds and languages are checked further: the others are
   // dropped on their clicked_posts row, at CLICKED_ROW_COST (scopes walked by their own index
   // hold none of those).
+  // So are those whose title lacks a `title:` word, checked on that row (stretch): the rarest
+  // title clause's share, at most. Not the days': clicks go to the newest posts far more than
+  // their share of the days, so the date filters (checked there too) drop fewer than the days' share.
   const checked =
     (within?.column === "feed_id" ? 1 : expected.feeds) *
-    (within?.column === "language_id" ? 1 : Math.min(1, languagesShare));
+    (within?.column === "language_id" ? 1 : Math.min(1, languagesShare)) *
+    (carried(plan.verify) ? expected.titles : 1);
   const perPost = checked + (1 - checked) * CLICKED_ROW_COST;
   const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST) / perPost;
   if ((need * TIER_MARGIN) / Math.max(share, 1e-9) <= budget) {

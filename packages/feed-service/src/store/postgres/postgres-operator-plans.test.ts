@@ -369,6 +369,34 @@ describe("postgres search operator plans", () => {
     }
   });
 
+  it("drops the walked posts that fail `title:` words or dates on their clicked_posts row, before probing posts", async () => {
+    // The walk's statements that probe `posts`, and whether the clicked_posts row is checked first.
+    const probes = (ran: Array<{ text: string }>) => ran.filter((r) => r.text.includes("CROSS JOIN LATERAL"));
+    const onRow = (text: string, check: RegExp) => check.test(text.slice(text.lastIndexOf(") m")));
+    const title = /k\.rank_vector @@ \$\d+::tsquery/;
+    let walked = 0;
+    for (const c of [CASES[2]!, CASES[21]!, CASES[34]!]) {
+      for (const page of PAGES.clicks) {
+        const probed = probes(await assertExact(c, "clicks", page));
+        walked += probed.length;
+        assert.ok(
+          probed.every((r) => onRow(r.text, title)),
+          `${c.terms} at ${page.offset}+${page.limit}`,
+        );
+      }
+    }
+    assert.ok(walked > 0);
+    const dated = probes(await assertExact(CASES[6]!, "clicks", { offset: 0, limit: 20 }));
+    assert.ok(dated.length > 0 && dated.every((r) => onRow(r.text, /k\.post_date \+ 0 >= \$\d+::bigint/)));
+    // A clause mixing `title:` and other words is checked on `search_vector`: on the probe alone.
+    const mixed = probes(
+      await assertExact({ terms: "title:the OR k3 wor*", where: "TRUE" }, "clicks", { offset: 0, limit: 20 }),
+    );
+    assert.ok(
+      mixed.length > 0 && mixed.every((r) => !onRow(r.text, title) && !r.text.includes("k.search_vector")),
+    );
+  });
+
   it("counts the newest days of a scope that hold a number of posts as counting every post does", async () => {
     const fr = (await store.languages()).find((l) => l.languageCode === "fr")!.languageId;
     const newest = Math.floor(T0 / DAY);
