@@ -122,12 +122,38 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
     onRow
       ? `SELECT k.id FROM clicked_posts k WHERE ${[...where.parts, checked.replace(/\bp\./g, "k.")].join(" AND ")}
           ORDER BY k.clicks DESC, k.id DESC`
-      : `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
+      : titleFirst(plan)
+        ? // The words on the clicked_posts row's title vector first: a post whose title and feed
+          // name words match needs no probe (OR keeps its arms' order; the EXISTS is a subplan run
+          // for the other rows only).
+          `SELECT k.id FROM clicked_posts k WHERE ${[
+            ...where.parts,
+            `(k.rank_vector @@ $${where.params.length + check.params.length + 1}::tsquery OR EXISTS (
+              SELECT 1 FROM posts p WHERE p.id = k.id AND ${checked}))`,
+          ].join(" AND ")} ORDER BY k.clicks DESC, k.id DESC`
+        : `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
           SELECT p.id FROM posts p WHERE p.id = k.id AND ${checked} OFFSET 0) m
         ${where.sql} ORDER BY k.clicks DESC, k.id DESC`,
-    [...where.params, ...check.params],
+    [...where.params, ...check.params, ...(titleFirst(plan) && !onRow ? [plan.words] : [])],
   );
   return found.map((r) => r.id);
+}
+
+/**
+ * Whether a walked post whose title vector (`rank_vector`, the weight A and B lexemes of
+ * `search_vector` with their positions) matches the words matches the query: the words exclude
+ * nothing (a query without `!` only asks for lexemes and positions to be present:
+ * https://www.postgresql.org/docs/current/textsearch-controls.html), and every other check is
+ * made on the clicked_posts row (carried), so no probe of `posts` is left to make.
+ */
+function titleFirst(plan: Plan): boolean {
+  return (
+    plan.words !== null &&
+    !plan.settled &&
+    !plan.words.replace(/'(?:[^']|'')*'/g, "").includes("!") &&
+    carried(plan.filters) &&
+    carried(plan.verify)
+  );
 }
 
 /** The columns of `posts` that clicked_posts carries too (migrations 33 and 34, postgres-clicked-languages.ts, postgres-clicked-feeds.ts). */
