@@ -25,7 +25,7 @@
 import { type ClickedRange, clickedAfter, walkByFeed, walkByLanguage } from "./postgres-clicked-order.js";
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { addMatching, type Expected, type Plan } from "./postgres-operator-plan.js";
+import { addMatching, type Expected, type Part, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
 import {
   CLICKED_ROW_COST,
@@ -101,6 +101,13 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
   // (walked by it) or checked on the clicked_posts row before `posts` is probed.
   if (plan.scope.languageIds !== null) where.add("k.language_id = ANY(?::int[])", plan.scope.languageIds);
   if (plan.scope.feedIds !== null) where.add("k.feed_id = ANY(?::int[])", plan.scope.feedIds);
+  // The filters and `title:` words that read only what clicked_posts carries are checked on its
+  // row too, before `posts` is probed: a probe (the primary key, the row, the vector out of TOAST)
+  // costs ten or more clicked_posts rows (CLICKED_ROW_COST). The probe checks them again, on `posts`.
+  const onRow = onClickedRow(plan);
+  for (const part of onRow ? [] : [plan.filters, plan.verify]) {
+    if (part.sql !== "TRUE" && carried(part)) where.add(part.sql.replace(/\bp\./g, "k."), ...part.args);
+  }
   const check = new Where().add(
     `CASE WHEN (${plan.filters.sql}) AND (${plan.verify.sql}) THEN ${plan.words === null || plan.settled ? "TRUE" : "p.search_vector @@ ?::tsquery"} ELSE false END`,
     ...plan.filters.args,
@@ -112,15 +119,41 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
   const checked = check.parts[0]!.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
   const found = await rows<{ id: number }>(
     sql,
-    onClickedRow(plan)
+    onRow
       ? `SELECT k.id FROM clicked_posts k WHERE ${[...where.parts, checked.replace(/\bp\./g, "k.")].join(" AND ")}
           ORDER BY k.clicks DESC, k.id DESC`
-      : `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
+      : titleFirst(plan)
+        ? // The words on the clicked_posts row's title vector first: a post whose title and feed
+          // name words match needs no probe (OR keeps its arms' order; the EXISTS is a subplan run
+          // for the other rows only).
+          `SELECT k.id FROM clicked_posts k WHERE ${[
+            ...where.parts,
+            `(k.rank_vector @@ $${where.params.length + check.params.length + 1}::tsquery OR EXISTS (
+              SELECT 1 FROM posts p WHERE p.id = k.id AND ${checked}))`,
+          ].join(" AND ")} ORDER BY k.clicks DESC, k.id DESC`
+        : `SELECT m.id FROM clicked_posts k CROSS JOIN LATERAL (
           SELECT p.id FROM posts p WHERE p.id = k.id AND ${checked} OFFSET 0) m
         ${where.sql} ORDER BY k.clicks DESC, k.id DESC`,
-    [...where.params, ...check.params],
+    [...where.params, ...check.params, ...(titleFirst(plan) && !onRow ? [plan.words] : [])],
   );
   return found.map((r) => r.id);
+}
+
+/**
+ * Whether a walked post whose title vector (`rank_vector`, the weight A and B lexemes of
+ * `search_vector` with their positions) matches the words matches the query: the words exclude
+ * nothing (a query without `!` only asks for lexemes and positions to be present:
+ * https://www.postgresql.org/docs/current/textsearch-controls.html), and every other check is
+ * made on the clicked_posts row (carried), so no probe of `posts` is left to make.
+ */
+function titleFirst(plan: Plan): boolean {
+  return (
+    plan.words !== null &&
+    !plan.settled &&
+    !plan.words.replace(/'(?:[^']|'')*'/g, "").includes("!") &&
+    carried(plan.filters) &&
+    carried(plan.verify)
+  );
 }
 
 /** The columns of `posts` that clicked_posts carries too (migrations 33 and 34, postgres-clicked-languages.ts, postgres-clicked-feeds.ts). */
@@ -140,8 +173,12 @@ const CARRIED = new Set([
  */
 function onClickedRow(plan: Plan): boolean {
   if (plan.words !== null && !plan.settled) return false;
-  const read = `${plan.filters.sql} ${plan.verify.sql}`.matchAll(/\bp\.(\w+)/g);
-  return [...read].every((column) => CARRIED.has(column[1]!));
+  return carried(plan.filters) && carried(plan.verify);
+}
+
+/** Whether a check reads only columns of `posts` that clicked_posts carries. */
+function carried(part: Part): boolean {
+  return [...part.sql.matchAll(/\bp\.(\w+)/g)].every((column) => CARRIED.has(column[1]!));
 }
 
 /**
@@ -183,9 +220,13 @@ export async function mostClickedIds(
   // Only the walked posts in the scope's feeds and languages are checked further: the others are
   // dropped on their clicked_posts row, at CLICKED_ROW_COST (scopes walked by their own index
   // hold none of those).
+  // So are those whose title lacks a `title:` word, checked on that row (stretch): the rarest
+  // title clause's share, at most. Not the days': clicks go to the newest posts far more than
+  // their share of the days, so the date filters (checked there too) drop fewer than the days' share.
   const checked =
     (within?.column === "feed_id" ? 1 : expected.feeds) *
-    (within?.column === "language_id" ? 1 : Math.min(1, languagesShare));
+    (within?.column === "language_id" ? 1 : Math.min(1, languagesShare)) *
+    (carried(plan.verify) ? expected.titles : 1);
   const perPost = checked + (1 - checked) * CLICKED_ROW_COST;
   const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST) / perPost;
   if ((need * TIER_MARGIN) / Math.max(share, 1e-9) <= budget) {

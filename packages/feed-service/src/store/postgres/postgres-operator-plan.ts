@@ -358,6 +358,12 @@ export function addWords(where: Where, plan: Plan & { index: string }, facet: st
   return where.add(plan.recheck.sql, ...plan.recheck.args);
 }
 
+/** Whether every lexeme of an index query is a title word's (` ttl `, indexLexeme). */
+function titleLexemesOnly(index: string): boolean {
+  const lexemes = [...index.matchAll(/'((?:[^']|'')+)'/g)];
+  return lexemes.length > 0 && lexemes.every((m) => m[1]!.startsWith(" ttl "));
+}
+
 /** The planner's estimate of the rows `condition` keeps, from the statistics (cheap: no row read). */
 async function estimatedRows(sql: Sql, condition: string, params: unknown[]): Promise<number> {
   const [explained] = (
@@ -384,6 +390,11 @@ export interface Expected {
   /** The share of the posts of the scope's languages and days expected to match the rest. */
   inBase: number;
   words: number;
+  /**
+   * The share of the rarest clause that is all `title:` words as the index holds them (` ttl `
+   * lexemes; 1 when none): what a check of `verify` on a post's title vector keeps, at most.
+   */
+  titles: number;
   feeds: number;
   base: number;
   days: number;
@@ -409,11 +420,11 @@ export async function expected(sql: Sql, plan: Plan): Promise<Expected> {
   );
   const posts = total!.n;
   let words = 1;
+  let titles = 1;
   for (const clause of plan.clauses) {
-    words = Math.min(
-      words,
-      (await estimatedRows(sql, `${OPERATOR_EXPRESSION} @@ $1::tsquery`, [clause])) / posts,
-    );
+    const share = (await estimatedRows(sql, `${OPERATOR_EXPRESSION} @@ $1::tsquery`, [clause])) / posts;
+    words = Math.min(words, share);
+    if (titleLexemesOnly(clause)) titles = Math.min(titles, share);
   }
   const { scope } = plan;
   const base: string[] = [];
@@ -439,6 +450,7 @@ export async function expected(sql: Sql, plan: Plan): Promise<Expected> {
     // The words' (their rarest clause) among the feeds' (taken as independent of the words).
     inBase: words * feeds,
     words,
+    titles,
     feeds,
     base: Math.min(1, baseShare),
     days: Math.min(1, daysShare),

@@ -369,6 +369,70 @@ describe("postgres search operator plans", () => {
     }
   });
 
+  it("drops the walked posts that fail `title:` words or dates on their clicked_posts row, before probing posts", async () => {
+    // The walk's statements that probe `posts`, and the tsqueries they check on the clicked_posts row.
+    const probes = (ran: Array<{ text: string; params: unknown[] }>) =>
+      ran.filter((r) => r.text.includes("FROM clicked_posts k") && r.text.includes("WHERE p.id = k.id"));
+    const onRow = (r: { text: string; params: unknown[] }) =>
+      [...r.text.matchAll(/k\.rank_vector @@ \$(\d+)::tsquery/g)].map((m) =>
+        String(r.params[Number(m[1]) - 1]),
+      );
+    let walked = 0;
+    for (const [c, title] of [
+      [CASES[2]!, "'the':A"],
+      [CASES[21]!, "'the':*A"],
+      [CASES[34]!, "'the':A"],
+    ] as const) {
+      for (const page of PAGES.clicks) {
+        const probed = probes(await assertExact(c, "clicks", page));
+        walked += probed.length;
+        assert.ok(
+          probed.every((r) => onRow(r).includes(title)),
+          `${c.terms} at ${page.offset}+${page.limit}`,
+        );
+      }
+    }
+    assert.ok(walked > 0);
+    const dated = probes(await assertExact(CASES[6]!, "clicks", { offset: 0, limit: 20 }));
+    assert.ok(dated.length > 0 && dated.every((r) => /k\.post_date \+ 0 >= \$\d+::bigint/.test(r.text)));
+    // A clause mixing `title:` and other words is checked on `search_vector`: on the probe alone.
+    const mixed = probes(
+      await assertExact({ terms: "title:the OR k3 wor*", where: "TRUE" }, "clicks", { offset: 0, limit: 20 }),
+    );
+    assert.ok(mixed.length > 0 && mixed.every((r) => !r.text.includes("k.search_vector")));
+  });
+
+  it("takes a walked post whose title vector matches the words without probing posts, unless words are excluded", async () => {
+    const probes = (ran: Array<{ text: string; params: unknown[] }>) =>
+      ran.filter((r) => r.text.includes("FROM clicked_posts k") && r.text.includes("WHERE p.id = k.id"));
+    const titleFirst = (r: { text: string; params: unknown[] }) => {
+      const m = /\(k\.rank_vector @@ \$(\d+)::tsquery OR EXISTS/.exec(r.text);
+      return m === null ? null : String(r.params[Number(m[1]) - 1]);
+    };
+    for (const page of PAGES.clicks) {
+      for (const c of [CASES[20]!, CASES[34]!, CASES[12]!, CASES[6]!]) {
+        const probed = probes(await assertExact(c, "clicks", page));
+        assert.ok(
+          probed.every((r) => titleFirst(r) !== null && !titleFirst(r)!.includes("!")),
+          `${c.terms} at ${page.offset}+${page.limit}`,
+        );
+      }
+      // Excluded words: a title vector without them says nothing of the post's other words.
+      for (const c of [CASES[5]!, { terms: "wor* -k3", where: "TRUE" }]) {
+        const probed = probes(await assertExact(c, "clicks", page));
+        assert.ok(
+          probed.every((r) => titleFirst(r) === null),
+          `${c.terms} at ${page.offset}+${page.limit}`,
+        );
+      }
+    }
+    const top = probes(await assertExact(CASES[20]!, "clicks", { offset: 0, limit: 20 }));
+    assert.ok(
+      top.length > 0 && titleFirst(top[0]!) === "'wor':* & 'the'",
+      String(top[0] && titleFirst(top[0])),
+    );
+  });
+
   it("counts the newest days of a scope that hold a number of posts as counting every post does", async () => {
     const fr = (await store.languages()).find((l) => l.languageCode === "fr")!.languageId;
     const newest = Math.floor(T0 / DAY);
