@@ -2,7 +2,8 @@
 // migrates it) into a NEW embedded PostgreSQL folder of its own, timed against the goal of the
 // 1,000,000-post demo in 5 minutes (3,333 posts/s); prints where the time went (the copy's steps),
 // the CPU time of the Node process (its encoder threads included) and of the server's processes,
-// the server's statements by time (pg_stat_statements) and the load average sampled every 15 s,
+// the server's statements by time (pg_stat_statements), what a first VACUUM of the copied posts
+// then costs, and the load average sampled every 15 s,
 // then stops the server and DELETES the folder. For a copy too big to keep twice (the 1M demo:
 // feed-service-postgres.bench.mjs would fill its cached corpus first and then copy again).
 // With --baseline <another build's packages/feed-service/dist> --rounds R, that build ("old") and
@@ -158,6 +159,19 @@ async function copyOnce(build, round) {
     ).rows;
     const [size] = (await stats.query("SELECT pg_size_pretty(pg_database_size('postgres')) AS size")).rows;
     await stats.end();
+    // What the first VACUUM of the copied posts finds to do (autovacuum's, soon after a copy: its
+    // inserts count): pages not yet all-visible are read and marked.
+    const target = new pg.Client({ connectionString: server.url });
+    await target.connect();
+    const [visible] = (
+      await target.query("SELECT relpages, relallvisible FROM pg_class WHERE oid = 'posts'::regclass")
+    ).rows;
+    const [{ pid: vacuumPid }] = (await target.query("SELECT pg_backend_pid() AS pid")).rows;
+    const vacuumCpu = cpuOf(vacuumPid);
+    const vacuumStarted = performance.now();
+    await target.query("VACUUM posts");
+    const vacuum = { seconds: (performance.now() - vacuumStarted) / 1000, cpu: cpuOf(vacuumPid) - vacuumCpu };
+    await target.end();
     const posts = summary.tables.find((t) => t.table === "posts").rows;
     return {
       build: build.name,
@@ -170,6 +184,8 @@ async function copyOnce(build, round) {
       steps: summary.steps,
       statements,
       cpuStatements,
+      visible,
+      vacuum,
       loads,
     };
   } finally {
@@ -192,6 +208,9 @@ for (let round = 1; round <= rounds; round++) {
       `whole copy ${seconds.toFixed(1)} s (${(posts / seconds).toFixed(0)} posts/s, ${(posts / goalPostsPerSecond / seconds).toFixed(2)} of 5 minutes scaled to ${posts} posts); CPU: Node ${result.nodeCpu.toFixed(1)} s, server ${result.serverCpu.toFixed(1)} s`,
     );
     console.log(`load average (1 min) every 15 s: ${result.loads.map((l) => l.toFixed(1)).join(" ")}`);
+    console.log(
+      `posts after the copy: ${result.visible.relallvisible} of ${result.visible.relpages} pages all-visible; VACUUM posts then ${result.vacuum.seconds.toFixed(1)} s (backend CPU ${result.vacuum.cpu.toFixed(1)} s)`,
+    );
     console.log("\n| server statement (pg_stat_statements, top level) | calls | s |\n|---|---:|---:|");
     for (const s of result.statements) console.log(`| ${s.query} | ${s.calls} | ${s.s.toFixed(1)} |`);
     console.log("\n| backend running (pg_stat_activity, each second) | CPU s |\n|---|---:|");
@@ -204,6 +223,9 @@ console.log(`\n| step (s) | ${columns.join(" | ")} |\n|---|${columns.map(() => "
 console.log(`| whole copy | ${results.map((r) => r.seconds.toFixed(1)).join(" | ")} |`);
 console.log(`| Node CPU | ${results.map((r) => r.nodeCpu.toFixed(1)).join(" | ")} |`);
 console.log(`| server CPU | ${results.map((r) => r.serverCpu.toFixed(1)).join(" | ")} |`);
+console.log(
+  `| VACUUM posts after the copy | ${results.map((r) => r.vacuum.seconds.toFixed(1)).join(" | ")} |`,
+);
 for (const name of names) {
   const cells = results.map((r) => {
     const ms = r.steps.filter((s) => s.step === name).reduce((sum, s) => sum + s.ms, 0);
