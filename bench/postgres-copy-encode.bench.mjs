@@ -7,7 +7,10 @@
 // Figures: CPU microseconds a post of this process (the encoders' work is single-threaded; the
 // garbage collector's helper threads are counted in), and new / old in the same round.
 // Usage: npx tsc -b && node bench/postgres-copy-encode.bench.mjs [--posts 4000] [--rounds 3]
-//   [--seed 1] [--baseline <another build's packages/feed-service/dist>]
+//   [--seed 1] [--baseline <another build's packages/feed-service/dist>] [--build <the dist timed as
+//   "new", this tree's by default>] [--ranked: this build
+//   writes the rank columns too (postCopyLines' `unranked`, migrate-data's staged posts); the
+//   lines are compared without them]
 //   [--shapes demo,long-tail,minority-english] (TMPDIR as for the latency bench: the shapes'
 //   1M SQLite files under $TMPDIR/feed-toolkit-bench/shapes, the demo one beside them)
 import { existsSync } from "node:fs";
@@ -24,21 +27,30 @@ const { values } = parseArgs({
     seed: { type: "string" },
     baseline: { type: "string" },
     shapes: { type: "string" },
+    ranked: { type: "boolean" },
+    build: { type: "string" },
   },
 });
 const postsPerShape = Number(values.posts ?? 4000);
 const rounds = Number(values.rounds ?? 3);
 let seed = Number(values.seed ?? 1) >>> 0;
 const batchSize = 2000;
-const dist = new URL("../packages/feed-service/dist", import.meta.url).pathname;
+const dist = values.build
+  ? resolve(values.build)
+  : new URL("../packages/feed-service/dist", import.meta.url).pathname;
 const Database = createRequire(new URL("../packages/feed-service/package.json", import.meta.url))(
   "better-sqlite3",
 );
 
-const load = async (name, folder) => ({
-  name,
-  ...(await import(pathToFileURL(`${folder}/store/postgres/postgres-copy-rows.js`).href)),
-});
+const load = async (name, folder) => {
+  const { postCopyLines } = await import(
+    pathToFileURL(`${folder}/store/postgres/postgres-copy-rows.js`).href
+  );
+  const ranked = name === "new" && values.ranked;
+  return { name, postCopyLines: ranked ? (batch, feeds) => postCopyLines(batch, feeds, []) : postCopyLines };
+};
+/** A batch's lines without the rank columns a --ranked build adds at the end of each. */
+const unrankedLines = (text) => (values.ranked ? text.replace(/\t[^\t\n]*\t[^\t\n]*\n/g, "\n") : text);
 const builds = [await load("new", dist)];
 if (values.baseline) builds.unshift(await load("old", resolve(values.baseline)));
 const { copiedTables } = await import(pathToFileURL(`${dist}/store/copied-tables.js`).href);
@@ -99,7 +111,7 @@ for (const shape of shapeNames) {
   for (let i = 0; i < rows.length; i += batchSize) batches.push(rows.slice(i, i + batchSize));
   // One untimed pass a build: code compiled, caches of the analyzer filled, as in a long COPY.
   const outputs = builds.map((b) => batches.map((batch) => b.postCopyLines(batch, feeds)));
-  if (outputs.length === 2 && outputs[0].some((text, i) => text !== outputs[1][i])) {
+  if (outputs.length === 2 && outputs[0].some((text, i) => text !== unrankedLines(outputs[1][i]))) {
     throw new Error(`${shape}: the builds' COPY lines differ`);
   }
   for (let round = 1; round <= rounds; round++) {

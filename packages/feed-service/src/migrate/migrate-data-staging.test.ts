@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
 import pg from "pg";
 import { loadDemoData } from "../demo/load-demo-data.js";
 import { openStore } from "../store/open-store.js";
@@ -30,6 +31,13 @@ before(async () => {
   const s = await openStore(source);
   await loadDemoData(s, { posts: 150, now: NOW, seed: 3 });
   await s.close();
+  // A body past the 16,383 positions of a tsvector: its rank columns are the server's to derive
+  // (the COPY sends them for the other posts: wordsAndRank).
+  const db = new Database(source);
+  db.prepare("UPDATE posts SET content = ? WHERE id = (SELECT min(id) FROM posts)").run(
+    `${"filler words ".repeat(8_300)} the end`,
+  );
+  db.close();
 });
 after(async () => {
   await server?.stop();
@@ -85,6 +93,15 @@ describe("migrate-data into PostgreSQL: the posts staged and swapped in", () => 
       "SELECT count(*)::int AS n, count(rank_vector)::int AS ranked FROM posts",
     );
     assert.deepEqual(row, { n: 150, ranked: 150 });
+    // The rank columns the COPY sent are the ones the row trigger derives (migration 5).
+    const [ranks] = await query(
+      target,
+      `SELECT count(*) FILTER (WHERE rank_vector IS DISTINCT FROM ts_filter(search_vector, '{a,b}')
+          OR body_length IS DISTINCT FROM length(ts_filter(search_vector, '{d}')))::int AS differing,
+        max(length(search_vector))::int > 0 AS words
+        FROM posts`,
+    );
+    assert.deepEqual(ranks, { differing: 0, words: true });
     // The identity continues after the copied ids; a function taking a post row accepts one.
     const store = await openStore(target);
     await store.close();

@@ -20,11 +20,19 @@ export class PostEncoders {
   readonly #workers: Worker[] = [];
   readonly #pending = new Map<number, Pending>();
   #next = 0;
+  readonly #ranked: boolean;
   /** Milliseconds the threads spent encoding, summed over the threads. */
   busyMs = 0;
+  /** With `ranked`, the ids of the posts encoded without their rank columns (postCopyLines). */
+  readonly unranked: number[] = [];
 
-  /** @example const encoders = new PostEncoders(2); const bytes = await encoders.encode(rows, names); */
-  constructor(threads: number) {
+  /**
+   * `ranked`: the lines carry each post's rank columns after its vectors.
+   *
+   * @example const encoders = new PostEncoders(2); const bytes = await encoders.encode(rows, names);
+   */
+  constructor(threads: number, ranked = false) {
+    this.#ranked = ranked;
     for (let i = 0; i < threads; i++) {
       const worker = new Worker(workerEntryUrl(import.meta.url, "postgres-copy-worker"));
       worker.on("message", (reply: EncodeReply) => {
@@ -33,6 +41,7 @@ export class PostEncoders {
         this.#pending.delete(reply.id);
         if (reply.ok) {
           this.busyMs += reply.ms;
+          for (const id of reply.unranked) this.unranked.push(id);
           pending.resolve(reply.bytes);
         } else pending.reject(new Error(`encoding posts for COPY failed: ${reply.message}`));
       });
@@ -55,7 +64,7 @@ export class PostEncoders {
     const id = this.#next++;
     const feeds = new Set(rows.map((r) => Number(r[POST_FEED])));
     const names = [...feeds].map((f) => [f, feedNames.get(f) ?? ""] as const);
-    const request: EncodeRequest = { id, rows, names };
+    const request: EncodeRequest = { id, rows, names, ranked: this.#ranked };
     return new Promise<Uint8Array>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#workers[id % this.#workers.length]!.postMessage(request);

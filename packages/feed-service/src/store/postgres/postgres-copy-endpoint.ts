@@ -31,6 +31,7 @@ import { CopyIn } from "./postgres-copy-in.js";
 import { copyLines } from "./postgres-copy-rows.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import {
+  afterStagedCopy,
   buildStaged,
   dropPostsStaging,
   dropReferencesToPosts,
@@ -244,9 +245,11 @@ export class PostgresEndpoint implements CopyEndpoint {
     if (load.open?.table !== table.name) {
       await this.#endCopy(load);
       await this.#settle(load);
-      const columns =
-        table.name === "posts" ? [...table.columns, "search_vector", "phrase_vector"] : table.columns;
       const staged = table.name === "posts" ? load.staged : undefined;
+      const vectors = staged?.plan.rankedByCopy
+        ? ["search_vector", "phrase_vector", "rank_vector", "body_length"]
+        : ["search_vector", "phrase_vector"];
+      const columns = table.name === "posts" ? [...table.columns, ...vectors] : table.columns;
       try {
         if (staged) {
           // FREEZE: the rows written frozen, as the table was emptied in this transaction (manual,
@@ -272,7 +275,10 @@ export class PostgresEndpoint implements CopyEndpoint {
     if (table.name === "posts") {
       // Analysing the posts' text costs the Node side more than reading and sending them: two
       // threads (one on a single core), while the server takes the rows on a core of its own.
-      load.encoders ??= new PostEncoders(Math.min(2, availableParallelism()));
+      load.encoders ??= new PostEncoders(
+        Math.min(2, availableParallelism()),
+        load.staged?.plan.rankedByCopy ?? false,
+      );
       encoded = load.encoders.encode(batch, feedNames);
     } else {
       encoded = Promise.resolve(utf8.encode(copyLines(batch)));
@@ -304,6 +310,7 @@ export class PostgresEndpoint implements CopyEndpoint {
     try {
       await open.copy.end();
       if (open.commits) {
+        await afterStagedCopy(open.commits, load.staged!.plan, load.encoders?.unranked ?? []);
         await open.commits.query("COMMIT");
         await this.#startBuilds(load.staged!);
       }

@@ -6,8 +6,9 @@
  */
 import type { Row } from "../copied-tables.js";
 import { htmlToIndexText } from "../index-text.js";
-import { postVectors } from "./postgres-text-search.js";
+import { postVectors, postVectorsRanked } from "./postgres-text-search.js";
 
+const POST_ID = 0;
 const POST_FEED = 1;
 const POST_TITLE = 4;
 const POST_EXCERPT = 5;
@@ -39,17 +40,28 @@ export function copyLines(rows: readonly Row[]): string {
 
 /**
  * Posts as COPY text lines with their search vectors after the copied columns (`search_vector`,
- * `phrase_vector`), each post's text analysed as the store's writers analyse it.
+ * `phrase_vector`), each post's text analysed as the store's writers analyse it. Given `unranked`,
+ * each line also carries the post's `rank_vector` and `body_length` (postVectorsRanked), null
+ * where only the server's trigger can tell them, whose ids are added to `unranked`.
  */
-export function postCopyLines(rows: readonly Row[], feedNames: ReadonlyMap<number, string>): string {
+export function postCopyLines(
+  rows: readonly Row[],
+  feedNames: ReadonlyMap<number, string>,
+  unranked?: number[],
+): string {
   let out = "";
   for (const row of rows) {
-    const vectors = postVectors(
-      feedNames.get(Number(row[POST_FEED])) ?? "",
-      String(row[POST_TITLE]),
-      `${row[POST_EXCERPT]} ${htmlToIndexText(String(row[POST_CONTENT]))}`,
-    );
-    out += `${row.map(copyField).join("\t")}\t${copyField(vectors.words)}\t${copyField(vectors.pairs)}\n`;
+    const feedName = feedNames.get(Number(row[POST_FEED])) ?? "";
+    const body = `${row[POST_EXCERPT]} ${htmlToIndexText(String(row[POST_CONTENT]))}`;
+    if (unranked === undefined) {
+      const vectors = postVectors(feedName, String(row[POST_TITLE]), body);
+      out += `${row.map(copyField).join("\t")}\t${copyField(vectors.words)}\t${copyField(vectors.pairs)}\n`;
+      continue;
+    }
+    const { words, pairs, rank } = postVectorsRanked(feedName, String(row[POST_TITLE]), body);
+    const ranks = rank === null ? "\\N\t\\N" : `${copyField(rank.vector)}\t${rank.bodyLength}`;
+    if (rank === null) unranked.push(Number(row[POST_ID]));
+    out += `${row.map(copyField).join("\t")}\t${copyField(words)}\t${copyField(pairs)}\t${ranks}\n`;
   }
   return out;
 }

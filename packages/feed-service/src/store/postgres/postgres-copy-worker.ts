@@ -13,10 +13,19 @@ export interface EncodeRequest {
   readonly rows: readonly Row[];
   /** Feed id and name of the feeds the batch's posts belong to. */
   readonly names: ReadonlyArray<readonly [number, string]>;
+  /** Whether the lines carry the rank columns (postCopyLines' `unranked`). */
+  readonly ranked: boolean;
 }
 
 export type EncodeReply =
-  | { readonly id: number; readonly ok: true; readonly bytes: Uint8Array; readonly ms: number }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly bytes: Uint8Array;
+      readonly ms: number;
+      /** The posts sent without their rank columns (ranked requests). */
+      readonly unranked: number[];
+    }
   | { readonly id: number; readonly ok: false; readonly message: string };
 
 const utf8 = new TextEncoder();
@@ -25,8 +34,10 @@ parentPort!.on("message", (request: EncodeRequest) => {
   const started = performance.now();
   let reply: EncodeReply;
   try {
-    const bytes = utf8.encode(postCopyLines(request.rows, new Map(request.names)));
-    reply = { id: request.id, ok: true, bytes, ms: performance.now() - started };
+    const unranked: number[] = [];
+    const lines = postCopyLines(request.rows, new Map(request.names), request.ranked ? unranked : undefined);
+    const bytes = utf8.encode(lines);
+    reply = { id: request.id, ok: true, bytes, ms: performance.now() - started, unranked };
     parentPort!.postMessage(reply, [bytes.buffer]);
     return;
   } catch (error) {

@@ -16,7 +16,7 @@ import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import { analyzeText } from "../../search/text-analyzer.js";
 import { withTermOperators } from "./postgres-term-operators.js";
-import { lexemesLiteral, wordsLiteral } from "./postgres-vector-literals.js";
+import { lexemesLiteral, type RankColumns, wordsAndRank, wordsLiteral } from "./postgres-vector-literals.js";
 
 /** tsvector positions stop at 16383; later words keep that position (still found, not as phrases). */
 const MAX_POSITION = 16_383;
@@ -100,6 +100,20 @@ export function postVectors(feedName: string, title: string, body: string): { wo
     words: wordsLiteral(tokens, quoteLexeme),
     pairs: pairsOf(tokens),
   };
+}
+
+/**
+ * postVectors with the post's rank columns (wordsAndRank): for a COPY into a table without the
+ * row trigger that derives them (migrate-data's staged posts, postgres-posts-staging.ts).
+ */
+export function postVectorsRanked(
+  feedName: string,
+  title: string,
+  body: string,
+): { words: string; pairs: string; rank: RankColumns | null } {
+  const tokens = positionedTokens(feedName, title, body);
+  const { words, rank } = wordsAndRank(tokens, quoteLexeme);
+  return { words, pairs: pairsOf(tokens), rank };
 }
 
 function pairsOf(tokens: readonly PositionedToken[]): string {

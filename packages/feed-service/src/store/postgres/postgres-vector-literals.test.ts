@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { mulberry32Draws } from "../../test-support/seeded-draws.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
-import { postVectors, searchVector } from "./postgres-text-search.js";
-import { lexemesLiteral, sortedAsStrings, wordsLiteral } from "./postgres-vector-literals.js";
+import { postVectors, postVectorsRanked, searchVector } from "./postgres-text-search.js";
+import { lexemesLiteral, sortedAsStrings, wordsAndRank, wordsLiteral } from "./postgres-vector-literals.js";
 
 let db: TestPostgresStore;
 
@@ -157,5 +157,84 @@ describe("sortedAsStrings", () => {
       assert.equal(words, builtInWordsLiteral(tokens));
       assert.ok(pairs.length > 0 || words.length === 0);
     }
+  });
+});
+
+/** The rank columns as the posts' row trigger derives them (migration 5), by the server. */
+async function serverRank(words: string): Promise<{ vector: string; bodyLength: number }> {
+  const [row] = (
+    await db.pool.query<{ vector: string; body: number }>(
+      "SELECT ts_filter($1::tsvector, '{a,b}')::text AS vector, length(ts_filter($1::tsvector, '{d}')) AS body",
+      [words],
+    )
+  ).rows;
+  return { vector: row!.vector, bodyLength: row!.body };
+}
+
+/** A post's tokens as positionedTokens lays them out: feed name (B), title (A), body, a gap after each. */
+function fieldTokens(
+  fields: ReadonlyArray<readonly string[]>,
+): Array<{ word: string; at: number; weight: string }> {
+  const tokens: Array<{ word: string; at: number; weight: string }> = [];
+  let position = 0;
+  fields.forEach((words, field) => {
+    for (const word of words) {
+      position = Math.min(position + 1, 16_383);
+      tokens.push({ word, at: position, weight: ["B", "A", ""][field]! });
+    }
+    position = Math.min(position + 1, 16_383);
+  });
+  return tokens;
+}
+
+describe("wordsAndRank", () => {
+  it("gives the rank columns the server derives from the words' vector", async () => {
+    for (let seed = 1; seed <= 150; seed++) {
+      const next = mulberry32Draws(seed);
+      // A small vocabulary, so that words repeat within and across the fields.
+      const vocabulary = Array.from({ length: 2 + Math.floor(next() * 30) }, () => randomWord(next) || "x");
+      const draw = (n: number) =>
+        Array.from({ length: n }, () => vocabulary[Math.floor(next() * vocabulary.length)]!);
+      const tokens = fieldTokens([
+        draw(Math.floor(next() * 4)),
+        draw(Math.floor(next() * (seed % 10 === 0 ? 300 : 20))),
+        draw(Math.floor(next() * (seed % 7 === 0 ? 600 : 80))),
+      ]);
+      const { words, rank } = wordsAndRank(tokens, quote);
+      assert.equal(words, wordsLiteral(tokens, quote), `seed ${seed}`);
+      const expected = await serverRank(words);
+      if (rank === null) {
+        // Left to the server only where the feed name and title hold 256 tokens or more.
+        assert.ok(tokens.filter((t) => t.weight !== "").length >= 256, `seed ${seed}`);
+        continue;
+      }
+      const [row] = (
+        await db.pool.query<{ vector: string }>("SELECT $1::tsvector::text AS vector", [rank.vector])
+      ).rows;
+      assert.deepEqual({ vector: row!.vector, bodyLength: rank.bodyLength }, expected, `seed ${seed}`);
+    }
+  });
+
+  it("matches the server on the posts' texts, and leaves the uncertain ones to it", async () => {
+    for (const [feed, title, body] of texts) {
+      const { words, rank } = postVectorsRanked(feed, title, body);
+      assert.equal(words, postVectors(feed, title, body).words);
+      if (title === "late words") {
+        // Positions at 16383: the server merges them, and only it can say which weight stays.
+        assert.equal(rank, null);
+        continue;
+      }
+      const [row] = (
+        await db.pool.query<{ vector: string }>("SELECT $1::tsvector::text AS vector", [rank!.vector])
+      ).rows;
+      assert.deepEqual({ vector: row!.vector, bodyLength: rank!.bodyLength }, await serverRank(words), title);
+    }
+    const lone = [
+      { word: "a\uD800", at: 1, weight: "A" },
+      { word: "a\uDC00", at: 2, weight: "" },
+    ];
+    assert.equal(wordsAndRank(lone, quote).rank, null, "a lone surrogate: one lexeme once encoded");
+    assert.deepEqual(postVectorsRanked("", "", "").rank, { vector: "", bodyLength: 0 });
+    assert.deepEqual(postVectorsRanked("News", "news", "").rank, { vector: "'news':1B,3A", bodyLength: 0 });
   });
 });

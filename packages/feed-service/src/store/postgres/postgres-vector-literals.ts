@@ -26,17 +26,91 @@ export interface WeightedToken {
  * // "'a':2 'b':1A,3"
  */
 export function wordsLiteral(tokens: readonly WeightedToken[], quote: (word: string) => string): string {
+  return wordEntries(tokens, quote, false).words;
+}
+
+/**
+ * The `rank_vector` and `body_length` the posts' row trigger (posts_rank_columns, migration 5)
+ * derives from `search_vector`: `ts_filter(search_vector, '{a,b}')` (the feed name and title
+ * words with their positions) and `length(ts_filter(search_vector, '{d}'))` (the body's distinct
+ * words), computed from the tokens so that a COPY can send them and load a table without row
+ * triggers (COPY then writes rows a page at a time: manual, COPY, Notes). Null where the stored
+ * vector is not the tokens as given and the trigger must decide: a position at 16383 (the server
+ * merges repeats of it), 256 or more feed name and title tokens (it keeps 256 positions of a word,
+ * tsvector.c uniquePos), or a word that is not well-formed UTF-16 (two such words can be the same
+ * lexeme once encoded).
+ */
+export interface RankColumns {
+  readonly vector: string;
+  readonly bodyLength: number;
+}
+
+/** The `search_vector` literal (wordsLiteral) and the post's rank columns (RankColumns). */
+export function wordsAndRank(
+  tokens: readonly WeightedToken[],
+  quote: (word: string) => string,
+): { words: string; rank: RankColumns | null } {
+  return wordEntries(tokens, quote, true);
+}
+
+/** Positions a tsvector keeps of a lexeme (PostgreSQL MAXNUMPOS). */
+const MAX_POSITIONS = 256;
+/** The last position a tsvector holds (MAXENTRYPOS - 1); later ones are stored as it. */
+const LAST_POSITION = 16_383;
+
+interface WellFormed {
+  isWellFormed(): boolean;
+}
+
+function wordEntries(
+  tokens: readonly WeightedToken[],
+  quote: (word: string) => string,
+  ranked: boolean,
+): { words: string; rank: RankColumns | null } {
   const entryOf = new Map<string, number>();
   const entries: string[] = [];
-  for (const t of tokens) {
+  // The tokens come feed name (B), title (A), then body (D), in position order: the entries made
+  // before the first body token are the rank vector's (`headed` of them, each marked once it
+  // meets a body token: the body's words are those and the entries made after).
+  let headed = -1;
+  let marked: Uint8Array | undefined;
+  let rank: string | undefined;
+  let bodyLength = 0;
+  let exact = tokens.length === 0 || tokens[tokens.length - 1]!.at < LAST_POSITION;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (ranked) {
+      if (t.weight === "" && headed < 0) {
+        headed = entries.length;
+        marked = new Uint8Array(headed);
+        rank = entries.join(" ");
+        if (i >= MAX_POSITIONS) exact = false;
+      } else if (t.weight !== "" && headed >= 0) exact = false;
+    }
     const at = entryOf.get(t.word);
     if (at === undefined) {
       entryOf.set(t.word, entries.length);
       entries.push(`${quote(t.word)}:${t.at}${t.weight}`);
-    } else entries[at] += `,${t.at}${t.weight}`;
+      if (ranked) {
+        if (headed >= 0) bodyLength++;
+        if (!(t.word as unknown as WellFormed).isWellFormed()) exact = false;
+      }
+    } else {
+      entries[at] += `,${t.at}${t.weight}`;
+      if (marked !== undefined && at < headed && marked[at] === 0) {
+        marked[at] = 1;
+        bodyLength++;
+      }
+    }
+  }
+  if (ranked && headed < 0) {
+    rank = entries.join(" ");
+    if (tokens.length >= MAX_POSITIONS) exact = false;
   }
   // Every entry starts with the quote: the order is decided from the second unit on.
-  return sortedAsStrings(entries, 1).join(" ");
+  const words = sortedAsStrings(entries, 1).join(" ");
+  // The rank entries go unsorted: a handful, which the server sorts as it reads them.
+  return { words, rank: ranked && exact ? { vector: rank!, bodyLength } : null };
 }
 
 /** Lexemes without positions (each already once), sorted, as a literal. */
