@@ -27,6 +27,7 @@ import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
+import { rankTriggerSchema } from "./postgres-rank-trigger.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createRunningSums } from "./postgres-running-sums.js";
 import { createScopeMonths } from "./postgres-scope-months.js";
@@ -375,6 +376,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "posts by feed and title word: a GIN index keyed by each post's feed and title word, so a feed: with a title: word reads the feeds' posts with it in their titles",
     up: async (sql) => {
       await sql.query(feedTitlesSchema);
+    },
+  },
+  {
+    version: 40,
+    description:
+      "each post's rank columns sent by the writer with the insert: the trigger that derives them runs only for a row without them",
+    up: async (sql) => {
+      await sql.query(rankTriggerSchema);
     },
   },
 ];

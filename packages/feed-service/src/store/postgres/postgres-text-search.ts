@@ -16,7 +16,7 @@ import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import { analyzeText } from "../../search/text-analyzer.js";
 import { withTermOperators } from "./postgres-term-operators.js";
-import { lexemesLiteral, wordsLiteral } from "./postgres-vector-literals.js";
+import { lexemesLiteral, rankColumns, wordsLiteral } from "./postgres-vector-literals.js";
 
 /** tsvector positions stop at 16383; later words keep that position (still found, not as phrases). */
 const MAX_POSITION = 16_383;
@@ -99,6 +99,24 @@ export function postVectors(feedName: string, title: string, body: string): { wo
   return {
     words: wordsLiteral(tokens, quoteLexeme),
     pairs: pairsOf(tokens),
+  };
+}
+
+/**
+ * A post's `search_vector` and `phrase_vector` literals and its rank columns (`rank_vector` as a
+ * literal, `body_length`; null for the posts_rank_columns trigger to compute, see rankColumns),
+ * its text analysed once: what a refresh's INSERT sends.
+ */
+export function postColumns(
+  feedName: string,
+  title: string,
+  body: string,
+): { words: string; pairs: string; rank: string | null; bodyLength: number | null } {
+  const tokens = positionedTokens(feedName, title, body);
+  return {
+    words: wordsLiteral(tokens, quoteLexeme),
+    pairs: pairsOf(tokens),
+    ...rankColumns(tokens, quoteLexeme),
   };
 }
 
