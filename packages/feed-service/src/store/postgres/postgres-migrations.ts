@@ -27,6 +27,7 @@ import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
+import { postFacetsSchema } from "./postgres-post-facets.js";
 import { rankTriggerSchema } from "./postgres-rank-trigger.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createRunningSums } from "./postgres-running-sums.js";
@@ -381,9 +382,10 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   {
     version: 40,
     description:
-      "each post's rank columns sent by the writer with the insert: the trigger that derives them runs only for a row without them",
+      "each post's rank columns sent by the writer with the insert: the trigger that derives them runs only for a row without them; post_facets in PL/pgSQL, the same value without a SQL function's executor per call",
     up: async (sql) => {
       await sql.query(rankTriggerSchema);
+      await sql.query(postFacetsSchema);
     },
   },
 ];
