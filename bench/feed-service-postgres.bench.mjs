@@ -25,6 +25,12 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { openPostgresCorpus } from "./feed-service-postgres-corpus.mjs";
+import {
+  applyRefreshes,
+  demoRefreshes,
+  ingestRefreshes,
+  postsPerRefresh,
+} from "./postgres-ingest-refreshes.mjs";
 import { runWrk, runWrkOnce } from "./wrk-load.mjs";
 
 const { values } = parseArgs({
@@ -62,8 +68,6 @@ if (values["compare-in-place"]) {
     writers.unshift(await loadWriter("old", pathToFileURL(`${resolve(values.baseline)}/`)));
 }
 const rounds = values.baseline || values["compare-in-place"] ? Number(values.rounds ?? 2) : 1;
-const { writeDemoPost } = await import(new URL("demo/demo-post-writer.js", dist).href);
-const { SeededRandom } = await import(new URL("demo/seeded-random.js", dist).href);
 const { default: pg } = await import(
   createRequire(new URL("../packages/feed-service/package.json", import.meta.url)).resolve("pg")
 );
@@ -72,8 +76,6 @@ const migrateGoalPostsPerSecond = 1_000_000 / 300;
 const ingestGoalPostsPerSecond = 3_000;
 /** Clicks through /click, touching no full-text index. */
 const clickGoalPerSecond = 2_000;
-const ingestRefreshes = 200;
-const postsPerRefresh = 50;
 
 const envelope = (body) =>
   '<?xml version="1.0" encoding="UTF-8"?><!--@NONCE@--><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +
@@ -174,27 +176,10 @@ async function startService(database, workers, serviceBin = bin) {
 async function timeIngest(writer, url) {
   const store = await writer.openStore(url);
   try {
-    const feeds = await store.feeds();
-    const rng = new SeededRandom(7);
-    const at = Date.now();
-    const refreshes = Array.from({ length: ingestRefreshes }, (_, r) => {
-      const feed = feeds[r % feeds.length];
-      const ctx = {
-        host: "bench.example",
-        languageCode: "en",
-        languageId: feed.languageId,
-        sentenceEnd: ".",
-      };
-      const posts = Array.from({ length: postsPerRefresh }, (_, i) => {
-        const post = writeDemoPost(rng, ctx, r * postsPerRefresh + i, at - i * 60_000, at);
-        return { ...post, guid: `bench-${process.pid}-${r}-${i}` };
-      });
-      return { feedId: feed.feedId, posts };
-    });
+    const refreshes = await demoRefreshes(await store.feeds());
     const started = process.hrtime.bigint();
-    for (const { feedId, posts } of refreshes) await store.applyFeedUpdate(feedId, { fetchState: {}, posts });
+    const stored = await applyRefreshes(store, refreshes);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const stored = ingestRefreshes * postsPerRefresh;
     return { posts: stored, seconds, rate: stored / seconds };
   } finally {
     await store.close();

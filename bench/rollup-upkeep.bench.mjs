@@ -22,32 +22,15 @@
 // A baseline dist must sit where Node finds the package's dependencies (e.g.
 // node_modules/.baseline/dist, with native/ and package.json beside it).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { serverCpuMs } from "./postgres-server-cpu.mjs";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 15, 12);
-
-/** CPU ms of the PostgreSQL server whose postmaster is `pid`: it and its children, live and exited. */
-function serverCpuMs(pid) {
-  const stat = (p) => readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
-  const tick = 10; // USER_HZ 100
-  let ticks = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const f = stat(entry);
-      // Fields after the name: state ppid ... utime (12th) stime (13th) cutime cstime.
-      if (Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
-    } catch {}
-  }
-  const own = stat(pid);
-  ticks += Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
-  return ticks * tick;
-}
 
 if (process.argv[2] === "--one") {
   const [, , , dist, folder, postmaster, feedCount] = process.argv;

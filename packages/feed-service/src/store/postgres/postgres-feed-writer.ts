@@ -33,7 +33,7 @@ import {
   storedCopies,
   updateCopy,
 } from "./postgres-story-writer.js";
-import { postVectors } from "./postgres-text-search.js";
+import { postColumns } from "./postgres-text-search.js";
 
 interface ExistingPost extends StoredPostFields {
   id: number;
@@ -57,8 +57,8 @@ async function requireReference(sql: Sql, table: "categories" | "languages", id:
 function vectorsOf(
   post: { title: string; excerpt: string; content: string },
   feedName: string,
-): { words: string; pairs: string } {
-  return postVectors(feedName, post.title, `${post.excerpt} ${htmlToIndexText(post.content)}`);
+): ReturnType<typeof postColumns> {
+  return postColumns(feedName, post.title, `${post.excerpt} ${htmlToIndexText(post.content)}`);
 }
 
 /** Re-writes the search vectors of a feed's posts after its name (an indexed field) changed. */
@@ -307,8 +307,15 @@ async function upsertPosts(
   return result;
 }
 
-function unzipVectors(vectors: ReadonlyArray<{ words: string; pairs: string }>): [string[], string[]] {
-  return [vectors.map((v) => v.words), vectors.map((v) => v.pairs)];
+function unzipVectors(
+  vectors: ReadonlyArray<ReturnType<typeof postColumns>>,
+): [string[], string[], Array<string | null>, Array<number | null>] {
+  return [
+    vectors.map((v) => v.words),
+    vectors.map((v) => v.pairs),
+    vectors.map((v) => v.rank),
+    vectors.map((v) => v.bodyLength),
+  ];
 }
 
 async function insertPosts(
@@ -317,18 +324,21 @@ async function insertPosts(
   posts: readonly IncomingPost[],
 ): Promise<void> {
   // WITH ORDINALITY ... ORDER BY: the identity column numbers the rows in the order they came.
+  // The rank columns come computed (postColumns): the posts_rank_columns trigger runs only for a
+  // row that has none (migration 40).
   // The feed's post count and newest date grow by what was inserted, in the same statement: no
   // round trip, and no count of all its posts (the feed row is locked, so no other refresh moves them).
   await sql.query(
     `WITH inserted AS (
       INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-          post_date, language_id, category_id, search_vector, phrase_vector)
+          post_date, language_id, category_id, search_vector, phrase_vector, rank_vector, body_length)
         SELECT $1, p.guid, p.link, p.title, p.excerpt, p.content, p.published_at, p.updated_at, p.seen_at,
-          p.post_date, p.language_id, $2, p.search_vector::tsvector, p.phrase_vector::tsvector
+          p.post_date, p.language_id, $2, p.search_vector::tsvector, p.phrase_vector::tsvector,
+          p.rank_vector::tsvector, p.body_length
         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[],
-            $10::bigint[], $11::bigint[], $12::integer[], $13::text[], $14::text[])
+            $10::bigint[], $11::bigint[], $12::integer[], $13::text[], $14::text[], $15::text[], $16::integer[])
           WITH ORDINALITY AS p(guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-            post_date, language_id, search_vector, phrase_vector, ord)
+            post_date, language_id, search_vector, phrase_vector, rank_vector, body_length, ord)
         ORDER BY p.ord
         RETURNING post_date)
     UPDATE feeds SET post_count = post_count + (SELECT count(*) FROM inserted),

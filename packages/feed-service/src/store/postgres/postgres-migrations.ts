@@ -27,6 +27,8 @@ import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
+import { postFacetsSchema } from "./postgres-post-facets.js";
+import { rankTriggerSchema } from "./postgres-rank-trigger.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createRunningSums } from "./postgres-running-sums.js";
 import { createScopeMonths } from "./postgres-scope-months.js";
@@ -388,6 +390,15 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       // the attempt saved (bench/NOTES.md, pgmig31). Catalog only: rows already stored stay as
       // they are. phrase_vector compresses (a fifth) and keeps its compression.
       await sql.query("ALTER TABLE posts ALTER COLUMN search_vector SET STORAGE EXTERNAL");
+    },
+  },
+  {
+    version: 40,
+    description:
+      "each post's rank columns sent by the writer with the insert: the trigger that derives them runs only for a row without them; post_facets in PL/pgSQL, the same value without a SQL function's executor per call",
+    up: async (sql) => {
+      await sql.query(rankTriggerSchema);
+      await sql.query(postFacetsSchema);
     },
   },
 ];

@@ -136,9 +136,15 @@ export async function afterStagedCopy(
 ): Promise<void> {
   for (const def of staging.afterCopy) await sql.query(def);
   if (staging.rankedByCopy && unranked.length > 0) {
+    // The rank function run on them by an update trigger of this statement alone: the insert
+    // trigger fires on inserts only (migration 40), and the staged table has no other.
+    await sql.query(
+      `CREATE TRIGGER ${RANK_TRIGGER}_staged BEFORE UPDATE ON ${STAGED_TABLE} FOR EACH ROW EXECUTE FUNCTION ${RANK_TRIGGER}()`,
+    );
     await sql.query(`UPDATE ${STAGED_TABLE} SET search_vector = search_vector WHERE id = ANY($1::int[])`, [
       [...unranked],
     ]);
+    await sql.query(`DROP TRIGGER ${RANK_TRIGGER}_staged ON ${STAGED_TABLE}`);
   }
 }
 

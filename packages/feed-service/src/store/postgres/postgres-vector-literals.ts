@@ -26,7 +26,17 @@ export interface WeightedToken {
  * // "'a':2 'b':1A,3"
  */
 export function wordsLiteral(tokens: readonly WeightedToken[], quote: (word: string) => string): string {
-  return wordEntries(tokens, quote, false).words;
+  const entryOf = new Map<string, number>();
+  const entries: string[] = [];
+  for (const t of tokens) {
+    const at = entryOf.get(t.word);
+    if (at === undefined) {
+      entryOf.set(t.word, entries.length);
+      entries.push(`${quote(t.word)}:${t.at}${t.weight}`);
+    } else entries[at] += `,${t.at}${t.weight}`;
+  }
+  // Every entry starts with the quote: the order is decided from the second unit on.
+  return sortedAsStrings(entries, 1).join(" ");
 }
 
 /**
@@ -35,82 +45,77 @@ export function wordsLiteral(tokens: readonly WeightedToken[], quote: (word: str
  * words with their positions) and `length(ts_filter(search_vector, '{d}'))` (the body's distinct
  * words), computed from the tokens so that a COPY can send them and load a table without row
  * triggers (COPY then writes rows a page at a time: manual, COPY, Notes). Null where the stored
- * vector is not the tokens as given and the trigger must decide: a position at 16383 (the server
- * merges repeats of it), 256 or more feed name and title tokens (it keeps 256 positions of a word,
- * tsvector.c uniquePos), or a word that is not well-formed UTF-16 (two such words can be the same
- * lexeme once encoded).
+ * vector is not the tokens as given and the trigger must decide (see rankColumns).
  */
 export interface RankColumns {
   readonly vector: string;
   readonly bodyLength: number;
 }
 
-/** The `search_vector` literal (wordsLiteral) and the post's rank columns (RankColumns). */
+/** The `search_vector` literal (wordsLiteral) and the post's rank columns (rankColumns). */
 export function wordsAndRank(
   tokens: readonly WeightedToken[],
   quote: (word: string) => string,
 ): { words: string; rank: RankColumns | null } {
-  return wordEntries(tokens, quote, true);
+  const { rank, bodyLength } = rankColumns(tokens, quote);
+  return { words: wordsLiteral(tokens, quote), rank: rank === null ? null : { vector: rank, bodyLength } };
 }
-
-/** Positions a tsvector keeps of a lexeme (PostgreSQL MAXNUMPOS). */
-const MAX_POSITIONS = 256;
-/** The last position a tsvector holds (MAXENTRYPOS - 1); later ones are stored as it. */
-const LAST_POSITION = 16_383;
 
 interface WellFormed {
   isWellFormed(): boolean;
 }
 
-function wordEntries(
+/** Positions tsvectorin keeps of one lexeme (MAXNUMPOS in PostgreSQL's ts_type.h). */
+const POSITIONS_KEPT = 256;
+/** tsvectorin's last position (MAXENTRYPOS - 1): later ones are clamped to it. */
+const LAST_POSITION = 16_383;
+
+/**
+ * `posts.rank_vector` and `posts.body_length` from a post's tokens, as the posts_rank_columns
+ * trigger derives them from the stored `search_vector`: `ts_filter(search_vector, '{a,b}')` (the
+ * feed name and title words with their positions) and `length(ts_filter(search_vector, '{d}'))`
+ * (the body's distinct words), on what tsvectorin keeps of each lexeme, its first 256 positions
+ * (uniquePos, tsvector.c). Sent with the insert, they spare the server a trigger call per row.
+ * Null when a token sits at the last position (tsvectorin merges the positions clamped there in
+ * the order of its own sort: a post of over 16,000 words) or a word is not well-formed UTF-16 (two
+ * such words can be one lexeme once encoded): the trigger computes those.
+ *
+ * @example
+ * rankColumns([{ word: "b", at: 1, weight: "B" }, { word: "a", at: 3, weight: "A" }, { word: "a", at: 5, weight: "" }], (w) => `'${w}'`);
+ * // { rank: "'a':3A 'b':1B", bodyLength: 1 }
+ */
+export function rankColumns(
   tokens: readonly WeightedToken[],
   quote: (word: string) => string,
-  ranked: boolean,
-): { words: string; rank: RankColumns | null } {
-  const entryOf = new Map<string, number>();
+): { rank: string; bodyLength: number } | { rank: null; bodyLength: null } {
+  const kept = new Map<string, { positions: number; ranked: number; body: boolean }>();
   const entries: string[] = [];
-  // The tokens come feed name (B), title (A), then body (D), in position order: the entries made
-  // before the first body token are the rank vector's (`headed` of them, each marked once it
-  // meets a body token: the body's words are those and the entries made after).
-  let headed = -1;
-  let marked: Uint8Array | undefined;
-  let rank: string | undefined;
   let bodyLength = 0;
-  let exact = tokens.length === 0 || tokens[tokens.length - 1]!.at < LAST_POSITION;
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (ranked) {
-      if (t.weight === "" && headed < 0) {
-        headed = entries.length;
-        marked = new Uint8Array(headed);
-        rank = entries.join(" ");
-        if (i >= MAX_POSITIONS) exact = false;
-      } else if (t.weight !== "" && headed >= 0) exact = false;
+  for (const t of tokens) {
+    if (t.at >= LAST_POSITION) return { rank: null, bodyLength: null };
+    let lexeme = kept.get(t.word);
+    if (lexeme === undefined) {
+      // Two words that are not well-formed UTF-16 can be one lexeme once encoded.
+      if (!(t.word as unknown as WellFormed).isWellFormed()) return { rank: null, bodyLength: null };
+      lexeme = { positions: 0, ranked: -1, body: false };
+      kept.set(t.word, lexeme);
     }
-    const at = entryOf.get(t.word);
-    if (at === undefined) {
-      entryOf.set(t.word, entries.length);
-      entries.push(`${quote(t.word)}:${t.at}${t.weight}`);
-      if (ranked) {
-        if (headed >= 0) bodyLength++;
-        if (!(t.word as unknown as WellFormed).isWellFormed()) exact = false;
-      }
-    } else {
-      entries[at] += `,${t.at}${t.weight}`;
-      if (marked !== undefined && at < headed && marked[at] === 0) {
-        marked[at] = 1;
+    // Tokens come in position order, one position each: the first 256 are the ones kept.
+    if (lexeme.positions === POSITIONS_KEPT) continue;
+    lexeme.positions++;
+    if (t.weight === "") {
+      if (!lexeme.body) {
+        lexeme.body = true;
         bodyLength++;
       }
+      continue;
     }
+    if (lexeme.ranked === -1) {
+      lexeme.ranked = entries.length;
+      entries.push(`${quote(t.word)}:${t.at}${t.weight}`);
+    } else entries[lexeme.ranked] += `,${t.at}${t.weight}`;
   }
-  if (ranked && headed < 0) {
-    rank = entries.join(" ");
-    if (tokens.length >= MAX_POSITIONS) exact = false;
-  }
-  // Every entry starts with the quote: the order is decided from the second unit on.
-  const words = sortedAsStrings(entries, 1).join(" ");
-  // The rank entries go unsorted: a handful, which the server sorts as it reads them.
-  return { words, rank: ranked && exact ? { vector: rank!, bodyLength } : null };
+  return { rank: sortedAsStrings(entries, 1).join(" "), bodyLength };
 }
 
 /** Lexemes without positions (each already once), sorted, as a literal. */
