@@ -9,6 +9,7 @@
 //
 //   npx tsc -b && node bench/with-bench-postgres.mjs <folder> sh -c \
 //     'node bench/postgres-rankings-first.mjs --url "$PGURL" [--dist <build's dist>] [--repeats 5] [--plans]'
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
@@ -28,6 +29,9 @@ const { values } = parseArgs({
     // After the warm-up, reads the relations it only prefetched into shared buffers (as searches
     // that read the search index and the posts' vectors do before a ranking's first call).
     churn: { type: "boolean" },
+    // With --churn: also drops the watched relations' files (this server's own) from the OS page
+    // cache (posix_fadvise DONTNEED), for a first call that reads them from disk.
+    "drop-os-cache": { type: "boolean" },
   },
 });
 const repeats = Number(values.repeats ?? 5);
@@ -68,18 +72,6 @@ console.log(
 // read connections are warmed once at start (a fresh one would read the loaded tables again).
 const early = values.churn ? await open(connections.onConnect) : undefined;
 const earlyClient = early ? await early.connect() : undefined;
-/** Reads the relations the warm-up only prefetched through shared buffers (what searches do). */
-async function churn(sql) {
-  const t = performance.now();
-  const { rows: big } = await sql.query(
-    `SELECT c.oid::regclass::text AS name FROM pg_class c
-     WHERE c.oid IN ('posts'::regclass, (SELECT reltoastrelid FROM pg_class WHERE oid = 'posts'::regclass))
-        OR (c.relnamespace = current_schema()::regnamespace AND c.relkind = 'i' AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'gin'))`,
-  );
-  for (const { name } of big) await sql.query("SELECT pg_prewarm($1::regclass, 'buffer')", [name]);
-  return `read ${big.map((b) => b.name).join(", ")} into shared buffers in ${((performance.now() - t) / 1000).toFixed(1)} s`;
-}
-if (values.churn) console.log(`churn: ${await churn(admin)}`);
 // What the warm-up left in shared buffers, for the relations the rankings and popular posts read.
 const watched = [
   "feed_post_sums",
@@ -99,6 +91,32 @@ const watched = [
   "clicked_posts_by_clicks",
   "clicked_posts_by_clicks_then_id",
 ];
+/** The watched relations' files (main fork, every 1 GB segment) out of the OS page cache. */
+async function dropOsCache(sql) {
+  const [{ dir }] = (await sql.query("SELECT current_setting('data_directory') AS dir")).rows;
+  const { rows: files } = await sql.query(
+    "SELECT pg_relation_filepath(c.oid) AS path FROM pg_class c WHERE c.relname = ANY($1) AND c.relnamespace = current_schema()::regnamespace AND c.relname <> 'posts' UNION SELECT pg_relation_filepath(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relname = ANY($1) AND c.relnamespace = current_schema()::regnamespace AND c.relname <> 'posts'",
+    [watched],
+  );
+  const paths = files.map((f) => `${dir}/${f.path}`);
+  execFileSync("python3", ["-c", DONTNEED, ...paths]);
+}
+const DONTNEED =
+  "import os,sys,glob\nfor p in sys.argv[1:]:\n  for f in [p]+glob.glob(p+'.[0-9]*'):\n    fd=os.open(f,os.O_RDONLY); os.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED); os.close(fd)";
+
+/** Reads the relations the warm-up only prefetched through shared buffers (what searches do). */
+async function churn(sql) {
+  const t = performance.now();
+  const { rows: big } = await sql.query(
+    `SELECT c.oid::regclass::text AS name FROM pg_class c
+     WHERE c.oid IN ('posts'::regclass, (SELECT reltoastrelid FROM pg_class WHERE oid = 'posts'::regclass))
+        OR (c.relnamespace = current_schema()::regnamespace AND c.relkind = 'i' AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'gin'))`,
+  );
+  for (const { name } of big) await sql.query("SELECT pg_prewarm($1::regclass, 'buffer')", [name]);
+  if (values["drop-os-cache"]) await dropOsCache(sql);
+  return `read ${big.map((b) => b.name).join(", ")} into shared buffers in ${((performance.now() - t) / 1000).toFixed(1)} s`;
+}
+if (values.churn) console.log(`churn: ${await churn(admin)}`);
 await admin.query("CREATE EXTENSION IF NOT EXISTS pg_buffercache");
 const cached = await admin.query(
   `SELECT c.relname, pg_relation_size(c.oid) / 8192 AS blocks,
