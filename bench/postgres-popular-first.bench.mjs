@@ -23,6 +23,7 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { readPoolOpener } from "./postgres-read-pool.mjs";
 
 const TARGET_MS = 50;
 const { values } = parseArgs({
@@ -52,14 +53,7 @@ async function build(label, distPath, prime = true) {
   // once in each way on each connection) gets the store's; an older one ignores the argument.
   const connections = new ConnectionWarmUp(prime ? (client) => warmPopularPosts(client) : undefined);
   // The read pool's settings (postgres-store.ts READ_SETTINGS) and the store's type parsers.
-  const open = (onConnect) =>
-    openPostgresPool({
-      url: values.url,
-      max: 1,
-      createSchema: false,
-      settings: { work_mem: "32MB", enable_seqscan: "off", max_parallel_workers_per_gather: 0, jit: "off" },
-      ...(onConnect ? { onConnect } : {}),
-    });
+  const open = readPoolOpener(openPostgresPool, values.url);
   const admin = await open();
   const started = performance.now();
   const report = await warmPostgres(admin, undefined, undefined, connections);

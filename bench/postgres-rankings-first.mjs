@@ -15,6 +15,7 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { readPoolOpener } from "./postgres-read-pool.mjs";
 
 const DAY = 86_400_000;
 const { values } = parseArgs({
@@ -48,14 +49,7 @@ const load = () =>
     .join(" ");
 
 const connections = new ConnectionWarmUp((client) => warmPopularPosts(client));
-const open = (onConnect) =>
-  openPostgresPool({
-    url: values.url,
-    max: 1,
-    createSchema: false,
-    settings: { work_mem: "32MB", enable_seqscan: "off", max_parallel_workers_per_gather: 0, jit: "off" },
-    ...(onConnect ? { onConnect } : {}),
-  });
+const open = readPoolOpener(openPostgresPool, values.url);
 const admin = await open();
 const started = performance.now();
 if (values.catalogs) {
