@@ -6,9 +6,11 @@
  * `search_vector` alone (SQL by hand, migrate-data's COPY, an older build) gets them from the
  * trigger as before. An update of `search_vector` still has them computed again by the trigger
  * (the WHEN of an update cannot tell a column the statement set from the old row's value).
+ * Both dropped first: a migration taken again (an older build's schema_migrations) makes them anew.
  */
 export const rankTriggerSchema = `
-DROP TRIGGER posts_rank_columns ON posts;
+DROP TRIGGER IF EXISTS posts_rank_columns ON posts;
+DROP TRIGGER IF EXISTS posts_rank_columns_update ON posts;
 CREATE TRIGGER posts_rank_columns BEFORE INSERT ON posts FOR EACH ROW
   WHEN (NEW.rank_vector IS NULL OR NEW.body_length IS NULL OR NEW.phrase_vector IS NULL)
   EXECUTE FUNCTION posts_rank_columns();
