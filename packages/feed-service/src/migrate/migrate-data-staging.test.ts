@@ -32,7 +32,7 @@ before(async () => {
   await loadDemoData(s, { posts: 150, now: NOW, seed: 3 });
   await s.close();
   // A body past the 16,383 positions of a tsvector: its rank columns are the server's to derive
-  // (the COPY sends them for the other posts: wordsAndRank).
+  // (the COPY sends them for the other posts: rankColumns).
   const db = new Database(source);
   db.prepare("UPDATE posts SET content = ? WHERE id = (SELECT min(id) FROM posts)").run(
     `${"filler words ".repeat(8_300)} the end`,

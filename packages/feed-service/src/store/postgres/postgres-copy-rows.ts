@@ -6,7 +6,7 @@
  */
 import type { Row } from "../copied-tables.js";
 import { htmlToIndexText } from "../index-text.js";
-import { postVectors, postVectorsRanked } from "./postgres-text-search.js";
+import { postColumns, postVectors } from "./postgres-text-search.js";
 
 const POST_ID = 0;
 const POST_FEED = 1;
@@ -41,7 +41,7 @@ export function copyLines(rows: readonly Row[]): string {
 /**
  * Posts as COPY text lines with their search vectors after the copied columns (`search_vector`,
  * `phrase_vector`), each post's text analysed as the store's writers analyse it. Given `unranked`,
- * each line also carries the post's `rank_vector` and `body_length` (postVectorsRanked), null
+ * each line also carries the post's `rank_vector` and `body_length` (postColumns), null
  * where only the server's trigger can tell them, whose ids are added to `unranked`.
  */
 export function postCopyLines(
@@ -58,8 +58,8 @@ export function postCopyLines(
       out += `${row.map(copyField).join("\t")}\t${copyField(vectors.words)}\t${copyField(vectors.pairs)}\n`;
       continue;
     }
-    const { words, pairs, rank } = postVectorsRanked(feedName, String(row[POST_TITLE]), body);
-    const ranks = rank === null ? "\\N\t\\N" : `${copyField(rank.vector)}\t${rank.bodyLength}`;
+    const { words, pairs, rank, bodyLength } = postColumns(feedName, String(row[POST_TITLE]), body);
+    const ranks = rank === null ? "\\N\t\\N" : `${copyField(rank)}\t${bodyLength}`;
     if (rank === null) unranked.push(Number(row[POST_ID]));
     out += `${row.map(copyField).join("\t")}\t${copyField(words)}\t${copyField(pairs)}\t${ranks}\n`;
   }

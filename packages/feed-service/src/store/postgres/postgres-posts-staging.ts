@@ -127,7 +127,7 @@ export async function preparePostsStaging(sql: Sql): Promise<PostsStaging | null
 /**
  * In the staged load's transaction, after its COPY: the row triggers left out of the load
  * (PostsStaging.afterCopy) created, and the posts the COPY sent without their rank columns
- * (`unranked`: where only the server can tell them, wordsAndRank) given them by that trigger.
+ * (`unranked`: where only the server can tell them, rankColumns) given them by that trigger.
  */
 export async function afterStagedCopy(
   sql: Sql,

@@ -16,7 +16,7 @@ import type { SearchQuery, SearchTerm } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import { analyzeText } from "../../search/text-analyzer.js";
 import { withTermOperators } from "./postgres-term-operators.js";
-import { lexemesLiteral, type RankColumns, rankColumns, wordsLiteral } from "./postgres-vector-literals.js";
+import { lexemesLiteral, rankColumns, wordsLiteral } from "./postgres-vector-literals.js";
 
 /** tsvector positions stop at 16383; later words keep that position (still found, not as phrases). */
 const MAX_POSITION = 16_383;
@@ -103,22 +103,9 @@ export function postVectors(feedName: string, title: string, body: string): { wo
 }
 
 /**
- * postColumns with the rank columns as one value or null: for a COPY into a table without the
- * row trigger that derives them (migrate-data's staged posts, postgres-posts-staging.ts).
- */
-export function postVectorsRanked(
-  feedName: string,
-  title: string,
-  body: string,
-): { words: string; pairs: string; rank: RankColumns | null } {
-  const { words, pairs, rank, bodyLength } = postColumns(feedName, title, body);
-  return { words, pairs, rank: rank === null ? null : { vector: rank, bodyLength: bodyLength! } };
-}
-
-/**
  * A post's `search_vector` and `phrase_vector` literals and its rank columns (`rank_vector` as a
  * literal, `body_length`; null for the posts_rank_columns trigger to compute, see rankColumns),
- * its text analysed once: what a refresh's INSERT sends.
+ * its text analysed once: what a refresh's INSERT and migrate-data's COPY send.
  */
 export function postColumns(
   feedName: string,

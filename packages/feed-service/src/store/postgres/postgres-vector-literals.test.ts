@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { mulberry32Draws } from "../../test-support/seeded-draws.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
-import { postVectors, postVectorsRanked, searchVector } from "./postgres-text-search.js";
-import { lexemesLiteral, sortedAsStrings, wordsAndRank, wordsLiteral } from "./postgres-vector-literals.js";
+import { postColumns, postVectors, searchVector } from "./postgres-text-search.js";
+import { lexemesLiteral, rankColumns, sortedAsStrings, wordsLiteral } from "./postgres-vector-literals.js";
 
 let db: TestPostgresStore;
 
@@ -187,7 +187,7 @@ function fieldTokens(
   return tokens;
 }
 
-describe("wordsAndRank", () => {
+describe("rankColumns", () => {
   it("gives the rank columns the server derives from the words' vector", async () => {
     for (let seed = 1; seed <= 150; seed++) {
       const next = mulberry32Draws(seed);
@@ -200,41 +200,40 @@ describe("wordsAndRank", () => {
         draw(Math.floor(next() * (seed % 10 === 0 ? 300 : 20))),
         draw(Math.floor(next() * (seed % 7 === 0 ? 600 : 80))),
       ]);
-      const { words, rank } = wordsAndRank(tokens, quote);
-      assert.equal(words, wordsLiteral(tokens, quote), `seed ${seed}`);
-      const expected = await serverRank(words);
-      if (rank === null) {
-        // Left to the server only where the feed name and title hold 256 tokens or more.
-        assert.ok(tokens.filter((t) => t.weight !== "").length >= 256, `seed ${seed}`);
-        continue;
-      }
-      const [row] = (
-        await db.pool.query<{ vector: string }>("SELECT $1::tsvector::text AS vector", [rank.vector])
-      ).rows;
-      assert.deepEqual({ vector: row!.vector, bodyLength: rank.bodyLength }, expected, `seed ${seed}`);
+      const { rank, bodyLength } = rankColumns(tokens, quote);
+      const expected = await serverRank(wordsLiteral(tokens, quote));
+      // Positions below 16383 and well-formed words: never left to the server.
+      assert.notEqual(rank, null, `seed ${seed}`);
+      const [row] = (await db.pool.query<{ vector: string }>("SELECT $1::tsvector::text AS vector", [rank]))
+        .rows;
+      assert.deepEqual({ vector: row!.vector, bodyLength }, expected, `seed ${seed}`);
     }
   });
 
   it("matches the server on the posts' texts, and leaves the uncertain ones to it", async () => {
     for (const [feed, title, body] of texts) {
-      const { words, rank } = postVectorsRanked(feed, title, body);
+      const { words, rank, bodyLength } = postColumns(feed, title, body);
       assert.equal(words, postVectors(feed, title, body).words);
       if (title === "late words") {
         // Positions at 16383: the server merges them, and only it can say which weight stays.
         assert.equal(rank, null);
         continue;
       }
-      const [row] = (
-        await db.pool.query<{ vector: string }>("SELECT $1::tsvector::text AS vector", [rank!.vector])
-      ).rows;
-      assert.deepEqual({ vector: row!.vector, bodyLength: rank!.bodyLength }, await serverRank(words), title);
+      const [row] = (await db.pool.query<{ vector: string }>("SELECT $1::tsvector::text AS vector", [rank]))
+        .rows;
+      assert.deepEqual({ vector: row!.vector, bodyLength }, await serverRank(words), title);
     }
     const lone = [
       { word: "a\uD800", at: 1, weight: "A" },
       { word: "a\uDC00", at: 2, weight: "" },
     ];
-    assert.equal(wordsAndRank(lone, quote).rank, null, "a lone surrogate: one lexeme once encoded");
-    assert.deepEqual(postVectorsRanked("", "", "").rank, { vector: "", bodyLength: 0 });
-    assert.deepEqual(postVectorsRanked("News", "news", "").rank, { vector: "'news':1B,3A", bodyLength: 0 });
+    assert.equal(rankColumns(lone, quote).rank, null, "a lone surrogate: one lexeme once encoded");
+    const empty = postColumns("", "", "");
+    assert.deepEqual({ rank: empty.rank, bodyLength: empty.bodyLength }, { rank: "", bodyLength: 0 });
+    const news = postColumns("News", "news", "");
+    assert.deepEqual(
+      { rank: news.rank, bodyLength: news.bodyLength },
+      { rank: "'news':1B,3A", bodyLength: 0 },
+    );
   });
 });

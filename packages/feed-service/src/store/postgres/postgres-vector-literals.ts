@@ -39,28 +39,6 @@ export function wordsLiteral(tokens: readonly WeightedToken[], quote: (word: str
   return sortedAsStrings(entries, 1).join(" ");
 }
 
-/**
- * The `rank_vector` and `body_length` the posts' row trigger (posts_rank_columns, migration 5)
- * derives from `search_vector`: `ts_filter(search_vector, '{a,b}')` (the feed name and title
- * words with their positions) and `length(ts_filter(search_vector, '{d}'))` (the body's distinct
- * words), computed from the tokens so that a COPY can send them and load a table without row
- * triggers (COPY then writes rows a page at a time: manual, COPY, Notes). Null where the stored
- * vector is not the tokens as given and the trigger must decide (see rankColumns).
- */
-export interface RankColumns {
-  readonly vector: string;
-  readonly bodyLength: number;
-}
-
-/** The `search_vector` literal (wordsLiteral) and the post's rank columns (rankColumns). */
-export function wordsAndRank(
-  tokens: readonly WeightedToken[],
-  quote: (word: string) => string,
-): { words: string; rank: RankColumns | null } {
-  const { rank, bodyLength } = rankColumns(tokens, quote);
-  return { words: wordsLiteral(tokens, quote), rank: rank === null ? null : { vector: rank, bodyLength } };
-}
-
 interface WellFormed {
   isWellFormed(): boolean;
 }
