@@ -18,12 +18,12 @@
 //     --baseline <old build's packages/feed-service/dist> [--rounds 2] [--repeats 5] [--no-category]
 //     [--unprimed]
 // (the 1M folders: node bench/with-bench-postgres.mjs <folder> sh -c '... --url "$PGURL" ...')
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { readPoolOpener } from "./postgres-read-pool.mjs";
+import { readPoolOpener, withFreshConnection } from "./postgres-read-pool.mjs";
+import { timedOnBackend } from "./postgres-server-cpu.mjs";
 
 const TARGET_MS = 50;
 const { values } = parseArgs({
@@ -96,60 +96,25 @@ const cases = windows.flatMap((w) =>
   })),
 );
 
-/**
- * The server process's time on a CPU (ns, /proc/<pid>/schedstat) and its minor page faults
- * (/proc/<pid>/stat field 10): what a call costs the server whatever the machine's load, and how
- * many pages of shared memory it mapped for the first time.
- */
-function backendUsage(pid) {
-  try {
-    const onCpu = Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const minflt = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
-    return { onCpu, minflt };
-  } catch {
-    return { onCpu: Number.NaN, minflt: Number.NaN };
-  }
-}
-
 async function firstCall(b, args, repeats) {
-  const pool = await b.open(b.connections.onConnect);
-  try {
-    const client = await pool.connect();
-    try {
-      const warmMs = b.connections.timings.at(-1);
-      const [{ pid }] = (await client.query("SELECT pg_backend_pid() AS pid")).rows;
-      const times = [];
-      const cpu = [];
-      const faults = [];
-      let key = "";
-      for (let i = 0; i <= repeats; i++) {
-        const before = backendUsage(pid);
-        const started = performance.now();
-        const found = await b.mostPopularPosts(client, args);
-        times.push(performance.now() - started);
-        const after = backendUsage(pid);
-        cpu.push((after.onCpu - before.onCpu) / 1e6);
-        faults.push(after.minflt - before.minflt);
-        if (i === 0) key = found.map((r) => `${r.postId}:${r.periodClicks}`).join(",");
-      }
-      const med = (xs) => xs.slice(1).sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)] ?? xs[0];
-      return {
-        first: times[0],
-        median: med(times),
-        firstCpu: cpu[0],
-        medianCpu: med(cpu),
-        firstFaults: faults[0],
-        medianFaults: med(faults),
-        warmMs,
-        key,
-      };
-    } finally {
-      client.release();
-    }
-  } finally {
-    await pool.end();
-  }
+  return withFreshConnection(b.open, b.connections.onConnect, async (client, pid) => {
+    const warmMs = b.connections.timings.at(-1);
+    const calls = [];
+    for (let i = 0; i <= repeats; i++)
+      calls.push(await timedOnBackend(pid, () => b.mostPopularPosts(client, args)));
+    const med = (xs) => xs.slice(1).sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)] ?? xs[0];
+    const [times, cpu, faults] = ["ms", "cpu", "faults"].map((k) => calls.map((c) => c[k]));
+    return {
+      first: times[0],
+      median: med(times),
+      firstCpu: cpu[0],
+      medianCpu: med(cpu),
+      firstFaults: faults[0],
+      medianFaults: med(faults),
+      warmMs,
+      key: calls[0].answer.map((r) => `${r.postId}:${r.periodClicks}`).join(","),
+    };
+  });
 }
 
 const rounds = Number(values.rounds ?? 2);

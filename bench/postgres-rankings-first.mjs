@@ -10,12 +10,12 @@
 //   npx tsc -b && node bench/with-bench-postgres.mjs <folder> sh -c \
 //     'node bench/postgres-rankings-first.mjs --url "$PGURL" [--dist <build's dist>] [--repeats 5] [--plans]'
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { readPoolOpener } from "./postgres-read-pool.mjs";
+import { readPoolOpener, withFreshConnection } from "./postgres-read-pool.mjs";
+import { timedOnBackend } from "./postgres-server-cpu.mjs";
 
 const DAY = 86_400_000;
 const { values } = parseArgs({
@@ -189,17 +189,6 @@ const cases = [
   ],
 ];
 
-function backendUsage(pid) {
-  try {
-    const onCpu = Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const minflt = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
-    return { onCpu, minflt };
-  } catch {
-    return { onCpu: Number.NaN, minflt: Number.NaN };
-  }
-}
-
 /** Runs each statement under EXPLAIN (ANALYZE, BUFFERS) first, then for its rows. */
 function explaining(client, plans) {
   return {
@@ -227,29 +216,8 @@ function explaining(client, plans) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** A fresh read connection, warmed as the store warms its read connections; its backend's pid. */
-async function fresh(use) {
-  const pool = await open(connections.onConnect);
-  try {
-    const client = await pool.connect();
-    try {
-      const [{ pid }] = (await client.query("SELECT pg_backend_pid() AS pid")).rows;
-      return await use(client, pid);
-    } finally {
-      client.release();
-    }
-  } finally {
-    await pool.end();
-  }
-}
-
-async function timed(pid, f) {
-  const u0 = backendUsage(pid);
-  const t0 = performance.now();
-  const answer = await f();
-  const ms = performance.now() - t0;
-  const u1 = backendUsage(pid);
-  return { answer, ms, cpu: (u1.onCpu - u0.onCpu) / 1e6, faults: u1.minflt - u0.minflt };
-}
+const fresh = (use) => withFreshConnection(open, connections.onConnect, use);
+const timed = timedOnBackend;
 
 console.log(
   `\ncall: the first after the warm-up, every statement explained (server CPU ms, faults; each statement's shared hit / read), then on another fresh connection the first plain call (wall, CPU, faults) and the median of ${repeats} more (wall, CPU)`,

@@ -18,3 +18,19 @@ export function readPoolOpener(openPostgresPool, url, max = 1) {
       ...(onConnect ? { onConnect } : {}),
     });
 }
+
+/** Runs `use(client, pid)` on one connection of a new pool from `open` (closed afterwards). */
+export async function withFreshConnection(open, onConnect, use) {
+  const pool = await open(onConnect);
+  try {
+    const client = await pool.connect();
+    try {
+      const [{ pid }] = (await client.query("SELECT pg_backend_pid() AS pid")).rows;
+      return await use(client, pid);
+    } finally {
+      client.release();
+    }
+  } finally {
+    await pool.end();
+  }
+}

@@ -31,3 +31,26 @@ export function processCpuMs(pid) {
 export function postmasterOf(backendPid) {
   return Number(stat(backendPid)[1]);
 }
+
+/**
+ * A backend's time on a CPU (ns, /proc/<pid>/schedstat: finer than stat's ticks) and its minor
+ * page faults (stat field 10: pages of shared memory it mapped for the first time).
+ */
+export function backendUsage(pid) {
+  try {
+    const onCpu = Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+    return { onCpu, minflt: Number(stat(pid)[7]) };
+  } catch {
+    return { onCpu: Number.NaN, minflt: Number.NaN };
+  }
+}
+
+/** Runs `f` and says what it cost backend `pid`: wall ms, CPU ms, minor faults, and its answer. */
+export async function timedOnBackend(pid, f) {
+  const u0 = backendUsage(pid);
+  const t0 = performance.now();
+  const answer = await f();
+  const ms = performance.now() - t0;
+  const u1 = backendUsage(pid);
+  return { answer, ms, cpu: (u1.onCpu - u0.onCpu) / 1e6, faults: u1.minflt - u0.minflt };
+}
