@@ -30,7 +30,11 @@
  *   posts_fts's: sqlite-clicked-index.ts).
  *
  * Row lengths read from the docsize table are kept per connection (LengthCache, below): a row's
- * length is then read from the table once, not once per statement that scores it. The lengths are
+ * length is then read from the table once, not once per statement that scores it. The lengths of
+ * the warm-up (sampled_bm25_lengths) are kept in rowid order and looked up from the statement's
+ * last one (a statement's hits come in rowid order, so the next is a few entries away, in memory
+ * just read), those read one by one in a hash table (a cache miss or two per row of a table that
+ * size: most of the scoring's own time on a pool of 10,000 hits). The lengths are
  * dropped whenever the index's structure record (%_data row 10) differs from the one they were read
  * under: every change of a row that holds a token writes it (a new segment, or a tombstone counted
  * in it, and a write counter that only grows), and a row with no token never matches, so it is
@@ -65,6 +69,10 @@ struct LengthCache {
   unsigned int *aLen;
   sqlite3_int64 nSlot;    /* slots in aKey and aLen, a power of two (0 before the first row) */
   sqlite3_int64 nUsed;    /* slots holding a row */
+  /* The warm-up's rows, by ascending rowid: aSortedLen[i] is row aSortedKey[i]'s length plus one. */
+  sqlite3_int64 *aSortedKey;
+  unsigned int *aSortedLen;
+  sqlite3_int64 nSorted;
 };
 
 /* At most this many slots (48 MiB), half of them used: rows past that are not kept. */
@@ -81,6 +89,8 @@ static void lengthCacheFree(void *pArg) {
   sqlite3_free(c->aStruct);
   sqlite3_free(c->aKey);
   sqlite3_free(c->aLen);
+  sqlite3_free(c->aSortedKey);
+  sqlite3_free(c->aSortedLen);
   sqlite3_free(c);
 }
 
@@ -96,6 +106,7 @@ struct RankStats {
   sqlite3_blob *pBlob;   /* its `sz` column, on the last row read */
   int bNoBlob;           /* reading it failed once: xColumnSize from then on */
   LengthCache *pCache;   /* the connection's lengths of this docsize table, or 0 */
+  sqlite3_int64 iSorted; /* where in pCache's rowid-ordered rows the last lookup ended */
 };
 
 static void rankStatsFree(void *pArg) {
@@ -157,12 +168,17 @@ static LengthCache *lengthCache(sqlite3 *db, const char *zDocsize) {
         sqlite3_free(c->aStruct);
         sqlite3_free(c->aKey);
         sqlite3_free(c->aLen);
+        sqlite3_free(c->aSortedKey);
+        sqlite3_free(c->aSortedLen);
         c->aStruct = aStruct;
         c->nStruct = nStruct;
         c->aKey = 0;
         c->aLen = 0;
         c->nSlot = 0;
         c->nUsed = 0;
+        c->aSortedKey = 0;
+        c->aSortedLen = 0;
+        c->nSorted = 0;
         aStruct = 0;
       }
       out = c;
@@ -182,9 +198,64 @@ static sqlite3_int64 lengthSlot(const sqlite3_int64 *aKey, const unsigned int *a
   return i;
 }
 
+/*
+ * The length plus one of row `iRowid` among the rowid-ordered rows, or 0; the search starts at
+ * *piAt (where the last one ended) and gallops away from it, then halves the interval found, so a
+ * hit next to the last costs a comparison or two (exponential search, Bentley and Yao 1976).
+ */
+static unsigned int sortedLengthGet(const LengthCache *c, sqlite3_int64 *piAt, sqlite3_int64 iRowid) {
+  sqlite3_int64 n = c->nSorted;
+  if (n == 0) return 0;
+  const sqlite3_int64 *a = c->aSortedKey;
+  sqlite3_int64 i = *piAt < 0 ? 0 : (*piAt >= n ? n - 1 : *piAt);
+  sqlite3_int64 lo;
+  sqlite3_int64 hi;
+  if (a[i] == iRowid) {
+    *piAt = i;
+    return c->aSortedLen[i];
+  }
+  if (a[i] < iRowid) {
+    /* Every entry below lo is below iRowid; on leaving, hi is past the end or not below it. */
+    sqlite3_int64 step = 1;
+    lo = i + 1;
+    hi = lo;
+    while (hi < n && a[hi] < iRowid) {
+      lo = hi + 1;
+      hi += step;
+      step <<= 1;
+    }
+    if (hi > n - 1) hi = n - 1;
+  } else {
+    /* Every entry above hi is above iRowid; on leaving, lo is before the start or not above it. */
+    sqlite3_int64 step = 1;
+    hi = i - 1;
+    lo = hi;
+    while (lo >= 0 && a[lo] > iRowid) {
+      hi = lo - 1;
+      lo -= step;
+      step <<= 1;
+    }
+    if (lo < 0) lo = 0;
+  }
+  while (lo <= hi) {
+    sqlite3_int64 mid = lo + (hi - lo) / 2;
+    if (a[mid] < iRowid) {
+      lo = mid + 1;
+    } else if (a[mid] > iRowid) {
+      hi = mid - 1;
+    } else {
+      *piAt = mid;
+      return c->aSortedLen[mid];
+    }
+  }
+  *piAt = lo;
+  return 0;
+}
+
 /* The kept length of row `iRowid` plus one, or 0 when it was not kept. */
-static unsigned int lengthCacheGet(const LengthCache *c, sqlite3_int64 iRowid) {
-  if (c->nSlot == 0) return 0;
+static unsigned int lengthCacheGet(const LengthCache *c, sqlite3_int64 *piAt, sqlite3_int64 iRowid) {
+  unsigned int kept = sortedLengthGet(c, piAt, iRowid);
+  if (kept != 0 || c->nSlot == 0) return kept;
   return c->aLen[lengthSlot(c->aKey, c->aLen, c->nSlot, iRowid)];
 }
 
@@ -225,7 +296,7 @@ static int rowLength(const Fts5ExtensionApi *pApi, Fts5Context *pFts, RankStats 
   if (p->zDocsize != 0 && !p->bNoBlob) {
     sqlite3_int64 iRowid = pApi->xRowid(pFts);
     LengthCache *c = p->pCache;
-    unsigned int kept = c != 0 ? lengthCacheGet(c, iRowid) : 0;
+    unsigned int kept = c != 0 ? lengthCacheGet(c, &p->iSorted, iRowid) : 0;
     if (kept != 0) {
       *pnTok = (int)(kept - 1);
       return SQLITE_OK;
@@ -398,9 +469,10 @@ static void sampledBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3
 /*
  * SQL: sampled_bm25_lengths(docsize, nCol): reads every row's length from the docsize table into
  * the connection's length cache, newest rows (highest rowids) first, until the cache is full;
- * returns how many it holds. A warm-up: a connection's first search then reads no lengths row by
+ * returns how many it read. A warm-up: a connection's first search then reads no lengths row by
  * row (a seek in the docsize table per hit scored), the length of every row being what
- * `sampled_bm25` would read and keep itself.
+ * `sampled_bm25` would read and keep itself. They are kept in rowid order (LengthCache), replacing
+ * those of an earlier call.
  */
 static void loadLengths(sqlite3_context *pCtx, int nVal, sqlite3_value **apVal) {
   (void)nVal;
@@ -412,33 +484,76 @@ static void loadLengths(sqlite3_context *pCtx, int nVal, sqlite3_value **apVal) 
     sqlite3_result_int64(pCtx, 0);
     return;
   }
+  sqlite3_free(c->aSortedKey);
+  sqlite3_free(c->aSortedLen);
+  c->aSortedKey = 0;
+  c->aSortedLen = 0;
+  c->nSorted = 0;
   char *zSql = sqlite3_mprintf("SELECT id, sz FROM main.\"%w\" ORDER BY id DESC", zDocsize);
   sqlite3_stmt *pStmt = 0;
   int rc = zSql == 0 ? SQLITE_NOMEM : sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    if ((c->nUsed + 1) * 2 > LENGTH_CACHE_MAX_SLOTS) break;
+  sqlite3_int64 *aKey = 0;
+  unsigned int *aLen = 0;
+  sqlite3_int64 nAlloc = 0;
+  sqlite3_int64 n = 0;
+  /* As many rows as the hash table held before it (half its slots), so as many as then. */
+  while (rc == SQLITE_OK && n < LENGTH_CACHE_MAX_SLOTS / 2 && sqlite3_step(pStmt) == SQLITE_ROW) {
     const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
-    int n = sqlite3_column_bytes(pStmt, 1);
+    int nByte = sqlite3_column_bytes(pStmt, 1);
     sqlite3_uint64 total = 0;
     int off = 0;
     int i = 0;
     for (; a != 0 && i < nCol; i++) {
       sqlite3_uint64 v = 0;
-      int used = readVarint(a + off, n - off, &v);
+      int used = readVarint(a + off, nByte - off, &v);
       if (used == 0) break;
       off += used;
       total += v;
     }
     /* As rowLength: a record it could not read is left to be read (and fail) there. */
-    if (i == nCol && total < 0x7fffffff) lengthCacheKeep(c, sqlite3_column_int64(pStmt, 0), (int)total);
+    if (i != nCol || total >= 0x7fffffff) continue;
+    if (n == nAlloc) {
+      sqlite3_int64 nNew = nAlloc == 0 ? 1024 : nAlloc * 2;
+      sqlite3_int64 *aKeyNew =
+          (sqlite3_int64 *)sqlite3_realloc64(aKey, (sqlite3_uint64)nNew * sizeof(sqlite3_int64));
+      if (aKeyNew != 0) aKey = aKeyNew;
+      unsigned int *aLenNew =
+          (unsigned int *)sqlite3_realloc64(aLen, (sqlite3_uint64)nNew * sizeof(unsigned int));
+      if (aLenNew != 0) aLen = aLenNew;
+      if (aKeyNew == 0 || aLenNew == 0) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      nAlloc = nNew;
+    }
+    aKey[n] = sqlite3_column_int64(pStmt, 0);
+    aLen[n] = (unsigned int)total + 1;
+    n++;
   }
-  if (pStmt != 0) rc = sqlite3_finalize(pStmt);
+  if (pStmt != 0) {
+    int rcFinal = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rcFinal;
+  }
   if (rc != SQLITE_OK) {
+    sqlite3_free(aKey);
+    sqlite3_free(aLen);
     sqlite3_result_error_code(pCtx, rc);
     return;
   }
-  sqlite3_result_int64(pCtx, c->nUsed);
+  /* Read newest first (the rows kept when the cap cuts them off); kept in ascending order. */
+  for (sqlite3_int64 i = 0, j = n - 1; i < j; i++, j--) {
+    sqlite3_int64 k = aKey[i];
+    aKey[i] = aKey[j];
+    aKey[j] = k;
+    unsigned int l = aLen[i];
+    aLen[i] = aLen[j];
+    aLen[j] = l;
+  }
+  c->aSortedKey = aKey;
+  c->aSortedLen = aLen;
+  c->nSorted = n;
+  sqlite3_result_int64(pCtx, n);
 }
 
 /* The fts5_api of a connection, as https://sqlite.org/fts5.html#extending_fts5 obtains it. */

@@ -749,6 +749,30 @@ describe("SQLite bounded reads", () => {
     }
     assert.ok(clicks > 1000 && compared > 10_000, `only ${compared} rows compared of ${clicks} clicks`);
   });
+
+  it("keeps the newest keys while only other tables are written, and reads them again when the index changes", async () => {
+    const keys = () =>
+      db.prepare("SELECT date_key FROM posts ORDER BY date_key DESC").pluck().all() as number[];
+    const size = 500;
+    const kept = newestKeyRange(stmts, size)!;
+    assert.deepEqual(kept, { from: keys()[size - 1], to: keys()[0] });
+    // The newest key moved behind the index's back, then a search recorded (every search writes
+    // the history): the index is unchanged, so the range is the one kept, not read again.
+    const move = db.prepare("UPDATE posts SET date_key = date_key + ? WHERE date_key = ?");
+    move.run(1, kept.to);
+    await store.recordSearch("rust data", NOW);
+    assert.deepEqual(newestKeyRange(stmts, size), kept);
+    // A post stored writes its index row: the range is read again, and holds the moved key.
+    const feed = await store.addFeed({ feedUrl: "https://newest.test/feed", feedName: "Newest" });
+    await store.applyFeedUpdate(feed.feedId, {
+      fetchState: {},
+      posts: [incoming("newest-0", { publishedAt: NOW, title: "rust news" })],
+    });
+    const now = keys();
+    assert.ok(now[0]! > kept.to);
+    assert.deepEqual(newestKeyRange(stmts, size), { from: now[size - 1], to: now[0] });
+    move.run(-1, kept.to + 1);
+  });
 });
 
 describe("SQLite roll-ups", () => {

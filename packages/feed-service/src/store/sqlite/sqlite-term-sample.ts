@@ -12,7 +12,7 @@
 import type { SearchQuery } from "../../search/search-query.js";
 import { fts5Phrases } from "./fts5-match.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
-import { type StatementCache, writeCounts } from "./sqlite-connection.js";
+import type { StatementCache } from "./sqlite-connection.js";
 import { TERM_SAMPLE_POSTS } from "./sqlite-plan-costs.js";
 
 export { TERM_SAMPLE_POSTS } from "./sqlite-plan-costs.js";
@@ -57,23 +57,39 @@ export interface KeyRange {
  * sample's and the hit estimate's, sqlite-plan-costs.ts), so one kept range would be walked again
  * on every such search.
  */
-const ranges = new WeakMap<StatementCache, Map<number, { version: string; range: KeyRange | null }>>();
+const ranges = new WeakMap<
+  StatementCache,
+  Map<number, { version: Buffer | undefined; range: KeyRange | null }>
+>();
+
+/**
+ * The full-text index's structure record (its %_data row 10), which FTS5 writes on every change
+ * of the index (a new segment, a write counter that only grows: native/sampled_bm25.c). Every
+ * commit that gives, moves or drops a post's date key writes that post's index row (the rowid is
+ * the key), so the record versions the newest keys; unlike data_version it stays put when other
+ * tables alone are written, such as the search history that every search records.
+ */
+function indexStructure(stmts: StatementCache): Buffer | undefined {
+  return stmts.get("SELECT block FROM posts_fts_data WHERE id = 10").pluck().get() as Buffer | undefined;
+}
 
 /**
  * The keys of the newest `size` posts, or null when there are not more posts than that. Kept per
- * connection and size until some table is written (a walk of `size` index entries otherwise per
- * search).
+ * connection and size until the full-text index changes (a walk of `size` index entries
+ * otherwise per search). The version is read before the range: a commit between the two leaves
+ * a newer range under an older version, which the next search reads again.
  */
 export function newestKeyRange(stmts: StatementCache, size: number): KeyRange | null {
-  const counts = writeCounts(stmts);
-  const version = `${counts.changes}.${counts.others}`;
+  const version = indexStructure(stmts);
   let bySize = ranges.get(stmts);
   if (bySize === undefined) {
     bySize = new Map();
     ranges.set(stmts, bySize);
   }
   const known = bySize.get(size);
-  if (known !== undefined && known.version === version) return known.range;
+  if (known?.version !== undefined && version !== undefined && known.version.equals(version)) {
+    return known.range;
+  }
   const [from, beyond] = stmts
     .get(`SELECT date_key FROM posts INDEXED BY posts_by_date_key WHERE date_key IS NOT NULL
       ORDER BY date_key DESC LIMIT 2 OFFSET ?`)
