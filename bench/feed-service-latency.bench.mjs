@@ -25,11 +25,15 @@
 // of part 1 are timed by curl (C) for the same reason (see `call`).
 // Usage: npx tsc -b && node bench/feed-service-latency.bench.mjs [--shape demo,long-tail,...]
 //          [--posts N] [--seconds S] [--backends sqlite,postgres] [--no-warm] [--seed N]
-//          [--calls REGEX (only the part-1 calls so labelled)]
+//          [--calls REGEX (only the part-1 calls so labelled)] [--threads FILE]
+// --threads FILE writes, per part-1 call, what each of the server's threads spent on its first
+// call and on the repeats (CPU from /proc/<pid>/task/<tid>/schedstat, user and system ticks,
+// minor faults, read syscalls) and every repeat's ms: which thread served it, and whether a first
+// call cost more CPU or only waited longer (Linux only).
 // Corpora missing from the cache are built first (bench/shape-corpus.mjs; long: build them ahead
 // with `nice -n 10 node bench/shape-corpus.mjs --shape <names>`).
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
@@ -50,6 +54,8 @@ const { values } = parseArgs({
     "no-warm": { type: "boolean" },
     // Only the part-1 calls whose label matches this regular expression (e.g. "':" for the operators).
     calls: { type: "string" },
+    // A JSON file for what each of the server's threads spent on each part-1 call (see above).
+    threads: { type: "string" },
   },
 });
 const shapeNames = (values.shape ?? ["demo"]).flatMap((name) => name.split(","));
@@ -611,6 +617,55 @@ end
   return file;
 }
 
+/** Per thread of `pid`: CPU ns run, user and system ticks, minor faults, read syscalls (Linux /proc). */
+function threadCounters(pid) {
+  const counters = new Map();
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return counters;
+  }
+  for (const tid of tids) {
+    try {
+      const dir = `/proc/${pid}/task/${tid}`;
+      const stat = readFileSync(`${dir}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const io = readFileSync(`${dir}/io`, "utf8");
+      counters.set(tid, {
+        ns: Number(readFileSync(`${dir}/schedstat`, "utf8").split(" ")[0]),
+        utime: Number(f[11]),
+        stime: Number(f[12]),
+        minflt: Number(f[7]),
+        syscr: Number(/syscr: (\d+)/.exec(io)?.[1] ?? 0),
+      });
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return counters;
+}
+
+/** What each thread spent between two threadCounters readings (threads that spent under 0.1 ms left out). */
+function threadSpend(before, after) {
+  const spend = [];
+  for (const [tid, b] of after) {
+    const a = before.get(tid) ?? { ns: 0, utime: 0, stime: 0, minflt: 0, syscr: 0 };
+    const ms = (b.ns - a.ns) / 1e6;
+    if (ms < 0.1) continue;
+    spend.push({
+      tid: Number(tid),
+      ms: Math.round(ms * 10) / 10,
+      userTicks: b.utime - a.utime,
+      systemTicks: b.stime - a.stime,
+      minflt: b.minflt - a.minflt,
+      syscr: b.syscr - a.syscr,
+    });
+  }
+  return spend.sort((x, y) => y.ms - x.ms);
+}
+const threadTrace = [];
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : "—");
 
@@ -678,12 +733,27 @@ for (const shape of shapeNames) {
       try {
         worst[backend] = [];
         for (const [label, body] of worstCalls) {
+          const pid = server.child.pid;
+          const before = values.threads ? threadCounters(pid) : undefined;
           const first = await call(server.base, body);
+          const afterFirst = values.threads ? threadCounters(pid) : undefined;
           const again = [];
           // A call over a second is far past its target: one more run says enough of it (a call
           // that reaches the 10 s query deadline would otherwise cost a minute).
           const repeats = first.ms > 1000 ? 1 : 5;
           for (let i = 0; i < repeats; i++) again.push((await call(server.base, body)).ms);
+          if (values.threads) {
+            const last = threadCounters(pid);
+            threadTrace.push({
+              backend,
+              label,
+              firstMs: first.ms,
+              againMs: again,
+              first: threadSpend(before, afterFirst),
+              warmCalls: repeats,
+              warm: threadSpend(afterFirst, last),
+            });
+          }
           worst[backend].push({
             label,
             first: first.ms,
@@ -714,6 +784,7 @@ for (const shape of shapeNames) {
   results.push({ shape, manifest, corpus, worstCalls, worst, load, starts, hugePages, mix, heavy });
 }
 rmSync(scratch, { recursive: true, force: true });
+if (values.threads) writeFileSync(values.threads, JSON.stringify(threadTrace, null, 1));
 
 // ---- report ----------------------------------------------------------------------------------
 
