@@ -31,11 +31,6 @@ export interface ThreadLaneOptions {
   readonly overloadError: () => Error;
   /** The error a call gets when its thread dies, or for an error the worker reported by code. */
   readonly workerError: (reply: { code?: string; message: string }) => Error;
-  /**
-   * Read when a call is handed to a thread (not when it is queued) and posted with it as
-   * `context`: what the caller's side knows at that moment that the worker may act on.
-   */
-  readonly context?: () => unknown;
 }
 
 export interface ThreadLaneStats {
@@ -183,12 +178,7 @@ export class ThreadLane {
       this.#queue.shift();
       call.slot = slot;
       slot.call = call;
-      slot.worker!.postMessage({
-        id: call.id,
-        method: call.method,
-        args: call.args,
-        context: this.#options.context?.(),
-      });
+      slot.worker!.postMessage({ id: call.id, method: call.method, args: call.args });
     }
   }
 

@@ -16,9 +16,6 @@ import type { CheckpointWorkerData } from "./sqlite-checkpoint-worker.js";
 /** Log pages after which the writer checkpoints itself (SQLite's default is 1,000). */
 export const backstopPages = 10_000;
 
-/** How long after a commit the thread checkpoints (commits in between join that checkpoint). */
-export const checkpointDelayMs = 100;
-
 export class WalCheckpointer {
   readonly #worker: Worker;
   #stopped: Promise<void> | null = null;
@@ -34,7 +31,7 @@ export class WalCheckpointer {
    * // before closing db:
    * await checkpointer.stop();
    */
-  constructor(db: Database.Database, delayMs = checkpointDelayMs) {
+  constructor(db: Database.Database, delayMs = 100) {
     db.pragma(`wal_autocheckpoint = ${backstopPages}`);
     const workerData: CheckpointWorkerData = { path: db.name, delayMs };
     this.#worker = new Worker(workerEntryUrl(import.meta.url, "sqlite-checkpoint-worker"), { workerData });

@@ -8,13 +8,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { runStoreContract } from "../../test-support/store-contract.js";
 import { openStore } from "../open-store.js";
-import { checkpointDelayMs } from "./sqlite-checkpointer.js";
 import { SqlitePooledStore } from "./sqlite-pooled-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "feed-pooled-store-"));
@@ -60,64 +58,6 @@ describe("sqlite store with query threads", () => {
         [5],
       );
     } finally {
-      await store.close();
-    }
-  });
-
-  it("keeps a query thread's snapshot across recorded searches only: every other write, this process's or another's, is seen at once", async () => {
-    const path = fileFor("snapshot");
-    const store = await openStore(path, { queryLimits: { threads: 1 } });
-    const other = await openStore(path);
-    try {
-      const feed = await store.addFeed({ feedUrl: "https://snap.test/rss", feedName: "Snap" });
-      const word = parseSearchQuery("snapword");
-      const search = () =>
-        store.searchPosts({ query: word, sort: "date", limit: 100, offset: 0, languageIds: null });
-      const popular = () => store.mostPopularPosts({ since: T0, limit: 100, categoryId: null });
-      for (let i = 1; i <= 4; i++) {
-        // A search recorded between reads (the writes the snapshot is kept across), then a post
-        // stored by this process (odd rounds) or by another connection to the file (even rounds).
-        await store.recordSearch(`snapword ${i}`, T0 + i);
-        assert.equal((await search()).length, i - 1);
-        const writer = i % 2 === 1 ? store : other;
-        await writer.applyFeedUpdate(feed.feedId, {
-          posts: [incoming(`q${i}`, { seenAt: T0 + i, title: `snapword ${i}` })],
-          fetchState: {},
-        });
-        await store.recordSearch("snapword", T0 + i);
-        const hits = await search();
-        assert.equal(hits.length, i);
-        assert.equal(hits[0]!.postTitle, `snapword ${i}`);
-        // A click by either side, then the ranking on the query thread.
-        await writer.recordClick(hits[0]!.postId, `client-${i}`, T0 + 100 + i, 1);
-        await store.recordSearch("snapword", T0 + i);
-        const byId = (a: number[], b: number[]) => a[0]! - b[0]!;
-        assert.deepEqual(
-          (await popular()).map((p) => [p.postId, p.periodClicks]).sort(byId),
-          hits.map((h) => [h.postId, 1]).sort(byId),
-        );
-      }
-      assert.equal((await store.searchHistory(10)).find((h) => h.searchTerms === "snapword")?.searchCount, 8);
-      // An idle query thread lets go of its snapshot: a checkpoint then copies every commit made
-      // since into the file (a held one would keep the later commits in the log).
-      await other.applyFeedUpdate(feed.feedId, {
-        posts: [incoming("q5", { seenAt: T0 + 5 })],
-        fetchState: {},
-      });
-      await new Promise((resolve) => setTimeout(resolve, 4 * checkpointDelayMs));
-      const raw = new Database(path);
-      try {
-        const [result] = raw.pragma("wal_checkpoint(PASSIVE)") as Array<{
-          busy: number;
-          log: number;
-          checkpointed: number;
-        }>;
-        assert.equal(result!.checkpointed, result!.log);
-      } finally {
-        raw.close();
-      }
-    } finally {
-      await other.close();
       await store.close();
     }
   });

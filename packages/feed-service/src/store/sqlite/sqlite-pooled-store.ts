@@ -44,7 +44,7 @@ import type {
 } from "../store.js";
 import type { WebSubStore } from "../websub-store.js";
 import { lightReadMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
-import type { ReadSnapshotTag, SqliteStore } from "./sqlite-store.js";
+import type { SqliteStore } from "./sqlite-store.js";
 import { warmSqliteFile } from "./sqlite-warm.js";
 
 const lightMethods = new Set<string>(lightReadMethods);
@@ -80,7 +80,7 @@ export class SqlitePooledStore implements Store {
     this.#main = writer;
     this.#path = path;
     const timeoutMs = limits.queryTimeoutMs ?? defaultQueryTimeoutMs;
-    const lane = (threads: number, nice: number, warm: boolean, context?: () => ReadSnapshotTag) =>
+    const lane = (threads: number, nice: number, warm: boolean) =>
       new ThreadLane({
         entry: workerEntryUrl(import.meta.url, "sqlite-read-worker"),
         workerData: { path, nice, warm },
@@ -90,19 +90,11 @@ export class SqlitePooledStore implements Store {
         timeoutError: () => queryTimeoutError(timeoutMs),
         overloadError: overloadedError,
         workerError,
-        context,
       });
     // The heavy threads run at a lower CPU priority than this thread and the light lane: with every
     // core busy with searches, a request still gets decoded and a cheap call answered at once.
-    // The light lane reads the search history, so it never keeps a snapshot; the heavy threads
-    // keep theirs while only searches were recorded (sqlite-read-worker.ts).
     this.#light = lane(1, 0, false);
-    this.#heavy = lane(
-      limits.threads ?? defaultHeavyQueries("sqlite", limits.processes),
-      HEAVY_NICE,
-      true,
-      () => writer.readSnapshotTag(),
-    );
+    this.#heavy = lane(limits.threads ?? defaultHeavyQueries("sqlite", limits.processes), HEAVY_NICE, true);
   }
 
   /** Resolves once every query thread has opened its connection (or failed to start). */

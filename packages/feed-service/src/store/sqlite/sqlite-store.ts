@@ -63,12 +63,6 @@ function settle<T>(fn: () => T): Promise<T> {
   }
 }
 
-/** See SqliteStore.readSnapshotTag. */
-export interface ReadSnapshotTag {
-  readonly version: string;
-  readonly searches: number;
-}
-
 export class SqliteStore implements Store {
   readonly dialect = "sqlite" as const;
   readonly #db: Database.Database;
@@ -316,14 +310,6 @@ export class SqliteStore implements Store {
   dataVersionBesidesSearchHistory(): Promise<string> {
     // The rows this connection changed by recording searches (no trigger writes more) are left out.
     return settle(() => this.#version(this.#searchHistoryChanges));
-  }
-  /**
-   * `dataVersionBesidesSearchHistory` at once, with the searches recorded so far: what a query
-   * thread needs to tell whether its open read snapshot still holds every other write
-   * (sqlite-read-worker.ts).
-   */
-  readSnapshotTag(): ReadSnapshotTag {
-    return { version: this.#version(this.#searchHistoryChanges), searches: this.#searchHistoryChanges };
   }
   #version(leftOut: number): string {
     const { changes, others } = writeCounts(this.#stmts);
