@@ -42,6 +42,7 @@ import { CLICKED_FTS, searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
+import { idsOfKeys } from "./sqlite-newest-hits.js";
 import {
   FTS_GATHER_COST_US,
   FTS_TEST_COST_US,
@@ -404,11 +405,19 @@ function mostClickedHits(
   };
   for (let window = need; ; window = Math.min(2 * window, HIT_WALK_FACTOR * need)) {
     const sink = { sql: scores.sql, args: scores.args, scores: scores.known };
-    const { keys, hits } = mostClickedHitPage(stmts, filter, 0, window, sink);
+    const { keys, hits, ids } = mostClickedHitPage(stmts, filter, 0, window, sink);
     scores.spread = hits;
-    const passed = new Map(
-      check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>,
-    );
+    // When the index answers every filter (plan.indexAnswers) each hit passes: only the ids the
+    // walk did not read with the keys are read, by key; else the filters check every hit.
+    const passed = plan.indexAnswers
+      ? new Map([
+          ...ids,
+          ...idsOfKeys(
+            stmts,
+            keys.filter((key) => !ids.has(key)),
+          ),
+        ])
+      : new Map(check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>);
     const kept = keys.filter((key) => passed.has(key));
     if (kept.length >= need || keys.length < window) {
       return kept.slice(offset, need).map((key) => [passed.get(key)!, key]);

@@ -523,7 +523,9 @@ describe("SQLite bounded reads", () => {
       WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
       AND p.date_key BETWEEN ? AND ? ORDER BY p.clicks DESC, p.id DESC`);
     const clicks = db.prepare("SELECT clicks FROM posts WHERE date_key = ?").pluck();
+    const idOf = db.prepare("SELECT id FROM posts WHERE date_key = ?").pluck();
     let compared = 0;
+    let idsRead = 0;
     for (const terms of queries) {
       for (const languageIds of languageSets) {
         const match = searchMatch(parseSearchQuery(terms), languageIds)!;
@@ -579,12 +581,16 @@ describe("SQLite bounded reads", () => {
             for (const [key, score] of scored.scores) {
               assert.equal(score, one.get(...sample.args, match, key), `${match} ${key} score`);
             }
+            // The post ids read with the keys are the keys' own.
+            for (const [key, id] of page.ids) assert.equal(id, idOf.get(key), `${match} ${key} id`);
+            idsRead += page.ids.size;
             compared += page.keys.length;
           }
         }
       }
     }
     assert.ok(compared > 5_000, `only ${compared} hits compared`);
+    assert.ok(idsRead > 1_000, `only ${idsRead} ids read with their keys`);
   });
 
   it("finds the most clicked hits from a small sample's estimate, and scores a finding query's page with the whole one", () => {
