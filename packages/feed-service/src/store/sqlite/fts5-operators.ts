@@ -42,6 +42,7 @@ import { CLICKED_FTS, searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
+import { idsOfKeys } from "./sqlite-newest-hits.js";
 import {
   FTS_GATHER_COST_US,
   FTS_TEST_COST_US,
@@ -122,8 +123,19 @@ export interface Plan {
   /** The languages `match` holds its posts to (JSON array of ids), or null for every language. */
   languages: string | null;
   filters: Where;
+  /**
+   * `filters` with each `after:`/`before:` clause as its range of date keys (the bounds of `keys`
+   * are exact: day starts are whole seconds, keyAtOrAfter), so that a walk of an index holding
+   * date_key (posts_clicked_by_key, posts_clicked_by_language) checks dates without the post's row.
+   */
+  keyFilters: Where;
   /** The only feed the posts may come from, when a single `feed:` of one feed says so. */
   oneFeed: number | null;
+  /**
+   * A language every post that passes is of (a `lang:` of one language, or a search in one), or
+   * null: a walk may read that language's posts alone, and the filters still decide.
+   */
+  oneLanguage: number | null;
   /** The feeds a `feed:` clause of the query limits the posts to (the first such clause), or null. */
   feedIds: readonly number[] | null;
   /** Whether `filters` is that one `feed:` clause alone: they read no column of a post but its feed. */
@@ -176,11 +188,17 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   const match = inMatch ? `(${wordsMatch}) AND ${languageMatch(languageIds)}` : wordsMatch;
   const languagePhrases = inMatch ? new Set(languageIds).size : 0;
   const parts: Where[] = [];
+  // The same filters, dates as ranges of keys (Plan.keyFilters).
+  const keyParts: Where[] = [];
   if (match === null && query.excluded.length > 0) {
     // No positive words: the excluded ones are checked post by post.
     const anyExcluded: SearchQuery = { clauses: [query.excluded as SearchTerm[]], excluded: [] };
     parts.push({ sql: seek(true), args: [toFts5Match(anyExcluded)] });
+    keyParts.push(parts.at(-1)!);
   }
+  // Every post that passes is of this language (a `lang:` of one, or the search's one language).
+  let oneLanguage: number | null =
+    languageIds !== null && new Set(languageIds).size === 1 ? languageIds[0]! : null;
   let oneFeed: number | null = null;
   let feedIds: readonly number[] | null = null;
   let narrowed = match;
@@ -192,6 +210,16 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   for (const clause of query.filterClauses ?? []) {
     parts.push(or(clause.map(atomWhere)));
     const only = clause.length === 1 ? clause[0]! : null;
+    if (only !== null && isFilter(only) && only.kind === "date") {
+      const low = only.from === null ? ALL_KEYS.low : keyAtOrAfter(only.from);
+      const high = only.until === null ? ALL_KEYS.high : keyAtOrAfter(only.until) - 1;
+      keyParts.push({ sql: "p.date_key BETWEEN ? AND ?", args: [low, high] });
+    } else {
+      keyParts.push(parts.at(-1)!);
+    }
+    if (only !== null && isFilter(only) && only.kind === "lang" && only.languageIds?.length === 1) {
+      oneLanguage = only.languageIds[0]!;
+    }
     if (only === null || !isFilter(only) || only.kind === "lang") indexAnswers = false;
     if (only === null || !isFilter(only)) continue;
     if (only.kind === "feed" && only.feedIds?.length === 1) oneFeed = only.feedIds[0]!;
@@ -212,6 +240,7 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   for (const filter of query.excludedFilters ?? []) {
     const w = filterWhere(filter);
     parts.push({ sql: `NOT (${w.sql})`, args: w.args });
+    keyParts.push(parts.at(-1)!);
     // Without a first or last pair dropped (termPhrase), the phrase matches exactly the names
     // that hold the words, so no post that passes is left out by the NOT.
     if (filter.kind === "feed" && narrowed !== null && termPhrase(filter).length === filter.words.length) {
@@ -227,6 +256,7 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       sql: "p.language_id IN (SELECT value FROM json_each(?))",
       args: [JSON.stringify(languageIds)],
     });
+    keyParts.push(parts.at(-1)!);
   }
   const find = findingQuery(words);
   const findWords = find === words ? null : toFts5Match(find);
@@ -242,7 +272,9 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     languagePhrases,
     languages: inMatch ? JSON.stringify(languageIds) : null,
     filters: and(parts),
+    keyFilters: and(keyParts),
     oneFeed,
+    oneLanguage,
     feedIds,
     feedOnly:
       parts.length === 1 &&
@@ -404,11 +436,19 @@ function mostClickedHits(
   };
   for (let window = need; ; window = Math.min(2 * window, HIT_WALK_FACTOR * need)) {
     const sink = { sql: scores.sql, args: scores.args, scores: scores.known };
-    const { keys, hits } = mostClickedHitPage(stmts, filter, 0, window, sink);
+    const { keys, hits, ids } = mostClickedHitPage(stmts, filter, 0, window, sink);
     scores.spread = hits;
-    const passed = new Map(
-      check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>,
-    );
+    // When the index answers every filter (plan.indexAnswers) each hit passes: only the ids the
+    // walk did not read with the keys are read, by key; else the filters check every hit.
+    const passed = plan.indexAnswers
+      ? new Map([
+          ...ids,
+          ...idsOfKeys(
+            stmts,
+            keys.filter((key) => !ids.has(key)),
+          ),
+        ])
+      : new Map(check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>);
     const kept = keys.filter((key) => passed.has(key));
     if (kept.length >= need || keys.length < window) {
       return kept.slice(offset, need).map((key) => [passed.get(key)!, key]);
@@ -484,8 +524,9 @@ function orderedHits(
  * The posts that pass the plan's filters in `order`, a batch at a time (`next(size)` gives the
  * next ones, fewer at the end), each batch resuming after the last (keyset paging):
  * - date: through posts_by_date, or posts_by_feed for one feed;
- * - clicks: the clicked posts through posts_clicked_by_key (schema 14), then the others newest id
- *   first (the order's ties); one feed's through posts_by_feed_clicks (schema 17), and a list of
+ * - clicks: the clicked posts through posts_clicked_by_key (schema 14), or one language's through
+ *   posts_clicked_by_language (schema 19), dates checked on their date_key; then the others newest
+ *   id first (the order's ties); one feed's through posts_by_feed_clicks (schema 17), and a list of
  *   feeds' clicked posts too when that reads less (byFeedClicks), their date keys read after.
  */
 function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"): (size: number) => Hit[] {
@@ -500,6 +541,8 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
     by: string;
     cells: string;
     keysAfter?: boolean;
+    /** Whether the dates are checked as keys (keyFilters): the index holds date_key. */
+    byKeys?: boolean;
   };
   const phases: Phase[] =
     order === "date"
@@ -523,13 +566,26 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
             },
           ]
         : [
-            {
-              from: "posts p INDEXED BY posts_clicked_by_key",
-              where: "p.clicks > 0",
-              resume: "(p.clicks, p.id) < (?, ?)",
-              by: "p.clicks DESC, p.id DESC",
-              cells: "p.id, p.date_key, p.clicks",
-            },
+            // One language's clicked posts from its own range of posts_clicked_by_language; dates
+            // checked on the index's date_key (keyFilters): either index answers the walk's
+            // language, date and order without reading a post's row.
+            plan.oneLanguage === null
+              ? {
+                  from: "posts p INDEXED BY posts_clicked_by_key",
+                  where: "p.clicks > 0",
+                  resume: "(p.clicks, p.id) < (?, ?)",
+                  by: "p.clicks DESC, p.id DESC",
+                  cells: "p.id, p.date_key, p.clicks",
+                  byKeys: true,
+                }
+              : {
+                  from: "posts p INDEXED BY posts_clicked_by_language",
+                  where: `p.language_id = ${plan.oneLanguage} AND p.clicks > 0`,
+                  resume: "(p.clicks, p.id) < (?, ?)",
+                  by: "p.clicks DESC, p.id DESC",
+                  cells: "p.id, p.date_key, p.clicks",
+                  byKeys: true,
+                },
             {
               from: "posts p",
               where: "p.clicks = 0",
@@ -556,22 +612,27 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
       // The feeds' clicked posts in (feed, clicks, id) order, sorted: their date keys, not in that
       // index, are read after for the page's posts only.
       const byFeed = byFeedClicks(stmts, plan.feedIds, plan.feedOnly, size);
-      Object.assign(phases[0]!, {
-        from: byFeed ? "posts p INDEXED BY posts_by_feed_clicks" : "posts p INDEXED BY posts_clicked_by_key",
-        cells: byFeed ? "p.id, 0, p.clicks" : "p.id, p.date_key, p.clicks",
-        keysAfter: byFeed,
-      });
+      if (byFeed) {
+        Object.assign(phases[0]!, {
+          from: "posts p INDEXED BY posts_by_feed_clicks",
+          where: "p.clicks > 0",
+          cells: "p.id, 0, p.clicks",
+          keysAfter: true,
+          byKeys: false,
+        });
+      }
     }
     const hits: Hit[] = [];
     while (hits.length < size && phase < phases.length) {
       const ph = phases[phase]!;
+      const where = ph.byKeys === true ? plan.keyFilters : filters;
       const rows = stmts
-        .get(`SELECT ${ph.cells} FROM ${ph.from} WHERE ${feed.where}${ph.where} AND ${filters.sql}
+        .get(`SELECT ${ph.cells} FROM ${ph.from} WHERE ${feed.where}${ph.where} AND ${where.sql}
           ${last === null ? "" : `AND ${ph.resume}`} ORDER BY ${ph.by} LIMIT ?`)
         .raw()
         .all(
           ...feed.args,
-          ...filters.args,
+          ...where.args,
           ...(last === null ? [] : [last[2], last[0]]),
           size - hits.length,
         ) as Array<[number, number, number]>;

@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { isFilter, type SearchAtom } from "../../search/search-query.js";
 import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { incoming } from "../../test-support/store-contract/contract-fixture.js";
 import type { IncomingPost } from "../store.js";
@@ -523,7 +524,9 @@ describe("SQLite bounded reads", () => {
       WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
       AND p.date_key BETWEEN ? AND ? ORDER BY p.clicks DESC, p.id DESC`);
     const clicks = db.prepare("SELECT clicks FROM posts WHERE date_key = ?").pluck();
+    const idOf = db.prepare("SELECT id FROM posts WHERE date_key = ?").pluck();
     let compared = 0;
+    let idsRead = 0;
     for (const terms of queries) {
       for (const languageIds of languageSets) {
         const match = searchMatch(parseSearchQuery(terms), languageIds)!;
@@ -579,12 +582,16 @@ describe("SQLite bounded reads", () => {
             for (const [key, score] of scored.scores) {
               assert.equal(score, one.get(...sample.args, match, key), `${match} ${key} score`);
             }
+            // The post ids read with the keys are the keys' own.
+            for (const [key, id] of page.ids) assert.equal(id, idOf.get(key), `${match} ${key} id`);
+            idsRead += page.ids.size;
             compared += page.keys.length;
           }
         }
       }
     }
     assert.ok(compared > 5_000, `only ${compared} hits compared`);
+    assert.ok(idsRead > 1_000, `only ${idsRead} ids read with their keys`);
   });
 
   it("finds the most clicked hits from a small sample's estimate, and scores a finding query's page with the whole one", () => {
@@ -638,6 +645,87 @@ describe("SQLite bounded reads", () => {
     assert.ok(estimated > 10, `only ${estimated} pages took the sample's estimate`);
     assert.ok(readWhole > 10, `only ${readWhole} pages past the clicked hits read every hit`);
     assert.ok(scoredOnRead > 10, `only ${scoredOnRead} pages scored on a read`);
+  });
+
+  it("searches by clicks with operators as a full sort does: dates, one language, feeds, with words or none", async () => {
+    // Dates as ranges of keys on the clicked posts' indexes, one language's clicked posts from
+    // its own index, the post ids of the clicked hits read with their keys: each page the
+    // reference's, across the clicked posts' end into the unclicked ones (ties by id).
+    const days = db.prepare("SELECT min(post_date), max(post_date) FROM posts").raw().get() as [
+      number,
+      number,
+    ];
+    const day = (share: number) => new Date(days[0] + share * (days[1] - days[0])).toISOString().slice(0, 10);
+    const codes = db.prepare("SELECT id, code FROM languages").raw().all() as Array<[number, string]>;
+    const codeOf = new Map(codes);
+    const feedWord = "archive";
+    const archiveId = db.prepare("SELECT id FROM feeds WHERE name = 'Archive'").pluck().get() as number;
+    const resolve = (terms: string) => {
+      const parsed = parseSearchQuery(terms);
+      const atom = (a: SearchAtom): SearchAtom =>
+        isFilter(a) && a.kind === "lang"
+          ? { ...a, languageIds: codes.filter(([, code]) => a.codes.includes(code)).map(([id]) => id) }
+          : isFilter(a) && a.kind === "feed"
+            ? { ...a, feedIds: [archiveId] }
+            : a;
+      return { ...parsed, filterClauses: parsed.filterClauses?.map((clause) => clause.map(atom)) };
+    };
+    const all = db
+      .prepare(
+        `SELECT id, post_date, language_id, feed_id, date_key FROM posts ORDER BY clicks DESC, id DESC`,
+      )
+      .raw()
+      .all() as Array<[number, number, number, number, number]>;
+    const hitsOf = db.prepare("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?").pluck();
+    const clickedCount = db.prepare("SELECT count(*) FROM posts WHERE clicks > 0").pluck().get() as number;
+    const cases: Array<
+      [terms: string, languageIds: number[] | null, pass: (row: (typeof all)[0]) => boolean]
+    > = [];
+    for (const share of [0.1, 0.5, 0.95]) {
+      const from = Date.parse(`${day(share)}T00:00:00Z`);
+      cases.push([`after:${day(share)}`, null, (r) => r[1] >= from]);
+      // `before:` takes in its own day (search-operators.ts).
+      cases.push([`before:${day(share)}`, null, (r) => r[1] < from + DAY]);
+      cases.push([`after:${day(share)}`, [3], (r) => r[1] >= from && r[2] === 3]);
+      cases.push([`lang:${codeOf.get(4)} after:${day(share)}`, null, (r) => r[1] >= from && r[2] === 4]);
+    }
+    cases.push([`lang:${codeOf.get(3)}`, null, (r) => r[2] === 3]);
+    cases.push([`lang:${codeOf.get(3)} lang:${codeOf.get(4)}`, null, () => false]);
+    cases.push([`feed:${feedWord}`, [4], (r) => r[3] === archiveId && r[2] === 4]);
+    const mid = Date.parse(`${day(0.5)}T00:00:00Z`);
+    const the = new Set(hitsOf.all('"the"') as number[]);
+    const data = new Set(hitsOf.all('"data"') as number[]);
+    cases.push([`the after:${day(0.5)}`, null, (r) => r[1] >= mid && the.has(r[4])]);
+    cases.push([`the feed:${feedWord}`, null, (r) => r[3] === archiveId && the.has(r[4])]);
+    cases.push([
+      `data feed:${feedWord} after:${day(0.5)}`,
+      [1],
+      (r) => r[3] === archiveId && r[2] === 1 && r[1] >= mid && data.has(r[4]),
+    ]);
+    let compared = 0;
+    for (const [terms, languageIds, pass] of cases) {
+      const expected = all.filter(pass).map(([id]) => id);
+      for (const [offset, limit] of [
+        [0, 20],
+        [0, 1000],
+        [Math.max(0, Math.min(clickedCount, expected.length) - 7), 20],
+      ] as const) {
+        const page = await store.searchPosts({
+          query: resolve(terms),
+          sort: "clicks",
+          languageIds,
+          limit,
+          offset,
+        });
+        assert.deepEqual(
+          page.map((p) => p.postId),
+          expected.slice(offset, offset + limit),
+          `${terms} ${JSON.stringify(languageIds)} ${offset} ${limit}`,
+        );
+        compared += page.length;
+      }
+    }
+    assert.ok(compared > 5_000, `only ${compared} posts compared`);
   });
 
   it("samples the newest posts of a range of date keys", () => {

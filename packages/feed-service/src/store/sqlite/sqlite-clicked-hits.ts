@@ -159,6 +159,7 @@ export function walkClicked(
   want: number,
   budgetTests: number,
   scored?: ScoreSink,
+  ids?: Map<number, number>,
 ): number[] | null {
   const access = clickedAccess(filter, "p");
   const keys = filter.keys ?? EVERY_KEY;
@@ -187,9 +188,10 @@ export function walkClicked(
     const matching = new Map(
       test.all(...args, filter.match, JSON.stringify(rows.map((r) => r[2]))) as Array<[number, number]>,
     );
-    for (const [, , key] of rows) {
+    for (const [, id, key] of rows) {
       if (!matching.has(key) || found.length >= want) continue;
       found.push(key);
+      ids?.set(key, id);
       scored?.scores.set(key, matching.get(key)!);
     }
     tested += rows.length;
@@ -266,11 +268,12 @@ export function streamClicked(
   want: number,
   budget = Number.POSITIVE_INFINITY,
   scored?: ScoreSink,
+  ids?: Map<number, number>,
 ): number[] | null {
   const keys = narrowing(stmts, filter.keys);
   const score = clickedScore(stmts, scored);
   const read = stmts
-    .get(`SELECT c.rowid, p.date_key, ${score?.sql ?? "0"} FROM ${CLICKED_FTS} c
+    .get(`SELECT c.rowid, p.date_key, ${score?.sql ?? "0"}, p.id FROM ${CLICKED_FTS} c
       CROSS JOIN posts p INDEXED BY posts_clicked_by_key
         ON p.clicks = c.rowid >> ${ID_BITS} AND p.id = c.rowid & ${2 ** ID_BITS - 1} AND p.clicks > 0
       WHERE ${CLICKED_FTS} MATCH ? AND c.rowid <= ? ORDER BY c.rowid DESC LIMIT ?`)
@@ -292,12 +295,13 @@ export function streamClicked(
       score === null ? (filter.find ?? filter.match) : filter.match,
       atMost,
       size,
-    ) as Array<[bigint, bigint, number]>;
-    for (const [, key, value] of rows) {
+    ) as Array<[bigint, bigint, number, bigint]>;
+    for (const [, key, value, id] of rows) {
       if (found.length >= want) break;
       const k = Number(key);
       if (keys !== undefined && (k < keys.low || k > keys.high)) continue;
       found.push(k);
+      ids?.set(k, Number(id));
       if (score !== null) scored!.scores.set(k, value);
     }
     done += rows.length;
@@ -351,10 +355,17 @@ export function sortedByClicks(
     .all(JSON.stringify(keys), limit, offset) as number[];
 }
 
-/** A page of hits most clicked first: their keys, and how many hits there are (an estimate). */
+/**
+ * A page of hits most clicked first: their keys, how many hits there are (an estimate), and the
+ * post ids of those keys that the walk read with them (`ids`, by key: the clicked posts' index
+ * keys each row by clicks and post id, posts_clicked_by_key holds the id), so that the page's
+ * posts need no second seek from key to id; keys missing there (the unclicked tail, a gather)
+ * are read by key as before.
+ */
 export interface ClickedHitPage {
   keys: number[];
   hits: number;
+  ids: Map<number, number>;
 }
 
 /**
@@ -376,6 +387,7 @@ export function mostClickedHitPage(
   const want = offset + limit;
   const indexed = clickedIndexed(stmts);
   const ranged = indexed && narrowing(stmts, filter.keys) !== undefined;
+  const ids = new Map<number, number>();
   let streamed: number[] | null = null;
   if (indexed) {
     // Without a date range every hit of the clicked posts' index is on the page, in order; with
@@ -383,20 +395,22 @@ export function mostClickedHitPage(
     // before giving way to the plans below. A full page, scored on the way, needs nothing else
     // (its hit count then only known to be `want` or more); a short one is every clicked hit.
     const budget = ranged ? CLICKED_RANGE_FACTOR * want : Number.POSITIVE_INFINITY;
-    streamed = streamClicked(stmts, filter, want, budget, scored);
+    streamed = streamClicked(stmts, filter, want, budget, scored, ids);
     if (
       streamed !== null &&
       streamed!.length >= want &&
       (scored === undefined || streamed!.every((key) => scored.scores.has(key)))
     ) {
-      return { keys: streamed!.slice(offset), hits: want };
+      return { keys: streamed!.slice(offset), hits: want, ids };
     }
     // Short of the page: the stream read every clicked hit, and the rest of the page is the
     // unclicked hits by id, found from every hit: read them once, without counting them among
     // the newest posts first (an AND's count over a range of rowids reads on to its first match,
     // wherever that lies: sqlite3Fts5ExprFirst, so a combination no recent post holds paid a
     // read of every posting list for the estimate, then another for the hits).
-    if (streamed !== null) return pastClickedHits(stmts, filter, streamed, offset, limit, scored);
+    if (streamed !== null) return pastClickedHits(stmts, filter, streamed, offset, limit, scored, ids);
+    // The stream gave way: the plans below find the page anew.
+    ids.clear();
   }
   // Reads of every hit take the finding MATCH (the whole one when they score on the way); the
   // walk tests the whole MATCH, so that it keeps each match's score.
@@ -433,12 +447,12 @@ export function mostClickedHitPage(
     if (scores !== null && scored !== undefined) {
       for (const key of found) scored.scores.set(key, scores.get(key)!);
     }
-    return { keys: found, hits };
+    return { keys: found, hits, ids };
   };
   const gatherCost = gatherCostFor(hits, scores !== null);
   let clicked: number[] | null = streamed;
   if (clicked === null && walks(hits, scores !== null)) {
-    clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost), scored);
+    clicked = walkClicked(stmts, filter, want, Math.ceil((2 * gatherCost) / testCost), scored, ids);
   }
   // Every hit's key known: its posts sorted, when that costs less than the gather.
   if (clicked === null && keys !== null && sorts(keys.length)) {
@@ -447,7 +461,7 @@ export function mostClickedHitPage(
   clicked ??= gatherClicked(stmts, reads, want, keys);
   if (clicked.length >= want) return page(clicked.slice(offset));
   const rest = unclickedAfter(stmts, reads, clicked, keys, offset, limit, scores, scored);
-  return { keys: rest.keys, hits };
+  return { keys: rest.keys, hits, ids };
 }
 
 /**
@@ -465,7 +479,8 @@ function pastClickedHits(
   clicked: readonly number[],
   offset: number,
   limit: number,
-  scored?: ScoreSink,
+  scored: ScoreSink | undefined,
+  ids: Map<number, number>,
 ): ClickedHitPage {
   const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
   const clickedPosts = Math.max(1, searchIndexTotals(stmts, CLICKED_FTS).rows);
@@ -475,11 +490,12 @@ function pastClickedHits(
   const few = hits <= SAMPLE_ESTIMATE_MARGIN * SMALL_HITS;
   if (scored !== undefined && few && seeks > hits * SAMPLE_ESTIMATE_MARGIN * SCORE_COST_US) {
     const every = everyHit(stmts, filter, scored);
-    return unclickedAfter(stmts, filter, clicked, every.keys, offset, limit, every.scores, scored);
+    const page = unclickedAfter(stmts, filter, clicked, every.keys, offset, limit, every.scores, scored);
+    return { keys: page.keys, hits: page.hits, ids };
   }
   const reads = filter.find === undefined ? filter : { ...filter, match: filter.find };
   const page = unclickedAfter(stmts, reads, clicked, null, offset, limit, null, scored);
-  return { keys: page.keys, hits: Math.max(hits, page.keys.length) };
+  return { keys: page.keys, hits: Math.max(hits, page.keys.length), ids };
 }
 
 /** Every hit's key within the filter's date keys and its score: one read of the whole MATCH. */
@@ -511,7 +527,7 @@ function unclickedAfter(
   limit: number,
   scores: Map<number, number> | null,
   scored?: ScoreSink,
-): ClickedHitPage {
+): { keys: number[]; hits: number } {
   const want = offset + limit;
   const range = filter.keys ?? EVERY_KEY;
   const hitsSql =

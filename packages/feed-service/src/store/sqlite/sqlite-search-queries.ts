@@ -84,7 +84,7 @@ export function searchPosts(
   }
   // The walk of the clicked posts scores what it finds; the other hits of the page are scored after.
   const scored = { sql: score.sql, args: score.sample.args, scores: new Map<number, number>() };
-  const { keys, hits } = mostClickedHitPage(
+  const { keys, hits, ids } = mostClickedHitPage(
     stmts,
     { ...filter, find: findMatch },
     page.offset,
@@ -95,7 +95,7 @@ export function searchPosts(
   if (unscored.length > 0) {
     for (const [key, value] of scoresOf(stmts, match, score, unscored, hits)) scored.scores.set(key, value);
   }
-  return withScores(stmts, keys, scored.scores);
+  return withScores(stmts, keys, scored.scores, ids);
 }
 
 /**
@@ -251,13 +251,22 @@ function withIds(
   return postsInOrder(stmts, [...scores.keys()]).map((row) => ({ ...row, score: scores.get(row.postId)! }));
 }
 
-/** The rows of hits given by key, in that order, each with its score. */
+/**
+ * The rows of hits given by key, in that order, each with its score; the post ids of the keys
+ * not in `known` (the ones a walk read with them) are read by key.
+ */
 function withScores(
   stmts: StatementCache,
   keys: readonly number[],
   scores: Map<number, number>,
+  known: ReadonlyMap<number, number> = new Map(),
 ): Array<PostRecord & { score: number }> {
-  const ids = idsOfKeys(stmts, keys);
+  const ids = new Map(known);
+  for (const [key, id] of idsOfKeys(
+    stmts,
+    keys.filter((key) => !known.has(key)),
+  ))
+    ids.set(key, id);
   return withIds(
     stmts,
     keys.flatMap((key): Array<[number, number]> => (ids.has(key) ? [[ids.get(key)!, scores.get(key)!]] : [])),

@@ -1,0 +1,154 @@
+// Where a SQLite search spends, statement by statement, in this process: each call's CPU time
+// (the process's, from getrusage: a loaded machine's waits for a core do not count; the kernel's
+// per-thread schedstat counts in scheduler ticks, 4 ms here, too coarse for a call), the CPU time
+// of each SQL statement the store ran for it
+// (its StatementCache wrapped: every all/get/run/iterate timed, summed by statement text) and the
+// rest (JavaScript: parsing, plans, the rows' records, garbage collection). With --baseline, the
+// same calls through the other build's store first, alternating call by call (which build goes
+// first swaps per call), each call's page compared between the builds. Read only: the searches
+// write only their history.
+//
+//   npx tsc -b && node bench/sqlite-search-stages.mjs --db <corpus.db> [--baseline <other dist>]
+//     [--terms "guide" --terms "title:new guide" ...] [--sort clicks] [--limit 1000]
+//     [--repeats 5] [--top 6]
+import { loadavg } from "node:os";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { loadBuilds } from "./builds-under-test.mjs";
+
+const { values } = parseArgs({
+  options: {
+    db: { type: "string" },
+    baseline: { type: "string" },
+    terms: { type: "string", multiple: true },
+    sort: { type: "string" },
+    limit: { type: "string" },
+    repeats: { type: "string" },
+    top: { type: "string" },
+  },
+});
+if (!values.db) throw new Error("--db <a SQLite corpus> is required");
+const terms = values.terms ?? ["guide"];
+const sortBy = values.sort ?? "clicks";
+const limit = Number(values.limit ?? 1000);
+const repeats = Number(values.repeats ?? 5);
+const top = Number(values.top ?? 6);
+const TARGET_MS = 50;
+
+const processCpu = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** The statements of the call being timed: text -> { ms, calls, rows }; null between calls. */
+let spent = null;
+
+/** Wraps a build's StatementCache so that every statement it hands out is timed. */
+async function traceStatements(build) {
+  const { StatementCache } = await import(
+    pathToFileURL(`${build.folder}/store/sqlite/sqlite-connection.js`).href
+  );
+  const get = StatementCache.prototype.get;
+  const wrapped = new WeakMap();
+  StatementCache.prototype.get = function (sql) {
+    const stmt = get.call(this, sql);
+    let proxy = wrapped.get(stmt);
+    if (proxy === undefined) {
+      const text = sql.replace(/\s+/g, " ").trim();
+      proxy = new Proxy(stmt, {
+        get(target, prop) {
+          const value = target[prop];
+          if (typeof value !== "function") return value;
+          if (prop === "all" || prop === "get" || prop === "run" || prop === "iterate") {
+            return (...args) => {
+              const started = processCpu();
+              const result = value.apply(target, args);
+              if (spent !== null) {
+                const entry = spent.get(text) ?? { ms: 0, calls: 0, rows: 0 };
+                entry.ms += processCpu() - started;
+                entry.calls++;
+                entry.rows += Array.isArray(result) ? result.length : 1;
+                spent.set(text, entry);
+              }
+              return result;
+            };
+          }
+          // pluck(), raw(), safeIntegers() return the statement itself: keep the proxy.
+          return (...args) => {
+            const result = value.apply(target, args);
+            return result === target ? proxy : result;
+          };
+        },
+      });
+      wrapped.set(stmt, proxy);
+    }
+    return proxy;
+  };
+}
+
+const builds = await loadBuilds(values.baseline);
+const opened = [];
+for (const build of builds) {
+  await traceStatements(build);
+  const store = await build.openStore(values.db);
+  opened.push({
+    build,
+    store,
+    runner: build.createOperationRunner({ store, parseSearch: build.parseSearchQuery }),
+  });
+}
+
+async function timed(runner, searchTerms) {
+  spent = new Map();
+  const started = processCpu();
+  const rows = await runner.call(
+    "search",
+    { languageIds: "", searchTerms, sortBy, limit, offset: 0 },
+    { baseUrl: "http://localhost" },
+  );
+  const ms = processCpu() - started;
+  const statements = [...spent].sort((a, b) => b[1].ms - a[1].ms);
+  spent = null;
+  return { ms, statements, page: rows.map((r) => `${r.postId}:${r.score}`).join(",") };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const f1 = (x) => x.toFixed(1);
+console.log(
+  `search stages, ${values.db}, ${sortBy}, limit ${limit} (process CPU ms; first call, then median of ${repeats}); load average ${loadavg()[0].toFixed(1)} (2 cores, shared)`,
+);
+for (const [c, searchTerms] of terms.entries()) {
+  const runs = opened.map(() => []);
+  const order = opened.map((_, b) => b);
+  if (c % 2 === 1) order.reverse();
+  for (let i = 0; i <= repeats; i++) {
+    for (const b of i % 2 === 0 ? order : [...order].reverse())
+      runs[b].push(await timed(opened[b].runner, searchTerms));
+  }
+  const same = runs.every((r) => r[0].page === runs[0][0].page);
+  console.log(
+    `\n'${searchTerms}'${opened.length > 1 ? `: same page in both builds: ${same ? "yes" : "NO"}` : ""}`,
+  );
+  for (const [b, { build }] of opened.entries()) {
+    const [first, ...rest] = runs[b];
+    const warm = median(rest.map((r) => r.ms));
+    const statementMs = (r) => r.statements.reduce((sum, [, e]) => sum + e.ms, 0);
+    console.log(
+      `  ${build.name}: first ${f1(first.ms)} (statements ${f1(statementMs(first))}), median ${f1(warm)} (statements ${f1(median(rest.map(statementMs)))}); ratio ${(Math.max(first.ms, warm) / TARGET_MS).toFixed(2)}x of ${TARGET_MS} ms`,
+    );
+    // Each statement's median over the warm calls (0 when a call did not run it), beside its first.
+    const texts = new Set(runs[b].flatMap((r) => r.statements.map(([text]) => text)));
+    const rows = [...texts].map((text) => {
+      const at = (r) => r.statements.find(([t]) => t === text)?.[1];
+      return { text, first: at(first), warm: median(rest.map((r) => at(r)?.ms ?? 0)) };
+    });
+    rows.sort((x, y) => y.warm + (y.first?.ms ?? 0) - (x.warm + (x.first?.ms ?? 0)));
+    for (const row of rows.slice(0, top)) {
+      const e = row.first;
+      console.log(
+        `    ${f1(e?.ms ?? 0).padStart(6)} / ${f1(row.warm).padStart(5)} ms  x${e?.calls ?? 0}, ${e?.rows ?? 0} rows  ${row.text.slice(0, 140)}`,
+      );
+    }
+  }
+}
+for (const { store } of opened) await store.close();
