@@ -9,11 +9,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
+import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { foldLanguageClauses } from "../../search/search-query.js";
+import { operatorSearchReference } from "../../test-support/postgres-search-reference.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import { fillClickedPostsWithLanguages } from "./postgres-clicked-languages.js";
 import { CLICKED_WORDS_LEAST, clickedWordsPage, createClickedWords } from "./postgres-clicked-words.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { searchWithOperators } from "./postgres-search-operators.js";
 import { searchMatch, searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
 
@@ -197,5 +202,48 @@ describe("postgres clicked words (migration 42)", () => {
     assert.equal(await clickedWordsPage(pool, match, 1000), null);
     const common = searchMatch(parseSearchQuery("the"), null)!;
     assert.deepEqual(await clickedWordsPage(pool, common, 100), await reference("the", 100, null));
+  });
+
+  it("answers searches with operators by clicks exactly, from the set when the checks are on clicked_posts' row", async () => {
+    const iso = (t: number) => new Date(t).toISOString().slice(0, 10);
+    const cut = T0 - 200 * 60;
+    const cases: Array<{ terms: string; where: string; fromSet: boolean }> = [
+      { terms: "th*", where: "TRUE", fromSet: true },
+      { terms: "th* w5", where: "TRUE", fromSet: true },
+      { terms: "title:the", where: "TRUE", fromSet: true },
+      { terms: "title:the w5", where: "TRUE", fromSet: true },
+      { terms: "lang:de the", where: `p.language_id = ${de}`, fromSet: true },
+      { terms: "feed:w the", where: "TRUE", fromSet: true },
+      { terms: `after:${iso(cut)} the`, where: `p.post_date >= ${Date.parse(iso(cut))}`, fromSet: true },
+      { terms: "th* -w5", where: "NOT p.search_vector @@ 'w5'::tsquery", fromSet: false },
+      { terms: "lang:de", where: `p.language_id = ${de}`, fromSet: false },
+    ];
+    for (const c of cases) {
+      for (const page of [
+        { offset: 0, limit: 20 },
+        { offset: 0, limit: 1000 },
+        { offset: 990, limit: 20 },
+        { offset: 3000, limit: 20 },
+      ]) {
+        const { sql, ran } = recordingSql(pool);
+        const folded = foldLanguageClauses(
+          await resolveSearchFilters(store, parseSearchQuery(c.terms)),
+          null,
+        );
+        const got = await searchWithOperators(sql, { ...page, ...folded, sort: "clicks" });
+        const want = await operatorSearchReference(pool, c, "clicks", page);
+        const label = `${c.terms} by clicks at ${page.offset}, limit ${page.limit}`;
+        assert.deepEqual(
+          got.map((r) => r.postId),
+          want.map((r) => r.id),
+          label,
+        );
+        assert.equal(
+          ran.some((t) => t.includes("FROM clicked_words")),
+          c.fromSet,
+          `${label}: ${c.fromSet ? "tried" : "skipped"} the set`,
+        );
+      }
+    }
   });
 });

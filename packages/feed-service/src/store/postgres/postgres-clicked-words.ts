@@ -119,10 +119,22 @@ export async function clickedWordsPage(sql: Sql, match: Match, need: number): Pr
   // index's range of the set: a hash join, no probe per post.
   const found = await rows<{ id: number }>(
     sql,
-    `WITH m AS MATERIALIZED (SELECT w.id FROM clicked_words w WHERE w.words @@ $1::tsquery)
-      SELECT k.id FROM m JOIN clicked_posts k ON k.id = m.id
+    `WITH hits AS MATERIALIZED (SELECT w.id FROM clicked_words w WHERE w.words @@ $1::tsquery)
+      SELECT k.id FROM hits JOIN clicked_posts k ON k.id = hits.id
       WHERE k.clicks >= $3 ${language} ORDER BY k.clicks DESC, k.id DESC LIMIT $2`,
     [match.words, need, CLICKED_WORDS_LEAST, ...(match.languageIds ? [match.languageIds] : [])],
   );
   return found.length === need ? found.map((r) => r.id) : null;
+}
+
+/**
+ * How many posts the set holds, as the statistics last counted (pg_class): what a search weighs
+ * against the matches it needs before reading the set (a set that cannot hold the page is not read).
+ */
+export async function clickedWordsHeld(sql: Sql): Promise<number> {
+  const [row] = await rows<{ n: number }>(
+    sql,
+    "SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'clicked_words'::regclass",
+  );
+  return row?.n ?? 0;
 }

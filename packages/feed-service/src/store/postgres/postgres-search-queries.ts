@@ -31,7 +31,7 @@ import type { SearchQuery } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { walkClicked } from "./postgres-clicked-walk.js";
-import { clickedWordsPage } from "./postgres-clicked-words.js";
+import { clickedWordsHeld, clickedWordsPage } from "./postgres-clicked-words.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { countedDays } from "./postgres-counted-searches.js";
@@ -207,11 +207,14 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
 /** The ids of one clicks-ordered page (exact): a walk, one tier of click counts, all matches. */
 async function mostClickedPage(sql: Sql, match: Match, page: Page): Promise<number[]> {
   const need = page.offset + page.limit;
-  // The most clicked posts' own words (migration 42) first: a common word's page is among them,
-  // and reading it there costs its matches in the set, not a probe of posts per post walked.
-  const fromSet = await clickedWordsPage(sql, match, need);
-  if (fromSet) return fromSet.slice(page.offset);
   const expected = await expectation(sql, match);
+  // The most clicked posts' own words (migration 42) first when they should hold the page (a
+  // common word): reading it there costs its matches in the set, not a probe of posts per post
+  // walked. The share among them is taken as among all posts.
+  if ((await clickedWordsHeld(sql)) * expected.share >= need * TIER_MARGIN) {
+    const fromSet = await clickedWordsPage(sql, match, need);
+    if (fromSet) return fromSet.slice(page.offset);
+  }
   // A walk of the clicks order testing each post costs about need / share posts; reading every
   // match costs what TIER_POST_COST weighs against those (the walk gives up past that).
   const budget = Math.max(WALK_POSTS, expected.matches / TIER_POST_COST);
