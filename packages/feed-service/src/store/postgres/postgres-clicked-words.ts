@@ -128,13 +128,18 @@ export async function clickedWordsPage(sql: Sql, match: Match, need: number): Pr
 }
 
 /**
- * How many posts the set holds, as the statistics last counted (pg_class): what a search weighs
- * against the matches it needs before reading the set (a set that cannot hold the page is not read).
+ * Whether the set holds at least `posts` posts: counted on clicked_posts' clicks index (the set is
+ * its posts from CLICKED_WORDS_LEAST clicks up), at most `posts` entries read, as clickTier counts
+ * a tier (the table's own statistics lag behind a set that grows with the clicks). A search reads
+ * the set only when it should hold the page: the page's matches over their expected share.
  */
-export async function clickedWordsHeld(sql: Sql): Promise<number> {
+export async function clickedWordsHold(sql: Sql, posts: number): Promise<boolean> {
+  if (!Number.isFinite(posts)) return false;
+  const wanted = Math.max(1, Math.ceil(posts));
   const [row] = await rows<{ n: number }>(
     sql,
-    "SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'clicked_words'::regclass",
+    "SELECT count(*)::int AS n FROM (SELECT 1 FROM clicked_posts WHERE clicks >= $1 LIMIT $2) k",
+    [CLICKED_WORDS_LEAST, wanted],
   );
-  return row?.n ?? 0;
+  return row!.n >= wanted;
 }

@@ -23,7 +23,7 @@
  * probe of `posts`.
  */
 import { type ClickedRange, clickedAfter, walkByFeed, walkByLanguage } from "./postgres-clicked-order.js";
-import { CLICKED_WORDS_LEAST, clickedWordsHeld } from "./postgres-clicked-words.js";
+import { CLICKED_WORDS_LEAST, clickedWordsHold } from "./postgres-clicked-words.js";
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Part, type Plan } from "./postgres-operator-plan.js";
@@ -240,7 +240,7 @@ export async function mostClickedIds(
   const matches = expected.inBase * expected.base * expected.posts;
   // The most clicked posts' own words first when they should hold the page: the share of matches
   // among them taken as among all posts.
-  if ((await clickedWordsHeld(sql)) * expected.inBase * expected.base >= need * TIER_MARGIN) {
+  if (await clickedWordsHold(sql, (need * TIER_MARGIN) / (expected.inBase * expected.base))) {
     const fromSet = await fromClickedWords(sql, plan, need);
     if (fromSet) return fromSet.slice(page.offset);
   }

@@ -31,7 +31,7 @@ import type { SearchQuery } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { walkClicked } from "./postgres-clicked-walk.js";
-import { clickedWordsHeld, clickedWordsPage } from "./postgres-clicked-words.js";
+import { clickedWordsHold, clickedWordsPage } from "./postgres-clicked-words.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { countedDays } from "./postgres-counted-searches.js";
@@ -211,7 +211,7 @@ async function mostClickedPage(sql: Sql, match: Match, page: Page): Promise<numb
   // The most clicked posts' own words (migration 42) first when they should hold the page (a
   // common word): reading it there costs its matches in the set, not a probe of posts per post
   // walked. The share among them is taken as among all posts.
-  if ((await clickedWordsHeld(sql)) * expected.share >= need * TIER_MARGIN) {
+  if (await clickedWordsHold(sql, (need * TIER_MARGIN) / expected.share)) {
     const fromSet = await clickedWordsPage(sql, match, need);
     if (fromSet) return fromSet.slice(page.offset);
   }
