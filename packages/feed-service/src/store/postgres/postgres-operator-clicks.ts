@@ -4,6 +4,8 @@
  * `posts` holds clicks (a click stays a heap-only update, postgres-light-writes.ts), so the order
  * comes from `clicked_posts_by_clicks_then_id` (clicks, id), as the word plans' does
  * (postgres-search-queries.ts):
+ * - when the posts with 8 or more clicks should hold the page, their own words' GIN index
+ *   (postgres-clicked-words.ts) with the checks on the clicked_posts row (fromClickedWords);
  * - the clicked posts are walked in that order in stretches, each bounded by a key of the index
  *   (keyset: the stretch's last post, found by skipping along the index alone) and sized on the
  *   share of matches expected, then measured: each post of a stretch is read and checked (the

@@ -12,7 +12,9 @@
  *   and only those are ranked, as spec §4 allows. When no tier is worth it but the newest three
  *   quarters of the posts or fewer should hold 10,000 matches, older matches are dropped as they
  *   are read (a date cutoff): fewer to score and sort.
- * - `clicks`: a walk of the clicks order (clicked_posts by (clicks, id), then the unclicked posts
+ * - `clicks`: when the posts with 8 or more clicks should hold the page (a common word), their own
+ *   words' GIN index (postgres-clicked-words.ts, migration 42), exact when it fills the page; else
+ *   a walk of the clicks order (clicked_posts by (clicks, id), then the unclicked posts
  *   by id) testing each post in batches sized from the share of matches seen
  *   (postgres-clicked-walk.ts), while that costs less than reading every match; else the highest
  *   tier of click counts (16 or more, 8 or more, ...) expected to hold the page, read from
