@@ -28,7 +28,6 @@ import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { postFacetsSchema } from "./postgres-post-facets.js";
-import { afterPostOrder, orderPostColumns } from "./postgres-post-order.js";
 import { rankTriggerSchema } from "./postgres-rank-trigger.js";
 import { createRollups } from "./postgres-rollups.js";
 import { createRunningSums } from "./postgres-running-sums.js";
@@ -47,8 +46,6 @@ interface PostgresMigration {
   readonly version: number;
   readonly description: string;
   readonly up: (sql: Sql, progress: MigrationProgress) => Promise<void>;
-  /** Run after the migration's transaction committed, when it was taken (what cannot run inside one: VACUUM). */
-  readonly after?: (pool: pg.Pool) => Promise<void>;
 }
 
 const coreTables = `
@@ -404,15 +401,6 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await sql.query(postFacetsSchema);
     },
   },
-  {
-    version: 41,
-    description:
-      "posts' columns stored fixed-width first, then the rank vector, then the text and the other vectors: a ranking reads a row's date and rank columns without walking its text",
-    up: async (sql, progress) => {
-      await orderPostColumns(sql, progress);
-    },
-    after: afterPostOrder,
-  },
 ];
 
 export const latestPostgresVersion = postgresMigrations[postgresMigrations.length - 1]!.version;
@@ -435,7 +423,6 @@ export async function migratePostgres(
   let version = 0;
   for (const m of postgresMigrations) {
     if (m.version > to) break;
-    let taken = false;
     version = await inTransaction(pool, async (sql) => {
       await sql.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
       await sql.query(
@@ -449,10 +436,8 @@ export async function migratePostgres(
         "INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)",
         [m.version, m.description, Date.now()],
       );
-      taken = true;
       return m.version;
     });
-    if (taken && m.after) await m.after(pool);
   }
   return version;
 }

@@ -56,47 +56,6 @@ const HANDLED = ["pg_class", "pg_attrdef", "pg_constraint", "pg_trigger", "pg_pr
  */
 export async function preparePostsStaging(sql: Sql): Promise<PostsStaging | null> {
   await dropPostsStaging(sql);
-  if (!(await swapHandlesDependents(sql))) return null;
-  const [options] = await rows<{ options: string | null }>(
-    sql,
-    "SELECT array_to_string(reloptions, ', ') AS options FROM pg_class WHERE oid = 'posts'::regclass",
-  );
-  // Row triggers that fill columns as rows come in (the rank columns): the staged rows get them.
-  const fills = await rows<{ name: string; def: string }>(
-    sql,
-    `SELECT tgname AS name, pg_get_triggerdef(oid) AS def FROM pg_trigger
-      WHERE tgrelid = 'posts'::regclass AND NOT tgisinternal AND tgenabled <> 'D'
-        AND (tgtype & 1) = 1 AND (tgtype & 2) = 2 AND (tgtype & 4) = 4`,
-  );
-  await sql.query(
-    `CREATE TABLE ${STAGED_TABLE} (LIKE posts INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING GENERATED
-      INCLUDING STORAGE INCLUDING COMPRESSION INCLUDING CONSTRAINTS)`,
-  );
-  if (options?.options) await sql.query(`ALTER TABLE ${STAGED_TABLE} SET (${options.options})`);
-  if ((await notCarriedBySwap(sql)).length > 0) {
-    await dropPostsStaging(sql);
-    return null;
-  }
-  const fillDefs = fills.map((f) => f.def.replace(ON_POSTS, ` ON ${STAGED_TABLE} `));
-  // A row trigger makes COPY insert row by row: no batched page writes, no all-visible bits even
-  // with FREEZE (manual, COPY; bench/NOTES.md). The rank columns' trigger alone, the COPY sends
-  // its values instead (postCopyLines) and the trigger comes after the load.
-  const rankedByCopy =
-    fills.length === 1 &&
-    fills[0]!.name === RANK_TRIGGER &&
-    fills[0]!.def.includes(`FUNCTION ${RANK_TRIGGER}()`);
-  if (!rankedByCopy) for (const def of fillDefs) await sql.query(def);
-  return { ...(await planStagedIndexes(sql)), rankedByCopy, afterCopy: rankedByCopy ? fillDefs : [] };
-}
-
-/** A statement's ` ON posts ` (schema-qualified or not), to be pointed at the staged table. */
-const ON_POSTS = / ON (?:\S+\.)?posts /;
-
-/**
- * Whether every dependent of `posts` or its row type is one the swap puts back (HANDLED): a view,
- * a policy or a publication is not.
- */
-export async function swapHandlesDependents(sql: Sql): Promise<boolean> {
   const [other] = await rows<{ n: number }>(
     sql,
     `SELECT count(*)::int AS n FROM pg_depend d
@@ -104,16 +63,11 @@ export async function swapHandlesDependents(sql: Sql): Promise<boolean> {
         AND d.classid::regclass::text <> ALL($1::text[])`,
     [HANDLED],
   );
-  return other!.n === 0;
-}
-
-/**
- * The indexes of `posts` as builds on the staged table under temporary names, and what the swap
- * does with each: a primary key or unique constraint made from it, or the index renamed.
- */
-export async function planStagedIndexes(
-  sql: Sql,
-): Promise<Pick<PostsStaging, "builds" | "constraints" | "renames">> {
+  if (other!.n > 0) return null;
+  const [options] = await rows<{ options: string | null }>(
+    sql,
+    "SELECT array_to_string(reloptions, ', ') AS options FROM pg_class WHERE oid = 'posts'::regclass",
+  );
   const indexes = await rows<{
     name: string;
     def: string;
@@ -129,19 +83,45 @@ export async function planStagedIndexes(
       WHERE i.indrelid = 'posts'::regclass
       ORDER BY am.amname = 'gin' DESC, pg_relation_size(i.indexrelid) DESC, c.relname`,
   );
+  // Row triggers that fill columns as rows come in (the rank columns): the staged rows get them.
+  const fills = await rows<{ name: string; def: string }>(
+    sql,
+    `SELECT tgname AS name, pg_get_triggerdef(oid) AS def FROM pg_trigger
+      WHERE tgrelid = 'posts'::regclass AND NOT tgisinternal AND tgenabled <> 'D'
+        AND (tgtype & 1) = 1 AND (tgtype & 2) = 2 AND (tgtype & 4) = 4`,
+  );
+  const onPosts = / ON (?:\S+\.)?posts /;
+  await sql.query(
+    `CREATE TABLE ${STAGED_TABLE} (LIKE posts INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING GENERATED
+      INCLUDING STORAGE INCLUDING COMPRESSION INCLUDING CONSTRAINTS)`,
+  );
+  if (options?.options) await sql.query(`ALTER TABLE ${STAGED_TABLE} SET (${options.options})`);
+  if ((await notCarriedBySwap(sql)).length > 0) {
+    await dropPostsStaging(sql);
+    return null;
+  }
+  const fillDefs = fills.map((f) => f.def.replace(onPosts, ` ON ${STAGED_TABLE} `));
+  // A row trigger makes COPY insert row by row: no batched page writes, no all-visible bits even
+  // with FREEZE (manual, COPY; bench/NOTES.md). The rank columns' trigger alone, the COPY sends
+  // its values instead (postCopyLines) and the trigger comes after the load.
+  const rankedByCopy =
+    fills.length === 1 &&
+    fills[0]!.name === RANK_TRIGGER &&
+    fills[0]!.def.includes(`FUNCTION ${RANK_TRIGGER}()`);
+  if (!rankedByCopy) for (const def of fillDefs) await sql.query(def);
   const builds: StagedBuild[] = [];
   const constraints: string[] = [];
   const renames: string[] = [];
   for (const i of indexes) {
     const staged = `${i.name}${SUFFIX}`;
     const named = i.def.replace(/^(CREATE (?:UNIQUE )?INDEX) \S+/, `$1 ${staged}`);
-    builds.push({ statement: named.replace(ON_POSTS, ` ON ${STAGED_TABLE} `), ginKey: i.key });
+    builds.push({ statement: named.replace(onPosts, ` ON ${STAGED_TABLE} `), ginKey: i.key });
     if (i.con && (i.type === "p" || i.type === "u")) {
       const kind = i.type === "p" ? "PRIMARY KEY" : "UNIQUE";
       constraints.push(`ALTER TABLE posts ADD CONSTRAINT ${i.con} ${kind} USING INDEX ${staged}`);
     } else renames.push(`ALTER INDEX ${staged} RENAME TO ${i.name}`);
   }
-  return { builds, constraints, renames };
+  return { builds, constraints, renames, rankedByCopy, afterCopy: rankedByCopy ? fillDefs : [] };
 }
 
 /**
