@@ -8,7 +8,10 @@
 //
 //   npx tsc -b && node bench/postgres-operator-cpu.bench.mjs --url postgres://... \
 //     --baseline <another build's packages/feed-service/dist> --query 'title:new guide' [--query ...]
-//     [--sort clicks] [--limit 1000] [--offset 0] [--repeats 7]
+//     [--sort clicks] [--limit 1000] [--offset 0] [--repeats 7] [--baseline-url postgres://...]
+//
+// --baseline-url: the old build searches another database (the same rows under another schema,
+// say a copy before a migration that only moves storage; --baseline may then be this build's dist).
 //
 // Prints per query and build the first call and the median of --repeats more (server CPU ms /
 // wall ms), new / old of the CPU medians, and whether both builds answered the same ids.
@@ -23,6 +26,7 @@ const { values } = parseArgs({
   options: {
     url: { type: "string" },
     baseline: { type: "string" },
+    "baseline-url": { type: "string" },
     query: { type: "string", multiple: true },
     sort: { type: "string" },
     limit: { type: "string" },
@@ -38,13 +42,13 @@ const page = {
   languageIds: null,
 };
 
-async function build(label, dist) {
+async function build(label, dist, url) {
   const { parseSearchQuery } = await import(new URL("search/parse-search-query.js", dist).href);
   const { resolveSearchFilters } = await import(new URL("operations/search-filters.js", dist).href);
   const { searchWithOperators } = await import(
     new URL("store/postgres/postgres-search-operators.js", dist).href
   );
-  const { client, close } = await openExplainClient(dist, values.url);
+  const { client, close } = await openExplainClient(dist, url);
   const [{ pid }] = (await client.query("SELECT pg_backend_pid() AS pid")).rows;
   const names = async () => (await client.query('SELECT id AS "feedId", name AS "feedName" FROM feeds')).rows;
   const languages = async () =>
@@ -72,8 +76,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => x.toFixed(1);
 
 const builds = [
-  await build("old", pathToFileURL(`${resolve(values.baseline)}/`)),
-  await build("new", new URL("../packages/feed-service/dist/", import.meta.url)),
+  await build("old", pathToFileURL(`${resolve(values.baseline)}/`), values["baseline-url"] ?? values.url),
+  await build("new", new URL("../packages/feed-service/dist/", import.meta.url), values.url),
 ];
 console.log(
   `| query (${page.sort}, offset ${page.offset}, limit ${page.limit}) | old first cpu / wall | old median cpu / wall | new first cpu / wall | new median cpu / wall | new / old cpu | rows | same |`,
