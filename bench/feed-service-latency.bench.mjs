@@ -38,10 +38,10 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { openStore } from "./feed-service-corpus.mjs";
+import { drawSearchMix } from "./search-mix.mjs";
 import { describeOperators, operatorCases, probeOperators } from "./search-operator-cases.mjs";
 import { startServe, stopServe } from "./serve-process.mjs";
 import { openShapeCorpus, openShapePostgres } from "./shape-corpus.mjs";
-import { SeededRandom } from "./shape-vocabulary.mjs";
 import { runWrk, runWrkOnce } from "./wrk-load.mjs";
 
 const { values } = parseArgs({
@@ -505,37 +505,15 @@ const demoCalls = [
   ],
 ];
 
-/**
- * 100 searches drawn at random (seeded) from the corpus's 2,000 commonest indexed terms: 60% one
- * term, then ANDs, ORs, phrases, exclusions and one term in one language; relevance and date
- * alternately, every third at offset 20. Returns [text, envelope] pairs.
- */
+/** The search mix (bench/search-mix.mjs) of `corpus` as [text, envelope] pairs. */
 function searchMixOf(corpus, languageIds) {
-  const rng = new SeededRandom(seed);
-  const pool = corpus.terms.slice(0, 2000);
-  const term = () => pool[Math.floor(rng.next() * pool.length)];
-  const mix = [];
-  for (let i = 0; i < 100; i++) {
-    const x = rng.next();
-    let terms;
-    let languages = "";
-    if (x < 0.6) terms = term();
-    else if (x < 0.75) terms = `${term()} ${term()}`;
-    else if (x < 0.85) terms = `${term()} OR ${term()}`;
-    else if (x < 0.9) terms = `"${term()} ${term()}"`;
-    else if (x < 0.95) terms = `${term()} -${term()}`;
-    else {
-      terms = term();
-      languages = String(languageIds[Math.floor(rng.next() * languageIds.length)]);
-    }
-    const sortBy = i % 2 === 0 ? "relevance" : "date";
-    const offset = i % 3 === 0 ? 20 : 0;
-    mix.push([
-      `${terms}${languages ? ` [lang ${languages}]` : ""} (${sortBy}${offset ? ", offset 20" : ""})`,
-      search(terms, sortBy, { offset, languageIds: languages }),
-    ]);
-  }
-  return mix;
+  return drawSearchMix(corpus.terms, languageIds, seed).map(({ terms, sort, offset, languageId }) => {
+    const languages = languageId === null ? "" : String(languageId);
+    return [
+      `${terms}${languages ? ` [lang ${languages}]` : ""} (${sort}${offset ? ", offset 20" : ""})`,
+      search(terms, sort, { offset, languageIds: languages }),
+    ];
+  });
 }
 
 function heavyLoopOf(corpus) {

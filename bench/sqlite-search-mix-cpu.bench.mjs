@@ -85,7 +85,7 @@ if (values.child !== undefined) {
 
 const { openShapeCorpus } = await import("./shape-corpus.mjs");
 const { openStore } = await import("./feed-service-corpus.mjs");
-const { SeededRandom } = await import("./shape-vocabulary.mjs");
+const { drawSearchMix } = await import("./search-mix.mjs");
 const shape = values.shape ?? "demo";
 const { path, manifest } = await openShapeCorpus(shape, Number(values.posts ?? 1_000_000));
 // The languages of the mix's filtered searches, as the latency bench picks them: the smallest real
@@ -100,32 +100,17 @@ try {
 } finally {
   await store.close();
 }
-// The mix, drawn exactly as feed-service-latency.bench.mjs's searchMixOf draws it.
-const rng = new SeededRandom(Number(values.seed ?? 1));
-const pool = manifest.terms.map(([term]) => term).slice(0, 2000);
-const term = () => pool[Math.floor(rng.next() * pool.length)];
-const languageIds = [minority, 1];
-const mix = [];
-for (let i = 0; i < 100; i++) {
-  const x = rng.next();
-  let terms;
-  let languages = null;
-  if (x < 0.6) terms = term();
-  else if (x < 0.75) terms = `${term()} ${term()}`;
-  else if (x < 0.85) terms = `${term()} OR ${term()}`;
-  else if (x < 0.9) terms = `"${term()} ${term()}"`;
-  else if (x < 0.95) terms = `${term()} -${term()}`;
-  else {
-    terms = term();
-    languages = [languageIds[Math.floor(rng.next() * languageIds.length)]];
-  }
-  mix.push({
-    terms,
-    sort: i % 2 === 0 ? "relevance" : "date",
-    offset: i % 3 === 0 ? 20 : 0,
-    languageIds: languages,
-  });
-}
+// The latency bench's mix (bench/search-mix.mjs), its language filters as lists of one.
+const mix = drawSearchMix(
+  manifest.terms.map(([term]) => term),
+  [minority, 1],
+  Number(values.seed ?? 1),
+).map(({ terms, sort, offset, languageId }) => ({
+  terms,
+  sort,
+  offset,
+  languageIds: languageId === null ? null : [languageId],
+}));
 const scratch = mkdtempSync(join(tmpdir(), "sqlite-search-mix-"));
 const mixFile = join(scratch, "mix.json");
 writeFileSync(mixFile, JSON.stringify(mix));

@@ -12,6 +12,7 @@ import type pg from "pg";
 import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
+import { matchesByClicks } from "../../test-support/clicked-words.js";
 import { operatorSearchReference } from "../../test-support/postgres-search-reference.js";
 import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
@@ -82,18 +83,8 @@ async function assertSet(label: string): Promise<void> {
   assert.equal(stale!.n, 0, `${label}: clicked_posts in step with posts`);
 }
 
-/** The first `need` matches by clicks, as sorting every match gives them. */
-async function reference(terms: string, need: number, languageIds: number[] | null): Promise<number[]> {
-  const match = searchMatch(parseSearchQuery(terms), languageIds)!;
-  const language = languageIds ? "AND p.language_id = ANY($3::int[])" : "";
-  const found = await rows<{ id: number }>(
-    pool,
-    `SELECT p.id FROM posts p WHERE p.search_vector @@ $1::tsquery ${language}
-      ORDER BY p.clicks DESC, p.id DESC LIMIT $2`,
-    [match.words, need, ...(languageIds ? [languageIds] : [])],
-  );
-  return found.map((r) => r.id);
-}
+const reference = (terms: string, need: number, languageIds: number[] | null) =>
+  matchesByClicks(pool, terms, need, languageIds);
 
 describe("postgres clicked words (migration 42)", () => {
   it("holds every post with enough clicks and its words, whichever writer moved them", async () => {
