@@ -81,6 +81,15 @@ struct LengthCache {
 #define FTS5_STRUCTURE_ROWID 10
 #define LENGTH_CACHE_KEY "sampled_bm25 row lengths"
 
+/* Drops the warm-up's rowid-ordered rows (freed, none kept). */
+static void sortedLengthsDrop(LengthCache *c) {
+  sqlite3_free(c->aSortedKey);
+  sqlite3_free(c->aSortedLen);
+  c->aSortedKey = 0;
+  c->aSortedLen = 0;
+  c->nSorted = 0;
+}
+
 static void lengthCacheFree(void *pArg) {
   LengthCache *c = (LengthCache *)pArg;
   if (c == 0) return;
@@ -89,8 +98,7 @@ static void lengthCacheFree(void *pArg) {
   sqlite3_free(c->aStruct);
   sqlite3_free(c->aKey);
   sqlite3_free(c->aLen);
-  sqlite3_free(c->aSortedKey);
-  sqlite3_free(c->aSortedLen);
+  sortedLengthsDrop(c);
   sqlite3_free(c);
 }
 
@@ -168,17 +176,13 @@ static LengthCache *lengthCache(sqlite3 *db, const char *zDocsize) {
         sqlite3_free(c->aStruct);
         sqlite3_free(c->aKey);
         sqlite3_free(c->aLen);
-        sqlite3_free(c->aSortedKey);
-        sqlite3_free(c->aSortedLen);
+        sortedLengthsDrop(c);
         c->aStruct = aStruct;
         c->nStruct = nStruct;
         c->aKey = 0;
         c->aLen = 0;
         c->nSlot = 0;
         c->nUsed = 0;
-        c->aSortedKey = 0;
-        c->aSortedLen = 0;
-        c->nSorted = 0;
         aStruct = 0;
       }
       out = c;
@@ -484,11 +488,7 @@ static void loadLengths(sqlite3_context *pCtx, int nVal, sqlite3_value **apVal) 
     sqlite3_result_int64(pCtx, 0);
     return;
   }
-  sqlite3_free(c->aSortedKey);
-  sqlite3_free(c->aSortedLen);
-  c->aSortedKey = 0;
-  c->aSortedLen = 0;
-  c->nSorted = 0;
+  sortedLengthsDrop(c);
   char *zSql = sqlite3_mprintf("SELECT id, sz FROM main.\"%w\" ORDER BY id DESC", zDocsize);
   sqlite3_stmt *pStmt = 0;
   int rc = zSql == 0 ? SQLITE_NOMEM : sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);

@@ -441,13 +441,7 @@ function mostClickedHits(
     // When the index answers every filter (plan.indexAnswers) each hit passes: only the ids the
     // walk did not read with the keys are read, by key; else the filters check every hit.
     const passed = plan.indexAnswers
-      ? new Map([
-          ...ids,
-          ...idsOfKeys(
-            stmts,
-            keys.filter((key) => !ids.has(key)),
-          ),
-        ])
+      ? idsOfKeys(stmts, keys, ids)
       : new Map(check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>);
     const kept = keys.filter((key) => passed.has(key));
     if (kept.length >= need || keys.length < window) {
@@ -569,23 +563,17 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
             // One language's clicked posts from its own range of posts_clicked_by_language; dates
             // checked on the index's date_key (keyFilters): either index answers the walk's
             // language, date and order without reading a post's row.
-            plan.oneLanguage === null
-              ? {
-                  from: "posts p INDEXED BY posts_clicked_by_key",
-                  where: "p.clicks > 0",
-                  resume: "(p.clicks, p.id) < (?, ?)",
-                  by: "p.clicks DESC, p.id DESC",
-                  cells: "p.id, p.date_key, p.clicks",
-                  byKeys: true,
-                }
-              : {
-                  from: "posts p INDEXED BY posts_clicked_by_language",
-                  where: `p.language_id = ${plan.oneLanguage} AND p.clicks > 0`,
-                  resume: "(p.clicks, p.id) < (?, ?)",
-                  by: "p.clicks DESC, p.id DESC",
-                  cells: "p.id, p.date_key, p.clicks",
-                  byKeys: true,
-                },
+            {
+              from:
+                plan.oneLanguage === null
+                  ? "posts p INDEXED BY posts_clicked_by_key"
+                  : "posts p INDEXED BY posts_clicked_by_language",
+              where: `${plan.oneLanguage === null ? "" : `p.language_id = ${plan.oneLanguage} AND `}p.clicks > 0`,
+              resume: "(p.clicks, p.id) < (?, ?)",
+              by: "p.clicks DESC, p.id DESC",
+              cells: "p.id, p.date_key, p.clicks",
+              byKeys: true,
+            },
             {
               from: "posts p",
               where: "p.clicks = 0",

@@ -38,12 +38,22 @@ export function newestHitKeys(stmts: StatementCache, match: string, offset: numb
     .all(match, limit, offset) as number[];
 }
 
-/** The post ids of some date keys. */
-export function idsOfKeys(stmts: StatementCache, keys: readonly number[]): Map<number, number> {
-  if (keys.length === 0) return new Map();
+/**
+ * The post ids of some date keys: those in `known` (ids a walk read with their keys) as given, the
+ * others read by key.
+ */
+export function idsOfKeys(
+  stmts: StatementCache,
+  keys: readonly number[],
+  known: ReadonlyMap<number, number> = new Map(),
+): Map<number, number> {
+  const ids = new Map(known);
+  const unknown = keys.filter((key) => !known.has(key));
+  if (unknown.length === 0) return ids;
   const rows = stmts
     .get("SELECT date_key, id FROM posts WHERE date_key IN (SELECT value FROM json_each(?))")
     .raw()
-    .all(JSON.stringify(keys)) as Array<[number, number]>;
-  return new Map(rows);
+    .all(JSON.stringify(unknown)) as Array<[number, number]>;
+  for (const [key, id] of rows) ids.set(key, id);
+  return ids;
 }

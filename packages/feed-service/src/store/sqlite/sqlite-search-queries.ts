@@ -259,14 +259,9 @@ function withScores(
   stmts: StatementCache,
   keys: readonly number[],
   scores: Map<number, number>,
-  known: ReadonlyMap<number, number> = new Map(),
+  known?: ReadonlyMap<number, number>,
 ): Array<PostRecord & { score: number }> {
-  const ids = new Map(known);
-  for (const [key, id] of idsOfKeys(
-    stmts,
-    keys.filter((key) => !known.has(key)),
-  ))
-    ids.set(key, id);
+  const ids = idsOfKeys(stmts, keys, known);
   return withIds(
     stmts,
     keys.flatMap((key): Array<[number, number]> => (ids.has(key) ? [[ids.get(key)!, scores.get(key)!]] : [])),
