@@ -86,11 +86,27 @@ async function conversation(
   client.destroy();
 }
 
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((done) => {
-    child.once("exit", (code) => done(code));
-    process.kill(-child.pid!, "SIGTERM");
+/** Resolves to the child's exit code; taken at spawn, so that an early exit is not missed. */
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((done) => child.once("exit", (code) => done(code)));
+}
+
+/**
+ * Waits up to `ms` for an exit; past it the process group is killed and the test fails saying
+ * what did not end, rather than hanging until the test's own timeout with the processes left over.
+ */
+async function endedWithin(child: ChildProcess, exited: Promise<number | null>, what: string, ms: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((done) => {
+    timer = setTimeout(() => done("late"), ms);
   });
+  const code = await Promise.race([exited, late]);
+  clearTimeout(timer);
+  if (code !== "late") return code;
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {}
+  throw new Error(`${what} did not end within ${ms} ms; killed`);
 }
 
 for (const host of ["127.0.0.1", "::1"]) {
@@ -154,7 +170,7 @@ for (const host of ["127.0.0.1", "::1"]) {
 }
 
 test("-pcap <fifo>: tshark reading the FIFO follows the stream live, byte for byte", {
-  timeout: 90_000,
+  timeout: 120_000,
 }, async (t) => {
   if (!(await tshark)) return missingTool(t, "tshark", "Debian's tshark");
   const server = await reversingServer("127.0.0.1");
@@ -165,6 +181,7 @@ test("-pcap <fifo>: tshark reading the FIFO follows the stream live, byte for by
     detached: true,
     stdio: ["ignore", "pipe", "ignore"],
   });
+  const readerExited = exitOf(reader);
   let out = "";
   reader.stdout!.setEncoding("utf8").on("data", (s: string) => {
     out += s;
@@ -187,19 +204,24 @@ test("-pcap <fifo>: tshark reading the FIFO follows the stream live, byte for by
     ],
     { detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
+  const relayExited = exitOf(relay);
   let console = "";
   relay.stdout!.setEncoding("utf8").on("data", (s: string) => {
     console += s;
   });
   try {
+    // tshark loads its dissectors before it opens the FIFO: seconds, more on a loaded machine.
     await waitFor(
       () => console.includes("starting proxy"),
       "the relay to start (once tshark opened the FIFO)",
-      30_000,
+      45_000,
     );
     await conversation("127.0.0.1", port, server, () => out);
   } finally {
-    assert.equal(await stop(relay), 0);
-    await new Promise((done) => reader.once("exit", done));
+    process.kill(-relay.pid!, "SIGTERM");
+    const relayCode = await endedWithin(relay, relayExited, "the relay, after SIGTERM", 10_000);
+    // The relay's exit closed the FIFO's only writer: tshark reads its end and exits.
+    await endedWithin(reader, readerExited, "tshark, after the FIFO's writer closed", 15_000);
+    assert.equal(relayCode, 0);
   }
 });
