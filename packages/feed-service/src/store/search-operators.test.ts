@@ -73,6 +73,12 @@ const FILLER = 2_100;
 /** Newer Dutch posts without `common` (from June 2025), which a walk of Dutch posts reads first. */
 const EMPTY = 2_000;
 
+/**
+ * Feeds "Harvest Almanac <i>", a post each (Dutch, 2025-10-01 on, a day apart), which holds
+ * `sheaf` where true: one `feed:` word naming many feeds.
+ */
+const ALMANAC_POSTS: readonly boolean[] = Array.from({ length: 30 }, (_, i) => i % 2 === 0 || i % 7 === 0);
+
 /** [query, the guids it finds (any order)]. */
 const table: ReadonlyArray<readonly [string, readonly string[]]> = [
   // Prefixes, analysed as words are: case, accents, NFKC; whole words without the star.
@@ -140,6 +146,13 @@ const table: ReadonlyArray<readonly [string, readonly string[]]> = [
   ["comm* feed:cafe OR feed:berlin", ["c2", "b2"]],
   // A walk that reads its bound without a hit gives way to the index (PostgreSQL's plan).
   ["common feed:leeg", []],
+  // A feed: that names many feeds (ALMANACS small feeds), with a word some of their posts hold.
+  ["feed:almanac", ALMANAC_POSTS.map((_, i) => `a${i}`)],
+  ["feed:almanac sheaf", ALMANAC_POSTS.flatMap((sheaf, i) => (sheaf ? [`a${i}`] : []))],
+  [
+    "feed:almanac sheaf after:2025-10-15",
+    ALMANAC_POSTS.flatMap((sheaf, i) => (sheaf && i >= 14 ? [`a${i}`] : [])),
+  ],
 ];
 
 const faults: ReadonlyArray<readonly [string, RegExp]> = [
@@ -211,6 +224,17 @@ async function seed(store: Store): Promise<Map<number, string>> {
   for (const [guid, [feed, lang, date, title, content]] of Object.entries(posts)) {
     await add(guid, feed, lang, at(date), title, content);
   }
+  // Before the filler: the Dutch posts of the tests below keep the newest ids.
+  for (const [i, sheaf] of ALMANAC_POSTS.entries()) {
+    await add(
+      `a${i}`,
+      `Harvest Almanac ${i}`,
+      "nl",
+      at("2025-10-01T12:00:00Z") + i * 86_400_000,
+      `Almanak ${i}`,
+      sheaf ? "een sheaf graan" : "een veld",
+    );
+  }
   for (let i = 0; i < FILLER; i++) {
     await add(
       `f${i}`,
@@ -275,7 +299,7 @@ function suite(backend: TestBackend): void {
       const runner = createOperationRunner({ store, parseSearch: parseSearchQuery });
       try {
         const guids = await seeded(store, backend, db.location);
-        assert.equal(guids.size, Object.keys(posts).length + FILLER + EMPTY);
+        assert.equal(guids.size, Object.keys(posts).length + FILLER + EMPTY + ALMANAC_POSTS.length);
         const failures: string[] = [];
         for (const [terms, expected] of table) {
           const got = await found(runner, guids, terms);

@@ -18,11 +18,29 @@ import type { SearchQuery } from "../../search/search-query.js";
 import { analyzeText } from "../../search/text-analyzer.js";
 import { lcgDraws } from "../../test-support/seeded-draws.js";
 import type { SearchSort } from "../store.js";
-import { buildFeedIndex, FEED_FTS, FEED_FTS_DECLARATION } from "./fts5-feed-index.js";
+import {
+  buildFeedIndex,
+  FEED_FTS,
+  FEED_FTS_DECLARATION,
+  FEED_FTS_INSERT,
+  feedIndexRow,
+} from "./fts5-feed-index.js";
 import { type OperatorBounds, searchWithOperators } from "./fts5-operators.js";
 import { StatementCache } from "./sqlite-connection.js";
+import { forEachIndexRowByKey } from "./sqlite-date-key-migration.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
+import { FTS_GATHER_COST_US } from "./sqlite-plan-costs.js";
+import { segmentCount } from "./sqlite-search-maintenance.js";
 import { SqliteStore } from "./sqlite-store.js";
+
+/** The statements' texts a search prepared (which plan ran). */
+class RecordingStatements extends StatementCache {
+  readonly seen = new Set<string>();
+  override get(sql: string): Database.Statement {
+    this.seen.add(sql);
+    return super.get(sql);
+  }
+}
 
 const START = Date.UTC(2025, 0, 1);
 const HOUR = 3_600_000;
@@ -253,6 +271,46 @@ describe("feed: with words through the posts by feed's index", () => {
       db.exec(FEED_FTS_DECLARATION);
       buildFeedIndex(db, () => {});
     }
+  });
+
+  it("weighs the per-feed plan's seeks by its index's segments, posts_fts's plan answering past them", async () => {
+    // The index written a post a transaction, without automerge, as an ingest leaves it spread.
+    db.exec(`DROP TABLE ${FEED_FTS}; ${FEED_FTS_DECLARATION}`);
+    db.exec(`INSERT INTO ${FEED_FTS} (${FEED_FTS}, rank) VALUES ('automerge', 0)`);
+    const insert = db.prepare(FEED_FTS_INSERT);
+    forEachIndexRowByKey(
+      db,
+      "spread",
+      () => {},
+      (row, feedId) => insert.run(...feedIndexRow(row, feedId)),
+    );
+    const segments = segmentCount(stmts, FEED_FTS);
+    assert.ok(segments > 1, `${segments} segments`);
+    const named = NAMED.tech!;
+    const theirs = written.filter((p) => named.includes(p.feed)).length;
+    // A statement's cost at which the feeds' seeks cost less than posts_fts's read of their posts
+    // in one segment, and more in this many.
+    const bounds = { ...STORE, feedStatementUs: (0.9 * theirs * FTS_GATHER_COST_US) / named.length };
+    const query = await resolveSearchFilters(store, parseSearchQuery("common feed:tech"));
+    const recorded = new RecordingStatements(db);
+    const page = () => {
+      recorded.seen.clear();
+      const rows = searchWithOperators(
+        recorded,
+        { query, sort: "date", offset: 0, limit: 50, languageIds: null },
+        bounds,
+      ).map((p) => p.postId);
+      return { rows, perFeed: [...recorded.seen].some((sql) => sql.includes(`FROM ${FEED_FTS} WHERE`)) };
+    };
+    const spread = page();
+    assert.equal(spread.perFeed, false);
+    db.exec(`INSERT INTO ${FEED_FTS} (${FEED_FTS}) VALUES ('optimize')`);
+    assert.equal(segmentCount(stmts, FEED_FTS), 1);
+    const merged = page();
+    assert.equal(merged.perFeed, true);
+    assert.deepEqual(merged.rows, spread.rows);
+    assert.deepEqual(spread.rows, expected("common feed:tech", "date", query).slice(0, 50));
+    buildFeedIndex(db, () => {});
   });
 
   /** Every row of an index as (row, column, offset, token), sorted. */

@@ -26,6 +26,7 @@ import { searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { FEED_STATEMENTS_BUDGET_US, FTS_GATHER_COST_US, FTS_TEST_COST_US } from "./sqlite-plan-costs.js";
+import { segmentCount } from "./sqlite-search-maintenance.js";
 import { WEIGHTS } from "./sqlite-term-sample.js";
 
 /** The smallest chunk of a feed's hits read at once. */
@@ -57,9 +58,11 @@ export interface FeedLists {
 /**
  * The per-feed plan of `query` (planned as `plan`), or null where it does not apply: no index,
  * no words, a filter other than one `feed:` clause and date ranges, or feeds so many that their
- * statements (about a test of each list each: FTS_TEST_COST_US) pass FEED_STATEMENTS_BUDGET_US,
- * or cost more than posts_fts's read of the feed phrase's list alone (an entry per post of the
- * feeds, about a hit gathered), a floor of what the plan over posts_fts reads.
+ * lists' seeks (about a test each: FTS_TEST_COST_US, in every segment of posts_feed_fts, as
+ * FTS5 reads one doclist per segment) pass FEED_STATEMENTS_BUDGET_US, or cost more than
+ * posts_fts's read of the feed phrase's list alone (an entry per post of the feeds, about a hit
+ * gathered), a floor of what the plan over posts_fts reads: that plan walks the words' lists and
+ * keeps the posts of the feeds, whose phrase FTS5 tests in the same walk.
  */
 export function feedLists(
   stmts: StatementCache,
@@ -79,11 +82,14 @@ export function feedLists(
   }
   if (feedIds === null || feedIds.length * statementUs > FEED_STATEMENTS_BUDGET_US) return null;
   if (!feedIndexExists(stmts)) return null;
+  // An index written post by post (ingest, refreshes) and not optimized since holds many segments.
+  const seekUs = statementUs * Math.max(1, segmentCount(stmts, FEED_FTS));
+  if (feedIds.length * seekUs > FEED_STATEMENTS_BUDGET_US) return null;
   const feeds = stmts
     .get("SELECT id, post_count AS posts FROM feeds WHERE id IN (SELECT value FROM json_each(?))")
     .all(JSON.stringify(feedIds)) as Array<{ id: number; posts: number }>;
   const theirs = feeds.reduce((sum, feed) => sum + feed.posts, 0);
-  if (feeds.length * statementUs > theirs * FTS_GATHER_COST_US) return null;
+  if (feeds.length * seekUs > theirs * FTS_GATHER_COST_US) return null;
   const languages = plan.languages === null ? null : (JSON.parse(plan.languages) as number[]);
   const matchOf = (feedId: number) => {
     const prefix = feedTokenPrefix(feedId);

@@ -104,8 +104,8 @@ export const POPULAR_CATEGORY_LIST_SHARE = 0.5;
 export const PLAN_COUNT_CAP = 100_000;
 /**
  * A `feed:` search with words reads each matched feed's lists in a statement of its own (the
- * posts by feed's index: fts5-feed-search.ts), about a test of each list per feed
- * (FTS_TEST_COST_US), whatever the hits: a fixed cost that this bounds to a fifth of spec §4's
+ * posts by feed's index: fts5-feed-search.ts), about a test of each list per feed and segment of
+ * that index (FTS_TEST_COST_US), whatever the hits: a fixed cost that this bounds to a fifth of spec §4's
  * 50 ms, so that the plan over posts_fts (no worse than before schema 24) reads a `feed:` of more
  * feeds than that. Assumes a statement's start costs about a test, as measured (bench/NOTES.md,
  * sqlitefeed31: 349 feeds' statements in 5.6 ms).

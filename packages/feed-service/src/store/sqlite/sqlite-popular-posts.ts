@@ -8,8 +8,11 @@
  *   count less its clicks before the window, by the side its date says holds fewer of them
  *   (`CountedSide`). A post's window count is at most its all-time count, so the walk stops once
  *   the next post's all-time count cannot beat the page's last row (Fagin's threshold algorithm).
- *   Over a long window the two counts are close and the walk ends after about `limit` posts.
- * The window's size is counted beforehand in the clicks' time index, up to a cap; the walk is also
+ *   Over a long window the two counts are close and the walk ends after about `limit` posts; a
+ *   window that holds every click (from the oldest click on) reads no click at all, each post's
+ *   window count being its all-time count.
+ * The window's size is counted beforehand in the clicks' time index, up to a cap (the feeds' totals
+ * for a window that holds every click); the walk is also
  * cut short, for the scan, once it has cost about what the scan would (a post for every
  * `walkCostInClicks` clicks of the window).
  */
@@ -40,14 +43,25 @@ function before(a: Ranked, b: Ranked): boolean {
  * bound: the per-(feed, day) roll-up is not summed, since with many small feeds it holds near a
  * row per click.
  */
-function windowClicks(stmts: StatementCache, since: number): number {
+function windowClicks(stmts: StatementCache, since: number, allClicks: boolean): number {
+  const total = () =>
+    stmts.get("SELECT coalesce(sum(n), 0) FROM feed_click_sums WHERE level = 2").pluck().get() as number;
+  if (allClicks) return total();
   const inWindow = cappedCount(stmts, ">=", since);
   if (inWindow < PLAN_COUNT_CAP) return inWindow;
-  const total = stmts
-    .get("SELECT coalesce(sum(n), 0) FROM feed_click_sums WHERE level = 2")
-    .pluck()
-    .get() as number;
-  return Math.max(PLAN_COUNT_CAP, total - cappedCount(stmts, "<", since));
+  return Math.max(PLAN_COUNT_CAP, total() - cappedCount(stmts, "<", since));
+}
+
+/**
+ * Whether the window holds every click (it starts at or before the oldest one, the first entry
+ * of `clicks_by_time`): each post's window count is then its all-time count, and the window's
+ * clicks the feeds' totals, with no click read.
+ */
+function holdsAllClicks(stmts: StatementCache, since: number): boolean {
+  const oldest = stmts.get("SELECT min(clicked_at) FROM clicks INDEXED BY clicks_by_time").pluck().get() as
+    | number
+    | null;
+  return oldest === null || since <= oldest;
 }
 
 function cappedCount(stmts: StatementCache, op: ">=" | "<", since: number): number {
@@ -116,9 +130,10 @@ function categoryFilter(stmts: StatementCache, categoryId: number, windowClicks:
  * count; `by date` reads the window's side for a post dated before the window and the other side
  * for one dated inside it: a post is clicked after it is stored, so after its date but for
  * future-dated or re-dated posts, most clicks soon after it; the side read is then the one holding
- * few of the post's clicks or none, where the other side can hold hundreds.
+ * few of the post's clicks or none, where the other side can hold hundreds. `all` reads none: for
+ * a window that holds every click, where the window count is the all-time count.
  */
-export type CountedSide = "window" | "before" | "by date";
+export type CountedSide = "window" | "before" | "by date" | "all";
 
 /**
  * The walk; null when it has read `budget` posts without finishing. Keyset pages of the clicked
@@ -136,10 +151,13 @@ export function walkAllTime(
   const index = args.categoryId === null ? "posts_by_clicks" : "posts_by_category_clicks";
   const countOf = (op: ">=" | "<") => `(SELECT count(*) FROM clicks INDEXED BY clicks_by_post_time
     WHERE post_id = p.id AND clicked_at ${op} $since)`;
-  const windowSide = { window: "1", before: "0", "by date": "p.post_date < $since" }[side];
+  const windowSide = { window: "1", before: "0", "by date": "p.post_date < $since", all: null }[side];
+  const count =
+    windowSide === null
+      ? "p.clicks"
+      : `CASE WHEN ${windowSide} THEN ${countOf(">=")} ELSE p.clicks - ${countOf("<")} END`;
   const walk = stmts
-    .get(`SELECT p.id, CASE WHEN ${windowSide} THEN ${countOf(">=")} ELSE p.clicks - ${countOf("<")} END,
-      p.post_date, p.clicks FROM posts p INDEXED BY ${index}
+    .get(`SELECT p.id, ${count}, p.post_date, p.clicks FROM posts p INDEXED BY ${index}
       WHERE ${scope} p.clicks > 0 AND (p.clicks, p.post_date, p.id) < ($clicks, $date, $id)
       ORDER BY p.clicks DESC, p.post_date DESC, p.id DESC LIMIT $batch`)
     .raw();
@@ -184,9 +202,13 @@ export function mostPopularPosts(
   args: Args,
 ): Array<PostRecord & { periodClicks: number }> {
   if (args.limit === 0) return [];
-  const clicks = windowClicks(stmts, args.since);
+  const allClicks = holdsAllClicks(stmts, args.since);
+  const clicks = windowClicks(stmts, args.since, allClicks);
   const { scanClicks, walkCostInClicks } = args.categoryId === null ? WHOLE : IN_CATEGORY;
-  const walked = clicks > scanClicks ? walkAllTime(stmts, args, clicks / walkCostInClicks) : null;
+  const walked =
+    clicks > scanClicks
+      ? walkAllTime(stmts, args, clicks / walkCostInClicks, allClicks ? "all" : "by date")
+      : null;
   const ranked =
     walked ??
     scanWindow(

@@ -36,11 +36,12 @@ export function searchIndexSegments(db: Database.Database): number {
 /**
  * The same count for a plan to weigh (a seek in the index reads one doclist per segment): one
  * index seek per segment, hopping from segment id to the next, instead of reading every page row.
+ * `table` is posts_fts or another FTS5 table of the store (posts_feed_fts: fts5-feed-index.ts).
  */
-export function segmentCount(stmts: StatementCache): number {
+export function segmentCount(stmts: StatementCache, table = "posts_fts"): number {
   return stmts
-    .get(`WITH RECURSIVE s(id) AS (SELECT min(segid) FROM posts_fts_idx
-        UNION ALL SELECT (SELECT min(segid) FROM posts_fts_idx WHERE segid > s.id) FROM s WHERE s.id IS NOT NULL)
+    .get(`WITH RECURSIVE s(id) AS (SELECT min(segid) FROM ${table}_idx
+        UNION ALL SELECT (SELECT min(segid) FROM ${table}_idx WHERE segid > s.id) FROM s WHERE s.id IS NOT NULL)
       SELECT count(id) FROM s`)
     .pluck()
     .get() as number;
