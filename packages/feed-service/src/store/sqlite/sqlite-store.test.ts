@@ -132,7 +132,7 @@ describe("sqlite store", () => {
       assert.equal(readerVersion(), seen, "recording a search wrote the posts' file");
       // Another process's recorded search too: seen by the history, not by the posts' file.
       const allBefore = await store.dataVersion();
-      await other.recordSearch("zig", Date.UTC(2026, 0, 2));
+      await other.recordSearch("zig", Date.UTC(2026, 0, 3));
       assert.notEqual(await store.dataVersion(), allBefore);
       assert.equal(await store.dataVersionBesidesSearchHistory(), besides);
       assert.equal(readerVersion(), seen);
@@ -150,7 +150,7 @@ describe("sqlite store", () => {
       assert.notEqual(besidesNow, besides, "another process's write left the version");
       // A search that records nothing (no word in it) changes neither.
       const allNow = await store.dataVersion();
-      await store.recordSearch("   ", Date.UTC(2026, 0, 3));
+      await store.recordSearch("   ", Date.UTC(2026, 0, 4));
       assert.equal(await store.dataVersion(), allNow);
       assert.equal(await store.dataVersionBesidesSearchHistory(), besidesNow);
     } finally {
