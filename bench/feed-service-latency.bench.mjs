@@ -18,6 +18,9 @@
 //      <= 50 ms and >= 300 req/s on SQLite;
 //   3. isolation: p99 of getCategories (wrk -c1) while 4 connections loop over the heaviest calls
 //      (wrk -c4); target <= 10 ms; the same probe on an idle server is printed beside it.
+// Parts 2 and 3 also print the server's CPU time and read syscalls (all its threads, Linux /proc)
+// per request of the measured run: steadier than req/s on a loaded machine, and the syscalls say
+// how many pages the query threads read again from the OS.
 // "After start" is after `serve` listens: by default it first warms the database (the SQLite file
 // into the OS cache; PostgreSQL's tables and indexes into shared buffers), and the time that took
 // is printed; --no-warm measures a start without it.
@@ -42,7 +45,7 @@ import { drawSearchMix } from "./search-mix.mjs";
 import { describeOperators, operatorCases, probeOperators } from "./search-operator-cases.mjs";
 import { startServe, stopServe } from "./serve-process.mjs";
 import { openShapeCorpus, openShapePostgres } from "./shape-corpus.mjs";
-import { runWrk, runWrkOnce } from "./wrk-load.mjs";
+import { runWrkOnce } from "./wrk-load.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -644,6 +647,24 @@ function threadSpend(before, after) {
 }
 const threadTrace = [];
 
+/** The server's CPU ms and read syscalls (all its threads) between two threadCounters readings. */
+function serverSpend(before, after) {
+  let ns = 0;
+  let syscr = 0;
+  for (const [tid, b] of after) {
+    const a = before.get(tid) ?? { ns: 0, syscr: 0 };
+    ns += b.ns - a.ns;
+    syscr += b.syscr - a.syscr;
+  }
+  return { cpuMs: ns / 1e6, syscr };
+}
+/** Per request of a wrk run: the server's CPU ms and read syscalls ("—" off Linux). */
+function perRequest(run, seconds) {
+  const requests = run.rps * seconds;
+  if (!run.server || !(requests > 0) || run.server.cpuMs === 0) return ["—", "—"];
+  return [(run.server.cpuMs / requests).toFixed(2), (run.server.syscr / requests).toFixed(0)];
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : "—");
 
@@ -740,17 +761,30 @@ for (const shape of shapeNames) {
             fault: first.fault,
           });
         }
-        const mixRun = await runWrk({ url: server.base + soapPath, lua: mixLua, connections: 8, seconds });
+        // runWrk's 2 s warm-up, then the measured run with the server's CPU and read syscalls
+        // counted over it alone.
+        const pid = server.child.pid;
+        await runWrkOnce({ url: server.base + soapPath, lua: mixLua, connections: 8, seconds: 2 });
+        const beforeMix = threadCounters(pid);
+        const mixRun = await runWrkOnce({
+          url: server.base + soapPath,
+          lua: mixLua,
+          connections: 8,
+          seconds,
+        });
+        mixRun.server = serverSpend(beforeMix, threadCounters(pid));
         const idleProbe = await runWrkOnce({
           url: server.base + soapPath,
           lua: probeLua,
           connections: 1,
           seconds: Math.min(seconds, 5),
         });
+        const beforeHeavy = threadCounters(pid);
         const [heavyRun, probe] = await Promise.all([
           runWrkOnce({ url: server.base + soapPath, lua: heavyLua, connections: 4, seconds }),
           runWrkOnce({ url: server.base + soapPath, lua: probeLua, connections: 1, seconds }),
         ]);
+        heavyRun.server = serverSpend(beforeHeavy, threadCounters(pid));
         load[backend] = { mix: mixRun, idleProbe, heavy: heavyRun, probe, loadAfter: loadavg()[0] };
       } finally {
         await stopServe(server);
@@ -810,25 +844,28 @@ for (const { shape, manifest, corpus, worstCalls, worst, load, starts, hugePages
     `\n2. search mix (${mix.length} searches drawn with seed ${seed} from the corpus's commonest terms, wrk -c8 ${seconds} s; target p99 <= ${TARGET_MS} ms and >= 300 req/s on SQLite)`,
   );
   console.log(`   the mix: ${mix.map(([text]) => text).join("; ")}`);
-  console.log("| backend | req/s | p50 ms | p99 ms | non-2xx | req/s vs 300 | p99 vs 50 ms |");
-  console.log("|---|---|---|---|---|---|---|");
+  console.log(
+    "| backend | req/s | p50 ms | p99 ms | non-2xx | req/s vs 300 | p99 vs 50 ms | server CPU ms/req | server read syscalls/req |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|");
   for (const backend of backends) {
     const m = load[backend].mix;
     console.log(
-      `| ${backend} | ${m.rps.toFixed(0)} | ${f1(m.p50)} | ${f1(m.p99)} | ${m.errors} | ${(m.rps / 300).toFixed(2)}x | ${(m.p99 / TARGET_MS).toFixed(2)}x |`,
+      `| ${backend} | ${m.rps.toFixed(0)} | ${f1(m.p50)} | ${f1(m.p99)} | ${m.errors} | ${(m.rps / 300).toFixed(2)}x | ${(m.p99 / TARGET_MS).toFixed(2)}x | ${perRequest(m, seconds).join(" | ")} |`,
     );
   }
   console.log(
     `\n3. isolation: getCategories (wrk -c1) while wrk -c4 loops over ${heavy.length} heaviest calls, ${seconds} s; target p99 <= 10 ms`,
   );
   console.log(
-    "| backend | probe p99 idle ms | probe p99 under load ms | probe req/s under load | heavy req/s | heavy p99 ms | heavy non-2xx | p99 vs 10 ms |",
+    "| backend | probe p99 idle ms | probe p99 under load ms | probe req/s under load | heavy req/s | heavy p99 ms | heavy non-2xx | p99 vs 10 ms | server CPU ms/heavy req | server read syscalls/heavy req |",
   );
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const backend of backends) {
     const l = load[backend];
+    // The probe's requests ran in the same window; they are counted in the CPU, not the divisor.
     console.log(
-      `| ${backend} | ${f1(l.idleProbe.p99)} | ${f1(l.probe.p99)} | ${l.probe.rps.toFixed(0)} | ${l.heavy.rps.toFixed(0)} | ${f1(l.heavy.p99)} | ${l.heavy.errors} | ${(l.probe.p99 / 10).toFixed(2)}x |`,
+      `| ${backend} | ${f1(l.idleProbe.p99)} | ${f1(l.probe.p99)} | ${l.probe.rps.toFixed(0)} | ${l.heavy.rps.toFixed(0)} | ${f1(l.heavy.p99)} | ${l.heavy.errors} | ${(l.probe.p99 / 10).toFixed(2)}x | ${perRequest(l.heavy, seconds).join(" | ")} |`,
     );
   }
 }

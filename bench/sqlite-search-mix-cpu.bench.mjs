@@ -1,8 +1,9 @@
 // CPU time per search of the latency bench's search mix (feed-service-latency.bench.mjs, part 2:
 // 100 searches drawn with the seed from the corpus's 2,000 commonest terms) on SQLite, in process:
 // one read-only connection as a query thread holds it (its warm-up included), a second connection
-// recording each first page's search as `serve` does (every search writes the history, which
-// other connections see as a change of the database), and only the searches' own CPU counted.
+// recording each first page's search as `serve` does (up to schema 24 every search wrote the
+// history into the posts' file, which the reader saw as a change of the database; from 25 it
+// writes a file of its own), and only the searches' own CPU counted.
 // Without the HTTP, SOAP and thread hops of the server, this is the query threads' share of a
 // request, steadier than wrk's figures on a loaded machine. With --baseline, each round runs the
 // old build and the new one in processes of their own (each loads its own SQLite extension),

@@ -424,6 +424,9 @@ test("start-demo creates ./data/feeds.db on first run and reuses it after", asyn
   } finally {
     assert.equal(await stop(first.child), 0);
   }
+  // The search history's file (schema 25) was built and renamed with the database.
+  assert.ok(existsSync(join(cwd, "data", "feeds.db-history")));
+  assert.ok(!existsSync(join(cwd, "data", "feeds.db.building-history")));
   // Without --host the demo listens on 127.0.0.1 only, and says so and how to change it.
   const second = await startBin(["start-demo"], cwd, { FEED_SERVICE_PORT: "0" });
   try {

@@ -50,7 +50,11 @@ export const startDemoCommand: Command = {
       // Built under another name and renamed when complete, so that an interrupted first run
       // leaves no half-filled database for the next run to mistake for a finished one.
       const building = `${path}.building`;
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(building + suffix, { force: true });
+      // The search history's file goes with the database (sqlite-search-history.ts).
+      const { searchHistoryPath } = await import("../store/sqlite/sqlite-search-history.js");
+      for (const file of [building, searchHistoryPath(building)]) {
+        for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+      }
       context.output.out(`creating ${defaultDatabase} with demo data...\n`);
       // Said in start-demo's own words above.
       const fresh = await openDatabase(building, { mode: "create" });
@@ -59,6 +63,7 @@ export const startDemoCommand: Command = {
       } finally {
         await fresh.close();
       }
+      renameSync(searchHistoryPath(building), searchHistoryPath(path));
       renameSync(building, path);
     } else {
       context.output.out(`using the existing ${defaultDatabase}\n`);

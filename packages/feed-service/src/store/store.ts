@@ -391,10 +391,9 @@ export interface Store {
    */
   dataVersion(): Promise<string>;
   /**
-   * Like `dataVersion`, but unchanged by the searches this process records (the search history):
-   * for caches of answers that do not read the history, which every search would otherwise make
-   * stale. Any other write, and any write of another process, changes it. A dialect without it is
-   * served by `dataVersion`.
+   * Like `dataVersion`, but unchanged by recorded searches (the search history): for caches of
+   * answers that do not read the history, which every search would otherwise make stale. Any other
+   * write, by this process or another, changes it. A dialect without it is served by `dataVersion`.
    */
   dataVersionBesidesSearchHistory?(): Promise<string>;
   /**

@@ -68,18 +68,18 @@ export function insertClicks(
   })();
 }
 
-/** Records a search; returns the rows it changed (0 or 1). */
-export function recordSearch(stmts: StatementCache, terms: string, at: number): number {
+/** Records a search; `stmts` are the search history's (sqlite-search-history.ts). */
+export function recordSearch(stmts: StatementCache, terms: string, at: number): void {
   const spelling = searchTermsSpelling(terms);
-  if (spelling === "") return 0;
+  if (spelling === "") return;
   // The latest spelling wins; an out-of-order older record only adds to the count.
-  return stmts
+  stmts
     .get(`INSERT INTO searches (terms_key, terms, search_count, last_searched) VALUES (?, ?, 1, ?)
       ON CONFLICT (terms_key) DO UPDATE SET
         search_count = search_count + 1,
         terms = CASE WHEN excluded.last_searched >= last_searched THEN excluded.terms ELSE terms END,
         last_searched = max(last_searched, excluded.last_searched)`)
-    .run(searchTermsKey(terms), spelling, at).changes;
+    .run(searchTermsKey(terms), spelling, at);
 }
 
 const SECRET = "click_hash_secret";

@@ -134,6 +134,7 @@ export function dueFeeds(stmts: StatementCache, now: number, all: boolean, limit
     .all(...params) as FeedAdminRecord[];
 }
 
+/** `stmts` are the search history's file's (sqlite-search-history.ts). */
 export function searchHistory(stmts: StatementCache, limit: number): SearchHistoryRecord[] {
   return stmts
     .get(`SELECT terms AS searchTerms, search_count AS searchCount, last_searched AS lastSearched

@@ -10,6 +10,7 @@ import { fillPostDayCounts } from "./sqlite-day-counts-schema.js";
 import { recountLanguages } from "./sqlite-language-counts.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { fillRunningSumTables } from "./sqlite-running-sums-schema.js";
+import { closeSearchHistory, searchHistoryOf } from "./sqlite-search-history.js";
 
 const POST_TITLE = 4;
 const POST_EXCERPT = 5;
@@ -31,15 +32,22 @@ export class SqliteEndpoint implements CopyEndpoint {
     this.#stmts = new StatementCache(this.#db);
   }
 
+  /** The connection that holds `table`: the search history has a file of its own (schema 25). */
+  #holding(table: CopiedTable): Database.Database {
+    return table.name === "searches" ? searchHistoryOf(this.#db) : this.#db;
+  }
+
   count(table: CopiedTable): Promise<number> {
     const where = table.name === "languages" ? "WHERE id > 2" : "";
-    const row = this.#db.prepare(`SELECT count(*) AS n FROM ${table.name} ${where}`).get() as { n: number };
+    const row = this.#holding(table).prepare(`SELECT count(*) AS n FROM ${table.name} ${where}`).get() as {
+      n: number;
+    };
     return Promise.resolve(row.n);
   }
 
   read(table: CopiedTable, after: unknown, limit: number): Promise<Row[]> {
     const { where, values } = keyAfter(table, after, () => "?");
-    const stmt = this.#db
+    const stmt = this.#holding(table)
       .prepare(`SELECT ${table.columns.join(", ")} FROM ${table.name} ${where} ORDER BY ${table.key} LIMIT ?`)
       .raw(true);
     return Promise.resolve(stmt.all(...values, limit) as Row[]);
@@ -52,6 +60,16 @@ export class SqliteEndpoint implements CopyEndpoint {
 
   write(table: CopiedTable, rows: readonly Row[], feedNames: ReadonlyMap<number, string>): Promise<void> {
     const marks = table.columns.map(() => "?").join(", ");
+    if (table.name === "searches") {
+      const history = searchHistoryOf(this.#db);
+      const insert = history.prepare(
+        `INSERT INTO searches (${table.columns.join(", ")}) VALUES (${marks}) ${onConflict(table, table.columns)}`,
+      );
+      history.transaction(() => {
+        for (const row of rows) insert.run(...row);
+      })();
+      return Promise.resolve();
+    }
     // Languages 1 and 2 exist in every database: the copy's spelling replaces them.
     const insert = this.#db.prepare(
       `INSERT INTO ${table.name} (${table.columns.join(", ")}) VALUES (${marks})
@@ -121,7 +139,6 @@ export class SqliteEndpoint implements CopyEndpoint {
         "admin_users",
         "websub_subscriptions",
         "clicks",
-        "searches",
         "smart_categories",
         "posts",
         "feeds",
@@ -132,6 +149,7 @@ export class SqliteEndpoint implements CopyEndpoint {
       }
       this.#db.exec("DELETE FROM languages WHERE id > 2");
     })();
+    searchHistoryOf(this.#db).exec("DELETE FROM searches");
     return Promise.resolve();
   }
 
@@ -149,6 +167,7 @@ export class SqliteEndpoint implements CopyEndpoint {
   }
 
   close(): Promise<void> {
+    closeSearchHistory(this.#db);
     this.#db.close();
     return Promise.resolve();
   }

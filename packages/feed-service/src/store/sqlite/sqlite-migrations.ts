@@ -19,6 +19,7 @@ import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
 import { dropIdBlocks, rollupTables } from "./sqlite-rollup-schema.js";
 import { addRunningSums } from "./sqlite-running-sums-schema.js";
+import { moveSearchHistory } from "./sqlite-search-history.js";
 import { reindexSearchText } from "./sqlite-search-reindex.js";
 import { storyBandsByDay } from "./sqlite-story-bands.js";
 import { mergeStoredCopies } from "./sqlite-story-migration.js";
@@ -324,6 +325,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "a full-text index of every post's tokens keyed by its feed, so a feed: search with words reads only those feeds' lists",
     up: buildFeedIndex,
+  },
+  {
+    version: 25,
+    description:
+      "the search history in a file of its own beside the database's, so that recording a search leaves the posts' readers their page caches",
+    up: moveSearchHistory,
   },
 ];
 

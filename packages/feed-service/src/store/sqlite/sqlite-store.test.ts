@@ -16,6 +16,7 @@ import { runStoreContract } from "../../test-support/store-contract.js";
 import { openStore } from "../open-store.js";
 import { toFts5Match } from "./fts5-match.js";
 import { latestSchemaVersion, migrateSqlite, schemaVersion, sqliteMigrations } from "./sqlite-migrations.js";
+import { searchHistoryPath } from "./sqlite-search-history.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "feed-store-"));
@@ -112,22 +113,96 @@ describe("sqlite store", () => {
     db.close();
   });
 
-  it("tells a data version that its own records of searches leave unchanged, and one that they change", async () => {
-    const store = openSqliteStore(":memory:");
+  it("tells a data version that recorded searches leave unchanged, and one that they change", async () => {
+    const path = fileFor("history-versions");
+    const store = openSqliteStore(path);
+    const other = openSqliteStore(path);
+    // A reader of the posts' file, as a query thread is: a commit to that file is what makes it
+    // drop its page cache, and data_version tells it.
+    const reader = new Database(path, { readonly: true });
+    const readerVersion = () => reader.pragma("data_version", { simple: true });
     try {
       const all = await store.dataVersion();
       const besides = await store.dataVersionBesidesSearchHistory();
+      const seen = readerVersion();
       await store.recordSearch("rust", Date.UTC(2026, 0, 1));
       await store.recordSearch("rust", Date.UTC(2026, 0, 2));
       assert.notEqual(await store.dataVersion(), all);
       assert.equal(await store.dataVersionBesidesSearchHistory(), besides);
+      assert.equal(readerVersion(), seen, "recording a search wrote the posts' file");
+      // Another process's recorded search too: seen by the history, not by the posts' file.
+      const allBefore = await store.dataVersion();
+      await other.recordSearch("zig", Date.UTC(2026, 0, 3));
+      assert.notEqual(await store.dataVersion(), allBefore);
+      assert.equal(await store.dataVersionBesidesSearchHistory(), besides);
+      assert.equal(readerVersion(), seen);
+      assert.deepEqual(
+        (await store.searchHistory(5)).map((h) => [h.searchTerms, h.searchCount]),
+        [
+          ["zig", 1],
+          ["rust", 2],
+        ],
+      );
       await store.addCategory("Web");
       assert.notEqual(await store.dataVersionBesidesSearchHistory(), besides);
+      await other.addCategory("Science");
+      const besidesNow = await store.dataVersionBesidesSearchHistory();
+      assert.notEqual(besidesNow, besides, "another process's write left the version");
       // A search that records nothing (no word in it) changes neither.
-      const [allNow, besidesNow] = [await store.dataVersion(), await store.dataVersionBesidesSearchHistory()];
-      await store.recordSearch("   ", Date.UTC(2026, 0, 3));
+      const allNow = await store.dataVersion();
+      await store.recordSearch("   ", Date.UTC(2026, 0, 4));
       assert.equal(await store.dataVersion(), allNow);
       assert.equal(await store.dataVersionBesidesSearchHistory(), besidesNow);
+    } finally {
+      reader.close();
+      await other.close();
+      await store.close();
+    }
+  });
+
+  it("moves the search history into its own file once (schema 25), also after an interrupted move", async () => {
+    const path = fileFor("history-move");
+    const old = new Database(path);
+    migrateSqlite(old, 24);
+    old.exec(`INSERT INTO searches (id, terms_key, terms, search_count, last_searched) VALUES
+      (1, 'rust', 'Rust', 3, 1000), (2, 'open source', 'Open  Source', 1, 3000), (5, 'zig', 'zig', 7, 2000)`);
+    old.close();
+    // What a move interrupted after the history file's commit leaves: the rows copied there and
+    // the database still at 24, here with one row since changed in the database.
+    const partial = new Database(searchHistoryPath(path));
+    partial.exec(`CREATE TABLE searches (id INTEGER PRIMARY KEY, terms_key TEXT NOT NULL UNIQUE,
+        terms TEXT NOT NULL, search_count INTEGER NOT NULL, last_searched INTEGER NOT NULL);
+      INSERT INTO searches VALUES (1, 'rust', 'Rust', 2, 900), (9, 'stale', 'stale', 1, 9000)`);
+    partial.close();
+    const expected = [
+      { searchTerms: "Open  Source", searchCount: 1, lastSearched: 3000 },
+      { searchTerms: "zig", searchCount: 7, lastSearched: 2000 },
+      { searchTerms: "Rust", searchCount: 3, lastSearched: 1000 },
+    ];
+    for (let open = 0; open < 2; open++) {
+      const store = openSqliteStore(path);
+      try {
+        assert.deepEqual(await store.searchHistory(10), expected, `opening ${open + 1}`);
+      } finally {
+        await store.close();
+      }
+    }
+    const db = new Database(path, { readonly: true });
+    assert.equal(schemaVersion(db), 25);
+    assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE name LIKE 'searches%'").get(), undefined);
+    db.close();
+    // Recording goes on in the file, with the ids after the moved ones.
+    const store = openSqliteStore(path);
+    try {
+      await store.recordSearch("new words", 4000);
+      await store.recordSearch("RUST", 5000);
+      assert.deepEqual(
+        (await store.searchHistory(2)).map((h) => [h.searchTerms, h.searchCount]),
+        [
+          ["RUST", 4],
+          ["new words", 1],
+        ],
+      );
     } finally {
       await store.close();
     }

@@ -48,6 +48,7 @@ import { mostPopularPosts } from "./sqlite-popular-posts.js";
 import { postKeys } from "./sqlite-post-keys.js";
 import * as posts from "./sqlite-post-queries.js";
 import { countSearchMatches } from "./sqlite-search-count.js";
+import { closeSearchHistory, searchHistoryOf } from "./sqlite-search-history.js";
 import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
 import { searchPosts } from "./sqlite-search-queries.js";
 import * as stories from "./sqlite-story-reads.js";
@@ -72,8 +73,8 @@ export class SqliteStore implements Store {
   /** Started by the first refresh that stores posts: bulk writes are what fill the log. */
   #checkpointer: WalCheckpointer | null = null;
 
-  /** Rows changed by recording searches through this connection (see dataVersionBesidesSearchHistory). */
-  #searchHistoryChanges = 0;
+  /** The search history's file (sqlite-search-history.ts), opened on first use. */
+  #historyStmts: StatementCache | null = null;
 
   /** Takes an open, migrated connection; use `openSqliteStore` to open a path. */
   constructor(db: Database.Database) {
@@ -149,12 +150,16 @@ export class SqliteStore implements Store {
     return settle(() => catalog.feedNames(this.#stmts));
   }
   searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
-    return settle(() => catalog.searchHistory(this.#stmts, limit));
+    return settle(() => catalog.searchHistory(this.#history(), limit));
   }
   recordSearch(terms: string, at: number): Promise<void> {
     return settle(() => {
-      this.#searchHistoryChanges += activity.recordSearch(this.#stmts, terms, at);
+      activity.recordSearch(this.#history(), terms, at);
     });
+  }
+  #history(): StatementCache {
+    this.#historyStmts ??= new StatementCache(searchHistoryOf(this.#db));
+    return this.#historyStmts;
   }
   aggregateLanguageData(now: number): Promise<LanguageDataRecord[]> {
     return settle(() => catalog.aggregateLanguageData(this.#stmts, now));
@@ -305,20 +310,24 @@ export class SqliteStore implements Store {
     }
   }
   dataVersion(): Promise<string> {
-    return settle(() => this.#version(0));
+    return settle(() => {
+      const history = writeCounts(this.#history());
+      return `${this.#version()}.${history.changes}.${history.others}`;
+    });
   }
   dataVersionBesidesSearchHistory(): Promise<string> {
-    // The rows this connection changed by recording searches (no trigger writes more) are left out.
-    return settle(() => this.#version(this.#searchHistoryChanges));
+    // The history has a file of its own: no write to it, by any process, moves these counts.
+    return settle(() => this.#version());
   }
-  #version(leftOut: number): string {
+  #version(): string {
     const { changes, others } = writeCounts(this.#stmts);
-    return `${changes - leftOut}.${others}`;
+    return `${changes}.${others}`;
   }
   async close(): Promise<void> {
     // The checkpoint thread's connection closes first, so that the writer's close, as the last
     // connection, checkpoints what is left and removes the log.
     await this.#checkpointer?.stop();
+    closeSearchHistory(this.#db);
     if (this.#db.open) this.#db.close();
   }
 }
@@ -337,6 +346,7 @@ export function openSqliteStore(path: string): SqliteStore {
     migrateSqlite(db);
     return new SqliteStore(db);
   } catch (error) {
+    closeSearchHistory(db);
     db.close();
     throw translateSqliteError(error);
   }
