@@ -235,6 +235,22 @@ describe("QueryBean response encoding (Axis 1.x shape)", () => {
     }
   });
 
+  test("in slices: rows of one-byte, CJK and astral text past the first buffer give the bytes of the whole", async () => {
+    // Rows are written one by one into a buffer that grows: one-byte and two-byte rows mixed, 4-byte
+    // characters (surrogate pairs), and several times the buffer's first size.
+    const texts = ["Grüße, café & <tag>", "新しい記事の一覧です", "emoji 😀 and 𝄞 notes", "plain ascii"];
+    const row = (i: number) => [
+      i,
+      `${texts[i % texts.length]!} ${"x".repeat(i % 7)}`.repeat(60),
+      i / 3,
+      i * 1000,
+    ];
+    const bean = { rows: Array.from({ length: 700 }, (_, i) => row(i)) };
+    const whole = Buffer.from(encode(bean), "utf8");
+    assert.ok(whole.length > 1024 * 1024);
+    assert.ok((await encode.inSlices(bean, 100)).equals(whole));
+  });
+
   test("in slices: a bad cell in a later slice rejects with the same error, naming its row", async () => {
     const rows = Array.from({ length: 120 }, (_, i) => [i, "", 0, 0]);
     rows[110] = [1.5, "", 0, 0];
