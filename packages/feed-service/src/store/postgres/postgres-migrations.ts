@@ -16,6 +16,7 @@ import { leaveRoomForClicks } from "./postgres-click-room.js";
 import { createClickFunction } from "./postgres-click-schema.js";
 import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
+import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
@@ -400,6 +401,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await sql.query(rankTriggerSchema);
       await sql.query(postFacetsSchema);
     },
+  },
+  {
+    version: 42,
+    description:
+      "the words of the posts with 8 or more clicks, in a GIN index of their own: a search by clicks of a common word reads its page from their matches instead of probing posts in clicks order",
+    up: createClickedWords,
   },
 ];
 
