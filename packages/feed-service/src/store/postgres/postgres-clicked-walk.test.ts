@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { matchesByClicks, withoutClickedWords } from "../../test-support/clicked-words.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import { walkClicked } from "./postgres-clicked-walk.js";
 import { rows, type Sql } from "./postgres-connection.js";
@@ -41,22 +42,14 @@ before(async () => {
       FROM generate_series(1, ${POSTS}) i`,
     [a.feedId, b.feedId, fr, T0],
   );
+  // The walks are under test here, not the most clicked posts' own words (migration 42).
+  await withoutClickedWords(pool);
   await pool.query("ANALYZE");
 });
 after(() => db?.close());
 
-/** The first `need` matches by clicks, as sorting every match gives them. */
-async function reference(terms: string, need: number, languageIds: number[] | null): Promise<number[]> {
-  const match = searchMatch(parseSearchQuery(terms), languageIds)!;
-  const language = languageIds ? "AND p.language_id = ANY($3::int[])" : "";
-  const found = await rows<{ id: number }>(
-    pool,
-    `SELECT p.id FROM posts p WHERE p.search_vector @@ $1::tsquery ${language}
-      ORDER BY p.clicks DESC, p.id DESC LIMIT $2`,
-    [match.words, need, ...(languageIds ? [languageIds] : [])],
-  );
-  return found.map((r) => r.id);
-}
+const reference = (terms: string, need: number, languageIds: number[] | null) =>
+  matchesByClicks(pool, terms, need, languageIds);
 
 describe("postgres clicked walk", () => {
   it("finds the first matches by clicks exactly, through the clicked posts and past them", async () => {

@@ -15,6 +15,7 @@ import type pg from "pg";
 import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
+import { withoutClickedWords } from "../../test-support/clicked-words.js";
 import { operatorSearchReference } from "../../test-support/postgres-search-reference.js";
 import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
@@ -80,6 +81,8 @@ before(async () => {
   await pool.query("UPDATE posts SET clicks = clicks + 7 WHERE id % 13 = 0 AND clicks > 0");
   await pool.query("UPDATE posts SET clicks = 0 WHERE id % 17 = 0");
   await pool.query("UPDATE feeds f SET post_count = (SELECT count(*) FROM posts p WHERE p.feed_id = f.id)");
+  // The walks are under test here, not the most clicked posts' own words (migration 42).
+  await withoutClickedWords(pool);
   await pool.query("ANALYZE");
 });
 after(() => db?.close());

@@ -4,6 +4,8 @@
  * `posts` holds clicks (a click stays a heap-only update, postgres-light-writes.ts), so the order
  * comes from `clicked_posts_by_clicks_then_id` (clicks, id), as the word plans' does
  * (postgres-search-queries.ts):
+ * - when the posts with 8 or more clicks should hold the page, their own words' GIN index
+ *   (postgres-clicked-words.ts) with the checks on the clicked_posts row (fromClickedWords);
  * - the clicked posts are walked in that order in stretches, each bounded by a key of the index
  *   (keyset: the stretch's last post, found by skipping along the index alone) and sized on the
  *   share of matches expected, then measured: each post of a stretch is read and checked (the
@@ -23,6 +25,7 @@
  * probe of `posts`.
  */
 import { type ClickedRange, clickedAfter, walkByFeed, walkByLanguage } from "./postgres-clicked-order.js";
+import { CLICKED_WORDS_LEAST, clickedWordsHold } from "./postgres-clicked-words.js";
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { addMatching, type Expected, type Part, type Plan } from "./postgres-operator-plan.js";
@@ -150,7 +153,7 @@ function titleFirst(plan: Plan): boolean {
   return (
     plan.words !== null &&
     !plan.settled &&
-    !plan.words.replace(/'(?:[^']|'')*'/g, "").includes("!") &&
+    !excludes(plan.words) &&
     carried(plan.filters) &&
     carried(plan.verify)
   );
@@ -182,6 +185,49 @@ function carried(part: Part): boolean {
 }
 
 /**
+ * The first `need` matches in clicks order from the most clicked posts' own words (migration 42,
+ * postgres-clicked-words.ts), or null when they hold fewer: exact when it answers, as every post
+ * outside the set has fewer clicks. For words that exclude nothing (GIN's `!word` is not exact
+ * while the set index's pending list moves: postgres-excluded-words.ts) and checks that read only
+ * what clicked_posts carries (filters, `title:` words on `rank_vector`), made on its row: no post
+ * is probed. GIN is asked the words without their weights (a weight makes it recheck every
+ * candidate's vector, out of TOAST): `verify` checks the `title:` clauses on the row's title vector,
+ * which holds the title words with their weights, so the two together are the words.
+ */
+async function fromClickedWords(sql: Sql, plan: Plan, need: number): Promise<number[] | null> {
+  if (plan.words === null || excludes(plan.words) || !carried(plan.filters) || !carried(plan.verify)) {
+    return null;
+  }
+  const where = new Where().add("k.clicks >= ?", CLICKED_WORDS_LEAST);
+  if (plan.scope.languageIds !== null) where.add("k.language_id = ANY(?::int[])", plan.scope.languageIds);
+  if (plan.scope.feedIds !== null) where.add("k.feed_id = ANY(?::int[])", plan.scope.feedIds);
+  for (const part of [plan.filters, plan.verify]) {
+    if (part.sql !== "TRUE") where.add(part.sql.replace(/\bp\./g, "k."), ...part.args);
+  }
+  const words = where.next(plan.verify.sql === "TRUE" ? plan.words : withoutWeights(plan.words));
+  const found = await rows<{ id: number }>(
+    sql,
+    `WITH hits AS MATERIALIZED (SELECT w.id FROM clicked_words w WHERE w.words @@ ${words}::tsquery)
+      SELECT k.id FROM hits JOIN clicked_posts k ON k.id = hits.id ${where.sql}
+      ORDER BY k.clicks DESC, k.id DESC LIMIT ${where.next(need)}`,
+    where.params,
+  );
+  return found.length === need ? found.map((r) => r.id) : null;
+}
+
+/** A tsquery's text without its lexemes' weights (`'new':A` -> `'new'`, `'pro':*A` -> `'pro':*`). */
+function withoutWeights(words: string): string {
+  return words.replace(/('(?:[^']|'')*')(?::(\*?)[A-D]*)?/g, (_, lexeme: string, prefix?: string) =>
+    prefix ? `${lexeme}:*` : lexeme,
+  );
+}
+
+/** Whether a tsquery excludes a word (a `!` outside its quoted lexemes). */
+function excludes(words: string): boolean {
+  return words.replace(/'(?:[^']|'')*'/g, "").includes("!");
+}
+
+/**
  * The ids of one clicks-ordered page (exact), `expected` the statistics' guess of the plan and
  * `days` the newest and oldest days with posts.
  */
@@ -194,6 +240,12 @@ export async function mostClickedIds(
 ): Promise<number[]> {
   const need = page.offset + page.limit;
   const matches = expected.inBase * expected.base * expected.posts;
+  // The most clicked posts' own words first when they should hold the page: the share of matches
+  // among them taken as among all posts.
+  if (await clickedWordsHold(sql, (need * TIER_MARGIN) / (expected.inBase * expected.base))) {
+    const fromSet = await fromClickedWords(sql, plan, need);
+    if (fromSet) return fromSet.slice(page.offset);
+  }
   // Within few enough languages or feeds the walk reads their clicked posts alone
   // (postgres-clicked-order.ts), the narrower of the two when both qualify. Among a language's the
   // share is the words' within the scope's days (languages and days taken as independent, as

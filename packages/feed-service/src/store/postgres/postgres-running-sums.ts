@@ -92,6 +92,21 @@ export function sumsAdd(of: Counted, dated: string, sign: 1 | -1 = 1): string {
 }
 
 /**
+ * A day row's running counts with `sign` added from the day at `pos` (1-based within the block)
+ * on. The row of a post or click dated last (ingest, /click) ends at that day or before it: its
+ * last element moves, or the row is carried to the day; written out here, since `upsertDays`
+ * merges the new row's whole array (zeros up to the day) through running_merge's general case, a
+ * query over every day of the block, on every click (bench/NOTES.md, pgclick31, 2026-11-29
+ * evening). A day before the row's end is merged as before.
+ */
+const upsertDayOne = (pos: string, sign: 1 | -1) => `ON CONFLICT (block, feed_id) DO UPDATE SET through = CASE
+      WHEN cardinality(s.through) = ${pos} THEN s.through[1:${pos} - 1] || (s.through[${pos}] + ${sign})
+      WHEN cardinality(s.through) < ${pos}
+        THEN s.through || array_fill(s.through[cardinality(s.through)], ARRAY[${pos} - 1 - cardinality(s.through)])
+          || (s.through[cardinality(s.through)] + ${sign})
+      ELSE running_merge(0, s.through, 0, excluded.through) END`;
+
+/**
  * The same for one row (a row trigger's post or click): feed `feed` (not null), dated `at`. Plain
  * upserts of one element, without the grouping a statement's rows need.
  */
@@ -103,7 +118,7 @@ function sumsAddOne(of: Counted, feed: string, at: string, sign: 1 | -1 = 1): st
     ${upsertSums};
   INSERT INTO ${days} AS s (block, feed_id, through)
     VALUES (${block(d)}, ${feed}, array_fill(0, ARRAY[${d} - ${block(d)} * ${SUM_BLOCK_DAYS}]) || ${sign})
-    ${upsertDays};`;
+    ${upsertDayOne(`${d} - ${block(d)} * ${SUM_BLOCK_DAYS} + 1`, sign)};`;
   if (sign > 0) return upserts;
   return `${upserts}
   DELETE FROM ${sums} WHERE feed_id = ${feed} AND through[cardinality(through)] <= 0;
@@ -171,6 +186,29 @@ $$;
 
 const NEW_POST = "(SELECT NEW.*) AS n";
 const OLD_POST = "(SELECT OLD.*) AS o";
+
+/** The clicks' upkeep of their feed's running sums (migration 27; its day rows' fast path, 42). */
+export const clickSumsTrigger = `
+-- A click's feed is its post's; a post already gone (the cascade of its delete) has none.
+CREATE OR REPLACE FUNCTION clicks_track_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  feed integer;
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    SELECT p.feed_id INTO feed FROM posts p WHERE p.id = OLD.post_id;
+    IF feed IS NOT NULL THEN
+      ${sumsAddOne("click", "feed", "OLD.clicked_at", -1)}
+    END IF;
+  END IF;
+  IF TG_OP IN ('UPDATE', 'INSERT') THEN
+    SELECT p.feed_id INTO feed FROM posts p WHERE p.id = NEW.post_id;
+    IF feed IS NOT NULL THEN
+      ${sumsAddOne("click", "feed", "NEW.clicked_at")}
+    END IF;
+  END IF;
+  RETURN NULL;
+END $$;
+`;
 
 export const runningSumsSchema = `
 LOCK TABLE posts, clicks, feeds IN SHARE ROW EXCLUSIVE MODE;
@@ -327,26 +365,7 @@ BEGIN
   RETURN OLD;
 END $$;
 
--- A click's feed is its post's; a post already gone (the cascade of its delete) has none.
-CREATE OR REPLACE FUNCTION clicks_track_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  feed integer;
-BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    SELECT p.feed_id INTO feed FROM posts p WHERE p.id = OLD.post_id;
-    IF feed IS NOT NULL THEN
-      ${sumsAddOne("click", "feed", "OLD.clicked_at", -1)}
-    END IF;
-  END IF;
-  IF TG_OP IN ('UPDATE', 'INSERT') THEN
-    SELECT p.feed_id INTO feed FROM posts p WHERE p.id = NEW.post_id;
-    IF feed IS NOT NULL THEN
-      ${sumsAddOne("click", "feed", "NEW.clicked_at")}
-    END IF;
-  END IF;
-  RETURN NULL;
-END $$;
-
+${clickSumsTrigger}
 CREATE OR REPLACE FUNCTION posts_truncate_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   TRUNCATE scope_days, feed_post_sums, feed_post_days, feed_click_sums, feed_click_days, post_month_ranks;

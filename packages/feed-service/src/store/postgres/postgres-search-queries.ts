@@ -12,7 +12,9 @@
  *   and only those are ranked, as spec §4 allows. When no tier is worth it but the newest three
  *   quarters of the posts or fewer should hold 10,000 matches, older matches are dropped as they
  *   are read (a date cutoff): fewer to score and sort.
- * - `clicks`: a walk of the clicks order (clicked_posts by (clicks, id), then the unclicked posts
+ * - `clicks`: when the posts with 8 or more clicks should hold the page (a common word), their own
+ *   words' GIN index (postgres-clicked-words.ts, migration 42), exact when it fills the page; else
+ *   a walk of the clicks order (clicked_posts by (clicks, id), then the unclicked posts
  *   by id) testing each post in batches sized from the share of matches seen
  *   (postgres-clicked-walk.ts), while that costs less than reading every match; else the highest
  *   tier of click counts (16 or more, 8 or more, ...) expected to hold the page, read from
@@ -31,6 +33,7 @@ import type { SearchQuery } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { walkClicked } from "./postgres-clicked-walk.js";
+import { clickedWordsHold, clickedWordsPage } from "./postgres-clicked-words.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { countedDays } from "./postgres-counted-searches.js";
@@ -207,6 +210,13 @@ async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ i
 async function mostClickedPage(sql: Sql, match: Match, page: Page): Promise<number[]> {
   const need = page.offset + page.limit;
   const expected = await expectation(sql, match);
+  // The most clicked posts' own words (migration 42) first when they should hold the page (a
+  // common word): reading it there costs its matches in the set, not a probe of posts per post
+  // walked. The share among them is taken as among all posts.
+  if (await clickedWordsHold(sql, (need * TIER_MARGIN) / expected.share)) {
+    const fromSet = await clickedWordsPage(sql, match, need);
+    if (fromSet) return fromSet.slice(page.offset);
+  }
   // A walk of the clicks order testing each post costs about need / share posts; reading every
   // match costs what TIER_POST_COST weighs against those (the walk gives up past that).
   const budget = Math.max(WALK_POSTS, expected.matches / TIER_POST_COST);
