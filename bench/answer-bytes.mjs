@@ -4,8 +4,8 @@
 // API pages, one build after the other. Searches ask past their first page (offset 20), which is
 // not recorded in the search history, so neither server's answers change the other's.
 // Usage: npx tsc -b && node bench/answer-bytes.mjs --baseline-tree <checkout> --database <file or postgres:// URL>
-import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
+import { startServe, stopServe } from "./serve-process.mjs";
 
 const { values } = parseArgs({
   options: { "baseline-tree": { type: "string" }, database: { type: "string" } },
@@ -14,34 +14,7 @@ if (!values["baseline-tree"] || !values.database)
   throw new Error("--baseline-tree <checkout> --database <db>");
 const publicUrl = "http://feeds.example";
 
-function serve(tree) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        `${tree}/packages/feed-service/bin/feed-service.js`,
-        "serve",
-        "--no-ingest",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--public-url",
-        publicUrl,
-        "--database",
-        values.database,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` });
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-}
+const serve = (tree) => startServe(values.database, ["--public-url", publicUrl], { tree });
 
 const cell = (type, value) => `xsi:type="xsd:${type}">${value}`;
 const soap = (op, params = {}) =>
@@ -155,9 +128,7 @@ async function answersOf(tree) {
   try {
     return await answers(server);
   } finally {
-    const exited = new Promise((resolve) => server.child.once("exit", resolve));
-    server.child.kill("SIGTERM");
-    await exited;
+    await stopServe(server);
   }
 }
 

@@ -2,20 +2,21 @@
 // benchmarks that measure the service as users run it. Runs the BUILT package.
 import { spawn } from "node:child_process";
 
-const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
+const ownTree = new URL("..", import.meta.url).pathname;
 
 /**
- * Starts serve on `database` (with `extraArgs`, e.g. ["--no-warm"]); resolves once it listens, with
- * the child, its base URL, how long the start took (ms, spawn to listening: the database warm-up
- * included) and what it printed until then.
+ * Starts serve on `database` (with `extraArgs`, e.g. ["--no-warm"]), from this checkout or from
+ * `tree` (another checkout's build, for two builds compared in turns); resolves once it listens,
+ * with the child, its base URL, how long the start took (ms, spawn to listening: the database
+ * warm-up included) and what it printed until then.
  */
-export function startServe(database, extraArgs = []) {
+export function startServe(database, extraArgs = [], { tree = ownTree } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(
       process.execPath,
       [
-        bin,
+        `${tree}/packages/feed-service/bin/feed-service.js`,
         "serve",
         "--no-ingest",
         "--host",

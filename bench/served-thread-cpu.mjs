@@ -5,11 +5,12 @@
 // (curl). Run it for two checkouts in turns to compare builds (bench/NOTES.md, floor31).
 // Usage: node bench/served-thread-cpu.mjs --tree <built checkout> --database <file or postgres:// URL>
 //          [--call recent|search] [--calls 40]
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { startServe, stopServe } from "./serve-process.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -36,30 +37,7 @@ const [operation, params] = calls[values.call ?? "recent"];
 const work = mkdtempSync(join(tmpdir(), "served-thread-cpu-"));
 const requestFile = join(work, "request.xml");
 
-const child = spawn(
-  process.execPath,
-  [
-    `${values.tree}/packages/feed-service/bin/feed-service.js`,
-    "serve",
-    "--no-ingest",
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-    "--database",
-    values.database,
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const base = await new Promise((resolve, reject) => {
-  let out = "";
-  child.stdout.on("data", (chunk) => {
-    out += chunk;
-    const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
-    if (m) resolve(`http://127.0.0.1:${m[1]}`);
-  });
-  child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-});
+const { child, base } = await startServe(values.database, [], { tree: values.tree });
 
 /** One call with a unique comment (the answer cache never hits); curl's total time in ms. */
 function call(i) {
@@ -123,7 +101,5 @@ console.log(
     warmWallMedian: r([...walls].sort((a, b) => a - b)[walls.length >> 1]),
   }),
 );
-const exited = new Promise((resolve) => child.once("exit", resolve));
-child.kill("SIGTERM");
-await exited;
+await stopServe({ child });
 rmSync(work, { recursive: true, force: true });
