@@ -45,7 +45,7 @@ import { drawSearchMix } from "./search-mix.mjs";
 import { describeOperators, operatorCases, probeOperators } from "./search-operator-cases.mjs";
 import { startServe, stopServe } from "./serve-process.mjs";
 import { openShapeCorpus, openShapePostgres } from "./shape-corpus.mjs";
-import { runWrkOnce } from "./wrk-load.mjs";
+import { runWrk, runWrkOnce } from "./wrk-load.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -647,22 +647,28 @@ function threadSpend(before, after) {
 }
 const threadTrace = [];
 
-/** The server's CPU ms and read syscalls (all its threads) between two threadCounters readings. */
-function serverSpend(before, after) {
-  let ns = 0;
-  let syscr = 0;
-  for (const [tid, b] of after) {
-    const a = before.get(tid) ?? { ns: 0, syscr: 0 };
-    ns += b.ns - a.ns;
-    syscr += b.syscr - a.syscr;
-  }
-  return { cpuMs: ns / 1e6, syscr };
+/**
+ * Starts counting process `pid`'s CPU ms and read syscalls (all its threads, threadCounters);
+ * the function returned gives what was spent since.
+ */
+function serverSpend(pid) {
+  const before = threadCounters(pid);
+  return () => {
+    let ns = 0;
+    let syscr = 0;
+    for (const [tid, b] of threadCounters(pid)) {
+      const a = before.get(tid) ?? { ns: 0, syscr: 0 };
+      ns += b.ns - a.ns;
+      syscr += b.syscr - a.syscr;
+    }
+    return { cpuMs: ns / 1e6, syscr };
+  };
 }
 /** Per request of a wrk run: the server's CPU ms and read syscalls ("—" off Linux). */
 function perRequest(run, seconds) {
   const requests = run.rps * seconds;
-  if (!run.server || !(requests > 0) || run.server.cpuMs === 0) return ["—", "—"];
-  return [(run.server.cpuMs / requests).toFixed(2), (run.server.syscr / requests).toFixed(0)];
+  if (!run.measured || !(requests > 0) || run.measured.cpuMs === 0) return ["—", "—"];
+  return [(run.measured.cpuMs / requests).toFixed(2), (run.measured.syscr / requests).toFixed(0)];
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -761,30 +767,27 @@ for (const shape of shapeNames) {
             fault: first.fault,
           });
         }
-        // runWrk's 2 s warm-up, then the measured run with the server's CPU and read syscalls
-        // counted over it alone.
+        // The server's CPU and read syscalls counted over the measured run alone.
         const pid = server.child.pid;
-        await runWrkOnce({ url: server.base + soapPath, lua: mixLua, connections: 8, seconds: 2 });
-        const beforeMix = threadCounters(pid);
-        const mixRun = await runWrkOnce({
+        const mixRun = await runWrk({
           url: server.base + soapPath,
           lua: mixLua,
           connections: 8,
           seconds,
+          measure: () => serverSpend(pid),
         });
-        mixRun.server = serverSpend(beforeMix, threadCounters(pid));
         const idleProbe = await runWrkOnce({
           url: server.base + soapPath,
           lua: probeLua,
           connections: 1,
           seconds: Math.min(seconds, 5),
         });
-        const beforeHeavy = threadCounters(pid);
+        const heavySpent = serverSpend(pid);
         const [heavyRun, probe] = await Promise.all([
           runWrkOnce({ url: server.base + soapPath, lua: heavyLua, connections: 4, seconds }),
           runWrkOnce({ url: server.base + soapPath, lua: probeLua, connections: 1, seconds }),
         ]);
-        heavyRun.server = serverSpend(beforeHeavy, threadCounters(pid));
+        heavyRun.measured = heavySpent();
         load[backend] = { mix: mixRun, idleProbe, heavy: heavyRun, probe, loadAfter: loadavg()[0] };
       } finally {
         await stopServe(server);

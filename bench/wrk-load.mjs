@@ -10,10 +10,14 @@ const unitMs = { us: 0.001, ms: 1, s: 1000 };
 /**
  * Runs wrk (asynchronously, so servers in the calling process keep serving) against `url` with the
  * Lua script `lua`; returns requests per second, p50 and p99 in ms, non-2xx/3xx count and socket errors.
+ * `measure`, when given, is called just before the measured run (not the warm-up); the function it
+ * returns is called just after, and its value is the result's `measured`.
  */
-export async function runWrk({ url, lua, connections, seconds }) {
+export async function runWrk({ url, lua, connections, seconds, measure }) {
   await run("wrk", ["-t1", `-c${connections}`, "-d2s", "-s", lua, url]);
-  return runWrkOnce({ url, lua, connections, seconds });
+  const measured = measure?.();
+  const result = await runWrkOnce({ url, lua, connections, seconds });
+  return measured === undefined ? result : { ...result, measured: measured() };
 }
 
 /** One measured wrk run without the warm-up (for runs that must overlap another load). */
