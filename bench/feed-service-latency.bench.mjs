@@ -36,7 +36,7 @@
 // Corpora missing from the cache are built first (bench/shape-corpus.mjs; long: build them ahead
 // with `nice -n 10 node bench/shape-corpus.mjs --shape <names>`).
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
@@ -45,6 +45,7 @@ import { drawSearchMix } from "./search-mix.mjs";
 import { describeOperators, operatorCases, probeOperators } from "./search-operator-cases.mjs";
 import { startServe, stopServe } from "./serve-process.mjs";
 import { openShapeCorpus, openShapePostgres } from "./shape-corpus.mjs";
+import { threadCounters } from "./thread-counters.mjs";
 import { runWrk, runWrkOnce } from "./wrk-load.mjs";
 
 const { values } = parseArgs({
@@ -596,35 +597,6 @@ end
 `,
   );
   return file;
-}
-
-/** Per thread of `pid`: CPU ns run, user and system ticks, minor faults, read syscalls (Linux /proc). */
-function threadCounters(pid) {
-  const counters = new Map();
-  let tids = [];
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return counters;
-  }
-  for (const tid of tids) {
-    try {
-      const dir = `/proc/${pid}/task/${tid}`;
-      const stat = readFileSync(`${dir}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const io = readFileSync(`${dir}/io`, "utf8");
-      counters.set(tid, {
-        ns: Number(readFileSync(`${dir}/schedstat`, "utf8").split(" ")[0]),
-        utime: Number(f[11]),
-        stime: Number(f[12]),
-        minflt: Number(f[7]),
-        syscr: Number(/syscr: (\d+)/.exec(io)?.[1] ?? 0),
-      });
-    } catch {
-      // a thread that ended between the listing and the read
-    }
-  }
-  return counters;
 }
 
 /** What each thread spent between two threadCounters readings (threads that spent under 0.1 ms left out). */

@@ -6,11 +6,12 @@
 // Usage: node bench/served-thread-cpu.mjs --tree <built checkout> --database <file or postgres:// URL>
 //          [--call recent|search] [--calls 40]
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startServe, stopServe } from "./serve-process.mjs";
+import { threadCounters } from "./thread-counters.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -63,13 +64,7 @@ function call(i) {
 }
 
 /** CPU ms each thread of the server has run so far. */
-const threadCpu = () =>
-  new Map(
-    readdirSync(`/proc/${child.pid}/task`).map((tid) => [
-      tid,
-      Number(readFileSync(`/proc/${child.pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6,
-    ]),
-  );
+const threadCpu = () => new Map([...threadCounters(child.pid)].map(([tid, c]) => [tid, c.ns / 1e6]));
 const spend = (before, after, per) =>
   [...after]
     .map(([tid, ms]) => [tid, (ms - (before.get(tid) ?? 0)) / per])
