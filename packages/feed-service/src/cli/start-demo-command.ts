@@ -6,6 +6,7 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadDemoData } from "../demo/load-demo-data.js";
+import { searchHistoryPath } from "../store/sqlite/sqlite-search-history.js";
 import type { Command } from "./command.js";
 import { readIntegerOption, readStringOption } from "./command-line.js";
 import { defaultDatabase, openDatabase } from "./database-option.js";
@@ -51,7 +52,6 @@ export const startDemoCommand: Command = {
       // leaves no half-filled database for the next run to mistake for a finished one.
       const building = `${path}.building`;
       // The search history's file goes with the database (sqlite-search-history.ts).
-      const { searchHistoryPath } = await import("../store/sqlite/sqlite-search-history.js");
       for (const file of [building, searchHistoryPath(building)]) {
         for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
       }
