@@ -195,6 +195,19 @@ describe("postgres posts by feed and word", () => {
     assert.ok(!byFeedWords(long), "the long word");
   });
 
+  it("checks a clicks walk's posts through their feeds' keys, exactly as probing each", async () => {
+    // The walk of the feeds' clicked posts (postgres-operator-clicks.ts, checkedByFeed): the posts
+    // of the feeds whose keys cost less than their probes are checked through the index.
+    let keyed = 0;
+    for (const c of CASES) {
+      for (const page of PAGES.clicks) {
+        const ran = await assertExact(c, "clicks", page);
+        if (ran.some((t) => t.includes("p.id = ANY(") && t.includes(FEED_WORDS_EXPRESSION))) keyed++;
+      }
+    }
+    assert.ok(keyed > 0, "a walk checked through the feeds' keys");
+  });
+
   it("scans the feeds' words through their index, never computing them row by row", async () => {
     // The feeds' queries reach the planner as a run-time array (FEED_QUERIES in
     // postgres-operator-plan.ts), estimated at its default share: the plan must still read them
