@@ -468,7 +468,7 @@ export async function expected(sql: Sql, plan: Plan): Promise<Expected> {
  * the array is a parameter of the statement's run: the planner takes its default share, and the
  * bitmap index scan still runs one scan per element.
  */
-const FEED_QUERIES = "ANY(ARRAY(SELECT unnest(?::tsquery[])))";
+export const FEED_QUERIES = "ANY(ARRAY(SELECT unnest(?::tsquery[])))";
 
 /**
  * The conditions of the plan's matches among the posts of `window` on `where`: the words
