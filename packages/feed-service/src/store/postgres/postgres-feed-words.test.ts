@@ -18,6 +18,7 @@ import { type OperatorCase, operatorSearchReference } from "../../test-support/p
 import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
+import type { Sql } from "./postgres-connection.js";
 import { FEED_WORD_CHARS, FEED_WORDS_EXPRESSION, feedWordQuery } from "./postgres-feed-words.js";
 import { OPERATOR_EXPRESSION } from "./postgres-operator-plan.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
@@ -192,6 +193,49 @@ describe("postgres posts by feed and word", () => {
     // A word longer than the index keeps: the operators' index.
     const long = await assertExact(CASES[13]!, "relevance", { offset: 0, limit: 20 });
     assert.ok(!byFeedWords(long), "the long word");
+  });
+
+  it("checks a clicks walk's posts through their feeds' keys, exactly as probing each", async () => {
+    // The walk of the feeds' clicked posts (postgres-operator-clicks.ts, checkedByFeed): the posts
+    // of the feeds whose keys cost less than their probes are checked through the index.
+    let keyed = 0;
+    for (const c of CASES) {
+      for (const page of PAGES.clicks) {
+        const ran = await assertExact(c, "clicks", page);
+        if (ran.some((t) => t.includes("p.id = ANY(") && t.includes(FEED_WORDS_EXPRESSION))) keyed++;
+      }
+    }
+    assert.ok(keyed > 0, "a walk checked through the feeds' keys");
+  });
+
+  it("scans the feeds' words through their index, never computing them row by row", async () => {
+    // The feeds' queries reach the planner as a run-time array (FEED_QUERIES in
+    // postgres-operator-plan.ts), estimated at its default share: the plan must still read them
+    // from the index (the function costs a post's vector out of TOAST, unnested, on each row).
+    const statements: Array<{ text: string; values: unknown[] }> = [];
+    const sql: Sql = {
+      query: ((config: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
+        const text = typeof config === "string" ? config : config.text;
+        const args = values ?? (typeof config === "string" ? [] : (config.values ?? []));
+        if (text.includes(FEED_WORDS_EXPRESSION)) statements.push({ text, values: args });
+        return pool.query(config as string, values);
+      }) as Sql["query"],
+    };
+    for (const [terms, sort, page] of [
+      ["feed:tagebuch the", "relevance", { offset: 0, limit: 20 }],
+      ["feed:tagebuch the new", "date", { offset: 5000, limit: 20 }],
+      ["feed:tagebuch wor*", "clicks", { offset: 0, limit: 1000 }],
+    ] as const) {
+      const folded = foldLanguageClauses(await resolveSearchFilters(store, parseSearchQuery(terms)), null);
+      await searchWithOperators(sql, { ...page, ...folded, sort });
+    }
+    assert.ok(statements.length > 0, "a statement through the feeds' words");
+    for (const { text, values } of statements) {
+      const { rows } = await pool.query(`EXPLAIN (FORMAT JSON) ${text}`, values);
+      const plan = JSON.stringify(rows[0]["QUERY PLAN"]);
+      assert.ok(plan.includes('"Index Name":"posts_feed_words"'), text);
+      assert.ok(!/"Filter":"[^"]*feed_words\(/.test(plan), `feed_words() on the rows: ${plan}`);
+    }
   });
 
   it("asks each feed's keys for the words, without weights, prefixes as prefixes", () => {

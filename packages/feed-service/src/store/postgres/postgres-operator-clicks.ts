@@ -28,11 +28,14 @@ import { type ClickedRange, clickedAfter, walkByFeed, walkByLanguage } from "./p
 import { CLICKED_WORDS_LEAST, clickedWordsHold } from "./postgres-clicked-words.js";
 import { Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { addMatching, type Expected, type Part, type Plan } from "./postgres-operator-plan.js";
+import { FEED_WORDS_EXPRESSION } from "./postgres-feed-words.js";
+import { addMatching, type Expected, FEED_QUERIES, type Part, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
 import {
   CLICKED_ROW_COST,
+  FEED_WORD_SCAN_POSTS,
   MIN_WALK_STRETCH,
+  PROBE_FEED_WORD_POSTS,
   TIER_MARGIN,
   TIER_POST_COST,
   WALK_PROBE_COST,
@@ -96,7 +99,13 @@ async function keyAfter(sql: Sql, within: Within, after: Key | null, posts: numb
  * reads only columns that clicked_posts carries (languages, dates: see onClickedRow), it is made
  * on the clicked_posts row and `posts` is not read at all.
  */
-async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null): Promise<number[]> {
+async function stretch(
+  sql: Sql,
+  plan: Plan,
+  after: Key | null,
+  last: Key | null,
+  feeds: FeedChecks | null,
+): Promise<number[]> {
   const where = new Where();
   if (after !== null) where.add("(k.clicks, k.id) < (?, ?)", after.clicks, after.id);
   if (last !== null) where.add("(k.clicks, k.id) >= (?, ?)", last.clicks, last.id);
@@ -117,6 +126,22 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
     ...plan.verify.args,
     ...(plan.words === null || plan.settled ? [] : [plan.words]),
   );
+  if (
+    feeds !== null &&
+    !onRow &&
+    plan.words !== null &&
+    !plan.settled &&
+    plan.feedWords !== null &&
+    !plan.feedTitles
+  ) {
+    return checkedByFeed(
+      sql,
+      plan as Plan & { words: string; feedWords: readonly string[] },
+      where,
+      check,
+      feeds,
+    );
+  }
   // The check's parameters come after the stretch's bounds.
   const offset = where.params.length;
   const checked = check.parts[0]!.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
@@ -140,6 +165,85 @@ async function stretch(sql: Sql, plan: Plan, after: Key | null, last: Key | null
     [...where.params, ...check.params, ...(titleFirst(plan) && !onRow ? [plan.words] : [])],
   );
   return found.map((r) => r.id);
+}
+
+/**
+ * What checking a walk's posts through the index of posts by feed and word needs: the share of
+ * matches among the feeds' posts, and each feed's posts (feeds.post_count), read once a search.
+ */
+interface FeedChecks {
+  share: number;
+  posts: () => Promise<Map<number, number>>;
+}
+
+/**
+ * The matches of a stretch (`where`: its clicked posts, in order) when the feeds' words drive
+ * (Plan.feedWords): the clicked_posts rows first, those whose title vector settles the words kept
+ * (titleFirst), and the others checked together per feed, by the cheaper way for that feed: its
+ * keys in the index of posts by feed and word, once for all its walked posts (one scan, and the
+ * feed's matches of every day: its posts times the share), ANDed with their ids; or each post's
+ * own probe (`check`: the row and its vector out of TOAST). The feeds' keys are what the search
+ * asks of every feed elsewhere (addMatching), checked the same way on the row: exact as that is.
+ * Measured at 1M (bench/NOTES.md, pgfeed34): 4,951 walked posts of 266 feeds, 111 ms of probes
+ * reading 26,939 buffers against 69 ms and 4,036 through the feeds' keys.
+ */
+async function checkedByFeed(
+  sql: Sql,
+  plan: Plan & { words: string; feedWords: readonly string[] },
+  where: Where,
+  check: Where,
+  feeds: FeedChecks,
+): Promise<number[]> {
+  const titled = titleFirst(plan);
+  const walked = await rows<{ id: number; feed: number; titled: boolean }>(
+    sql,
+    `SELECT k.id, k.feed_id AS feed, ${titled ? `k.rank_vector @@ ${where.next(plan.words)}::tsquery` : "false"} AS titled
+      FROM clicked_posts k WHERE ${where.parts.join(" AND ")} ORDER BY k.clicks DESC, k.id DESC`,
+    where.params,
+  );
+  const open = new Map<number, number[]>();
+  for (const w of walked) {
+    if (!w.titled) open.set(w.feed, [...(open.get(w.feed) ?? []), w.id]);
+  }
+  const matched = new Set<number>();
+  if (open.size > 0) {
+    const posts = await feeds.posts();
+    const queries = new Map(plan.scope.feedIds!.map((id, i) => [id, plan.feedWords[i]!]));
+    const byKeys: { ids: number[]; queries: string[] } = { ids: [], queries: [] };
+    const probed: number[] = [];
+    for (const [feed, ids] of open) {
+      const query = queries.get(feed);
+      const keys = FEED_WORD_SCAN_POSTS + (posts.get(feed) ?? 0) * feeds.share;
+      if (query !== undefined && keys < ids.length * PROBE_FEED_WORD_POSTS) {
+        byKeys.ids.push(...ids);
+        byKeys.queries.push(query);
+      } else probed.push(...ids);
+    }
+    if (byKeys.ids.length > 0) {
+      const keyed = new Where()
+        .add("p.id = ANY(?::int[])", byKeys.ids)
+        .add(`${FEED_WORDS_EXPRESSION} @@ ${FEED_QUERIES}`, byKeys.queries)
+        .add(plan.recheck.sql, ...plan.recheck.args)
+        .add(plan.verify.sql, ...plan.verify.args)
+        .add(plan.filters.sql, ...plan.filters.args);
+      for (const r of await rows<{ id: number }>(
+        sql,
+        `SELECT p.id FROM posts p ${keyed.sql}`,
+        keyed.params,
+      )) {
+        matched.add(r.id);
+      }
+    }
+    if (probed.length > 0) {
+      // `check` is numbered from $1: after the ids here.
+      const probe = check.parts[0]!.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 1}`);
+      const one = { sql: `WHERE p.id = ANY($1::int[]) AND ${probe}`, params: [probed, ...check.params] };
+      for (const r of await rows<{ id: number }>(sql, `SELECT p.id FROM posts p ${one.sql}`, one.params)) {
+        matched.add(r.id);
+      }
+    }
+  }
+  return walked.filter((w) => w.titled || matched.has(w.id)).map((w) => w.id);
 }
 
 /**
@@ -282,6 +386,7 @@ export async function mostClickedIds(
   const perPost = checked + (1 - checked) * CLICKED_ROW_COST;
   const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST) / perPost;
   if ((need * TIER_MARGIN) / Math.max(share, 1e-9) <= budget) {
+    const feedChecks = feedChecksOf(sql, plan, expected);
     const found: number[] = [];
     let read = 0;
     let after: Key | null = null;
@@ -289,7 +394,7 @@ export async function mostClickedIds(
       const wanted = Math.ceil(((need - found.length) * TIER_MARGIN) / Math.max(share, 1e-9));
       const posts = Math.min(Math.max(MIN_WALK_STRETCH, wanted), Math.ceil(budget - read));
       const last = await keyAfter(sql, within, after, posts);
-      found.push(...(await stretch(sql, plan, after, last)));
+      found.push(...(await stretch(sql, plan, after, last, feedChecks)));
       // The walked posts come first in the order: a full page answers exactly.
       if (found.length >= need) return found.slice(page.offset, need);
       if (last === null) {
@@ -308,4 +413,23 @@ export async function mostClickedIds(
     }
   }
   return allMatches(sql, plan, days, page);
+}
+
+/** What checkedByFeed needs of a walk's search, its feeds' posts read on first use; null without the feeds' words. */
+function feedChecksOf(sql: Sql, plan: Plan, expected: Expected): FeedChecks | null {
+  const feedIds = plan.scope.feedIds;
+  if (plan.feedWords === null || feedIds === null) return null;
+  let read: Promise<Map<number, number>> | null = null;
+  return {
+    // The words' share among the feeds' posts (inBase counts the feeds' share in).
+    share: Math.min(1, expected.inBase / Math.max(expected.feeds, 1e-9)),
+    posts: () => {
+      read ??= rows<{ id: number; posts: number }>(
+        sql,
+        "SELECT id, post_count AS posts FROM feeds WHERE id = ANY($1::int[])",
+        [feedIds],
+      ).then((r) => new Map(r.map((f) => [f.id, f.posts])));
+      return read;
+    },
+  };
 }

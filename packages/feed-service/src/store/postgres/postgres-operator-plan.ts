@@ -460,6 +460,17 @@ export async function expected(sql: Sql, plan: Plan): Promise<Expected> {
 }
 
 /**
+ * The feeds' queries of the indexes by feed and word or title word, one per feed, as the planner
+ * must not read them: an array it sees (a constant) is estimated element by element, each
+ * tsquery against the index expression's statistics (tsmatchsel), which cost 6-33 ms of planning
+ * a statement for the 349 feeds of one `feed:` at 1M (bench/NOTES.md, pgfeed34), more than the
+ * feeds' index scans themselves, for an estimate twenty times the matches. Behind a sub-select
+ * the array is a parameter of the statement's run: the planner takes its default share, and the
+ * bitmap index scan still runs one scan per element.
+ */
+export const FEED_QUERIES = "ANY(ARRAY(SELECT unnest(?::tsquery[])))";
+
+/**
  * The conditions of the plan's matches among the posts of `window` on `where`: the words
  * through the operators' index with the scope's facets (its days only when `days.narrow`), the
  * scope's bitmap condition (many feeds), the filters and the checks on the row. Without words, the scope's conditions on the
@@ -477,10 +488,10 @@ export function addMatching(
     // the index holds no weights: `title:` words are checked on the title's vector (verify).
     // A post holds only its own feed's keys: the ANY is the post's feed's query.
     if (plan.feedTitles) {
-      where.add(`${FEED_TITLES_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedTitles.queries);
+      where.add(`${FEED_TITLES_EXPRESSION} @@ ${FEED_QUERIES}`, plan.feedTitles.queries);
       if (plan.feedTitles.checkWords) where.add("p.search_vector @@ ?::tsquery", plan.words);
     } else {
-      where.add(`${FEED_WORDS_EXPRESSION} @@ ANY(?::tsquery[])`, plan.feedWords);
+      where.add(`${FEED_WORDS_EXPRESSION} @@ ${FEED_QUERIES}`, plan.feedWords);
     }
     // Every day: the feeds' matches alone (the filters check the feeds); the feeds' posts of
     // every day as a bitmap would cost more than it saves.

@@ -115,6 +115,15 @@ export const ALL_CLICKS_TTL_MS = 60_000;
 export const FEED_WORD_SCAN_POSTS = 64;
 
 /**
+ * A clicked post checked by its own probe of `posts` (the primary key, the row, the vector out of
+ * TOAST), in candidates of the index of posts by feed and word: what a walk in clicks order weighs
+ * against asking a feed's keys once for all its walked posts (postgres-operator-clicks.ts).
+ * Measured at 1M (bench/NOTES.md, pgclick34, pgfeed34d): 10-12 µs a probe against 0.36 µs a
+ * candidate; rounded down, so that a close call keeps the probes.
+ */
+export const PROBE_FEED_WORD_POSTS = 25;
+
+/**
  * A post walked in date order and tested for the other side of a category within languages (an
  * index entry and its heap row), in `scope_days` rows added up (an index entry each): a page of
  * such a list reads its days from the roll-ups first when its walk would cost more
