@@ -27,10 +27,55 @@ export function optimizeSearchIndex(db: Database.Database): void {
   })();
 }
 
+/**
+ * Pages of merged index one step writes, per index (FTS5 pages hold about 4 KB: `pgsz`,
+ * https://sqlite.org/fts5.html#the_pgsz_configuration_option). A step is one short write
+ * transaction, so readers see no pause and a writer waits for one step at most.
+ */
+export const MERGE_STEP_PAGES = 1000;
+
+/** The store's FTS5 tables that exist in this database (the clicked and per-feed ones came later). */
+function ftsTables(db: Database.Database): string[] {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  return ["posts_fts", CLICKED_FTS, FEED_FTS].filter((t) => t === "posts_fts" || has.get(t) !== undefined);
+}
+
+/**
+ * One bounded step of merging each FTS5 index towards a single segment, each index in its own
+ * short write transaction; true while work remains (the last call, which finds nothing to do,
+ * returns false). Run it until false to leave every index in one segment whatever the ingest
+ * history, as `optimizeSearchIndex` does in one long transaction.
+ *
+ * FTS5's 'merge' command (https://sqlite.org/fts5.html#the_merge_command) did work when
+ * total_changes() grew by 2 or more. A positive N first continues a merge in progress (new
+ * segments written meanwhile by ingest do not restart it) or merges a level of `usermerge`
+ * segments; only when there is none, a negative N starts a merge of all segments into one.
+ * Starting with the negative one would restart the whole merge after every write, and a
+ * server that keeps ingesting would never converge.
+ */
+export function mergeSearchIndexStep(db: Database.Database, pages = MERGE_STEP_PAGES): boolean {
+  const changes = db.prepare("SELECT total_changes()").pluck();
+  let more = false;
+  for (const table of ftsTables(db)) {
+    const merge = db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`);
+    db.transaction(() => {
+      for (const n of [pages, -pages]) {
+        const before = changes.get() as number;
+        merge.run(n);
+        if ((changes.get() as number) - before >= 2) {
+          more = true;
+          return;
+        }
+      }
+    }).immediate();
+  }
+  return more;
+}
+
 /** How many segments the full-text index is spread over (1 after `optimizeSearchIndex`, 0 when empty). */
-export function searchIndexSegments(db: Database.Database): number {
+export function searchIndexSegments(db: Database.Database, table = "posts_fts"): number {
   // The %_idx shadow table holds one row per leaf page per segment (https://sqlite.org/fts5.html#the_idx_table).
-  return (db.prepare("SELECT count(DISTINCT segid) AS n FROM posts_fts_idx").get() as { n: number }).n;
+  return (db.prepare(`SELECT count(DISTINCT segid) AS n FROM ${table}_idx`).get() as { n: number }).n;
 }
 
 /**
