@@ -18,8 +18,9 @@ const usage = `usage: feed-service ingest [--database <location>] [--all] [--jso
 
 Fetches the feeds that are due (every feed with --all) and stores their new and changed posts.
 Prints one line of counts, then one line per feed that failed (its id, URL, stage, failure code
-and message); the same failures show in feeds list. Then merges the search index (SQLite) so that
-searches read it in one piece, in short steps that leave it readable and writable throughout.
+and message); the same failures show in feeds list. Then merges the search index (SQLite) by segment
+size, so that searches read few pieces of it, in short steps that leave it readable and writable
+throughout.
 
 exit codes: 0 every feed was refreshed (or none was due), 1 at least one feed failed (the others
 are still stored), 2 usage.

@@ -12,7 +12,8 @@ import { mergeSearchIndex } from "./search-index-upkeep.js";
 /**
  * Merge steps after each pass (search-index-upkeep.ts), each of SERVE_MERGE_STEP_PAGES: a merge
  * larger than that goes on after the next pass where it stopped, so a pass waits for a bounded
- * merge and a server that keeps ingesting still converges to one segment. Serve's steps are
+ * merge and a server that keeps ingesting still reaches the merge policy's rest
+ * (sqlite-search-maintenance.ts: few segments, each page rewritten a bounded number of times). Serve's steps are
  * smaller than the CLI's: a step holds the thread that also answers requests (bench/NOTES.md).
  */
 export const MERGE_STEPS_PER_PASS = 1000;
