@@ -7,6 +7,7 @@
 import { formatIngestSummary } from "../ingest/background-ingest.js";
 import { readDetectableLanguages, setDetectableLanguages } from "../ingest/detectable-languages.js";
 import { type IngestSummary, runIngestPass } from "../ingest/ingest-pass.js";
+import { mergeSearchIndex, type SearchIndexMerge } from "../ingest/search-index-upkeep.js";
 import type { Command } from "./command.js";
 import { readIntegerOption, readStringOption } from "./command-line.js";
 import { databaseLocation, databaseOption, openDatabase } from "./database-option.js";
@@ -17,7 +18,9 @@ const usage = `usage: feed-service ingest [--database <location>] [--all] [--jso
 
 Fetches the feeds that are due (every feed with --all) and stores their new and changed posts.
 Prints one line of counts, then one line per feed that failed (its id, URL, stage, failure code
-and message); the same failures show in feeds list.
+and message); the same failures show in feeds list. Then merges the search index (SQLite) by segment
+size, so that searches read few pieces of it, in short steps that leave it readable and writable
+throughout.
 
 exit codes: 0 every feed was refreshed (or none was due), 1 at least one feed failed (the others
 are still stored), 2 usage.
@@ -66,6 +69,7 @@ export const ingestCommand: Command = {
     const tty = context.output === processOutput && process.stderr.isTTY === true && values.json !== true;
     const store = await openDatabase(databaseLocation(values), { mode: "read" });
     let summary: IngestSummary;
+    let merge: SearchIndexMerge;
     try {
       summary = await runIngestPass(store, {
         all: values.all === true,
@@ -74,11 +78,22 @@ export const ingestCommand: Command = {
         fetch: { publicAddressesOnly: values["allow-private-fetch"] !== true },
         onProgress: tty ? (done, total) => context.output.err(progressBar(done, total)) : undefined,
       });
+      if (tty && summary.feeds > 0) context.output.err("\n");
+      merge = await mergeSearchIndex(store, {
+        onStep: tty ? (steps) => context.output.err(`\rmerging the search index: step ${steps}`) : undefined,
+      });
+      if (tty && merge.steps > 0) context.output.err("\n");
     } finally {
       await store.close();
     }
-    if (tty && summary.feeds > 0) context.output.err("\n");
-    context.output.out(values.json ? `${JSON.stringify(summary, null, 2)}\n` : formatIngestSummary(summary));
+    context.output.out(
+      values.json
+        ? `${JSON.stringify({ ...summary, searchIndexMerge: merge }, null, 2)}\n`
+        : formatIngestSummary(summary) +
+            (merge.steps > 1
+              ? `search index: merged in ${merge.steps} steps, ${(merge.durationMs / 1000).toFixed(1)} s\n`
+              : ""),
+    );
     return summary.failed > 0 ? 1 : 0;
   },
 };

@@ -375,6 +375,14 @@ export interface Store {
    * dialect whose index needs no such step (PostgreSQL's GIN index) leaves it out.
    */
   optimizeSearchIndex?(): Promise<void>;
+  /**
+   * One bounded step of merging the full-text indexes by segment size, in short write
+   * transactions; true while work remains. Ingest runs it after a pass (the CLI until false,
+   * serve a bounded number per round) so that searches read few doclists per term whatever the
+   * ingest history, and no pass rewrites the whole index for a small one. `pages`: merged index pages a step writes per index (default
+   * MERGE_STEP_PAGES of sqlite-search-maintenance.ts). Optional, like `optimizeSearchIndex`.
+   */
+  mergeSearchIndexStep?(pages?: number): Promise<boolean>;
 
   /** True when the database answers (for /healthz). */
   ping(): Promise<boolean>;

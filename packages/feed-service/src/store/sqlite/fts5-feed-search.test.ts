@@ -25,11 +25,12 @@ import {
   FEED_FTS_INSERT,
   feedIndexRow,
 } from "./fts5-feed-index.js";
-import { type OperatorBounds, searchWithOperators } from "./fts5-operators.js";
+import { perFeedCosts } from "./fts5-feed-search.js";
+import { type OperatorBounds, type Plan, searchWithOperators } from "./fts5-operators.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { forEachIndexRowByKey } from "./sqlite-date-key-migration.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { FTS_GATHER_COST_US } from "./sqlite-plan-costs.js";
+import { FEED_STATEMENTS_BUDGET_US } from "./sqlite-plan-costs.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
 import { SqliteStore } from "./sqlite-store.js";
 
@@ -286,31 +287,62 @@ describe("feed: with words through the posts by feed's index", () => {
     );
     const segments = segmentCount(stmts, FEED_FTS);
     assert.ok(segments > 1, `${segments} segments`);
-    const named = NAMED.tech!;
-    const theirs = written.filter((p) => named.includes(p.feed)).length;
-    // A statement's cost at which the feeds' seeks cost less than posts_fts's read of their posts
-    // in one segment, and more in this many.
-    const bounds = { ...STORE, feedStatementUs: (0.9 * theirs * FTS_GATHER_COST_US) / named.length };
-    const query = await resolveSearchFilters(store, parseSearchQuery("common feed:tech"));
+    const query = await resolveSearchFilters(store, parseSearchQuery("rare feed:tech"));
     const recorded = new RecordingStatements(db);
-    const page = () => {
+    const page = (feedStatementUs: number) => {
       recorded.seen.clear();
       const rows = searchWithOperators(
         recorded,
         { query, sort: "date", offset: 0, limit: 50, languageIds: null },
-        bounds,
+        { ...STORE, feedStatementUs },
       ).map((p) => p.postId);
       return { rows, perFeed: [...recorded.seen].some((sql) => sql.includes(`FROM ${FEED_FTS} WHERE`)) };
     };
-    const spread = page();
+    // Past the statements' budget once weighed by the segments: posts_fts's plan; on one segment
+    // the per-feed plan, forced (its cost against posts_fts's is perFeedCosts', tested below).
+    const statementUs = (2 * FEED_STATEMENTS_BUDGET_US) / (NAMED.tech!.length * segments);
+    const spread = page(statementUs);
     assert.equal(spread.perFeed, false);
     db.exec(`INSERT INTO ${FEED_FTS} (${FEED_FTS}) VALUES ('optimize')`);
     assert.equal(segmentCount(stmts, FEED_FTS), 1);
-    const merged = page();
+    const merged = page(0);
     assert.equal(merged.perFeed, true);
     assert.deepEqual(merged.rows, spread.rows);
-    assert.deepEqual(spread.rows, expected("common feed:tech", "date", query).slice(0, 50));
+    assert.deepEqual(spread.rows, expected("rare feed:tech", "date", query).slice(0, 50));
     buildFeedIndex(db, () => {});
+  });
+
+  it("weighs the per-feed plan's statements and rows against posts_fts's walk down to the page's hits", () => {
+    const plan = { words: { clauses: [["word"]] } } as unknown as Plan;
+    // 300 single feeds of 10 posts and 20 groups of 16 tiny feeds, 1M posts.
+    const streams = [
+      ...Array.from({ length: 300 }, () => ({ match: "", posts: 10, scoreSql: "", scoreArgs: [0, 0] })),
+      ...Array.from({ length: 20 }, () => ({
+        match: "",
+        posts: 32,
+        scoreSql: "",
+        scoreArgs: new Array(17).fill(0),
+      })),
+    ];
+    const at = (inSample: number, need: number, seekUs: number) =>
+      perFeedCosts(plan, streams, {
+        sampled: 32_768,
+        counts: [inSample],
+        rows: 1_000_000,
+        theirs: 3_640,
+        need,
+        seekUs,
+      });
+    // A word in half the posts: about 1,820 of the feeds' hits, fewer than the pool, so the walk
+    // reads the whole list while the per-feed plan reads only the hits.
+    const rareInFeeds = at(16_384, 10_000, 15);
+    assert.ok(rareInFeeds.perFeed < rareInFeeds.postsFts, JSON.stringify(rareInFeeds));
+    // A page of 20 newest: the walk stops after a sliver of the list.
+    const firstPage = at(16_384, 20, 15);
+    assert.ok(firstPage.perFeed > firstPage.postsFts, JSON.stringify(firstPage));
+    // Each statement's phrases are sought in every segment.
+    const phrases = 300 + 20 * 16;
+    assert.ok(Math.abs(at(16_384, 20, 15 * 15).perFeed - firstPage.perFeed - phrases * 15 * 14) < 1e-6);
   });
 
   /** Every row of an index as (row, column, offset, token), sorted. */

@@ -25,7 +25,12 @@ import type { Hit, Plan, Scores } from "./fts5-operators.js";
 import { searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
-import { FEED_STATEMENTS_BUDGET_US, FTS_GATHER_COST_US, FTS_TEST_COST_US } from "./sqlite-plan-costs.js";
+import {
+  FEED_STATEMENTS_BUDGET_US,
+  FTS_GATHER_COST_US,
+  FTS_SCORE_COST_US,
+  FTS_TEST_COST_US,
+} from "./sqlite-plan-costs.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
 import { WEIGHTS } from "./sqlite-term-sample.js";
 
@@ -59,10 +64,8 @@ export interface FeedLists {
  * The per-feed plan of `query` (planned as `plan`), or null where it does not apply: no index,
  * no words, a filter other than one `feed:` clause and date ranges, or feeds so many that their
  * lists' seeks (about a test each: FTS_TEST_COST_US, in every segment of posts_feed_fts, as
- * FTS5 reads one doclist per segment) pass FEED_STATEMENTS_BUDGET_US, or cost more than
- * posts_fts's read of the feed phrase's list alone (an entry per post of the feeds, about a hit
- * gathered), a floor of what the plan over posts_fts reads: that plan walks the words' lists and
- * keeps the posts of the feeds, whose phrase FTS5 tests in the same walk.
+ * FTS5 reads one doclist per segment) pass FEED_STATEMENTS_BUDGET_US, or when it costs more than
+ * the plan over posts_fts (`perFeedCosts`) for the `need` newest hits the page reads.
  */
 export function feedLists(
   stmts: StatementCache,
@@ -70,6 +73,7 @@ export function feedLists(
   plan: Plan,
   scores: Scores | null,
   statementUs = FTS_TEST_COST_US,
+  need = 0,
 ): FeedLists | null {
   if (plan.match === null || scores === null || (query.excludedFilters?.length ?? 0) > 0) return null;
   let feedIds: readonly number[] | null = null;
@@ -89,7 +93,6 @@ export function feedLists(
     .get("SELECT id, post_count AS posts FROM feeds WHERE id IN (SELECT value FROM json_each(?))")
     .all(JSON.stringify(feedIds)) as Array<{ id: number; posts: number }>;
   const theirs = feeds.reduce((sum, feed) => sum + feed.posts, 0);
-  if (feeds.length * seekUs > theirs * FTS_GATHER_COST_US) return null;
   const languages = plan.languages === null ? null : (JSON.parse(plan.languages) as number[]);
   const matchOf = (feedId: number) => {
     const prefix = feedTokenPrefix(feedId);
@@ -125,7 +128,65 @@ export function feedLists(
     grouped += feed.posts;
   }
   if (group.length > 0) streams.push(stream(group));
+  if (statementUs > 0) {
+    const costs = perFeedCosts(plan, streams, { sampled: sampled!, counts, rows, theirs, need, seekUs });
+    if (costs.perFeed > costs.postsFts) return null;
+  }
   return { streams };
+}
+
+/**
+ * Both plans' costs for the `need` newest hits, in µs, from the term sample's counts (the words'
+ * hits among `sampled` newest posts, as rankedNewestPage estimates them) and the feeds' post
+ * counts, assuming the feeds hold their share of the words' hits and an AND's clauses are
+ * independent. The per-feed plan seeks each phrase of each statement (`seekUs`, per segment) and
+ * reads a feed's share of the hits in its statement, each row scored over every phrase of that
+ * statement (sampled_bm25_over reads each phrase's instances: FTS_SCORE_COST_US), so a group of
+ * small feeds pays all its phrases at each of its rows. The plan over posts_fts walks the words'
+ * lists newest first until `need` of the hits are the feeds' (an entry about a hit gathered:
+ * FTS_GATHER_COST_US) and scores those: on a common word that walk stops early, where the
+ * per-feed plan still pays every statement and its groups' phrases (bench/NOTES.md).
+ */
+export function perFeedCosts(
+  plan: Plan,
+  streams: readonly FeedStream[],
+  at: {
+    sampled: number;
+    counts: readonly (number | null)[];
+    rows: number;
+    theirs: number;
+    need: number;
+    seekUs: number;
+  },
+): { perFeed: number; postsFts: number } {
+  const phrases = at.counts.length;
+  const rows = Math.max(1, at.rows);
+  // Each clause's hits (the sum of its phrases'), and the AND of the clauses' if independent.
+  let next = 0;
+  let lists = 0;
+  let hitsAll = rows;
+  for (const clause of plan.words.clauses) {
+    const inSample = clause.reduce((sum) => sum + ((at.counts[next++] as number | null) ?? at.sampled), 0);
+    const clauseHits = Math.min(rows, (inSample * rows) / Math.max(1, at.sampled));
+    lists += clauseHits;
+    hitsAll *= clauseHits / rows;
+  }
+  const share = at.theirs / rows;
+  const hits = hitsAll * share;
+  let perFeed = 0;
+  for (const stream of streams) {
+    const own = (stream.scoreArgs.length - 1) / Math.max(1, phrases);
+    const read = Math.min(
+      (hitsAll * stream.posts) / rows,
+      Math.max(MIN_CHUNK, (at.need * 1.25 * stream.posts) / Math.max(1, at.theirs)),
+    );
+    perFeed += own * phrases * (at.seekUs + read * FTS_SCORE_COST_US);
+  }
+  // The walk reads every clause's list down to where `need` of the feeds' hits lie (all of it
+  // when they hold fewer).
+  const walked = lists * Math.min(1, at.need / Math.max(hits, 1));
+  const postsFts = walked * FTS_GATHER_COST_US + Math.min(at.need, hits) * phrases * FTS_SCORE_COST_US;
+  return { perFeed, postsFts };
 }
 
 /**

@@ -898,7 +898,14 @@ export function searchWithOperators(
   const plan = planOf(page.query, page.languageIds);
   const scores = scoring(stmts, plan, bounds);
   // A feed: with words reads the feeds' own lists when it applies (fts5-feed-search.ts).
-  const lists = feedLists(stmts, page.query, plan, scores, bounds.feedStatementUs);
+  // The newest hits the page reads: the relevance pool, the page's end by date, the clicks cap.
+  const need =
+    page.sort === "relevance"
+      ? bounds.relevancePool
+      : page.sort === "clicks"
+        ? Math.max(FEW_HITS, HIT_WALK_FACTOR * (page.offset + page.limit))
+        : page.offset + page.limit;
+  const lists = feedLists(stmts, page.query, plan, scores, bounds.feedStatementUs, need);
   let ranked: Array<[number, number]>;
   if (page.sort !== "relevance" || plan.match === null) {
     const byFeed =

@@ -299,6 +299,9 @@ export class SqlitePooledStore implements Store {
   optimizeSearchIndex(): Promise<void> {
     return this.#main.optimizeSearchIndex();
   }
+  mergeSearchIndexStep(pages?: number): Promise<boolean> {
+    return this.#main.mergeSearchIndexStep(pages);
+  }
   ping(): Promise<boolean> {
     return this.#main.ping();
   }

@@ -49,7 +49,7 @@ import { postKeys } from "./sqlite-post-keys.js";
 import * as posts from "./sqlite-post-queries.js";
 import { countSearchMatches } from "./sqlite-search-count.js";
 import { closeSearchHistory, searchHistoryOf } from "./sqlite-search-history.js";
-import { optimizeSearchIndex } from "./sqlite-search-maintenance.js";
+import { mergeSearchIndexStep, optimizeSearchIndex } from "./sqlite-search-maintenance.js";
 import { searchPosts } from "./sqlite-search-queries.js";
 import * as stories from "./sqlite-story-reads.js";
 import { loadRowLengths } from "./sqlite-term-sample.js";
@@ -300,6 +300,9 @@ export class SqliteStore implements Store {
 
   optimizeSearchIndex(): Promise<void> {
     return settle(() => optimizeSearchIndex(this.#db));
+  }
+  mergeSearchIndexStep(pages?: number): Promise<boolean> {
+    return settle(() => mergeSearchIndexStep(this.#db, pages));
   }
 
   ping(): Promise<boolean> {
