@@ -3,7 +3,7 @@
 // never in git. Imports the BUILT package: run `npx tsc -b` first.
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 export const { openStore } = await import(new URL("store/open-store.js", dist).href);
@@ -19,11 +19,14 @@ export const corpusNow = Date.UTC(2026, 0, 15, 12, 0, 0);
  */
 export const corpusVersion = "v2";
 
+/** Where the corpus of `posts` posts is cached (built or not yet). */
+export const corpusPath = (posts) =>
+  join(tmpdir(), "feed-toolkit-bench", `feed-service-${posts}-${corpusVersion}.db`);
+
 /** Opens (building first when missing) the corpus of `posts` posts; returns the store and its path. */
 export async function openCorpus(posts) {
-  const folder = join(tmpdir(), "feed-toolkit-bench");
-  mkdirSync(folder, { recursive: true });
-  const path = join(folder, `feed-service-${posts}-${corpusVersion}.db`);
+  const path = corpusPath(posts);
+  mkdirSync(dirname(path), { recursive: true });
   if (!existsSync(path)) {
     const partial = `${path}.building`;
     rmSync(partial, { force: true });

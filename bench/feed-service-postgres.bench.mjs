@@ -17,13 +17,17 @@
 //   [--compare-in-place [--rounds R]: one build (--baseline's, or this one) twice, migrate-data
 //    loading posts in place ("in-place", postsInPlace) and staged ("staged"), alternating, R
 //    rounds, in-place first: the ingest and /click rows after each load]
+// A --baseline build reads a copy of the SQLite corpus of its own (see sourcesOfOtherBuilds), so
+// two builds of different SQLite schemas alternate; the copy sits beside the corpus (disk: one
+// more corpus file) and is deleted at the end.
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { corpusPath } from "./feed-service-corpus.mjs";
 import { openPostgresCorpus } from "./feed-service-postgres-corpus.mjs";
 import {
   applyRefreshes,
@@ -53,6 +57,7 @@ const { demoRareWords } = await import(new URL("demo/demo-vocabulary.js", dist).
 /** The builds whose writes are timed: this one, and with --baseline another one first. */
 const loadWriter = async (name, folder) => ({
   name,
+  folder: folder.href,
   bin: new URL("../bin/feed-service.js", folder).pathname,
   ...(await import(new URL("migrate/migrate-data.js", folder).href)),
   ...(await import(new URL("store/open-store.js", folder).href)),
@@ -274,7 +279,7 @@ async function timeMigrate(corpus, writer) {
     const started = process.hrtime.bigint();
     const load = loadavg()[0];
     const summary = await writer.migrateData({
-      from: corpus.sqlitePath,
+      from: writer.source ?? corpus.sqlitePath,
       to: corpus.url.replace(/\/postgres$/, `/${database}`),
       batchSize: 5000,
       postsInPlace: writer.postsInPlace,
@@ -314,7 +319,52 @@ async function timeMigrate(corpus, writer) {
   }
 }
 
-const corpus = await openPostgresCorpus(posts);
+/** The SQLite corpus's files: the database, its log, its search history (schema 25) and its log. */
+const corpusFiles = ["", "-wal", "-history", "-history-wal"];
+
+/**
+ * Gives each build other than this checkout's a copy of the SQLite corpus, taken before this
+ * checkout's code opens the corpus: migrate-data's SQLite endpoint migrates its source to the
+ * schema of the build that opens it, and an older build cannot read a newer schema (schema 25
+ * moved `searches` into a file of its own). Each copy is then migrated by its own build's store
+ * before anything is timed. Returns the copies' paths.
+ */
+async function sourcesOfOtherBuilds(before) {
+  const original = corpusPath(posts);
+  const copies = [];
+  const others = [...new Set(writers.filter((w) => w.folder !== dist.href).map((w) => w.folder))];
+  if (others.length === 0 || existsSync(original) !== before) return copies;
+  if (!before)
+    process.stderr.write(
+      "the SQLite corpus was built by this checkout, at its schema: an older build may not read its copy\n",
+    );
+  for (const [i, folder] of others.entries()) {
+    const copy = join(dirname(original), `migrate-source-${process.pid}-${i}.db`);
+    copies.push(copy);
+    for (const suffix of corpusFiles)
+      if (existsSync(`${original}${suffix}`)) copyFileSync(`${original}${suffix}`, `${copy}${suffix}`);
+    const writer = writers.find((w) => w.folder === folder);
+    const store = await writer.openStore(copy);
+    await store.close();
+    for (const w of writers) if (w.folder === folder) w.source = copy;
+  }
+  return copies;
+}
+const removeCopies = (copies) => {
+  for (const copy of copies)
+    for (const suffix of [...corpusFiles, "-shm", "-history-shm"])
+      rmSync(`${copy}${suffix}`, { force: true });
+};
+
+const sourceCopies = await sourcesOfOtherBuilds(true);
+let corpus;
+try {
+  corpus = await openPostgresCorpus(posts);
+  sourceCopies.push(...(await sourcesOfOtherBuilds(false)));
+} catch (error) {
+  removeCopies(sourceCopies);
+  throw error;
+}
 const backends = { sqlite: corpus.sqlitePath, postgres: corpus.url };
 const results = [];
 /** Every build's migrate-data, ingest and click figures, in the order they ran. */
@@ -355,6 +405,7 @@ try {
   }
 } finally {
   await corpus.stop();
+  removeCopies(sourceCopies);
 }
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
