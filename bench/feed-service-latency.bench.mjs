@@ -28,7 +28,8 @@
 // of part 1 are timed by curl (C) for the same reason (see `call`).
 // Usage: npx tsc -b && node bench/feed-service-latency.bench.mjs [--shape demo,long-tail,...]
 //          [--posts N] [--seconds S] [--backends sqlite,postgres] [--no-warm] [--seed N]
-//          [--calls REGEX (only the part-1 calls so labelled)] [--threads FILE]
+//          [--calls REGEX (only the part-1 calls so labelled)] [--threads FILE] [--tree DIR]
+// --tree DIR serves another checkout's build (e.g. a baseline), with this checkout's calls and figures.
 // --threads FILE writes, per part-1 call, what each of the server's threads spent on its first
 // call and on the repeats (CPU from /proc/<pid>/task/<tid>/schedstat, user and system ticks,
 // minor faults, read syscalls) and every repeat's ms: which thread served it, and whether a first
@@ -60,6 +61,8 @@ const { values } = parseArgs({
     calls: { type: "string" },
     // A JSON file for what each of the server's threads spent on each part-1 call (see above).
     threads: { type: "string" },
+    // Another checkout whose built service is run instead of this one's (see serve-process.mjs).
+    tree: { type: "string" },
   },
 });
 const shapeNames = (values.shape ?? ["demo"]).flatMap((name) => name.split(","));
@@ -628,19 +631,30 @@ function serverSpend(pid) {
   return () => {
     let ns = 0;
     let syscr = 0;
+    let requestNs = 0;
     for (const [tid, b] of threadCounters(pid)) {
       const a = before.get(tid) ?? { ns: 0, syscr: 0 };
       ns += b.ns - a.ns;
       syscr += b.syscr - a.syscr;
+      // The process's first thread (tid = pid) is the request thread: the event loop every call
+      // is read, dispatched and answered on, and that a light call queues behind.
+      if (Number(tid) === pid) requestNs += b.ns - a.ns;
     }
-    return { cpuMs: ns / 1e6, syscr };
+    return { cpuMs: ns / 1e6, syscr, requestCpuMs: requestNs / 1e6 };
   };
 }
-/** Per request of a wrk run: the server's CPU ms and read syscalls ("—" off Linux). */
+/**
+ * Per request of a wrk run: the server's CPU ms, read syscalls and its request thread's CPU ms
+ * ("—" off Linux).
+ */
 function perRequest(run, seconds) {
   const requests = run.rps * seconds;
-  if (!run.measured || !(requests > 0) || run.measured.cpuMs === 0) return ["—", "—"];
-  return [(run.measured.cpuMs / requests).toFixed(2), (run.measured.syscr / requests).toFixed(0)];
+  if (!run.measured || !(requests > 0) || run.measured.cpuMs === 0) return ["—", "—", "—"];
+  return [
+    (run.measured.cpuMs / requests).toFixed(2),
+    (run.measured.syscr / requests).toFixed(0),
+    (run.measured.requestCpuMs / requests).toFixed(2),
+  ];
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -697,7 +711,11 @@ for (const shape of shapeNames) {
   const starts = {};
   try {
     for (const backend of backends) {
-      const server = await startServe(databases[backend], serveArgs);
+      const server = await startServe(
+        databases[backend],
+        serveArgs,
+        values.tree ? { tree: values.tree } : {},
+      );
       starts[backend] = {
         load: loadavg()[0],
         ms: server.startMs,
@@ -820,9 +838,9 @@ for (const { shape, manifest, corpus, worstCalls, worst, load, starts, hugePages
   );
   console.log(`   the mix: ${mix.map(([text]) => text).join("; ")}`);
   console.log(
-    "| backend | req/s | p50 ms | p99 ms | non-2xx | req/s vs 300 | p99 vs 50 ms | server CPU ms/req | server read syscalls/req |",
+    "| backend | req/s | p50 ms | p99 ms | non-2xx | req/s vs 300 | p99 vs 50 ms | server CPU ms/req | server read syscalls/req | request thread CPU ms/req |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const backend of backends) {
     const m = load[backend].mix;
     console.log(
@@ -833,9 +851,9 @@ for (const { shape, manifest, corpus, worstCalls, worst, load, starts, hugePages
     `\n3. isolation: getCategories (wrk -c1) while wrk -c4 loops over ${heavy.length} heaviest calls, ${seconds} s; target p99 <= 10 ms`,
   );
   console.log(
-    "| backend | probe p99 idle ms | probe p99 under load ms | probe req/s under load | heavy req/s | heavy p99 ms | heavy non-2xx | p99 vs 10 ms | server CPU ms/heavy req | server read syscalls/heavy req |",
+    "| backend | probe p99 idle ms | probe p99 under load ms | probe req/s under load | heavy req/s | heavy p99 ms | heavy non-2xx | p99 vs 10 ms | server CPU ms/heavy req | server read syscalls/heavy req | request thread CPU ms/heavy req |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const backend of backends) {
     const l = load[backend];
     // The probe's requests ran in the same window; they are counted in the CPU, not the divisor.
