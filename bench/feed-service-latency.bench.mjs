@@ -30,6 +30,12 @@
 //          [--posts N] [--seconds S] [--backends sqlite,postgres] [--no-warm] [--seed N]
 //          [--calls REGEX (only the part-1 calls so labelled)] [--threads FILE] [--tree DIR]
 // --tree DIR serves another checkout's build (e.g. a baseline), with this checkout's calls and figures.
+// --isolation-trees A,B [--rounds N] runs part 3 alone, N rounds (default 3) of each checkout's
+// build in turn (the order swapped each round), each on a server started anew, on the same
+// database (a checkout written `DIR+--opt=value` is served with that option added, e.g.
+// `--heavy-queries=2`); with a PostgreSQL backend each row also says, over the loaded run, the CPU and the
+// run-queue wait (/proc/<pid>/schedstat) of the server's processes behind the service's
+// connections, apart by niceness, and the service's main thread's: where the probe waited.
 // --threads FILE writes, per part-1 call, what each of the server's threads spent on its first
 // call and on the repeats (CPU from /proc/<pid>/task/<tid>/schedstat, user and system ticks,
 // minor faults, read syscalls) and every repeat's ms: which thread served it, and whether a first
@@ -63,8 +69,13 @@ const { values } = parseArgs({
     threads: { type: "string" },
     // Another checkout whose built service is run instead of this one's (see serve-process.mjs).
     tree: { type: "string" },
+    // Part 3 alone, for these checkouts' builds in turns (see above).
+    "isolation-trees": { type: "string" },
+    rounds: { type: "string" },
   },
 });
+const isolationTrees = values["isolation-trees"]?.split(",");
+const rounds = Number(values.rounds ?? 3);
 const shapeNames = (values.shape ?? ["demo"]).flatMap((name) => name.split(","));
 const posts = Number(values.posts ?? 1_000_000);
 const seconds = Number(values.seconds ?? 10);
@@ -643,6 +654,74 @@ function serverSpend(pid) {
     return { cpuMs: ns / 1e6, syscr, requestCpuMs: requestNs / 1e6 };
   };
 }
+/** CPU ns run, ns waited on a run queue, time slices, niceness of a local process or thread (Linux /proc). */
+function schedOf(path) {
+  try {
+    const [run, wait, slices] = readFileSync(`${path}/schedstat`, "utf8").trim().split(" ").map(Number);
+    const stat = readFileSync(`${path}/stat`, "utf8");
+    const nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19 - 3]);
+    return { run, wait, slices, nice };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts counting, for the PostgreSQL server processes behind the service's connections (client
+ * backends of `url`'s server other than this one, on this machine) and for the service's main
+ * thread `pid`, their CPU and run-queue wait; the function returned gives them since, the backends
+ * grouped by niceness.
+ */
+async function waitSpend(url, pid) {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let backends;
+  try {
+    backends = (
+      await client.query(
+        "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+      )
+    ).rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+  const read = () => ({
+    main: schedOf(`/proc/${pid}/task/${pid}`),
+    backends: new Map(backends.map((b) => [b, schedOf(`/proc/${b}`)])),
+  });
+  const before = read();
+  return () => {
+    const after = read();
+    const delta = (a, b) => ({
+      runMs: (b.run - a.run) / 1e6,
+      waitMs: (b.wait - a.wait) / 1e6,
+      slices: b.slices - a.slices,
+    });
+    const groups = new Map();
+    for (const [b, s] of after.backends) {
+      const a = before.backends.get(b);
+      if (!a || !s) continue;
+      const d = delta(a, s);
+      const g = groups.get(s.nice) ?? { nice: s.nice, processes: 0, runMs: 0, waitMs: 0, slices: 0 };
+      g.processes++;
+      g.runMs += d.runMs;
+      g.waitMs += d.waitMs;
+      g.slices += d.slices;
+      groups.set(s.nice, g);
+    }
+    return {
+      main: before.main && after.main ? delta(before.main, after.main) : undefined,
+      backends: [...groups.values()].sort((x, y) => x.nice - y.nice),
+    };
+  };
+}
+/** "run ms / wait ms / wait µs per slice" of a waitSpend reading. */
+const describeWait = (w) =>
+  w
+    ? `${w.runMs.toFixed(0)} / ${w.waitMs.toFixed(0)} / ${((w.waitMs * 1000) / Math.max(1, w.slices)).toFixed(0)}`
+    : "—";
+
 /**
  * Per request of a wrk run: the server's CPU ms, read syscalls and its request thread's CPU ms
  * ("—" off Linux).
@@ -661,6 +740,66 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : "—");
 
 // ---- run -------------------------------------------------------------------------------------
+
+/** Part 3 alone, `rounds` rounds of each of isolationTrees' builds in turns (see the top). */
+async function isolationInTurns(backend, database, heavyCount, heavyLua, probeLua, shape) {
+  const rows = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? isolationTrees : [...isolationTrees].reverse();
+    for (const tree of order) {
+      const [dir, ...extra] = tree.split("+");
+      const server = await startServe(database, [...serveArgs, ...extra], { tree: dir });
+      const loadStart = loadavg()[0];
+      try {
+        const url = server.base + soapPath;
+        const idleProbe = await runWrkOnce({
+          url,
+          lua: probeLua,
+          connections: 1,
+          seconds: Math.min(seconds, 5),
+        });
+        const pid = server.child.pid;
+        const waits = backend === "postgres" ? await waitSpend(database, pid) : undefined;
+        const heavySpent = serverSpend(pid);
+        const [heavyRun, probe] = await Promise.all([
+          runWrkOnce({ url, lua: heavyLua, connections: 4, seconds }),
+          runWrkOnce({ url, lua: probeLua, connections: 1, seconds }),
+        ]);
+        heavyRun.measured = heavySpent();
+        rows.push({
+          round,
+          tree,
+          idleProbe,
+          probe,
+          heavy: heavyRun,
+          waits: waits?.(),
+          loadStart,
+          loadEnd: loadavg()[0],
+        });
+      } finally {
+        await stopServe(server);
+      }
+    }
+  }
+  console.log(
+    `\n3. isolation, ${shape} on ${backend}, builds in turns: getCategories (wrk -c1) while wrk -c4 loops over ${heavyCount} heaviest calls, ${seconds} s; target p99 <= 10 ms`,
+  );
+  console.log(
+    "   service main thread and server processes (by niceness): run ms / run-queue wait ms / wait µs per time slice, over the loaded run",
+  );
+  console.log(
+    "| round | build | load start/end | probe p99 idle ms | probe p50 / p99 under load ms | probe req/s | heavy req/s | heavy p99 ms | heavy non-2xx | server CPU ms/heavy req | main thread | server processes |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of rows) {
+    const processes = r.waits
+      ? r.waits.backends.map((g) => `nice ${g.nice} (${g.processes}): ${describeWait(g)}`).join("; ")
+      : "—";
+    console.log(
+      `| ${r.round + 1} | ${r.tree} | ${r.loadStart.toFixed(1)} / ${r.loadEnd.toFixed(1)} | ${f1(r.idleProbe.p99)} | ${f1(r.probe.p50)} / ${f1(r.probe.p99)} | ${r.probe.rps.toFixed(0)} | ${r.heavy.rps.toFixed(0)} | ${f1(r.heavy.p99)} | ${r.heavy.errors} | ${perRequest(r.heavy, seconds)[0]} | ${describeWait(r.waits?.main)} | ${processes} |`,
+    );
+  }
+}
 
 const results = [];
 for (const shape of shapeNames) {
@@ -706,6 +845,16 @@ for (const shape of shapeNames) {
   const heavy = heavyLoopOf(corpus);
   const heavyLua = luaFor(`heavy-${shape}`, heavy);
   const probeLua = luaFor("probe", [envelope("getCategories")]);
+  if (isolationTrees) {
+    try {
+      for (const backend of backends) {
+        await isolationInTurns(backend, databases[backend], heavy.length, heavyLua, probeLua, shape);
+      }
+    } finally {
+      await postgres?.stop();
+    }
+    continue;
+  }
   const worst = {};
   const load = {};
   const starts = {};
