@@ -23,7 +23,9 @@ const DAY = 86_400_000;
 export function readRankingTables(stmts: StatementCache): number {
   let rows = 0;
   for (const table of ["feed_post_sums", "feed_click_sums", "post_day_counts"]) {
-    rows += stmts.get(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    // NOT INDEXED: count(*) would otherwise walk the smallest covering index (for the day counts,
+    // post_day_counts_by_category), not the table's own b-tree that the reads seek.
+    rows += stmts.get(`SELECT count(*) FROM ${table} NOT INDEXED`).pluck().get() as number;
   }
   return rows;
 }
