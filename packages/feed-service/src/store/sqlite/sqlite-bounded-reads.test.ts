@@ -26,6 +26,7 @@ import { StatementCache } from "./sqlite-connection.js";
 import { mostPopularFeeds, mostProlificFeeds } from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { type CountedSide, mostPopularPosts, scanWindow, walkAllTime } from "./sqlite-popular-posts.js";
+import { postsByFeed, recentPosts } from "./sqlite-post-queries.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { newestKeyRange, rankingStats, scoreSql } from "./sqlite-term-sample.js";
@@ -297,6 +298,44 @@ describe("SQLite bounded reads", () => {
           inCategory.pluck().all(1, languages, languages, limit, Math.floor(offset / 4)),
           `category ${languages} ${offset}`,
         );
+      }
+    }
+  });
+
+  it("lists every post and the largest feeds' posts exactly at pages of their older half, last pages included", () => {
+    // Those pages count days from the oldest on, with the list's length from the running sums.
+    const all = db.prepare("SELECT id FROM posts ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?");
+    const ofFeed = db.prepare(
+      "SELECT id FROM posts WHERE feed_id = ? ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?",
+    );
+    const total = db.prepare("SELECT count(*) FROM posts").pluck().get() as number;
+    const feeds = db
+      .prepare("SELECT feed_id, count(*) FROM posts GROUP BY feed_id ORDER BY count(*) DESC, feed_id LIMIT 3")
+      .raw()
+      .all() as Array<[number, number]>;
+    assert.ok(feeds[0]![1] > 1000, `largest feed ${feeds[0]![1]} posts`);
+    const offsets = (n: number) =>
+      [Math.floor(n / 2) - 1, Math.floor(n / 2), n - 1000, n - 21, n - 20, n - 7, n - 1, n, n + 5].filter(
+        (o) => o >= 0,
+      );
+    for (const offset of offsets(total)) {
+      for (const limit of [1, 20, 1000]) {
+        assert.deepEqual(
+          recentPosts(stmts, { limit, offset, languageIds: null }).map((p) => p.postId),
+          all.pluck().all(limit, offset),
+          `recent ${offset}+${limit} of ${total}`,
+        );
+      }
+    }
+    for (const [feedId, n] of feeds) {
+      for (const offset of offsets(n)) {
+        for (const limit of [1, 20, 1000]) {
+          assert.deepEqual(
+            postsByFeed(stmts, { feedId, limit, offset }).map((p) => p.postId),
+            ofFeed.pluck().all(feedId, limit, offset),
+            `feed ${feedId} ${offset}+${limit} of ${n}`,
+          );
+        }
       }
     }
   });

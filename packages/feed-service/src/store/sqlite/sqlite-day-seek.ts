@@ -92,6 +92,36 @@ function dayCounts(stmts: StatementCache, scope: DayScope, sinceDay: number | nu
 }
 
 /**
+ * The list's length, when one read of the running sums (schema 21) gives it: a feed's is its
+ * total row, every post's the sum of the feeds' totals. The same triggers keep those rows and
+ * the day counts, in the statement that writes the post, so the two agree in every snapshot.
+ * Null for lists restricted otherwise (languages, a category, since a post or a date).
+ */
+function listLength(stmts: StatementCache, scope: DayScope): number | null {
+  if ((scope.sincePostId ?? null) !== null || (scope.sinceDate ?? null) !== null) return null;
+  if (scope.feedId !== undefined) {
+    return stmts
+      .get("SELECT coalesce(sum(n), 0) FROM feed_post_sums WHERE level = 2 AND feed_id = ?")
+      .pluck()
+      .get(scope.feedId) as number;
+  }
+  if (scope.categoryId !== undefined || scope.languageIds !== null) return null;
+  return stmts.get("SELECT coalesce(sum(n), 0) FROM feed_post_sums WHERE level = 2").pluck().get() as number;
+}
+
+/** The list's posts per day, oldest day first (the day counts of `dayCounts` in the other order). */
+function oldestDayCounts(stmts: StatementCache, scope: DayScope): IterableIterator<[number, number]> {
+  const sql =
+    scope.feedId !== undefined
+      ? "SELECT period, n FROM feed_post_sums WHERE level = 0 AND feed_id = ? ORDER BY period"
+      : "SELECT day, sum(posts) FROM post_day_counts GROUP BY day ORDER BY day";
+  const stmt = stmts.get(sql).raw();
+  return (scope.feedId !== undefined ? stmt.iterate(scope.feedId) : stmt.iterate()) as IterableIterator<
+    [number, number]
+  >;
+}
+
+/**
  * Finds the day where `offset` lands, or null when the list is shorter than the offset.
  *
  * @example
@@ -107,6 +137,20 @@ export function seekDay(stmts: StatementCache, scope: DayScope, offset: number):
     notBefore = low * DAY;
   }
   if (offset < SEEK_FROM) return { before: null, notBefore, skip: offset };
+  // A page in the older half of a list of known length counts its days from the oldest on: a
+  // last page reads its own few days, not every newer day's counts (the seek of the other end).
+  const length = listLength(stmts, scope);
+  if (length !== null && offset * 2 >= length) {
+    if (offset >= length) return null;
+    const fromOldest = length - 1 - offset;
+    let older = 0;
+    for (const [day, n] of oldestDayCounts(stmts, scope)) {
+      if (older + n > fromOldest)
+        return { before: (day + 1) * DAY, notBefore, skip: offset - (length - older - n) };
+      older += n;
+    }
+    return null;
+  }
   // Days after the one holding `sinceDate` hold only posts dated after it.
   const sinceDay = sinceDate === null ? null : Math.floor(sinceDate / DAY);
   let skipped = 0;

@@ -24,7 +24,8 @@ const allowed = new Set<string>(readMethods);
  * thread (`warm`) also runs each kind of heavy read once on arguments that select nothing (a word
  * no post holds, a window that ends now): a thread's first such call otherwise pays for compiling
  * its statements and optimising its code; and it reads every post's length for scoring into its
- * connection's cache (a seek per hit scored on a first search otherwise). No particular word, post
+ * connection's cache (a seek per hit scored on a first search otherwise), and the feed rankings'
+ * running sums and the day counts (a page per feed on a first ranking). No particular word, post
  * or window is read into a cache (spec §4 Latency); the file itself was read into the OS cache by
  * the pool (sqlite-warm.ts).
  */
@@ -42,6 +43,7 @@ async function warmUp(): Promise<void> {
   await store.mostPopularFeeds({ since: now, limit: 1000 });
   await store.mostProlificFeeds({ since: now, limit: 1000 });
   await store.warmSearchLengths();
+  await store.warmRankingTables();
 }
 
 try {

@@ -15,6 +15,7 @@ import { incoming } from "../../test-support/store-contract/contract-fixture.js"
 import { StatementCache } from "./sqlite-connection.js";
 import { mostPopularFeeds, mostProlificFeeds } from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
+import { postsByFeed, recentPosts } from "./sqlite-post-queries.js";
 import { SUM_BLOCK_DAYS } from "./sqlite-running-sums-schema.js";
 import { SqliteStore } from "./sqlite-store.js";
 
@@ -139,6 +140,63 @@ function checkReads(db: Database.Database, when: string): void {
   }
 }
 
+/**
+ * Every post's list and the largest feeds' at pages of their older half, the last ones included:
+ * seeks counted from the oldest day on, with the list's length from the running sums.
+ */
+function checkOlderHalfPages(db: Database.Database, when: string): number {
+  const stmts = new StatementCache(db);
+  const all = db.prepare("SELECT id FROM posts ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?");
+  const ofFeed = db.prepare(
+    "SELECT id FROM posts WHERE feed_id = ? ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?",
+  );
+  const feeds = db
+    .prepare("SELECT feed_id, count(*) FROM posts GROUP BY feed_id ORDER BY count(*) DESC, feed_id LIMIT 3")
+    .raw()
+    .all() as Array<[number, number]>;
+  const offsets = (total: number) => [
+    Math.floor(total / 2) - 1,
+    Math.floor(total / 2),
+    Math.floor(total * 0.8),
+    total - 1000,
+    total - 21,
+    total - 20,
+    total - 7,
+    total - 1,
+    total,
+    total + 5,
+  ];
+  let compared = 0;
+  const total = db.prepare("SELECT count(*) FROM posts").pluck().get() as number;
+  for (const offset of offsets(total).filter((o) => o >= 0)) {
+    for (const limit of [1, 20, 1000]) {
+      const expected = all.pluck().all(limit, offset);
+      const page = recentPosts(stmts, { limit, offset, languageIds: null });
+      assert.deepEqual(
+        page.map((p) => p.postId),
+        expected,
+        `recent ${offset}+${limit} of ${total} ${when}`,
+      );
+      compared += expected.length;
+    }
+  }
+  for (const [feedId, posts] of feeds) {
+    for (const offset of offsets(posts).filter((o) => o >= 0)) {
+      for (const limit of [1, 20, 1000]) {
+        const expected = ofFeed.pluck().all(feedId, limit, offset);
+        const page = postsByFeed(stmts, { feedId, limit, offset });
+        assert.deepEqual(
+          page.map((p) => p.postId),
+          expected,
+          `feed ${feedId} ${offset}+${limit} of ${posts} ${when}`,
+        );
+        compared += expected.length;
+      }
+    }
+  }
+  return compared;
+}
+
 async function checkSincePages(store: SqliteStore, db: Database.Database, when: string): Promise<number> {
   const reference = db.prepare(`SELECT id FROM posts WHERE category_id = ? AND id > ?
     AND (? IS NULL OR language_id IN (SELECT value FROM json_each(?)))
@@ -195,6 +253,7 @@ describe("SQLite running sums (schema 21)", () => {
     assert.ok(posts > 3000, `${posts} posts`);
     checkTables(db, "after loading");
     checkReads(db, "after loading");
+    assert.ok(checkOlderHalfPages(db, "after loading") > 1000);
     assert.ok((await checkSincePages(store, db, "after loading")) > 1000);
 
     // Re-dated posts (a feed that edits its dates), some across block edges and before 1970.
@@ -213,6 +272,7 @@ describe("SQLite running sums (schema 21)", () => {
     }
     checkTables(db, "after re-dating");
     checkReads(db, "after re-dating");
+    checkOlderHalfPages(db, "after re-dating");
     await checkSincePages(store, db, "after re-dating");
 
     // Posts deleted by another writer (their clicks with them), a category removed, feeds removed.
@@ -222,6 +282,7 @@ describe("SQLite running sums (schema 21)", () => {
     db.prepare("DELETE FROM posts WHERE id % 17 = 3").run();
     checkTables(db, "after deleting posts");
     checkReads(db, "after deleting posts");
+    checkOlderHalfPages(db, "after deleting posts");
     await checkSincePages(store, db, "after deleting posts");
     const [first] = db.prepare("SELECT id FROM categories ORDER BY id").pluck().all() as number[];
     await store.removeCategory(first!);
@@ -233,6 +294,7 @@ describe("SQLite running sums (schema 21)", () => {
     await clickAtRandom(store, postIds(db), next, 500, NOW);
     checkTables(db, "after removals and more clicks");
     checkReads(db, "after removals and more clicks");
+    checkOlderHalfPages(db, "after removals and more clicks");
     await checkSincePages(store, db, "after removals and more clicks");
     for (const feed of await store.adminFeeds()) await store.removeFeed(feed.feedId);
     for (const table of ["feed_post_sums", "feed_click_sums", "post_day_ranks"]) {

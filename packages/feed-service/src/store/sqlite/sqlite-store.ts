@@ -103,6 +103,13 @@ export class SqliteStore implements Store {
   warmSearchLengths(): Promise<number> {
     return settle(() => loadRowLengths(this.#stmts));
   }
+  /**
+   * A query thread's warm-up (sqlite-read-worker.ts): the feed rankings' running sums and the day
+   * counts into the connection's page cache, which a first ranking would read a leaf per feed of.
+   */
+  warmRankingTables(): Promise<number> {
+    return settle(() => feedRankings.readRankingTables(this.#stmts));
+  }
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort },
   ): Promise<Array<PostRecord & { score: number }>> {
