@@ -16,6 +16,10 @@ import { parseArgs } from "node:util";
 
 const requireFromService = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
 const Database = requireFromService("better-sqlite3");
+// The demo's seeded generator, so that every policy sees the same history.
+const { SeededRandom } = await import(
+  new URL("../packages/feed-service/dist/demo/seeded-random.js", import.meta.url).href
+);
 const { mergeIndexStep, readIndexLevels } = await import(
   new URL("../packages/feed-service/dist/store/sqlite/sqlite-search-maintenance.js", import.meta.url).href
 );
@@ -30,18 +34,6 @@ const { values } = parseArgs({
 const PASSES = Number(values.passes ?? 400);
 const SEED = Number(values.seed ?? 1);
 const STEP_PAGES = Number(values["step-pages"] ?? 100);
-
-/** A small deterministic generator (mulberry32), so that every policy sees the same history. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Zipf-like words: the rank-r word about 1/r as frequent, as in text. */
 const VOCABULARY = Array.from({ length: 30_000 }, (_, i) => `w${i.toString(36)}`);
@@ -77,7 +69,8 @@ function run(policy) {
   const db = new Database(":memory:");
   db.exec("CREATE VIRTUAL TABLE t USING fts5(body)");
   const insert = db.prepare("INSERT INTO t (body) VALUES (?)");
-  const next = random(SEED);
+  const seeded = new SeededRandom(SEED);
+  const next = () => seeded.next();
   let known = new Map();
   let written = 0;
   let stepWritten = 0;
