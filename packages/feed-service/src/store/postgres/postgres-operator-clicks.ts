@@ -184,8 +184,8 @@ interface FeedChecks {
  * feed's matches of every day: its posts times the share), ANDed with their ids; or each post's
  * own probe (`check`: the row and its vector out of TOAST). The feeds' keys are what the search
  * asks of every feed elsewhere (addMatching), checked the same way on the row: exact as that is.
- * Measured at 1M (bench/NOTES.md, pgfeed34): 4,951 walked posts of 266 feeds, 111 ms of probes
- * reading 26,939 buffers against 69 ms and 4,036 through the feeds' keys.
+ * Which way is cheaper follows from the feed's post count (PROBE_FEED_WORD_POSTS in
+ * postgres-plan-costs.ts); the measurements are in bench/NOTES.md ("PostgreSQL `feed:` of many feeds").
  */
 async function checkedByFeed(
   sql: Sql,

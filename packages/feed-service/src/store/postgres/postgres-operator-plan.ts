@@ -462,9 +462,9 @@ export async function expected(sql: Sql, plan: Plan): Promise<Expected> {
 /**
  * The feeds' queries of the indexes by feed and word or title word, one per feed, as the planner
  * must not read them: an array it sees (a constant) is estimated element by element, each
- * tsquery against the index expression's statistics (tsmatchsel), which cost 6-33 ms of planning
- * a statement for the 349 feeds of one `feed:` at 1M (bench/NOTES.md, pgfeed34), more than the
- * feeds' index scans themselves, for an estimate twenty times the matches. Behind a sub-select
+ * tsquery against the index expression's statistics (tsmatchsel): for a `feed:` of hundreds of
+ * feeds that planning cost more than the feeds' index scans themselves, for an estimate far from
+ * the matches (bench/NOTES.md, "PostgreSQL `feed:` of many feeds"). Behind a sub-select
  * the array is a parameter of the statement's run: the planner takes its default share, and the
  * bitmap index scan still runs one scan per element.
  */
