@@ -14,6 +14,7 @@ import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
 import { mergeSearchIndex } from "../../ingest/search-index-upkeep.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { runCaptured } from "../../test-support/captured-run.js";
 import { openStore } from "../open-store.js";
 import type { SearchSort, Store } from "../store.js";
 import { FEED_FTS } from "./fts5-feed-index.js";
@@ -248,5 +249,41 @@ describe("search index upkeep", () => {
       Math.max(...tiered.atRest) < Math.max(...fts5.atRest),
       `segments at rest: tiered ${tiered.atRest}, FTS5 alone ${fts5.atRest}`,
     );
+  });
+
+  it("feed-service ingest merges a spread index after its pass and says so, in text and in --json", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "feed-merge-cli-"));
+    const path = join(dir, "cli.db");
+    try {
+      const store = await openStore(path);
+      try {
+        // A loopback feed: ingest refuses it without fetching (no --allow-private-fetch), and the
+        // merge runs after the pass whatever its feeds did.
+        const feed = await store.addFeed({ feedUrl: "http://127.0.0.1:9/feed.xml", feedName: "Loopback" });
+        await writeSpread(store, feed.feedId, 0, 40);
+      } finally {
+        await store.close();
+      }
+      const spread = segments(path);
+      assert.ok(
+        spread.some((n) => n > 2),
+        `spread: ${spread}`,
+      );
+      const plain = await runCaptured(["ingest", "--database", path]);
+      assert.match(plain.stdout, /^ingest: 1 feed: 0 updated, 0 not modified, 1 failed/);
+      assert.match(plain.stdout, /^search index: merged in \d+ steps, \d+\.\d s$/m);
+      assert.deepEqual(restingChoices(path), ["none", "none", "none"]);
+      assert.ok(
+        segments(path).every((n, i) => n <= spread[i]!),
+        `spread ${spread}, after ${segments(path)}`,
+      );
+      // Merged already: one step that finds nothing to do, and no line for it.
+      const json = JSON.parse((await runCaptured(["ingest", "--all", "--json", "--database", path])).stdout);
+      assert.deepEqual([json.searchIndexMerge.steps, json.searchIndexMerge.merged], [1, true]);
+      const quiet = await runCaptured(["ingest", "--all", "--database", path]);
+      assert.doesNotMatch(quiet.stdout, /search index/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
