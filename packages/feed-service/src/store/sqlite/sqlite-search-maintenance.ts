@@ -17,13 +17,8 @@ import type { StatementCache } from "./sqlite-connection.js";
  */
 export function optimizeSearchIndex(db: Database.Database): void {
   db.transaction(() => {
-    db.prepare("INSERT INTO posts_fts (posts_fts) VALUES ('optimize')").run();
-    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(CLICKED_FTS)) {
-      db.prepare(`INSERT INTO ${CLICKED_FTS} (${CLICKED_FTS}) VALUES ('optimize')`).run();
-    }
-    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(FEED_FTS)) {
-      db.prepare(`INSERT INTO ${FEED_FTS} (${FEED_FTS}) VALUES ('optimize')`).run();
-    }
+    for (const table of ftsTables(db))
+      db.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
   })();
 }
 
