@@ -6,11 +6,15 @@
 // rest (JavaScript: parsing, plans, the rows' records, garbage collection). With --baseline, the
 // same calls through the other build's store first, alternating call by call (which build goes
 // first swaps per call), each call's page compared between the builds. Read only: the searches
-// write only their history.
+// write only their history. Each statement also counts the read syscalls it made (Linux
+// /proc/self/io): the pages SQLite read from the OS, which a first call pays for and a warm one
+// does not. --warm runs a query thread's warm-up of every row's length first (as `serve` does,
+// sqlite-read-worker.ts), so a first call's scoring reads no lengths row by row.
 //
 //   npx tsc -b && node bench/sqlite-search-stages.mjs --db <corpus.db> [--baseline <other dist>]
 //     [--terms "guide" --terms "title:new guide" ...] [--sort clicks] [--limit 1000]
-//     [--repeats 5] [--top 6]
+//     [--repeats 5] [--top 6] [--warm]
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     limit: { type: "string" },
     repeats: { type: "string" },
     top: { type: "string" },
+    warm: { type: "boolean" },
   },
 });
 if (!values.db) throw new Error("--db <a SQLite corpus> is required");
@@ -40,7 +45,19 @@ const processCpu = () => {
   return (user + system) / 1000;
 };
 
-/** The statements of the call being timed: text -> { ms, calls, rows }; null between calls. */
+/** Read syscalls of this process so far (0 where /proc/self/io is not there). */
+const readCalls = () => {
+  try {
+    return Number(/^syscr: (\d+)$/m.exec(readFileSync("/proc/self/io", "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+};
+
+/** The read syscalls that readCalls itself makes (reading /proc/self/io). */
+const READ_CALLS_OWN = -readCalls() + readCalls();
+
+/** The statements of the call being timed: text -> { ms, calls, rows, reads }; null between calls. */
 let spent = null;
 
 /** Wraps a build's StatementCache so that every statement it hands out is timed. */
@@ -61,11 +78,14 @@ async function traceStatements(build) {
           if (typeof value !== "function") return value;
           if (prop === "all" || prop === "get" || prop === "run" || prop === "iterate") {
             return (...args) => {
+              const reads = readCalls();
               const started = processCpu();
               const result = value.apply(target, args);
               if (spent !== null) {
-                const entry = spent.get(text) ?? { ms: 0, calls: 0, rows: 0 };
-                entry.ms += processCpu() - started;
+                const ms = processCpu() - started;
+                const entry = spent.get(text) ?? { ms: 0, calls: 0, rows: 0, reads: 0 };
+                entry.reads += readCalls() - reads - READ_CALLS_OWN;
+                entry.ms += ms;
                 entry.calls++;
                 entry.rows += Array.isArray(result) ? result.length : 1;
                 spent.set(text, entry);
@@ -91,6 +111,7 @@ const opened = [];
 for (const build of builds) {
   await traceStatements(build);
   const store = await build.openStore(values.db);
+  if (values.warm) await store.warmSearchLengths?.();
   opened.push({
     build,
     store,
@@ -146,7 +167,7 @@ for (const [c, searchTerms] of terms.entries()) {
     for (const row of rows.slice(0, top)) {
       const e = row.first;
       console.log(
-        `    ${f1(e?.ms ?? 0).padStart(6)} / ${f1(row.warm).padStart(5)} ms  x${e?.calls ?? 0}, ${e?.rows ?? 0} rows  ${row.text.slice(0, 140)}`,
+        `    ${f1(e?.ms ?? 0).padStart(6)} / ${f1(row.warm).padStart(5)} ms  x${e?.calls ?? 0}, ${e?.rows ?? 0} rows, ${e?.reads ?? 0} reads  ${row.text.slice(0, 130)}`,
       );
     }
   }

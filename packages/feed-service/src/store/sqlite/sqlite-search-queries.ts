@@ -220,14 +220,20 @@ function rankedPageIfFew(
   const { relevancePool: pool, termSamplePosts } = bounds;
   const { range, queryHits } = score.sample;
   if (range !== null) {
+    const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
+    // The most hits among the sampled posts that still suggest no more than the pool: the count
+    // only decides that, so it stops one hit past it instead of walking the whole sample.
+    const fewInSample = Math.min(
+      pool,
+      posts > 0 ? Math.floor((pool * termSamplePosts) / (posts * SAMPLE_ESTIMATE_MARGIN)) : pool,
+    );
     const inSample =
       queryHits ??
       (stmts
         .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
           AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
         .pluck()
-        .get(match, range.from, range.to, pool + 1) as number);
-    const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
+        .get(match, range.from, range.to, fewInSample + 1) as number);
     if (inSample > pool || ((inSample * posts) / termSamplePosts) * SAMPLE_ESTIMATE_MARGIN > pool) {
       return { many: true };
     }
