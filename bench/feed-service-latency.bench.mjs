@@ -20,7 +20,8 @@
 //      (wrk -c4); target <= 10 ms; the same probe on an idle server is printed beside it.
 // Parts 2 and 3 also print the server's CPU time and read syscalls (all its threads, Linux /proc)
 // per request of the measured run: steadier than req/s on a loaded machine, and the syscalls say
-// how many pages the query threads read again from the OS.
+// how many pages the query threads read again from the OS. On PostgreSQL, part 2 also prints the
+// CPU of the database server's processes per request (where a search's statements run).
 // "After start" is after `serve` listens: by default it first warms the database (the SQLite file
 // into the OS cache; PostgreSQL's tables and indexes into shared buffers), and the time that took
 // is printed; --no-warm measures a start without it.
@@ -43,7 +44,7 @@
 // Corpora missing from the cache are built first (bench/shape-corpus.mjs; long: build them ahead
 // with `nice -n 10 node bench/shape-corpus.mjs --shape <names>`).
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
@@ -654,6 +655,52 @@ function serverSpend(pid) {
     return { cpuMs: ns / 1e6, syscr, requestCpuMs: requestNs / 1e6 };
   };
 }
+/**
+ * The process id of `url`'s PostgreSQL server when it runs on this machine (the parent of its
+ * checkpointer, read in /proc), else null.
+ */
+async function postmasterOf(url) {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const [row] = (await client.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'"))
+      .rows;
+    const stat = readFileSync(`/proc/${row.pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return null;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Starts counting the CPU of every process of the PostgreSQL server `postmaster` (its children:
+ * the backends behind the service's connections, and its own workers); the function returned
+ * gives the ms run since, by processes alive at both ends (Linux /proc).
+ */
+function databaseSpend(postmaster) {
+  const read = () => {
+    const run = new Map();
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== postmaster) continue;
+        run.set(entry, Number(readFileSync(`/proc/${entry}/schedstat`, "utf8").split(" ")[0]));
+      } catch {}
+    }
+    return run;
+  };
+  const before = read();
+  return () => {
+    let ns = 0;
+    for (const [process, run] of read()) ns += run - (before.get(process) ?? run);
+    return ns / 1e6;
+  };
+}
+
 /** CPU ns run, ns waited on a run queue, time slices, niceness of a local process or thread (Linux /proc). */
 function schedOf(path) {
   try {
@@ -906,14 +953,20 @@ for (const shape of shapeNames) {
             fault: first.fault,
           });
         }
-        // The server's CPU and read syscalls counted over the measured run alone.
+        // The server's CPU and read syscalls counted over the measured run alone; on PostgreSQL
+        // the database server's processes' CPU too, where a search's statements run.
         const pid = server.child.pid;
+        const postmaster = backend === "postgres" ? await postmasterOf(databases.postgres) : null;
         const mixRun = await runWrk({
           url: server.base + soapPath,
           lua: mixLua,
           connections: 8,
           seconds,
-          measure: () => serverSpend(pid),
+          measure: () => {
+            const service = serverSpend(pid);
+            const database = postmaster === null ? null : databaseSpend(postmaster);
+            return () => ({ ...service(), databaseCpuMs: database?.() });
+          },
         });
         const idleProbe = await runWrkOnce({
           url: server.base + soapPath,
@@ -987,13 +1040,14 @@ for (const { shape, manifest, corpus, worstCalls, worst, load, starts, hugePages
   );
   console.log(`   the mix: ${mix.map(([text]) => text).join("; ")}`);
   console.log(
-    "| backend | req/s | p50 ms | p99 ms | non-2xx | req/s vs 300 | p99 vs 50 ms | server CPU ms/req | server read syscalls/req | request thread CPU ms/req |",
+    "| backend | req/s | p50 ms | p99 ms | non-2xx | req/s vs 300 | p99 vs 50 ms | server CPU ms/req | server read syscalls/req | request thread CPU ms/req | database server CPU ms/req |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const backend of backends) {
     const m = load[backend].mix;
+    const database = m.measured?.databaseCpuMs;
     console.log(
-      `| ${backend} | ${m.rps.toFixed(0)} | ${f1(m.p50)} | ${f1(m.p99)} | ${m.errors} | ${(m.rps / 300).toFixed(2)}x | ${(m.p99 / TARGET_MS).toFixed(2)}x | ${perRequest(m, seconds).join(" | ")} |`,
+      `| ${backend} | ${m.rps.toFixed(0)} | ${f1(m.p50)} | ${f1(m.p99)} | ${m.errors} | ${(m.rps / 300).toFixed(2)}x | ${(m.p99 / TARGET_MS).toFixed(2)}x | ${perRequest(m, seconds).join(" | ")} | ${database === undefined || !(m.rps > 0) ? "—" : (database / (m.rps * seconds)).toFixed(2)} |`,
     );
   }
   console.log(

@@ -42,18 +42,28 @@ export class FeedNames {
    * a change committed after it raises the count the next call compares.
    */
   async read(sql: Sql): Promise<FeedName[]> {
+    return (await this.current(sql)).names;
+  }
+
+  /**
+   * The names with the count of changes they are as of: a statement that checks the count
+   * (`SELECT changes FROM feed_name_changes`) in its own snapshot knows whether they still hold.
+   */
+  async current(sql: Sql): Promise<{ changes: string | null; names: FeedName[] }> {
     const [now] = await rows<{ changes: string }>(
       sql,
       "SELECT changes::text AS changes FROM feed_name_changes",
     );
-    if (now !== undefined && now.changes === this.#changes) return this.#names;
+    if (now !== undefined && now.changes === this.#changes)
+      return { changes: this.#changes, names: this.#names };
     const [all] = await rows<{ changes: string | null; names: FeedName[] | null }>(
       sql,
       `SELECT (SELECT changes::text FROM feed_name_changes) AS changes,
         (SELECT json_agg(json_build_object('feedId', id, 'feedName', name) ORDER BY id) FROM feeds) AS names`,
     );
-    this.#names = all!.names ?? [];
+    const names = all!.names ?? [];
+    this.#names = names;
     this.#changes = all!.changes;
-    return this.#names;
+    return { changes: all!.changes, names };
   }
 }

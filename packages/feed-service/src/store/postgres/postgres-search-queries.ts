@@ -41,6 +41,7 @@ import { settleExclusions } from "./postgres-excluded-words.js";
 import { postsInLanguages } from "./postgres-language-totals.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import { TIER_MARGIN, TIER_POST_COST, WALK_POSTS } from "./postgres-plan-costs.js";
+import { type CurrentFeedNames, matchesAtMost, singleWord, titledPage } from "./postgres-ranked-titles.js";
 import { dayRangeFacet, languagesFacet } from "./postgres-search-facets.js";
 import { type SearchKey, searchKey } from "./postgres-search-key.js";
 import {
@@ -164,10 +165,27 @@ async function rankedWalk(
  * phrase's share is measured on the newest posts first (the statistics know words, not how often
  * they follow each other).
  */
-async function rankedPage(sql: Sql, match: Match, page: Page): Promise<Array<{ id: number; score: number }>> {
+async function rankedPage(
+  sql: Sql,
+  match: Match,
+  page: Page,
+  feedNames?: (sql: Sql) => Promise<CurrentFeedNames>,
+): Promise<Array<{ id: number; score: number }>> {
   if (page.offset >= RANKED_NEWEST) return [];
   const expected = await expectation(sql, match);
   await sampleNewest(sql, match, expected);
+  // One word with every match ranked: the posts whose title or feed name holds it rank above the
+  // rest, and when they fill the page only they are read (postgres-ranked-titles.ts). The bound
+  // is counted only when the estimate allows it (the count passes over every match's entry); when
+  // they fall short, what they cost is a share of the matches read next (bench/NOTES.md).
+  const word = feedNames ? singleWord(match) : null;
+  if (word !== null && feedNames && expected.matches <= RANKED_NEWEST * TIER_MARGIN) {
+    const atMost = await matchesAtMost(sql, match);
+    if (atMost !== null && atMost <= RANKED_NEWEST && atMost >= page.offset + page.limit) {
+      const titled = await titledPage(sql, match, word, page, await feedNames(sql));
+      if (titled) return titled;
+    }
+  }
   const walked = await rankedWalk(sql, match, page, expected);
   if (walked !== null) return walked;
   const tier = await dayTier(sql, match, RANKED_NEWEST, expected);
@@ -296,13 +314,21 @@ export function searchMatch(query: SearchQuery, languageIds: readonly number[] |
   };
 }
 
-export async function searchPosts(sql: Sql, page: Page): Promise<Array<PostRecord & { score: number }>> {
+/**
+ * `feedNames`, the feeds' names with their count of changes (FeedNames.current), lets a relevance
+ * search of one word read only its titled matches (postgres-ranked-titles.ts).
+ */
+export async function searchPosts(
+  sql: Sql,
+  page: Page,
+  feedNames?: (sql: Sql) => Promise<CurrentFeedNames>,
+): Promise<Array<PostRecord & { score: number }>> {
   const found = page.limit === 0 ? null : searchMatch(page.query, page.languageIds);
   if (found === null) return [];
   // Excluded words: their posts subtracted, or each candidate checked (postgres-excluded-words.ts).
   const match = await settleExclusions(sql, found, page.query, page.languageIds);
   const words = match.words;
-  if (page.sort === "relevance") return postsOf(sql, words, await rankedPage(sql, match, page));
+  if (page.sort === "relevance") return postsOf(sql, words, await rankedPage(sql, match, page, feedNames));
   const ids =
     page.sort === "date" ? await newestPage(sql, match, page) : await mostClickedPage(sql, match, page);
   return postsOf(

@@ -139,7 +139,9 @@ export class PostgresStore implements Store {
     // Queries with operators (spec §4) have plans of their own (postgres-search-operators.ts).
     const folded = { ...page, ...foldLanguageClauses(page.query, page.languageIds) };
     return this.#read.heavy((sql) =>
-      usesOperators(folded.query) ? searchWithOperators(sql, folded) : searchPosts(sql, folded),
+      usesOperators(folded.query)
+        ? searchWithOperators(sql, folded)
+        : searchPosts(sql, folded, (s) => this.#feedNames.current(s)),
     );
   }
   mostPopularPosts(args: {
