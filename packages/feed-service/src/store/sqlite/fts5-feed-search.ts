@@ -158,18 +158,19 @@ export function feedLists(
   }
   if (group.length > 0) groups.push(group);
   const whole = { streams: groups.map((g) => stream(g, plan.words)), verify: null };
-  const check = stmts
-    .get(`SELECT rowid, ${scores.sql} FROM posts_fts
-      WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
-    .raw();
+  // The keys read checked on posts_fts: the query with its prefixes, scored as its plans score.
+  const verify = (keys: readonly number[]) =>
+    new Map(
+      stmts
+        .get(`SELECT rowid, ${scores.sql} FROM posts_fts
+          WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
+        .raw()
+        .all(...scores.args, scores.match, JSON.stringify(keys)) as Array<[number, number]>,
+    );
   const checked: FeedLists | null =
     unprefixed.length === plan.words.clauses.length || unprefixed.length === 0
       ? null
-      : {
-          streams: groups.map((g) => stream(g, finding)),
-          verify: (keys) =>
-            new Map(check.all(...scores.args, scores.match, JSON.stringify(keys)) as Array<[number, number]>),
-        };
+      : { streams: groups.map((g) => stream(g, finding)), verify };
   if (statementUs === 0) return checked ?? whole;
   const at = {
     sampled: sampled!,
@@ -184,6 +185,8 @@ export function feedLists(
   // A key checked on posts_fts: a test of each of the query's phrases in each of its segments.
   const checkUs =
     FTS_TEST_COST_US * Math.max(1, segmentCount(stmts)) * (fts5Phrases(plan.words).phrases.length + 1);
+  // Only the per-feed side of this call: its statements seek `finding`'s phrases, and no count
+  // lines up with its clauses for the walk's side.
   const checkedCost =
     checked === null
       ? Number.POSITIVE_INFINITY
