@@ -14,7 +14,9 @@
  * still belong (every feed is read down to it). Scores are read on the way, sampled_bm25_over with
  * posts_fts's totals and row lengths: each phrase's instances in a row are its word's, so the
  * score is posts_fts's (native/sampled_bm25.c). Clicks order reads every hit, up to a bound, and
- * sorts their posts by clicks.
+ * sorts their posts by clicks. A query with a prefix clause may instead read the feeds' lists of
+ * its other clauses, unscored (this index has no prefix index), each key read then checked and
+ * scored on posts_fts, when the feeds hold few posts with those words.
  */
 import type { PostFilter, SearchQuery } from "../../search/search-query.js";
 import { isFilter } from "../../search/search-query.js";
