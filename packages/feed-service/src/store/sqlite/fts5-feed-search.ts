@@ -204,7 +204,7 @@ export function feedLists(
  * list. The words' hits within the feeds, which their share of the posts does not tell: a feed's
  * language or topic moves them. Clauses with a prefix or a column (`title:`) and the languages are
  * left out (a superset of the hits): FTS5 read those over the range at the cost of their whole
- * lists, 20-40 ms on the 1M shapes (bench/NOTES.md, sqlitefeed34d).
+ * lists (bench/NOTES.md, sqlitefeed34d).
  */
 function feedHitsSampled(
   stmts: StatementCache,

@@ -115,7 +115,6 @@ export const FEED_STATEMENTS_BUDGET_US = 10_000;
  * On the same scale, what each segment of posts_feed_fts beyond the first adds to a phrase's seek
  * in a per-feed statement: a term lookup in that segment's %_idx and one leaf page, not a test
  * of its own. Assumes the statement's start and first segment cost a test (FTS_TEST_COST_US), as
- * measured: 6-9 µs a statement's phrase on one segment, 15-22 on 8 and 24-29 on 11
- * (bench/NOTES.md, sqlitefeed34d).
+ * measured on one, eight and eleven segments (bench/NOTES.md, sqlitefeed34d).
  */
 export const FEED_SEGMENT_SEEK_COST_US = 2;
