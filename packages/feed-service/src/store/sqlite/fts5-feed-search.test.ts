@@ -30,7 +30,7 @@ import { type OperatorBounds, type Plan, searchWithOperators } from "./fts5-oper
 import { StatementCache } from "./sqlite-connection.js";
 import { forEachIndexRowByKey } from "./sqlite-date-key-migration.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { FEED_STATEMENTS_BUDGET_US } from "./sqlite-plan-costs.js";
+import { FEED_SEGMENT_SEEK_COST_US, FEED_STATEMENTS_BUDGET_US } from "./sqlite-plan-costs.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
 import { SqliteStore } from "./sqlite-store.js";
 
@@ -177,6 +177,8 @@ describe("feed: with words through the posts by feed's index", () => {
       "common -rare",
       "title:common",
       "comm*",
+      "comm* alpha",
+      "al* -rare title:common",
       '"common alpha"',
       "rare",
     ]) {
@@ -298,9 +300,12 @@ describe("feed: with words through the posts by feed's index", () => {
       ).map((p) => p.postId);
       return { rows, perFeed: [...recorded.seen].some((sql) => sql.includes(`FROM ${FEED_FTS} WHERE`)) };
     };
-    // Past the statements' budget once weighed by the segments: posts_fts's plan; on one segment
-    // the per-feed plan, forced (its cost against posts_fts's is perFeedCosts', tested below).
-    const statementUs = (2 * FEED_STATEMENTS_BUDGET_US) / (NAMED.tech!.length * segments);
+    // Within the statements' budget on one segment, past it with each further segment's lookup:
+    // posts_fts's plan; on one segment the per-feed plan, forced (its cost against posts_fts's is
+    // perFeedCosts', tested below).
+    const feeds = NAMED.tech!.length;
+    const statementUs = FEED_STATEMENTS_BUDGET_US / feeds - (segments - 1) * FEED_SEGMENT_SEEK_COST_US * 0.5;
+    assert.ok(statementUs > 0 && feeds * statementUs <= FEED_STATEMENTS_BUDGET_US);
     const spread = page(statementUs);
     assert.equal(spread.perFeed, false);
     db.exec(`INSERT INTO ${FEED_FTS} (${FEED_FTS}) VALUES ('optimize')`);
@@ -312,19 +317,59 @@ describe("feed: with words through the posts by feed's index", () => {
     buildFeedIndex(db, () => {});
   });
 
+  it("reads the feeds' lists without a prefix clause and checks each key read on posts_fts", async () => {
+    const text = "comm* alpha feed:tech";
+    const query = await resolveSearchFilters(store, parseSearchQuery(text));
+    const recorded = new RecordingStatements(db);
+    for (const sort of ["relevance", "date", "clicks"] as const) {
+      recorded.seen.clear();
+      const page = searchWithOperators(
+        recorded,
+        { query, sort, offset: 0, limit: 1000, languageIds: null },
+        SMALL,
+      );
+      const read = [...recorded.seen];
+      assert.ok(
+        read.some((sql) => sql.includes(`SELECT rowid, 0 FROM ${FEED_FTS}`)),
+        `${sort}: the feeds' lists read unscored`,
+      );
+      assert.ok(
+        read.some(
+          (sql) => sql.includes("FROM posts_fts") && sql.includes("rowid IN (SELECT value FROM json_each"),
+        ),
+        `${sort}: the keys checked`,
+      );
+      const ids = page.map((p) => p.postId);
+      const all = expected(text, sort === "relevance" ? "date" : sort, query);
+      if (sort === "relevance")
+        assert.deepEqual([...ids].sort(), all.slice(0, SMALL.relevancePool).sort(), sort);
+      else assert.deepEqual(ids, all.slice(0, 1000), sort);
+      assert.ok(ids.length > 0, sort);
+    }
+  });
+
   it("weighs the per-feed plan's statements and rows against posts_fts's walk down to the page's hits", () => {
     const plan = { words: { clauses: [["word"]] } } as unknown as Plan;
     // 300 single feeds of 10 posts and 20 groups of 16 tiny feeds, 1M posts.
     const streams = [
-      ...Array.from({ length: 300 }, () => ({ match: "", posts: 10, scoreSql: "", scoreArgs: [0, 0] })),
+      ...Array.from({ length: 300 }, () => ({
+        match: "",
+        feeds: 1,
+        posts: 10,
+        scoreSql: "",
+        scoreArgs: [0, 0],
+      })),
       ...Array.from({ length: 20 }, () => ({
         match: "",
+        feeds: 16,
         posts: 32,
         scoreSql: "",
         scoreArgs: new Array(17).fill(0),
       })),
     ];
-    const at = (inSample: number, need: number, seekUs: number) =>
+    // The feeds' hits among the sampled posts: by default their share of the word's (half of
+    // 3,640 posts, about 1,820 hits, 60 of them among the sample).
+    const at = (inSample: number, need: number, seekUs: number, inFeeds = (inSample * 3_640) / 1_000_000) =>
       perFeedCosts(plan, streams, {
         sampled: 32_768,
         counts: [inSample],
@@ -332,6 +377,7 @@ describe("feed: with words through the posts by feed's index", () => {
         theirs: 3_640,
         need,
         seekUs,
+        inFeeds,
       });
     // A word in half the posts: about 1,820 of the feeds' hits, fewer than the pool, so the walk
     // reads the whole list while the per-feed plan reads only the hits.
@@ -340,6 +386,13 @@ describe("feed: with words through the posts by feed's index", () => {
     // A page of 20 newest: the walk stops after a sliver of the list.
     const firstPage = at(16_384, 20, 15);
     assert.ok(firstPage.perFeed > firstPage.postsFts, JSON.stringify(firstPage));
+    // The same word, but the feeds hold none of it among the sampled posts (another language, say):
+    // the walk reads its whole list to find the page, the per-feed plan only seeks.
+    const absent = at(16_384, 20, 15, 0);
+    assert.ok(absent.perFeed < absent.postsFts, JSON.stringify(absent));
+    // And all of the feeds' posts hold it: the walk stops after the page's share again.
+    const everywhere = at(16_384, 20, 15, 3_640 * (32_768 / 1_000_000));
+    assert.ok(everywhere.perFeed > everywhere.postsFts, JSON.stringify(everywhere));
     // Each statement's phrases are sought in every segment.
     const phrases = 300 + 20 * 16;
     assert.ok(Math.abs(at(16_384, 20, 15 * 15).perFeed - firstPage.perFeed - phrases * 15 * 14) < 1e-6);

@@ -14,25 +14,28 @@
  * still belong (every feed is read down to it). Scores are read on the way, sampled_bm25_over with
  * posts_fts's totals and row lengths: each phrase's instances in a row are its word's, so the
  * score is posts_fts's (native/sampled_bm25.c). Clicks order reads every hit, up to a bound, and
- * sorts their posts by clicks.
+ * sorts their posts by clicks. A query with a prefix clause may instead read the feeds' lists of
+ * its other clauses, unscored (this index has no prefix index), each key read then checked and
+ * scored on posts_fts, when the feeds hold few posts with those words.
  */
-import type { SearchQuery } from "../../search/search-query.js";
+import type { PostFilter, SearchQuery } from "../../search/search-query.js";
 import { isFilter } from "../../search/search-query.js";
 import { FEED_FTS, feedIndexExists, feedTokenPrefix } from "./fts5-feed-index.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { fts5Phrases, toFts5Match } from "./fts5-match.js";
-import type { Hit, Plan, Scores } from "./fts5-operators.js";
+import { feedNamePhrase, type Hit, type Plan, type Scores } from "./fts5-operators.js";
 import { searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import {
+  FEED_SEGMENT_SEEK_COST_US,
   FEED_STATEMENTS_BUDGET_US,
   FTS_GATHER_COST_US,
   FTS_SCORE_COST_US,
   FTS_TEST_COST_US,
 } from "./sqlite-plan-costs.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
-import { WEIGHTS } from "./sqlite-term-sample.js";
+import { newestKeyRange, WEIGHTS } from "./sqlite-term-sample.js";
 
 /** The smallest chunk of a feed's hits read at once. */
 const MIN_CHUNK = 8;
@@ -50,22 +53,30 @@ const GROUP_SHARE = 64;
 /** A statement of the per-feed plan: one feed's MATCH, or several small feeds' OR, and its score. */
 export interface FeedStream {
   match: string;
+  /** The feeds it reads, and their posts. */
+  feeds: number;
   posts: number;
   scoreSql: string;
   scoreArgs: Array<number | null>;
 }
 
-/** What the per-feed plan reads: its streams. */
+/**
+ * What the per-feed plan reads: its streams; and, when they read the words without their prefix
+ * clauses (a superset of the hits), the check of some of their keys on posts_fts, giving the
+ * keys that match the whole query with their scores.
+ */
 export interface FeedLists {
   streams: readonly FeedStream[];
+  verify: ((keys: readonly number[]) => Map<number, number>) | null;
 }
 
 /**
  * The per-feed plan of `query` (planned as `plan`), or null where it does not apply: no index,
- * no words, a filter other than one `feed:` clause and date ranges, or feeds so many that their
- * lists' seeks (about a test each: FTS_TEST_COST_US, in every segment of posts_feed_fts, as
- * FTS5 reads one doclist per segment) pass FEED_STATEMENTS_BUDGET_US, or when it costs more than
- * the plan over posts_fts (`perFeedCosts`) for the `need` newest hits the page reads.
+ * no words, a prefix among them, a filter other than one `feed:` clause and date ranges, or feeds
+ * so many that their lists' seeks (about a test each: FTS_TEST_COST_US, and a lookup in every
+ * further segment of posts_feed_fts, as FTS5 reads one doclist per segment:
+ * FEED_SEGMENT_SEEK_COST_US) pass FEED_STATEMENTS_BUDGET_US, or when it costs more than the plan
+ * over posts_fts (`perFeedCosts`) for the `need` newest hits the page reads.
  */
 export function feedLists(
   stmts: StatementCache,
@@ -76,28 +87,39 @@ export function feedLists(
   need = 0,
 ): FeedLists | null {
   if (plan.match === null || scores === null || (query.excludedFilters?.length ?? 0) > 0) return null;
-  let feedIds: readonly number[] | null = null;
+  let feed: (PostFilter & { kind: "feed" }) | null = null;
   for (const clause of query.filterClauses ?? []) {
     const only = clause.length === 1 ? clause[0]! : null;
     if (only === null || !isFilter(only)) return null;
     if (only.kind === "date") continue;
-    if (only.kind !== "feed" || feedIds !== null || only.feedIds === undefined) return null;
-    feedIds = only.feedIds;
+    if (only.kind !== "feed" || feed !== null || only.feedIds === undefined) return null;
+    feed = only;
   }
-  if (feedIds === null || feedIds.length * statementUs > FEED_STATEMENTS_BUDGET_US) return null;
+  const feedIds = feed?.feedIds ?? null;
+  if (feed === null || feedIds === null || feedIds.length * statementUs > FEED_STATEMENTS_BUDGET_US) {
+    return null;
+  }
   if (!feedIndexExists(stmts)) return null;
-  // An index written post by post (ingest, refreshes) and not optimized since holds many segments.
-  const seekUs = statementUs * Math.max(1, segmentCount(stmts, FEED_FTS));
+  // An index written post by post (ingest, refreshes) and not optimized since holds many segments:
+  // a phrase is looked up in each.
+  const segments = Math.max(1, segmentCount(stmts, FEED_FTS));
+  const seekUs = statementUs === 0 ? 0 : statementUs + (segments - 1) * FEED_SEGMENT_SEEK_COST_US;
   if (feedIds.length * seekUs > FEED_STATEMENTS_BUDGET_US) return null;
   const feeds = stmts
     .get("SELECT id, post_count AS posts FROM feeds WHERE id IN (SELECT value FROM json_each(?))")
     .all(JSON.stringify(feedIds)) as Array<{ id: number; posts: number }>;
   const theirs = feeds.reduce((sum, feed) => sum + feed.posts, 0);
   const languages = plan.languages === null ? null : (JSON.parse(plan.languages) as number[]);
-  const matchOf = (feedId: number) => {
+  // The words without their prefix clauses: posts_feed_fts has no prefix index (fts5-feed-index.ts),
+  // so a `word*` reads and merges each feed's every term that begins with it, whole, in every
+  // statement, where posts_fts reads its prefix index. Read without them, the feeds' lists give a
+  // superset of the hits, each checked (and scored) on posts_fts by its key.
+  const unprefixed = plan.words.clauses.filter((clause) => clause.every((term) => term.prefix !== true));
+  const finding: SearchQuery = { clauses: unprefixed, excluded: plan.words.excluded };
+  const matchOf = (feedId: number, words: SearchQuery) => {
     const prefix = feedTokenPrefix(feedId);
-    const words = toFts5Match(plan.words, prefix)!;
-    return languages === null ? words : `(${words}) AND ${languageMatch(languages, prefix)}`;
+    const match = toFts5Match(words, prefix)!;
+    return languages === null ? match : `(${match}) AND ${languageMatch(languages, prefix)}`;
   };
   // The words' and languages' statistics, without the feed phrases that posts_fts's plan adds.
   let args = scores.args.slice(0, scores.args.length - plan.feedPhrases);
@@ -106,13 +128,22 @@ export function feedLists(
   const { rows, tokens } = searchIndexTotals(stmts, "posts_fts");
   // Each feed's phrases in the OR come in its turn; another feed's never occur in a row, so they
   // add 0 to its score, which stays exactly posts_fts's.
-  const stream = (group: ReadonlyArray<{ id: number; posts: number }>): FeedStream => ({
-    match: group.length === 1 ? matchOf(group[0]!.id) : group.map((f) => `(${matchOf(f.id)})`).join(" OR "),
-    posts: group.reduce((sum, f) => sum + f.posts, 0),
-    scoreSql: `sampled_bm25_over(${FEED_FTS}, ${rows}, ${tokens}, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(group.length * counts.length)})`,
-    scoreArgs: [sampled!, ...group.flatMap(() => counts)],
-  });
-  const streams: FeedStream[] = [];
+  const stream = (group: ReadonlyArray<{ id: number; posts: number }>, words: SearchQuery): FeedStream => {
+    const match =
+      group.length === 1
+        ? matchOf(group[0]!.id, words)
+        : group.map((f) => `(${matchOf(f.id, words)})`).join(" OR ");
+    const posts = group.reduce((sum, f) => sum + f.posts, 0);
+    if (words !== plan.words) return { match, feeds: group.length, posts, scoreSql: "0", scoreArgs: [] };
+    return {
+      match,
+      feeds: group.length,
+      posts,
+      scoreSql: `sampled_bm25_over(${FEED_FTS}, ${rows}, ${tokens}, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(group.length * counts.length)})`,
+      scoreArgs: [sampled!, ...group.flatMap(() => counts)],
+    };
+  };
+  const groups: Array<Array<{ id: number; posts: number }>> = [];
   let group: Array<{ id: number; posts: number }> = [];
   let grouped = 0;
   for (const feed of [...feeds].sort((a, b) => a.posts - b.posts || a.id - b.id)) {
@@ -120,26 +151,89 @@ export function feedLists(
       group.length === FEEDS_PER_STATEMENT ||
       (group.length > 0 && (grouped + feed.posts) * GROUP_SHARE > theirs)
     ) {
-      streams.push(stream(group));
+      groups.push(group);
       group = [];
       grouped = 0;
     }
     group.push(feed);
     grouped += feed.posts;
   }
-  if (group.length > 0) streams.push(stream(group));
-  if (statementUs > 0) {
-    const costs = perFeedCosts(plan, streams, { sampled: sampled!, counts, rows, theirs, need, seekUs });
-    if (costs.perFeed > costs.postsFts) return null;
-  }
-  return { streams };
+  if (group.length > 0) groups.push(group);
+  const whole = { streams: groups.map((g) => stream(g, plan.words)), verify: null };
+  // The keys read checked on posts_fts: the query with its prefixes, scored as its plans score.
+  const verify = (keys: readonly number[]) =>
+    new Map(
+      stmts
+        .get(`SELECT rowid, ${scores.sql} FROM posts_fts
+          WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
+        .raw()
+        .all(...scores.args, scores.match, JSON.stringify(keys)) as Array<[number, number]>,
+    );
+  const checked: FeedLists | null =
+    unprefixed.length === plan.words.clauses.length || unprefixed.length === 0
+      ? null
+      : { streams: groups.map((g) => stream(g, finding)), verify };
+  if (statementUs === 0) return checked ?? whole;
+  const at = {
+    sampled: sampled!,
+    counts,
+    rows,
+    theirs,
+    need,
+    seekUs,
+    inFeeds: feedHitsSampled(stmts, plan, feed, sampled!),
+  };
+  const costs = perFeedCosts(plan, whole.streams, at);
+  // A key checked on posts_fts: a test of each of the query's phrases in each of its segments.
+  const checkUs =
+    FTS_TEST_COST_US * Math.max(1, segmentCount(stmts)) * (fts5Phrases(plan.words).phrases.length + 1);
+  // Only the per-feed side of this call: its statements seek `finding`'s phrases, and no count
+  // lines up with its clauses for the walk's side.
+  const checkedCost =
+    checked === null
+      ? Number.POSITIVE_INFINITY
+      : perFeedCosts({ ...plan, words: finding }, checked.streams, { ...at, checkUs }).perFeed;
+  if (Math.min(costs.perFeed, checkedCost) > costs.postsFts) return null;
+  return checkedCost < costs.perFeed ? checked : whole;
 }
 
 /**
+ * At least how many of the `sampled` newest posts (the term sample's keys, or the whole index when
+ * it holds no more: sqlite-term-sample.ts) are the feeds' and hold the words: posts_fts's count of
+ * the words' plain clauses AND the feed name's phrase over that range, a few doclist pages of each
+ * list. The words' hits within the feeds, which their share of the posts does not tell: a feed's
+ * language or topic moves them. Clauses with a prefix or a column (`title:`) and the languages are
+ * left out (a superset of the hits): FTS5 read those over the range at the cost of their whole
+ * lists (bench/NOTES.md, sqlitefeed34d).
+ */
+function feedHitsSampled(
+  stmts: StatementCache,
+  plan: Plan,
+  feed: PostFilter & { kind: "feed" },
+  sampled: number,
+): number {
+  const plain = plan.words.clauses.filter((clause) =>
+    clause.every((term) => term.prefix !== true && term.titleOnly !== true),
+  );
+  const words = toFts5Match({ clauses: plain, excluded: [] });
+  const match = `${words === null ? "" : `(${words}) AND `}(${feedNamePhrase(feed)})`;
+  const range = newestKeyRange(stmts, sampled);
+  return stmts
+    .get(
+      `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
+    )
+    .pluck()
+    .get(match, range?.from ?? ALL_KEYS.low, range?.to ?? ALL_KEYS.high) as number;
+}
+
+/** The lowest and highest date keys, beyond any post's (as fts5-operators.ts's). */
+const ALL_KEYS = { low: -(2 ** 53 - 1), high: 2 ** 53 - 1 };
+
+/**
  * Both plans' costs for the `need` newest hits, in µs, from the term sample's counts (the words'
- * hits among `sampled` newest posts, as rankedNewestPage estimates them) and the feeds' post
- * counts, assuming the feeds hold their share of the words' hits and an AND's clauses are
- * independent. The per-feed plan seeks each phrase of each statement (`seekUs`, per segment) and
+ * hits among `sampled` newest posts, as rankedNewestPage estimates them), the feeds' hits among
+ * those (`inFeeds`) and the feeds' post counts, each feed holding its share of the feeds' hits.
+ * The per-feed plan seeks each phrase of each statement (`seekUs`, with the segments) and
  * reads a feed's share of the hits in its statement, each row scored over every phrase of that
  * statement (sampled_bm25_over reads each phrase's instances: FTS_SCORE_COST_US), so a group of
  * small feeds pays all its phrases at each of its rows. The plan over posts_fts walks the words'
@@ -157,30 +251,35 @@ export function perFeedCosts(
     theirs: number;
     need: number;
     seekUs: number;
+    /** The feeds' hits among the `sampled` newest posts (feedHitsSampled). */
+    inFeeds: number;
+    /** When the streams read a superset of the hits (`plan.words` without prefixes): a row's check. */
+    checkUs?: number;
   },
 ): { perFeed: number; postsFts: number } {
   const phrases = at.counts.length;
   const rows = Math.max(1, at.rows);
-  // Each clause's hits (the sum of its phrases'), and the AND of the clauses' if independent.
+  // Each clause's hits (the sum of its phrases'): the lists the walk over posts_fts reads.
   let next = 0;
   let lists = 0;
-  let hitsAll = rows;
   for (const clause of plan.words.clauses) {
     const inSample = clause.reduce((sum) => sum + ((at.counts[next++] as number | null) ?? at.sampled), 0);
-    const clauseHits = Math.min(rows, (inSample * rows) / Math.max(1, at.sampled));
-    lists += clauseHits;
-    hitsAll *= clauseHits / rows;
+    lists += Math.min(rows, (inSample * rows) / Math.max(1, at.sampled));
   }
-  const share = at.theirs / rows;
-  const hits = hitsAll * share;
+  // The feeds' hits, from their sampled count; each stream holds its share of them.
+  const hits = Math.min(at.theirs, (at.inFeeds * rows) / Math.max(1, at.sampled));
+  const theirs = Math.max(1, at.theirs);
   let perFeed = 0;
+  const seeks = at.checkUs === undefined ? phrases : fts5Phrases(plan.words).phrases.length;
   for (const stream of streams) {
-    const own = (stream.scoreArgs.length - 1) / Math.max(1, phrases);
     const read = Math.min(
-      (hitsAll * stream.posts) / rows,
-      Math.max(MIN_CHUNK, (at.need * 1.25 * stream.posts) / Math.max(1, at.theirs)),
+      (hits * stream.posts) / theirs,
+      Math.max(MIN_CHUNK, (at.need * 1.25 * stream.posts) / theirs),
     );
-    perFeed += own * phrases * (at.seekUs + read * FTS_SCORE_COST_US);
+    // Checked rows are read unscored, then checked; others scored over the statement's phrases.
+    perFeed +=
+      stream.feeds * seeks * at.seekUs +
+      (at.checkUs === undefined ? stream.feeds * phrases * read * FTS_SCORE_COST_US : read * at.checkUs);
   }
   // The walk reads every clause's list down to where `need` of the feeds' hits lie (all of it
   // when they hold fewer).
@@ -248,7 +347,11 @@ export function newestFeedHits(
       const rows = feed.read.all(...feed.args, feed.match, low, feed.high, feed.chunk) as Array<
         [number, number]
       >;
-      hits.push(...rows);
+      if (lists.verify === null) hits.push(...rows);
+      else if (rows.length > 0) {
+        const matched = lists.verify(rows.map(([key]) => key));
+        for (const [key] of rows) if (matched.has(key)) hits.push([key, matched.get(key)!]);
+      }
       if (rows.length < feed.chunk) return false;
       feed.high = rows[rows.length - 1]![0] - 1;
       feed.chunk *= 2;

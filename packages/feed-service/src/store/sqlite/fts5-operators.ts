@@ -172,7 +172,7 @@ export interface Plan {
 }
 
 /** The FTS5 phrase of a `feed:` filter's words in the feed_name column. */
-function feedNamePhrase(filter: PostFilter & { kind: "feed" }): string {
+export function feedNamePhrase(filter: PostFilter & { kind: "feed" }): string {
   const match = toFts5Match({ clauses: [[{ words: filter.words, prefix: filter.prefix }]], excluded: [] });
   return `{feed_name} : ${match}`;
 }

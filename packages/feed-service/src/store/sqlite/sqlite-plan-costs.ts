@@ -111,3 +111,10 @@ export const PLAN_COUNT_CAP = 100_000;
  * sqlitefeed31: 349 feeds' statements in 5.6 ms).
  */
 export const FEED_STATEMENTS_BUDGET_US = 10_000;
+/**
+ * On the same scale, what each segment of posts_feed_fts beyond the first adds to a phrase's seek
+ * in a per-feed statement: a term lookup in that segment's %_idx and one leaf page, not a test
+ * of its own. Assumes the statement's start and first segment cost a test (FTS_TEST_COST_US), as
+ * measured on one, eight and eleven segments (bench/NOTES.md, sqlitefeed34d).
+ */
+export const FEED_SEGMENT_SEEK_COST_US = 2;
