@@ -8,12 +8,14 @@
 // first swaps per call), each call's page compared between the builds. Read only: the searches
 // write only their history. Each statement also counts the read syscalls it made (Linux
 // /proc/self/io): the pages SQLite read from the OS, which a first call pays for and a warm one
-// does not. --warm runs a query thread's warm-up of every row's length first (as `serve` does,
-// sqlite-read-worker.ts), so a first call's scoring reads no lengths row by row.
+// does not.
 //
 //   npx tsc -b && node bench/sqlite-search-stages.mjs --db <corpus.db> [--baseline <other dist>]
 //     [--terms "guide" --terms "title:new guide" ...] [--sort clicks] [--limit 1000]
-//     [--repeats 5] [--top 6] [--warm]
+//     [--offset 0] [--languages "3"] [--warm] [--repeats 5] [--top 6]
+// --warm runs a heavy query thread's start warm-up on each store first (sqlite-read-worker.ts:
+// each sort on a word no post holds, every row's length, the rankings' tables), so that a first
+// call here pays what a served first call pays.
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -27,15 +29,20 @@ const { values } = parseArgs({
     terms: { type: "string", multiple: true },
     sort: { type: "string" },
     limit: { type: "string" },
+    offset: { type: "string" },
+    languages: { type: "string" },
     repeats: { type: "string" },
-    top: { type: "string" },
     warm: { type: "boolean" },
+    top: { type: "string" },
   },
 });
 if (!values.db) throw new Error("--db <a SQLite corpus> is required");
 const terms = values.terms ?? ["guide"];
 const sortBy = values.sort ?? "clicks";
 const limit = Number(values.limit ?? 1000);
+const offset = Number(values.offset ?? 0);
+// Language ids as the operation takes them (comma-separated; empty: every language).
+const languageIds = values.languages ?? "";
 const repeats = Number(values.repeats ?? 5);
 const top = Number(values.top ?? 6);
 const TARGET_MS = 50;
@@ -77,20 +84,42 @@ async function traceStatements(build) {
           const value = target[prop];
           if (typeof value !== "function") return value;
           if (prop === "all" || prop === "get" || prop === "run" || prop === "iterate") {
+            const entryOf = () => {
+              const entry = spent.get(text) ?? { ms: 0, calls: 0, rows: 0, reads: 0 };
+              spent.set(text, entry);
+              return entry;
+            };
             return (...args) => {
               const reads = readCalls();
               const started = processCpu();
               const result = value.apply(target, args);
               if (spent !== null) {
-                const ms = processCpu() - started;
-                const entry = spent.get(text) ?? { ms: 0, calls: 0, rows: 0, reads: 0 };
+                const entry = entryOf();
                 entry.reads += readCalls() - reads - READ_CALLS_OWN;
-                entry.ms += ms;
+                entry.ms += processCpu() - started;
                 entry.calls++;
-                entry.rows += Array.isArray(result) ? result.length : 1;
-                spent.set(text, entry);
+                entry.rows += prop === "iterate" ? 0 : Array.isArray(result) ? result.length : 1;
               }
-              return result;
+              if (prop !== "iterate") return result;
+              // An iterator steps the statement on each next(): each step is timed as the statement's.
+              return {
+                [Symbol.iterator]() {
+                  return this;
+                },
+                next() {
+                  const at = processCpu();
+                  const step = result.next();
+                  if (spent !== null) {
+                    const entry = entryOf();
+                    entry.ms += processCpu() - at;
+                    if (!step.done) entry.rows++;
+                  }
+                  return step;
+                },
+                return(v) {
+                  return result.return ? result.return(v) : { done: true, value: v };
+                },
+              };
             };
           }
           // pluck(), raw(), safeIntegers() return the statement itself: keep the proxy.
@@ -106,12 +135,29 @@ async function traceStatements(build) {
   };
 }
 
+/** The heavy query thread's warm-up (sqlite-read-worker.ts warmUp), on a word no post holds. */
+async function warmLikeAQueryThread(store, build) {
+  await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
+  const query = build.parseSearchQuery("qzxjvkwqzxjvkwqzxjvkwqzx");
+  const now = Date.now();
+  for (const sort of ["relevance", "date", "clicks"]) {
+    for (const languageIds of [null, [1]]) {
+      await store.searchPosts({ query, sort, limit: 1000, offset: 0, languageIds });
+    }
+  }
+  await store.mostPopularPosts({ since: now, limit: 1000, categoryId: null });
+  await store.mostPopularFeeds({ since: now, limit: 1000 });
+  await store.mostProlificFeeds({ since: now, limit: 1000 });
+  await store.warmSearchLengths();
+  await store.warmRankingTables();
+}
+
 const builds = await loadBuilds(values.baseline);
 const opened = [];
 for (const build of builds) {
   await traceStatements(build);
   const store = await build.openStore(values.db);
-  if (values.warm) await store.warmSearchLengths?.();
+  if (values.warm) await warmLikeAQueryThread(store, build);
   opened.push({
     build,
     store,
@@ -124,7 +170,7 @@ async function timed(runner, searchTerms) {
   const started = processCpu();
   const rows = await runner.call(
     "search",
-    { languageIds: "", searchTerms, sortBy, limit, offset: 0 },
+    { languageIds, searchTerms, sortBy, limit, offset },
     { baseUrl: "http://localhost" },
   );
   const ms = processCpu() - started;
@@ -136,7 +182,7 @@ async function timed(runner, searchTerms) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => x.toFixed(1);
 console.log(
-  `search stages, ${values.db}, ${sortBy}, limit ${limit} (process CPU ms; first call, then median of ${repeats}); load average ${loadavg()[0].toFixed(1)} (2 cores, shared)`,
+  `search stages, ${values.db}, ${sortBy}, limit ${limit}, offset ${offset}${languageIds === "" ? "" : `, languages ${languageIds}`} (process CPU ms; first call${values.warm ? " after the query thread's warm-up" : ""}, then median of ${repeats}); load average ${loadavg()[0].toFixed(1)} (2 cores, shared)`,
 );
 for (const [c, searchTerms] of terms.entries()) {
   const runs = opened.map(() => []);

@@ -144,21 +144,25 @@ static int readVarint(const unsigned char *a, int n, sqlite3_uint64 *pV) {
 /*
  * The connection's length cache for `zDocsize`, checked against the index's structure record as
  * the current statement sees it (emptied when that differs); 0 when there is none to use (a table
- * name without the _docsize suffix, another table's cache, a record that cannot be read, no memory).
+ * name without the _docsize suffix, a record that cannot be read, no memory). Each docsize table
+ * has a cache of its own (the client data's name holds the table's): the store scores from two
+ * indexes of the same rows, posts_fts and the clicked posts' index.
  */
 static LengthCache *lengthCache(sqlite3 *db, const char *zDocsize) {
   size_t n = strlen(zDocsize);
   const char *suffix = "_docsize";
   if (n <= strlen(suffix) || strcmp(zDocsize + n - strlen(suffix), suffix) != 0) return 0;
-  LengthCache *c = (LengthCache *)sqlite3_get_clientdata(db, LENGTH_CACHE_KEY);
+  char zKey[160];
+  sqlite3_snprintf((int)sizeof(zKey), zKey, "%s %s", LENGTH_CACHE_KEY, zDocsize);
+  if (strlen(zKey) != strlen(LENGTH_CACHE_KEY) + 1 + n) return 0; /* a name too long for the key */
+  LengthCache *c = (LengthCache *)sqlite3_get_clientdata(db, zKey);
   if (c == 0) {
     c = (LengthCache *)sqlite3_malloc64(sizeof(LengthCache));
     if (c == 0) return 0;
     memset(c, 0, sizeof(LengthCache));
     c->zDocsize = sqlite3_mprintf("%s", zDocsize);
     c->zData = sqlite3_mprintf("%.*s_data", (int)(n - strlen(suffix)), zDocsize);
-    if (c->zDocsize == 0 || c->zData == 0 ||
-        sqlite3_set_clientdata(db, LENGTH_CACHE_KEY, c, lengthCacheFree) != SQLITE_OK) {
+    if (c->zDocsize == 0 || c->zData == 0 || sqlite3_set_clientdata(db, zKey, c, lengthCacheFree) != SQLITE_OK) {
       lengthCacheFree(c);
       return 0;
     }

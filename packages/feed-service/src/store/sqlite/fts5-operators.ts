@@ -45,6 +45,7 @@ import { keyAtOrAfter } from "./sqlite-date-keys.js";
 import { idsOfKeys } from "./sqlite-newest-hits.js";
 import {
   FTS_GATHER_COST_US,
+  FTS_SCORE_COST_US,
   FTS_TEST_COST_US,
   POST_BY_KEY_COST_US,
   SAMPLE_ESTIMATE_MARGIN,
@@ -359,9 +360,12 @@ const HIT_WALK_FACTOR = 4;
  * The cost is bounded by the hits read, whatever share of the posts the words or filters hold.
  * The walk reads `plan.finding`, and the page's `limit` posts are scored after over their own keys
  * (scoresOf: a read of `plan.narrowed` over that range); when that second read would cover most of
- * the first (a page from the start: `limit` of the `need` posts, more than `plan.findingShare`
- * leaves), reading `plan.narrowed` itself and scoring on the way costs less: one read of every
- * list instead of the finding lists twice.
+ * the first (a page from the start: `limit` of the `need` posts), reading `plan.narrowed` itself
+ * and scoring on the way costs less: one read of every list instead of the finding lists twice.
+ * A deep page (`need` far past `limit`) is not scored on the way: every hit before it would be.
+ * When the index answers every filter (`plan.indexAnswers`: dates as the key range, languages in
+ * the MATCH) every hit read passes, so none is checked, and only the page's own keys are looked
+ * up for their post ids (the hits before a deep page are only counted).
  */
 function newestHits(
   stmts: StatementCache,
@@ -370,7 +374,7 @@ function newestHits(
   limit = need,
   scores: Scores | null = null,
 ): Hit[] | null {
-  const onePass = scores !== null && (1 - plan.findingShare) * need <= limit;
+  const onePass = scores !== null && onePassCosts(plan, need, limit);
   const walk = stmts
     .get(`SELECT rowid, ${onePass ? scores.sql : "0"} FROM posts_fts WHERE posts_fts MATCH ?
       AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ?`)
@@ -395,14 +399,40 @@ function newestHits(
     const keys = rows.map(([key]) => key);
     if (onePass) for (const [key, score] of rows) scores.known.set(key, score);
     read += keys.length;
-    const passed = check.all(JSON.stringify(keys), ...plan.filters.args) as Hit[];
-    passed.sort((a, b) => b[1] - a[1]);
-    found.push(...passed);
+    if (plan.indexAnswers) {
+      for (const key of keys) found.push([0, key]);
+    } else {
+      const passed = check.all(JSON.stringify(keys), ...plan.filters.args) as Hit[];
+      passed.sort((a, b) => b[1] - a[1]);
+      found.push(...passed);
+    }
     if (keys.length < chunk) break;
     high = keys[keys.length - 1]! - 1;
     chunk = Math.min(2 * chunk, MAX_BATCH);
   }
-  return found.slice(0, need);
+  const hits = found.slice(0, need);
+  if (!plan.indexAnswers) return hits;
+  // Every hit passed unread: the page's post ids by key; the hits before it keep id 0 (the
+  // caller slices them off).
+  const page = hits.slice(Math.max(0, need - limit));
+  const ids = idsOfKeys(
+    stmts,
+    page.map(([, key]) => key),
+  );
+  for (const hit of page) hit[0] = ids.get(hit[1])!;
+  return hits;
+}
+
+/**
+ * Whether a date page's walk scores its hits on the way (sqlite-plan-costs.ts's costs): the
+ * `need` hits read with `plan.narrowed`'s lists and each scored, against the finding lists' read
+ * and a second read of the page's `limit` hits with every list, scored.
+ */
+function onePassCosts(plan: Plan, need: number, limit: number): boolean {
+  const read = (share: number) => share * FTS_GATHER_COST_US;
+  const onePass = need * (read(1) + FTS_SCORE_COST_US);
+  const twoPasses = need * read(plan.findingShare) + limit * (read(1) + FTS_SCORE_COST_US);
+  return onePass <= twoPasses;
 }
 
 /**

@@ -221,21 +221,14 @@ function rankedPageIfFew(
   const { range, queryHits } = score.sample;
   if (range !== null) {
     const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
-    // The most hits among the sampled posts that still suggest no more than the pool: the count
-    // only decides that, so it stops one hit past it instead of walking the whole sample.
-    const fewInSample = Math.min(
-      pool,
-      posts > 0 ? Math.floor((pool * termSamplePosts) / (posts * SAMPLE_ESTIMATE_MARGIN)) : pool,
-    );
-    const inSample =
-      queryHits ??
-      (stmts
-        .get(`SELECT count(*) FROM (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
-          AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?)`)
-        .pluck()
-        .get(match, range.from, range.to, fewInSample + 1) as number);
-    if (inSample > pool || ((inSample * posts) / termSamplePosts) * SAMPLE_ESTIMATE_MARGIN > pool) {
-      return { many: true };
+    const many = (inSample: number) =>
+      inSample > pool || ((inSample * posts) / termSamplePosts) * SAMPLE_ESTIMATE_MARGIN > pool;
+    if (queryHits !== null) {
+      if (many(queryHits)) return { many: true };
+    } else {
+      const newest = newestHitsInSample(stmts, match, range.from, leastMany(many, pool + 1));
+      if (newest === null) return [];
+      if (many(newest)) return { many: true };
     }
   }
   const rows = stmts
@@ -246,6 +239,43 @@ function rankedPageIfFew(
     .all(...score.sample.args, match, pool + 1, ...pageArgs(page)) as Array<[number, number, number]>;
   if (rows.length > 0 && rows[0]![0] > pool) return { many: true };
   return rows.map(([, id, value]) => [id, value]);
+}
+
+/** The least count for which `many` holds (it holds for `atMost`, and once it holds it holds above). */
+function leastMany(many: (count: number) => boolean, atMost: number): number {
+  let low = 0;
+  let high = atMost;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (many(mid)) high = mid;
+    else low = mid + 1;
+  }
+  return high;
+}
+
+/**
+ * How many hits hold keys from `from` up (the newest posts), counted up to `cap`; null when no
+ * post matches at all. Read newest first and stopped at the first hit below `from`: FTS5 bounds
+ * neither end of an AND's search for its first match by the rowid range (sqlite3Fts5ExprFirst
+ * tests the whole expression from the doclists' start before skipping to the range), so an
+ * ascending count over the newest keys walks every older hit of the combination first, and all of
+ * its doclists when nothing matches (a common word in a language that never uses it); newest
+ * first the walk ends on the newest match, and none found proves the page empty without the
+ * ranking's walk of the same doclists after.
+ */
+function newestHitsInSample(stmts: StatementCache, match: string, from: number, cap: number): number | null {
+  const keys = stmts
+    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
+    .pluck()
+    .iterate(match, cap + 1) as IterableIterator<number>;
+  let any = false;
+  let inSample = 0;
+  for (const key of keys) {
+    any = true;
+    if (key < from || inSample >= cap) break;
+    inSample++;
+  }
+  return any ? inSample : null;
 }
 
 /** The rows of hits given as [id, score], in that order, each with its score. */

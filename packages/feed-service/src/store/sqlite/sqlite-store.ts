@@ -33,6 +33,8 @@ import { SqliteAdminStore } from "./sqlite-admin-store.js";
 import * as catalog from "./sqlite-catalog-queries.js";
 import * as catalogWriter from "./sqlite-catalog-writer.js";
 import { WalCheckpointer } from "./sqlite-checkpointer.js";
+import { clickedIndexed } from "./sqlite-clicked-hits.js";
+import { CLICKED_FTS } from "./sqlite-clicked-index.js";
 import {
   loadStoreExtension,
   openSqliteDatabase,
@@ -98,10 +100,15 @@ export class SqliteStore implements Store {
   }
   /**
    * A query thread's warm-up (sqlite-read-worker.ts): every row's length into the connection's
-   * cache, which a search's scoring would otherwise read row by row on its first calls.
+   * cache, which a search's scoring would otherwise read row by row on its first calls; those of
+   * the clicked posts' index too (schema 23), which searches by clicks score from.
    */
   warmSearchLengths(): Promise<number> {
-    return settle(() => loadRowLengths(this.#stmts));
+    return settle(
+      () =>
+        loadRowLengths(this.#stmts) +
+        (clickedIndexed(this.#stmts) ? loadRowLengths(this.#stmts, `${CLICKED_FTS}_docsize`) : 0),
+    );
   }
   /**
    * A query thread's warm-up (sqlite-read-worker.ts): the feed rankings' running sums and the day

@@ -37,11 +37,13 @@ export function scoreSql(phrases: number): string {
  * Reads every row's length into the connection's length cache (newest first, up to the cache's
  * cap: native/sampled_bm25.c), so that a connection's first searches do not seek the docsize
  * table once per hit they score; returns how many lengths it holds. A warm-up of the whole table
- * (spec §4 Latency: no particular word or post), kept until the index changes.
+ * (spec §4 Latency: no particular word or post), kept until the index changes. `docsize`: the
+ * docsize table of another index of the same rows (the clicked posts', whose searches by clicks
+ * score their hits from it), which has a cache of its own.
  */
-export function loadRowLengths(stmts: StatementCache): number {
+export function loadRowLengths(stmts: StatementCache, docsize = "posts_fts_docsize"): number {
   return stmts
-    .get(`SELECT sampled_bm25_lengths('posts_fts_docsize', ${WEIGHTS.split(",").length})`)
+    .get(`SELECT sampled_bm25_lengths('${docsize}', ${WEIGHTS.split(",").length})`)
     .pluck()
     .get() as number;
 }
