@@ -59,11 +59,10 @@ export interface FeedServer {
    * (closed again): SOAP getCategories, a 1,000-post getMostRecentPosts and getMostPopularPosts,
    * searches for a rare word and (1,000 rows) a common one past their first page (not recorded
    * in the search history), a JSON page and the home page. A process's first request compiles
-   * the code of the whole request path (10-35 ms on a 2-core machine), its first 1,000-row answer
-   * the code that reads and writes that many rows (12-20 ms on PostgreSQL), and its first search
-   * of a common word the code and counts of that path (about 20 ms on PostgreSQL), which its
-   * first clients would otherwise wait for; the first database connections open too. They count
-   * in /metrics.
+   * the code of the whole request path, its first 1,000-row answer the code that reads and writes
+   * that many rows, and its first search of a common word the code and counts of that path, which
+   * its first clients would otherwise wait for (bench/NOTES.md has the measured costs); the first
+   * database connections open too. They count in /metrics.
    * Failures are ignored: this only warms, it checks nothing.
    */
   prime(): Promise<void>;
@@ -177,8 +176,8 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
     async prime() {
       await ready;
       // Over a socket of its own, as clients call: in process (app.inject) the node:http parser,
-      // the SOAP fast lane and the writing of an answer to a socket stay cold (a process's first
-      // getCategories over HTTP took 3.2-3.3 ms after an in-process prime, 1.9-2.3 after this).
+      // the SOAP fast lane and the writing of an answer to a socket stay cold (measured in
+      // bench/NOTES.md: a first getCategories over HTTP is slower after an in-process prime).
       const probe = requestListener && (await listenOnLoopback(requestListener));
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       const send = (path: string, body?: string): Promise<unknown> =>

@@ -43,9 +43,8 @@ const MIN_CHUNK = 8;
 /**
  * Small feeds are read together, up to this many in a statement (the OR of their MATCHes, each
  * row scored over all their phrases), while their posts stay under 1/GROUP_SHARE of the feeds':
- * a statement costs about a test of each list (FTS_TEST_COST_US), a phrase about 0.01 µs a row
- * scored (bench/NOTES.md, sqlitefeed31: 698 phrases 35.4 ms against 7.6 unscored over 4,106 rows),
- * so a group of small feeds spares statements and a large feed keeps its rows' cost its own.
+ * a statement costs about a test of each list (FTS_TEST_COST_US), each phrase a small cost per row
+ * scored (measured in bench/NOTES.md, sqlitefeed31), so a group of small feeds spares statements and a large feed keeps its rows' cost its own.
  */
 const FEEDS_PER_STATEMENT = 16;
 const GROUP_SHARE = 64;

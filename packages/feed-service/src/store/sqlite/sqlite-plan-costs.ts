@@ -108,7 +108,7 @@ export const PLAN_COUNT_CAP = 100_000;
  * that index (FTS_TEST_COST_US), whatever the hits: a fixed cost that this bounds to a fifth of spec §4's
  * 50 ms, so that the plan over posts_fts (no worse than before schema 24) reads a `feed:` of more
  * feeds than that. Assumes a statement's start costs about a test, as measured (bench/NOTES.md,
- * sqlitefeed31: 349 feeds' statements in 5.6 ms).
+ * sqlitefeed31).
  */
 export const FEED_STATEMENTS_BUDGET_US = 10_000;
 /**
