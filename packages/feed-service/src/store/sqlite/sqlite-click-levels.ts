@@ -24,9 +24,15 @@
 import type Database from "better-sqlite3";
 import type { MigrationProgress } from "../migration-progress.js";
 
-export const CONSECUTIVE_LEVELS = 16;
+/**
+ * A post with at least this many clicks moves this many rows per click; a post of a page with this
+ * many clicks or more in the window costs a count of its clicks. Assumes the pages of long windows
+ * are mostly posts with fewer (with 16, most of such a page was counted on the 1M shapes with
+ * heavy-tailed clicks: bench/NOTES.md, sqlitepop31c).
+ */
+export const CONSECUTIVE_LEVELS = 32;
 
-/** The levels, ascending: 1..16, then 32, 64, ... up to 2^40 clicks. */
+/** The levels, ascending: 1..32, then 64, 128, ... up to 2^41 clicks. */
 export const CLICK_LEVELS: readonly number[] = [
   ...Array.from({ length: CONSECUTIVE_LEVELS }, (_, i) => i + 1),
   ...Array.from({ length: 36 }, (_, i) => CONSECUTIVE_LEVELS * 2 ** (i + 1)),
