@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { type CopiedTable, type CopyEndpoint, keyAfter, onConflict, type Row } from "../copied-tables.js";
 import { FEED_FTS, FEED_FTS_DELETE, FEED_FTS_INSERT, feedIndexRow } from "./fts5-feed-index.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
+import { fillClickLevels } from "./sqlite-click-levels.js";
 import { CLICKED_DELETE, CLICKED_FTS, CLICKED_INSERT, clickedKey } from "./sqlite-clicked-index.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
@@ -161,6 +162,9 @@ export class SqliteEndpoint implements CopyEndpoint {
       this.#db.exec(`DELETE FROM post_day_counts; ${fillPostDayCounts}`);
       this.#db.exec("DELETE FROM feed_post_sums; DELETE FROM feed_click_sums; DELETE FROM post_day_ranks;");
       fillRunningSumTables(this.#db, () => {});
+      // Posts arrive with their all-time counts before their clicks: the levels are read again.
+      this.#db.exec("DELETE FROM post_click_levels");
+      fillClickLevels(this.#db, () => {});
       recountLanguages(this.#db);
     })();
     return Promise.resolve();

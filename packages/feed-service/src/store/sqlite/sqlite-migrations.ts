@@ -12,6 +12,7 @@ import { type MigrationProgress, stderrProgress } from "../migration-progress.js
 import { buildFeedIndex } from "./fts5-feed-index.js";
 import { addPrefixIndex } from "./fts5-prefix-index.js";
 import { adminSchema } from "./sqlite-admin-schema.js";
+import { addClickLevels } from "./sqlite-click-levels.js";
 import { buildClickedIndex } from "./sqlite-clicked-index.js";
 import { indexByDateKey } from "./sqlite-date-key-migration.js";
 import { dayCountTables } from "./sqlite-day-counts-schema.js";
@@ -331,6 +332,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "the search history in a file of its own beside the database's, so that recording a search leaves the posts' readers their page caches",
     up: moveSearchHistory,
+  },
+  {
+    version: 26,
+    description:
+      "each clicked post's n-th newest click at a few levels of n, so the most clicked posts over a window are read level by level",
+    up: addClickLevels,
   },
 ];
 

@@ -80,29 +80,6 @@ export const SAMPLE_ESTIMATE_MARGIN = 2;
 export const SEEK_DAYS_FROM = 500;
 
 /**
- * Most popular posts: windows of up to `scanClicks` clicks are scanned, longer ones walked by
- * all-time clicks, a walked post costing about `walkCostInClicks` scanned clicks
- * (sqlite-popular-posts.ts). Assumes a few clicks per clicked post, as on the demo corpus; with a
- * category the walk reads only that category's posts, hence its lower cost.
- */
-export const POPULAR_WHOLE = { scanClicks: 56_000, walkCostInClicks: 7 };
-export const POPULAR_IN_CATEGORY = { scanClicks: 52_000, walkCostInClicks: 5 };
-/**
- * A category's window scan keeps only the clicks on the category's clicked posts, held in memory,
- * when the category has at most this share of the window's clicks in clicked posts; else it looks
- * each post counted in the window up (sqlite-popular-posts.ts). Assumes putting a post in the
- * in-memory list costs about what counting two clicks does, so past half the list costs more than
- * the lookups it saves, themselves at most a post per click (bench/NOTES.md, sqlitepop31).
- */
-export const POPULAR_CATEGORY_LIST_SHARE = 0.5;
-
-/**
- * The count of a popularity window's clicks stops here (sqlite-popular-posts.ts).
- * Assumes that past this many entries both plans cost alike for the choice to matter, and that
- * counting this many entries of an index (a few milliseconds) is cheap next to either plan.
- */
-export const PLAN_COUNT_CAP = 100_000;
-/**
  * A `feed:` search with words reads each matched feed's lists in a statement of its own (the
  * posts by feed's index: fts5-feed-search.ts), about a test of each list per feed and segment of
  * that index (FTS_TEST_COST_US), whatever the hits: a fixed cost that this bounds to a fifth of spec §4's

@@ -16,7 +16,8 @@
  *   Schema 21 drops both: with many feeds they near a row per post or click, and what read them
  *   reads running sums and day counts instead (sqlite-running-sums-schema.ts).
  * - `posts_by_clicks`, `posts_by_category_clicks`: clicked posts by all-time clicks, newest first
- *   within equal counts, for the most popular posts walk (sqlite-popular-posts.ts);
+ *   within equal counts, for the most popular posts walk (sqlite-popular-posts.ts) until schema 26,
+ *   which reads each post's newest clicks instead (sqlite-click-levels.ts);
  *   `posts_clicked_by_id`: the same posts by clicks then id, the order of a search sorted by clicks
  *   (sqlite-clicked-hits.ts). Partial (clicks > 0): ingest never writes them.
  *

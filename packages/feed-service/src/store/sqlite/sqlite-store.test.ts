@@ -105,11 +105,18 @@ describe("sqlite store", () => {
       assert.match(detail, /USING (COVERING )?INDEX posts_by_/, detail);
       assert.doesNotMatch(detail, /SCAN p\b(?! USING)|TEMP B-TREE/, detail);
     }
+    // A level of the most popular posts' index is seeked by category and time (schema 26).
     const popular = plan(
-      "SELECT post_id, count(*) FROM clicks INDEXED BY clicks_by_time WHERE clicked_at >= ? GROUP BY post_id",
+      `SELECT count(*) FROM post_click_levels INDEXED BY post_click_levels_by_time
+        WHERE level = ? AND category_key IN (SELECT 0 UNION ALL SELECT id FROM categories) AND clicked_at >= ?`,
+      1,
       0,
     );
-    assert.match(popular, /clicks_by_time/, popular);
+    assert.match(
+      popular,
+      /SEARCH post_click_levels USING COVERING INDEX post_click_levels_by_time \(level=\? AND category_key=\? AND clicked_at>\?\)/,
+      popular,
+    );
     db.close();
   });
 
@@ -188,7 +195,7 @@ describe("sqlite store", () => {
       }
     }
     const db = new Database(path, { readonly: true });
-    assert.equal(schemaVersion(db), 25);
+    assert.equal(schemaVersion(db), latestSchemaVersion);
     assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE name LIKE 'searches%'").get(), undefined);
     db.close();
     // Recording goes on in the file, with the ids after the moved ones.
