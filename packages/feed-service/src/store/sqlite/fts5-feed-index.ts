@@ -37,7 +37,9 @@ export function feedTokenPrefix(feedId: number): string {
 }
 
 function prefixed(prefix: string, tokens: string): string {
-  return tokens === "" ? "" : `${prefix}${tokens.split(" ").join(` ${prefix}`)}`;
+  // One pass over the string: a split and a join allocate an array and a string per token, for
+  // every column of every post a refresh writes.
+  return tokens === "" ? "" : prefix + tokens.replaceAll(" ", ` ${prefix}`);
 }
 
 /**
@@ -56,6 +58,15 @@ export function feedIndexRow(
 }
 
 /**
+ * The statement caches whose database was seen with the index, for the writes. Only a present
+ * index is remembered: schema 24 creates it on an open connection, and nothing drops it but
+ * `buildFeedIndex`, which creates it again in the same call. Every post a refresh writes asks
+ * (an updated one twice); reading sqlite_master each time cost a statement per ask. The searches
+ * ask sqlite_master each time (a test takes the index away to compare their plans without it).
+ */
+const withFeedIndex = new WeakSet<StatementCache>();
+
+/**
  * Whether the database has the index: one at an older schema (a test building one, before it
  * upgrades) has none to keep, and schema 24 builds it from the posts.
  */
@@ -65,6 +76,14 @@ export function feedIndexExists(stmts: StatementCache): boolean {
   );
 }
 
+/** `feedIndexExists` for the writes, remembered once seen (`withFeedIndex`). */
+function feedIndexWritten(stmts: StatementCache): boolean {
+  if (withFeedIndex.has(stmts)) return true;
+  const exists = feedIndexExists(stmts);
+  if (exists) withFeedIndex.add(stmts);
+  return exists;
+}
+
 /** Writes a post's index rows: posts_fts's (`row`, fts5IndexRow's values) and this index's. */
 export function writeIndexRow(
   stmts: StatementCache,
@@ -72,13 +91,13 @@ export function writeIndexRow(
   feedId: number,
 ): void {
   stmts.get(FTS5_INSERT).run(...row);
-  if (feedIndexExists(stmts)) stmts.get(FEED_FTS_INSERT).run(...feedIndexRow(row, feedId));
+  if (feedIndexWritten(stmts)) stmts.get(FEED_FTS_INSERT).run(...feedIndexRow(row, feedId));
 }
 
 /** Removes a post's index rows by its date key. */
 export function deleteIndexRow(stmts: StatementCache, key: number): void {
   stmts.get(FTS5_DELETE).run(key);
-  if (feedIndexExists(stmts)) stmts.get(FEED_FTS_DELETE).run(key);
+  if (feedIndexWritten(stmts)) stmts.get(FEED_FTS_DELETE).run(key);
 }
 
 /** Removes the rows of a feed's posts from this index (before the posts go). */
