@@ -49,6 +49,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { openStore } from "./feed-service-corpus.mjs";
+import { localPostmasterOf } from "./postgres-server-cpu.mjs";
 import { drawSearchMix } from "./search-mix.mjs";
 import { describeOperators, operatorCases, probeOperators } from "./search-operator-cases.mjs";
 import { startServe, stopServe } from "./serve-process.mjs";
@@ -655,25 +656,6 @@ function serverSpend(pid) {
     return { cpuMs: ns / 1e6, syscr, requestCpuMs: requestNs / 1e6 };
   };
 }
-/**
- * The process id of `url`'s PostgreSQL server when it runs on this machine (the parent of its
- * checkpointer, read in /proc), else null.
- */
-async function postmasterOf(url) {
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const [row] = (await client.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'"))
-      .rows;
-    const stat = readFileSync(`/proc/${row.pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return null;
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Starts counting the CPU of every process of the PostgreSQL server `postmaster` (its children:
@@ -956,7 +938,7 @@ for (const shape of shapeNames) {
         // The server's CPU and read syscalls counted over the measured run alone; on PostgreSQL
         // the database server's processes' CPU too, where a search's statements run.
         const pid = server.child.pid;
-        const postmaster = backend === "postgres" ? await postmasterOf(databases.postgres) : null;
+        const postmaster = backend === "postgres" ? await localPostmasterOf(databases.postgres) : null;
         const mixRun = await runWrk({
           url: server.base + soapPath,
           lua: mixLua,

@@ -14,6 +14,7 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { localPostmasterOf } from "./postgres-server-cpu.mjs";
 import { drawSearchMix } from "./search-mix.mjs";
 import { openShapeCorpus, openShapePostgres } from "./shape-corpus.mjs";
 
@@ -41,21 +42,6 @@ async function build(dist) {
 }
 const builds = [["new", await build(new URL("../packages/feed-service/dist/", import.meta.url).pathname)]];
 if (values.baseline) builds.unshift(["old", await build(values.baseline)]);
-
-/** The server's process id: the parent of its checkpointer (a local server). */
-async function postmasterOf(url) {
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const [row] = (await client.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'"))
-      .rows;
-    const stat = readFileSync(`/proc/${row.pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } finally {
-    await client.end();
-  }
-}
 
 /** CPU ns every child of `postmaster` has run (the backends and the server's own workers). */
 function serverNs(postmaster) {
@@ -88,7 +74,8 @@ try {
   );
   const label = (m) =>
     `${m.terms}${m.languageId ? ` [lang ${m.languageId}]` : ""} (${m.sort}${m.offset ? ", offset 20" : ""})`;
-  const postmaster = await postmasterOf(server.url);
+  const postmaster = await localPostmasterOf(server.url);
+  if (postmaster === null) throw new Error("the PostgreSQL server is not a process of this machine");
   // Per build: the CPU ms of each search, per round; its answers.
   const spent = new Map(builds.map(([name]) => [name, mix.map(() => [])]));
   const answers = new Map();

@@ -27,6 +27,25 @@ export function processCpuMs(pid) {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
+/**
+ * The process id of `url`'s PostgreSQL server when it runs on this machine (the parent of its
+ * checkpointer, read in /proc), else null.
+ */
+export async function localPostmasterOf(url) {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const [row] = (await client.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'"))
+      .rows;
+    return postmasterOf(row.pid);
+  } catch {
+    return null;
+  } finally {
+    await client.end();
+  }
+}
+
 /** The postmaster's pid, from any of its backends' (its parent). */
 export function postmasterOf(backendPid) {
   return Number(stat(backendPid)[1]);
