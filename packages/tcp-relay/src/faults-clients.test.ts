@@ -120,7 +120,9 @@ test("-rate s2c:100 moves 1 MiB in about 10 s (curl); the bytes arrive unchanged
   const r = await curl(["-o", file, `${url}/mib`]);
   assert.equal(r.code, 0, r.stderr);
   assert.ok(readFileSync(file).equals(body), "the body is byte for byte the server's");
-  assert.ok(r.ms >= 9000 && r.ms <= 11000, `1 MiB at 100 KiB/s took ${r.ms.toFixed(0)} ms`);
+  // Never faster than the rate (10 s, less a first burst); slower only by what a busy machine adds
+  // to curl's and the relay's turns, well short of a limiter that halved the rate (20 s).
+  assert.ok(r.ms >= 9000 && r.ms <= 14000, `1 MiB at 100 KiB/s took ${r.ms.toFixed(0)} ms`);
   await relay.close();
   const lines = console
     .text()

@@ -996,6 +996,14 @@ describe("SQLite roll-ups", () => {
       .get(first!.feedId) as { postId: number; feedId: number };
     for (let k = 0; k < 20; k++) await store.insertClick(second.postId, `same-${k}`, NOW - DAY);
     check("after clicks at one instant");
+    // A database put back to schema 25 (its migration rows deleted) takes migration 26 again:
+    // the levels are built afresh from the clicks, and the triggers still follow new clicks.
+    const keptLevels = levels().kept;
+    db.exec("DELETE FROM schema_migrations WHERE version >= 26");
+    migrateSqlite(db);
+    assert.deepEqual(levels().kept, keptLevels, "post_click_levels after migration 26 ran again");
+    await store.insertClick(second.postId, "after-rerun", NOW);
+    check("after migration 26 ran again and a click");
     await store.removeFeed(second.feedId);
     check("after a clicked post's feed was removed");
     await store.removeCategory(1);

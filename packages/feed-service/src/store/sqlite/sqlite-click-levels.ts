@@ -143,8 +143,16 @@ export function fillClickLevels(db: Database.Database, progress: MigrationProgre
   }
 }
 
-/** Migration 26. */
+/** The triggers' names, for dropping them. */
+const triggerNames = [...triggers.matchAll(/CREATE TRIGGER (\w+)/g)].map((m) => m[1]!);
+
+/**
+ * Migration 26. Taken again on a database put back to an older version (its migration rows
+ * deleted, as every migration here allows), it builds the rows afresh from the clicks.
+ */
 export function addClickLevels(db: Database.Database, progress: MigrationProgress): void {
+  for (const name of triggerNames) db.exec(`DROP TRIGGER IF EXISTS ${name}`);
+  db.exec("DROP TABLE IF EXISTS post_click_levels");
   db.exec(tables);
   fillClickLevels(db, progress);
   db.exec(triggers);
