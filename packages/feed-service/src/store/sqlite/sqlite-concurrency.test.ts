@@ -21,7 +21,22 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const writer = fileURLToPath(new URL("../../test-support/sqlite-concurrent-writer.ts", import.meta.url));
 
+const opener = fileURLToPath(new URL("../../test-support/sqlite-open-new.ts", import.meta.url));
+
 describe("sqlite store across processes", () => {
+  it("opens a new database that three processes create at once (serve --workers on a new file)", async () => {
+    // The switch of a new file to WAL can meet another process's lock where SQLite does not wait:
+    // each round races three first opens; every one must succeed.
+    for (let round = 0; round < 12; round++) {
+      const path = join(dir, `new-${round}.db`);
+      const outcomes = await Promise.allSettled(
+        [0, 1, 2].map(() => run(process.execPath, ["--conditions=source", "--import", "tsx", opener, path])),
+      );
+      for (const o of outcomes)
+        assert.equal(o.status, "fulfilled", o.status === "rejected" ? String(o.reason) : "");
+    }
+  });
+
   it("keeps every counter exact while three processes write at once", async () => {
     const path = join(dir, "shared.db");
     const store = await openStore(path);

@@ -33,6 +33,26 @@ export function loadStoreExtension(db: Database.Database): void {
   withExtension.add(db);
 }
 
+/**
+ * Puts the file in WAL mode, trying again for up to 5 s while another process holds it. Two
+ * processes creating one new file at once (serve --workers) can find the switch SQLITE_BUSY at
+ * once: SQLite returns it without calling the busy handler where waiting could deadlock
+ * (https://sqlite.org/c3ref/busy_handler.html), so the timeout alone does not cover it.
+ */
+export function switchToWal(db: Database.Database): void {
+  const deadline = Date.now() + 5000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw error;
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
+}
+
 export function openSqliteDatabase(path: string): Database.Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
@@ -44,7 +64,7 @@ export function openSqliteDatabase(path: string): Database.Database {
       cause: error,
     });
   }
-  db.pragma("journal_mode = WAL");
+  switchToWal(db);
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");

@@ -18,6 +18,7 @@
 import { realpathSync } from "node:fs";
 import Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
+import { switchToWal } from "./sqlite-connection.js";
 
 /** The history file of a database file. */
 export function searchHistoryPath(databasePath: string): string {
@@ -69,7 +70,7 @@ function openHistory(db: Database.Database): Database.Database {
       return reader;
     }
     const writer = new Database(path);
-    writer.pragma("journal_mode = WAL");
+    switchToWal(writer);
     writer.pragma("synchronous = NORMAL");
     writer.pragma("busy_timeout = 5000");
     writer.exec(historySchema);
