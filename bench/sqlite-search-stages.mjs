@@ -12,7 +12,10 @@
 //
 //   npx tsc -b && node bench/sqlite-search-stages.mjs --db <corpus.db> [--baseline <other dist>]
 //     [--terms "guide" --terms "title:new guide" ...] [--sort clicks] [--limit 1000]
-//     [--offset 0] [--languages "3"] [--warm] [--repeats 5] [--top 6]
+//     [--offset 0] [--languages "3"] [--warm] [--repeats 5] [--top 6] [--baseline-db <file>]
+// --baseline-db: the baseline build opens that file instead (the same corpus before a migration
+// of the new build's: a copy the new build migrated, the original the old one reads as it was);
+// the pages are still compared, scores included.
 // --warm runs a heavy query thread's start warm-up on each store first (sqlite-read-worker.ts:
 // each sort on a word no post holds, every row's length, the rankings' tables), so that a first
 // call here pays what a served first call pays.
@@ -26,6 +29,7 @@ const { values } = parseArgs({
   options: {
     db: { type: "string" },
     baseline: { type: "string" },
+    "baseline-db": { type: "string" },
     terms: { type: "string", multiple: true },
     sort: { type: "string" },
     limit: { type: "string" },
@@ -156,7 +160,9 @@ const builds = await loadBuilds(values.baseline);
 const opened = [];
 for (const build of builds) {
   await traceStatements(build);
-  const store = await build.openStore(values.db);
+  const store = await build.openStore(
+    build.name === "old" ? (values["baseline-db"] ?? values.db) : values.db,
+  );
   if (values.warm) await warmLikeAQueryThread(store, build);
   opened.push({
     build,
@@ -182,7 +188,7 @@ async function timed(runner, searchTerms) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => x.toFixed(1);
 console.log(
-  `search stages, ${values.db}, ${sortBy}, limit ${limit}, offset ${offset}${languageIds === "" ? "" : `, languages ${languageIds}`} (process CPU ms; first call${values.warm ? " after the query thread's warm-up" : ""}, then median of ${repeats}); load average ${loadavg()[0].toFixed(1)} (2 cores, shared)`,
+  `search stages, ${values.db}${values["baseline-db"] ? ` (old: ${values["baseline-db"]})` : ""}, ${sortBy}, limit ${limit}, offset ${offset}${languageIds === "" ? "" : `, languages ${languageIds}`} (process CPU ms; first call${values.warm ? " after the query thread's warm-up" : ""}, then median of ${repeats}); load average ${loadavg()[0].toFixed(1)} (2 cores, shared)`,
 );
 for (const [c, searchTerms] of terms.entries()) {
   const runs = opened.map(() => []);

@@ -15,7 +15,11 @@
  *        is then read from it through one blob handle moved from row to row, which costs a
  *        fraction of FTS5's xColumnSize (a prepared statement stepped per row); a row it cannot
  *        read falls back to xColumnSize for the rest of the statement;
- *   w_i  the weight of column i (as bm25's arguments);
+ *   w_i  the weight of column i (as bm25's arguments); a negative one weighs its column's
+ *        instances by -w_i and leaves the column out of every row's length and of the mean
+ *        length: a column that repeats another's tokens under a marker (the store's title words,
+ *        fts5-index-row.ts) then scores its phrases as the other column's, with the lengths of
+ *        the rows without it;
  *   N    the number of documents the counts were taken over, or NULL to count on the whole index;
  *   n_j  how many of those documents hold phrase j (phrases in the MATCH expression's order);
  *        NULL to count it (with N NULL), or negative for a phrase that only narrows the match
@@ -24,7 +28,8 @@
  *
  * SQL:  sampled_bm25_over(fts_table, nRow, nToken, docsize, w_1, ..., N, n_1, ..., n_nPhrase)
  *   the same score with the mean row length taken from another index's totals (nRow rows, nToken
- *   tokens: what xRowCount and xColumnTotalSize(-1) give on it) instead of this table's, and N not
+ *   tokens: what xRowCount and xColumnTotalSize(-1) give on it, less the columns left out) instead
+ *   of this table's, and N not
  *   NULL: an index of a subset of another's rows, with the same tokens per row, then scores each
  *   row exactly as the other index would (the store's clicked posts' index, whose rows are
  *   posts_fts's: sqlite-clicked-index.ts).
@@ -102,10 +107,14 @@ static void lengthCacheFree(void *pArg) {
   sqlite3_free(c);
 }
 
+/* Whether column i is left out of the lengths (mask RankStats.mOut; columns past 64 never are). */
+#define LEFT_OUT(m, i) ((i) < 64 && (((m) >> (i)) & 1))
+
 typedef struct RankStats RankStats;
 struct RankStats {
   int nPhrase;
   int nCol;
+  sqlite3_uint64 mOut; /* the columns left out of the lengths (negative weights), bit i col i */
   double avgdl;  /* mean document length in tokens (all columns), over the whole index */
   double *aIDF;  /* per phrase */
   double *aFreq; /* per phrase, scratch for the current row */
@@ -324,7 +333,7 @@ static int rowLength(const Fts5ExtensionApi *pApi, Fts5Context *pFts, RankStats 
           int used = readVarint(a + off, n - off, &v);
           if (used == 0) break;
           off += used;
-          total += v;
+          if (!LEFT_OUT(p->mOut, i)) total += v;
         }
         if (i == p->nCol && total < 0x7fffffff) {
           *pnTok = (int)total;
@@ -339,7 +348,13 @@ static int rowLength(const Fts5ExtensionApi *pApi, Fts5Context *pFts, RankStats 
       p->pBlob = 0;
     }
   }
-  return pApi->xColumnSize(pFts, -1, pnTok);
+  int rc = pApi->xColumnSize(pFts, -1, pnTok);
+  for (int i = 0; rc == SQLITE_OK && i < p->nCol; i++) {
+    int nOut = 0;
+    if (LEFT_OUT(p->mOut, i)) rc = pApi->xColumnSize(pFts, i, &nOut);
+    *pnTok -= nOut;
+  }
+  return rc;
 }
 
 static int countHit(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUser) {
@@ -375,6 +390,10 @@ static int rankStats(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_co
     sqlite3_free(zErr);
     return SQLITE_MISUSE;
   }
+  sqlite3_uint64 mOut = 0;
+  for (int i = 0; i < nCol && i < 64; i++) {
+    if (sqlite3_value_double(apVal[1 + i]) < 0) mOut |= (sqlite3_uint64)1 << i;
+  }
   sqlite3_int64 nRow = 0;
   sqlite3_int64 nToken = 0;
   if (apTotals != 0) {
@@ -388,6 +407,11 @@ static int rankStats(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_co
   } else {
     rc = pApi->xRowCount(pFts, &nRow);
     if (rc == SQLITE_OK) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
+    for (int i = 0; rc == SQLITE_OK && i < nCol; i++) {
+      sqlite3_int64 nOut = 0;
+      if (LEFT_OUT(mOut, i)) rc = pApi->xColumnTotalSize(pFts, i, &nOut);
+      nToken -= nOut;
+    }
     if (rc != SQLITE_OK) return rc;
   }
   if (nRow <= 0) nRow = 1;
@@ -396,6 +420,7 @@ static int rankStats(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_co
   memset(p, 0, sizeof(RankStats) + sizeof(double) * 2 * (size_t)nPhrase);
   p->nPhrase = nPhrase;
   p->nCol = nCol;
+  p->mOut = mOut;
   p->db = sqlite3_context_db_handle(pCtx);
   if (sqlite3_value_type(apVal[0]) == SQLITE_TEXT) {
     p->zDocsize = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(apVal[0]));
@@ -457,7 +482,7 @@ static void sampledBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3
     int ic = 0;
     int io = 0;
     rc = pApi->xInst(pFts, i, &ip, &ic, &io);
-    if (rc == SQLITE_OK) p->aFreq[ip] += sqlite3_value_double(apVal[1 + ic]);
+    if (rc == SQLITE_OK) p->aFreq[ip] += fabs(sqlite3_value_double(apVal[1 + ic]));
   }
   int nTok = 0;
   if (rc == SQLITE_OK) rc = rowLength(pApi, pFts, p, &nTok);
@@ -475,7 +500,8 @@ static void sampledBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3
 }
 
 /*
- * SQL: sampled_bm25_lengths(docsize, nCol): reads every row's length from the docsize table into
+ * SQL: sampled_bm25_lengths(docsize, nCol): reads every row's length (its first nCol columns: the
+ * columns a negative weight leaves out come last) from the docsize table into
  * the connection's length cache, newest rows (highest rowids) first, until the cache is full;
  * returns how many it read. A warm-up: a connection's first search then reads no lengths row by
  * row (a seek in the docsize table per hit scored), the length of every row being what

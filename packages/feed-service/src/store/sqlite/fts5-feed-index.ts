@@ -21,7 +21,13 @@
  */
 import type Database from "better-sqlite3";
 import type { MigrationProgress } from "../migration-progress.js";
-import { FTS5_COLUMNS, FTS5_DELETE, FTS5_INSERT, FTS5_TOKENIZER } from "./fts5-index-row.js";
+import {
+  FTS5_DELETE,
+  FTS5_INSERT,
+  FTS5_TEXT_COLUMNS,
+  FTS5_TOKENIZER,
+  type IndexRow,
+} from "./fts5-index-row.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { forEachIndexRowByKey } from "./sqlite-date-key-migration.js";
 
@@ -44,13 +50,13 @@ function prefixed(prefix: string, tokens: string): string {
 
 /**
  * The values of FEED_FTS_INSERT for a posts_fts row (fts5IndexRow's values) of a post of feed
- * `feedId`.
+ * `feedId`: its text's columns (no title_words: a `title:` here is a column filter, fts5-match.ts).
  *
  * @example
- * feedIndexRow([7, "a b", "", "blog", "\uE0001"], 3); // [7, "3\uE001a 3\uE001b", "", "3\uE001blog", "3\uE001\uE0001"]
+ * feedIndexRow([7, "a b", "", "blog", "\uE0001", "\uE002a \uE002b"], 3); // [7, "3\uE001a 3\uE001b", "", "3\uE001blog", "3\uE001\uE0001"]
  */
 export function feedIndexRow(
-  row: readonly [number | bigint, string, string, string, string],
+  row: Readonly<IndexRow>,
   feedId: number,
 ): [number | bigint, string, string, string, string] {
   const p = feedTokenPrefix(feedId);
@@ -85,11 +91,7 @@ function feedIndexWritten(stmts: StatementCache): boolean {
 }
 
 /** Writes a post's index rows: posts_fts's (`row`, fts5IndexRow's values) and this index's. */
-export function writeIndexRow(
-  stmts: StatementCache,
-  row: readonly [number | bigint, string, string, string, string],
-  feedId: number,
-): void {
+export function writeIndexRow(stmts: StatementCache, row: Readonly<IndexRow>, feedId: number): void {
   stmts.get(FTS5_INSERT).run(...row);
   if (feedIndexWritten(stmts)) stmts.get(FEED_FTS_INSERT).run(...feedIndexRow(row, feedId));
 }
@@ -109,7 +111,7 @@ export function unindexFeedPosts(stmts: StatementCache, feedId: number): void {
 }
 
 export const FEED_FTS_DECLARATION = `CREATE VIRTUAL TABLE ${FEED_FTS} USING fts5 (
-  ${FTS5_COLUMNS},
+  ${FTS5_TEXT_COLUMNS},
   content = '', contentless_delete = 1,
   tokenize = '${FTS5_TOKENIZER}'
 )`;

@@ -459,7 +459,9 @@ describe("feed: with words through the posts by feed's index", () => {
       assert.equal(Number(feed), feedOf.get(Number(doc)), row);
       return [doc, col, offset, token].join("|");
     });
-    assert.deepEqual(stripped.sort(), instances("posts_fts"));
+    // posts_fts's text columns: its title_words (schema 28) are the title's again, marked.
+    const text = instances("posts_fts").filter((row) => row.split("|")[1] !== "title_words");
+    assert.deepEqual(stripped.sort(), text);
     buildFeedIndex(db, () => {});
     assert.deepEqual(instances(FEED_FTS), kept);
     // The migration run again (a database put back a version) rebuilds it the same.

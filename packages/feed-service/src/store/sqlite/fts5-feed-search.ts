@@ -35,7 +35,7 @@ import {
   FTS_TEST_COST_US,
 } from "./sqlite-plan-costs.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
-import { newestKeyRange, WEIGHTS } from "./sqlite-term-sample.js";
+import { newestKeyRange, TEXT_WEIGHTS } from "./sqlite-term-sample.js";
 
 /** The smallest chunk of a feed's hits read at once. */
 const MIN_CHUNK = 8;
@@ -138,7 +138,7 @@ export function feedLists(
       match,
       feeds: group.length,
       posts,
-      scoreSql: `sampled_bm25_over(${FEED_FTS}, ${rows}, ${tokens}, 'posts_fts_docsize', ${WEIGHTS}, ?${", ?".repeat(group.length * counts.length)})`,
+      scoreSql: `sampled_bm25_over(${FEED_FTS}, ${rows}, ${tokens}, 'posts_fts_docsize', ${TEXT_WEIGHTS}, ?${", ?".repeat(group.length * counts.length)})`,
       scoreArgs: [sampled!, ...group.flatMap(() => counts)],
     };
   };

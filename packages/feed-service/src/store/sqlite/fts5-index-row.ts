@@ -11,6 +11,13 @@
  * column holds one token naming the post's language, so a language filter is part of the MATCH
  * (`languageMatch`). The token starts with a private-use character, which the analyzer never
  * emits (it keeps letters, digits and marks), so no search term can match it.
+ *
+ * Since schema version 28 a fifth column, title_words, holds the title's tokens again, each behind
+ * another private-use character, so that `title:w` is the phrase of the marked token: a posting
+ * list of the titles alone, where FTS5's column filter `{title} :` reads the word's whole list,
+ * body positions included, and keeps the title's after reading each post's positions. The scorer
+ * weighs the column as the title and leaves it out of the lengths (WEIGHTS, native/sampled_bm25.c),
+ * so the scores are those of the four columns alone.
  */
 import { analyzeText } from "../../search/text-analyzer.js";
 import { type PostIndexText, postIndexText } from "../index-text.js";
@@ -19,13 +26,33 @@ import { type PostIndexText, postIndexText } from "../index-text.js";
 export const FTS5_TOKENIZER = "ascii";
 
 export const FTS5_INSERT =
-  "INSERT INTO posts_fts (rowid, title, body, feed_name, language) VALUES (?, ?, ?, ?, ?)";
+  "INSERT INTO posts_fts (rowid, title, body, feed_name, language, title_words) VALUES (?, ?, ?, ?, ?, ?)";
 
 /** Removes a post's row (its date key); a refresh holds it back with the inserts (sqlite-index-write-hold.ts). */
 export const FTS5_DELETE = "DELETE FROM posts_fts WHERE rowid = ?";
 
-/** The columns of posts_fts since schema version 14, for CREATE VIRTUAL TABLE. */
-export const FTS5_COLUMNS = "title, body, feed_name, language";
+/** The columns of a post's text (posts_fts's of schema version 14, posts_feed_fts's). */
+export const FTS5_TEXT_COLUMNS = "title, body, feed_name, language";
+
+/** The columns of posts_fts since schema version 28, for CREATE VIRTUAL TABLE. */
+export const FTS5_COLUMNS = `${FTS5_TEXT_COLUMNS}, title_words`;
+
+/** A post's values for FTS5_INSERT: its key, then one string of tokens per column. */
+export type IndexRow = [number | bigint, string, string, string, string, string];
+
+/** The private-use character before each token of the title_words column. */
+const TITLE_WORD_MARK = "\uE002";
+
+/** The title_words token of a title token. */
+export function titleWordToken(token: string): string {
+  return TITLE_WORD_MARK + token;
+}
+
+/** The title_words column of a title column's tokens. */
+function titleWords(tokens: string): string {
+  // One pass, as feedIndexRow's prefixes: ingest writes this for every post.
+  return tokens === "" ? "" : TITLE_WORD_MARK + tokens.replaceAll(" ", ` ${TITLE_WORD_MARK}`);
+}
 
 /** The index token of a language id. */
 export function languageToken(languageId: number): string {
@@ -56,7 +83,7 @@ export function indexTokens(text: string): string {
  *
  * @example
  * fts5IndexRow(7, "東京の天気", "Sunny", "<p>Warm</p>", "Météo", 1);
- * // [7, "東 東京 京 の 天 天気 気", "sunny warm", "meteo", "\uE0001"]
+ * // [7, "東 東京 京 の 天 天気 気", "sunny warm", "meteo", "\uE0001", "\uE002東 \uE002東京 \uE002京 ..."]
  */
 export function fts5IndexRow(
   id: number | bigint,
@@ -66,6 +93,13 @@ export function fts5IndexRow(
   feedName: string,
   languageId: number,
   text: PostIndexText = postIndexText({ title, excerpt, content }),
-): [number | bigint, string, string, string, string] {
-  return [id, text.title, text.body, indexTokens(feedName), languageToken(languageId)];
+): IndexRow {
+  return [
+    id,
+    text.title,
+    text.body,
+    indexTokens(feedName),
+    languageToken(languageId),
+    titleWords(text.title),
+  ];
 }

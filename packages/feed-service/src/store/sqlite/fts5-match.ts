@@ -9,9 +9,10 @@ import { termPhrase } from "../../search/term-phrase.js";
 import { withTermOperators } from "./fts5-term-operators.js";
 
 function quoteTerm(term: SearchTerm, prefix = ""): string {
-  // The index's tokenizer splits only at spaces, so the quoted tokens are the phrase's tokens.
+  // The index's tokenizer splits only at spaces, so the quoted tokens are the phrase's tokens. A
+  // feed's tokens (`prefix`) are in the posts by feed's index, which has no title_words column.
   const tokens = termPhrase(term).map((token) => `${prefix}${token}`);
-  return withTermOperators(term, `"${tokens.join(" ").replaceAll('"', '""')}"`);
+  return withTermOperators(term, tokens, prefix === "");
 }
 
 function orGroup(terms: readonly SearchTerm[], prefix: string): string {

@@ -30,7 +30,7 @@ import { mostPopularPosts, rankByLevels } from "./sqlite-popular-posts.js";
 import { postsByFeed, recentPosts } from "./sqlite-post-queries.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { newestKeyRange, rankingStats, scoreSql } from "./sqlite-term-sample.js";
+import { newestKeyRange, rankingStats, scoreSql, WEIGHTS } from "./sqlite-term-sample.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 10, 12);
@@ -378,7 +378,8 @@ describe("SQLite bounded reads", () => {
   it("ranks the 10,000 newest hits by relevance when more match, stored out of date order", async () => {
     const match = '"the" OR "le" OR "der"';
     const all = db
-      .prepare(`SELECT p.id AS id, p.post_date AS date, -bm25(posts_fts, 4.0, 1.0, 2.0, 0.0) AS score
+      // bm25() counted on the whole index, of the text's columns (sqlite-sampled-bm25.test.ts).
+      .prepare(`SELECT p.id AS id, p.post_date AS date, sampled_bm25(posts_fts, NULL, ${WEIGHTS}, NULL, NULL, NULL, NULL) AS score
         FROM posts_fts t JOIN posts p ON p.date_key = t.rowid WHERE posts_fts MATCH ?`)
       .all(match) as Array<{ id: number; date: number; score: number }>;
     assert.ok(all.length > 10_000, `${all.length} hits`);
@@ -468,7 +469,7 @@ describe("SQLite bounded reads", () => {
       for (const languages of [null, [1], [3, 4]]) {
         const all = db
           .prepare(`SELECT p.id AS id, p.post_date AS date, p.language_id AS language,
-              sampled_bm25(posts_fts, NULL, 4.0, 1.0, 2.0, 0.0${", ?".repeat(stats.length)}) AS score
+              sampled_bm25(posts_fts, NULL, ${WEIGHTS}${", ?".repeat(stats.length)}) AS score
             FROM posts_fts t JOIN posts p ON p.date_key = t.rowid WHERE posts_fts MATCH ?`)
           .all(...stats, match) as Array<{ id: number; date: number; language: number; score: number }>;
         const hits = all.filter((hit) => languages === null || languages.includes(hit.language));

@@ -22,7 +22,7 @@ import type { IncomingPost, PostPage, SearchSort } from "../store.js";
 import { fts5IndexRow } from "./fts5-index-row.js";
 import { searchWithOperators } from "./fts5-operators.js";
 import { streamClicked } from "./sqlite-clicked-hits.js";
-import { CLICKED_FTS, clickedKey } from "./sqlite-clicked-index.js";
+import { CLICKED_FTS, CLICKED_INSERT, clickedKey } from "./sqlite-clicked-index.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { SqliteEndpoint } from "./sqlite-copy-endpoint.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
@@ -52,9 +52,7 @@ function differences(db: Database.Database): string[] {
     db.prepare("SELECT sql FROM sqlite_master WHERE name = 'posts_fts'").pluck().get() as string
   ).replace("posts_fts", "ref_clicked");
   db.exec(`DROP TABLE IF EXISTS ref_clicked; ${declaration}`);
-  const insert = db.prepare(
-    "INSERT INTO ref_clicked (rowid, title, body, feed_name, language) VALUES (?, ?, ?, ?, ?)",
-  );
+  const insert = db.prepare(CLICKED_INSERT.replace(CLICKED_FTS, "ref_clicked"));
   const rows = db
     .prepare(`SELECT p.id, p.clicks, p.title, p.excerpt, p.content, p.language_id, f.name
       FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.clicks > 0`)
@@ -90,7 +88,7 @@ function differences(db: Database.Database): string[] {
       .safeIntegers(true)
       .all();
   same("token instances", instances("v_clicked"), instances("v_ref"));
-  for (const match of ['"the"', '"data" "rust"', "the*", '{title} : "new"', '"open source"']) {
+  for (const match of ['"the"', '"data" "rust"', "the*", '{title} : "new"', '"\uE002new"', '"open source"']) {
     const hits = (table: string) =>
       db
         .prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC`)

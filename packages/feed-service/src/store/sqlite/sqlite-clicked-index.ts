@@ -17,14 +17,16 @@
  */
 import type Database from "better-sqlite3";
 import type { MigrationProgress } from "../migration-progress.js";
-import { fts5IndexRow } from "./fts5-index-row.js";
+import { FTS5_COLUMNS, FTS5_TEXT_COLUMNS, fts5IndexRow, type IndexRow } from "./fts5-index-row.js";
 import type { StatementCache } from "./sqlite-connection.js";
 
 export const CLICKED_FTS = "posts_clicked_fts";
 
-export const CLICKED_INSERT = `INSERT INTO ${CLICKED_FTS} (rowid, title, body, feed_name, language) VALUES (?, ?, ?, ?, ?)`;
+export const CLICKED_INSERT = `INSERT INTO ${CLICKED_FTS} (rowid, ${FTS5_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`;
 
 export const CLICKED_DELETE = `DELETE FROM ${CLICKED_FTS} WHERE rowid = ?`;
+
+const TEXT_COLUMNS = FTS5_TEXT_COLUMNS.split(",").length;
 
 /** The post id bits of a key. */
 export const ID_BITS = 32;
@@ -41,8 +43,9 @@ export function clickedKey(clicks: number, id: number): bigint {
 }
 
 /**
- * posts_fts's row count and token total (all columns): FTS5's averages record (%_data row 1: a
- * varint of rows, then one of tokens per column), what its xRowCount and xColumnTotalSize(-1) read
+ * posts_fts's row count and token total (the text's columns: title_words is left out of the
+ * lengths, sqlite-term-sample.ts's WEIGHTS): FTS5's averages record (%_data row 1: a varint of
+ * rows, then one of tokens per column), what its xRowCount and xColumnTotalSize read
  * (fts5_index.c, sqlite3Fts5IndexGetAverages). Scoring a clicked post in this index with these
  * (`sampled_bm25_over`, native/sampled_bm25.c) gives the score posts_fts gives it: the row's own
  * tokens and length are the same here. The clicked posts' index (`index`) keeps the same record of
@@ -68,7 +71,7 @@ export function searchIndexTotals(
     values.push(value);
   }
   const [rows = 0, ...columns] = values;
-  return { rows, tokens: columns.reduce((sum, n) => sum + n, 0) };
+  return { rows, tokens: columns.slice(0, TEXT_COLUMNS).reduce((sum, n) => sum + n, 0) };
 }
 
 /**
@@ -119,12 +122,12 @@ export function rewriteClicked(
   stmts: StatementCache,
   id: number,
   clicks: number,
-  row: readonly [unknown, string, string, string, string],
+  row: Readonly<IndexRow>,
 ): void {
   if (clicks <= 0 || !clickedIndexExists(stmts)) return;
   const key = clickedKey(clicks, id);
   stmts.get(CLICKED_DELETE).run(key);
-  stmts.get(CLICKED_INSERT).run(key, row[1], row[2], row[3], row[4]);
+  stmts.get(CLICKED_INSERT).run(key, ...row.slice(1));
 }
 
 /** Removes the rows of a feed's clicked posts (before the posts go). */

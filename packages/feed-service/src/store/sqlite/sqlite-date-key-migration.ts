@@ -41,19 +41,24 @@ export function indexByDateKey(db: Database.Database, progress: MigrationProgres
     DROP INDEX IF EXISTS posts_clicked_by_key;
     CREATE INDEX posts_clicked_by_key ON posts (clicks, id, language_id, date_key) WHERE clicks > 0;
     DROP TABLE IF EXISTS posts_fts;
-    -- prefix = '3' is schema 17's prefix index (fts5-prefix-index.ts), built here in the same pass.
-    CREATE VIRTUAL TABLE posts_fts USING fts5 (
-      ${FTS5_COLUMNS},
-      prefix = '3', content = '', contentless_delete = 1,
-      tokenize = '${FTS5_TOKENIZER}'
-    );`);
+    ${POSTS_FTS_DECLARATION};`);
   fillIndexByKey(db, progress);
 }
 
+/**
+ * posts_fts's declaration: the columns of schema 28 (fts5-index-row.ts) and schema 17's prefix
+ * index (fts5-prefix-index.ts), which a database passing schema 14 gets there in the same pass.
+ */
+export const POSTS_FTS_DECLARATION = `CREATE VIRTUAL TABLE posts_fts USING fts5 (
+      ${FTS5_COLUMNS},
+      prefix = '3', content = '', contentless_delete = 1,
+      tokenize = '${FTS5_TOKENIZER}'
+    )`;
+
 /** Writes the index row of every post, by ascending key (the index must be empty). */
-export function fillIndexByKey(db: Database.Database, progress: MigrationProgress): void {
+export function fillIndexByKey(db: Database.Database, progress: MigrationProgress, step = STEP): void {
   const insert = db.prepare(FTS5_INSERT);
-  const total = forEachIndexRowByKey(db, STEP, progress, (row) => insert.run(...row));
+  const total = forEachIndexRowByKey(db, step, progress, (row) => insert.run(...row));
   // One segment, as the demo loader leaves a new index (sqlite-search-maintenance.ts).
   if (total > 0) db.exec("INSERT INTO posts_fts (posts_fts) VALUES ('optimize')");
 }

@@ -11,6 +11,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { buildFeedIndex } from "./fts5-feed-index.js";
 import { addPrefixIndex } from "./fts5-prefix-index.js";
+import { addTitleWords } from "./fts5-title-words.js";
 import { adminSchema } from "./sqlite-admin-schema.js";
 import { addClickLevels } from "./sqlite-click-levels.js";
 import { buildClickedIndex } from "./sqlite-clicked-index.js";
@@ -338,6 +339,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "each clicked post's n-th newest click at a few levels of n, so the most clicked posts over a window are read level by level",
     up: addClickLevels,
+  },
+  {
+    version: 28,
+    description:
+      "each post's title tokens in a column of their own behind a marker, so title:w reads the titles that hold w, not w's whole posting list",
+    up: addTitleWords,
   },
 ];
 

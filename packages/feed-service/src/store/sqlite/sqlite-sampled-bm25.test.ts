@@ -105,6 +105,61 @@ describe("sampled_bm25", () => {
     assert.deepEqual(scores('"alpha" AND "beta"', [100, 3, 7], "no_such_table"), reference);
   });
 
+  it("weighs a column of negative weight as its weight and leaves it out of the lengths", () => {
+    // The store's title_words (fts5-index-row.ts): the title's tokens again behind a marker.
+    db.exec("CREATE VIRTUAL TABLE u USING fts5 (title, body, feed_name, title_words, tokenize = 'ascii')");
+    const mark = (text: string) => text.replaceAll(/(^| )/gu, "$1\uE002");
+    const insertMarked = db.prepare(
+      "INSERT INTO u (rowid, title, body, feed_name, title_words) VALUES (?, ?, ?, ?, ?)",
+    );
+    for (const [i, row] of rows.entries()) insertMarked.run(i + 1, ...row, mark(row[0]));
+    const marked = (match: string, stats: Array<number | null>, docsize: string | null) =>
+      db
+        .prepare(
+          `SELECT rowid, sampled_bm25(u, ?, 4.0, 1.0, 2.0, -4.0${", ?".repeat(stats.length)}) FROM u WHERE u MATCH ? ORDER BY rowid`,
+        )
+        .raw()
+        .all(docsize, ...stats, match) as Array<[number, number]>;
+    const close = (got: Array<[number, number]>, want: Array<[number, number]>, what: string) => {
+      assert.deepEqual(
+        got.map(([rowid]) => rowid),
+        want.map(([rowid]) => rowid),
+        what,
+      );
+      for (const [i, [, score]] of got.entries()) {
+        assert.ok(Math.abs(score - want[i]![1]) < 1e-12, `${what}: ${score}`);
+      }
+    };
+    for (const [title, plain, phrases] of [
+      ['"\uE002alpha"', '{title} : "alpha"', 1],
+      ['"\uE002alpha \uE002beta"', '{title} : "alpha beta"', 1],
+      ['"\uE002delta" AND "gamma"', '{title} : "delta" AND "gamma"', 2],
+      ['"alpha" AND "\uE002beta"', '"alpha" AND {title} : "beta"', 2],
+      ['"alpha"', '"alpha"', 1],
+    ] as const) {
+      const reference = db
+        .prepare("SELECT rowid, -bm25(t, 4.0, 1.0, 2.0) FROM t WHERE t MATCH ? ORDER BY rowid")
+        .raw()
+        .all(plain) as Array<[number, number]>;
+      assert.ok(reference.length > 0, plain);
+      for (const docsize of ["u_docsize", null]) {
+        close(marked(title, Array(1 + phrases).fill(null), docsize), reference, `${title} ${docsize}`);
+        close(
+          marked(title, [100, ...Array(phrases).fill(7)], docsize),
+          scores(plain, [100, ...Array(phrases).fill(7)]),
+          `${title} ${docsize}, counts given`,
+        );
+      }
+    }
+    // The warm-up reads the lengths of the text's columns, which come first.
+    assert.equal(db.prepare("SELECT sampled_bm25_lengths('u_docsize', 3)").pluck().get(), rows.length);
+    close(
+      marked('"\uE002alpha"', [100, 7], "u_docsize"),
+      scores('{title} : "alpha"', [100, 7]),
+      "kept lengths",
+    );
+  });
+
   it("says how many arguments it wants when given the wrong number", () => {
     assert.throws(
       () => scores('"alpha" AND "beta"', [100, 3]),

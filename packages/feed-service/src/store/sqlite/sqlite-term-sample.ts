@@ -18,10 +18,21 @@ import { TERM_SAMPLE_POSTS } from "./sqlite-plan-costs.js";
 export { TERM_SAMPLE_POSTS } from "./sqlite-plan-costs.js";
 
 /**
- * Column weights (title, body, feed_name, language): title above feed name above body; the
- * language column's one token never counts towards a score.
+ * Column weights of a post's text (title, body, feed_name, language): title above feed name above
+ * body; the language column's one token never counts towards a score. The posts by feed's index
+ * has these columns only.
  */
-export const WEIGHTS = "4.0, 1.0, 2.0, 0.0";
+export const TEXT_WEIGHTS = "4.0, 1.0, 2.0, 0.0";
+
+/**
+ * The weights of posts_fts's columns and the clicked posts' index's: the text's, then title_words
+ * (fts5-index-row.ts) weighed as the title, negative so that the scorer leaves it out of the rows'
+ * lengths and of the mean length (native/sampled_bm25.c): `title:w` scores as `{title} : w` did.
+ */
+export const WEIGHTS = `${TEXT_WEIGHTS}, -4.0`;
+
+/** How many columns make a row's length: the text's (title_words comes after them). */
+const LENGTH_COLUMNS = TEXT_WEIGHTS.split(",").length;
 
 /**
  * The SQL of the score for a query of `phrases` phrases; its parameters are `rankingStats`. Rows'
@@ -42,10 +53,7 @@ export function scoreSql(phrases: number): string {
  * score their hits from it), which has a cache of its own.
  */
 export function loadRowLengths(stmts: StatementCache, docsize = "posts_fts_docsize"): number {
-  return stmts
-    .get(`SELECT sampled_bm25_lengths('${docsize}', ${WEIGHTS.split(",").length})`)
-    .pluck()
-    .get() as number;
+  return stmts.get(`SELECT sampled_bm25_lengths('${docsize}', ${LENGTH_COLUMNS})`).pluck().get() as number;
 }
 
 /** The date keys of the newest posts: `from` the lowest of them, `to` the highest. */
