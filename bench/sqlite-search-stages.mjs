@@ -8,11 +8,14 @@
 // first swaps per call), each call's page compared between the builds. Read only: the searches
 // write only their history. Each statement also counts the read syscalls it made (Linux
 // /proc/self/io): the pages SQLite read from the OS, which a first call pays for and a warm one
-// does not.
+// does not. --call runs any operation instead of a search: its name, then its arguments as JSON
+// as the operation reads them (e.g. `--call 'getPostsByCategory {"categoryId": 2, "offset": 53238,
+// "sincepost": 1}'`); each --call is one case, as each --terms is.
 //
 //   npx tsc -b && node bench/sqlite-search-stages.mjs --db <corpus.db> [--baseline <other dist>]
 //     [--terms "guide" --terms "title:new guide" ...] [--sort clicks] [--limit 1000]
-//     [--offset 0] [--languages "3"] [--warm] [--repeats 5] [--top 6] [--baseline-db <file>]
+//     [--offset 0] [--languages "3"] [--call 'NAME {ARGS}' ...] [--warm] [--repeats 5] [--top 6]
+//     [--baseline-db <file>]
 // --baseline-db: the baseline build opens that file instead (the same corpus before a migration
 // of the new build's: a copy the new build migrated, the original the old one reads as it was);
 // the pages are still compared, scores included.
@@ -31,6 +34,7 @@ const { values } = parseArgs({
     baseline: { type: "string" },
     "baseline-db": { type: "string" },
     terms: { type: "string", multiple: true },
+    call: { type: "string", multiple: true },
     sort: { type: "string" },
     limit: { type: "string" },
     offset: { type: "string" },
@@ -41,7 +45,7 @@ const { values } = parseArgs({
   },
 });
 if (!values.db) throw new Error("--db <a SQLite corpus> is required");
-const terms = values.terms ?? ["guide"];
+const terms = values.terms ?? (values.call ? [] : ["guide"]);
 const sortBy = values.sort ?? "clicks";
 const limit = Number(values.limit ?? 1000);
 const offset = Number(values.offset ?? 0);
@@ -171,18 +175,28 @@ for (const build of builds) {
   });
 }
 
-async function timed(runner, searchTerms) {
+/** The cases: each search's terms, then each --call's operation and arguments. */
+const cases = [
+  ...terms.map((searchTerms) => ({
+    label: `'${searchTerms}'`,
+    name: "search",
+    args: { languageIds, searchTerms, sortBy, limit, offset },
+  })),
+  ...(values.call ?? []).map((call) => {
+    const space = call.indexOf(" ");
+    const name = space < 0 ? call : call.slice(0, space);
+    return { label: call, name, args: space < 0 ? {} : JSON.parse(call.slice(space + 1)) };
+  }),
+];
+
+async function timed(runner, { name, args }) {
   spent = new Map();
   const started = processCpu();
-  const rows = await runner.call(
-    "search",
-    { languageIds, searchTerms, sortBy, limit, offset },
-    { baseUrl: "http://localhost" },
-  );
+  const rows = await runner.call(name, args, { baseUrl: "http://localhost" });
   const ms = processCpu() - started;
   const statements = [...spent].sort((a, b) => b[1].ms - a[1].ms);
   spent = null;
-  return { ms, statements, page: rows.map((r) => `${r.postId}:${r.score}`).join(",") };
+  return { ms, statements, page: rows.map((r) => `${r.postId}:${r.score ?? ""}`).join(",") };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -190,17 +204,17 @@ const f1 = (x) => x.toFixed(1);
 console.log(
   `search stages, ${values.db}${values["baseline-db"] ? ` (old: ${values["baseline-db"]})` : ""}, ${sortBy}, limit ${limit}, offset ${offset}${languageIds === "" ? "" : `, languages ${languageIds}`} (process CPU ms; first call${values.warm ? " after the query thread's warm-up" : ""}, then median of ${repeats}); load average ${loadavg()[0].toFixed(1)} (2 cores, shared)`,
 );
-for (const [c, searchTerms] of terms.entries()) {
+for (const [c, testCase] of cases.entries()) {
   const runs = opened.map(() => []);
   const order = opened.map((_, b) => b);
   if (c % 2 === 1) order.reverse();
   for (let i = 0; i <= repeats; i++) {
     for (const b of i % 2 === 0 ? order : [...order].reverse())
-      runs[b].push(await timed(opened[b].runner, searchTerms));
+      runs[b].push(await timed(opened[b].runner, testCase));
   }
   const same = runs.every((r) => r[0].page === runs[0][0].page);
   console.log(
-    `\n'${searchTerms}'${opened.length > 1 ? `: same page in both builds: ${same ? "yes" : "NO"}` : ""}`,
+    `\n${testCase.label}${opened.length > 1 ? `: same page in both builds: ${same ? "yes" : "NO"}` : ""}`,
   );
   for (const [b, { build }] of opened.entries()) {
     const [first, ...rest] = runs[b];

@@ -144,7 +144,7 @@ export const operationTable: readonly FeedOperation[] = [
       if (p.limit === 0) return empty;
       const query = await resolveSearchFilters(store, parseSearch(smart.smartCategoryQuery));
       if (matchesNothing(query)) return empty;
-      const rows = await store.searchPosts({ ...p, query, sort: "date" });
+      const rows = await store.searchPosts({ ...p, query, sort: "date", unscored: true });
       return rows.map((r) => postItem(r, baseUrl));
     },
   },

@@ -229,8 +229,12 @@ export interface Store {
     page: PostPage & { categoryId: number; sincePostId: number | null; sinceDate: number | null },
   ): Promise<PostRecord[]>;
   postsByFeed(page: Omit<PostPage, "languageIds"> & { feedId: number }): Promise<PostRecord[]>;
+  /**
+   * `unscored`: the caller drops the scores (a smart category's posts, spec §4, have no score
+   * column), so a store may answer a date order without computing them (each row's score is then 0).
+   */
   searchPosts(
-    page: PostPage & { query: SearchQuery; sort: SearchSort },
+    page: PostPage & { query: SearchQuery; sort: SearchSort; unscored?: boolean },
   ): Promise<Array<PostRecord & { score: number }>>;
   mostPopularPosts(args: {
     since: number;

@@ -134,7 +134,7 @@ export class PostgresStore implements Store {
     return this.#read.read(page.offset > DEEP_OFFSET, (sql) => stories.postsByFeedWithCopies(sql, page));
   }
   searchPosts(
-    page: PostPage & { query: SearchQuery; sort: SearchSort },
+    page: PostPage & { query: SearchQuery; sort: SearchSort; unscored?: boolean },
   ): Promise<Array<PostRecord & { score: number }>> {
     // Queries with operators (spec §4) have plans of their own (postgres-search-operators.ts).
     const folded = { ...page, ...foldLanguageClauses(page.query, page.languageIds) };

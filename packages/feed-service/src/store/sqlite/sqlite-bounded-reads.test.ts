@@ -24,10 +24,11 @@ import {
   walkClicked,
 } from "./sqlite-clicked-hits.js";
 import { StatementCache } from "./sqlite-connection.js";
+import { seekDay } from "./sqlite-day-seek.js";
 import { mostPopularFeeds, mostProlificFeeds } from "./sqlite-feed-rankings.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { mostPopularPosts, rankByLevels } from "./sqlite-popular-posts.js";
-import { postsByFeed, recentPosts } from "./sqlite-post-queries.js";
+import { postsByCategory, postsByFeed, recentPosts } from "./sqlite-post-queries.js";
 import { searchMatch, searchPosts } from "./sqlite-search-queries.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { newestKeyRange, rankingStats, scoreSql, WEIGHTS } from "./sqlite-term-sample.js";
@@ -1151,3 +1152,105 @@ function copyCommonColumns(from: Database.Database, to: Database.Database): void
   })();
   to.pragma("foreign_keys = ON");
 }
+
+describe("SQLite day seek where the day counts hold few posts a row", () => {
+  // 3,000 posts of 40 feeds in two categories, each on a day of its own over eight years, in three
+  // languages, stored in random order: rows of one post, where the seek skips in the list's index;
+  // and 2,000 posts of a third category on two days: rows of hundreds, where it counts the days.
+  const db = new Database(":memory:");
+  const stmts = new StatementCache(db);
+  const store = new SqliteStore(db);
+  const categories: number[] = [];
+  const feeds: number[] = [];
+  before(async () => {
+    migrateSqlite(db);
+    const next = lcgDraws(11);
+    const de = (await store.ensureLanguage("de")).languageId;
+    const fr = (await store.ensureLanguage("fr")).languageId;
+    const languages = [1, de, fr];
+    for (const name of ["Sparse A", "Sparse B", "Dense"])
+      categories.push((await store.addCategory(name)).categoryId);
+    for (let f = 0; f < 41; f++) {
+      const categoryId = f === 40 ? categories[2]! : categories[f % 2]!;
+      feeds.push(
+        (await store.addFeed({ feedUrl: `https://f${f}.test/feed`, feedName: `F${f}`, categoryId })).feedId,
+      );
+    }
+    const days = Array.from({ length: 3000 }, (_, i) => i);
+    for (let i = days.length - 1; i > 0; i--) {
+      const j = Math.floor(next() * (i + 1));
+      [days[i], days[j]] = [days[j]!, days[i]!];
+    }
+    const byFeed = new Map<number, IncomingPost[]>();
+    for (const [i, day] of days.entries()) {
+      const feedId = feeds[Math.floor(next() * 40)]!;
+      const post = incoming(`sparse-${i}`, {
+        publishedAt: NOW - day * DAY - Math.floor(next() * DAY),
+        languageId: languages[Math.floor(next() * 3)]!,
+      });
+      byFeed.set(feedId, [...(byFeed.get(feedId) ?? []), post]);
+    }
+    for (const [feedId, posts] of byFeed) await store.applyFeedUpdate(feedId, { fetchState: {}, posts });
+    const dense = Array.from({ length: 2000 }, (_, i) =>
+      incoming(`dense-${i}`, { publishedAt: NOW - (i % 2) * DAY - i * 1000, languageId: languages[i % 3]! }),
+    );
+    await store.applyFeedUpdate(feeds[40]!, { fetchState: {}, posts: dense });
+  });
+  after(() => store.close());
+
+  it("skips in the list's own index on sparse rows and counts days on dense ones, exactly either way", () => {
+    const reference = db.prepare(`SELECT id FROM posts WHERE (? IS NULL OR category_id = ?) AND id > ?
+      AND (? IS NULL OR language_id IN (SELECT value FROM json_each(?)))
+      ORDER BY post_date DESC, id DESC LIMIT ? OFFSET ?`);
+    const maxId = db.prepare("SELECT max(id) FROM posts").pluck().get() as number;
+    // A sparse category's deep page skips most of its offset in the index; the dense one's lands
+    // in a day counted, skipping within that day only.
+    assert.ok(seekDay(stmts, { categoryId: categories[0]!, languageIds: null }, 1000)!.skip > 900);
+    assert.ok(seekDay(stmts, { categoryId: categories[2]!, languageIds: null }, 1500)!.skip <= 1000);
+    assert.ok(seekDay(stmts, { categoryId: categories[1]!, languageIds: [1] }, 300)!.skip > 250);
+    // Several languages merge each language's ids in the process: the seek counts days for them.
+    assert.ok(seekDay(stmts, { categoryId: categories[0]!, languageIds: [3, 1] }, 600)!.skip <= 1);
+    for (const languageIds of [null, [1], [3, 1]] as Array<number[] | null>) {
+      const languages = languageIds === null ? null : JSON.stringify(languageIds);
+      for (const categoryId of [null, ...categories]) {
+        for (const sincePostId of categoryId === null ? [0] : [0, 1, 1500, maxId - 700]) {
+          const all = reference.pluck().all(categoryId, categoryId, sincePostId, languages, languages, -1, 0);
+          for (const offset of [500, 777, Math.floor(all.length / 2), all.length - 20, all.length - 1]) {
+            if (offset < 0) continue;
+            for (const limit of [1, 20, 1000]) {
+              const page =
+                categoryId === null
+                  ? recentPosts(stmts, { limit, offset, languageIds })
+                  : postsByCategory(stmts, {
+                      limit,
+                      offset,
+                      languageIds,
+                      categoryId,
+                      sincePostId: sincePostId === 0 ? null : sincePostId,
+                      sinceDate: null,
+                    });
+              assert.deepEqual(
+                page.map((p) => p.postId),
+                all.slice(offset, offset + limit),
+                `category ${categoryId} since ${sincePostId} ${languages} ${offset}+${limit} of ${all.length}`,
+              );
+            }
+          }
+        }
+      }
+    }
+    for (const feedId of feeds.slice(0, 3)) {
+      const all = db
+        .prepare("SELECT id FROM posts WHERE feed_id = ? ORDER BY post_date DESC, id DESC")
+        .pluck()
+        .all(feedId);
+      for (const offset of [0, 10, Math.floor(all.length / 2), all.length - 1]) {
+        assert.deepEqual(
+          postsByFeed(stmts, { feedId, limit: 20, offset }).map((p) => p.postId),
+          all.slice(offset, offset + 20),
+          `feed ${feedId} ${offset}`,
+        );
+      }
+    }
+  });
+});

@@ -8,7 +8,7 @@
  * SQLite's own advice on paging is the model: seek, do not skip (https://sqlite.org/rowvalue.html#scrolling_window_queries).
  */
 import type { StatementCache } from "./sqlite-connection.js";
-import { SEEK_DAYS_FROM as SEEK_FROM } from "./sqlite-plan-costs.js";
+import { DAY_ROW_LOOKUP_COST, DAY_ROW_SCAN_COST, SEEK_DAYS_FROM as SEEK_FROM } from "./sqlite-plan-costs.js";
 
 const DAY = 86_400_000;
 
@@ -67,28 +67,50 @@ const ABOVE_SINCE = `CASE WHEN c.max_id <= $since THEN 0 WHEN c.min_id > $since 
   ELSE c.posts - coalesce((SELECT r.rank FROM post_day_ranks r WHERE r.category_id = c.category_id
     AND r.language_id = c.language_id AND r.day = c.day AND r.id <= $since ORDER BY r.id DESC LIMIT 1), 0) END`;
 
+/**
+ * A day of the list, newest first: its day number, the list's posts that day, the posts of its
+ * languages and category that day (since bounds aside: what the list's own index holds, which a
+ * walk of that index steps over), and the rows of `post_day_counts` read to count them.
+ */
+type DayCount = [day: number, posts: number, indexed: number, rows: number];
+
 /** The list's posts per day after `sinceDay` (when set), newest day first. */
-function dayCounts(stmts: StatementCache, scope: DayScope, sinceDay: number | null): Array<[number, number]> {
+function dayCounts(stmts: StatementCache, scope: DayScope, sinceDay: number | null): Iterable<DayCount> {
   if (scope.feedId !== undefined) {
-    // A feed's list has no other restriction (postsByFeed).
+    // A feed's list has no other restriction (postsByFeed): one row a day.
     return stmts
-      .get(`SELECT period, n FROM feed_post_sums WHERE level = 0 AND feed_id = ? AND period > ?
+      .get(`SELECT period, n, n, 1 FROM feed_post_sums WHERE level = 0 AND feed_id = ? AND period > ?
         ORDER BY period DESC`)
       .raw()
-      .all(scope.feedId, sinceDay ?? Number.MIN_SAFE_INTEGER) as Array<[number, number]>;
+      .iterate(scope.feedId, sinceDay ?? Number.MIN_SAFE_INTEGER) as Iterable<DayCount>;
   }
-  const { sql, values } = scopeConditions(scope);
+  const where: string[] = [];
+  const values: unknown[] = [];
+  if (scope.categoryId !== undefined) {
+    where.push("category_id = ?");
+    values.push(scope.categoryId);
+  }
   if (sinceDay !== null) {
-    sql.push("day > ?");
+    where.push("day > ?");
     values.push(sinceDay);
   }
+  // The languages filter the sums, not the rows: a day's rows of other languages are read either
+  // way (the table's and the category index's order is by day), and `rows` counts them.
+  const inLanguages = scope.languageIds === null ? "1" : "language_id IN (SELECT value FROM json_each(?))";
+  const languages = scope.languageIds === null ? [] : [JSON.stringify(scope.languageIds)];
   const sinceId = scope.sincePostId ?? null;
   const counted = sinceId === null ? "posts" : ABOVE_SINCE.replaceAll("$since", "?");
   return stmts
-    .get(`SELECT day, sum(${counted}) FROM post_day_counts c
-      ${sql.length === 0 ? "" : `WHERE ${sql.join(" AND ")}`} GROUP BY day ORDER BY day DESC`)
+    .get(`SELECT day, sum(CASE WHEN ${inLanguages} THEN ${counted} ELSE 0 END),
+        sum(CASE WHEN ${inLanguages} THEN posts ELSE 0 END), count(*) FROM post_day_counts c
+      ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`} GROUP BY day ORDER BY day DESC`)
     .raw()
-    .all(...(sinceId === null ? [] : [sinceId, sinceId, sinceId]), ...values) as Array<[number, number]>;
+    .iterate(
+      ...languages,
+      ...(sinceId === null ? [] : [sinceId, sinceId, sinceId]),
+      ...languages,
+      ...values,
+    ) as Iterable<DayCount>;
 }
 
 /**
@@ -154,11 +176,23 @@ export function seekDay(stmts: StatementCache, scope: DayScope, offset: number):
   // Days after the one holding `sinceDate` hold only posts dated after it.
   const sinceDay = sinceDate === null ? null : Math.floor(sinceDate / DAY);
   let skipped = 0;
+  // What the rows read so far cost, and what skipping their days' posts in the list's own index
+  // would have: where the rows hold few posts each (thousands of feeds over many days and
+  // languages), the rest of the offset is skipped in that index from the last day counted.
+  // Not for several languages: their pages merge each language's ids in the process
+  // (sqlite-newest-ids.ts), where every skipped entry is a row read out of SQLite.
+  const oneIndex = scope.languageIds === null || new Set(scope.languageIds).size === 1;
+  const rowCost = scope.categoryId === undefined ? DAY_ROW_SCAN_COST : DAY_ROW_LOOKUP_COST;
+  let rowsCost = 0;
+  let indexed = 0;
   // A row per day, newest first: a feed's from its running sums' days (schema 21), a list of more
   // than one feed's from post_day_counts (schema 15), whose rows do not multiply with the feeds.
-  for (const [day, n] of dayCounts(stmts, scope, sinceDay)) {
+  for (const [day, n, inIndex, rows] of dayCounts(stmts, scope, sinceDay)) {
     if (skipped + n > offset) return { before: (day + 1) * DAY, notBefore, skip: offset - skipped };
     skipped += n;
+    rowsCost += rows * rowCost;
+    indexed += inIndex;
+    if (oneIndex && rowsCost > indexed) return { before: day * DAY, notBefore, skip: offset - skipped };
   }
   // What remains is the part of sincepost's own day after it (the page query filters on it).
   if (sinceDay !== null) return { before: (sinceDay + 1) * DAY, notBefore, skip: offset - skipped };

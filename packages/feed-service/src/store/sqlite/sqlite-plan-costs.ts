@@ -95,3 +95,17 @@ export const FEED_STATEMENTS_BUDGET_US = 10_000;
  * measured on one, eight and eleven segments (bench/NOTES.md, sqlitefeed34d).
  */
 export const FEED_SEGMENT_SEEK_COST_US = 2;
+
+/**
+ * What reading a row of the day counts costs, as entries of a posts index skipped on a first call
+ * (the day counts are read whole by the start warm-up; a posts index of a million entries is read
+ * from the OS page by page, about 200 entries a page): a row read in the table's own order (a list
+ * of every category) about two, one read through the category's index (a seek into the table per
+ * row) about six times that. The day seek stops counting days and skips the rest of the offset in
+ * the list's own index once its rows cost more than that index's entries for the same days would
+ * (sqlite-day-seek.ts): where thousands of feeds spread over years and languages leave a few posts
+ * per row. Assumes a skipped entry costs about the same in every posts index (each a few dozen
+ * bytes); both are per-row costs, so the ratio does not depend on the corpus's size.
+ */
+export const DAY_ROW_SCAN_COST = 2;
+export const DAY_ROW_LOOKUP_COST = 12;

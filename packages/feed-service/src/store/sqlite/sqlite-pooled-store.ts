@@ -140,7 +140,7 @@ export class SqlitePooledStore implements Store {
     return this.#read("postsByFeed", page);
   }
   searchPosts(
-    page: PostPage & { query: SearchQuery; sort: SearchSort },
+    page: PostPage & { query: SearchQuery; sort: SearchSort; unscored?: boolean },
   ): Promise<Array<PostRecord & { score: number }>> {
     return this.#read("searchPosts", page);
   }

@@ -60,7 +60,7 @@ export function searchMatch(query: SearchQuery, languageIds: readonly number[] |
 
 export function searchPosts(
   stmts: StatementCache,
-  page: PostPage & { query: SearchQuery; sort: SearchSort },
+  page: PostPage & { query: SearchQuery; sort: SearchSort; unscored?: boolean },
   bounds: SearchBounds = BOUNDS,
 ): Array<PostRecord & { score: number }> {
   const match = searchMatch(page.query, page.languageIds);
@@ -69,14 +69,20 @@ export function searchPosts(
     match,
     languages: page.languageIds === null ? null : JSON.stringify(page.languageIds),
   };
-  const languagePhrases = page.languageIds === null ? 0 : new Set(page.languageIds).size;
-  const sample = rankingStats(stmts, page.query, bounds.termSamplePosts, languagePhrases);
-  const score: Score = { sql: scoreSql(sample.args.length - 1), sample };
-  if (page.sort === "relevance") return relevancePage(stmts, filter, score, page, bounds);
   // Date and clicks orders find their posts with the terms that others do not imply, and score
   // them with every term (fts5-implied-terms.ts).
   const find = findingQuery(page.query);
   const findMatch = find === page.query ? match : searchMatch(find, page.languageIds)!;
+  if (page.sort === "date" && page.unscored === true) {
+    // A page whose scores the caller drops (a smart category's): the hits' keys are the page; the
+    // term sample's counts and the second walk of the page's hits that score it are not needed.
+    const keys = newestHitKeys(stmts, findMatch, page.offset, page.limit);
+    return keys.length === 0 ? [] : withScores(stmts, keys, new Map(keys.map((key) => [key, 0])));
+  }
+  const languagePhrases = page.languageIds === null ? 0 : new Set(page.languageIds).size;
+  const sample = rankingStats(stmts, page.query, bounds.termSamplePosts, languagePhrases);
+  const score: Score = { sql: scoreSql(sample.args.length - 1), sample };
+  if (page.sort === "relevance") return relevancePage(stmts, filter, score, page, bounds);
   if (page.sort === "date") {
     const keys = newestHitKeys(stmts, findMatch, page.offset, page.limit);
     if (keys.length === 0) return [];

@@ -118,7 +118,7 @@ export class SqliteStore implements Store {
     return settle(() => feedRankings.readRankingTables(this.#stmts));
   }
   searchPosts(
-    page: PostPage & { query: SearchQuery; sort: SearchSort },
+    page: PostPage & { query: SearchQuery; sort: SearchSort; unscored?: boolean },
   ): Promise<Array<PostRecord & { score: number }>> {
     // Queries with filters (spec §4: feed:, lang:, after:, before:) have plans of their own
     // (fts5-operators.ts); prefixes and title: are FTS5 syntax that the word plans take as is.

@@ -52,6 +52,29 @@ export function searchContract(factory: StoreFactory): void {
     );
 
     it(
+      "answers a date order without scores (a smart category's page) with the same posts in the same order",
+      withCorpus(factory, async ({ store }) => {
+        for (const terms of [
+          "typescript",
+          "javascript OR sqlite",
+          '"generics explained"',
+          "typescript -cafe",
+          "gamma",
+        ]) {
+          for (const [offset, limit] of [
+            [0, 100],
+            [1, 1],
+            [2, 100],
+          ] as const) {
+            const scored = await store.searchPosts({ ...page(terms), offset, limit });
+            const unscored = await store.searchPosts({ ...page(terms), offset, limit, unscored: true });
+            assert.deepEqual(guids(unscored), guids(scored), `${terms} ${offset}+${limit}`);
+          }
+        }
+      }),
+    );
+
+    it(
       "never lets user text become query syntax",
       withCorpus(factory, async ({ store }) => {
         const nasty = [
