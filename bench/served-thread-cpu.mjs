@@ -1,10 +1,13 @@
 // CPU per call of each thread of the real `feed-service serve --no-ingest` of a built checkout,
-// for one 1,000-row call asked N times after a first: /proc/<pid>/task/*/schedstat read before
-// and after (Linux only). Prints one JSON line: the first call's CPU (request thread, all threads),
-// the warm calls' mean (request thread, all threads, each other thread) and the median wall time
-// (curl). Run it for two checkouts in turns to compare builds (bench/NOTES.md, floor31).
+// for one call (or several, one after another on the same server: `--call feeds,popular`) asked N
+// times after a first: /proc/<pid>/task/*/schedstat read before and after (Linux only). Prints
+// one JSON line per call: the first call's CPU (request thread, all threads), the warm calls'
+// mean (request thread, all threads, each other thread), the median wall time (curl) and the
+// answer's bytes. Run it for two checkouts in turns to compare builds (bench/NOTES.md, floor31).
+// Calls: recent, search (1,000 rows); feeds, feedsLang (English's feeds), feedsCat (category 7),
+// popular (879 days), prolific (365 days), prolificAll (36,500 days), languageData.
 // Usage: node bench/served-thread-cpu.mjs --tree <built checkout> --database <file or postgres:// URL>
-//          [--call recent|search] [--calls 40]
+//          [--call recent|search|feeds|...[,...]] [--calls 40]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,15 +36,33 @@ const calls = {
     "search",
     '<limit xsi:type="xsd:double">1000</limit><offset xsi:type="xsd:double">20</offset><searchTerms xsi:type="xsd:string">the</searchTerms><sortBy xsi:type="xsd:string">date</sortBy><languageIds xsi:type="xsd:string"></languageIds>',
   ],
+  feeds: ["getFeeds", ""],
+  feedsLang: ["getFeedsByLanguage", '<languageId xsi:type="xsd:double">1</languageId>'],
+  feedsCat: ["getFeedsByCategory", '<categoryId xsi:type="xsd:double">7</categoryId>'],
+  popular: [
+    "getMostPopularFeeds",
+    '<daysBack xsi:type="xsd:double">879</daysBack><limit xsi:type="xsd:double">1000</limit>',
+  ],
+  prolific: [
+    "getMostProlificFeeds",
+    '<daysBack xsi:type="xsd:double">365</daysBack><limit xsi:type="xsd:double">1000</limit>',
+  ],
+  prolificAll: [
+    "getMostProlificFeeds",
+    '<daysBack xsi:type="xsd:double">36500</daysBack><limit xsi:type="xsd:double">1000</limit>',
+  ],
+  languageData: ["getAggregateLanguageData", ""],
 };
-const [operation, params] = calls[values.call ?? "recent"];
+const names = (values.call ?? "recent").split(",");
+for (const name of names)
+  if (!(name in calls)) throw new Error(`--call ${name}: one of ${Object.keys(calls)}`);
 const work = mkdtempSync(join(tmpdir(), "served-thread-cpu-"));
 const requestFile = join(work, "request.xml");
 
 const { child, base } = await startServe(values.database, [], { tree: values.tree });
 
 /** One call with a unique comment (the answer cache never hits); curl's total time in ms. */
-function call(i) {
+function call(operation, params, i) {
   writeFileSync(
     requestFile,
     `<?xml version="1.0" encoding="UTF-8"?><!--${i}-${Math.random()}--><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body><ns1:${operation} soapenv:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/" xmlns:ns1="http://webservices">${params}</ns1:${operation}></soapenv:Body></soapenv:Envelope>`,
@@ -51,7 +72,7 @@ function call(i) {
     "-o",
     "/dev/null",
     "-w",
-    "%{time_total}",
+    "%{time_total} %{size_download}",
     "-H",
     "Content-Type: text/xml; charset=utf-8",
     "-H",
@@ -60,7 +81,8 @@ function call(i) {
     `@${requestFile}`,
     `${base}/webservices/FeedAggregator`,
   ]);
-  return Number(out.toString()) * 1000;
+  const [seconds, bytes] = out.toString().split(" ");
+  return { ms: Number(seconds) * 1000, bytes: Number(bytes) };
 }
 
 /** CPU ms each thread of the server has run so far. */
@@ -71,30 +93,34 @@ const spend = (before, after, per) =>
     .filter(([, ms]) => ms > 0.05)
     .sort((a, b) => b[1] - a[1]);
 
-const c0 = threadCpu();
-const firstWall = call(0);
-const c1 = threadCpu();
-const walls = [];
-for (let i = 1; i <= count; i++) walls.push(call(i));
-const c2 = threadCpu();
 const main = String(child.pid);
-const first = spend(c0, c1, 1);
-const warm = spend(c1, c2, count);
 const of = (s) => s.find(([tid]) => tid === main)?.[1] ?? 0;
 const total = (s) => s.reduce((a, [, ms]) => a + ms, 0);
 const r = (x) => Math.round(x * 100) / 100;
-console.log(
-  JSON.stringify({
-    tree: values.tree,
-    call: values.call ?? "recent",
-    firstWall: r(firstWall),
-    firstRequestThread: r(of(first)),
-    firstAllThreads: r(total(first)),
-    warmRequestThread: r(of(warm)),
-    warmAllThreads: r(total(warm)),
-    warmOtherThreads: warm.filter(([tid]) => tid !== main).map(([, ms]) => r(ms)),
-    warmWallMedian: r([...walls].sort((a, b) => a - b)[walls.length >> 1]),
-  }),
-);
+for (const name of names) {
+  const [operation, params] = calls[name];
+  const c0 = threadCpu();
+  const firstCall = call(operation, params, 0);
+  const c1 = threadCpu();
+  const walls = [];
+  for (let i = 1; i <= count; i++) walls.push(call(operation, params, i).ms);
+  const c2 = threadCpu();
+  const first = spend(c0, c1, 1);
+  const warm = spend(c1, c2, count);
+  console.log(
+    JSON.stringify({
+      tree: values.tree,
+      call: name,
+      bytes: firstCall.bytes,
+      firstWall: r(firstCall.ms),
+      firstRequestThread: r(of(first)),
+      firstAllThreads: r(total(first)),
+      warmRequestThread: r(of(warm)),
+      warmAllThreads: r(total(warm)),
+      warmOtherThreads: warm.filter(([tid]) => tid !== main).map(([, ms]) => r(ms)),
+      warmWallMedian: r([...walls].sort((a, b) => a - b)[walls.length >> 1]),
+    }),
+  );
+}
 await stopServe({ child });
 rmSync(work, { recursive: true, force: true });

@@ -9,7 +9,7 @@ export { type BodyElement, type EnvelopeLimits, readEnvelope } from "./envelope-
 export { xmlContentType } from "./envelope-writer.js";
 export { compileUserFaultWriter, writeClientFault } from "./fault-writer.js";
 export * from "./namespaces.js";
-export { compileQueryBeanEncoder, type QueryBeanEncoder } from "./query-bean-encoder.js";
+export { compileQueryBeanEncoder, type QueryBeanEncoder, RowMemo } from "./query-bean-encoder.js";
 export { decodeRequestText } from "./request-text.js";
 export * from "./service-types.js";
 export { type ErrorCodeInfo, SoapError, type SoapErrorCode, soapErrorCodes } from "./soap-error.js";

@@ -89,6 +89,17 @@ export function checkServiceOptions(options: SoapServiceOptions<never>): WsdlNam
         );
       }
     }
+    const memo = op.rowMemo;
+    if (memo !== undefined) {
+      if (!Number.isInteger(memo.cells) || memo.cells < 1 || memo.cells > op.columns.length) {
+        throw invalid(
+          `The row memo of ${op.name} keeps ${memo.cells} cells; it must keep 1 to ${op.columns.length} (its columns).`,
+        );
+      }
+      if (!Number.isInteger(memo.maxRows) || memo.maxRows < 1) {
+        throw invalid(`The row memo of ${op.name} must keep at least 1 row; got ${memo.maxRows}.`);
+      }
+    }
   }
   return names;
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { compileQueryBeanEncoder } from "./query-bean-encoder.js";
-import type { ColumnSpec } from "./service-types.js";
+import { compileQueryBeanEncoder, RowMemo } from "./query-bean-encoder.js";
+import type { CellValue, ColumnSpec } from "./service-types.js";
 import { SoapError } from "./soap-error.js";
 import { child, parseXmlTree, type XmlNode } from "./test-support/xml-tree.js";
 
@@ -258,6 +258,82 @@ describe("QueryBean response encoding (Axis 1.x shape)", () => {
       encode.inSlices({ rows }, 50),
       (e: unknown) =>
         e instanceof SoapError && e.code === "SOAP_INVALID_CELL" && /^Row 110, column postId/.test(e.message),
+    );
+  });
+
+  test("with a row memo: every answer has the bytes of the encoding without it, as rows change, come and go", async () => {
+    const memo = new RowMemo({ cells: 4, maxRows: 1000 });
+    const memoized = compileQueryBeanEncoder(
+      "search",
+      columns,
+      "http://webservices",
+      "http://rpc.xml.coldfusion",
+      memo,
+    );
+    const texts = ["Grüße & <b>", "新しい記事", "emoji 😀", "", "plain"];
+    let rows: CellValue[][] = Array.from({ length: 300 }, (_, i) => [
+      i,
+      texts[i % 5]!,
+      i / 7,
+      Date.UTC(2025, 0, 1) + i,
+    ]);
+    const check = async (label: string) => {
+      // Fresh arrays, strings and Dates each time, as rows from a query are.
+      const fresh = (cell: CellValue) =>
+        typeof cell === "string"
+          ? `${cell} `.trimEnd()
+          : cell instanceof Date
+            ? new Date(cell.getTime())
+            : cell;
+      const bean = { rows: rows.map((row) => row.map(fresh)) };
+      const bytes = await memoized.inSlices(bean, 50);
+      assert.ok(bytes.equals(Buffer.from(encode(bean), "utf8")), label);
+    };
+    await check("first: every row encoded and kept");
+    assert.equal(memo.size, 300);
+    await check("again: every row from the memo");
+    rows = rows.map((row, i) => (i % 3 === 0 ? [row[0]!, `changed ${i}`, row[2]!, row[3]!] : row));
+    await check("a third of the rows changed their text");
+    rows = rows.map((row, i) => (i % 4 === 0 ? [row[0]!, row[1]!, null, row[3]!] : row));
+    await check("a quarter with a nil cell");
+    rows = rows.map((row, i) =>
+      i % 5 === 0 ? [row[0]!, row[1]!, row[2]!, new Date(Number(row[3]) + 1)] : row,
+    );
+    await check("a fifth with a later Date");
+    await check("the same Dates again, as other Date objects");
+    rows = [...rows.slice(100), ...Array.from({ length: 50 }, (_, i) => [1000 + i, "new", 1, 0])];
+    await check("rows gone, new rows at the end");
+  });
+
+  test("with a row memo of the leading cells: the rest is encoded each time; a full memo starts again", async () => {
+    const memo = new RowMemo({ cells: 2, maxRows: 120 });
+    const memoized = compileQueryBeanEncoder(
+      "search",
+      columns,
+      "http://webservices",
+      "http://rpc.xml.coldfusion",
+      memo,
+    );
+    for (const [round, count] of [
+      [0, 101],
+      [1, 101],
+      [2, 130],
+      [3, 101],
+    ] as const) {
+      const bean = {
+        rows: Array.from({ length: count }, (_, i) => [i + round * 50, `post ${i}`, round + i / 3, i * 1000]),
+      };
+      assert.ok(
+        (await memoized.inSlices(bean, 50)).equals(Buffer.from(encode(bean), "utf8")),
+        `round ${round}`,
+      );
+      assert.ok(memo.size <= 120, `round ${round}: ${memo.size} rows kept`);
+    }
+    const rows = Array.from({ length: 120 }, (_, i) => [i, "", 0, 0]);
+    rows[110] = [110, "", 0, "not a date"];
+    await assert.rejects(
+      memoized.inSlices({ rows }, 50),
+      (e: unknown) => e instanceof SoapError && /^Row 110, column postDate/.test(e.message),
     );
   });
 });

@@ -38,6 +38,22 @@ export interface OperationSpec {
   readonly name: string;
   readonly parameters: readonly ParameterSpec[];
   readonly columns: readonly ColumnSpec[];
+  /** Keep the encoded leading cells of this operation's rows between calls (see `RowMemoSpec`). */
+  readonly rowMemo?: RowMemoSpec;
+}
+
+/**
+ * For answers that repeat the same entries call after call (a catalog's list of every feed, say):
+ * the bytes of each row's leading `cells` cells are kept, keyed by its first cell (the entry's
+ * id), and written again as long as those cells are equal to the kept ones, compared cell by
+ * cell, so an answer's bytes are always what its cells encode to. Operations whose leading
+ * columns have the same types share one memo.
+ */
+export interface RowMemoSpec {
+  /** How many leading cells are kept; the first one is the key. */
+  readonly cells: number;
+  /** At most this many rows are kept: a new key beyond it empties the memo first. */
+  readonly maxRows: number;
 }
 
 /**

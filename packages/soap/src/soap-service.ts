@@ -3,7 +3,7 @@ import { readEnvelope } from "./envelope-reader.js";
 import { xmlContentType } from "./envelope-writer.js";
 import { compileUserFaultWriter, writeClientFault } from "./fault-writer.js";
 import { checkServiceOptions } from "./options-check.js";
-import { compileQueryBeanEncoder, type QueryBeanEncoder } from "./query-bean-encoder.js";
+import { compileQueryBeanEncoder, type QueryBeanEncoder, RowMemo } from "./query-bean-encoder.js";
 import { decodeRequestText } from "./request-text.js";
 import {
   type OperationSpec,
@@ -58,11 +58,23 @@ export function createSoapService<Context = undefined>(
   const names = checkServiceOptions(options);
   const operations = new Map<string, OperationSpec>();
   const encoders = new Map<string, QueryBeanEncoder>();
+  // One memo per kind of row: a kept row's bytes depend on its column count (the row's open tag)
+  // and its kept cells' column types only.
+  const memos = new Map<string, RowMemo>();
   for (const op of options.operations) {
     operations.set(op.name, op);
+    let memo: RowMemo | undefined;
+    if (op.rowMemo !== undefined) {
+      const kind = `${op.rowMemo.maxRows}:${op.columns.length}:${op.columns
+        .slice(0, op.rowMemo.cells)
+        .map((c) => c.type)
+        .join(",")}`;
+      memo = memos.get(kind) ?? new RowMemo(op.rowMemo);
+      memos.set(kind, memo);
+    }
     encoders.set(
       op.name,
-      compileQueryBeanEncoder(op.name, op.columns, names.targetNamespace, names.rpcNamespace),
+      compileQueryBeanEncoder(op.name, op.columns, names.targetNamespace, names.rpcNamespace, memo),
     );
   }
   const wsdl = compileWsdl(names, options.operations);

@@ -56,7 +56,7 @@ export interface FeedServer {
   readonly metrics: ServiceMetrics;
   /**
    * Answers a few read-only requests before `listen`, over a socket of its own on 127.0.0.1
-   * (closed again): SOAP getCategories, a 1,000-post getMostRecentPosts and getMostPopularPosts,
+   * (closed again): SOAP getCategories, getFeeds, a 1,000-post getMostRecentPosts and getMostPopularPosts,
    * searches for a rare word and (1,000 rows) a common one past their first page (not recorded
    * in the search history), a JSON page and the home page. A process's first request compiles
    * the code of the whole request path, its first 1,000-row answer the code that reads and writes
@@ -196,6 +196,9 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
         );
       const requests = [
         () => soap('<ns1:getCategories xmlns:ns1="http://webservices"/>'),
+        // Every feed (no argument to choose): the feed lists' and rankings' encoder keeps each
+        // feed's row encoded (the operation table's row memo), so their first calls find them.
+        () => soap('<ns1:getFeeds xmlns:ns1="http://webservices"/>'),
         () =>
           soap(
             '<ns1:getMostRecentPosts xmlns:ns1="http://webservices"><limit>1000</limit><offset>0</offset><languageIds></languageIds></ns1:getMostRecentPosts>',

@@ -25,7 +25,7 @@ export interface CallContext {
 }
 
 export interface OperationRunner {
-  /** The table's rows as the SOAP package reads them (name, parameters, columns). */
+  /** The table's rows as the SOAP package reads them (name, parameters, columns, row memo). */
   readonly specs: readonly OperationSpec[];
   /**
    * Runs one operation and answers its records (keys: the operation's column names). Throws
@@ -47,7 +47,9 @@ export interface OperationRunner {
 export function createOperationRunner(options: OperationRunnerOptions): OperationRunner {
   const now = options.now ?? Date.now;
   return {
-    specs: operationTable.map(({ name, parameters, columns }) => ({ name, parameters, columns })),
+    specs: operationTable.map(({ name, parameters, columns, rowMemo }) =>
+      rowMemo === undefined ? { name, parameters, columns } : { name, parameters, columns, rowMemo },
+    ),
     async call(operation, args, { baseUrl }) {
       const op = operationsByName.get(operation);
       if (!op) {

@@ -4,7 +4,7 @@
  * The SOAP adapter derives its WSDL and dispatcher from this table and lays the records out as
  * QueryBean rows; the JSON API, output feeds and pages call the same handlers.
  */
-import type { Arguments, ParameterSpec } from "@feed-toolkit/soap";
+import type { Arguments, ParameterSpec, RowMemoSpec } from "@feed-toolkit/soap";
 import { matchesNothing, type SearchQuery } from "../search/search-query.js";
 import type { Store } from "../store/store.js";
 import {
@@ -55,6 +55,11 @@ export interface FeedOperation {
    * "last 24 hours") and no side effect (search records history). Only these may be cached.
    */
   readonly pure: boolean;
+  /**
+   * Rows whose leading cells the SOAP encoder keeps encoded between calls (the SOAP package's
+   * RowMemoSpec): the feed lists and rankings, whose rows are the same feeds call after call.
+   */
+  readonly rowMemo?: RowMemoSpec;
   /** Validates the arguments and answers one record per row, keyed by the column names. */
   readonly run: (args: Arguments, call: OperationCall) => Promise<readonly OperationRecord[]>;
 }
@@ -64,6 +69,12 @@ const s = (name: string): ParameterSpec => ({ name, type: "string" });
 const any = (name: string): ParameterSpec => ({ name, type: "anyType" });
 
 const empty: readonly OperationRecord[] = [];
+
+/**
+ * The feed columns of every feed row, kept encoded per feed (a feed's row changes only when the
+ * feed or its post count and last post do): up to spec §4's largest catalog, 10,000 feeds.
+ */
+const feedRowMemo: RowMemoSpec = { cells: feedColumns.length, maxRows: 10_000 };
 const searchHistorySize = 20;
 
 function page(args: Arguments, languages = true) {
@@ -186,6 +197,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getMostPopularFeeds",
+    rowMemo: feedRowMemo,
     pure: false,
     parameters: [d("daysBack"), d("limit")],
     columns: withExtra(feedColumns, { name: "periodClicks", type: "int" }),
@@ -199,6 +211,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getMostProlificFeeds",
+    rowMemo: feedRowMemo,
     pure: false,
     parameters: [d("daysBack"), d("limit")],
     columns: withExtra(feedColumns, { name: "periodPosts", type: "int" }),
@@ -212,6 +225,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getFeeds",
+    rowMemo: feedRowMemo,
     pure: true,
     parameters: [],
     columns: feedColumns,
@@ -219,6 +233,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getFeedsByCategory",
+    rowMemo: feedRowMemo,
     pure: true,
     parameters: [d("categoryId")],
     columns: feedColumns,
@@ -237,6 +252,7 @@ export const operationTable: readonly FeedOperation[] = [
   },
   {
     name: "getFeedsByLanguage",
+    rowMemo: feedRowMemo,
     pure: true,
     parameters: [d("languageId")],
     columns: feedColumns,

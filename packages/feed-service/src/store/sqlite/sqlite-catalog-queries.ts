@@ -17,7 +17,7 @@ import type {
   SearchHistoryRecord,
   SmartCategoryRecord,
 } from "../store.js";
-import { FEED_ADMIN_COLUMNS, FEED_COLUMNS, FEED_JOINS } from "./sqlite-columns.js";
+import { FEED_ADMIN_COLUMNS, FEED_COLUMNS, FEED_JOINS, feedRecord } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 
 const CATEGORY_COLUMNS = `c.id AS categoryId, c.name AS categoryName,
@@ -70,29 +70,25 @@ export function feeds(
   stmts: StatementCache,
   filter: { categoryId?: number; languageId?: number } = {},
 ): FeedRecord[] {
-  if (filter.categoryId !== undefined && filter.languageId !== undefined) {
-    return stmts
-      .get(`SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.category_id = ? AND f.language_id = ?
-        ORDER BY f.name_key, f.id`)
-      .all(filter.categoryId, filter.languageId) as FeedRecord[];
-  }
+  const where: string[] = [];
+  const values: number[] = [];
   if (filter.categoryId !== undefined) {
-    return stmts
-      .get(
-        `SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.category_id = ? ORDER BY f.name_key, f.id`,
-      )
-      .all(filter.categoryId) as FeedRecord[];
+    where.push("f.category_id = ?");
+    values.push(filter.categoryId);
   }
   if (filter.languageId !== undefined) {
-    return stmts
-      .get(
-        `SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS} WHERE f.language_id = ? ORDER BY f.name_key, f.id`,
-      )
-      .all(filter.languageId) as FeedRecord[];
+    where.push("f.language_id = ?");
+    values.push(filter.languageId);
   }
-  return stmts
-    .get(`SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS} ORDER BY f.name_key, f.id`)
-    .all() as FeedRecord[];
+  const sql = `SELECT ${FEED_COLUMNS} FROM feeds f ${FEED_JOINS}
+    ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY f.name_key, f.id`;
+  // Raw rows: a list of every feed is thousands of rows (see feedRecord).
+  return (
+    stmts
+      .get(sql)
+      .raw()
+      .all(...values) as unknown[][]
+  ).map(feedRecord);
 }
 
 /** Every feed's id and name (a search's `feed:` resolves against them: operations/search-filters.ts). */

@@ -3,7 +3,7 @@
  * to the record field names so rows need no mapping, posts as bare cells (see `POST_CELLS`). Kept in one place so every query returns the same
  * shape.
  */
-import type { PostRecord } from "../store.js";
+import type { FeedRecord, PostRecord } from "../store.js";
 
 export const POST_JOINS = "JOIN feeds f ON f.id = p.feed_id LEFT JOIN categories c ON c.id = p.category_id";
 
@@ -36,6 +36,25 @@ export function postRecord(cells: readonly unknown[]): PostRecord {
 export const FEED_COLUMNS = `f.id AS feedId, f.name AS feedName, f.url AS feedUrl, f.site_url AS siteUrl,
   f.description AS feedDescription, f.category_id AS categoryId, c.name AS categoryName,
   f.language_id AS languageId, f.post_count AS postCount, f.last_post_date AS lastPostDate`;
+
+/**
+ * One row of `FEED_COLUMNS` read in raw mode (cells in that order) as a record: for the lists of
+ * every feed, where better-sqlite3's row objects cost more than the statement (as `postRecord`).
+ */
+export function feedRecord(cells: readonly unknown[]): FeedRecord {
+  return {
+    feedId: cells[0] as number,
+    feedName: cells[1] as string,
+    feedUrl: cells[2] as string,
+    siteUrl: cells[3] as string | null,
+    feedDescription: cells[4] as string | null,
+    categoryId: cells[5] as number | null,
+    categoryName: cells[6] as string | null,
+    languageId: cells[7] as number,
+    postCount: cells[8] as number,
+    lastPostDate: cells[9] as number | null,
+  };
+}
 
 export const FEED_ADMIN_COLUMNS = `${FEED_COLUMNS}, f.etag AS etag, f.last_modified AS lastModified,
   f.next_fetch_at AS nextFetchAt, f.last_fetched_at AS lastFetchedAt, f.last_success_at AS lastSuccessAt,

@@ -8,7 +8,7 @@
  * rows, however many days the window or the history spans. The counts are exact.
  */
 import type { FeedRecord } from "../store.js";
-import { FEED_COLUMNS, FEED_JOINS } from "./sqlite-columns.js";
+import { FEED_COLUMNS, FEED_JOINS, feedRecord } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { SUM_BLOCK_DAYS } from "./sqlite-running-sums-schema.js";
 
@@ -65,15 +65,17 @@ export function mostPopularFeeds(
 ): Array<FeedRecord & { periodClicks: number }> {
   if (args.limit === 0) return [];
   const start = windowStart(args.since);
-  // The partial day's clicks, each joined to its post for the feed.
-  return stmts
+  // The partial day's clicks, each joined to its post for the feed. Raw rows, as the feed lists'.
+  const rows = stmts
     .get(`WITH partial AS MATERIALIZED (SELECT p.feed_id, count(*) AS n FROM clicks k INDEXED BY clicks_by_time
           JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.post_id
           WHERE k.clicked_at >= $dayStart AND k.clicked_at < $since GROUP BY p.feed_id),
         ${fromSums("feed_click_sums", FROM_PARTIAL)}
       SELECT ${FEED_COLUMNS}, top.n AS periodClicks FROM ${TOP} JOIN feeds f ON f.id = top.feed_id ${FEED_JOINS}
       ORDER BY top.n DESC, f.id`)
-    .all({ ...start, since: args.since, limit: args.limit }) as Array<FeedRecord & { periodClicks: number }>;
+    .raw()
+    .all({ ...start, since: args.since, limit: args.limit }) as unknown[][];
+  return rows.map((cells) => ({ ...feedRecord(cells), periodClicks: cells[10] as number }));
 }
 
 export function mostProlificFeeds(
@@ -98,9 +100,11 @@ export function mostProlificFeeds(
     : "";
   const perFeed = `(SELECT count(*) FROM posts p INDEXED BY posts_by_feed WHERE p.feed_id = t.feed_id
       AND p.post_date >= $dayStart AND p.post_date < $since)`;
-  return stmts
+  const rows = stmts
     .get(`WITH ${partial} ${fromSums("feed_post_sums", global ? FROM_PARTIAL : perFeed)}
       SELECT ${FEED_COLUMNS}, top.n AS periodPosts FROM ${TOP} JOIN feeds f ON f.id = top.feed_id ${FEED_JOINS}
       ORDER BY top.n DESC, f.id`)
-    .all({ ...start, since: args.since, limit: args.limit }) as Array<FeedRecord & { periodPosts: number }>;
+    .raw()
+    .all({ ...start, since: args.since, limit: args.limit }) as unknown[][];
+  return rows.map((cells) => ({ ...feedRecord(cells), periodPosts: cells[10] as number }));
 }

@@ -22,8 +22,9 @@ const allowed = new Set<string>(readMethods);
  * Reads before saying ready. Every thread: one cheap read (SQLite reads the schema on a
  * connection's first statement, which for this schema is a noticeable first-call cost). A heavy
  * thread (`warm`) also runs each kind of heavy read once on arguments that select nothing (a word
- * no post holds, a window that ends now): a thread's first such call otherwise pays for compiling
- * its statements and optimising its code; and it reads every post's length for scoring into its
+ * no post holds, a window that ends now; the language data, which takes none): a thread's first
+ * such call otherwise pays for compiling its statements and optimising its code; and it reads
+ * every post's length for scoring into its
  * connection's cache (a seek per hit scored on a first search otherwise), and the feed rankings'
  * running sums and the day counts (a page per feed on a first ranking). No particular word, post
  * or window is read into a cache (spec §4 Latency); the file itself was read into the OS cache by
@@ -42,6 +43,9 @@ async function warmUp(): Promise<void> {
   await store.mostPopularPosts({ since: now, limit: 1000, categoryId: null });
   await store.mostPopularFeeds({ since: now, limit: 1000 });
   await store.mostProlificFeeds({ since: now, limit: 1000 });
+  // The language data has no argument: its statement and the pages of each language's newest
+  // posts it reads, a first call's 30-40 page reads otherwise.
+  await store.aggregateLanguageData(now);
   await store.warmSearchLengths();
   await store.warmRankingTables();
 }
