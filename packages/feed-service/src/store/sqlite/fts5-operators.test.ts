@@ -164,14 +164,34 @@ describe("search operators on SQLite: filters alone over several feeds", () => {
             excludedFilters: parsed.excludedFilters?.map((f) => atom(f) as typeof f),
           };
         };
+        // Clicks on a post in seven, one to three each: by clicks, the feeds' clicked posts come
+        // first (their index by feed and clicks), then the unclicked ones by id.
+        const ids = await store.searchPosts({
+          query: parseSearchQuery("after:2000-01-01"),
+          sort: "date",
+          limit: 1000,
+          offset: 0,
+          languageIds: null,
+        });
+        for (const { postId } of ids.filter((p) => p.postId % 7 === 0)) {
+          for (let c = 0; c <= postId % 3; c++) await store.recordClick(postId, `client-${c}`, start + c, 0);
+        }
         const file = new Database(db.location, { readonly: true });
         const rows = file
           .prepare(
-            "SELECT id, post_date AS date, feed_id AS feed, language_id AS language, title AS text FROM posts",
+            "SELECT id, post_date AS date, feed_id AS feed, language_id AS language, title AS text, clicks FROM posts",
           )
-          .all() as Array<{ id: number; date: number; feed: number; language: number; text: string }>;
+          .all() as Array<{
+          id: number;
+          date: number;
+          feed: number;
+          language: number;
+          text: string;
+          clicks: number;
+        }>;
         file.close();
         const newest = [...rows].sort((a, b) => b.date - a.date || b.id - a.id);
+        const clicked = [...rows].sort((a, b) => b.clicks - a.clicks || b.id - a.id);
         const mid = Date.parse("2025-03-01T00:00:00Z");
         const cases: Array<[string, number[] | null, (r: (typeof rows)[0]) => boolean]> = [
           ["feed:diary", null, (r) => diary.includes(r.feed)],
@@ -185,8 +205,8 @@ describe("search operators on SQLite: filters alone over several feeds", () => {
         ];
         let compared = 0;
         for (const [terms, languageIds, pass] of cases) {
-          const expected = newest.filter(pass).map((r) => r.id);
-          for (const sort of ["relevance", "date"] as const) {
+          for (const sort of ["relevance", "date", "clicks"] as const) {
+            const expected = (sort === "clicks" ? clicked : newest).filter(pass).map((r) => r.id);
             for (const [offset, limit] of [
               [0, 20],
               [0, 100],
