@@ -1,12 +1,14 @@
 /**
  * The walk of fts5-operators.ts when one feed's posts lie spread among many others (ids far apart):
  * its batch's hits are found by a seek per date key rather than one pass over the key range, and
- * the page is the same as reading the feed's posts one by one.
+ * the page is the same as reading the feed's posts one by one. And a query of filters alone over
+ * several feeds, read from the feed_name column newest first: the same pages as a full sort.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import Database from "better-sqlite3";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { isFilter, type SearchQuery } from "../../search/search-query.js";
+import { isFilter, type SearchAtom, type SearchQuery } from "../../search/search-query.js";
 import { sqliteBackend } from "../../test-support/test-backends.js";
 import { openStore } from "../open-store.js";
 
@@ -88,6 +90,148 @@ describe("search operators on SQLite: one feed spread among many", () => {
           second.map((p) => p.postTitle),
           expected.slice(3, 6),
         );
+      } finally {
+        await store.close();
+      }
+    } finally {
+      db.drop();
+    }
+  });
+});
+
+describe("search operators on SQLite: filters alone over several feeds", () => {
+  it("lists their posts newest first as a full sort does, with languages, dates, exclusions", async () => {
+    const db = await sqliteBackend.newDatabase();
+    try {
+      const store = await openStore(db.location);
+      try {
+        const de = (await store.ensureLanguage("de")).languageId;
+        const ja = (await store.ensureLanguage("ja")).languageId;
+        // Two diary feeds hold most posts (the date index's walk is the plan), a third feed's
+        // posts say "diary" in their text only, and its name holds the word in a longer one.
+        const feeds = await Promise.all(
+          ["Diary one", "Diary two", "Notes", "Diaryland"].map((feedName, i) =>
+            store.addFeed({ feedUrl: `https://feeds.test/${i}`, feedName }),
+          ),
+        );
+        const start = Date.UTC(2025, 0, 1);
+        for (let round = 0; round < 40; round++) {
+          for (const [f, feed] of feeds.entries()) {
+            const count = f < 2 ? 30 : 10;
+            const posts = Array.from({ length: count }, (_, i) => {
+              const n = round * 100 + f * 30 + i;
+              // Dates out of storage order, some repeated to the millisecond across feeds.
+              const date = start + ((n * 7919) % 4000) * 3_600_000 + (n % 3 === 0 ? 0 : n);
+              const text = `${f === 2 ? "diary" : "entry"} ${n % 5 === 0 ? "common" : "rare"}`;
+              return {
+                guid: `p${n}`,
+                link: `https://posts.test/${n}`,
+                title: `Post ${n} ${text}`,
+                excerpt: "",
+                content: `<p>${text}</p>`,
+                publishedAt: date,
+                updatedAt: null,
+                seenAt: start,
+                languageId: n % 4 === 0 ? de : 1,
+              };
+            });
+            await store.applyFeedUpdate(feed.feedId, { fetchState: {}, posts });
+          }
+        }
+        const diary = [feeds[0]!.feedId, feeds[1]!.feedId];
+        const byName = new Map([
+          ["diary", diary],
+          ["two", [feeds[1]!.feedId]],
+          ["notes", [feeds[2]!.feedId]],
+        ]);
+        const codes = new Map([
+          ["de", de],
+          ["ja", ja],
+          ["en", 1],
+        ]);
+        // The filters as the operation resolves them (feeds by the words of their names).
+        const resolve = (terms: string): SearchQuery => {
+          const parsed = parseSearchQuery(terms);
+          const atom = (a: SearchAtom): SearchAtom =>
+            isFilter(a) && a.kind === "feed"
+              ? { ...a, feedIds: byName.get(a.words.join(" ")) ?? [] }
+              : isFilter(a) && a.kind === "lang"
+                ? { ...a, languageIds: a.codes.map((code) => codes.get(code)!) }
+                : a;
+          return {
+            ...parsed,
+            filterClauses: parsed.filterClauses?.map((clause) => clause.map(atom)),
+            excludedFilters: parsed.excludedFilters?.map((f) => atom(f) as typeof f),
+          };
+        };
+        // Clicks on a post in seven, one to three each: by clicks, the feeds' clicked posts come
+        // first (their index by feed and clicks), then the unclicked ones by id.
+        const ids = await store.searchPosts({
+          query: parseSearchQuery("after:2000-01-01"),
+          sort: "date",
+          limit: 1000,
+          offset: 0,
+          languageIds: null,
+        });
+        for (const { postId } of ids.filter((p) => p.postId % 7 === 0)) {
+          for (let c = 0; c <= postId % 3; c++) await store.recordClick(postId, `client-${c}`, start + c, 0);
+        }
+        const file = new Database(db.location, { readonly: true });
+        const rows = file
+          .prepare(
+            "SELECT id, post_date AS date, feed_id AS feed, language_id AS language, title AS text, clicks FROM posts",
+          )
+          .all() as Array<{
+          id: number;
+          date: number;
+          feed: number;
+          language: number;
+          text: string;
+          clicks: number;
+        }>;
+        file.close();
+        const newest = [...rows].sort((a, b) => b.date - a.date || b.id - a.id);
+        const clicked = [...rows].sort((a, b) => b.clicks - a.clicks || b.id - a.id);
+        const mid = Date.parse("2025-03-01T00:00:00Z");
+        const cases: Array<[string, number[] | null, (r: (typeof rows)[0]) => boolean]> = [
+          ["feed:diary", null, (r) => diary.includes(r.feed)],
+          ["feed:diary", [de], (r) => diary.includes(r.feed) && r.language === de],
+          ["feed:diary lang:de", null, (r) => diary.includes(r.feed) && r.language === de],
+          ["feed:diary lang:ja", null, () => false],
+          ["feed:diary -feed:two", null, (r) => r.feed === diary[0]],
+          ["feed:diary after:2025-03-01", null, (r) => diary.includes(r.feed) && r.date >= mid],
+          ["feed:diary -common", null, (r) => diary.includes(r.feed) && !r.text.includes("common")],
+          ["feed:diary OR feed:notes", null, (r) => r.feed !== feeds[3]!.feedId],
+        ];
+        let compared = 0;
+        for (const [terms, languageIds, pass] of cases) {
+          for (const sort of ["relevance", "date", "clicks"] as const) {
+            const expected = (sort === "clicks" ? clicked : newest).filter(pass).map((r) => r.id);
+            for (const [offset, limit] of [
+              [0, 20],
+              [0, 100],
+              [150, 50],
+              [0, 1000],
+              [Math.max(0, expected.length - 5), 20],
+            ] as const) {
+              const page = await store.searchPosts({
+                query: resolve(terms),
+                sort,
+                languageIds,
+                limit,
+                offset,
+              });
+              assert.deepEqual(
+                page.map((p) => p.postId),
+                expected.slice(offset, offset + limit),
+                `${terms} ${JSON.stringify(languageIds)} ${sort} ${offset} ${limit}`,
+              );
+              assert.ok(page.every((p) => p.score === 1));
+              compared += page.length;
+            }
+          }
+        }
+        assert.ok(compared > 10_000, `only ${compared} posts compared`);
       } finally {
         await store.close();
       }

@@ -163,6 +163,12 @@ export interface Plan {
   /** How many phrases `narrowed` adds after `match`'s (one per `feed:` folded in). */
   feedPhrases: number;
   /**
+   * Without words (`match` null), the `feed:` clauses as a MATCH of the feed_name column, as
+   * `narrowed` folds them in beside words (`-feed:` as a NOT): a superset of the posts that pass,
+   * in the index's rowid order, which is the date order; null with words or with no `feed:` clause.
+   */
+  feedMatch: string | null;
+  /**
    * Whether `narrowed` within `keys` matches exactly the posts that pass (every filter a date
    * range, or a `feed:`/`-feed:` whose phrase is exactly its words: termPhrase drops none), so
    * that no post needs its filters checked.
@@ -206,7 +212,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
   // The narrowing of `narrowed`, to apply to the finding query's MATCH too.
   const narrowing: Array<(base: string) => string> = [];
   let feedPhrases = 0;
-  let indexAnswers = match !== null;
+  let indexAnswers = true;
+  let feedMatch: string | null = null;
   const keys = { ...ALL_KEYS };
   for (const clause of query.filterClauses ?? []) {
     parts.push(or(clause.map(atomWhere)));
@@ -232,6 +239,10 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       // The phrase holds exactly the posts of the feeds whose names hold the words (see below).
       if (termPhrase(only).length !== only.words.length) indexAnswers = false;
     }
+    if (only.kind === "feed" && match === null) {
+      feedMatch = `${feedMatch === null ? "" : `${feedMatch} AND `}(${feedNamePhrase(only)})`;
+      if (termPhrase(only).length !== only.words.length) indexAnswers = false;
+    }
     // Day starts are whole seconds, so these keys are exact bounds (keyAtOrAfter).
     if (only.kind === "date" && only.from !== null) keys.low = Math.max(keys.low, keyAtOrAfter(only.from));
     if (only.kind === "date" && only.until !== null) {
@@ -248,6 +259,12 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       narrowing.push((base) => `(${base}) NOT (${feedNamePhrase(filter)})`);
       narrowed = narrowing.at(-1)!(narrowed);
       feedPhrases++;
+    } else if (
+      filter.kind === "feed" &&
+      feedMatch !== null &&
+      termPhrase(filter).length === filter.words.length
+    ) {
+      feedMatch = `(${feedMatch}) NOT (${feedNamePhrase(filter)})`;
     } else {
       indexAnswers = false;
     }
@@ -258,6 +275,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       args: [JSON.stringify(languageIds)],
     });
     keyParts.push(parts.at(-1)!);
+    // The feeds' walk without words reads the languages in its MATCH, as words do (above).
+    if (feedMatch !== null) feedMatch = `(${feedMatch}) AND ${languageMatch(languageIds)}`;
   }
   const find = findingQuery(words);
   const findWords = find === words ? null : toFts5Match(find);
@@ -285,7 +304,9 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       query.filterClauses[0]![0]!.kind === "feed",
     narrowed,
     feedPhrases,
-    indexAnswers,
+    feedMatch,
+    // Without words, excluded ones are checked on each post (the seek above), not in a MATCH.
+    indexAnswers: indexAnswers && (match !== null || (feedMatch !== null && query.excluded.length === 0)),
     keys,
   };
 }
@@ -516,6 +537,11 @@ function orderedHits(
     const newest = newestHits(stmts, plan, offset + limit, limit, scores);
     if (newest !== null) return newest.slice(offset);
   }
+  if (order === "date" && plan.feedMatch !== null && wordlessFeedWalk(stmts, plan, offset + limit)) {
+    const feeds = { ...plan, narrowed: plan.feedMatch, finding: plan.feedMatch };
+    const newest = newestHits(stmts, feeds, offset + limit, limit);
+    if (newest !== null) return newest.slice(offset);
+  }
   if (order === "clicks" && scores !== null) {
     const clicked = mostClickedHitsPage(stmts, plan, offset, limit, scores);
     if (clicked !== null) return clicked;
@@ -542,6 +568,20 @@ function orderedHits(
     batch = Math.min(2 * batch, MAX_BATCH);
   }
   return found.slice(offset, need);
+}
+
+/**
+ * Whether a date page without words reads the feeds' posts from the feed_name column of posts_fts
+ * (newestHits over `plan.feedMatch`) rather than from batchSource's walk of the date index. Where
+ * that walk is the date index read newest first (more than one feed, and byDateIndex prefers it),
+ * the index's rowid walk covers the same newest keys and stops at the same post, and it decodes
+ * an entry per phrase for each post there that holds the phrase (the feed's words in any column;
+ * a language's token), where the date walk reads every post's row for its feed: an entry of a
+ * doclist read in order (FTS_GATHER_COST_US) against a row found by id (POST_BY_KEY_COST_US).
+ * One feed's posts come from posts_by_feed in order, and a small share of the posts sorted whole.
+ */
+function wordlessFeedWalk(stmts: StatementCache, plan: Plan, need: number): boolean {
+  return plan.oneFeed === null && plan.feedIds !== null && byDateIndex(stmts, plan.feedIds, need);
 }
 
 /**
@@ -654,7 +694,8 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
           ...(last === null ? [] : [last[2], last[0]]),
           size - hits.length,
         ) as Array<[number, number, number]>;
-      const keyOf = ph.keysAfter === true ? dateKeys(stmts, rows) : null;
+      // Without words the keys find and score nothing (every post scores 1): not read.
+      const keyOf = ph.keysAfter === true && plan.match !== null ? dateKeys(stmts, rows) : null;
       for (const [id, key] of rows) hits.push([id, keyOf === null ? key : keyOf.get(id)!]);
       if (rows.length > 0) last = rows[rows.length - 1]!;
       if (hits.length < size) {
