@@ -4,7 +4,6 @@ import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import { searchTermsKey, searchTermsSpelling } from "../search-terms-key.js";
 import type { ClickRow } from "../store.js";
-import { APPENDED_ORDINAL } from "./sqlite-click-ordinals.js";
 import { rekeyClicked } from "./sqlite-clicked-index.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { addClickToLanguage } from "./sqlite-language-counts.js";
@@ -39,10 +38,8 @@ export function recordClick(
 /** The click's row and counters; its caller moves the post in the clicked posts' index (schema 23). */
 function insertClickRow(stmts: StatementCache, postId: number, clientHash: string, at: number): void {
   stmts
-    .get(
-      `INSERT INTO clicks (post_id, clicked_at, client_hash, ordinal) VALUES (?, ?, ?, ${APPENDED_ORDINAL})`,
-    )
-    .run(postId, at, clientHash, postId);
+    .get("INSERT INTO clicks (post_id, clicked_at, client_hash) VALUES (?, ?, ?)")
+    .run(postId, at, clientHash);
   stmts.get("UPDATE posts SET clicks = clicks + 1 WHERE id = ?").run(postId);
   addClickToLanguage(stmts, postId);
 }

@@ -8,9 +8,9 @@
  *
  * Only the differences between a post's ordinals mean anything, not where they start, so a click
  * at either end of a post's clicks moves no other click: a click appended at now (nearly every
- * click) takes the newest ordinal plus one, a click older than all takes the oldest minus one,
- * and deleting the oldest or the newest (a post's clicks deleted before it, oldest first) leaves
- * the rest consecutive. A click inserted or deleted between two others renumbers the side of it
+ * click) takes the newest ordinal plus one (one more write of its row), a click older than all
+ * takes the oldest minus one, and deleting the oldest or the newest (a post's clicks deleted before
+ * it, oldest first) leaves the rest consecutive. A click inserted or deleted between two others renumbers the side of it
  * holding fewer clicks (rare: clicks are recorded as they happen). A click whose post or time
  * is rewritten (a copy over an existing row) renumbers both posts' clicks.
  */
@@ -43,8 +43,8 @@ const renumber = (post: string) => `UPDATE clicks SET ordinal = (SELECT count(*)
   WHERE post_id = ${post};`;
 
 const triggers = `
--- Appended (no newer click of the post): the newest ordinal plus one, unless the insert gave it
--- (the store's click insert reads it in the same statement: no second write of the row).
+-- Appended (no newer click of the post): the newest ordinal plus one, unless the insert gave it.
+-- Written here, not in the store's insert: the store also writes databases not yet at schema 27.
 CREATE TRIGGER clicks_ordinal_append AFTER INSERT ON clicks
 WHEN new.ordinal IS NULL AND NOT EXISTS (SELECT 1 FROM clicks WHERE ${newerThan("new")}) BEGIN
   UPDATE clicks SET ordinal = coalesce(${before("new")} + 1, 1) WHERE id = new.id;
@@ -118,13 +118,6 @@ export function addClickOrdinals(db: Database.Database, progress: MigrationProgr
   db.exec(index);
   db.exec(triggers);
 }
-
-/**
- * The ordinal of a click appended now to the post bound to `?`, for the store's insert: one more than the post's
- * newest click's (a click not the newest is renumbered by the trigger).
- */
-export const APPENDED_ORDINAL = `coalesce((SELECT k.ordinal FROM clicks k INDEXED BY clicks_by_post_time
-  WHERE k.post_id = ? ORDER BY k.clicked_at DESC, k.ordinal DESC LIMIT 1) + 1, 1)`;
 
 /** Numbers every click again (a copy's clicks arrive in id order, not each post's click order). */
 export function refillClickOrdinals(db: Database.Database): void {
