@@ -12,7 +12,10 @@
 // widest daysBack; each with no category and with the category holding the most clicks.
 //
 //   npx tsc -b && node bench/popular-posts.bench.mjs --db <corpus.db> --baseline <old dist>
-//     [--repeats 5] [--rounds 3]
+//     [--baseline-db <corpus.db at the old build's schema>] [--repeats 5] [--rounds 3]
+//
+// --baseline-db: the old build reads this file instead (the same corpus before a migration the new
+// build needs; the windows are read from --db).
 //
 // A baseline dist must sit where Node finds the package's dependencies (e.g. /work/main's built
 // packages/feed-service/dist, or node_modules/.baseline/dist with native/ and package.json beside it).
@@ -57,6 +60,7 @@ const { values } = parseArgs({
   options: {
     db: { type: "string" },
     baseline: { type: "string" },
+    "baseline-db": { type: "string" },
     repeats: { type: "string" },
     rounds: { type: "string" },
   },
@@ -67,6 +71,7 @@ const rounds = Number(values.rounds ?? 3);
 const newDist = new URL("../packages/feed-service/dist", import.meta.url).pathname;
 const oldDist = resolve(values.baseline);
 const file = resolve(values.db);
+const oldFile = resolve(values["baseline-db"] ?? values.db);
 const load = () => loadavg()[0];
 
 const Database = createRequire(new URL("../packages/feed-service/package.json", import.meta.url))(
@@ -106,13 +111,20 @@ const cases = windows.flatMap(([label, days]) =>
 );
 
 process.stdout.write(
-  `corpus ${file}: ${posts} posts, ${clicks} clicks (category ${category}: ${categoryClicks}); ${rounds} rounds of ${cases.length} cases, old and new alternating; load ${load().toFixed(1)}\n`,
+  `corpus ${file}${oldFile === file ? "" : ` (old build: ${oldFile})`}: ${posts} posts, ${clicks} clicks (category ${category}: ${categoryClicks}); ${rounds} rounds of ${cases.length} cases, old and new alternating; load ${load().toFixed(1)}\n`,
 );
 const one = (dist, args) =>
   JSON.parse(
     execFileSync(
       process.execPath,
-      [new URL(import.meta.url).pathname, "--one", dist, file, JSON.stringify(args), String(repeats)],
+      [
+        new URL(import.meta.url).pathname,
+        "--one",
+        dist,
+        dist === oldDist ? oldFile : file,
+        JSON.stringify(args),
+        String(repeats),
+      ],
       { maxBuffer: 1 << 26 },
     ).toString(),
   );

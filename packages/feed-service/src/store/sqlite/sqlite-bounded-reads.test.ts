@@ -893,6 +893,54 @@ describe("SQLite bounded reads", () => {
     assert.ok(clicks > 1000 && compared > 10_000, `only ${compared} rows compared of ${clicks} clicks`);
   });
 
+  it("counts the window clicks of posts past the consecutive levels from ordinals kept through deletes and moves", () => {
+    // Clicks deleted between others (nearer the oldest, nearer the newest) and at both ends of the
+    // most clicked posts, then a click moved to another post and time (a copy over an existing
+    // row): the ordinals stay consecutive in click order, and the ranking stays a plain count.
+    const heavy = db
+      .prepare(`SELECT post_id FROM clicks GROUP BY post_id HAVING count(*) >= ${2 * CONSECUTIVE_LEVELS}
+        ORDER BY count(*) DESC, post_id LIMIT 3`)
+      .pluck()
+      .all() as number[];
+    assert.equal(heavy.length, 3);
+    const clicksOf = (postId: number) =>
+      db
+        .prepare("SELECT id FROM clicks WHERE post_id = ? ORDER BY clicked_at, id")
+        .pluck()
+        .all(postId) as number[];
+    const remove = db.prepare("DELETE FROM clicks WHERE id = ?");
+    for (const postId of heavy) {
+      const ids = clicksOf(postId);
+      const n = ids.length;
+      for (const at of [1, n - 2, Math.floor(n / 3), Math.floor((2 * n) / 3), 0, n - 1]) remove.run(ids[at]);
+      assert.deepEqual(brokenOrdinals(db), [], `after deletes on post ${postId}`);
+    }
+    const reference = db.prepare(`SELECT p.id, count(*) AS n, p.post_date FROM clicks k
+      JOIN posts p ON p.id = k.post_id WHERE k.clicked_at >= ? GROUP BY p.id
+      ORDER BY n DESC, p.post_date DESC, p.id DESC LIMIT ?`);
+    for (const days of [1, 5, 45, 300, 36_500]) {
+      for (const limit of [1, 20, 1000]) {
+        const since = NOW - days * DAY;
+        assert.deepEqual(
+          rankByLevels(stmts, { since, limit, categoryId: null }),
+          reference.raw().all(since, limit),
+          `${days}d ${limit} after deletes`,
+        );
+      }
+    }
+    const [from, to] = heavy as [number, number];
+    const moved = db.prepare("SELECT id, clicked_at FROM clicks WHERE id = ?").get(clicksOf(from)[5]) as {
+      id: number;
+      clicked_at: number;
+    };
+    const move = db.prepare("UPDATE clicks SET post_id = ?, clicked_at = ? WHERE id = ?");
+    move.run(to, NOW - 3 * DAY, moved.id);
+    assert.deepEqual(brokenOrdinals(db), [], "after a click moved");
+    // Moved back: the levels (which follow inserts and deletes only) are right again.
+    move.run(from, moved.clicked_at, moved.id);
+    assert.deepEqual(brokenOrdinals(db), [], "after the click moved back");
+  });
+
   it("keeps the newest keys while only other tables are written, and reads them again when the index changes", async () => {
     const keys = () =>
       db.prepare("SELECT date_key FROM posts ORDER BY date_key DESC").pluck().all() as number[];
@@ -959,6 +1007,7 @@ describe("SQLite roll-ups", () => {
       assert.deepEqual(r.keptDayCounts, r.dayCounts, `post_day_counts ${when}`);
       const l = levels();
       assert.deepEqual(l.kept, l.counted, `post_click_levels ${when}`);
+      assert.deepEqual(brokenOrdinals(db), [], `click ordinals ${when}`);
     };
     await loadDemoData(store, { posts: 3000, now: NOW });
     check("after loading");
@@ -1001,9 +1050,13 @@ describe("SQLite roll-ups", () => {
     // A database put back to schema 25 (its migration rows deleted) takes migration 26 again:
     // the levels are built afresh from the clicks, and the triggers still follow new clicks.
     const keptLevels = levels().kept;
+    const keptOrdinals = db.prepare("SELECT id, ordinal FROM clicks ORDER BY id").raw().all();
     db.exec("DELETE FROM schema_migrations WHERE version >= 26");
     migrateSqlite(db);
     assert.deepEqual(levels().kept, keptLevels, "post_click_levels after migration 26 ran again");
+    // Numbered afresh from 1: the same differences, not necessarily the same values.
+    assert.deepEqual(brokenOrdinals(db), [], "click ordinals after migration 27 ran again");
+    assert.equal(db.prepare("SELECT count(*) FROM clicks").pluck().get(), keptOrdinals.length);
     await store.insertClick(second.postId, "after-rerun", NOW);
     check("after migration 26 ran again and a click");
     await store.removeFeed(second.feedId);
@@ -1120,6 +1173,20 @@ describe("SQLite roll-ups", () => {
     for (const store of stores) await store.close();
   });
 });
+
+/**
+ * Posts whose clicks' ordinals (schema 27) are not consecutive in click order (clicked_at, id),
+ * with the ordinals they have: empty when every post's are.
+ */
+function brokenOrdinals(db: Database.Database): unknown[] {
+  return db
+    .prepare(`SELECT post_id, group_concat(ordinal) FROM (SELECT post_id, ordinal,
+        ordinal - row_number() OVER (PARTITION BY post_id ORDER BY clicked_at, id) AS shift FROM clicks
+        ORDER BY post_id, clicked_at, id)
+      GROUP BY post_id HAVING count(DISTINCT shift) <> 1 OR count(shift) <> count(*)`)
+    .raw()
+    .all();
+}
 
 /** Columns a later migration renamed: the older name, as `to` has it, to today's. */
 const renamedSince: Record<string, string> = { "languages.subtag": "filing_key" };

@@ -4,6 +4,7 @@ import { type CopiedTable, type CopyEndpoint, keyAfter, onConflict, type Row } f
 import { FEED_FTS, FEED_FTS_DELETE, FEED_FTS_INSERT, feedIndexRow } from "./fts5-feed-index.js";
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { fillClickLevels } from "./sqlite-click-levels.js";
+import { refillClickOrdinals } from "./sqlite-click-ordinals.js";
 import { CLICKED_DELETE, CLICKED_FTS, CLICKED_INSERT, clickedKey } from "./sqlite-clicked-index.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
@@ -165,6 +166,8 @@ export class SqliteEndpoint implements CopyEndpoint {
       // Posts arrive with their all-time counts before their clicks: the levels are read again.
       this.#db.exec("DELETE FROM post_click_levels");
       fillClickLevels(this.#db, () => {});
+      // Clicks arrive in id order, not each post's click order: numbered again in one pass.
+      refillClickOrdinals(this.#db);
       recountLanguages(this.#db);
     })();
     return Promise.resolve();

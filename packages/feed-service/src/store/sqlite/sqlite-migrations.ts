@@ -14,6 +14,7 @@ import { addPrefixIndex } from "./fts5-prefix-index.js";
 import { addTitleWords } from "./fts5-title-words.js";
 import { adminSchema } from "./sqlite-admin-schema.js";
 import { addClickLevels } from "./sqlite-click-levels.js";
+import { addClickOrdinals } from "./sqlite-click-ordinals.js";
 import { buildClickedIndex } from "./sqlite-clicked-index.js";
 import { indexByDateKey } from "./sqlite-date-key-migration.js";
 import { dayCountTables } from "./sqlite-day-counts-schema.js";
@@ -339,6 +340,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "each clicked post's n-th newest click at a few levels of n, so the most clicked posts over a window are read level by level",
     up: addClickLevels,
+  },
+  {
+    version: 27,
+    description:
+      "each click's ordinal among its post's clicks, so a post's clicks in a window that ends now are two seeks, not a count",
+    up: addClickOrdinals,
   },
   {
     version: 28,

@@ -19,9 +19,9 @@ type Ranked = [id: number, n: number, date: number];
  * post has at least n clicks in the window exactly when its level-n row is at or after `since`.
  * The levels are counted from the highest down to the first that holds `limit` posts; every post
  * of the page is at that level or above, so the page is read from those levels alone: a post's
- * window count is its highest level there while the levels are consecutive, else counted from
- * its clicks (between that level and the next). The work is the page's posts at each of those
- * levels, whatever share of all clicks the window holds.
+ * window count is its highest level there while the levels are consecutive, else read from its
+ * clicks' ordinals (between that level and the next; migration 27). The work is the page's posts
+ * at each of those levels, whatever share of all clicks the window holds.
  */
 export function rankByLevels(stmts: StatementCache, args: Args): Ranked[] {
   // A category is one key of the index; every category is each key in turn, 0 for posts with none.
@@ -44,28 +44,24 @@ export function rankByLevels(stmts: StatementCache, args: Args): Ranked[] {
     levels.push(level);
     if ((count.get({ ...values, level }) as number) >= args.limit) break;
   }
-  // Past the consecutive levels a post's count is read from its clicks, on the side of `since`
-  // its date puts fewer of them: a post is clicked after it is stored, mostly soon after.
-  const countOf = (op: ">=" | "<") => `(SELECT count(*) FROM clicks INDEXED BY clicks_by_post_time
-    WHERE post_id = c.post_id AND clicked_at ${op} $since)`;
-  // A window from the oldest click on holds every click: a post's count is its all-time count.
-  const oldest = stmts.get("SELECT min(clicked_at) FROM clicks INDEXED BY clicks_by_time").pluck().get() as
-    | number
-    | null;
-  const all = oldest === null || args.since <= oldest ? 1 : 0;
+  // Past the consecutive levels a post's count is the newest click's ordinal minus that of its
+  // first click in the window, plus one (migration 27, sqlite-click-ordinals.ts): two seeks.
+  const ordinal = (
+    where: string,
+    order: string,
+  ) => `(SELECT ordinal FROM clicks INDEXED BY clicks_by_post_time
+    WHERE post_id = c.post_id${where} ORDER BY clicked_at ${order}, ordinal ${order} LIMIT 1)`;
   return stmts
     .get(`WITH c AS MATERIALIZED (SELECT post_id, max(level) AS level, post_date
         FROM post_click_levels INDEXED BY post_click_levels_by_time
         WHERE level IN (SELECT value FROM json_each($levels)) AND ${scope} AND clicked_at >= $since
         GROUP BY post_id)
       SELECT c.post_id, CASE WHEN c.level < ${CONSECUTIVE_LEVELS} THEN c.level
-          WHEN $all THEN (SELECT clicks FROM posts WHERE id = c.post_id)
-          WHEN c.post_date < $since THEN ${countOf(">=")}
-          ELSE (SELECT clicks FROM posts WHERE id = c.post_id) - ${countOf("<")} END AS n,
+          ELSE ${ordinal("", "DESC")} - ${ordinal(" AND clicked_at >= $since", "")} + 1 END AS n,
         c.post_date
       FROM c ORDER BY n DESC, c.post_date DESC, c.post_id DESC LIMIT $limit`)
     .raw()
-    .all({ ...values, all, levels: JSON.stringify(levels), limit: args.limit }) as Ranked[];
+    .all({ ...values, levels: JSON.stringify(levels), limit: args.limit }) as Ranked[];
 }
 
 export interface Args {
