@@ -181,7 +181,7 @@ test("prime answers a few read-only requests over a socket of its own, all of th
     const text = await (await fetch(`http://127.0.0.1:${address.port}/metrics`)).text();
     const http = (route: string, status: string, method = "GET") =>
       sample(text, "feed_service_http_requests_total", { route, method, status });
-    assert.equal(http("/webservices/FeedAggregator", "200", "POST"), 5);
+    assert.equal(http("/webservices/FeedAggregator", "200", "POST"), 6);
     assert.equal(sample(text, "feed_service_soap_calls_total", { operation: "search", fault: "none" }), 2);
     assert.equal(http("/api/v1/posts", "200"), 1);
     assert.equal(http("/", "200"), 1);
@@ -189,6 +189,7 @@ test("prime answers a few read-only requests over a socket of its own, all of th
       sample(text, "feed_service_soap_calls_total", { operation: "getCategories", fault: "none" }),
       1,
     );
+    assert.equal(sample(text, "feed_service_soap_calls_total", { operation: "getFeeds", fault: "none" }), 1);
     assert.equal(
       sample(text, "feed_service_soap_calls_total", { operation: "getMostRecentPosts", fault: "none" }),
       1,
