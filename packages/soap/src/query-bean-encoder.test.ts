@@ -15,6 +15,9 @@ const columns: ColumnSpec[] = [
   { name: "postDate", type: "dateTime" },
 ];
 const encode = compileQueryBeanEncoder("search", columns, "http://webservices", "http://rpc.xml.coldfusion");
+/** The same encoder keeping its rows' encoded cells in `memo`. */
+const encoderWith = (memo: RowMemo) =>
+  compileQueryBeanEncoder("search", columns, "http://webservices", "http://rpc.xml.coldfusion", memo);
 
 function multiRef(xml: string): { body: XmlNode; bean: XmlNode } {
   const envelope = parseXmlTree(xml);
@@ -263,13 +266,7 @@ describe("QueryBean response encoding (Axis 1.x shape)", () => {
 
   test("with a row memo: every answer has the bytes of the encoding without it, as rows change, come and go", async () => {
     const memo = new RowMemo({ cells: 4, maxRows: 1000 });
-    const memoized = compileQueryBeanEncoder(
-      "search",
-      columns,
-      "http://webservices",
-      "http://rpc.xml.coldfusion",
-      memo,
-    );
+    const memoized = encoderWith(memo);
     const texts = ["Grüße & <b>", "新しい記事", "emoji 😀", "", "plain"];
     let rows: CellValue[][] = Array.from({ length: 300 }, (_, i) => [
       i,
@@ -307,13 +304,7 @@ describe("QueryBean response encoding (Axis 1.x shape)", () => {
 
   test("with a row memo of the leading cells: the rest is encoded each time; a full memo starts again", async () => {
     const memo = new RowMemo({ cells: 2, maxRows: 120 });
-    const memoized = compileQueryBeanEncoder(
-      "search",
-      columns,
-      "http://webservices",
-      "http://rpc.xml.coldfusion",
-      memo,
-    );
+    const memoized = encoderWith(memo);
     for (const [round, count] of [
       [0, 101],
       [1, 101],

@@ -118,10 +118,29 @@ END;
 const STEP = "ranking each post's clicks newest first (schema 26)";
 const CHUNKS = 20;
 
-/** Fills the rows from `clicks`, a range of post ids at a time, reporting progress in clicks read. */
-export function fillClickLevels(db: Database.Database, progress: MigrationProgress): void {
+/**
+ * Runs `fill` over the clicks a range of post ids at a time (CHUNKS ranges, so one statement never
+ * holds every click), reporting `step`'s progress in clicks: `fill` returns how many its range held.
+ */
+export function byClickPostRanges(
+  db: Database.Database,
+  step: string,
+  progress: MigrationProgress,
+  fill: (from: number, to: number) => number,
+): void {
   const total = db.prepare("SELECT count(*) FROM clicks").pluck().get() as number;
   const maxPost = (db.prepare("SELECT max(post_id) FROM clicks").pluck().get() as number | null) ?? 0;
+  const width = Math.ceil((maxPost + 1) / CHUNKS);
+  let done = 0;
+  progress(step, 0, total);
+  for (let from = 0; from <= maxPost; from += width) {
+    done += fill(from, from + width);
+    progress(step, done, total);
+  }
+}
+
+/** Fills the rows from `clicks`, a range of post ids at a time, reporting progress in clicks read. */
+export function fillClickLevels(db: Database.Database, progress: MigrationProgress): void {
   const fill =
     db.prepare(`INSERT INTO post_click_levels (post_id, level, category_key, post_date, clicked_at, click_id)
     SELECT r.post_id, r.n, ${categoryKey("p")}, p.post_date, r.clicked_at, r.id
@@ -133,14 +152,10 @@ export function fillClickLevels(db: Database.Database, progress: MigrationProgre
   const counted = db.prepare(
     "SELECT count(*) FROM clicks INDEXED BY clicks_by_post_time WHERE post_id >= ? AND post_id < ?",
   );
-  const step = Math.ceil((maxPost + 1) / CHUNKS);
-  let done = 0;
-  progress(STEP, 0, total);
-  for (let from = 0; from <= maxPost; from += step) {
-    fill.run(from, from + step);
-    done += counted.pluck().get(from, from + step) as number;
-    progress(STEP, done, total);
-  }
+  byClickPostRanges(db, STEP, progress, (from, to) => {
+    fill.run(from, to);
+    return counted.pluck().get(from, to) as number;
+  });
 }
 
 /** The triggers' names, for dropping them. */

@@ -16,6 +16,7 @@
  */
 import type Database from "better-sqlite3";
 import type { MigrationProgress } from "../migration-progress.js";
+import { byClickPostRanges } from "./sqlite-click-levels.js";
 
 const index = "CREATE INDEX clicks_by_post_time ON clicks (post_id, clicked_at, ordinal)";
 
@@ -79,26 +80,17 @@ END;
 `;
 
 const STEP = "numbering each post's clicks oldest first (schema 27)";
-const CHUNKS = 20;
 
 /**
  * Numbers every click from its post's click order, a range of post ids at a time (read through
  * `clicks_by_client`, whose first column is the post), reporting progress in clicks numbered.
  */
 export function fillClickOrdinals(db: Database.Database, progress: MigrationProgress): void {
-  const total = db.prepare("SELECT count(*) FROM clicks").pluck().get() as number;
-  const maxPost = (db.prepare("SELECT max(post_id) FROM clicks").pluck().get() as number | null) ?? 0;
   const fill = db.prepare(`UPDATE clicks SET ordinal = r.n
     FROM (SELECT id, row_number() OVER (PARTITION BY post_id ORDER BY clicked_at, id) AS n
       FROM clicks INDEXED BY clicks_by_client WHERE post_id >= ? AND post_id < ?) r
     WHERE clicks.id = r.id`);
-  const step = Math.ceil((maxPost + 1) / CHUNKS);
-  let done = 0;
-  progress(STEP, 0, total);
-  for (let from = 0; from <= maxPost; from += step) {
-    done += fill.run(from, from + step).changes;
-    progress(STEP, done, total);
-  }
+  byClickPostRanges(db, STEP, progress, (from, to) => fill.run(from, to).changes);
 }
 
 /** The triggers' names, for dropping them. */
