@@ -39,7 +39,13 @@ import {
   shapeVersion,
   smartCategoriesOf,
 } from "./corpus-shapes.mjs";
-import { corpusNow, corpusVersion, openCorpus, openStore } from "./feed-service-corpus.mjs";
+import {
+  corpusNow,
+  corpusVersion,
+  openCorpus,
+  openStore,
+  refuseOlderCorpus,
+} from "./feed-service-corpus.mjs";
 
 export const shapesFolder = join(tmpdir(), "feed-toolkit-bench", "shapes");
 const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
@@ -212,7 +218,10 @@ export async function openShapeCorpus(shapeName, posts) {
   mkdirSync(shapesFolder, { recursive: true });
   const path = sqlitePath(shapeName, posts);
   const known = readManifest(shapeName, posts);
-  if (known && existsSync(path)) return { path, manifest: known };
+  if (known && existsSync(path)) {
+    refuseOlderCorpus(path);
+    return { path, manifest: known };
+  }
   const partial = `${path}.building`;
   for (const suffix of ["", "-wal", "-shm"]) {
     rmSync(`${partial}${suffix}`, { force: true });
