@@ -29,6 +29,7 @@ import type { MigrationProgress } from "../migration-progress.js";
 import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { toFts5Match } from "./fts5-match.js";
+import { FTS_ROWID } from "./sqlite-columns.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { SLOTS } from "./sqlite-date-keys.js";
 
@@ -132,7 +133,7 @@ function countRange(
   const perLanguage = stmts
     .get(`SELECT ${daySql("t.rowid")} AS day, p.language_id, count(*) FROM posts_fts t
         CROSS JOIN posts p INDEXED BY posts_by_date_key ON p.date_key = t.rowid
-      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ? AND ? GROUP BY 1, 2`)
+      WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} GROUP BY 1, 2`)
     .raw()
     .all(match, low, high) as Array<[number, number, number]>;
   return withTotals(perLanguage);
@@ -259,7 +260,9 @@ export function settleSearchDays(stmts: StatementCache): void {
   const add = stmts.get(`INSERT INTO search_days (search_id, language_id, day, posts) VALUES (?, ?, ?, ?)
     ON CONFLICT (search_id, language_id, day) DO UPDATE SET posts = posts + excluded.posts`);
   const walk = stmts
-    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ? AND ?")
+    .get(
+      `SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
+    )
     .pluck();
   for (const [id, match] of searches) {
     for (const day of days) {
@@ -307,6 +310,100 @@ export function addCountedSearches(db: Database.Database, progress: MigrationPro
   syncCountedSearches(new StatementCache(db), progress);
 }
 
+/** A day's rows of a search in some languages (null: all, the rows of language 0), and their values. */
+function perDay(languages: readonly number[] | null): { sql: string; values: unknown[] } {
+  if (languages === null)
+    return { sql: "SELECT day, posts FROM search_days WHERE search_id = ? AND language_id = 0", values: [] };
+  if (languages.length === 1)
+    return {
+      sql: "SELECT day, posts FROM search_days WHERE search_id = ? AND language_id = ?",
+      values: [...languages],
+    };
+  return {
+    sql: `SELECT day, sum(posts) AS posts FROM search_days WHERE search_id = ?
+      AND language_id IN (SELECT value FROM json_each(?)) GROUP BY day`,
+    values: [JSON.stringify(languages)],
+  };
+}
+
+/**
+ * The day holding match `offset` (newest first) and the matches on newer days, from the counts
+ * alone (no day noted): a running sum in one statement, each day's row stepped in SQLite, not
+ * read out one by one. Null past the last match.
+ */
+function countedDay(
+  stmts: StatementCache,
+  id: number,
+  languages: readonly number[] | null,
+  offset: number,
+): [number, number] | null {
+  const { sql, values } = perDay(languages);
+  const row = stmts
+    .get(`SELECT day, running - posts FROM (
+        SELECT day, posts, sum(posts) OVER (ORDER BY day DESC) AS running FROM (${sql}))
+      WHERE running > ? ORDER BY day DESC LIMIT 1`)
+    .raw()
+    .get(id, ...values, offset) as [number, number] | undefined;
+  return row ?? null;
+}
+
+/**
+ * `countedDay` with days noted and not yet counted again: those are counted from the index (the
+ * page's MATCH over the day's keys), the others read from their rows, newest first.
+ */
+function liveDay(
+  stmts: StatementCache,
+  id: number,
+  languages: readonly number[] | null,
+  match: string,
+  dirty: readonly number[],
+  offset: number,
+): [number, number] | null {
+  const noted = new Set(dirty);
+  let next = 0;
+  let skipped = 0;
+  const live = (day: number) =>
+    stmts
+      .get(
+        `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
+      )
+      .pluck()
+      .get(match, ...dayKeys(day)) as number;
+  const landsOn = (n: number): boolean => {
+    if (skipped + n > offset) return true;
+    skipped += n;
+    return false;
+  };
+  let found: number | null = null;
+  const { sql, values } = perDay(languages);
+  const days = stmts
+    .get(`${sql} ORDER BY day DESC`)
+    .raw()
+    .iterate(id, ...values) as IterableIterator<[number, number]>;
+  try {
+    for (const [day, n] of days) {
+      // Noted days from this one up, counted live (this one's row is then not read).
+      while (found === null && next < dirty.length && dirty[next]! >= day) {
+        const d = dirty[next++]!;
+        if (landsOn(live(d))) found = d;
+      }
+      if (found !== null) break;
+      if (noted.has(day)) continue;
+      if (landsOn(n)) {
+        found = day;
+        break;
+      }
+    }
+  } finally {
+    days.return?.();
+  }
+  while (found === null && next < dirty.length) {
+    const d = dirty[next++]!;
+    if (landsOn(live(d))) found = d;
+  }
+  return found === null ? null : [found, skipped];
+}
+
 /** Noted days at most read live by a page; beyond, the page walks its matches (still exact). */
 const LIVE_DAYS = 64;
 
@@ -339,58 +436,16 @@ export function countedPageKeys(
     .pluck()
     .all() as number[];
   if (dirty.length > LIVE_DAYS) return null;
-  const noted = new Set(dirty);
-  let next = 0;
-  let skipped = 0;
-  // A noted day's matches in the page's languages, from the index itself.
-  const live = (day: number) =>
-    stmts
-      .get("SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ? AND ?")
-      .pluck()
-      .get(match, ...dayKeys(day)) as number;
-  const landsOn = (n: number): boolean => {
-    if (skipped + n > offset) return true;
-    skipped += n;
-    return false;
-  };
-  let found: number | null = null;
-  const days = (
-    languageIds === null
-      ? stmts
-          .get("SELECT day, posts FROM search_days WHERE search_id = ? AND language_id = 0 ORDER BY day DESC")
-          .raw()
-          .iterate(id)
-      : stmts
-          .get(`SELECT day, sum(posts) FROM search_days WHERE search_id = ?
-            AND language_id IN (SELECT value FROM json_each(?)) GROUP BY day ORDER BY day DESC`)
-          .raw()
-          .iterate(id, JSON.stringify([...new Set(languageIds)]))
-  ) as IterableIterator<[number, number]>;
-  try {
-    for (const [day, n] of days) {
-      // Noted days from this one up, counted live (this one's row is then not read).
-      while (found === null && next < dirty.length && dirty[next]! >= day) {
-        const d = dirty[next++]!;
-        if (landsOn(live(d))) found = d;
-      }
-      if (found !== null) break;
-      if (noted.has(day)) continue;
-      if (landsOn(n)) {
-        found = day;
-        break;
-      }
-    }
-  } finally {
-    days.return?.();
-  }
-  while (found === null && next < dirty.length) {
-    const d = dirty[next++]!;
-    if (landsOn(live(d))) found = d;
-  }
-  if (found === null) return [];
+  const languages = languageIds === null ? null : [...new Set(languageIds)];
+  const seek =
+    dirty.length === 0
+      ? countedDay(stmts, id, languages, offset)
+      : liveDay(stmts, id, languages, match, dirty, offset);
+  if (seek === null) return [];
+  const [found, skipped] = seek;
   return stmts
     .get(
-      "SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ? OFFSET ?",
+      `SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? AND rowid <= ${FTS_ROWID} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
     )
     .pluck()
     .all(match, dayKeys(found)[1], limit, offset - skipped) as number[];
