@@ -243,7 +243,8 @@ export class SqliteStore implements Store {
     return settle(() => catalogWriter.addSmartCategory(this.#db, this.#stmts, args));
   }
   removeSmartCategory(id: number): Promise<boolean> {
-    return settle(() => catalogWriter.removeSmartCategory(this.#stmts, id));
+    // One transaction: the smart category and its query's counts go together.
+    return settle(() => this.#db.transaction(() => catalogWriter.removeSmartCategory(this.#stmts, id))());
   }
   ensureLanguage(code: string, name?: string): Promise<LanguageRecord> {
     return settle(() => catalogWriter.ensureLanguage(this.#db, this.#stmts, code, name));
