@@ -17,6 +17,8 @@
 // `--no-copies` leaves out row 2's 10% copies. `--dist <folder>` runs another build's
 // packages/feed-service/dist (one that sits where Node finds the dependencies, as
 // node_modules/.baseline/dist: README.md), so that old and new builds can take turns in one shell loop.
+// `--smart 'q1;q2'` adds a smart category of each query before the first pass (their matches are
+// counted as posts are written since SQLite schema 29: what that costs a refresh).
 // `--profile <file>` writes a V8 CPU profile of the main thread during the last timed pass (the
 // untimed first pass of a refresh row left out), for chrome://inspect or a script to read.
 import { execFileSync, fork } from "node:child_process";
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     "no-copies": { type: "boolean" },
     dist: { type: "string" },
     profile: { type: "string" },
+    smart: { type: "string" },
   },
 });
 const dist = values.dist
@@ -151,6 +154,9 @@ async function endToEnd(location, items, refresh, copyEvery = 0) {
     for (let i = 0; i < FEEDS; i++) {
       await store.addFeed({ feedUrl: `http://127.0.0.1:${port}/feed/${i}.xml`, feedName: `Bench feed ${i}` });
     }
+    for (const [i, query] of (values.smart ?? "").split(";").filter(Boolean).entries()) {
+      await store.addSmartCategory({ name: `Bench smart ${i}`, query });
+    }
     if (refresh) {
       const first = await pass();
       if (first.failed > 0) throw new Error(`${first.failed} feeds failed: ${first.failures[0]?.error}`);
@@ -253,7 +259,9 @@ try {
   const small = await endToEnd(await location("small"), SMALL_ITEMS, true);
   // The same refresh where every 10th entry is a copy of another feed's (one story once merges it).
   const copies = values["no-copies"] ? null : await endToEnd(await location("copies"), SMALL_ITEMS, true, 10);
-  console.log(`\nend-to-end ingest from a local HTTP server into ${backend}, the build in ${dist}`);
+  console.log(
+    `\nend-to-end ingest from a local HTTP server into ${backend}, the build in ${dist}${values.smart ? `, smart categories ${values.smart}` : ""}`,
+  );
   const row = (name, e2e) => {
     const rate = e2e.posts / e2e.seconds;
     return [

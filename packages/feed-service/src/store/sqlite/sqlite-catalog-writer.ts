@@ -2,11 +2,13 @@
 import type Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
 import { canonicalLanguageTag, filingTag, languageName } from "../language-tags.js";
+import { stderrProgress } from "../migration-progress.js";
 import { smartCategoryFields } from "../smart-category-fields.js";
 import type { CategoryRecord, LanguageRecord, SmartCategoryRecord } from "../store.js";
 import { requireText } from "../text-checks.js";
 import { categoryById, smartCategoryById } from "./sqlite-catalog-queries.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { syncCountedSearches } from "./sqlite-counted-searches.js";
 
 export function addCategory(db: Database.Database, stmts: StatementCache, rawName: string): CategoryRecord {
   const name = requireText(rawName, "category name", 200);
@@ -55,12 +57,17 @@ export function addSmartCategory(
     const { lastInsertRowid } = stmts
       .get("INSERT INTO smart_categories (key, name, name_key, query) VALUES (?, ?, ?, ?)")
       .run(key, name, name.toLowerCase(), query);
+    // Its query's matches counted per day now, for its deep pages (schema 29).
+    syncCountedSearches(stmts, stderrProgress());
     return smartCategoryById(stmts, Number(lastInsertRowid))!;
   })();
 }
 
 export function removeSmartCategory(stmts: StatementCache, id: number): boolean {
-  return stmts.get("DELETE FROM smart_categories WHERE id = ?").run(id).changes > 0;
+  const removed = stmts.get("DELETE FROM smart_categories WHERE id = ?").run(id).changes > 0;
+  // Its query's counts go, unless another smart category holds the same query.
+  if (removed) syncCountedSearches(stmts);
+  return removed;
 }
 
 /**

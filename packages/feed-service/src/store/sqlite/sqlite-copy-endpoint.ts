@@ -7,6 +7,7 @@ import { fillClickLevels } from "./sqlite-click-levels.js";
 import { refillClickOrdinals } from "./sqlite-click-ordinals.js";
 import { CLICKED_DELETE, CLICKED_FTS, CLICKED_INSERT, clickedKey } from "./sqlite-clicked-index.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
+import { forgetCountedSearches, syncCountedSearches } from "./sqlite-counted-searches.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
 import { fillPostDayCounts } from "./sqlite-day-counts-schema.js";
 import { recountLanguages } from "./sqlite-language-counts.js";
@@ -150,6 +151,7 @@ export class SqliteEndpoint implements CopyEndpoint {
         this.#db.exec(`DELETE FROM ${name}`);
       }
       this.#db.exec("DELETE FROM languages WHERE id > 2");
+      forgetCountedSearches(this.#db);
     })();
     searchHistoryOf(this.#db).exec("DELETE FROM searches");
     return Promise.resolve();
@@ -169,6 +171,9 @@ export class SqliteEndpoint implements CopyEndpoint {
       // Clicks arrive in id order, not each post's click order: numbered again in one pass.
       refillClickOrdinals(this.#db);
       recountLanguages(this.#db);
+      // The smart categories' queries counted from the copied posts (schema 29).
+      forgetCountedSearches(this.#db);
+      syncCountedSearches(new StatementCache(this.#db));
     })();
     return Promise.resolve();
   }

@@ -23,6 +23,7 @@ import { fts5IndexRow } from "./fts5-index-row.js";
 import { feedById } from "./sqlite-catalog-queries.js";
 import { rewriteClicked, unindexClickedFeed } from "./sqlite-clicked-index.js";
 import { type StatementCache, translateSqliteError } from "./sqlite-connection.js";
+import { settleSearchDays } from "./sqlite-counted-searches.js";
 import { assignDateKey, dateKeyFor } from "./sqlite-date-keys.js";
 import { HeldIndexWriteError, IndexWriteHold } from "./sqlite-index-write-hold.js";
 import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
@@ -151,7 +152,9 @@ export function removeFeed(db: Database.Database, stmts: StatementCache, feedId:
     unindexClickedFeed(stmts, feedId);
     unindexFeedPosts(stmts, feedId);
     subtractFeedPosts(stmts, feedId);
-    return stmts.get("DELETE FROM feeds WHERE id = ?").run(feedId).changes > 0;
+    const removed = stmts.get("DELETE FROM feeds WHERE id = ?").run(feedId).changes > 0;
+    settleSearchDays(stmts);
+    return removed;
   })();
 }
 
@@ -289,7 +292,13 @@ function splitStoryRows(stmts: StatementCache, postId: number): boolean {
 }
 
 export function splitStory(db: Database.Database, stmts: StatementCache, postId: number): boolean {
-  return db.transaction(() => splitStoryRows(stmts, postId)).immediate();
+  return db
+    .transaction(() => {
+      const split = splitStoryRows(stmts, postId);
+      settleSearchDays(stmts);
+      return split;
+    })
+    .immediate();
 }
 
 function updatePost(
@@ -362,6 +371,8 @@ export function applyFeedUpdate(
       .transaction(() => {
         const result = writeFeedUpdate(hold, feedId, update);
         hold.writeHeld();
+        // The index now holds the posts' rows: the days they touched are counted again.
+        settleSearchDays(hold);
         return result;
       })
       .immediate();
@@ -456,6 +467,7 @@ export function applyFeedUpdates(
       if (error instanceof HeldIndexWriteError) failedAt = error.tag;
       throw error;
     }
+    settleSearchDays(hold);
     return outcomes;
   });
   try {

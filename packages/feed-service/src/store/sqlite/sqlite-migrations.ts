@@ -16,6 +16,7 @@ import { adminSchema } from "./sqlite-admin-schema.js";
 import { addClickLevels } from "./sqlite-click-levels.js";
 import { addClickOrdinals } from "./sqlite-click-ordinals.js";
 import { buildClickedIndex } from "./sqlite-clicked-index.js";
+import { addCountedSearches } from "./sqlite-counted-searches.js";
 import { indexByDateKey } from "./sqlite-date-key-migration.js";
 import { dayCountTables } from "./sqlite-day-counts-schema.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
@@ -352,6 +353,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "each post's title tokens in a column of their own behind a marker, so title:w reads the titles that hold w, not w's whole posting list",
     up: addTitleWords,
+  },
+  {
+    version: 29,
+    description:
+      "each smart category's matches per language and day, kept as posts are written, so any page of it starts at its day",
+    up: addCountedSearches,
   },
 ];
 

@@ -18,8 +18,14 @@ import { toFts5Match } from "./fts5-match.js";
 import { mostClickedHitPage } from "./sqlite-clicked-hits.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { countedMatch, countedPageKeys } from "./sqlite-counted-searches.js";
 import { type HitFilter, idsOfKeys, newestHitKeys } from "./sqlite-newest-hits.js";
-import { FTS_GATHER_COST_US, FTS_TEST_COST_US, SAMPLE_ESTIMATE_MARGIN } from "./sqlite-plan-costs.js";
+import {
+  FTS_GATHER_COST_US,
+  FTS_TEST_COST_US,
+  SAMPLE_ESTIMATE_MARGIN,
+  SEEK_DAYS_FROM,
+} from "./sqlite-plan-costs.js";
 import { postsInOrder } from "./sqlite-post-queries.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
 import { rankingStats, scoreSql, TERM_SAMPLE_POSTS, type TermSample } from "./sqlite-term-sample.js";
@@ -76,7 +82,7 @@ export function searchPosts(
   if (page.sort === "date" && page.unscored === true) {
     // A page whose scores the caller drops (a smart category's): the hits' keys are the page; the
     // term sample's counts and the second walk of the page's hits that score it are not needed.
-    const keys = newestHitKeys(stmts, findMatch, page.offset, page.limit);
+    const keys = dateOrderKeys(stmts, page, findMatch);
     return keys.length === 0 ? [] : withScores(stmts, keys, new Map(keys.map((key) => [key, 0])));
   }
   const languagePhrases = page.languageIds === null ? 0 : new Set(page.languageIds).size;
@@ -84,7 +90,7 @@ export function searchPosts(
   const score: Score = { sql: scoreSql(sample.args.length - 1), sample };
   if (page.sort === "relevance") return relevancePage(stmts, filter, score, page, bounds);
   if (page.sort === "date") {
-    const keys = newestHitKeys(stmts, findMatch, page.offset, page.limit);
+    const keys = dateOrderKeys(stmts, page, findMatch);
     if (keys.length === 0) return [];
     return withScores(stmts, keys, scoresOf(stmts, match, score, keys, null));
   }
@@ -102,6 +108,26 @@ export function searchPosts(
     for (const [key, value] of scoresOf(stmts, match, score, unscored, hits)) scored.scores.set(key, value);
   }
   return withScores(stmts, keys, scored.scores, ids);
+}
+
+/**
+ * The keys of a date-ordered page: from the day holding its offset when its query's matches are
+ * counted per day (a smart category's: sqlite-counted-searches.ts), else by walking the hits.
+ */
+function dateOrderKeys(
+  stmts: StatementCache,
+  page: PostPage & { query: SearchQuery },
+  findMatch: string,
+): number[] {
+  if (page.offset >= SEEK_DAYS_FROM) {
+    const counted = countedMatch(page.query);
+    const keys =
+      counted === null
+        ? null
+        : countedPageKeys(stmts, counted, findMatch, page.languageIds, page.offset, page.limit);
+    if (keys !== null) return keys;
+  }
+  return newestHitKeys(stmts, findMatch, page.offset, page.limit);
 }
 
 /**

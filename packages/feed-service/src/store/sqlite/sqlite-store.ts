@@ -5,6 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import { foldLanguageClauses, hasFilters, type SearchQuery } from "../../search/search-query.js";
+import { stderrProgress } from "../migration-progress.js";
 import type {
   CategoryRecord,
   ClickRow,
@@ -42,6 +43,7 @@ import {
   translateSqliteError,
   writeCounts,
 } from "./sqlite-connection.js";
+import { settleSearchDays, syncCountedSearches } from "./sqlite-counted-searches.js";
 import * as claims from "./sqlite-feed-claims.js";
 import * as feedRankings from "./sqlite-feed-rankings.js";
 import * as feedWriter from "./sqlite-feed-writer.js";
@@ -241,7 +243,8 @@ export class SqliteStore implements Store {
     return settle(() => catalogWriter.addSmartCategory(this.#db, this.#stmts, args));
   }
   removeSmartCategory(id: number): Promise<boolean> {
-    return settle(() => catalogWriter.removeSmartCategory(this.#stmts, id));
+    // One transaction: the smart category and its query's counts go together.
+    return settle(() => this.#db.transaction(() => catalogWriter.removeSmartCategory(this.#stmts, id))());
   }
   ensureLanguage(code: string, name?: string): Promise<LanguageRecord> {
     return settle(() => catalogWriter.ensureLanguage(this.#db, this.#stmts, code, name));
@@ -361,6 +364,13 @@ export function openSqliteStore(path: string): SqliteStore {
   const db = openSqliteDatabase(path);
   try {
     migrateSqlite(db);
+    // Smart categories' queries with no counts yet (a store of an older build wrote them) are
+    // counted, and days a write left noted counted again (sqlite-counted-searches.ts).
+    db.transaction(() => {
+      const stmts = new StatementCache(db);
+      syncCountedSearches(stmts, stderrProgress());
+      settleSearchDays(stmts);
+    }).immediate();
     return new SqliteStore(db);
   } catch (error) {
     closeSearchHistory(db);
