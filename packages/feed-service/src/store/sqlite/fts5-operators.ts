@@ -37,7 +37,7 @@ import { clickedFeedPage, feedLists, newestFeedPage, rankedFeedHits } from "./ft
 import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { fts5Phrases, toFts5Match } from "./fts5-match.js";
-import { clickedIndexed, mostClickedHitPage } from "./sqlite-clicked-hits.js";
+import { clickedIndexed, mostClickedHitPage, sortedByClicks } from "./sqlite-clicked-hits.js";
 import { CLICKED_FTS, searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
@@ -168,6 +168,8 @@ export interface Plan {
    * in the index's rowid order, which is the date order; null with words or with no `feed:` clause.
    */
   feedMatch: string | null;
+  /** Whether `feedMatch` holds the search's languages (their tokens ANDed in, as words hold them). */
+  feedLanguages: boolean;
   /**
    * Whether `narrowed` within `keys` matches exactly the posts that pass (every filter a date
    * range, or a `feed:`/`-feed:` whose phrase is exactly its words: termPhrase drops none), so
@@ -305,6 +307,7 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     narrowed,
     feedPhrases,
     feedMatch,
+    feedLanguages: feedMatch !== null && languageIds !== null && !inMatch,
     // Without words, excluded ones are checked on each post (the seek above), not in a MATCH.
     indexAnswers: indexAnswers && (match !== null || (feedMatch !== null && query.excluded.length === 0)),
     keys,
@@ -546,6 +549,10 @@ function orderedHits(
     const clicked = mostClickedHitsPage(stmts, plan, offset, limit, scores);
     if (clicked !== null) return clicked;
   }
+  if (order === "clicks" && scores === null) {
+    const few = fewFeedHits(stmts, plan, offset, limit);
+    if (few !== null) return few;
+  }
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
     return stmts
       .get(`SELECT p.id, p.date_key FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_by_date_key
@@ -568,6 +575,30 @@ function orderedHits(
     batch = Math.min(2 * batch, MAX_BATCH);
   }
   return found.slice(offset, need);
+}
+
+/**
+ * A page by clicks without words of a list of feeds with a language, when the feed_name column's
+ * phrase and the language's token (`plan.feedMatch`) hold at most FEW_HITS posts: read from the
+ * index whole and sorted, a seek pair per post; else null (the walk). The walk reads the feeds'
+ * or the language's clicked posts and then every unclicked post of the language, each row for its
+ * feed, until the page is full: all of them when the feeds write little of the language. The
+ * capped read costs the two posting lists at most (FTS5 stops at its LIMIT), and it is exact when
+ * the index answers the filters (`indexAnswers`: the phrase is the feeds' words, the language in
+ * the MATCH), as the date order's newest hits of the same MATCH are (orderedHits).
+ */
+function fewFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: number): Hit[] | null {
+  const { feedMatch } = plan;
+  if (feedMatch === null || !plan.feedLanguages || !plan.indexAnswers || plan.oneFeed !== null) return null;
+  const keys = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
+    .pluck()
+    .all(feedMatch, plan.keys.low, plan.keys.high, FEW_HITS + 1) as number[];
+  if (keys.length > FEW_HITS) return null;
+  const page = sortedByClicks(stmts, keys, offset, limit);
+  const ids = idsOfKeys(stmts, page);
+  return page.map((key) => [ids.get(key)!, key]);
 }
 
 /**
