@@ -171,6 +171,12 @@ export interface Plan {
   /** Whether `feedMatch` holds the search's languages (their tokens ANDed in, as words hold them). */
   feedLanguages: boolean;
   /**
+   * With words and languages in the MATCH, the posts the `feed:` clauses and the languages leave,
+   * whatever the words: the languages' tokens narrowed as `narrowed` is (feed phrases, `-feed:`
+   * NOTs); null otherwise.
+   */
+  filterSet: string | null;
+  /**
    * Whether `narrowed` within `keys` matches exactly the posts that pass (every filter a date
    * range, or a `feed:`/`-feed:` whose phrase is exactly its words: termPhrase drops none), so
    * that no post needs its filters checked.
@@ -308,6 +314,10 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     feedPhrases,
     feedMatch,
     feedLanguages: feedMatch !== null && languageIds !== null && !inMatch,
+    filterSet:
+      inMatch && feedPhrases > 0
+        ? narrowing.reduce((base, narrow) => narrow(base), languageMatch(languageIds))
+        : null,
     // Without words, excluded ones are checked on each post (the seek above), not in a MATCH.
     indexAnswers: indexAnswers && (match !== null || (feedMatch !== null && query.excluded.length === 0)),
     keys,
@@ -987,6 +997,64 @@ export function rankedNewestPage(
 }
 
 /**
+ * A page of a search with words, a list of feeds and a language, when the feeds' posts of that
+ * language (`plan.filterSet` within the date keys) are at most FEW_HITS: those keys read from
+ * posts_fts whole (the read stops past FEW_HITS), the words' hits among them scored by key as
+ * every plan here scores them (Scores), and ordered whole: by score then id, by date key, or by
+ * clicks (sortedByClicks). The per-feed plan and the walks read the words' posting lists of every
+ * feed or of the whole index, whatever the feeds write of the language. Null when the set is
+ * larger, or the index does not answer the filters (`indexAnswers`), or (relevance) more hits
+ * than the pool, which ranks the newest only.
+ */
+function fewSetPage(
+  stmts: StatementCache,
+  plan: Plan,
+  scores: Scores | null,
+  page: PostPage & { sort: SearchSort },
+  bounds: OperatorBounds,
+): Array<[number, number]> | null {
+  if (scores === null || plan.filterSet === null || !plan.indexAnswers) return null;
+  const keys = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
+    .pluck()
+    .all(plan.filterSet, plan.keys.low, plan.keys.high, FEW_HITS + 1) as number[];
+  if (keys.length > FEW_HITS) return null;
+  const hits = stmts
+    .get(`SELECT rowid, ${scores.sql} FROM posts_fts
+      WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
+    .raw()
+    .all(...scores.args, scores.match, JSON.stringify(keys)) as Array<[number, number]>;
+  if (page.sort === "relevance" && hits.length > bounds.relevancePool) return null;
+  const scoreOf = new Map(hits);
+  const end = page.offset + page.limit;
+  const ids = idsOfKeys(
+    stmts,
+    hits.map(([key]) => key),
+  );
+  let onPage: number[];
+  if (page.sort === "clicks") {
+    onPage = sortedByClicks(
+      stmts,
+      hits.map(([key]) => key),
+      page.offset,
+      page.limit,
+    );
+  } else if (page.sort === "date") {
+    onPage = hits
+      .map(([key]) => key)
+      .sort((a, b) => b - a)
+      .slice(page.offset, end);
+  } else {
+    onPage = [...hits]
+      .sort((a, b) => b[1] - a[1] || ids.get(b[0])! - ids.get(a[0])!)
+      .slice(page.offset, end)
+      .map(([key]) => key);
+  }
+  return onPage.map((key) => [ids.get(key)!, scoreOf.get(key)!]);
+}
+
+/**
  * One page of a search that uses operators (`usesOperators(query)`), as `searchPosts` answers.
  * Relevance without words (`feed:name after:2026-01-01`) lists the posts newest first, each
  * scored 1.
@@ -1007,9 +1075,13 @@ export function searchWithOperators(
       : page.sort === "clicks"
         ? Math.max(FEW_HITS, HIT_WALK_FACTOR * (page.offset + page.limit))
         : page.offset + page.limit;
-  const lists = feedLists(stmts, page.query, plan, scores, bounds.feedStatementUs, need);
+  const inSet = fewSetPage(stmts, plan, scores, page, bounds);
+  const lists =
+    inSet === null ? feedLists(stmts, page.query, plan, scores, bounds.feedStatementUs, need) : null;
   let ranked: Array<[number, number]>;
-  if (page.sort !== "relevance" || plan.match === null) {
+  if (inSet !== null) {
+    ranked = inSet;
+  } else if (page.sort !== "relevance" || plan.match === null) {
     const byFeed =
       lists === null || scores === null
         ? null
