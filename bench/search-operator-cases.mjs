@@ -4,7 +4,9 @@
 // among its commonest terms, `title:` of its commonest title word, `feed:` of the word of its
 // largest feed's name that covers the most posts, `after:` ten years before its newest post (or
 // its oldest day, when that is later), `lang:` of its smallest language; each alone and with the
-// corpus's commonest words, in the three orders, at limit 1000 and deep offsets. Used by
+// corpus's commonest words, in the three orders, at limit 1000 and deep offsets; and that `feed:`
+// with the largest language its feeds write least of (none, mostly): an empty or tiny result that
+// a walk of the language's or the feeds' posts would read to the end. Used by
 // feed-service-latency.bench.mjs (over SOAP) and search-operators-bench.mjs (through the
 // operation table, old build against new). Imports the BUILT package.
 import { createRequire } from "node:module";
@@ -57,17 +59,6 @@ function commonestTitleWord(db, terms, among = 40) {
 export async function probeOperators(store, path, manifest) {
   const Database = requireFromService("better-sqlite3");
   const db = new Database(path, { readonly: true, fileMustExist: true });
-  let title;
-  let oldest;
-  let newest;
-  try {
-    title = commonestTitleWord(db, manifest.terms);
-    ({ oldest, newest } = db
-      .prepare("SELECT min(post_date) AS oldest, max(post_date) AS newest FROM posts")
-      .get());
-  } finally {
-    db.close();
-  }
   const prefix = commonestPrefix(manifest.terms.slice(0, 2000));
   // feed: the word of the largest feed's name that selects the most posts (with the largest feed).
   const feeds = (await store.feeds()).map((f) => ({ ...f, words: new Set(analyzeText(f.feedName)) }));
@@ -76,14 +67,41 @@ export async function probeOperators(store, path, manifest) {
   for (const word of largest.words) {
     const chosen = feeds.filter((f) => f.words.has(word));
     const posts = chosen.reduce((sum, f) => sum + f.postCount, 0);
-    if (feed === null || posts > feed.posts) feed = { word, feeds: chosen.length, posts };
+    if (feed === null || posts > feed.posts) feed = { word, feedIds: chosen.map((f) => f.feedId), posts };
   }
-  // A day ten years before the newest post, or the oldest day when the corpus is younger.
-  const afterDay = new Date(Math.max(oldest, newest - 3652 * DAY)).toISOString().slice(0, 10);
   const languages = (await store.aggregateLanguageData(Date.now()))
     .filter((l) => l.postCount > 0 && l.languageCode !== "und")
     .sort((a, b) => a.postCount - b.postCount);
   const minority = languages.find((l) => l.postCount >= 1000) ?? languages[0];
+  let title;
+  let oldest;
+  let newest;
+  let inFeeds;
+  try {
+    title = commonestTitleWord(db, manifest.terms);
+    ({ oldest, newest } = db
+      .prepare("SELECT min(post_date) AS oldest, max(post_date) AS newest FROM posts")
+      .get());
+    // The feeds' posts per language (their own index, posts_by_feed).
+    inFeeds = new Map(
+      db
+        .prepare(`SELECT language_id, count(*) FROM posts WHERE feed_id IN (SELECT value FROM json_each(?))
+          GROUP BY language_id`)
+        .raw()
+        .all(JSON.stringify(feed.feedIds)),
+    );
+  } finally {
+    db.close();
+  }
+  // A day ten years before the newest post, or the oldest day when the corpus is younger.
+  const afterDay = new Date(Math.max(oldest, newest - 3652 * DAY)).toISOString().slice(0, 10);
+  // The language of at least 1,000 posts that the feeds write least of, the largest on ties.
+  const absent = languages
+    .filter((l) => l.postCount >= 1000)
+    .reduce((a, b) => {
+      const [na, nb] = [inFeeds.get(a.languageId) ?? 0, inFeeds.get(b.languageId) ?? 0];
+      return nb < na || (nb === na && b.postCount > a.postCount) ? b : a;
+    }, minority);
   const [[w1], [w2]] = manifest.terms;
   return {
     prefix: `${prefix.prefix}*`,
@@ -91,7 +109,9 @@ export async function probeOperators(store, path, manifest) {
     title: `title:${title.word}`,
     titleDocs: title.docs,
     feed: `feed:${feed.word}`,
-    feedNote: `${feed.feeds} feeds, ${feed.posts} posts`,
+    feedNote: `${feed.feedIds.length} feeds, ${feed.posts} posts`,
+    feedLang: `lang:${absent.languageCode}`,
+    feedLangNote: `${absent.postCount} posts, ${inFeeds.get(absent.languageId) ?? 0} of them in those feeds`,
     after: `after:${afterDay}`,
     lang: `lang:${minority.languageCode}`,
     langNote: `${minority.postCount} posts`,
@@ -104,7 +124,8 @@ export async function probeOperators(store, path, manifest) {
  * The cases: [label, { searchTerms, sortBy, limit, offset }]. Per operator: alone (relevance and
  * clicks, limit 1000), with the commonest word (relevance, relevance at offset 9,000 (the deepest
  * page of the 10,000 ranked), date at offset 5,000, clicks at limit 1000), with the two commonest
- * words (relevance, limit 1000); then all of them together, and an excluded feed.
+ * words (relevance, limit 1000); then all of them together, and an excluded feed; then `feed:` with
+ * the language its feeds write least of.
  */
 export function operatorCases(ops) {
   const { w1, w2 } = ops;
@@ -131,6 +152,12 @@ export function operatorCases(ops) {
   add(all, "clicks", { limit: 1000 });
   add(`${w1} -${ops.feed}`, "relevance");
   add(`${w1} -${ops.feed}`, "date", { offset: 5000 });
+  // The feeds with a language they write least of: by relevance and clicks, alone and with a word.
+  const feedLang = `${ops.feed} ${ops.feedLang}`;
+  add(feedLang, "relevance", { limit: 1000 });
+  add(feedLang, "clicks", { limit: 1000 });
+  add(`${feedLang} ${w1}`, "relevance");
+  add(`${feedLang} ${w1}`, "clicks", { limit: 1000 });
   return cases;
 }
 
@@ -187,5 +214,5 @@ export function wordPeers(ops) {
 
 /** One line saying what the cases were made of. */
 export function describeOperators(ops) {
-  return `operators ${ops.prefix} (terms in ~${ops.prefixDocs} posts), ${ops.title} (${ops.titleDocs} titles), ${ops.feed} (${ops.feedNote}), ${ops.after}, ${ops.lang} (${ops.langNote}); words ${ops.w1}, ${ops.w2}`;
+  return `operators ${ops.prefix} (terms in ~${ops.prefixDocs} posts), ${ops.title} (${ops.titleDocs} titles), ${ops.feed} (${ops.feedNote}), ${ops.after}, ${ops.lang} (${ops.langNote}), ${ops.feedLang} with ${ops.feed} (${ops.feedLangNote}); words ${ops.w1}, ${ops.w2}`;
 }

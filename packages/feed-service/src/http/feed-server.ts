@@ -216,6 +216,13 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
               `<ns1:search xmlns:ns1="http://webservices"><limit>1000</limit><offset>20</offset><searchTerms>${absentWord()}</searchTerms><sortBy>${sortBy}</sortBy><languageIds></languageIds></ns1:search>`,
             ),
         ),
+        // A `feed:` of a word no feed's name holds: every feed's name read and analysed as search
+        // words, which the stores keep until a feed changes (sqlite-feed-names.ts,
+        // postgres-feed-names.ts), and no feed's posts.
+        () =>
+          soap(
+            `<ns1:search xmlns:ns1="http://webservices"><limit>20</limit><offset>20</offset><searchTerms>feed:${absentWord()}</searchTerms><sortBy>date</sortBy><languageIds></languageIds></ns1:search>`,
+          ),
         () => send("/api/v1/posts?limit=20"),
         () => send("/"),
       ];

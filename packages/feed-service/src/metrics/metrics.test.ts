@@ -181,8 +181,8 @@ test("prime answers a few read-only requests over a socket of its own, all of th
     const text = await (await fetch(`http://127.0.0.1:${address.port}/metrics`)).text();
     const http = (route: string, status: string, method = "GET") =>
       sample(text, "feed_service_http_requests_total", { route, method, status });
-    assert.equal(http("/webservices/FeedAggregator", "200", "POST"), 6);
-    assert.equal(sample(text, "feed_service_soap_calls_total", { operation: "search", fault: "none" }), 2);
+    assert.equal(http("/webservices/FeedAggregator", "200", "POST"), 7);
+    assert.equal(sample(text, "feed_service_soap_calls_total", { operation: "search", fault: "none" }), 3);
     assert.equal(http("/api/v1/posts", "200"), 1);
     assert.equal(http("/", "200"), 1);
     assert.equal(

@@ -37,7 +37,7 @@ import { clickedFeedPage, feedLists, newestFeedPage, rankedFeedHits } from "./ft
 import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { fts5Phrases, toFts5Match } from "./fts5-match.js";
-import { clickedIndexed, mostClickedHitPage } from "./sqlite-clicked-hits.js";
+import { clickedIndexed, mostClickedHitPage, sortedByClicks } from "./sqlite-clicked-hits.js";
 import { CLICKED_FTS, searchIndexTotals } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
@@ -168,6 +168,14 @@ export interface Plan {
    * in the index's rowid order, which is the date order; null with words or with no `feed:` clause.
    */
   feedMatch: string | null;
+  /** Whether `feedMatch` holds the search's languages (their tokens ANDed in, as words hold them). */
+  feedLanguages: boolean;
+  /**
+   * With words and languages in the MATCH, the posts the `feed:` clauses and the languages leave,
+   * whatever the words: the languages' tokens narrowed as `narrowed` is (feed phrases, `-feed:`
+   * NOTs); null otherwise.
+   */
+  filterSet: string | null;
   /**
    * Whether `narrowed` within `keys` matches exactly the posts that pass (every filter a date
    * range, or a `feed:`/`-feed:` whose phrase is exactly its words: termPhrase drops none), so
@@ -305,6 +313,11 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     narrowed,
     feedPhrases,
     feedMatch,
+    feedLanguages: feedMatch !== null && languageIds !== null && !inMatch,
+    filterSet:
+      inMatch && feedPhrases > 0
+        ? narrowing.reduce((base, narrow) => narrow(base), languageMatch(languageIds))
+        : null,
     // Without words, excluded ones are checked on each post (the seek above), not in a MATCH.
     indexAnswers: indexAnswers && (match !== null || (feedMatch !== null && query.excluded.length === 0)),
     keys,
@@ -546,6 +559,10 @@ function orderedHits(
     const clicked = mostClickedHitsPage(stmts, plan, offset, limit, scores);
     if (clicked !== null) return clicked;
   }
+  if (order === "clicks" && scores === null) {
+    const few = fewFeedHits(stmts, plan, offset, limit);
+    if (few !== null) return few;
+  }
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
     return stmts
       .get(`SELECT p.id, p.date_key FROM posts_fts t CROSS JOIN posts p INDEXED BY posts_by_date_key
@@ -568,6 +585,30 @@ function orderedHits(
     batch = Math.min(2 * batch, MAX_BATCH);
   }
   return found.slice(offset, need);
+}
+
+/**
+ * A page by clicks without words of a list of feeds with a language, when the feed_name column's
+ * phrase and the language's token (`plan.feedMatch`) hold at most FEW_HITS posts: read from the
+ * index whole and sorted, a seek pair per post; else null (the walk). The walk reads the feeds'
+ * or the language's clicked posts and then every unclicked post of the language, each row for its
+ * feed, until the page is full: all of them when the feeds write little of the language. The
+ * capped read costs the two posting lists at most (FTS5 stops at its LIMIT), and it is exact when
+ * the index answers the filters (`indexAnswers`: the phrase is the feeds' words, the language in
+ * the MATCH), as the date order's newest hits of the same MATCH are (orderedHits).
+ */
+function fewFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: number): Hit[] | null {
+  const { feedMatch } = plan;
+  if (feedMatch === null || !plan.feedLanguages || !plan.indexAnswers || plan.oneFeed !== null) return null;
+  const keys = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
+    .pluck()
+    .all(feedMatch, plan.keys.low, plan.keys.high, FEW_HITS + 1) as number[];
+  if (keys.length > FEW_HITS) return null;
+  const page = sortedByClicks(stmts, keys, offset, limit);
+  const ids = idsOfKeys(stmts, page);
+  return page.map((key) => [ids.get(key)!, key]);
 }
 
 /**
@@ -956,6 +997,64 @@ export function rankedNewestPage(
 }
 
 /**
+ * A page of a search with words, a list of feeds and a language, when the feeds' posts of that
+ * language (`plan.filterSet` within the date keys) are at most FEW_HITS: those keys read from
+ * posts_fts whole (the read stops past FEW_HITS), the words' hits among them scored by key as
+ * every plan here scores them (Scores), and ordered whole: by score then id, by date key, or by
+ * clicks (sortedByClicks). The per-feed plan and the walks read the words' posting lists of every
+ * feed or of the whole index, whatever the feeds write of the language. Null when the set is
+ * larger, or the index does not answer the filters (`indexAnswers`), or (relevance) more hits
+ * than the pool, which ranks the newest only.
+ */
+function fewSetPage(
+  stmts: StatementCache,
+  plan: Plan,
+  scores: Scores | null,
+  page: PostPage & { sort: SearchSort },
+  bounds: OperatorBounds,
+): Array<[number, number]> | null {
+  if (scores === null || plan.filterSet === null || !plan.indexAnswers) return null;
+  const keys = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
+    .pluck()
+    .all(plan.filterSet, plan.keys.low, plan.keys.high, FEW_HITS + 1) as number[];
+  if (keys.length > FEW_HITS) return null;
+  const hits = stmts
+    .get(`SELECT rowid, ${scores.sql} FROM posts_fts
+      WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
+    .raw()
+    .all(...scores.args, scores.match, JSON.stringify(keys)) as Array<[number, number]>;
+  if (page.sort === "relevance" && hits.length > bounds.relevancePool) return null;
+  const scoreOf = new Map(hits);
+  const end = page.offset + page.limit;
+  const ids = idsOfKeys(
+    stmts,
+    hits.map(([key]) => key),
+  );
+  let onPage: number[];
+  if (page.sort === "clicks") {
+    onPage = sortedByClicks(
+      stmts,
+      hits.map(([key]) => key),
+      page.offset,
+      page.limit,
+    );
+  } else if (page.sort === "date") {
+    onPage = hits
+      .map(([key]) => key)
+      .sort((a, b) => b - a)
+      .slice(page.offset, end);
+  } else {
+    onPage = [...hits]
+      .sort((a, b) => b[1] - a[1] || ids.get(b[0])! - ids.get(a[0])!)
+      .slice(page.offset, end)
+      .map(([key]) => key);
+  }
+  return onPage.map((key) => [ids.get(key)!, scoreOf.get(key)!]);
+}
+
+/**
  * One page of a search that uses operators (`usesOperators(query)`), as `searchPosts` answers.
  * Relevance without words (`feed:name after:2026-01-01`) lists the posts newest first, each
  * scored 1.
@@ -976,9 +1075,13 @@ export function searchWithOperators(
       : page.sort === "clicks"
         ? Math.max(FEW_HITS, HIT_WALK_FACTOR * (page.offset + page.limit))
         : page.offset + page.limit;
-  const lists = feedLists(stmts, page.query, plan, scores, bounds.feedStatementUs, need);
+  const inSet = fewSetPage(stmts, plan, scores, page, bounds);
+  const lists =
+    inSet === null ? feedLists(stmts, page.query, plan, scores, bounds.feedStatementUs, need) : null;
   let ranked: Array<[number, number]>;
-  if (page.sort !== "relevance" || plan.match === null) {
+  if (inSet !== null) {
+    ranked = inSet;
+  } else if (page.sort !== "relevance" || plan.match === null) {
     const byFeed =
       lists === null || scores === null
         ? null

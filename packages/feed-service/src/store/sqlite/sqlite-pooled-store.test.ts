@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
 import { FeedServiceError } from "../../errors.js";
+import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { runStoreContract } from "../../test-support/store-contract.js";
@@ -56,6 +58,64 @@ describe("sqlite store with query threads", () => {
       assert.deepEqual(
         (await store.feeds()).map((f) => f.postCount),
         [5],
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("searches `feed:` by the feeds' names as they are at the call, kept between changes", async () => {
+    const path = fileFor("feed-names");
+    const store = await openStore(path, { queryLimits: { threads: 2 } });
+    try {
+      const feed = await store.addFeed({ feedUrl: "https://names.test/a", feedName: "Alpha diary" });
+      await store.applyFeedUpdate(feed.feedId, { posts: [incoming("a1")], fetchState: {} });
+      const titles = async (terms: string) =>
+        (
+          await store.searchPosts({
+            query: await resolveSearchFilters(store, parseSearchQuery(terms)),
+            sort: "date",
+            limit: 10,
+            offset: 0,
+            languageIds: null,
+          })
+        ).map((p) => p.postTitle);
+      assert.deepEqual(await titles("feed:alpha"), ["Title a1"]);
+      // Unchanged: the same list, neither read nor analysed again.
+      assert.equal(await store.feedNames!(), await store.feedNames!());
+      // A refresh that renames the feed (this process's writer): the very next call.
+      await store.applyFeedUpdate(feed.feedId, {
+        posts: [],
+        fetchState: {},
+        feed: { feedName: "Beta diary" },
+      });
+      assert.deepEqual(await titles("feed:alpha"), []);
+      assert.deepEqual(await titles("feed:beta"), ["Title a1"]);
+      // A refresh that writes the feed's row with its own name keeps the list.
+      const kept = await store.feedNames!();
+      await store.applyFeedUpdate(feed.feedId, {
+        posts: [incoming("a2")],
+        fetchState: {},
+        feed: { feedName: "Beta diary" },
+      });
+      assert.equal(await store.feedNames!(), kept);
+      // Added and removed.
+      const other = await store.addFeed({ feedUrl: "https://names.test/b", feedName: "Gamma diary" });
+      await store.applyFeedUpdate(other.feedId, { posts: [incoming("b1")], fetchState: {} });
+      assert.deepEqual(await titles("feed:gamma"), ["Title b1"]);
+      assert.deepEqual((await titles("feed:diary")).sort(), ["Title a1", "Title a2", "Title b1"]);
+      await store.removeFeed(other.feedId);
+      assert.deepEqual(await titles("feed:gamma"), []);
+      // Renamed by another connection (another process, the CLI): its commit moves data_version.
+      const elsewhere = new Database(path);
+      try {
+        elsewhere.prepare("UPDATE feeds SET name = 'Delta diary' WHERE id = ?").run(feed.feedId);
+      } finally {
+        elsewhere.close();
+      }
+      assert.deepEqual(
+        (await store.feedNames!()).map((f) => f.feedName),
+        ["Delta diary"],
       );
     } finally {
       await store.close();

@@ -43,6 +43,7 @@ import type {
   StoryMergeRecord,
 } from "../store.js";
 import type { WebSubStore } from "../websub-store.js";
+import { KeptFeedNames } from "./sqlite-feed-names.js";
 import { lightReadMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
 import type { SqliteStore } from "./sqlite-store.js";
 import { warmSqliteFile } from "./sqlite-warm.js";
@@ -65,6 +66,7 @@ export class SqlitePooledStore implements Store {
   readonly #light: ThreadLane;
   readonly #heavy: ThreadLane;
   readonly #path: string;
+  readonly #feedNames = new KeptFeedNames<Promise<Array<{ feedId: number; feedName: string }>>>();
 
   /** WebSub state is written and read where the writes happen: the writer's connection. */
   get websub(): WebSubStore {
@@ -188,8 +190,18 @@ export class SqlitePooledStore implements Store {
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
     return this.#read("feeds", filter);
   }
+  /**
+   * Kept on this thread until a feed changes (sqlite-feed-names.ts): the version is the writer's
+   * connection's, which counts this process's feed changes and sees any other connection's
+   * commit; a call while unchanged neither reads nor transfers the names, and hands back the same
+   * list, whose words operations/search-filters.ts analysed once.
+   */
   feedNames(): Promise<Array<{ feedId: number; feedName: string }>> {
-    return this.#read("feedNames");
+    const names = this.#feedNames.get(this.#main.feedNamesVersion(), () =>
+      this.#read<Array<{ feedId: number; feedName: string }>>("feedNames"),
+    );
+    names.catch(() => this.#feedNames.forget(names));
+    return names;
   }
   searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
     return this.#read("searchHistory", limit);

@@ -45,6 +45,7 @@ import {
 } from "./sqlite-connection.js";
 import { settleSearchDays, syncCountedSearches } from "./sqlite-counted-searches.js";
 import * as claims from "./sqlite-feed-claims.js";
+import { feedNamesVersion, KeptFeedNames } from "./sqlite-feed-names.js";
 import * as feedRankings from "./sqlite-feed-rankings.js";
 import * as feedWriter from "./sqlite-feed-writer.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
@@ -76,6 +77,9 @@ export class SqliteStore implements Store {
   readonly admin: SqliteAdminStore;
   /** Started by the first refresh that stores posts: bulk writes are what fill the log. */
   #checkpointer: WalCheckpointer | null = null;
+
+  /** The feeds' names until a feed changes (sqlite-feed-names.ts). */
+  readonly #feedNames = new KeptFeedNames<Array<{ feedId: number; feedName: string }>>();
 
   /** The search history's file (sqlite-search-history.ts), opened on first use. */
   #historyStmts: StatementCache | null = null;
@@ -163,7 +167,11 @@ export class SqliteStore implements Store {
     return settle(() => catalog.feeds(this.#stmts, filter));
   }
   feedNames(): Promise<Array<{ feedId: number; feedName: string }>> {
-    return settle(() => catalog.feedNames(this.#stmts));
+    return settle(() => this.#feedNames.get(this.feedNamesVersion(), () => catalog.feedNames(this.#stmts)));
+  }
+  /** Changes when a feed may have been added, renamed or removed; null inside a transaction. */
+  feedNamesVersion(): string | null {
+    return feedNamesVersion(this.#db, this.#stmts);
   }
   searchHistory(limit: number): Promise<SearchHistoryRecord[]> {
     return settle(() => catalog.searchHistory(this.#history(), limit));
