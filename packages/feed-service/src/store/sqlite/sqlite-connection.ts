@@ -78,6 +78,45 @@ export function openSqliteDatabase(path: string): Database.Database {
   return db;
 }
 
+/** Where SQLite's lock-byte page lies in every database file: PENDING_BYTE, https://sqlite.org/fileformat2.html#lockbyte. */
+const LOCK_BYTE_OFFSET = 0x4000_0000;
+
+/** Each writing connection's page cache as `fitWriterCache` last set it, in KiB. */
+const writerCaches = new WeakMap<Database.Database, number>();
+
+/**
+ * The writing connection's page cache for a file of `bytes`, in KiB (`fitWriterCache`).
+ *
+ * @example
+ * writerCacheKiB(50 * 2 ** 20); // -> 2000
+ */
+export function writerCacheKiB(bytes: number): number {
+  return bytes < LOCK_BYTE_OFFSET ? 2000 : 65_536;
+}
+
+/**
+ * Sizes a writing connection's page cache by its file: SQLite's default (2,000 KiB) below 1 GiB,
+ * the 64 MiB of `openSqliteDatabase` from there. Below 1 GiB a commit after a b-tree split walks
+ * the whole cache: SQLite orders a split's new pages by renumbering one through the lock-byte
+ * page's number (btree.c `balance_nonroot`), the cache keeps that as its largest page number, and
+ * the commit's truncation to the file's size then visits every cached page (pcache1.c
+ * `pcache1TruncateUnsafe`): every page of a 64 MiB cache for each small refresh. From 1 GiB that
+ * page is inside the file and nothing is walked. A file under 1 GiB is one the OS can cache whole,
+ * so a smaller cache there costs a copy from the OS per page missed. The store calls this after
+ * opening and after refreshes, as the file grows; in-memory databases keep theirs (their cache is
+ * the data).
+ */
+export function fitWriterCache(db: Database.Database, stmts: StatementCache): void {
+  if (db.memory) return;
+  const { bytes } = stmts
+    .get("SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()")
+    .get() as { bytes: number };
+  const kib = writerCacheKiB(bytes);
+  if (writerCaches.get(db) === kib) return;
+  db.pragma(`cache_size = -${kib}`);
+  writerCaches.set(db, kib);
+}
+
 /**
  * Opens an existing, already migrated database for reading only: the connection of a query
  * thread. WAL lets it read beside the writer of this or another process.

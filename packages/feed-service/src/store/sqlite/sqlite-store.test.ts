@@ -15,6 +15,7 @@ import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { runStoreContract } from "../../test-support/store-contract.js";
 import { openStore } from "../open-store.js";
 import { toFts5Match } from "./fts5-match.js";
+import { fitWriterCache, openSqliteDatabase, StatementCache, writerCacheKiB } from "./sqlite-connection.js";
 import { latestSchemaVersion, migrateSqlite, schemaVersion, sqliteMigrations } from "./sqlite-migrations.js";
 import { searchHistoryPath } from "./sqlite-search-history.js";
 import { openSqliteStore } from "./sqlite-store.js";
@@ -81,6 +82,21 @@ describe("sqlite store", () => {
       sqliteMigrations.length,
     );
     db.close();
+  });
+
+  it("sizes the writer's page cache by the file: SQLite's default below the lock-byte page, 64 MiB from there", () => {
+    assert.equal(writerCacheKiB(2 ** 30 - 4096), 2000);
+    assert.equal(writerCacheKiB(2 ** 30), 65_536);
+    const db = openSqliteDatabase(fileFor("writer-cache"));
+    db.exec("CREATE TABLE t (x)");
+    assert.equal(db.pragma("cache_size", { simple: true }), -65_536);
+    fitWriterCache(db, new StatementCache(db));
+    assert.equal(db.pragma("cache_size", { simple: true }), -2000);
+    db.close();
+    const memory = openSqliteDatabase(":memory:");
+    fitWriterCache(memory, new StatementCache(memory));
+    assert.equal(memory.pragma("cache_size", { simple: true }), -65_536);
+    memory.close();
   });
 
   it("plans every post list as an index scan, never a full table scan or a sort", () => {

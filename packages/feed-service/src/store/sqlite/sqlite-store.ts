@@ -37,6 +37,7 @@ import { WalCheckpointer } from "./sqlite-checkpointer.js";
 import { clickedIndexed } from "./sqlite-clicked-hits.js";
 import { CLICKED_FTS } from "./sqlite-clicked-index.js";
 import {
+  fitWriterCache,
   loadStoreExtension,
   openSqliteDatabase,
   StatementCache,
@@ -288,6 +289,7 @@ export class SqliteStore implements Store {
       if (update.posts.length > 0 && !this.#db.memory) {
         this.#checkpointer ??= new WalCheckpointer(this.#db);
         this.#checkpointer.committed();
+        fitWriterCache(this.#db, this.#stmts);
       }
       return result;
     });
@@ -301,6 +303,7 @@ export class SqliteStore implements Store {
       if (updates.some((u) => u.update.posts.length > 0) && !this.#db.memory) {
         this.#checkpointer ??= new WalCheckpointer(this.#db);
         this.#checkpointer.committed();
+        fitWriterCache(this.#db, this.#stmts);
       }
       return outcomes;
     });
@@ -379,6 +382,9 @@ export function openSqliteStore(path: string): SqliteStore {
       syncCountedSearches(stmts, stderrProgress());
       settleSearchDays(stmts);
     }).immediate();
+    // The writer's cache, after the migrations (which commit seldom and read much); the query
+    // threads' connections (openSqliteReader) keep theirs.
+    fitWriterCache(db, new StatementCache(db));
     return new SqliteStore(db);
   } catch (error) {
     closeSearchHistory(db);
