@@ -189,7 +189,10 @@ function relevancePage(
  * once for the hits at or above it). The order is by (score, id) and a hit's id is not in the
  * index, so hits tying with the page's last score must all be kept: the sort keeps twice the
  * `offset + limit` hits the page needs, plus one, and when the last kept one still ties with the
- * page's last, the hits are ranked again with every scored hit kept (`rankPage`).
+ * page's last, the hits are ranked again with every scored hit kept (`rankPage`). Equal scores
+ * are sorted by key as well: a hit that ties with the last kept one then no longer replaces it
+ * (the walk comes newest first, so it sorts below), which would have the bounded sorter insert and
+ * drop one entry per hit when many tie.
  */
 function rankNewest(
   stmts: StatementCache,
@@ -204,7 +207,7 @@ function rankNewest(
     .get(`SELECT key, score FROM (
         SELECT t.rowid AS key, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ?
         ORDER BY t.rowid DESC LIMIT ?)
-      ORDER BY score DESC LIMIT ?`)
+      ORDER BY score DESC, key DESC LIMIT ?`)
     .raw()
     .all(...score.sample.args, match, pool, keep) as Array<[number, number]>;
   const edge = best.length >= want ? best[want - 1]![1] : Number.NEGATIVE_INFINITY;
