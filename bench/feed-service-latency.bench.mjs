@@ -34,9 +34,10 @@
 // --isolation-trees A,B [--rounds N] runs part 3 alone, N rounds (default 3) of each checkout's
 // build in turn (the order swapped each round), each on a server started anew, on the same
 // database (a checkout written `DIR+--opt=value` is served with that option added, e.g.
-// `--heavy-queries=2`); with a PostgreSQL backend each row also says, over the loaded run, the CPU and the
-// run-queue wait (/proc/<pid>/schedstat) of the server's processes behind the service's
-// connections, apart by niceness, and the service's main thread's: where the probe waited.
+// `--heavy-queries=2`); each row also says, over the loaded run, the CPU and the run-queue wait
+// (/proc/<pid>/schedstat) of the service's main thread and, by niceness, of the PostgreSQL server's
+// processes behind the service's connections or of the SQLite service's other threads (its query
+// threads and helpers): where the probe waited.
 // --threads FILE writes, per part-1 call, what each of the server's threads spent on its first
 // call and on the repeats (CPU from /proc/<pid>/task/<tid>/schedstat, user and system ticks,
 // minor faults, read syscalls) and every repeat's ms: which thread served it, and whether a first
@@ -745,6 +746,54 @@ async function waitSpend(url, pid) {
     };
   };
 }
+/**
+ * Starts counting, for every thread of the SQLite service `pid` (its main thread, the query threads
+ * at their niceness, V8's and libuv's helpers), CPU and run-queue wait; the function returned
+ * gives them since, as waitSpend does: the main thread apart, the others grouped by niceness
+ * (the heavy query threads run at nice 10; the light lane's thread and the helpers at 0).
+ */
+function threadWaitSpend(pid) {
+  const read = () => {
+    const threads = new Map();
+    let tids = [];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      // the service ended
+    }
+    for (const tid of tids) {
+      const s = schedOf(`/proc/${pid}/task/${tid}`);
+      if (s) threads.set(tid, s);
+    }
+    return threads;
+  };
+  const before = read();
+  return () => {
+    const after = read();
+    const delta = (a, b) => ({
+      runMs: (b.run - a.run) / 1e6,
+      waitMs: (b.wait - a.wait) / 1e6,
+      slices: b.slices - a.slices,
+    });
+    const groups = new Map();
+    let main;
+    for (const [tid, s] of after) {
+      const a = before.get(tid) ?? { run: 0, wait: 0, slices: 0 };
+      const d = delta(a, s);
+      if (tid === String(pid)) {
+        main = d;
+        continue;
+      }
+      const g = groups.get(s.nice) ?? { nice: s.nice, processes: 0, runMs: 0, waitMs: 0, slices: 0 };
+      g.processes++;
+      g.runMs += d.runMs;
+      g.waitMs += d.waitMs;
+      g.slices += d.slices;
+      groups.set(s.nice, g);
+    }
+    return { main, backends: [...groups.values()].sort((x, y) => x.nice - y.nice) };
+  };
+}
 /** "run ms / wait ms / wait µs per slice" of a waitSpend reading. */
 const describeWait = (w) =>
   w
@@ -788,7 +837,7 @@ async function isolationInTurns(backend, database, heavyCount, heavyLua, probeLu
           seconds: Math.min(seconds, 5),
         });
         const pid = server.child.pid;
-        const waits = backend === "postgres" ? await waitSpend(database, pid) : undefined;
+        const waits = backend === "postgres" ? await waitSpend(database, pid) : threadWaitSpend(pid);
         const heavySpent = serverSpend(pid);
         const [heavyRun, probe] = await Promise.all([
           runWrkOnce({ url, lua: heavyLua, connections: 4, seconds }),
@@ -814,7 +863,7 @@ async function isolationInTurns(backend, database, heavyCount, heavyLua, probeLu
     `\n3. isolation, ${shape} on ${backend}, builds in turns: getCategories (wrk -c1) while wrk -c4 loops over ${heavyCount} heaviest calls, ${seconds} s; target p99 <= 10 ms`,
   );
   console.log(
-    "   service main thread and server processes (by niceness): run ms / run-queue wait ms / wait µs per time slice, over the loaded run",
+    `   service main thread and ${backend === "postgres" ? "server processes" : "the service's other threads"} (by niceness): run ms / run-queue wait ms / wait µs per time slice, over the loaded run`,
   );
   console.log(
     "| round | build | load start/end | probe p99 idle ms | probe p50 / p99 under load ms | probe req/s | heavy req/s | heavy p99 ms | heavy non-2xx | server CPU ms/heavy req | main thread | server processes |",

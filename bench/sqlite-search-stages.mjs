@@ -22,11 +22,10 @@
 // --warm runs a heavy query thread's start warm-up on each store first (sqlite-read-worker.ts:
 // each sort on a word no post holds, every row's length, the rankings' tables), so that a first
 // call here pays what a served first call pays.
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { loadBuilds } from "./builds-under-test.mjs";
+import { processCpu, trace, traceStatements } from "./statement-trace.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -55,94 +54,6 @@ const repeats = Number(values.repeats ?? 5);
 const top = Number(values.top ?? 6);
 const TARGET_MS = 50;
 
-const processCpu = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
-
-/** Read syscalls of this process so far (0 where /proc/self/io is not there). */
-const readCalls = () => {
-  try {
-    return Number(/^syscr: (\d+)$/m.exec(readFileSync("/proc/self/io", "utf8"))?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-};
-
-/** The read syscalls that readCalls itself makes (reading /proc/self/io). */
-const READ_CALLS_OWN = -readCalls() + readCalls();
-
-/** The statements of the call being timed: text -> { ms, calls, rows, reads }; null between calls. */
-let spent = null;
-
-/** Wraps a build's StatementCache so that every statement it hands out is timed. */
-async function traceStatements(build) {
-  const { StatementCache } = await import(
-    pathToFileURL(`${build.folder}/store/sqlite/sqlite-connection.js`).href
-  );
-  const get = StatementCache.prototype.get;
-  const wrapped = new WeakMap();
-  StatementCache.prototype.get = function (sql) {
-    const stmt = get.call(this, sql);
-    let proxy = wrapped.get(stmt);
-    if (proxy === undefined) {
-      const text = sql.replace(/\s+/g, " ").trim();
-      proxy = new Proxy(stmt, {
-        get(target, prop) {
-          const value = target[prop];
-          if (typeof value !== "function") return value;
-          if (prop === "all" || prop === "get" || prop === "run" || prop === "iterate") {
-            const entryOf = () => {
-              const entry = spent.get(text) ?? { ms: 0, calls: 0, rows: 0, reads: 0 };
-              spent.set(text, entry);
-              return entry;
-            };
-            return (...args) => {
-              const reads = readCalls();
-              const started = processCpu();
-              const result = value.apply(target, args);
-              if (spent !== null) {
-                const entry = entryOf();
-                entry.reads += readCalls() - reads - READ_CALLS_OWN;
-                entry.ms += processCpu() - started;
-                entry.calls++;
-                entry.rows += prop === "iterate" ? 0 : Array.isArray(result) ? result.length : 1;
-              }
-              if (prop !== "iterate") return result;
-              // An iterator steps the statement on each next(): each step is timed as the statement's.
-              return {
-                [Symbol.iterator]() {
-                  return this;
-                },
-                next() {
-                  const at = processCpu();
-                  const step = result.next();
-                  if (spent !== null) {
-                    const entry = entryOf();
-                    entry.ms += processCpu() - at;
-                    if (!step.done) entry.rows++;
-                  }
-                  return step;
-                },
-                return(v) {
-                  return result.return ? result.return(v) : { done: true, value: v };
-                },
-              };
-            };
-          }
-          // pluck(), raw(), safeIntegers() return the statement itself: keep the proxy.
-          return (...args) => {
-            const result = value.apply(target, args);
-            return result === target ? proxy : result;
-          };
-        },
-      });
-      wrapped.set(stmt, proxy);
-    }
-    return proxy;
-  };
-}
-
 /** The heavy query thread's warm-up (sqlite-read-worker.ts warmUp), on a word no post holds. */
 async function warmLikeAQueryThread(store, build) {
   await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
@@ -163,7 +74,7 @@ async function warmLikeAQueryThread(store, build) {
 const builds = await loadBuilds(values.baseline);
 const opened = [];
 for (const build of builds) {
-  await traceStatements(build);
+  await traceStatements(build.folder);
   const store = await build.openStore(
     build.name === "old" ? (values["baseline-db"] ?? values.db) : values.db,
   );
@@ -190,12 +101,12 @@ const cases = [
 ];
 
 async function timed(runner, { name, args }) {
-  spent = new Map();
+  trace.spent = new Map();
   const started = processCpu();
   const rows = await runner.call(name, args, { baseUrl: "http://localhost" });
   const ms = processCpu() - started;
-  const statements = [...spent].sort((a, b) => b[1].ms - a[1].ms);
-  spent = null;
+  const statements = [...trace.spent].sort((a, b) => b[1].ms - a[1].ms);
+  trace.spent = null;
   return { ms, statements, page: rows.map((r) => `${r.postId}:${r.score ?? ""}`).join(",") };
 }
 

@@ -209,9 +209,16 @@ function relevancePage(
 
 /**
  * One page of the `pool` newest hits ranked, or of every hit when no more match, in one walk:
- * the hits are scored newest first, up to one past the pool, and when that one exists (more
- * than the pool match) it is the oldest of them and is left out of the ranking. Counting first
- * and then scoring the pool would walk the doclists twice.
+ * the hits are scored newest first, up to the pool (the newest `pool` hits whether more match or
+ * not), and only the best of them are kept as they come (SQLite's sorter bounded by the LIMIT),
+ * instead of writing every scored hit to a table read twice more (once for the page's last score,
+ * once for the hits at or above it). The order is by (score, id) and a hit's id is not in the
+ * index, so hits tying with the page's last score must all be kept: the sort keeps twice the
+ * `offset + limit` hits the page needs, plus one, and when the last kept one still ties with the
+ * page's last, the hits are ranked again with every scored hit kept (`rankPage`). Equal scores
+ * are sorted by key as well: a hit that ties with the last kept one then no longer replaces it
+ * (the walk comes newest first, so it sorts below), which would have the bounded sorter insert and
+ * drop one entry per hit when many tie.
  */
 function rankNewest(
   stmts: StatementCache,
@@ -220,15 +227,34 @@ function rankNewest(
   page: { offset: number; limit: number },
   pool: number,
 ): Array<[number, number]> {
-  return stmts
-    .get(`WITH hits AS MATERIALIZED (
+  const want = page.offset + page.limit;
+  const keep = 2 * want + 1;
+  const best = stmts
+    .get(`SELECT key, score FROM (
         SELECT t.rowid AS key, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ?
-        ORDER BY t.rowid DESC LIMIT ?),
-      pool AS (SELECT key, score FROM hits
-        WHERE (SELECT count(*) FROM hits) <= ? OR key > (SELECT min(key) FROM hits))
-      ${rankPage("pool")}`)
+        ORDER BY t.rowid DESC LIMIT ?)
+      ORDER BY score DESC, key DESC LIMIT ?`)
     .raw()
-    .all(...score.sample.args, match, pool + 1, pool, ...pageArgs(page)) as Array<[number, number]>;
+    .all(...score.sample.args, match, pool, keep) as Array<[number, number]>;
+  const edge = best.length >= want ? best[want - 1]![1] : Number.NEGATIVE_INFINITY;
+  if (best.length === keep && best[keep - 1]![1] === edge) {
+    return stmts
+      .get(`WITH hits AS MATERIALIZED (
+          SELECT t.rowid AS key, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ?
+          ORDER BY t.rowid DESC LIMIT ?)
+        ${rankPage("hits")}`)
+      .raw()
+      .all(...score.sample.args, match, pool, ...pageArgs(page)) as Array<[number, number]>;
+  }
+  const kept = best.filter(([, value]) => value >= edge);
+  const ids = idsOfKeys(
+    stmts,
+    kept.map(([key]) => key),
+  );
+  return kept
+    .flatMap(([key, value]): Array<[number, number]> => (ids.has(key) ? [[ids.get(key)!, value]] : []))
+    .sort((x, y) => y[1] - x[1] || y[0] - x[0])
+    .slice(page.offset, want);
 }
 
 /**
