@@ -200,6 +200,10 @@ describe("search operators on SQLite: filters alone over several feeds", () => {
           ["feed:diary lang:ja", null, () => false],
           // More posts than are read whole by clicks (FEW_HITS): the walk then.
           ["feed:diary lang:en,de", null, (r) => diary.includes(r.feed)],
+          // One feed with a language: its posts of the language from the MATCH, not its whole walk.
+          ["feed:two lang:de", null, (r) => r.feed === diary[1] && r.language === de],
+          ["feed:two lang:ja", null, () => false],
+          ["feed:notes", [de], (r) => r.feed === feeds[2]!.feedId && r.language === de],
           ["feed:diary -feed:two", null, (r) => r.feed === diary[0]],
           ["feed:diary after:2025-03-01", null, (r) => diary.includes(r.feed) && r.date >= mid],
           ["feed:diary -common", null, (r) => diary.includes(r.feed) && !r.text.includes("common")],

@@ -599,7 +599,7 @@ function orderedHits(
  */
 function fewFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: number): Hit[] | null {
   const { feedMatch } = plan;
-  if (feedMatch === null || !plan.feedLanguages || !plan.indexAnswers || plan.oneFeed !== null) return null;
+  if (feedMatch === null || !plan.feedLanguages || !plan.indexAnswers) return null;
   const keys = stmts
     .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
       AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
@@ -619,10 +619,12 @@ function fewFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: n
  * an entry per phrase for each post there that holds the phrase (the feed's words in any column;
  * a language's token), where the date walk reads every post's row for its feed: an entry of a
  * doclist read in order (FTS_GATHER_COST_US) against a row found by id (POST_BY_KEY_COST_US).
- * One feed's posts come from posts_by_feed in order, and a small share of the posts sorted whole.
+ * One feed's posts come from posts_by_feed in order, and a small share of the posts sorted whole,
+ * unless a language filters them (the walk would read every post of the feed for its language).
  */
 function wordlessFeedWalk(stmts: StatementCache, plan: Plan, need: number): boolean {
-  return plan.oneFeed === null && plan.feedIds !== null && byDateIndex(stmts, plan.feedIds, need);
+  if (plan.oneFeed !== null) return plan.feedLanguages && plan.indexAnswers;
+  return plan.feedIds !== null && byDateIndex(stmts, plan.feedIds, need);
 }
 
 /**
