@@ -684,6 +684,23 @@ function databaseSpend(postmaster) {
   };
 }
 
+/** Run and run-queue wait (ms) and time slices between two schedOf readings. */
+const schedDelta = (a, b) => ({
+  runMs: (b.run - a.run) / 1e6,
+  waitMs: (b.wait - a.wait) / 1e6,
+  slices: b.slices - a.slices,
+});
+
+/** Adds one process's or thread's schedDelta to its niceness group. */
+function addToGroup(groups, nice, d) {
+  const g = groups.get(nice) ?? { nice, processes: 0, runMs: 0, waitMs: 0, slices: 0 };
+  g.processes++;
+  g.runMs += d.runMs;
+  g.waitMs += d.waitMs;
+  g.slices += d.slices;
+  groups.set(nice, g);
+}
+
 /** CPU ns run, ns waited on a run queue, time slices, niceness of a local process or thread (Linux /proc). */
 function schedOf(path) {
   try {
@@ -723,25 +740,14 @@ async function waitSpend(url, pid) {
   const before = read();
   return () => {
     const after = read();
-    const delta = (a, b) => ({
-      runMs: (b.run - a.run) / 1e6,
-      waitMs: (b.wait - a.wait) / 1e6,
-      slices: b.slices - a.slices,
-    });
     const groups = new Map();
     for (const [b, s] of after.backends) {
       const a = before.backends.get(b);
       if (!a || !s) continue;
-      const d = delta(a, s);
-      const g = groups.get(s.nice) ?? { nice: s.nice, processes: 0, runMs: 0, waitMs: 0, slices: 0 };
-      g.processes++;
-      g.runMs += d.runMs;
-      g.waitMs += d.waitMs;
-      g.slices += d.slices;
-      groups.set(s.nice, g);
+      addToGroup(groups, s.nice, schedDelta(a, s));
     }
     return {
-      main: before.main && after.main ? delta(before.main, after.main) : undefined,
+      main: before.main && after.main ? schedDelta(before.main, after.main) : undefined,
       backends: [...groups.values()].sort((x, y) => x.nice - y.nice),
     };
   };
@@ -770,26 +776,13 @@ function threadWaitSpend(pid) {
   const before = read();
   return () => {
     const after = read();
-    const delta = (a, b) => ({
-      runMs: (b.run - a.run) / 1e6,
-      waitMs: (b.wait - a.wait) / 1e6,
-      slices: b.slices - a.slices,
-    });
     const groups = new Map();
     let main;
     for (const [tid, s] of after) {
       const a = before.get(tid) ?? { run: 0, wait: 0, slices: 0 };
-      const d = delta(a, s);
-      if (tid === String(pid)) {
-        main = d;
-        continue;
-      }
-      const g = groups.get(s.nice) ?? { nice: s.nice, processes: 0, runMs: 0, waitMs: 0, slices: 0 };
-      g.processes++;
-      g.runMs += d.runMs;
-      g.waitMs += d.waitMs;
-      g.slices += d.slices;
-      groups.set(s.nice, g);
+      const d = schedDelta(a, s);
+      if (tid === String(pid)) main = d;
+      else addToGroup(groups, s.nice, d);
     }
     return { main, backends: [...groups.values()].sort((x, y) => x.nice - y.nice) };
   };
