@@ -246,7 +246,14 @@ function rankNewest(
       .raw()
       .all(...score.sample.args, match, pool, ...pageArgs(page)) as Array<[number, number]>;
   }
-  const kept = best.filter(([, value]) => value >= edge);
+  if (best.length <= page.offset) return [];
+  // The order is (score, id), both descending: a hit scored above the page's first score is before
+  // the page whatever its id, so only the hits scored from the page's first to its last score need
+  // their ids (a deep page no longer reads the id of every hit before it).
+  const first = best[page.offset]![1];
+  const last = best[Math.min(want, best.length) - 1]![1];
+  const before = best.filter(([, value]) => value > first).length;
+  const kept = best.filter(([, value]) => value <= first && value >= last);
   const ids = idsOfKeys(
     stmts,
     kept.map(([key]) => key),
@@ -254,7 +261,7 @@ function rankNewest(
   return kept
     .flatMap(([key, value]): Array<[number, number]> => (ids.has(key) ? [[ids.get(key)!, value]] : []))
     .sort((x, y) => y[1] - x[1] || y[0] - x[0])
-    .slice(page.offset, want);
+    .slice(page.offset - before, want - before);
 }
 
 /**
