@@ -588,6 +588,19 @@ function orderedHits(
 }
 
 /**
+ * The keys of a MATCH within the date keys when at most FEW_HITS posts hold it, else null: the
+ * read stops one past FEW_HITS, so it costs the posting lists up to there at most.
+ */
+function fewKeys(stmts: StatementCache, match: string, keys: { low: number; high: number }): number[] | null {
+  const found = stmts
+    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
+    .pluck()
+    .all(match, keys.low, keys.high, FEW_HITS + 1) as number[];
+  return found.length > FEW_HITS ? null : found;
+}
+
+/**
  * A page by clicks without words of a list of feeds with a language, when the feed_name column's
  * phrase and the language's token (`plan.feedMatch`) hold at most FEW_HITS posts: read from the
  * index whole and sorted, a seek pair per post; else null (the walk). The walk reads the feeds'
@@ -600,12 +613,8 @@ function orderedHits(
 function fewFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: number): Hit[] | null {
   const { feedMatch } = plan;
   if (feedMatch === null || !plan.feedLanguages || !plan.indexAnswers) return null;
-  const keys = stmts
-    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
-      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
-    .pluck()
-    .all(feedMatch, plan.keys.low, plan.keys.high, FEW_HITS + 1) as number[];
-  if (keys.length > FEW_HITS) return null;
+  const keys = fewKeys(stmts, feedMatch, plan.keys);
+  if (keys === null) return null;
   const page = sortedByClicks(stmts, keys, offset, limit);
   const ids = idsOfKeys(stmts, page);
   return page.map((key) => [ids.get(key)!, key]);
@@ -1016,12 +1025,8 @@ function fewSetPage(
   bounds: OperatorBounds,
 ): Array<[number, number]> | null {
   if (scores === null || plan.filterSet === null || !plan.indexAnswers) return null;
-  const keys = stmts
-    .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
-      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} LIMIT ?`)
-    .pluck()
-    .all(plan.filterSet, plan.keys.low, plan.keys.high, FEW_HITS + 1) as number[];
-  if (keys.length > FEW_HITS) return null;
+  const keys = fewKeys(stmts, plan.filterSet, plan.keys);
+  if (keys === null) return null;
   const hits = stmts
     .get(`SELECT rowid, ${scores.sql} FROM posts_fts
       WHERE posts_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
@@ -1030,23 +1035,13 @@ function fewSetPage(
   if (page.sort === "relevance" && hits.length > bounds.relevancePool) return null;
   const scoreOf = new Map(hits);
   const end = page.offset + page.limit;
-  const ids = idsOfKeys(
-    stmts,
-    hits.map(([key]) => key),
-  );
+  const hitKeys = hits.map(([key]) => key);
+  const ids = idsOfKeys(stmts, hitKeys);
   let onPage: number[];
   if (page.sort === "clicks") {
-    onPage = sortedByClicks(
-      stmts,
-      hits.map(([key]) => key),
-      page.offset,
-      page.limit,
-    );
+    onPage = sortedByClicks(stmts, hitKeys, page.offset, page.limit);
   } else if (page.sort === "date") {
-    onPage = hits
-      .map(([key]) => key)
-      .sort((a, b) => b - a)
-      .slice(page.offset, end);
+    onPage = hitKeys.sort((a, b) => b - a).slice(page.offset, end);
   } else {
     onPage = [...hits]
       .sort((a, b) => b[1] - a[1] || ids.get(b[0])! - ids.get(a[0])!)

@@ -79,6 +79,17 @@ export class SqliteStore implements Store {
   /** Started by the first refresh that stores posts: bulk writes are what fill the log. */
   #checkpointer: WalCheckpointer | null = null;
 
+  /**
+   * After a commit that stored posts: the log's checkpoints, and the writer's cache fitted to the
+   * grown file (fitWriterCache). An in-memory database has neither.
+   */
+  #postsCommitted(): void {
+    if (this.#db.memory) return;
+    this.#checkpointer ??= new WalCheckpointer(this.#db);
+    this.#checkpointer.committed();
+    fitWriterCache(this.#db, this.#stmts);
+  }
+
   /** The feeds' names until a feed changes (sqlite-feed-names.ts). */
   readonly #feedNames = new KeptFeedNames<Array<{ feedId: number; feedName: string }>>();
 
@@ -286,11 +297,7 @@ export class SqliteStore implements Store {
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
     return settle(() => {
       const result = feedWriter.applyFeedUpdate(this.#db, this.#stmts, feedId, update);
-      if (update.posts.length > 0 && !this.#db.memory) {
-        this.#checkpointer ??= new WalCheckpointer(this.#db);
-        this.#checkpointer.committed();
-        fitWriterCache(this.#db, this.#stmts);
-      }
+      if (update.posts.length > 0) this.#postsCommitted();
       return result;
     });
   }
@@ -300,11 +307,7 @@ export class SqliteStore implements Store {
   ): Promise<FeedUpdateOutcome[]> {
     return settle(() => {
       const outcomes = feedWriter.applyFeedUpdates(this.#db, this.#stmts, updates);
-      if (updates.some((u) => u.update.posts.length > 0) && !this.#db.memory) {
-        this.#checkpointer ??= new WalCheckpointer(this.#db);
-        this.#checkpointer.committed();
-        fitWriterCache(this.#db, this.#stmts);
-      }
+      if (updates.some((u) => u.update.posts.length > 0)) this.#postsCommitted();
       return outcomes;
     });
   }
@@ -377,14 +380,14 @@ export function openSqliteStore(path: string): SqliteStore {
     migrateSqlite(db);
     // Smart categories' queries with no counts yet (a store of an older build wrote them) are
     // counted, and days a write left noted counted again (sqlite-counted-searches.ts).
+    const stmts = new StatementCache(db);
     db.transaction(() => {
-      const stmts = new StatementCache(db);
       syncCountedSearches(stmts, stderrProgress());
       settleSearchDays(stmts);
     }).immediate();
     // The writer's cache, after the migrations (which commit seldom and read much); the query
     // threads' connections (openSqliteReader) keep theirs.
-    fitWriterCache(db, new StatementCache(db));
+    fitWriterCache(db, stmts);
     return new SqliteStore(db);
   } catch (error) {
     closeSearchHistory(db);
