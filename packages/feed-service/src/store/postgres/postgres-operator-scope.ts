@@ -57,6 +57,33 @@ export function scopeOf(query: SearchQuery, languageIds: readonly number[] | nul
   return scope;
 }
 
+/**
+ * Migration 44: posts by feed and language, so that a `feed:` with a language none of its feeds
+ * writes is known empty (feedsInLanguages) before any of their posts is read.
+ */
+export const feedLanguagesSchema =
+  "CREATE INDEX IF NOT EXISTS posts_by_feed_language ON posts (feed_id, language_id)";
+
+/**
+ * `scope` with no feed left when none of its feeds holds a post in one of its languages: one
+ * index-only probe of posts_by_feed_language a feed at most (the scan stops at the first post
+ * found), bounded by the feed list the search carries. Otherwise the same scope: the feeds that
+ * write none are not dropped, as the plans' estimates take the feeds' posts as independent of
+ * their language (postgres-operator-plan.ts, expected), and a narrower list made a worse choice
+ * (bench/NOTES.md).
+ */
+export async function feedsInLanguages(sql: Sql, scope: Scope): Promise<Scope> {
+  const { feedIds, languageIds } = scope;
+  if (feedIds === null || languageIds === null || feedIds.length === 0 || languageIds.length === 0)
+    return scope;
+  const [row] = await rows<{ any: boolean }>(
+    sql,
+    "SELECT EXISTS (SELECT FROM posts p WHERE p.feed_id = ANY($1::int[]) AND p.language_id = ANY($2::int[])) AS any",
+    [feedIds, languageIds],
+  );
+  return row!.any ? scope : { ...scope, feedIds: [] };
+}
+
 /** Whether no post can be in scope (an empty list of feeds or languages, or days out of order). */
 export function emptyScope(scope: Scope): boolean {
   return (
