@@ -203,6 +203,7 @@ const CASES: Case[] = [
   { terms: "feed:alpha lang:de the", where: `${alpha} AND ${inLanguage("de")}` },
   { terms: "feed:beta lang:fr", where: `${beta} AND ${inLanguage("fr")}` },
   { terms: "feed:beta lang:fr wor*", where: `${beta} AND ${inLanguage("fr")}` },
+  { terms: "feed:gamma lang:en", where: `f.name = 'Gamma' AND ${inLanguage("en")}` },
 ];
 
 const PAGES: Record<SearchSort, Array<{ offset: number; limit: number }>> = {
@@ -280,10 +281,28 @@ describe("postgres search operator plans", () => {
       for (const terms of ["feed:beta lang:fr", "feed:beta lang:fr wor*"]) {
         const ran = await assertExact(byTerms(terms), sort, { offset: 0, limit: 20 });
         assert.deepEqual(
-          ran.map((r) => r.text.includes("FROM posts p WHERE p.feed_id = ANY($1::int[]) AND p.language_id")),
+          ran.map((r) => r.text.includes("FROM posts p WHERE p.feed_id = f AND p.language_id")),
           [true],
           `${terms} by ${sort}: the feeds' probe alone`,
         );
+      }
+    }
+  });
+
+  it("lists one feed's or one language's posts by `=`, in their index's order", async () => {
+    const byTerms = (terms: string) => CASES.find((c) => c.terms === terms)!;
+    for (const [terms, keys] of [
+      ["feed:gamma", ["feed_id"]],
+      ["lang:de", ["language_id"]],
+      ["feed:gamma lang:en", ["feed_id", "language_id"]],
+    ] as const) {
+      for (const page of [
+        { offset: 0, limit: 1000 },
+        { offset: 500, limit: 20 },
+      ]) {
+        const ran = await assertExact(byTerms(terms), "date", page);
+        const listed = ran.find((r) => r.text.includes("WITH newest AS MATERIALIZED"))!;
+        for (const key of keys) assert.match(listed.text, new RegExp(`p\\.${key} = \\$\\d+::int `), terms);
       }
     }
   });
