@@ -27,6 +27,7 @@ import { feedWordsSchema } from "./postgres-feed-words.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
+import { feedLanguagesSchema } from "./postgres-operator-scope.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { postFacetsSchema } from "./postgres-post-facets.js";
 import { rankTriggerSchema } from "./postgres-rank-trigger.js";
@@ -410,6 +411,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await createClickedWords(sql);
       // Migration 27's click trigger again, with the day rows' path for a click dated last.
       await sql.query(clickSumsTrigger);
+    },
+  },
+  {
+    version: 44,
+    description:
+      "posts by feed and language: a search with feed: and a language none of those feeds writes is answered empty after one probe a feed, instead of reading their posts",
+    up: async (sql) => {
+      await sql.query(feedLanguagesSchema);
     },
   },
 ];
