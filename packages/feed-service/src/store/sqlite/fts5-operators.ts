@@ -420,7 +420,9 @@ function newestHits(
   const found: Hit[] = [];
   let high = plan.keys.high;
   let read = 0;
-  let chunk = Math.min(MAX_BATCH, Math.max(FIRST_BATCH, Math.ceil(need * 1.25)));
+  // When the index answers every filter each hit read passes, so the page's own `need` is the
+  // read; else a quarter more, for the hits the filters reject.
+  let chunk = Math.min(MAX_BATCH, plan.indexAnswers ? need : Math.max(FIRST_BATCH, Math.ceil(need * 1.25)));
   while (found.length < need) {
     if (read >= HIT_WALK_FACTOR * need) return null;
     const rows = walk.all(

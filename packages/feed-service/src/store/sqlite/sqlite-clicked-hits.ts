@@ -517,6 +517,10 @@ function everyHit(
  * The page once every clicked hit is known (`clicked`, in order): they, then the unclicked hits,
  * highest id first (spec §4 ties), from the hits' keys when a read gave them all (`keys`),
  * rather than the index again; the scores of `scores`, when a read took them, go to `scored`.
+ * The unclicked hits are the hits less `clicked`: every read of the clicked hits (the clicked
+ * posts' index, whose rows a click rewrites in its own transaction; the walk and the gather over
+ * the posts' clicks) gives all of them when it gives fewer than the page, so no hit's clicks are
+ * read again, only its id, which the date-key index holds.
  */
 function unclickedAfter(
   stmts: StatementCache,
@@ -530,23 +534,23 @@ function unclickedAfter(
 ): { keys: number[]; hits: number } {
   const want = offset + limit;
   const range = filter.keys ?? EVERY_KEY;
-  const hitsSql =
+  const clickedKeys = new Set(clicked);
+  const page = [want - Math.max(offset, clicked.length), Math.max(0, offset - clicked.length)];
+  const unclicked =
     keys === null
-      ? `SELECT rowid AS key FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`
-      : "SELECT value AS key FROM json_each(?)";
-  // Each hit's id from the date-key index and its clicks from posts_sort_keys, both small,
-  // rather than from the table's rows, wide with their text (as sortedByClicks reads them).
-  const unclicked = stmts
-    .get(`SELECT k.date_key FROM (${hitsSql}) t
-      CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = t.key
-      CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.id
-      WHERE p.clicks = 0 ORDER BY p.id DESC LIMIT ? OFFSET ?`)
-    .pluck()
-    .all(
-      ...(keys === null ? [filter.match, range.low, range.high] : [JSON.stringify(keys)]),
-      want - Math.max(offset, clicked.length),
-      Math.max(0, offset - clicked.length),
-    ) as number[];
+      ? (stmts
+          .get(`SELECT k.date_key FROM (SELECT rowid AS key FROM posts_fts WHERE posts_fts MATCH ?
+              AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}) t
+            CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = t.key
+            WHERE t.key NOT IN (SELECT value FROM json_each(?)) ORDER BY k.id DESC LIMIT ? OFFSET ?`)
+          .pluck()
+          .all(filter.match, range.low, range.high, JSON.stringify(clicked), ...page) as number[])
+      : (stmts
+          .get(`SELECT k.date_key FROM json_each(?) t
+            CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = t.value
+            ORDER BY k.id DESC LIMIT ? OFFSET ?`)
+          .pluck()
+          .all(JSON.stringify(keys.filter((key) => !clickedKeys.has(key))), ...page) as number[]);
   const found = [...clicked.slice(offset), ...unclicked];
   if (scores !== null && scored !== undefined) {
     for (const key of found) scored.scores.set(key, scores.get(key)!);

@@ -219,6 +219,10 @@ function relevancePage(
  * are sorted by key as well: a hit that ties with the last kept one then no longer replaces it
  * (the walk comes newest first, so it sorts below), which would have the bounded sorter insert and
  * drop one entry per hit when many tie.
+ * A page that deep keeps every pooled hit (twice its end passes the pool): the sort is whole
+ * either way, so one sort by score alone gives, with each hit, how many score above it and how many
+ * at least as high (rank() and count(*) over the same window), and only the tie groups that meet
+ * the page come back, not every pooled hit (bench/NOTES.md).
  */
 function rankNewest(
   stmts: StatementCache,
@@ -229,6 +233,7 @@ function rankNewest(
 ): Array<[number, number]> {
   const want = page.offset + page.limit;
   const keep = 2 * want + 1;
+  if (keep >= pool) return deepPage(stmts, match, score, page, pool);
   const best = stmts
     .get(`SELECT key, score FROM (
         SELECT t.rowid AS key, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ?
@@ -259,6 +264,41 @@ function rankNewest(
     kept.map(([key]) => key),
   );
   return kept
+    .flatMap(([key, value]): Array<[number, number]> => (ids.has(key) ? [[ids.get(key)!, value]] : []))
+    .sort((x, y) => y[1] - x[1] || y[0] - x[0])
+    .slice(page.offset - before, want - before);
+}
+
+/**
+ * rankNewest's page when the sort keeps the whole pool: the hits of the tie groups (equal scores)
+ * that meet the page, each with how many hits score above its group (`above`). Groups are whole,
+ * so ordering them by (score, id) and skipping the hits above the first group gives the page
+ * exactly, whatever the ties.
+ */
+function deepPage(
+  stmts: StatementCache,
+  match: string,
+  score: Score,
+  page: { offset: number; limit: number },
+  pool: number,
+): Array<[number, number]> {
+  const want = page.offset + page.limit;
+  const groups = stmts
+    .get(`SELECT key, score, above FROM (
+        SELECT key, score, rank() OVER s - 1 AS above, count(*) OVER s AS through FROM (
+          SELECT t.rowid AS key, ${score.sql} AS score FROM posts_fts t WHERE posts_fts MATCH ?
+          ORDER BY t.rowid DESC LIMIT ?)
+        WINDOW s AS (ORDER BY score DESC))
+      WHERE above < ? AND through > ?`)
+    .raw()
+    .all(...score.sample.args, match, pool, want, page.offset) as Array<[number, number, number]>;
+  if (groups.length === 0) return [];
+  const before = groups.reduce((least, [, , above]) => Math.min(least, above), Number.POSITIVE_INFINITY);
+  const ids = idsOfKeys(
+    stmts,
+    groups.map(([key]) => key),
+  );
+  return groups
     .flatMap(([key, value]): Array<[number, number]> => (ids.has(key) ? [[ids.get(key)!, value]] : []))
     .sort((x, y) => y[1] - x[1] || y[0] - x[0])
     .slice(page.offset - before, want - before);
