@@ -151,6 +151,56 @@ describe("postgres clicks in one statement", () => {
       }
     }));
 
+  it("stores clicks that arrive together as the same clicks one at a time would (migration 43)", async () => {
+    // The writer sends a click that finds it free at once and the clicks arriving meanwhile in its
+    // next call: the first click of a tick goes alone, the rest of the tick together.
+    const clicksOf = async (store: PostgresStore, pool: pg.Pool, together: boolean) => {
+      const [a, b, c] = (await rows<{ id: number }>(pool, "SELECT id FROM posts ORDER BY id LIMIT 3")).map(
+        (p) => p.id,
+      );
+      const sequence: Array<[number, string, number]> = [
+        [c!, "z", T0], // alone: the writer was free
+        [a!, "x", T0 + 1_000],
+        [a!, "x", T0 + 2_000], // the same client and post in the same call: counted once
+        [a!, "y", T0 + 2_000], // another client: counted
+        [b!, "x", T0 + 3_000], // another post: counted
+        [999_999, "x", T0 + 3_000], // no such post: not found
+        [2 ** 31, "x", T0 + 3_000], // past any post id
+        [b!, "x", T0 + 3_000 + 600_000], // the window after b's first click: counted again
+        [a!, "y", T0 + 1_500], // dated before y's click on a, in arrival order: counted, as one at a time
+        [c!, "z", T0 + 4_000], // z's click on c is in the previous call, within the window
+      ];
+      const answers = [];
+      if (together) {
+        answers.push(
+          ...(await Promise.all(sequence.map(([id, who, at]) => store.recordClick(id, who, at, 600_000)))),
+        );
+      } else {
+        for (const [id, who, at] of sequence) answers.push(await store.recordClick(id, who, at, 600_000));
+      }
+      return {
+        answers: answers.map((x) => x?.link ?? null),
+        clicks: await rows(pool, "SELECT post_id, client_hash, clicked_at FROM clicks ORDER BY 1, 2, 3"),
+        ...(await rollupsAndRecount(pool)),
+      };
+    };
+    const together = await withDatabase("clicks_together", async (store, pool) => {
+      await seed(store);
+      return clicksOf(store, pool, true);
+    });
+    const alone = await withDatabase("clicks_alone", async (store, pool) => {
+      await seed(store);
+      return clicksOf(store, pool, false);
+    });
+    assert.deepEqual(together.rollups, together.recount);
+    assert.deepEqual(
+      together.answers.map((a) => a !== null),
+      [true, true, true, true, true, false, false, true, true, true],
+    );
+    assert.equal(together.clicks.length, 6);
+    assert.deepEqual(together, alone);
+  });
+
   it("updates posts heap-only on a click: no index of posts is written", () =>
     withDatabase("clicks_hot", async (store, pool) => {
       await seed(store);

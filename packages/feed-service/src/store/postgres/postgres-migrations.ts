@@ -13,7 +13,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
-import { createClickFunction } from "./postgres-click-schema.js";
+import { clicksFunctionSchema, createClickFunction } from "./postgres-click-schema.js";
 import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
@@ -31,7 +31,7 @@ import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { postFacetsSchema } from "./postgres-post-facets.js";
 import { rankTriggerSchema } from "./postgres-rank-trigger.js";
 import { createRollups } from "./postgres-rollups.js";
-import { clickSumsTrigger, createRunningSums } from "./postgres-running-sums.js";
+import { clickSumsStatementTrigger, clickSumsTrigger, createRunningSums } from "./postgres-running-sums.js";
 import { createScopeMonths } from "./postgres-scope-months.js";
 import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
@@ -410,6 +410,15 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await createClickedWords(sql);
       // Migration 27's click trigger again, with the day rows' path for a click dated last.
       await sql.query(clickSumsTrigger);
+    },
+  },
+  {
+    version: 43,
+    description:
+      "clicks that arrive together stored in one call: record_clicks checks and writes a batch in one transaction, and new clicks reach their feeds' running sums per statement, each feed's rows written once",
+    up: async (sql) => {
+      await sql.query(clicksFunctionSchema);
+      await sql.query(clickSumsStatementTrigger);
     },
   },
 ];
