@@ -31,7 +31,7 @@ import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { postFacetsSchema } from "./postgres-post-facets.js";
 import { rankTriggerSchema } from "./postgres-rank-trigger.js";
 import { createRollups } from "./postgres-rollups.js";
-import { clickSumsStatementTrigger, clickSumsTrigger, createRunningSums } from "./postgres-running-sums.js";
+import { clickSumsTrigger, createRunningSums } from "./postgres-running-sums.js";
 import { createScopeMonths } from "./postgres-scope-months.js";
 import { createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
@@ -415,10 +415,9 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   {
     version: 43,
     description:
-      "clicks that arrive together stored in one call: record_clicks checks and writes a batch in one transaction, and new clicks reach their feeds' running sums per statement, each feed's rows written once",
+      "clicks that arrive together stored in one call: record_clicks checks and writes a batch in one transaction, taking the rows that calls share in one order",
     up: async (sql) => {
       await sql.query(clicksFunctionSchema);
-      await sql.query(clickSumsStatementTrigger);
     },
   },
 ];

@@ -210,60 +210,6 @@ BEGIN
 END $$;
 `;
 
-/**
- * The clicks of one INSERT added to their feeds' running sums in one statement per table
- * (migration 43): a batch of clicks (record_clicks, postgres-click-schema.ts) writes each feed's
- * row and each (block, feed) day row once, where the row trigger wrote them once per click. A feed's
- * clicks of one block on one day (a batch of /click: all dated now) are one element added at the
- * row's end, written out as sumsAddOne's day rows are; clicks over several days merge as sumsAdd's.
- */
-function clickSumsAdd(came: string): string {
-  const counted = `(SELECT p.feed_id, post_day(c.clicked_at) AS day, count(*)::integer AS n
-      FROM ${came} c JOIN posts p ON p.id = c.post_id GROUP BY 1, 2)`;
-  // The day rows' new array: zeros up to one day then its count, else the running sums of the days.
-  const one = "cardinality(excluded.through) = 1 OR excluded.through[cardinality(excluded.through) - 1] = 0";
-  const end = "excluded.through[cardinality(excluded.through)]";
-  const pos = "cardinality(excluded.through)";
-  return `
-  INSERT INTO feed_click_sums AS s (feed_id, first_block, through)
-    SELECT feed_id, min(pos), CASE WHEN min(pos) = max(pos) THEN ARRAY[sum(n)::integer]
-        ELSE running_from(min(pos), array_agg(pos ORDER BY pos), array_agg(n ORDER BY pos)) END
-    FROM (SELECT feed_id, ${block("day")} AS pos, sum(n)::integer AS n FROM ${counted} c GROUP BY 1, 2) b
-    GROUP BY feed_id ORDER BY feed_id
-    ${upsertSums};
-  INSERT INTO feed_click_days AS s (block, feed_id, through)
-    SELECT block, feed_id, CASE WHEN min(pos) = max(pos) THEN array_fill(0, ARRAY[min(pos)]) || sum(n)::integer
-        ELSE running_from(0, array_agg(pos ORDER BY pos), array_agg(n ORDER BY pos)) END
-    FROM (SELECT ${block("day")} AS block, feed_id, day - ${block("day")} * ${SUM_BLOCK_DAYS} AS pos, n FROM ${counted} c) d
-    GROUP BY block, feed_id ORDER BY block, feed_id
-    ON CONFLICT (block, feed_id) DO UPDATE SET through = CASE
-      WHEN (${one}) AND cardinality(s.through) = ${pos}
-        THEN s.through[1:${pos} - 1] || (s.through[${pos}] + ${end})
-      WHEN (${one}) AND cardinality(s.through) < ${pos}
-        THEN s.through || array_fill(s.through[cardinality(s.through)], ARRAY[${pos} - 1 - cardinality(s.through)])
-          || (s.through[cardinality(s.through)] + ${end})
-      ELSE running_merge(0, s.through, 0, excluded.through) END;`;
-}
-
-/**
- * Migration 43: new clicks per statement (a transition table), their updates and deletes per row
- * as before (clickSumsTrigger; rare: a post's removal, a test moving a click).
- */
-export const clickSumsStatementTrigger = `
-CREATE OR REPLACE FUNCTION clicks_add_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  ${clickSumsAdd("came")}
-  RETURN NULL;
-END $$;
--- Taken again (a test re-running later migrations), it makes the same triggers anew.
-DROP TRIGGER IF EXISTS clicks_track_rollups ON clicks;
-DROP TRIGGER IF EXISTS clicks_add_rollups ON clicks;
-CREATE TRIGGER clicks_track_rollups AFTER DELETE OR UPDATE OF post_id, clicked_at ON clicks
-  FOR EACH ROW EXECUTE FUNCTION clicks_track_rollups();
-CREATE TRIGGER clicks_add_rollups AFTER INSERT ON clicks REFERENCING NEW TABLE AS came
-  FOR EACH STATEMENT EXECUTE FUNCTION clicks_add_rollups();
-`;
-
 export const runningSumsSchema = `
 LOCK TABLE posts, clicks, feeds IN SHARE ROW EXCLUSIVE MODE;
 

@@ -87,7 +87,7 @@ export class PostgresStore implements Store {
   readonly #read: PostgresReadSide;
   /** Feed names for `feed:`, read again only after a feed is added, renamed or removed. */
   readonly #feedNames = new FeedNames();
-  /** /click's clicks, stored together when they arrive together. */
+  /** /click's clicks, stored together when they arrive while every connection is taken. */
   readonly #clicks: activity.ClickWriter;
 
   /** What each read connection runs before its first query (postgres-connection-warm.ts). */
@@ -99,7 +99,8 @@ export class PostgresStore implements Store {
 
   constructor(pool: pg.Pool, read: PostgresReadSide, connections = new ConnectionWarmUp()) {
     this.#pool = pool;
-    this.#clicks = new activity.ClickWriter(pool);
+    // As many calls as the pool has connections: clicks take no fewer than one by one would.
+    this.#clicks = new activity.ClickWriter(pool, pool.options.max ?? 10);
     this.#connections = connections;
     this.websub = new PostgresWebSubStore(pool);
     this.admin = new PostgresAdminStore(pool);
