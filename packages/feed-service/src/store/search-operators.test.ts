@@ -149,6 +149,10 @@ const table: ReadonlyArray<readonly [string, readonly string[]]> = [
   // A feed: that names many feeds (ALMANACS small feeds), with a word some of their posts hold.
   ["feed:almanac", ALMANAC_POSTS.map((_, i) => `a${i}`)],
   ["feed:almanac sheaf", ALMANAC_POSTS.flatMap((sheaf, i) => (sheaf ? [`a${i}`] : []))],
+  // A language none of the feeds write, and the one they all write.
+  ["feed:almanac lang:en", []],
+  ["feed:almanac lang:en sheaf", []],
+  ["feed:almanac lang:nl,en sheaf", ALMANAC_POSTS.flatMap((sheaf, i) => (sheaf ? [`a${i}`] : []))],
   [
     "feed:almanac sheaf after:2025-10-15",
     ALMANAC_POSTS.flatMap((sheaf, i) => (sheaf && i >= 14 ? [`a${i}`] : [])),

@@ -27,6 +27,7 @@ import { feedWordsSchema } from "./postgres-feed-words.js";
 import { refileLanguages } from "./postgres-language-refiling.js";
 import { createLanguageTotals } from "./postgres-language-totals.js";
 import { createLightWrites } from "./postgres-light-writes.js";
+import { feedLanguagesSchema } from "./postgres-operator-scope.js";
 import { createPhrasePairs } from "./postgres-phrase-pairs.js";
 import { postFacetsSchema } from "./postgres-post-facets.js";
 import { rankTriggerSchema } from "./postgres-rank-trigger.js";
@@ -418,6 +419,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "clicks that arrive together stored in one call: record_clicks checks and writes a batch in one transaction, taking the rows that calls share in one order",
     up: async (sql) => {
       await sql.query(clicksFunctionSchema);
+    },
+  },
+  {
+    version: 44,
+    description:
+      "posts by feed and language: a search with feed: and a language none of those feeds writes is answered empty after one probe a feed, instead of reading their posts",
+    up: async (sql) => {
+      await sql.query(feedLanguagesSchema);
     },
   },
 ];

@@ -142,6 +142,7 @@ async function assertExact(
 
 const alpha = "f.name LIKE 'Alpha %'";
 const beta = "f.name LIKE 'Beta %'";
+const inLanguage = (code: string) => `p.language_id = (SELECT id FROM languages WHERE code = '${code}')`;
 const since = (daysAgo: number) => `p.post_date >= ${T0 - daysAgo * DAY}`;
 const until = (daysAgo: number) => `p.post_date < ${T0 - (daysAgo - 1) * DAY}`;
 
@@ -196,6 +197,13 @@ const CASES: Case[] = [
   { terms: "then the* k3", where: "TRUE" },
   { terms: "title:then the* the", where: "TRUE" },
   { terms: "the* the OR k3", where: "TRUE" },
+  // Feeds and a language only some of them write (7 of the 36 "Alpha" feeds write German), and
+  // one none of them writes (no "Beta" feed writes French): the latter read no post.
+  { terms: "feed:alpha lang:de", where: `${alpha} AND ${inLanguage("de")}` },
+  { terms: "feed:alpha lang:de the", where: `${alpha} AND ${inLanguage("de")}` },
+  { terms: "feed:beta lang:fr", where: `${beta} AND ${inLanguage("fr")}` },
+  { terms: "feed:beta lang:fr wor*", where: `${beta} AND ${inLanguage("fr")}` },
+  { terms: "feed:gamma lang:en", where: `f.name = 'Gamma' AND ${inLanguage("en")}` },
 ];
 
 const PAGES: Record<SearchSort, Array<{ offset: number; limit: number }>> = {
@@ -264,6 +272,39 @@ describe("postgres search operator plans", () => {
     const ranked = indexQueries(await assertExact(CASES[0]!, "relevance", { offset: 0, limit: 20 }));
     assert.equal(ranked.length, 1);
     assert.match(ranked[0]!, /' (day|wk|mo|yr) \d+'/);
+  });
+
+  it("reads no post for feeds that write none of the search's languages", async () => {
+    const byTerms = (terms: string) => CASES.find((c) => c.terms === terms)!;
+    // (Feeds of which some write the language, "feed:alpha lang:de", are among the cases above.)
+    for (const sort of ["relevance", "date", "clicks"] as const) {
+      for (const terms of ["feed:beta lang:fr", "feed:beta lang:fr wor*"]) {
+        const ran = await assertExact(byTerms(terms), sort, { offset: 0, limit: 20 });
+        assert.deepEqual(
+          ran.map((r) => r.text.includes("FROM posts p WHERE p.feed_id = f AND p.language_id")),
+          [true],
+          `${terms} by ${sort}: the feeds' probe alone`,
+        );
+      }
+    }
+  });
+
+  it("lists one feed's or one language's posts by `=`, in their index's order", async () => {
+    const byTerms = (terms: string) => CASES.find((c) => c.terms === terms)!;
+    for (const [terms, keys] of [
+      ["feed:gamma", ["feed_id"]],
+      ["lang:de", ["language_id"]],
+      ["feed:gamma lang:en", ["feed_id", "language_id"]],
+    ] as const) {
+      for (const page of [
+        { offset: 0, limit: 1000 },
+        { offset: 500, limit: 20 },
+      ]) {
+        const ran = await assertExact(byTerms(terms), "date", page);
+        const listed = ran.find((r) => r.text.includes("WITH newest AS MATERIALIZED"))!;
+        for (const key of keys) assert.match(listed.text, new RegExp(`p\\.${key} = \\$\\d+::int `), terms);
+      }
+    }
   });
 
   it("leaves GIN to settle `title:` words it holds as title lexemes, and checks the rest on the row", async () => {

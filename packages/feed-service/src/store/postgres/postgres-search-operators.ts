@@ -21,7 +21,7 @@ import { withFeedTitles } from "./postgres-feed-titles.js";
 import { withFeedWords } from "./postgres-feed-words.js";
 import { mostClickedIds } from "./postgres-operator-clicks.js";
 import { addMatching, type Expected, expected, type Plan, planOf } from "./postgres-operator-plan.js";
-import { emptyScope, ScopeDays, windowOf } from "./postgres-operator-scope.js";
+import { emptyScope, feedsInLanguages, ScopeDays, windowOf } from "./postgres-operator-scope.js";
 import {
   MAX_SAMPLE_POSTS,
   MAX_TIER_SHARE,
@@ -262,6 +262,15 @@ async function pageIds(
 }
 
 /**
+ * `plan` with an empty scope when none of its feeds writes in its languages (feedsInLanguages):
+ * answered without a read of their posts.
+ */
+async function withWritingFeeds(sql: Sql, plan: Plan): Promise<Plan> {
+  const scope = await feedsInLanguages(sql, plan.scope);
+  return scope === plan.scope ? plan : { ...plan, scope };
+}
+
+/**
  * One page of a search that uses operators (`usesOperators(query)`), as `searchPosts` answers.
  * Relevance without words (`feed:name after:2026-01-01`) lists the posts newest first, each
  * scored 1.
@@ -271,7 +280,7 @@ export async function searchWithOperators(
   page: PostPage & { query: SearchQuery; sort: SearchSort },
 ): Promise<Array<PostRecord & { score: number }>> {
   if (page.limit === 0) return [];
-  const plan = planOf(page.query, page.languageIds);
+  const plan = await withWritingFeeds(sql, planOf(page.query, page.languageIds));
   if (emptyScope(plan.scope)) return [];
   const sort = plan.words === null && page.sort === "relevance" ? "date" : page.sort;
   return postsOf(sql, plan, await pageIds(sql, plan, sort, page));
@@ -282,7 +291,7 @@ export async function countWithOperators(
   sql: Sql,
   args: { query: SearchQuery; languageIds: readonly number[] | null; cap: number },
 ): Promise<number> {
-  const plan = planOf(args.query, args.languageIds);
+  const plan = await withWritingFeeds(sql, planOf(args.query, args.languageIds));
   if (emptyScope(plan.scope)) return 0;
   // The matches, newest first, up to cap + 1: a tier of the newest days as the date order reads them.
   return (await pageIds(sql, plan, "date", { offset: 0, limit: args.cap + 1 })).length;

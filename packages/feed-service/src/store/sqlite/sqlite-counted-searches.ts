@@ -114,13 +114,19 @@ function smartCategoryMatch(text: string): string | null {
 /** Whether the database has the tables (a store also writes databases not yet at schema 29). */
 const withCounts = new WeakSet<StatementCache>();
 
+const COUNT_TABLES = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_dirty_days'";
+
 function countsExist(stmts: StatementCache): boolean {
   if (withCounts.has(stmts)) return true;
-  const exists =
-    stmts.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_dirty_days'").get() !==
-    undefined;
+  const exists = stmts.get(COUNT_TABLES).get() !== undefined;
   if (exists) withCounts.add(stmts);
   return exists;
+}
+
+/** Clears the triggers' notes: every noted day and key is counted, or nothing is counted. */
+function clearNotes(stmts: StatementCache): void {
+  stmts.get("DELETE FROM search_dirty_days").run();
+  stmts.get("DELETE FROM search_new_keys").run();
 }
 
 /** A query's matches per day and language between two keys, as rows of search_days (language 0: all). */
@@ -231,10 +237,7 @@ export function syncCountedSearches(stmts: StatementCache, progress: MigrationPr
   }
   countAll(stmts, added, progress);
   // No query counted: no day needs counting again (the triggers note none from now on).
-  if (wanted.size === 0) {
-    stmts.get("DELETE FROM search_dirty_days").run();
-    stmts.get("DELETE FROM search_new_keys").run();
-  }
+  if (wanted.size === 0) clearNotes(stmts);
 }
 
 /**
@@ -293,14 +296,12 @@ export function settleSearchDays(stmts: StatementCache): void {
       add.run(id, 0, day, all);
     }
   }
-  stmts.get("DELETE FROM search_dirty_days").run();
-  stmts.get("DELETE FROM search_new_keys").run();
+  clearNotes(stmts);
 }
 
 /** Forgets every count (a copy clears the posts); the queries are counted again by `syncCountedSearches`. */
 export function forgetCountedSearches(db: Database.Database): void {
-  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_dirty_days'").get())
-    return;
+  if (!db.prepare(COUNT_TABLES).get()) return;
   db.exec(
     "DELETE FROM search_days; DELETE FROM counted_searches; DELETE FROM search_dirty_days; DELETE FROM search_new_keys;",
   );
