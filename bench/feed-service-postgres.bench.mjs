@@ -12,6 +12,8 @@
 // then clicks through GET /click of one service process on that copy, against 2,000 clicks/s.
 // Usage: npx tsc -b && node bench/feed-service-postgres.bench.mjs [--posts N] [--seconds S]
 //   [--migrate-only: the migrate-data, ingest and click rows alone]
+//   [--click-connections N: wrk's connections for the click row, 8 unless given; more than the
+//    service's pool holds makes clicks wait for a connection]
 //   [--baseline <another build's packages/feed-service/dist> --rounds R: the migrate-data, ingest
 //    and click rows of that build ("old") and this one ("new") alternating, R rounds, old first]
 //   [--compare-in-place [--rounds R]: one build (--baseline's, or this one) twice, migrate-data
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     posts: { type: "string" },
     seconds: { type: "string" },
     "migrate-only": { type: "boolean" },
+    "click-connections": { type: "string" },
     baseline: { type: "string" },
     rounds: { type: "string" },
     "compare-in-place": { type: "boolean" },
@@ -49,6 +52,7 @@ const { values } = parseArgs({
 });
 const posts = Number(values.posts ?? 1_000_000);
 const seconds = Number(values.seconds ?? 10);
+const clickConnections = Number(values["click-connections"] ?? 8);
 const connections = 32;
 const path = "/webservices/FeedAggregator";
 const bin = new URL("../packages/feed-service/bin/feed-service.js", import.meta.url).pathname;
@@ -224,7 +228,7 @@ end
     let stored;
     try {
       const before = await count();
-      r = await runWrkOnce({ url: new URL("/", service.url).href, lua, connections: 8, seconds });
+      r = await runWrkOnce({ url: new URL("/", service.url).href, lua, connections: clickConnections, seconds });
       stored = (await count()) - before;
     } finally {
       await service.stop();
@@ -455,7 +459,7 @@ console.log(
 );
 const clicks = migrate.clicks;
 console.log(
-  `\n| clicks through GET /click (1 process, wrk -c8 ${seconds}s, random posts) | req/s | p99 ms | clicks stored/s | ratio to ${clickGoalPerSecond}/s | non-2xx/3xx | p50 ms | posts updates heap-only | load average |`,
+  `\n| clicks through GET /click (1 process, wrk -c${clickConnections} ${seconds}s, random posts) | req/s | p99 ms | clicks stored/s | ratio to ${clickGoalPerSecond}/s | non-2xx/3xx | p50 ms | posts updates heap-only | load average |`,
 );
 console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 console.log(

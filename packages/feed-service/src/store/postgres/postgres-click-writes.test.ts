@@ -151,6 +151,140 @@ describe("postgres clicks in one statement", () => {
       }
     }));
 
+  it("stores clicks that arrive together as the same clicks one at a time would (migration 43)", async () => {
+    // The writer sends a click at once unless a call under way holds a click of its post: the
+    // clicks on a after the first wait for it and go together, in arrival order.
+    const clicksOf = async (store: PostgresStore, pool: pg.Pool, together: boolean) => {
+      const [a, b, c] = (await rows<{ id: number }>(pool, "SELECT id FROM posts ORDER BY id LIMIT 3")).map(
+        (p) => p.id,
+      );
+      const sequence: Array<[number, string, number]> = [
+        [c!, "z", T0], // alone: the writer was free
+        [a!, "x", T0 + 1_000],
+        [a!, "x", T0 + 2_000], // the same client and post in the same call: counted once
+        [a!, "y", T0 + 2_000], // another client: counted
+        [b!, "x", T0 + 3_000], // another post: counted
+        [999_999, "x", T0 + 3_000], // no such post: not found
+        [2 ** 31, "x", T0 + 3_000], // past any post id
+        [b!, "x", T0 + 3_000 + 600_000], // the window after b's first click: counted again
+        [a!, "y", T0 + 1_500], // dated before y's click on a, in arrival order: counted, as one at a time
+        [c!, "z", T0 + 4_000], // z's click on c is in the previous call, within the window
+      ];
+      const answers = [];
+      if (together) {
+        answers.push(
+          ...(await Promise.all(sequence.map(([id, who, at]) => store.recordClick(id, who, at, 600_000)))),
+        );
+      } else {
+        for (const [id, who, at] of sequence) answers.push(await store.recordClick(id, who, at, 600_000));
+      }
+      return {
+        answers: answers.map((x) => x?.link ?? null),
+        clicks: await rows(pool, "SELECT post_id, client_hash, clicked_at FROM clicks ORDER BY 1, 2, 3"),
+        ...(await rollupsAndRecount(pool)),
+      };
+    };
+    const together = await withDatabase("clicks_together", async (store, pool) => {
+      await seed(store);
+      return clicksOf(store, pool, true);
+    });
+    const alone = await withDatabase("clicks_alone", async (store, pool) => {
+      await seed(store);
+      return clicksOf(store, pool, false);
+    });
+    assert.deepEqual(together.rollups, together.recount);
+    assert.deepEqual(
+      together.answers.map((a) => a !== null),
+      [true, true, true, true, true, false, false, true, true, true],
+    );
+    assert.equal(together.clicks.length, 6);
+    assert.deepEqual(together, alone);
+  });
+
+  it("stores calls in flight at once exactly, without deadlocks (migration 43)", () =>
+    withDatabase("clicks_in_flight", async (store, pool, url) => {
+      await seed(store);
+      const one = await openPostgresPool({ url });
+      const two = await openPostgresPool({ url });
+      const call = (sql: pg.Pool | pg.PoolClient, clicks: ReadonlyArray<[number, string, number]>) =>
+        rows<{ links: Array<string | null> }>(
+          sql,
+          "SELECT record_clicks($1::integer[], $2::text[], $3::bigint[], $4) AS links",
+          [clicks.map((c) => c[0]), clicks.map((c) => c[1]), clicks.map((c) => c[2]), 600_000],
+        );
+      try {
+        const [a, b] = (await rows<{ id: number }>(pool, "SELECT id FROM posts ORDER BY id LIMIT 2")).map(
+          (p) => p.id,
+        );
+        // The same client on the same post in two calls at once (two processes): the second
+        // waits for the first's commit and sees its click.
+        const held = await one.connect();
+        try {
+          await held.query("BEGIN");
+          await call(held, [
+            [a!, "s", T0],
+            [b!, "s", T0],
+          ]);
+          const second = call(two, [
+            [b!, "t", T0],
+            [a!, "s", T0 + 1_000],
+          ]);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          await held.query("COMMIT");
+          await second;
+        } finally {
+          held.release();
+        }
+        const pairs = await rows(pool, "SELECT post_id, client_hash FROM clicks ORDER BY 1, 2");
+        assert.deepEqual(pairs, [
+          { post_id: a, client_hash: "s" },
+          { post_id: b, client_hash: "s" },
+          { post_id: b, client_hash: "t" },
+        ]);
+        // Many calls at once (single clicks among them) on the posts of two feeds, whose scope_days,
+        // language_totals and running-sum rows every call shares, in random orders and mixes: none deadlocks (a call
+        // that did would fail here; the store's writer would hide it by sending its clicks again),
+        // and the roll-ups equal a recount. A pause after each scope_days row a call takes (a
+        // trigger of this test) widens the window in which two calls taking them in opposite
+        // orders would deadlock.
+        await pool.query(`CREATE FUNCTION test_pause() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN PERFORM pg_sleep(0.005); RETURN NULL; END $$;
+          CREATE TRIGGER test_pause AFTER UPDATE ON scope_days FOR EACH ROW EXECUTE FUNCTION test_pause();`);
+        const feeds = await rows<{ id: number }>(
+          pool,
+          `SELECT id FROM posts WHERE feed_id IN (SELECT feed_id FROM posts ORDER BY id LIMIT 1)
+            OR feed_id IN (SELECT feed_id FROM posts ORDER BY id DESC LIMIT 1) ORDER BY id`,
+        );
+        let state = 7;
+        const random = (n: number) => {
+          state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+          return state % n;
+        };
+        const caller = async (sql: pg.Pool, name: string) => {
+          for (let i = 0; i < 25; i++) {
+            const batch = Array.from({ length: 1 + random(6) }, (_, j): [number, string, number] => [
+              feeds[random(feeds.length)]!.id,
+              `${name}${i}-${j}`,
+              T0 + random(3) * DAY,
+            ]);
+            // A batch of one goes as the writer sends it: record_click.
+            if (batch.length === 1) {
+              const [[id, who, at]] = batch as [[number, string, number]];
+              await rows(sql, "SELECT record_click($1, $2, $3, $4)", [id, who, at, at - 600_000]);
+            } else await call(sql, batch);
+          }
+        };
+        await Promise.all([caller(one, "p"), caller(two, "q"), caller(one, "r"), caller(two, "s")]);
+        const [counted] = await rows<{ n: number }>(pool, "SELECT count(*)::int AS n FROM clicks");
+        assert.ok(counted!.n > 3);
+        const { rollups, recount } = await rollupsAndRecount(pool);
+        assert.deepEqual(rollups, recount);
+      } finally {
+        await one.end();
+        await two.end();
+      }
+    }));
+
   it("updates posts heap-only on a click: no index of posts is written", () =>
     withDatabase("clicks_hot", async (store, pool) => {
       await seed(store);

@@ -13,7 +13,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
-import { createClickFunction } from "./postgres-click-schema.js";
+import { clicksFunctionSchema, createClickFunction } from "./postgres-click-schema.js";
 import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
@@ -411,6 +411,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await createClickedWords(sql);
       // Migration 27's click trigger again, with the day rows' path for a click dated last.
       await sql.query(clickSumsTrigger);
+    },
+  },
+  {
+    version: 43,
+    description:
+      "clicks that arrive together stored in one call: record_clicks checks and writes a batch in one transaction, taking the rows that calls share in one order",
+    up: async (sql) => {
+      await sql.query(clicksFunctionSchema);
     },
   },
   {

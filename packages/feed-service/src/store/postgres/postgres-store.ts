@@ -87,6 +87,8 @@ export class PostgresStore implements Store {
   readonly #read: PostgresReadSide;
   /** Feed names for `feed:`, read again only after a feed is added, renamed or removed. */
   readonly #feedNames = new FeedNames();
+  /** /click's clicks, stored together when they arrive while every connection is taken. */
+  readonly #clicks: activity.ClickWriter;
 
   /** What each read connection runs before its first query (postgres-connection-warm.ts). */
   readonly #connections: ConnectionWarmUp;
@@ -97,6 +99,8 @@ export class PostgresStore implements Store {
 
   constructor(pool: pg.Pool, read: PostgresReadSide, connections = new ConnectionWarmUp()) {
     this.#pool = pool;
+    // As many calls as the pool has connections: clicks take no fewer than one by one would.
+    this.#clicks = new activity.ClickWriter(pool, pool.options.max ?? 10);
     this.#connections = connections;
     this.websub = new PostgresWebSubStore(pool);
     this.admin = new PostgresAdminStore(pool);
@@ -224,7 +228,7 @@ export class PostgresStore implements Store {
     at: number,
     dedupeWindowMs: number,
   ): Promise<{ link: string } | undefined> {
-    return activity.recordClick(this.#pool, postId, clientHash, at, dedupeWindowMs);
+    return this.#clicks.record(postId, clientHash, at, dedupeWindowMs);
   }
   installSecret(): Promise<string> {
     return activity.installSecret(this.#pool);
@@ -349,6 +353,7 @@ export class PostgresStore implements Store {
     return report;
   }
   async close(): Promise<void> {
+    await this.#clicks.drained();
     await this.#pool.end().catch(() => {});
     await this.#read.end().catch(() => {});
   }
