@@ -170,6 +170,8 @@ export interface Plan {
   feedMatch: string | null;
   /** Whether `feedMatch` holds the search's languages (their tokens ANDed in, as words hold them). */
   feedLanguages: boolean;
+  /** With `feedLanguages`, those languages (JSON array of ids); else null. */
+  feedLanguageIds: string | null;
   /**
    * With words and languages in the MATCH, the posts the `feed:` clauses and the languages leave,
    * whatever the words: the languages' tokens narrowed as `narrowed` is (feed phrases, `-feed:`
@@ -314,6 +316,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     feedPhrases,
     feedMatch,
     feedLanguages: feedMatch !== null && languageIds !== null && !inMatch,
+    feedLanguageIds:
+      feedMatch !== null && languageIds !== null && !inMatch ? JSON.stringify(languageIds) : null,
     filterSet:
       inMatch && feedPhrases > 0
         ? narrowing.reduce((base, narrow) => narrow(base), languageMatch(languageIds))
@@ -629,11 +633,36 @@ function fewFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: n
  * a language's token), where the date walk reads every post's row for its feed: an entry of a
  * doclist read in order (FTS_GATHER_COST_US) against a row found by id (POST_BY_KEY_COST_US).
  * One feed's posts come from posts_by_feed in order, and a small share of the posts sorted whole,
- * unless a language filters them (the walk would read every post of the feed for its language).
+ * unless a language filters them (the walk would read every post of the feed for its language);
+ * with a language, several feeds' sort too gives way when it costs more (languageListCosts).
  */
 function wordlessFeedWalk(stmts: StatementCache, plan: Plan, need: number): boolean {
   if (plan.oneFeed !== null) return plan.feedLanguages && plan.indexAnswers;
-  return plan.feedIds !== null && byDateIndex(stmts, plan.feedIds, need);
+  if (plan.feedIds === null) return false;
+  if (byDateIndex(stmts, plan.feedIds, need)) return true;
+  return (
+    plan.feedLanguageIds !== null &&
+    plan.indexAnswers &&
+    languageListCosts(stmts, plan.feedIds, plan.feedLanguageIds)
+  );
+}
+
+/**
+ * Whether several feeds' date page with the search's languages in `plan.feedMatch` reads the
+ * index's walk of it rather than the feeds' posts sorted whole, where the date index is not the
+ * walk (byDateIndex). The sort reads every post of the feeds, its row for the language, whatever
+ * share of them the language holds: a post found by key each (POST_BY_KEY_COST_US). The walk stops
+ * at the page's end or where the lists end; FTS5's AND moves each list to the other's next key
+ * (a doclist's index skips the pages between), so it reads about the shorter list's entries, and
+ * the languages' tokens, in their own column only, hold exactly their posts (languages.post_count):
+ * at most a doclist entry each (FTS_GATHER_COST_US), however few of them the feeds wrote.
+ */
+function languageListCosts(stmts: StatementCache, feedIds: readonly number[], languageIds: string): boolean {
+  const { theirs, language } = stmts
+    .get(`SELECT (SELECT coalesce(sum(post_count), 0) FROM feeds WHERE id IN (SELECT value FROM json_each(?))) AS theirs,
+      (SELECT coalesce(sum(post_count), 0) FROM languages WHERE id IN (SELECT value FROM json_each(?))) AS language`)
+    .get(JSON.stringify(feedIds), languageIds) as { theirs: number; language: number };
+  return language * FTS_GATHER_COST_US <= theirs * POST_BY_KEY_COST_US;
 }
 
 /**
