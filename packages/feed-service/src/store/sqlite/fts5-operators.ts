@@ -688,6 +688,8 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
     keysAfter?: boolean;
     /** Whether the dates are checked as keys (keyFilters): the index holds date_key. */
     byKeys?: boolean;
+    /** The arguments of `where`'s own parameters. */
+    args?: unknown[];
   };
   const phases: Phase[] =
     order === "date"
@@ -749,12 +751,23 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
       plan.feedIds !== null
     ) {
       // The feeds' clicked posts in (feed, clicks, id) order, sorted: their date keys, not in that
-      // index, are read after for the page's posts only.
+      // index, are read after for the page's posts only. Other filters (a language, dates) are
+      // checked on posts_sort_keys, which holds their columns, instead of each post's row: the
+      // sort reads every clicked post of the feeds, however few of them pass.
       const byFeed = byFeedClicks(stmts, plan.feedIds, plan.feedOnly, size);
-      if (byFeed) {
+      if (byFeed && plan.feedOnly) {
         Object.assign(phases[0]!, {
           from: "posts p INDEXED BY posts_by_feed_clicks",
           where: "p.clicks > 0",
+          cells: "p.id, 0, p.clicks",
+          keysAfter: true,
+          byKeys: false,
+        });
+      } else if (byFeed) {
+        Object.assign(phases[0]!, {
+          from: `posts f INDEXED BY posts_by_feed_clicks CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = f.id`,
+          where: "f.feed_id IN (SELECT value FROM json_each(?)) AND f.clicks > 0",
+          args: [JSON.stringify(plan.feedIds)],
           cells: "p.id, 0, p.clicks",
           keysAfter: true,
           byKeys: false,
@@ -771,6 +784,7 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
         .raw()
         .all(
           ...feed.args,
+          ...(ph.args ?? []),
           ...where.args,
           ...(last === null ? [] : [last[2], last[0]]),
           size - hits.length,
@@ -824,7 +838,8 @@ function dateKeys(
  * posts' index's row count: sqlite-clicked-index.ts). The walk reads each post's row for its feed;
  * the feeds' index holds the feed, so with no other filter (`feedOnly`) its entries are read in
  * order, an index entry each, against a post found by key for each post walked
- * (sqlite-plan-costs.ts); with one, each entry reads its post's row as the walk does.
+ * (sqlite-plan-costs.ts); with one, each entry's post is found by id in posts_sort_keys, which
+ * holds the filters' columns (a seek, as the walk's post found by key costs).
  */
 function byFeedClicks(
   stmts: StatementCache,
