@@ -650,12 +650,13 @@ function wordlessFeedWalk(stmts: StatementCache, plan: Plan, need: number): bool
 /**
  * Whether several feeds' date page with the search's languages in `plan.feedMatch` reads the
  * index's walk of it rather than the feeds' posts sorted whole, where the date index is not the
- * walk (byDateIndex). The sort reads every post of the feeds, its row for the language, whatever
- * share of them the language holds: a post found by key each (POST_BY_KEY_COST_US). The walk stops
- * at the page's end or where the lists end; FTS5's AND moves each list to the other's next key
- * (a doclist's index skips the pages between), so it reads about the shorter list's entries, and
- * the languages' tokens, in their own column only, hold exactly their posts (languages.post_count):
- * at most a doclist entry each (FTS_GATHER_COST_US), however few of them the feeds wrote.
+ * walk (byDateIndex). The sort reads every post of the feeds, found by id in posts_sort_keys for its
+ * language, whatever share of them the language holds: a post found by key each
+ * (POST_BY_KEY_COST_US). The walk stops at the page's end or where the lists end; FTS5's AND moves
+ * each list to the other's next key (a doclist's index skips the pages between), so it reads about
+ * the shorter list's entries, and the languages' tokens, in their own column only, hold exactly
+ * their posts (languages.post_count): at most a doclist entry each (FTS_GATHER_COST_US), however
+ * few of them the feeds wrote.
  */
 function languageListCosts(stmts: StatementCache, feedIds: readonly number[], languageIds: string): boolean {
   const { theirs, language } = stmts
@@ -737,11 +738,29 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
           ];
   let phase = 0;
   let last: [number, number, number] | null = null;
+  // Whether posts_sort_keys holds every column the filters read: all but the date key, which a
+  // word's seek reads (an excluded word without positive ones, a word inside an OR).
+  const sortKeysHold = !filters.sql.includes("p.date_key");
   return (size) => {
     if (order === "date" && last === null && plan.oneFeed === null && plan.feedIds !== null) {
-      phases[0]!.from = byDateIndex(stmts, plan.feedIds, size)
-        ? "posts p INDEXED BY posts_by_date"
-        : "posts p";
+      // Else the feeds' posts sorted whole; without words (no date key to read), from
+      // posts_by_feed with their filters checked on posts_sort_keys where it holds them, not on
+      // every post's row.
+      const rows = { where: "1", args: [], cells: "p.id, p.date_key, p.post_date", keysAfter: false };
+      Object.assign(
+        phases[0]!,
+        byDateIndex(stmts, plan.feedIds, size)
+          ? { ...rows, from: "posts p INDEXED BY posts_by_date" }
+          : !sortKeysHold || plan.match !== null
+            ? { ...rows, from: "posts p" }
+            : {
+                from: "posts f INDEXED BY posts_by_feed CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = f.id",
+                where: "f.feed_id IN (SELECT value FROM json_each(?))",
+                args: [JSON.stringify(plan.feedIds)],
+                cells: "p.id, 0, p.post_date",
+                keysAfter: true,
+              },
+      );
     }
     if (
       order === "clicks" &&
@@ -753,9 +772,10 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
       // The feeds' clicked posts in (feed, clicks, id) order, sorted: their date keys, not in that
       // index, are read after for the page's posts only. Other filters (a language, dates) are
       // checked on posts_sort_keys, which holds their columns, instead of each post's row: the
-      // sort reads every clicked post of the feeds, however few of them pass.
+      // sort reads every clicked post of the feeds, however few of them pass. Filters that read
+      // the date key (sortKeysHold) keep the rows.
       const byFeed = byFeedClicks(stmts, plan.feedIds, plan.feedOnly, size);
-      if (byFeed && plan.feedOnly) {
+      if (byFeed && (plan.feedOnly || !sortKeysHold)) {
         Object.assign(phases[0]!, {
           from: "posts p INDEXED BY posts_by_feed_clicks",
           where: "p.clicks > 0",
