@@ -6,7 +6,9 @@
 // its oldest day, when that is later), `lang:` of its smallest language; each alone and with the
 // corpus's commonest words, in the three orders, at limit 1000 and deep offsets; and that `feed:`
 // with the largest language its feeds write least of (none, mostly): an empty or tiny result that
-// a walk of the language's or the feeds' posts would read to the end. Used by
+// a walk of the language's or the feeds' posts would read to the end; and the `feed:` word and
+// language whose posts are more than the SQLite plans read whole (FEW_HITS, 2,000) and the smallest
+// share of both the feeds' posts and the language's (sparsestFeedLanguage). Used by
 // feed-service-latency.bench.mjs (over SOAP) and search-operators-bench.mjs (through the
 // operation table, old build against new). Imports the BUILT package.
 import { createRequire } from "node:module";
@@ -77,6 +79,7 @@ export async function probeOperators(store, path, manifest) {
   let oldest;
   let newest;
   let inFeeds;
+  let perFeed;
   try {
     title = commonestTitleWord(db, manifest.terms);
     ({ oldest, newest } = db
@@ -90,6 +93,11 @@ export async function probeOperators(store, path, manifest) {
         .raw()
         .all(JSON.stringify(feed.feedIds)),
     );
+    // Every feed's posts per language (posts_sort_keys holds both columns: no row is read).
+    perFeed = db
+      .prepare("SELECT feed_id, language_id, count(*) FROM posts INDEXED BY posts_sort_keys GROUP BY 1, 2")
+      .raw()
+      .all();
   } finally {
     db.close();
   }
@@ -102,6 +110,7 @@ export async function probeOperators(store, path, manifest) {
       const [na, nb] = [inFeeds.get(a.languageId) ?? 0, inFeeds.get(b.languageId) ?? 0];
       return nb < na || (nb === na && b.postCount > a.postCount) ? b : a;
     }, minority);
+  const sparse = sparsestFeedLanguage(feeds, languages, perFeed);
   const [[w1], [w2]] = manifest.terms;
   return {
     prefix: `${prefix.prefix}*`,
@@ -112,6 +121,11 @@ export async function probeOperators(store, path, manifest) {
     feedNote: `${feed.feedIds.length} feeds, ${feed.posts} posts`,
     feedLang: `lang:${absent.languageCode}`,
     feedLangNote: `${absent.postCount} posts, ${inFeeds.get(absent.languageId) ?? 0} of them in those feeds`,
+    sparseFeed: sparse === null ? null : `feed:${sparse.word} lang:${sparse.languageCode}`,
+    sparseNote:
+      sparse === null
+        ? "none above the cap"
+        : `${sparse.feeds} feeds of ${sparse.feedPosts} posts, ${sparse.languagePosts} posts in the language, ${sparse.set} in both`,
     after: `after:${afterDay}`,
     lang: `lang:${minority.languageCode}`,
     langNote: `${minority.postCount} posts`,
@@ -120,12 +134,70 @@ export async function probeOperators(store, path, manifest) {
   };
 }
 
+/** More posts than the SQLite `feed:` with a language plans read whole (fts5-operators.ts FEW_HITS). */
+const FEW_HITS = 2_000;
+
+/**
+ * The `feed:` word of several feeds' names and the language (not `und`) whose posts together are
+ * more than FEW_HITS and the sparsest: the smallest share of the cheaper walk's posts (the feeds'
+ * or the language's, whichever are fewer), then of the other's; a plan that walks the feeds or the
+ * language until the page is full reads about that share's inverse per post it keeps. One feed's
+ * posts always come from its own indexes (posts_by_feed, posts_by_feed_clicks), never from the
+ * language's, so a word of one feed is left out. Null when no set is above FEW_HITS. `perFeed`:
+ * [feed id, language id, posts].
+ */
+export function sparsestFeedLanguage(feeds, languages, perFeed) {
+  const langOf = new Map(languages.map((l) => [l.languageId, l]));
+  const byFeed = new Map();
+  for (const [feedId, languageId, posts] of perFeed) {
+    if (!byFeed.has(feedId)) byFeed.set(feedId, []);
+    byFeed.get(feedId).push([languageId, posts]);
+  }
+  const byWord = new Map();
+  for (const f of feeds)
+    for (const word of f.words) byWord.set(word, [...(byWord.get(word) ?? []), f.feedId]);
+  let best = null;
+  for (const [word, feedIds] of byWord) {
+    if (feedIds.length < 2) continue;
+    let feedPosts = 0;
+    const set = new Map();
+    for (const id of feedIds)
+      for (const [languageId, posts] of byFeed.get(id) ?? []) {
+        feedPosts += posts;
+        set.set(languageId, (set.get(languageId) ?? 0) + posts);
+      }
+    for (const [languageId, posts] of set) {
+      const language = langOf.get(languageId);
+      if (posts <= FEW_HITS || language === undefined) continue;
+      const shares = [feedPosts / posts, language.postCount / posts].sort((a, b) => a - b);
+      const better =
+        best === null ||
+        shares[0] > best.shares[0] ||
+        (shares[0] === best.shares[0] && shares[1] > best.shares[1]) ||
+        (shares[0] === best.shares[0] && shares[1] === best.shares[1] && posts < best.set);
+      if (better)
+        best = {
+          word,
+          languageCode: language.languageCode,
+          feeds: feedIds.length,
+          feedPosts,
+          languagePosts: language.postCount,
+          set: posts,
+          shares,
+        };
+    }
+  }
+  return best;
+}
+
 /**
  * The cases: [label, { searchTerms, sortBy, limit, offset }]. Per operator: alone (relevance and
  * clicks, limit 1000), with the commonest word (relevance, relevance at offset 9,000 (the deepest
  * page of the 10,000 ranked), date at offset 5,000, clicks at limit 1000), with the two commonest
  * words (relevance, limit 1000); then all of them together, and an excluded feed; then `feed:` with
- * the language its feeds write least of.
+ * the language its feeds write least of; then the sparsest feeds and language above FEW_HITS: alone
+ * (relevance and clicks at limit 1000, date at offset 5,000) and with the commonest word as the
+ * operators above.
  */
 export function operatorCases(ops) {
   const { w1, w2 } = ops;
@@ -158,6 +230,16 @@ export function operatorCases(ops) {
   add(feedLang, "clicks", { limit: 1000 });
   add(`${feedLang} ${w1}`, "relevance");
   add(`${feedLang} ${w1}`, "clicks", { limit: 1000 });
+  if (ops.sparseFeed !== null) {
+    const sparse = ops.sparseFeed;
+    add(sparse, "relevance", { limit: 1000 });
+    add(sparse, "date", { offset: 5000 });
+    add(sparse, "clicks", { limit: 1000 });
+    add(`${sparse} ${w1}`, "relevance");
+    add(`${sparse} ${w1}`, "relevance", { offset: 9000 });
+    add(`${sparse} ${w1}`, "date", { offset: 5000 });
+    add(`${sparse} ${w1}`, "clicks", { limit: 1000 });
+  }
   return cases;
 }
 
@@ -214,5 +296,5 @@ export function wordPeers(ops) {
 
 /** One line saying what the cases were made of. */
 export function describeOperators(ops) {
-  return `operators ${ops.prefix} (terms in ~${ops.prefixDocs} posts), ${ops.title} (${ops.titleDocs} titles), ${ops.feed} (${ops.feedNote}), ${ops.after}, ${ops.lang} (${ops.langNote}), ${ops.feedLang} with ${ops.feed} (${ops.feedLangNote}); words ${ops.w1}, ${ops.w2}`;
+  return `operators ${ops.prefix} (terms in ~${ops.prefixDocs} posts), ${ops.title} (${ops.titleDocs} titles), ${ops.feed} (${ops.feedNote}), ${ops.after}, ${ops.lang} (${ops.langNote}), ${ops.feedLang} with ${ops.feed} (${ops.feedLangNote}), ${ops.sparseFeed ?? "no sparse feeds × language"} (${ops.sparseNote}); words ${ops.w1}, ${ops.w2}`;
 }

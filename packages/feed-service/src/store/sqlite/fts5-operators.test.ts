@@ -246,3 +246,108 @@ describe("search operators on SQLite: filters alone over several feeds", () => {
     }
   });
 });
+
+describe("search operators on SQLite: a sparse feeds × language set above the few-keys cap", () => {
+  it("lists the feeds' posts of a language as a full sort does, in every order", async () => {
+    const db = await sqliteBackend.newDatabase();
+    try {
+      const store = await openStore(db.location);
+      try {
+        const de = (await store.ensureLanguage("de")).languageId;
+        // Two journal feeds write 2,100 German posts among 3,000 (more than FEW_HITS, 2,000: no
+        // capped read), a German filler feed 8,000 more: the feeds are a small share of the posts
+        // (the date index is not their walk on deep pages) and the language a fifth theirs.
+        const feeds = await Promise.all(
+          ["Journal one", "Journal two", "Filler"].map((feedName, i) =>
+            store.addFeed({ feedUrl: `https://feeds.test/${i}`, feedName }),
+          ),
+        );
+        const start = Date.UTC(2025, 0, 1);
+        const sizes = [1_500, 1_500, 8_000];
+        for (let round = 0; round < 10; round++) {
+          for (const [f, feed] of feeds.entries()) {
+            const count = sizes[f]! / 10;
+            const posts = Array.from({ length: count }, (_, i) => {
+              const n = f * 100_000 + round * count + i;
+              // Dates out of storage order, some repeated to the millisecond across feeds.
+              const date = start + ((n * 7919) % 20_000) * 3_600_000 + (n % 3 === 0 ? 0 : n % 1000);
+              return {
+                guid: `p${n}`,
+                link: `https://posts.test/${n}`,
+                title: `Post ${n} entry`,
+                excerpt: "",
+                content: "<p>entry</p>",
+                publishedAt: date,
+                updatedAt: null,
+                seenAt: start,
+                languageId: f === 2 || i % 10 < 7 ? de : 1,
+              };
+            });
+            await store.applyFeedUpdate(feed.feedId, { fetchState: {}, posts });
+          }
+        }
+        const journals = [feeds[0]!.feedId, feeds[1]!.feedId];
+        const ids = await store.searchPosts({
+          query: parseSearchQuery("after:2000-01-01"),
+          sort: "date",
+          limit: 1000,
+          offset: 0,
+          languageIds: null,
+        });
+        for (const { postId } of ids.filter((p) => p.postId % 5 === 0)) {
+          for (let c = 0; c <= postId % 3; c++) await store.recordClick(postId, `client-${c}`, start + c, 0);
+        }
+        const file = new Database(db.location, { readonly: true });
+        const rows = file
+          .prepare(
+            "SELECT id, post_date AS date, feed_id AS feed, language_id AS language, clicks FROM posts",
+          )
+          .all() as Array<{ id: number; date: number; feed: number; language: number; clicks: number }>;
+        file.close();
+        const pass = (r: (typeof rows)[0]) => journals.includes(r.feed) && r.language === de;
+        const newest = rows.filter(pass).sort((a, b) => b.date - a.date || b.id - a.id);
+        const clicked = rows.filter(pass).sort((a, b) => b.clicks - a.clicks || b.id - a.id);
+        assert.equal(newest.length, 2_100);
+        const parsed = parseSearchQuery("feed:journal lang:de");
+        const query: SearchQuery = {
+          ...parsed,
+          filterClauses: parsed.filterClauses?.map((clause) =>
+            clause.map((a) =>
+              isFilter(a) && a.kind === "feed"
+                ? { ...a, feedIds: journals }
+                : isFilter(a) && a.kind === "lang"
+                  ? { ...a, languageIds: [de] }
+                  : a,
+            ),
+          ),
+        };
+        for (const [q, languageIds] of [
+          [query, null],
+          [{ ...query, filterClauses: query.filterClauses?.slice(0, 1) }, [de]],
+        ] as const) {
+          for (const sort of ["relevance", "date", "clicks"] as const) {
+            const expected = (sort === "clicks" ? clicked : newest).map((r) => r.id);
+            for (const [offset, limit] of [
+              [0, 20],
+              [0, 1000],
+              [900, 100],
+              [1500, 20],
+              [2090, 20],
+            ] as const) {
+              const page = await store.searchPosts({ query: q, sort, languageIds, limit, offset });
+              assert.deepEqual(
+                page.map((p) => p.postId),
+                expected.slice(offset, offset + limit),
+                `${JSON.stringify(languageIds)} ${sort} ${offset} ${limit}`,
+              );
+            }
+          }
+        }
+      } finally {
+        await store.close();
+      }
+    } finally {
+      db.drop();
+    }
+  });
+});

@@ -170,6 +170,8 @@ export interface Plan {
   feedMatch: string | null;
   /** Whether `feedMatch` holds the search's languages (their tokens ANDed in, as words hold them). */
   feedLanguages: boolean;
+  /** With `feedLanguages`, those languages (JSON array of ids); else null. */
+  feedLanguageIds: string | null;
   /**
    * With words and languages in the MATCH, the posts the `feed:` clauses and the languages leave,
    * whatever the words: the languages' tokens narrowed as `narrowed` is (feed phrases, `-feed:`
@@ -314,6 +316,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     feedPhrases,
     feedMatch,
     feedLanguages: feedMatch !== null && languageIds !== null && !inMatch,
+    feedLanguageIds:
+      feedMatch !== null && languageIds !== null && !inMatch ? JSON.stringify(languageIds) : null,
     filterSet:
       inMatch && feedPhrases > 0
         ? narrowing.reduce((base, narrow) => narrow(base), languageMatch(languageIds))
@@ -631,11 +635,37 @@ function fewFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: n
  * a language's token), where the date walk reads every post's row for its feed: an entry of a
  * doclist read in order (FTS_GATHER_COST_US) against a row found by id (POST_BY_KEY_COST_US).
  * One feed's posts come from posts_by_feed in order, and a small share of the posts sorted whole,
- * unless a language filters them (the walk would read every post of the feed for its language).
+ * unless a language filters them (the walk would read every post of the feed for its language);
+ * with a language, several feeds' sort too gives way when it costs more (languageListCosts).
  */
 function wordlessFeedWalk(stmts: StatementCache, plan: Plan, need: number): boolean {
   if (plan.oneFeed !== null) return plan.feedLanguages && plan.indexAnswers;
-  return plan.feedIds !== null && byDateIndex(stmts, plan.feedIds, need);
+  if (plan.feedIds === null) return false;
+  if (byDateIndex(stmts, plan.feedIds, need)) return true;
+  return (
+    plan.feedLanguageIds !== null &&
+    plan.indexAnswers &&
+    languageListCosts(stmts, plan.feedIds, plan.feedLanguageIds)
+  );
+}
+
+/**
+ * Whether several feeds' date page with the search's languages in `plan.feedMatch` reads the
+ * index's walk of it rather than the feeds' posts sorted whole, where the date index is not the
+ * walk (byDateIndex). The sort reads every post of the feeds, found by id in posts_sort_keys for its
+ * language, whatever share of them the language holds: a post found by key each
+ * (POST_BY_KEY_COST_US). The walk stops at the page's end or where the lists end; FTS5's AND moves
+ * each list to the other's next key (a doclist's index skips the pages between), so it reads about
+ * the shorter list's entries, and the languages' tokens, in their own column only, hold exactly
+ * their posts (languages.post_count): at most a doclist entry each (FTS_GATHER_COST_US), however
+ * few of them the feeds wrote.
+ */
+function languageListCosts(stmts: StatementCache, feedIds: readonly number[], languageIds: string): boolean {
+  const { theirs, language } = stmts
+    .get(`SELECT (SELECT coalesce(sum(post_count), 0) FROM feeds WHERE id IN (SELECT value FROM json_each(?))) AS theirs,
+      (SELECT coalesce(sum(post_count), 0) FROM languages WHERE id IN (SELECT value FROM json_each(?))) AS language`)
+    .get(JSON.stringify(feedIds), languageIds) as { theirs: number; language: number };
+  return language * FTS_GATHER_COST_US <= theirs * POST_BY_KEY_COST_US;
 }
 
 /**
@@ -661,6 +691,8 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
     keysAfter?: boolean;
     /** Whether the dates are checked as keys (keyFilters): the index holds date_key. */
     byKeys?: boolean;
+    /** The arguments of `where`'s own parameters. */
+    args?: unknown[];
   };
   const phases: Phase[] =
     order === "date"
@@ -708,11 +740,29 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
           ];
   let phase = 0;
   let last: [number, number, number] | null = null;
+  // Whether posts_sort_keys holds every column the filters read: all but the date key, which a
+  // word's seek reads (an excluded word without positive ones, a word inside an OR).
+  const sortKeysHold = !filters.sql.includes("p.date_key");
   return (size) => {
     if (order === "date" && last === null && plan.oneFeed === null && plan.feedIds !== null) {
-      phases[0]!.from = byDateIndex(stmts, plan.feedIds, size)
-        ? "posts p INDEXED BY posts_by_date"
-        : "posts p";
+      // Else the feeds' posts sorted whole; without words (no date key to read), from
+      // posts_by_feed with their filters checked on posts_sort_keys where it holds them, not on
+      // every post's row.
+      const rows = { where: "1", args: [], cells: "p.id, p.date_key, p.post_date", keysAfter: false };
+      Object.assign(
+        phases[0]!,
+        byDateIndex(stmts, plan.feedIds, size)
+          ? { ...rows, from: "posts p INDEXED BY posts_by_date" }
+          : !sortKeysHold || plan.match !== null
+            ? { ...rows, from: "posts p" }
+            : {
+                from: "posts f INDEXED BY posts_by_feed CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = f.id",
+                where: "f.feed_id IN (SELECT value FROM json_each(?))",
+                args: [JSON.stringify(plan.feedIds)],
+                cells: "p.id, 0, p.post_date",
+                keysAfter: true,
+              },
+      );
     }
     if (
       order === "clicks" &&
@@ -722,12 +772,24 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
       plan.feedIds !== null
     ) {
       // The feeds' clicked posts in (feed, clicks, id) order, sorted: their date keys, not in that
-      // index, are read after for the page's posts only.
+      // index, are read after for the page's posts only. Other filters (a language, dates) are
+      // checked on posts_sort_keys, which holds their columns, instead of each post's row: the
+      // sort reads every clicked post of the feeds, however few of them pass. Filters that read
+      // the date key (sortKeysHold) keep the rows.
       const byFeed = byFeedClicks(stmts, plan.feedIds, plan.feedOnly, size);
-      if (byFeed) {
+      if (byFeed && (plan.feedOnly || !sortKeysHold)) {
         Object.assign(phases[0]!, {
           from: "posts p INDEXED BY posts_by_feed_clicks",
           where: "p.clicks > 0",
+          cells: "p.id, 0, p.clicks",
+          keysAfter: true,
+          byKeys: false,
+        });
+      } else if (byFeed) {
+        Object.assign(phases[0]!, {
+          from: `posts f INDEXED BY posts_by_feed_clicks CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = f.id`,
+          where: "f.feed_id IN (SELECT value FROM json_each(?)) AND f.clicks > 0",
+          args: [JSON.stringify(plan.feedIds)],
           cells: "p.id, 0, p.clicks",
           keysAfter: true,
           byKeys: false,
@@ -744,6 +806,7 @@ function batchSource(stmts: StatementCache, plan: Plan, order: "date" | "clicks"
         .raw()
         .all(
           ...feed.args,
+          ...(ph.args ?? []),
           ...where.args,
           ...(last === null ? [] : [last[2], last[0]]),
           size - hits.length,
@@ -797,7 +860,8 @@ function dateKeys(
  * posts' index's row count: sqlite-clicked-index.ts). The walk reads each post's row for its feed;
  * the feeds' index holds the feed, so with no other filter (`feedOnly`) its entries are read in
  * order, an index entry each, against a post found by key for each post walked
- * (sqlite-plan-costs.ts); with one, each entry reads its post's row as the walk does.
+ * (sqlite-plan-costs.ts); with one, each entry's post is found by id in posts_sort_keys, which
+ * holds the filters' columns (a seek, as the walk's post found by key costs).
  */
 function byFeedClicks(
   stmts: StatementCache,
