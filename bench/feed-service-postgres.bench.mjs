@@ -228,7 +228,12 @@ end
     let stored;
     try {
       const before = await count();
-      r = await runWrkOnce({ url: new URL("/", service.url).href, lua, connections: clickConnections, seconds });
+      r = await runWrkOnce({
+        url: new URL("/", service.url).href,
+        lua,
+        connections: clickConnections,
+        seconds,
+      });
       stored = (await count()) - before;
     } finally {
       await service.stop();
