@@ -171,6 +171,11 @@ export class StatementCache {
     this.#db = db;
   }
 
+  /** The connection the statements belong to. */
+  get database(): Database.Database {
+    return this.#db;
+  }
+
   get(sql: string): Database.Statement {
     let stmt = this.#statements.get(sql);
     if (!stmt) {
