@@ -30,8 +30,10 @@ const dayMs = 86_400_000;
 const heldDays = 2 * ((2 * textWindowMs) / dayMs + 1);
 
 interface Day {
-  /** The day's band keys once read; null while its look-ups still seek. */
-  keys: Set<number> | null;
+  /** The day's band keys once read, sorted (4 bytes a key); null while its look-ups still seek. */
+  keys: Int32Array | null;
+  /** Keys this connection wrote to the day since it was read. */
+  added: Set<number> | null;
   /** Its posts when first asked about (post_day_counts): what reading it costs, in look-ups. */
   posts: number;
   asks: number;
@@ -74,9 +76,10 @@ function load(stmts: StatementCache, h: Held, dayNo: number, day: Day): void {
   if (h.loaded >= heldDays) {
     let oldest: Day | null = null;
     for (const d of h.days.values())
-      if (d.keys !== null && d.keys.size > 0 && (oldest === null || d.lastAsk < oldest.lastAsk)) oldest = d;
+      if (d.keys !== null && d.keys.length > 0 && (oldest === null || d.lastAsk < oldest.lastAsk)) oldest = d;
     if (oldest !== null) {
       oldest.keys = null;
+      oldest.added = null;
       oldest.asks = 0;
       h.loaded--;
     }
@@ -85,8 +88,21 @@ function load(stmts: StatementCache, h: Held, dayNo: number, day: Day): void {
     .get(`SELECT band FROM story_bands INDEXED BY story_bands_by_day WHERE ${bandDay("post_date")} = ?`)
     .pluck()
     .all(dayNo) as number[];
-  day.keys = new Set(bands);
+  day.keys = Int32Array.from(bands).sort();
   if (bands.length > 0) h.loaded++;
+}
+
+/** Whether a read day holds band key `band`. */
+function holds(day: Day & { keys: Int32Array }, band: number): boolean {
+  const keys = day.keys;
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < band) lo = mid + 1;
+    else hi = mid;
+  }
+  return (lo < keys.length && keys[lo] === band) || day.added?.has(band) === true;
 }
 
 /** A day's posts (post_day_counts keys days by floor, bandDay by truncation: the same from 1970). */
@@ -113,19 +129,22 @@ export function daysWithBands(
   for (const dayNo of days) {
     let day = h.days.get(dayNo);
     if (day === undefined) {
-      day = { keys: null, posts: postsOn(stmts, dayNo), asks: 0, lastAsk: 0 };
+      day = { keys: null, added: null, posts: postsOn(stmts, dayNo), asks: 0, lastAsk: 0 };
       h.days.set(dayNo, day);
     }
     day.lastAsk = ++h.asks;
     if (day.keys === null && ++day.asks >= day.posts) load(stmts, h, dayNo, day);
-    const keys = day.keys;
-    if (keys === null || bands.some((b) => keys.has(b))) out.push(dayNo);
+    const read = day.keys === null ? null : (day as Day & { keys: Int32Array });
+    if (read === null || bands.some((b) => holds(read, b))) out.push(dayNo);
   }
   return out;
 }
 
 /** Keeps a held day in step with the band rows this connection writes (`registerStory`). */
 export function noteBands(stmts: StatementCache, dayNo: number, bands: readonly number[]): void {
-  const keys = held.get(stmts.database)?.days.get(dayNo)?.keys;
-  if (keys) for (const b of bands) keys.add(b);
+  const day = held.get(stmts.database)?.days.get(dayNo);
+  if (day?.keys) {
+    day.added ??= new Set();
+    for (const b of bands) day.added.add(b);
+  }
 }
