@@ -51,19 +51,29 @@ interface Held {
 
 const held = new WeakMap<Database.Database, Held>();
 
-/** Connections seen with story_bands_by_day (migration 22 makes it; nothing drops it). */
-const indexed = new WeakSet<Database.Database>();
+/**
+ * Whether each connection's database has story_bands_by_day, by the schema version it was asked at
+ * (the schema cookie changes with every schema change: migration 22 makes the index).
+ */
+const indexed = new WeakMap<Database.Database, { schema: number; indexed: boolean }>();
 
 /** The connection's held days, dropped if another connection committed since; null without the day index. */
 function heldFor(stmts: StatementCache): Held | null {
   const db = stmts.database;
-  if (!indexed.has(db)) {
-    // Schema 18's layout (before migration 22) has no index to read a day from.
-    if (!stmts.get("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'story_bands_by_day'").get())
-      return null;
-    indexed.add(db);
+  const { version, schema } = stmts
+    .get(`SELECT (SELECT data_version FROM pragma_data_version) AS version,
+      (SELECT schema_version FROM pragma_schema_version) AS schema`)
+    .get() as { version: number; schema: number };
+  let seen = indexed.get(db);
+  if (seen?.schema !== schema) {
+    const has = stmts
+      .get("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'story_bands_by_day'")
+      .get();
+    seen = { schema, indexed: has !== undefined };
+    indexed.set(db, seen);
   }
-  const version = stmts.get("SELECT data_version FROM pragma_data_version").pluck().get() as number;
+  // Schema 18's layout (before migration 22) has no index to read a day from.
+  if (!seen.indexed) return null;
   let h = held.get(db);
   if (h === undefined || h.version !== version) {
     h = { version, days: new Map(), asks: 0, loaded: 0 };
