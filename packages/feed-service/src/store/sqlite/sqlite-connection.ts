@@ -95,6 +95,18 @@ export function writerCacheKiB(bytes: number): number {
 }
 
 /**
+ * The writing connection's memory map for a file of `bytes` (`fitWriterCache`): the first GiB, all
+ * of a file under 1 GiB (and its growth up to there), beside its small page cache; none from 1 GiB,
+ * where the 64 MiB cache holds the pages read.
+ *
+ * @example
+ * writerMmapBytes(50 * 2 ** 20); // -> 1073741824
+ */
+export function writerMmapBytes(bytes: number): number {
+  return bytes < LOCK_BYTE_OFFSET ? LOCK_BYTE_OFFSET : 0;
+}
+
+/**
  * Sizes a writing connection's page cache by its file: SQLite's default (2,000 KiB) below 1 GiB,
  * the 64 MiB of `openSqliteDatabase` from there. Below 1 GiB a commit after a b-tree split walks
  * the whole cache: SQLite orders a split's new pages by renumbering one through the lock-byte
@@ -102,9 +114,11 @@ export function writerCacheKiB(bytes: number): number {
  * the commit's truncation to the file's size then visits every cached page (pcache1.c
  * `pcache1TruncateUnsafe`): every page of a 64 MiB cache for each small refresh. From 1 GiB that
  * page is inside the file and nothing is walked. A file under 1 GiB is one the OS can cache whole,
- * so a smaller cache there costs a copy from the OS per page missed. The store calls this after
- * opening and after refreshes, as the file grows; in-memory databases keep theirs (their cache is
- * the data).
+ * so a smaller cache there would cost a copy from the OS per page missed (`pread`, the refresh's
+ * band look-ups missing on most pages): the file is mapped instead (`writerMmapBytes`), and a page
+ * that a statement only reads is used in place (https://sqlite.org/mmap.html); a page the
+ * transaction writes is still copied into the cache. The store calls this after opening and after
+ * refreshes, as the file grows; in-memory databases keep theirs (their cache is the data).
  */
 export function fitWriterCache(db: Database.Database, stmts: StatementCache): void {
   if (db.memory) return;
@@ -114,6 +128,7 @@ export function fitWriterCache(db: Database.Database, stmts: StatementCache): vo
   const kib = writerCacheKiB(bytes);
   if (writerCaches.get(db) === kib) return;
   db.pragma(`cache_size = -${kib}`);
+  db.pragma(`mmap_size = ${writerMmapBytes(bytes)}`);
   writerCaches.set(db, kib);
 }
 
@@ -154,6 +169,11 @@ export class StatementCache {
 
   constructor(db: Database.Database) {
     this.#db = db;
+  }
+
+  /** The connection the statements belong to. */
+  get database(): Database.Database {
+    return this.#db;
   }
 
   get(sql: string): Database.Statement {

@@ -15,7 +15,13 @@ import { lcgDraws } from "../../test-support/seeded-draws.js";
 import { runStoreContract } from "../../test-support/store-contract.js";
 import { openStore } from "../open-store.js";
 import { toFts5Match } from "./fts5-match.js";
-import { fitWriterCache, openSqliteDatabase, StatementCache, writerCacheKiB } from "./sqlite-connection.js";
+import {
+  fitWriterCache,
+  openSqliteDatabase,
+  StatementCache,
+  writerCacheKiB,
+  writerMmapBytes,
+} from "./sqlite-connection.js";
 import { latestSchemaVersion, migrateSqlite, schemaVersion, sqliteMigrations } from "./sqlite-migrations.js";
 import { searchHistoryPath } from "./sqlite-search-history.js";
 import { openSqliteStore } from "./sqlite-store.js";
@@ -84,14 +90,17 @@ describe("sqlite store", () => {
     db.close();
   });
 
-  it("sizes the writer's page cache by the file: SQLite's default below the lock-byte page, 64 MiB from there", () => {
+  it("sizes the writer's page cache by the file: SQLite's default below the lock-byte page and the file mapped, 64 MiB from there", () => {
     assert.equal(writerCacheKiB(2 ** 30 - 4096), 2000);
     assert.equal(writerCacheKiB(2 ** 30), 65_536);
+    assert.equal(writerMmapBytes(2 ** 30 - 4096), 2 ** 30);
+    assert.equal(writerMmapBytes(2 ** 30), 0);
     const db = openSqliteDatabase(fileFor("writer-cache"));
     db.exec("CREATE TABLE t (x)");
     assert.equal(db.pragma("cache_size", { simple: true }), -65_536);
     fitWriterCache(db, new StatementCache(db));
     assert.equal(db.pragma("cache_size", { simple: true }), -2000);
+    assert.equal(db.pragma("mmap_size", { simple: true }), 2 ** 30);
     db.close();
     const memory = openSqliteDatabase(":memory:");
     fitWriterCache(memory, new StatementCache(memory));

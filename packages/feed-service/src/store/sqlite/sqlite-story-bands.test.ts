@@ -10,10 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { HOUR, T0 } from "../../test-support/store-contract/contract-fixture.js";
+import { DAY, HOUR, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { storyPost, storyTexts } from "../../test-support/story-posts.js";
+import { StatementCache } from "./sqlite-connection.js";
 import { latestSchemaVersion, migrateSqlite } from "./sqlite-migrations.js";
 import { openSqliteStore, SqliteStore } from "./sqlite-store.js";
+import { daysWithBands } from "./sqlite-story-band-days.js";
+import { bandDays } from "./sqlite-story-bands.js";
 
 const dir = mkdtempSync(join(tmpdir(), "story-bands-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -179,5 +182,81 @@ describe("SQLite refreshes hold the index rows back to the end of the transactio
       keysOf("feedname"),
       [keyOf("a2"), keyOf("a1")].sort((x, y) => Number(x) - Number(y)),
     );
+  });
+});
+
+describe("SQLite band keys held by day (sqlite-story-band-days.ts)", () => {
+  /** Filler posts of their own text, dated on T0's day: each refresh's look-ups ask about it. */
+  const fillers = (prefix: string, n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      storyPost(
+        `${prefix}${i}`,
+        `https://fill.test/${prefix}/${i}`,
+        `Filler ${prefix} ${i}`,
+        `${prefix} number ${i} says ${Array.from({ length: 24 }, (_, k) => `w${(i * 31 + k * 7) % 97}${prefix}`).join(" ")}`,
+        T0 + i * 60_000,
+      ),
+    );
+
+  it("finds the copies of stories written after a day was held, by this connection and by another", async () => {
+    const path = join(dir, "held.db");
+    const one = openSqliteStore(path);
+    await one.close();
+    const db1 = new Database(path);
+    const store1 = new SqliteStore(db1);
+    const db2 = new Database(path);
+    const store2 = new SqliteStore(db2);
+    try {
+      const a = await store1.addFeed({ feedUrl: "https://held-a.test/rss", feedName: "A" });
+      const b = await store1.addFeed({ feedUrl: "https://held-b.test/rss", feedName: "B" });
+      const c = await store1.addFeed({ feedUrl: "https://held-c.test/rss", feedName: "C" });
+      // Three posts on T0's day, then look-ups asking about it until it is held (asks >= posts).
+      await store1.applyFeedUpdate(a.feedId, { fetchState: {}, posts: fillers("x", 3) });
+      await store1.applyFeedUpdate(a.feedId, { fetchState: {}, posts: fillers("y", 6) });
+      const stmts = new StatementCache(db1);
+      const day = bandDays(T0, T0)[0]!;
+      assert.deepEqual(daysWithBands(stmts, [day], [12345]), [], "the day is held and lacks the key");
+
+      // Another connection writes a story on that day: this one's held days are dropped.
+      await store2.applyFeedUpdate(b.feedId, {
+        fetchState: {},
+        posts: [storyPost("b1", "https://held-b.test/1", "Tram", storyTexts.tram, T0 + HOUR)],
+      });
+      const copy = (guid: string, text: string) =>
+        storyPost(guid, `https://held-c.test/${guid}`, "Copy", `Reposted. ${text}`, T0 + 2 * HOUR);
+      assert.equal(
+        (await store1.applyFeedUpdate(c.feedId, { fetchState: {}, posts: [copy("c1", storyTexts.tram)] }))
+          .inserted,
+        1,
+      );
+      // This connection writes one after the day is held again: its bands are added to the day.
+      await store1.applyFeedUpdate(a.feedId, { fetchState: {}, posts: fillers("z", 12) });
+      assert.deepEqual(daysWithBands(stmts, [day], [12345]), []);
+      await store1.applyFeedUpdate(b.feedId, {
+        fetchState: {},
+        posts: [storyPost("b2", "https://held-b.test/2", "Garden", storyTexts.garden, T0 + HOUR)],
+      });
+      await store1.applyFeedUpdate(c.feedId, { fetchState: {}, posts: [copy("c2", storyTexts.garden)] });
+      const merges = await store1.storyMerges!(10);
+      assert.deepEqual(merges.map((m) => [m.copyGuid, m.mergedBy]).sort(), [
+        ["c1", "text"],
+        ["c2", "text"],
+      ]);
+    } finally {
+      await store2.close();
+      await store1.close();
+    }
+  });
+
+  it("leaves a day the look-ups seldom ask about to the index", () => {
+    const db = new Database(":memory:");
+    migrateSqlite(db, latestSchemaVersion, () => {});
+    db.exec(`INSERT INTO post_day_counts (day, language_id, category_id, posts, min_id, max_id)
+      VALUES (${Math.floor(T0 / DAY)}, 1, 0, 5, 1, 5)`);
+    const stmts = new StatementCache(db);
+    const day = bandDays(T0, T0)[0]!;
+    for (let ask = 1; ask < 5; ask++) assert.deepEqual(daysWithBands(stmts, [day], [7]), [day]);
+    assert.deepEqual(daysWithBands(stmts, [day], [7]), []);
+    db.close();
   });
 });

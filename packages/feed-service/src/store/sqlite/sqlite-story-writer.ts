@@ -8,6 +8,7 @@ import { type StoryKeys, textWindowMs } from "../../dedupe/story-keys.js";
 import { sameText } from "../../dedupe/text-fingerprint.js";
 import type { IncomingPost } from "../store.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { daysWithBands, noteBands } from "./sqlite-story-band-days.js";
 import { bandDay, bandDays } from "./sqlite-story-bands.js";
 
 export interface StoryMatch {
@@ -45,11 +46,14 @@ export function findStory(
   // bands is checked twice, which is cheaper than a DISTINCT.
   const from = date - textWindowMs;
   const to = date + textWindowMs;
+  // Only the days that may hold one of the bands (sqlite-story-band-days.ts): the others add no row.
+  const days = daysWithBands(stmts, bandDays(from, to), keys.print.bands);
+  if (days.length === 0) return undefined;
   const rows = stmts
     .get(`SELECT b.post_id AS postId, k.print FROM story_bands b JOIN story_keys k ON k.post_id = b.post_id
       WHERE ${bandDay("b.post_date")} IN (SELECT value FROM json_each(?)) AND b.band IN (SELECT value FROM json_each(?))
         AND b.post_date BETWEEN ? AND ? LIMIT ${bandCandidates}`)
-    .all(JSON.stringify(bandDays(from, to)), JSON.stringify(keys.print.bands), from, to) as Array<{
+    .all(JSON.stringify(days), JSON.stringify(keys.print.bands), from, to) as Array<{
     postId: number;
     print: string;
   }>;
@@ -73,6 +77,7 @@ export function registerStory(stmts: StatementCache, postId: number, keys: Story
   stmts
     .get("INSERT OR IGNORE INTO story_bands (band, post_date, post_id) SELECT value, ?, ? FROM json_each(?)")
     .run(date, postId, JSON.stringify(keys.print.bands));
+  noteBands(stmts, bandDays(date, date)[0]!, keys.print.bands);
 }
 
 /** Re-writes a post's story keys after it changed in place; its copies follow its date. */

@@ -1,0 +1,160 @@
+/**
+ * The band keys that each day of `story_bands` holds, kept in memory per connection for the text
+ * look-up of ingest (`findStory`, sqlite-story-writer.ts). A new post's 8 band keys are hashes
+ * (text-fingerprint.ts), so nearly every look-up finds nothing, yet its statement seeks once per day
+ * and band of its window (7 x 8, story_bands_by_day) and builds its two IN lists: with the days of
+ * the window held here, a look-up whose bands no held day has needs no statement, and one that
+ * does reads only the days not held or holding a band (the others add no row).
+ *
+ * Exact: a day is read whole from the index; afterwards its rows change only by this connection's
+ * `registerStory` (whose keys are added here), by deletions (a held day is then a superset: a key
+ * found here only sends the look-up to the statement, which answers exactly; a rolled-back insert
+ * leaves the same), or by another connection's commit, which changes `data_version`
+ * (https://sqlite.org/pragma.html#pragma_data_version) and drops every held day. The migrations
+ * that move band rows run before any look-up of an opened store.
+ *
+ * Cost bound: a day is read only once its look-ups would have sought as many index rows as reading
+ * it does: the look-ups that asked about it (8 seeks each) reach its posts (8 band rows each) in
+ * post_day_counts, a rent-or-buy rule that never reads more than twice what seeking alone would. At
+ * most two windows' days are held (one for the refreshes under way, one for the previous), the
+ * least recently asked dropped first.
+ */
+import type Database from "better-sqlite3";
+import { textWindowMs } from "../../dedupe/story-keys.js";
+import type { StatementCache } from "./sqlite-connection.js";
+import { bandDay } from "./sqlite-story-bands.js";
+
+const dayMs = 86_400_000;
+
+/** Days a look-up's window spans at most (bandDays of a date +- textWindowMs), twice. */
+const heldDays = 2 * ((2 * textWindowMs) / dayMs + 1);
+
+interface Day {
+  /** The day's band keys once read, sorted (4 bytes a key); null while its look-ups still seek. */
+  keys: Int32Array | null;
+  /** Keys this connection wrote to the day since it was read. */
+  added: Set<number> | null;
+  /** Its posts when first asked about (post_day_counts): what reading it costs, in look-ups. */
+  posts: number;
+  asks: number;
+  /** When it was last asked about (a count of asks), for dropping the least recent. */
+  lastAsk: number;
+}
+
+interface Held {
+  version: number;
+  days: Map<number, Day>;
+  asks: number;
+  /** Held days with keys. */
+  loaded: number;
+}
+
+const held = new WeakMap<Database.Database, Held>();
+
+/**
+ * Whether each connection's database has story_bands_by_day, by the schema version it was asked at
+ * (the schema cookie changes with every schema change: migration 22 makes the index).
+ */
+const indexed = new WeakMap<Database.Database, { schema: number; indexed: boolean }>();
+
+/** The connection's held days, dropped if another connection committed since; null without the day index. */
+function heldFor(stmts: StatementCache): Held | null {
+  const db = stmts.database;
+  const { version, schema } = stmts
+    .get(`SELECT (SELECT data_version FROM pragma_data_version) AS version,
+      (SELECT schema_version FROM pragma_schema_version) AS schema`)
+    .get() as { version: number; schema: number };
+  let seen = indexed.get(db);
+  if (seen?.schema !== schema) {
+    const has = stmts
+      .get("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'story_bands_by_day'")
+      .get();
+    seen = { schema, indexed: has !== undefined };
+    indexed.set(db, seen);
+  }
+  // Schema 18's layout (before migration 22) has no index to read a day from.
+  if (!seen.indexed) return null;
+  let h = held.get(db);
+  if (h === undefined || h.version !== version) {
+    h = { version, days: new Map(), asks: 0, loaded: 0 };
+    held.set(db, h);
+  }
+  return h;
+}
+
+function load(stmts: StatementCache, h: Held, dayNo: number, day: Day): void {
+  if (h.loaded >= heldDays) {
+    let oldest: Day | null = null;
+    for (const d of h.days.values())
+      if (d.keys !== null && d.keys.length > 0 && (oldest === null || d.lastAsk < oldest.lastAsk)) oldest = d;
+    if (oldest !== null) {
+      oldest.keys = null;
+      oldest.added = null;
+      oldest.asks = 0;
+      h.loaded--;
+    }
+  }
+  const bands = stmts
+    .get(`SELECT band FROM story_bands INDEXED BY story_bands_by_day WHERE ${bandDay("post_date")} = ?`)
+    .pluck()
+    .all(dayNo) as number[];
+  day.keys = Int32Array.from(bands).sort();
+  if (bands.length > 0) h.loaded++;
+}
+
+/** Whether a read day holds band key `band`. */
+function holds(day: Day & { keys: Int32Array }, band: number): boolean {
+  const keys = day.keys;
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < band) lo = mid + 1;
+    else hi = mid;
+  }
+  return (lo < keys.length && keys[lo] === band) || day.added?.has(band) === true;
+}
+
+/** A day's posts (post_day_counts keys days by floor, bandDay by truncation: the same from 1970). */
+function postsOn(stmts: StatementCache, dayNo: number): number {
+  return stmts
+    .get("SELECT coalesce(sum(posts), 0) FROM post_day_counts WHERE day = ?")
+    .pluck()
+    .get(dayNo) as number;
+}
+
+/**
+ * Of `days` (bandDays of a look-up's window, in order), those that may hold one of `bands`: the
+ * days not held, and the held days that hold one, in the same order. An empty list: no post of the
+ * window has any of them.
+ */
+export function daysWithBands(
+  stmts: StatementCache,
+  days: readonly number[],
+  bands: readonly number[],
+): number[] {
+  const h = heldFor(stmts);
+  if (h === null) return [...days];
+  const out: number[] = [];
+  for (const dayNo of days) {
+    let day = h.days.get(dayNo);
+    if (day === undefined) {
+      day = { keys: null, added: null, posts: postsOn(stmts, dayNo), asks: 0, lastAsk: 0 };
+      h.days.set(dayNo, day);
+    }
+    day.lastAsk = ++h.asks;
+    if (day.keys === null && ++day.asks >= day.posts) load(stmts, h, dayNo, day);
+    const read = day.keys === null ? null : (day as Day & { keys: Int32Array });
+    if (read === null || bands.some((b) => holds(read, b))) out.push(dayNo);
+  }
+  return out;
+}
+
+/** Keeps a held day in step with the band rows this connection writes (`registerStory`). */
+export function noteBands(stmts: StatementCache, dayNo: number, bands: readonly number[]): void {
+  const day = held.get(stmts.database)?.days.get(dayNo);
+  if (day?.keys) {
+    day.added ??= new Set();
+    for (const b of bands) day.added.add(b);
+  }
+}
