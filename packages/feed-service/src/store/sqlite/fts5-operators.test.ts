@@ -217,6 +217,11 @@ describe("search operators on SQLite: filters alone over several feeds", () => {
           ],
           ["feed:diary -comm* -rare", null, () => false],
           [
+            "feed:diary -common",
+            [de],
+            (r) => diary.includes(r.feed) && r.language === de && !r.text.includes("common"),
+          ],
+          [
             "feed:diary -common after:2025-03-01",
             null,
             (r) => diary.includes(r.feed) && r.date >= mid && !r.text.includes("common"),
