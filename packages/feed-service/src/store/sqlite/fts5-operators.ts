@@ -164,8 +164,9 @@ export interface Plan {
   feedPhrases: number;
   /**
    * Without words (`match` null), the `feed:` clauses as a MATCH of the feed_name column, as
-   * `narrowed` folds them in beside words (`-feed:` and excluded words as a NOT): a superset of the posts that pass,
-   * in the index's rowid order, which is the date order; null with words or with no `feed:` clause.
+   * `narrowed` folds them in beside words (`-feed:` and excluded words as a NOT): a superset of
+   * the posts that pass, in the index's rowid order, which is the date order; null with words or
+   * with no `feed:` clause.
    */
   feedMatch: string | null;
   /** Whether `feedMatch` holds the search's languages (their tokens ANDed in, as words hold them). */
