@@ -194,7 +194,8 @@ export function sparsestFeedLanguage(feeds, languages, perFeed) {
  * The cases: [label, { searchTerms, sortBy, limit, offset }]. Per operator: alone (relevance and
  * clicks, limit 1000), with the commonest word (relevance, relevance at offset 9,000 (the deepest
  * page of the 10,000 ranked), date at offset 5,000, clicks at limit 1000), with the two commonest
- * words (relevance, limit 1000); then all of them together, and an excluded feed; then `feed:` with
+ * words (relevance, limit 1000); then all of them together, and an excluded feed; then `feed:` without
+ * the commonest word (relevance, date at offset 5,000, clicks at limit 1000); then `feed:` with
  * the language its feeds write least of; then the sparsest feeds and language above FEW_HITS: alone
  * (relevance and clicks at limit 1000, date at offset 5,000) and with the commonest word as the
  * operators above.
@@ -224,6 +225,10 @@ export function operatorCases(ops) {
   add(all, "clicks", { limit: 1000 });
   add(`${w1} -${ops.feed}`, "relevance");
   add(`${w1} -${ops.feed}`, "date", { offset: 5000 });
+  // The feeds without the commonest word: the excluded word's matches are most of the feeds' posts.
+  add(`${ops.feed} -${w1}`, "relevance");
+  add(`${ops.feed} -${w1}`, "date", { offset: 5000 });
+  add(`${ops.feed} -${w1}`, "clicks", { limit: 1000 });
   // The feeds with a language they write least of: by relevance and clicks, alone and with a word.
   const feedLang = `${ops.feed} ${ops.feedLang}`;
   add(feedLang, "relevance", { limit: 1000 });

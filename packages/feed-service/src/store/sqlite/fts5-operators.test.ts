@@ -207,6 +207,26 @@ describe("search operators on SQLite: filters alone over several feeds", () => {
           ["feed:diary -feed:two", null, (r) => r.feed === diary[0]],
           ["feed:diary after:2025-03-01", null, (r) => diary.includes(r.feed) && r.date >= mid],
           ["feed:diary -common", null, (r) => diary.includes(r.feed) && !r.text.includes("common")],
+          // Excluded words without positive ones: a NOT of the feeds' MATCH (one feed or several,
+          // with a language, a prefix, an excluded feed).
+          ["feed:two -common", null, (r) => r.feed === diary[1] && !r.text.includes("common")],
+          [
+            "feed:diary lang:de -common",
+            null,
+            (r) => diary.includes(r.feed) && r.language === de && !r.text.includes("common"),
+          ],
+          ["feed:diary -comm* -rare", null, () => false],
+          [
+            "feed:diary -common",
+            [de],
+            (r) => diary.includes(r.feed) && r.language === de && !r.text.includes("common"),
+          ],
+          [
+            "feed:diary -common after:2025-03-01",
+            null,
+            (r) => diary.includes(r.feed) && r.date >= mid && !r.text.includes("common"),
+          ],
+          ["feed:diary -feed:two -comm*", null, (r) => r.feed === diary[0] && !r.text.includes("common")],
           ["feed:diary OR feed:notes", null, (r) => r.feed !== feeds[3]!.feedId],
         ];
         let compared = 0;

@@ -164,8 +164,9 @@ export interface Plan {
   feedPhrases: number;
   /**
    * Without words (`match` null), the `feed:` clauses as a MATCH of the feed_name column, as
-   * `narrowed` folds them in beside words (`-feed:` as a NOT): a superset of the posts that pass,
-   * in the index's rowid order, which is the date order; null with words or with no `feed:` clause.
+   * `narrowed` folds them in beside words (`-feed:` and excluded words as a NOT): a superset of
+   * the posts that pass, in the index's rowid order, which is the date order; null with words or
+   * with no `feed:` clause.
    */
   feedMatch: string | null;
   /** Whether `feedMatch` holds the search's languages (their tokens ANDed in, as words hold them). */
@@ -279,6 +280,12 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       indexAnswers = false;
     }
   }
+  if (feedMatch !== null && match === null && query.excluded.length > 0) {
+    // The excluded words as a NOT of the feeds' MATCH: the same MATCH the seek above tests per
+    // post, so exactly the posts the seek keeps, found by FTS5 merging the two doclists in order.
+    const anyExcluded: SearchQuery = { clauses: [query.excluded as SearchTerm[]], excluded: [] };
+    feedMatch = `(${feedMatch}) NOT (${toFts5Match(anyExcluded)})`;
+  }
   if (languageIds !== null && !inMatch) {
     parts.push({
       sql: "p.language_id IN (SELECT value FROM json_each(?))",
@@ -322,8 +329,8 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       inMatch && feedPhrases > 0
         ? narrowing.reduce((base, narrow) => narrow(base), languageMatch(languageIds))
         : null,
-    // Without words, excluded ones are checked on each post (the seek above), not in a MATCH.
-    indexAnswers: indexAnswers && (match !== null || (feedMatch !== null && query.excluded.length === 0)),
+    // Without words, excluded ones are a NOT of `feedMatch` (above), or checked on each post.
+    indexAnswers: indexAnswers && (match !== null || feedMatch !== null),
     keys,
   };
 }
@@ -566,7 +573,7 @@ function orderedHits(
     if (clicked !== null) return clicked;
   }
   if (order === "clicks" && scores === null) {
-    const few = fewFeedHits(stmts, plan, offset, limit);
+    const few = fewFeedHits(stmts, plan, offset, limit) ?? excludedFeedHits(stmts, plan, offset, limit);
     if (few !== null) return few;
   }
   if (match !== null && hitCount(stmts, match, FEW_HITS) <= FEW_HITS) {
@@ -627,6 +634,22 @@ function fewFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: n
 }
 
 /**
+ * A page by clicks without words of `feed:` with excluded words, when the index answers every
+ * filter (the words a NOT of `plan.feedMatch`): found as the word plans find a MATCH's hits most
+ * clicked first (mostClickedHitPage over `feedMatch`: the clicked posts' index, then the
+ * unclicked hits by id), where the walk below tests the words with an FTS5 seek per post of the
+ * feeds it reads. Every hit passes, so only the page's keys are read for their ids. Else null.
+ */
+function excludedFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: number): Hit[] | null {
+  const { feedMatch } = plan;
+  if (feedMatch === null || !plan.indexAnswers || plan.words.excluded.length === 0) return null;
+  const filter = { match: feedMatch, languages: plan.feedLanguageIds, keys: plan.keys };
+  const { keys, ids } = mostClickedHitPage(stmts, filter, offset, limit);
+  const byKey = idsOfKeys(stmts, keys, ids);
+  return keys.map((key) => [byKey.get(key)!, key]);
+}
+
+/**
  * Whether a date page without words reads the feeds' posts from the feed_name column of posts_fts
  * (newestHits over `plan.feedMatch`) rather than from batchSource's walk of the date index. Where
  * that walk is the date index read newest first (more than one feed, and byDateIndex prefers it),
@@ -637,8 +660,13 @@ function fewFeedHits(stmts: StatementCache, plan: Plan, offset: number, limit: n
  * One feed's posts come from posts_by_feed in order, and a small share of the posts sorted whole,
  * unless a language filters them (the walk would read every post of the feed for its language);
  * with a language, several feeds' sort too gives way when it costs more (languageListCosts).
+ * Excluded words without positive ones, folded into `feedMatch` as a NOT, always take the walk:
+ * the other plans test them with an FTS5 seek per post read (every post of the feeds, for the
+ * sort), where FTS5's NOT moves the excluded list to each of the feeds' keys in order, an entry
+ * or a doclist-index skip each, so the walk never reads more than the feeds' posts up to the page.
  */
 function wordlessFeedWalk(stmts: StatementCache, plan: Plan, need: number): boolean {
+  if (plan.indexAnswers && plan.words.excluded.length > 0) return true;
   if (plan.oneFeed !== null) return plan.feedLanguages && plan.indexAnswers;
   if (plan.feedIds === null) return false;
   if (byDateIndex(stmts, plan.feedIds, need)) return true;
