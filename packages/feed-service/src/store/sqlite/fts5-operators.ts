@@ -1063,19 +1063,42 @@ function rankedByIndex(
     const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
     few = ((inSample * posts) / bounds.termSamplePosts) * SAMPLE_ESTIMATE_MARGIN <= pool;
   }
-  const rank = (order: string, cap: number) =>
-    stmts
-      .get(`WITH h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score FROM posts_fts t
-          WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ${order} LIMIT ?),
-        edge AS MATERIALIZED (SELECT score FROM h ORDER BY score DESC LIMIT 1 OFFSET ?)
-        SELECT (SELECT count(*) FROM h), k.id, h.score FROM h
-        CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = h.key
-        WHERE NOT EXISTS (SELECT 1 FROM edge) OR h.score >= (SELECT score FROM edge)
-        ORDER BY h.score DESC, k.id DESC LIMIT ? OFFSET ?`)
+  const hits = (
+    order: string,
+  ) => `h AS MATERIALIZED (SELECT t.rowid AS key, ${scoreSql(args.length - 1)} AS score
+      FROM posts_fts t WHERE posts_fts MATCH ? AND t.rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ${order} LIMIT ?)`;
+  const want = offset + limit;
+  // A page this deep sorts the whole pool anyway (as rankNewest's deep page, sqlite-search-queries.ts):
+  // one window over the scores gives each hit how many score above its tie group and how many at
+  // least as high, so only the groups that meet the page get their ids, not every hit above it.
+  const deep = 2 * want + 1 >= pool;
+  const rank = (order: string, cap: number): Array<[number, number, number]> => {
+    if (!deep)
+      return stmts
+        .get(`WITH ${hits(order)},
+          edge AS MATERIALIZED (SELECT score FROM h ORDER BY score DESC LIMIT 1 OFFSET ?)
+          SELECT (SELECT count(*) FROM h), k.id, h.score FROM h
+          CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = h.key
+          WHERE NOT EXISTS (SELECT 1 FROM edge) OR h.score >= (SELECT score FROM edge)
+          ORDER BY h.score DESC, k.id DESC LIMIT ? OFFSET ?`)
+        .raw()
+        .all(...args, plan.narrowed, low, high, cap, want - 1, limit, offset) as Array<
+        [number, number, number]
+      >;
+    const groups = stmts
+      .get(`WITH ${hits(order)},
+        g AS MATERIALIZED (SELECT key, score, rank() OVER s - 1 AS above, count(*) OVER s AS through
+          FROM h WINDOW s AS (ORDER BY score DESC))
+        SELECT (SELECT count(*) FROM h), k.id, g.score, g.above FROM g
+        CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = g.key
+        WHERE g.above < ? AND g.through > ?
+        ORDER BY g.score DESC, k.id DESC`)
       .raw()
-      .all(...args, plan.narrowed, low, high, cap, offset + limit - 1, limit, offset) as Array<
-      [number, number, number]
-    >;
+      .all(...args, plan.narrowed, low, high, cap, want, offset) as Array<[number, number, number, number]>;
+    // Groups are whole: the first one's hits above it are all before the page.
+    const before = groups.reduce((least, [, , , above]) => Math.min(least, above), Number.POSITIVE_INFINITY);
+    return groups.slice(offset - before, want - before).map(([count, id, score]) => [count, id, score]);
+  };
   const ascending = few ? rank("", pool + 1) : null;
   const rows =
     ascending !== null && (ascending[0]?.[0] ?? 0) <= pool ? ascending : rank("ORDER BY t.rowid DESC", pool);
