@@ -259,14 +259,28 @@ function rankNewest(
   const last = best[Math.min(want, best.length) - 1]![1];
   const before = best.filter(([, value]) => value > first).length;
   const kept = best.filter(([, value]) => value <= first && value >= last);
+  return pageOfHits(stmts, kept, before, page);
+}
+
+/**
+ * The page out of `hits` ([key, score]): whole tie groups that meet it, with `before` hits ranked
+ * above them all; their ids read, ordered by (score, id) as the spec's ties are, and the hits above
+ * the page skipped.
+ */
+function pageOfHits(
+  stmts: StatementCache,
+  hits: ReadonlyArray<readonly [number, number, ...unknown[]]>,
+  before: number,
+  page: { offset: number; limit: number },
+): Array<[number, number]> {
   const ids = idsOfKeys(
     stmts,
-    kept.map(([key]) => key),
+    hits.map(([key]) => key),
   );
-  return kept
+  return hits
     .flatMap(([key, value]): Array<[number, number]> => (ids.has(key) ? [[ids.get(key)!, value]] : []))
     .sort((x, y) => y[1] - x[1] || y[0] - x[0])
-    .slice(page.offset - before, want - before);
+    .slice(page.offset - before, page.offset + page.limit - before);
 }
 
 /**
@@ -294,14 +308,7 @@ function deepPage(
     .all(...score.sample.args, match, pool, want, page.offset) as Array<[number, number, number]>;
   if (groups.length === 0) return [];
   const before = groups.reduce((least, [, , above]) => Math.min(least, above), Number.POSITIVE_INFINITY);
-  const ids = idsOfKeys(
-    stmts,
-    groups.map(([key]) => key),
-  );
-  return groups
-    .flatMap(([key, value]): Array<[number, number]> => (ids.has(key) ? [[ids.get(key)!, value]] : []))
-    .sort((x, y) => y[1] - x[1] || y[0] - x[0])
-    .slice(page.offset - before, want - before);
+  return pageOfHits(stmts, groups, before, page);
 }
 
 /**
