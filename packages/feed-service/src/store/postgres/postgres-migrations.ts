@@ -390,7 +390,7 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       // up on these vectors (none of 5,000 posts of the demo and long-tail shapes stored
       // compressed) after trying each one, on every write of the column: the same bytes stored,
       // the attempt saved (bench/NOTES.md, pgmig31). Catalog only: rows already stored stay as
-      // they are. phrase_vector compresses (a fifth) and keeps its compression.
+      // they are. phrase_vector compresses (a fifth) and kept its compression until migration 47.
       await sql.query("ALTER TABLE posts ALTER COLUMN search_vector SET STORAGE EXTERNAL");
     },
   },
@@ -427,6 +427,19 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "posts by feed and language: a search with feed: and a language none of those feeds writes is answered empty after one probe a feed, instead of reading their posts",
     up: async (sql) => {
       await sql.query(feedLanguagesSchema);
+    },
+  },
+  {
+    version: 47,
+    description:
+      "phrase_vector stored without compression: pglz was the largest part of writing a post's row, on every write, for a fifth of the column's bytes",
+    up: async (sql) => {
+      // EXTERNAL, as search_vector since migration 39: out of line when the row is too long, never
+      // compressed. pglz shortens the pairs a little but was the largest single function of the
+      // server's COPY of posts (migrate-data), and each build of posts_search_words and each
+      // ANALYZE decompressed them again (bench/NOTES.md). Catalog only: rows already stored stay
+      // as they are.
+      await sql.query("ALTER TABLE posts ALTER COLUMN phrase_vector SET STORAGE EXTERNAL");
     },
   },
 ];
