@@ -40,24 +40,27 @@ const HELD = `held AS (SELECT id, feed_id, language_id, coalesce(category_id, 0)
   FROM posts INDEXED BY posts_sort_keys WHERE id > (SELECT from_id FROM posts_rollup_hold))`;
 
 /**
- * `through` summed again from `starts` (feed_id, lo, b: the earliest changed period, and the block
- * it lies in at level 0), from the row before it that the held posts leave as it was.
+ * The rows whose `through` the held posts change, with its new value: summed again from `starts`
+ * (feed_id, lo, b: the earliest changed period, and the block it lies in at level 0), from the row
+ * before it that the held posts leave as it was. CROSS JOIN keeps `starts` outside: the planner
+ * would otherwise walk every feed's rows of the level and filter them.
  */
 const resum = (level: 0 | 1, starts: string) => {
   const within = level === 0 ? `AND p.period < (s.b + 1) * ${SUM_BLOCK_DAYS}` : "";
   const before = level === 0 ? `AND q.period >= s.b * ${SUM_BLOCK_DAYS}` : "";
-  return `WITH ${HELD}, starts AS (${starts}),
-  summed AS (SELECT s.feed_id AS f, p.period AS period,
+  return `WITH ${HELD}, starts AS (${starts})
+  SELECT f, period, t FROM (SELECT s.feed_id AS f, p.period AS period, p.through AS through,
       coalesce((SELECT q.through FROM feed_post_sums q WHERE q.level = ${level} AND q.feed_id = s.feed_id
         AND q.period < s.lo ${before} ORDER BY q.period DESC LIMIT 1), 0)
       + sum(p.n) OVER (PARTITION BY s.feed_id, s.b ORDER BY p.period) AS t
-    FROM starts s JOIN feed_post_sums p ON p.level = ${level} AND p.feed_id = s.feed_id AND p.period >= s.lo ${within})
-  UPDATE feed_post_sums SET through = summed.t FROM summed
-  WHERE feed_post_sums.level = ${level} AND feed_post_sums.feed_id = summed.f
-    AND feed_post_sums.period = summed.period AND feed_post_sums.through <> summed.t`;
+    FROM starts s CROSS JOIN feed_post_sums p
+    WHERE p.level = ${level} AND p.feed_id = s.feed_id AND p.period >= s.lo ${within})
+  WHERE through <> t`;
 };
 
-const SETTLE = [
+const RESET_THROUGH = "UPDATE feed_post_sums SET through = ? WHERE level = ? AND feed_id = ? AND period = ?";
+
+const SETTLE: ReadonlyArray<string | readonly [level: 0 | 1, sql: string]> = [
   `WITH ${HELD} INSERT INTO post_day_counts (day, language_id, category_id, posts, min_id, max_id)
     SELECT d, language_id, c, count(*), min(id), max(id) FROM held WHERE true GROUP BY d, language_id, c
     ON CONFLICT (day, language_id, category_id) DO UPDATE SET posts = posts + excluded.posts,
@@ -71,11 +74,11 @@ const SETTLE = [
   `WITH ${HELD} INSERT INTO feed_post_sums (level, feed_id, period, n, through)
     SELECT 0, feed_id, d, count(*), 0 FROM held WHERE true GROUP BY feed_id, d
     ON CONFLICT (level, feed_id, period) DO UPDATE SET n = n + excluded.n`,
-  resum(0, `SELECT feed_id, min(d) AS lo, ${block("d")} AS b FROM held GROUP BY feed_id, b`),
+  [0, resum(0, `SELECT feed_id, min(d) AS lo, ${block("d")} AS b FROM held GROUP BY feed_id, b`)],
   `WITH ${HELD} INSERT INTO feed_post_sums (level, feed_id, period, n, through)
     SELECT 1, feed_id, ${block("d")}, count(*), 0 FROM held WHERE true GROUP BY 1, 2, 3
     ON CONFLICT (level, feed_id, period) DO UPDATE SET n = n + excluded.n`,
-  resum(1, `SELECT feed_id, min(${block("d")}) AS lo, 0 AS b FROM held GROUP BY feed_id`),
+  [1, resum(1, `SELECT feed_id, min(${block("d")}) AS lo, 0 AS b FROM held GROUP BY feed_id`)],
   `WITH ${HELD} INSERT INTO feed_post_sums (level, feed_id, period, n, through, lo, hi)
     SELECT 2, feed_id, 0, count(*), count(*), min(d), max(d) FROM held WHERE true GROUP BY feed_id
     ON CONFLICT (level, feed_id, period) DO UPDATE SET n = n + excluded.n, through = through + excluded.through,
@@ -113,5 +116,14 @@ export function holdRollups(stmts: StatementCache): boolean {
 
 /** Counts the posts held since `holdRollups` and ends the hold, in the same transaction. */
 export function settlePostRollups(stmts: StatementCache): void {
-  for (const sql of SETTLE) stmts.get(sql).run();
+  for (const step of SETTLE) {
+    if (typeof step === "string") {
+      stmts.get(step).run();
+      continue;
+    }
+    const [level, sql] = step;
+    const reset = stmts.get(RESET_THROUGH);
+    for (const [feedId, period, through] of stmts.get(sql).raw().all() as Array<[number, number, number]>)
+      reset.run(through, level, feedId, period);
+  }
 }
