@@ -2,14 +2,14 @@
  * Migration 30: a refresh's new posts counted into the roll-ups once per transaction instead of
  * row by row. The posts' triggers (sqlite-running-sums-schema.ts: the day counts, the running sums
  * of posts, the day ranks) keep every writer's rows counted, other connections and SQL by hand
- * included; per post they were about half of its insert (bench/NOTES.md), a trigger program with
- * its own seeks for each of three tables, where a batch of posts falls into a few days of a few
+ * included; but a refresh paid for them post by post, a trigger program with its own seeks into
+ * each of three tables (figures in bench/NOTES.md), where its posts fall into a few days of a few
  * feeds.
  *
  * The hold: inside its write transaction the writer puts one row in `posts_rollup_hold`, the
  * largest post id there was (`from_id`). While it is there the triggers pass over every post above
  * that id, on insert, update and delete alike; before the transaction ends the writer counts the
- * posts above it as they then are, in one statement per table (`settlePostRollups`), and takes the
+ * posts above it as they then are, a few statements per table (`settlePostRollups`), and takes the
  * row out. So each post is counted by exactly one of the two: a post at or below `from_id` by the
  * triggers all its life, one above it (inserted under the hold: new ids are the largest) by the
  * settlement in its final state. The row is never committed, so other connections never see it
