@@ -27,6 +27,7 @@ import { settleSearchDays } from "./sqlite-counted-searches.js";
 import { assignDateKey, dateKeyFor } from "./sqlite-date-keys.js";
 import { HeldIndexWriteError, IndexWriteHold } from "./sqlite-index-write-hold.js";
 import { LanguageCountChanges, subtractFeedPosts } from "./sqlite-language-counts.js";
+import { holdRollups, settlePostRollups } from "./sqlite-rollup-hold.js";
 import {
   findStory,
   insertCopy,
@@ -369,7 +370,11 @@ export function applyFeedUpdate(
   try {
     return db
       .transaction(() => {
+        const held = holdRollups(hold);
         const result = writeFeedUpdate(hold, feedId, update);
+        // Before the held index rows: its statements write many rows, each opening a statement
+        // journal, at which FTS5 would write out rows already passed to it (sqlite-index-write-hold.ts).
+        if (held) settlePostRollups(hold);
         hold.writeHeld();
         // The index now holds the posts' rows: the days they touched are counted again.
         settleSearchDays(hold);
@@ -452,6 +457,7 @@ export function applyFeedUpdates(
   let failedAt = -1;
   const hold = holdFor(db);
   const run = db.transaction(() => {
+    const held = holdRollups(hold);
     const outcomes = updates.map(({ feedId, update }, i): FeedUpdateOutcome => {
       hold.tagAs(i);
       try {
@@ -461,6 +467,7 @@ export function applyFeedUpdates(
         throw error;
       }
     });
+    if (held) settlePostRollups(hold);
     try {
       hold.writeHeld();
     } catch (error) {

@@ -21,6 +21,7 @@ import { indexByDateKey } from "./sqlite-date-key-migration.js";
 import { dayCountTables } from "./sqlite-day-counts-schema.js";
 import { addFeedHealthColumns } from "./sqlite-feed-health-schema.js";
 import { refileLanguages } from "./sqlite-language-refiling.js";
+import { holdPostRollups } from "./sqlite-rollup-hold.js";
 import { dropIdBlocks, rollupTables } from "./sqlite-rollup-schema.js";
 import { addRunningSums } from "./sqlite-running-sums-schema.js";
 import { moveSearchHistory } from "./sqlite-search-history.js";
@@ -359,6 +360,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
     description:
       "each smart category's matches per language and day, kept as posts are written, so any page of it starts at its day",
     up: addCountedSearches,
+  },
+  {
+    version: 30,
+    description:
+      "a writer's new posts counted into the day counts, running sums and day ranks once per transaction, the triggers passing over them meanwhile",
+    up: holdPostRollups,
   },
 ];
 

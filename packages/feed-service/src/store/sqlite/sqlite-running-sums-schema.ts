@@ -55,9 +55,9 @@ const sumUp = (table: string, f: string, d: string) => sumUpOwn(table, f, d) + s
  * (its total's `hi`, a bound that only grows) is later: what ingest and /click write, dated last,
  * skips it. Either order with the trigger adding the own rows gives the same sums.
  */
-const laterSumsTrigger = (name: string, on: string, table: string, f: string, d: string) => `
+const laterSumsTrigger = (name: string, on: string, table: string, f: string, d: string, guard = "") => `
 CREATE TRIGGER ${name} AFTER INSERT ON ${on}
-WHEN ${d} < (SELECT hi FROM ${table} WHERE level = 2 AND feed_id = ${f})
+WHEN ${d} < (SELECT hi FROM ${table} WHERE level = 2 AND feed_id = ${f})${guard === "" ? "" : ` AND ${guard}`}
 BEGIN ${sumUpLater(table, f, d)}
 END;`;
 
@@ -194,39 +194,65 @@ CREATE TABLE post_day_ranks (
 ) WITHOUT ROWID;
 `;
 
-export const runningSumTriggers = `
--- A category's rows holding a post above an id, for the lowest day of a list since it.
-CREATE INDEX post_day_counts_by_max_id ON post_day_counts (category_id, max_id);
+/**
+ * A further condition on the posts' roll-up triggers below, by the row each reads (`new` for an
+ * insert, `old` for an update or a delete): "" for none (schema 21), or migration 30's hold
+ * (sqlite-rollup-hold.ts), under which the writer counts its own new posts once per transaction.
+ */
+export type RollupGuard = (row: "new" | "old") => string;
+
+const noGuard: RollupGuard = () => "";
+/** `cond`, with the guard ANDed when there is one (parenthesised then: `cond` holds ORs). */
+const also = (cond: string, guard: string) => (guard === "" ? cond : `(${cond}) AND ${guard}`);
+const onlyWhen = (guard: string) => (guard === "" ? "" : ` WHEN ${guard}`);
+
+/** The posts' triggers that keep the day counts, the running sums of posts and the day ranks. */
+export const postRollupTriggers = (guard: RollupGuard = noGuard) => `
 DROP TRIGGER IF EXISTS posts_day_counts_insert;
 DROP TRIGGER IF EXISTS posts_day_counts_update;
 DROP TRIGGER IF EXISTS posts_day_counts_delete;
-CREATE TRIGGER posts_day_counts_insert AFTER INSERT ON posts BEGIN ${dayCountUp}
+DROP TRIGGER IF EXISTS posts_sums_insert;
+DROP TRIGGER IF EXISTS posts_sums_insert_later;
+DROP TRIGGER IF EXISTS posts_sums_update;
+DROP TRIGGER IF EXISTS posts_sums_delete;
+CREATE TRIGGER posts_day_counts_insert AFTER INSERT ON posts${onlyWhen(guard("new"))} BEGIN ${dayCountUp}
 END;
 CREATE TRIGGER posts_day_counts_update AFTER UPDATE OF post_date, language_id, category_id ON posts
-WHEN old.post_date IS NOT new.post_date OR old.language_id IS NOT new.language_id
-  OR old.category_id IS NOT new.category_id
+WHEN ${also(
+  `old.post_date IS NOT new.post_date OR old.language_id IS NOT new.language_id
+  OR old.category_id IS NOT new.category_id`,
+  guard("old"),
+)}
 BEGIN ${dayCountDown} ${dayCountUp}
 END;
-CREATE TRIGGER posts_day_counts_delete AFTER DELETE ON posts BEGIN ${dayCountDown}
+CREATE TRIGGER posts_day_counts_delete AFTER DELETE ON posts${onlyWhen(guard("old"))} BEGIN ${dayCountDown}
 END;
-CREATE TRIGGER posts_sums_insert AFTER INSERT ON posts BEGIN
+CREATE TRIGGER posts_sums_insert AFTER INSERT ON posts${onlyWhen(guard("new"))} BEGIN
   ${sumUpOwn("feed_post_sums", "new.feed_id", day("new.post_date"))}
   ${rankUp}
 END;
-${laterSumsTrigger("posts_sums_insert_later", "posts", "feed_post_sums", "new.feed_id", day("new.post_date"))}
+${laterSumsTrigger("posts_sums_insert_later", "posts", "feed_post_sums", "new.feed_id", day("new.post_date"), guard("new"))}
 CREATE TRIGGER posts_sums_update AFTER UPDATE OF post_date, feed_id, language_id, category_id ON posts
-WHEN old.post_date IS NOT new.post_date OR old.feed_id IS NOT new.feed_id
-  OR old.language_id IS NOT new.language_id OR old.category_id IS NOT new.category_id
+WHEN ${also(
+  `old.post_date IS NOT new.post_date OR old.feed_id IS NOT new.feed_id
+  OR old.language_id IS NOT new.language_id OR old.category_id IS NOT new.category_id`,
+  guard("old"),
+)}
 BEGIN
   ${sumDown("feed_post_sums", "old.feed_id", day("old.post_date"))}
   ${sumUp("feed_post_sums", "new.feed_id", day("new.post_date"))}
   ${rankDown}
   ${rankUp}
 END;
-CREATE TRIGGER posts_sums_delete AFTER DELETE ON posts BEGIN
+CREATE TRIGGER posts_sums_delete AFTER DELETE ON posts${onlyWhen(guard("old"))} BEGIN
   ${sumDown("feed_post_sums", "old.feed_id", day("old.post_date"))}
   ${rankDown}
-END;
+END;`;
+
+export const runningSumTriggers = `
+-- A category's rows holding a post above an id, for the lowest day of a list since it.
+CREATE INDEX post_day_counts_by_max_id ON post_day_counts (category_id, max_id);
+${postRollupTriggers()}
 -- A post's clicks go before it, so that their triggers still find its feed (the cascade would
 -- delete them after the post, when it no longer can).
 CREATE TRIGGER posts_clicks_first BEFORE DELETE ON posts BEGIN
