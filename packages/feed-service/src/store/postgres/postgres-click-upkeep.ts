@@ -83,7 +83,7 @@ BEGIN
   RETURN NULL;
 END $$;
 -- Migration 6's roll-up trigger on updates, without clicks (posts_track_clicked moves them).
-DROP TRIGGER posts_track_rollups_update ON posts;
+DROP TRIGGER IF EXISTS posts_track_rollups_update ON posts;
 CREATE TRIGGER posts_track_rollups_update AFTER UPDATE OF feed_id, category_id, language_id, post_date ON posts
   FOR EACH ROW WHEN (OLD.feed_id IS DISTINCT FROM NEW.feed_id OR OLD.category_id IS DISTINCT FROM NEW.category_id
     OR OLD.language_id IS DISTINCT FROM NEW.language_id OR OLD.post_date IS DISTINCT FROM NEW.post_date)
