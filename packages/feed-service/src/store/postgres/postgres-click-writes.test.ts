@@ -11,7 +11,10 @@ import type pg from "pg";
 import { runningDayCounts, runningTotals } from "../../test-support/postgres-running-counts.js";
 import { DAY, incoming, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
+import { clickedFeedsSchema } from "./postgres-clicked-feeds.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
+import { languageTotalsSchema } from "./postgres-language-totals.js";
+import { clickSumsTrigger } from "./postgres-running-sums.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 
 let server: TestPostgres;
@@ -284,6 +287,93 @@ describe("postgres clicks in one statement", () => {
         await two.end();
       }
     }));
+
+  it("writes the same roll-up rows as migration 44's upserts, on a click's single UPDATEs and their fallbacks (migration 45)", async () => {
+    // One feed's posts clicked one at a time: first clicks of a post, of a day and of a block (the
+    // rows missing or ending before the click: the upserts), clicks on the last day (the single
+    // UPDATEs), a click dated before its feed's last day (merged), a post re-filed under another
+    // language and clicked again, a click undone. Run on migration 45's triggers and on 44's
+    // (their functions put back), every roll-up row compared whole.
+    const run = async (name: string, before45: boolean) =>
+      withDatabase(name, async (store, pool) => {
+        await seed(store);
+        if (before45) {
+          await pool.query(clickSumsTrigger);
+          await pool.query(clickedFeedsSchema);
+          await pool.query(languageTotalsSchema);
+          await pool.query(`DROP TRIGGER posts_track_rollups_update ON posts;
+            CREATE TRIGGER posts_track_rollups_update AFTER UPDATE OF feed_id, category_id, language_id, post_date, clicks
+              ON posts FOR EACH ROW WHEN (OLD.feed_id IS DISTINCT FROM NEW.feed_id
+                OR OLD.category_id IS DISTINCT FROM NEW.category_id OR OLD.language_id IS DISTINCT FROM NEW.language_id
+                OR OLD.post_date IS DISTINCT FROM NEW.post_date OR OLD.clicks IS DISTINCT FROM NEW.clicks)
+              EXECUTE FUNCTION posts_track_rollups();`);
+        }
+        const posts = (
+          await rows<{ id: number }>(
+            pool,
+            "SELECT id FROM posts WHERE feed_id = (SELECT min(feed_id) FROM posts) ORDER BY id",
+          )
+        ).map((p) => p.id);
+        const [p1, p2, p3] = posts as [number, number, number];
+        const sequence: Array<[number, string, number]> = [
+          [p1, "a", T0],
+          [p1, "b", T0 + 1_000],
+          [p2, "a", T0 + 2_000],
+          [p2, "b", T0 + DAY],
+          [p3, "a", T0 + DAY + 1_000],
+          [p1, "c", T0 + 70 * DAY],
+          [p3, "b", T0 + 70 * DAY + 1_000],
+          [p2, "c", T0 + 2 * DAY],
+          [p3, "c", T0 + 70 * DAY + 2_000],
+        ];
+        const click = (id: number, who: string, at: number) => store.recordClick(id, who, at, 600_000);
+        for (const [id, who, at] of sequence) assert.ok(await click(id, who, at));
+        // Re-filed under the seed's other language.
+        await pool.query(
+          `UPDATE posts SET language_id = CASE language_id WHEN 1 THEN (SELECT max(language_id) FROM posts) ELSE 1 END
+            WHERE id = $1`,
+          [p1],
+        );
+        assert.ok(await click(p1, "d", T0 + 70 * DAY + 3_000));
+        // Re-dated within its day and then to another day, its count moved in the same updates (by
+        // one and back, so that it still equals its clicks).
+        await pool.query("UPDATE posts SET post_date = post_date + 1, clicks = clicks + 1 WHERE id = $1", [
+          p2,
+        ]);
+        await pool.query("UPDATE posts SET post_date = post_date + $2, clicks = clicks - 1 WHERE id = $1", [
+          p2,
+          3 * DAY,
+        ]);
+        assert.ok(await click(p2, "d", T0 + 70 * DAY + 3_500));
+        await pool.query("DELETE FROM clicks WHERE id = (SELECT max(id) FROM clicks WHERE post_id = $1)", [
+          p3,
+        ]);
+        await pool.query("UPDATE posts SET clicks = clicks - 1 WHERE id = $1", [p3]);
+        assert.ok(await click(p3, "d", T0 + 70 * DAY + 4_000));
+        const q = (text: string) => rows(pool, text);
+        const languageRecount = await q(`SELECT language_id, coalesce(category_id, 0) AS category_key,
+          ((day % 32) + 32) % 32 AS stripe, sum(posts)::bigint AS posts, sum(clicks)::bigint AS clicks
+          FROM scope_days GROUP BY 1, 2, 3 HAVING sum(posts) <> 0 OR sum(clicks) <> 0 ORDER BY 1, 2, 3`);
+        return {
+          ...(await rollupsAndRecount(pool)),
+          languageRecount,
+          rows: {
+            languages: await q(`SELECT language_id, category_key, stripe, posts, clicks FROM language_totals
+              WHERE posts <> 0 OR clicks <> 0 ORDER BY 1, 2, 3`),
+            clicked: await q("SELECT * FROM clicked_posts ORDER BY id"),
+            clickSums: await q("SELECT * FROM feed_click_sums ORDER BY feed_id"),
+            clickDays: await q("SELECT * FROM feed_click_days ORDER BY block, feed_id"),
+            scope: await q("SELECT * FROM scope_days ORDER BY category_id, language_id, day"),
+          },
+        };
+      });
+    const now = await run("clicks_upkeep_45", false);
+    const then = await run("clicks_upkeep_44", true);
+    assert.deepEqual(now.rollups, now.recount);
+    assert.deepEqual(now.rows.languages, now.languageRecount);
+    assert.ok((now.rows.clickSums as unknown[]).length > 0 && (now.rows.clickDays as unknown[]).length > 1);
+    assert.deepEqual(now.rows, then.rows);
+  });
 
   it("updates posts heap-only on a click: no index of posts is written", () =>
     withDatabase("clicks_hot", async (store, pool) => {

@@ -14,6 +14,7 @@ import { type MigrationProgress, stderrProgress } from "../migration-progress.js
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
 import { clicksFunctionSchema, createClickFunction } from "./postgres-click-schema.js";
+import { createClickUpkeep } from "./postgres-click-upkeep.js";
 import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
@@ -428,6 +429,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql) => {
       await sql.query(feedLanguagesSchema);
     },
+  },
+  {
+    version: 45,
+    description:
+      "a click's roll-up rows (clicked_posts, language_totals, its feed's running sums) each written by one UPDATE where the row exists, instead of an upsert or two updates",
+    up: createClickUpkeep,
   },
   {
     version: 47,

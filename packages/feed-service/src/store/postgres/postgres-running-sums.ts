@@ -106,19 +106,29 @@ const upsertDayOne = (pos: string, sign: 1 | -1) => `ON CONFLICT (block, feed_id
           || (s.through[cardinality(s.through)] + ${sign})
       ELSE running_merge(0, s.through, 0, excluded.through) END`;
 
+/** sumsAddOne's two upserts, the feed's total row first, then its day row (a statement each). */
+export function sumsAddOneUpserts(of: Counted, feed: string, at: string, sign: 1 | -1 = 1): [string, string] {
+  const { sums, days } = tables(of);
+  const d = `post_day(${at})`;
+  return [
+    `
+  INSERT INTO ${sums} AS s (feed_id, first_block, through) VALUES (${feed}, ${block(d)}, ARRAY[${sign}])
+    ${upsertSums};`,
+    `
+  INSERT INTO ${days} AS s (block, feed_id, through)
+    VALUES (${block(d)}, ${feed}, array_fill(0, ARRAY[${d} - ${block(d)} * ${SUM_BLOCK_DAYS}]) || ${sign})
+    ${upsertDayOne(`${d} - ${block(d)} * ${SUM_BLOCK_DAYS} + 1`, sign)};`,
+  ];
+}
+
 /**
  * The same for one row (a row trigger's post or click): feed `feed` (not null), dated `at`. Plain
  * upserts of one element, without the grouping a statement's rows need.
  */
-function sumsAddOne(of: Counted, feed: string, at: string, sign: 1 | -1 = 1): string {
+export function sumsAddOne(of: Counted, feed: string, at: string, sign: 1 | -1 = 1): string {
   const { sums, days } = tables(of);
   const d = `post_day(${at})`;
-  const upserts = `
-  INSERT INTO ${sums} AS s (feed_id, first_block, through) VALUES (${feed}, ${block(d)}, ARRAY[${sign}])
-    ${upsertSums};
-  INSERT INTO ${days} AS s (block, feed_id, through)
-    VALUES (${block(d)}, ${feed}, array_fill(0, ARRAY[${d} - ${block(d)} * ${SUM_BLOCK_DAYS}]) || ${sign})
-    ${upsertDayOne(`${d} - ${block(d)} * ${SUM_BLOCK_DAYS} + 1`, sign)};`;
+  const upserts = sumsAddOneUpserts(of, feed, at, sign).join("");
   if (sign > 0) return upserts;
   return `${upserts}
   DELETE FROM ${sums} WHERE feed_id = ${feed} AND through[cardinality(through)] <= 0;
