@@ -61,6 +61,7 @@ export async function openCorpus(posts) {
     rmSync(partial, { force: true });
     rmSync(`${partial}-wal`, { force: true });
     rmSync(`${partial}-shm`, { force: true });
+    rmSync(`${partial}-history`, { force: true });
     const started = Date.now();
     process.stderr.write(`building ${posts} posts into ${path} (once; cached for later runs)...\n`);
     const store = await openStore(partial);
@@ -69,6 +70,8 @@ export async function openCorpus(posts) {
     // `feed-service demo` leaves it), outside the timed part; the search bench says so.
     await store.close();
     renameSync(partial, path);
+    // The search history is a file beside the database (schema 25): it moves with it.
+    if (existsSync(`${partial}-history`)) renameSync(`${partial}-history`, `${path}-history`);
     process.stderr.write(`built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }
   refuseOlderCorpus(path);

@@ -223,7 +223,7 @@ export async function openShapeCorpus(shapeName, posts) {
     return { path, manifest: known };
   }
   const partial = `${path}.building`;
-  for (const suffix of ["", "-wal", "-shm"]) {
+  for (const suffix of ["", "-wal", "-shm", "-history"]) {
     rmSync(`${partial}${suffix}`, { force: true });
     rmSync(`${path}${suffix}`, { force: true });
   }
@@ -262,6 +262,8 @@ export async function openShapeCorpus(shapeName, posts) {
     };
   }
   renameSync(partial, path);
+  // The search history is a file beside the database (schema 25): it moves with it.
+  if (existsSync(`${partial}-history`)) renameSync(`${partial}-history`, `${path}-history`);
   for (const suffix of ["-wal", "-shm"]) rmSync(`${partial}${suffix}`, { force: true });
   say("  reading the index's term statistics...");
   manifest.version = versionOf(shapeName);
