@@ -38,8 +38,8 @@ export const FTS_GATHER_COST_US = 0.15;
  * (a delta-coded rowid and its positions, no row written anywhere): a quarter of a hit gathered.
  * The `feed:` plan weighs such a walk against the per-feed statements (fts5-feed-search.ts,
  * perFeedCosts); charging the walk's entries as gathered hits picked the per-feed plan where the
- * walk costs half as much (bench/NOTES.md). Assumes a per-entry cost, so the ratio does not depend
- * on corpus size.
+ * walk cost less (bench/NOTES.md). Assumes a per-entry cost, so the ratio does not depend on
+ * corpus size.
  */
 export const FTS_WALK_ENTRY_COST_US = FTS_GATHER_COST_US / 4;
 /**
