@@ -30,9 +30,9 @@ import type { StatementCache } from "./sqlite-connection.js";
 import {
   FEED_SEGMENT_SEEK_COST_US,
   FEED_STATEMENTS_BUDGET_US,
-  FTS_GATHER_COST_US,
   FTS_SCORE_COST_US,
   FTS_TEST_COST_US,
+  FTS_WALK_ENTRY_COST_US,
 } from "./sqlite-plan-costs.js";
 import { segmentCount } from "./sqlite-search-maintenance.js";
 import { newestKeyRange, TEXT_WEIGHTS } from "./sqlite-term-sample.js";
@@ -236,8 +236,8 @@ const ALL_KEYS = { low: -(2 ** 53 - 1), high: 2 ** 53 - 1 };
  * reads a feed's share of the hits in its statement, each row scored over every phrase of that
  * statement (sampled_bm25_over reads each phrase's instances: FTS_SCORE_COST_US), so a group of
  * small feeds pays all its phrases at each of its rows. The plan over posts_fts walks the words'
- * lists newest first until `need` of the hits are the feeds' (an entry about a hit gathered:
- * FTS_GATHER_COST_US) and scores those: on a common word that walk stops early, where the
+ * lists newest first until `need` of the hits are the feeds' (FTS_WALK_ENTRY_COST_US an entry)
+ * and scores those: on a common word that walk stops early, where the
  * per-feed plan still pays every statement and its groups' phrases (bench/NOTES.md).
  */
 export function perFeedCosts(
@@ -283,7 +283,7 @@ export function perFeedCosts(
   // The walk reads every clause's list down to where `need` of the feeds' hits lie (all of it
   // when they hold fewer).
   const walked = lists * Math.min(1, at.need / Math.max(hits, 1));
-  const postsFts = walked * FTS_GATHER_COST_US + Math.min(at.need, hits) * phrases * FTS_SCORE_COST_US;
+  const postsFts = walked * FTS_WALK_ENTRY_COST_US + Math.min(at.need, hits) * phrases * FTS_SCORE_COST_US;
   return { perFeed, postsFts };
 }
 

@@ -480,8 +480,11 @@ describe("SQLite bounded reads", () => {
           .sort((a, b) => b.date - a.date || b.id - a.id)
           .slice(0, bounds.relevancePool)
           .sort((a, b) => b.score - a.score || b.id - a.id);
+        // A shallow page past the first hits (the bounded sort, the hits above it skipped by
+        // count) and a deep one (the whole pool sorted).
         for (const [offset, limit] of [
           [0, 30],
+          [100, 30],
           [590, 20],
         ] as const) {
           const page = searchPosts(

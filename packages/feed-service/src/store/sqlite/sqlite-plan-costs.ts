@@ -34,6 +34,15 @@ export const EXACT_HITS_BELOW = 20_000;
 export const FTS_TEST_COST_US = 15;
 export const FTS_GATHER_COST_US = 0.15;
 /**
+ * On the same scale, an entry of a posting list that a walk over posts_fts reads and passes over
+ * (a delta-coded rowid and its positions, no row written anywhere): a quarter of a hit gathered.
+ * The `feed:` plan weighs such a walk against the per-feed statements (fts5-feed-search.ts,
+ * perFeedCosts); charging the walk's entries as gathered hits picked the per-feed plan where the
+ * walk cost less (bench/NOTES.md). Assumes a per-entry cost, so the ratio does not depend on
+ * corpus size.
+ */
+export const FTS_WALK_ENTRY_COST_US = FTS_GATHER_COST_US / 4;
+/**
  * On the same scale, scoring a hit as it is read (sampled_bm25 reads its position lists and its
  * length): about a thirtieth of a test, so a page of hits spread over the index is scored by
  * scoring every hit on the one read that finds them when there are fewer than about thirty per

@@ -103,8 +103,15 @@ describe("SQLite relevance pages that end among equal scores", () => {
           .all() as number[];
         assert.deepEqual(new Set(all.map((p) => p.postId)), new Set(newest));
       }
+      // Pages shallow enough for the bounded sort (twice their end under the pool) that start
+      // after the first tie group: the hits ranked above the page are skipped by count.
       for (const [offset, limit] of [
         [0, 3],
+        [2, 3],
+        [3, 2],
+        [7, 3],
+        [8, 2],
+        [9, 2],
         [5, 7],
         [18, 4],
         [20, 1],
