@@ -42,22 +42,23 @@ export function feedNamesVersion(db: Database.Database, stmts: StatementCache): 
 }
 
 /**
- * The names as last read, with the version they were read at: `read` runs again when the version
- * differs, or when there is none. The version is taken before the read starts, so a change made
- * after it moves the version the next call compares, whenever the read's snapshot began.
+ * A read's answer as last read (the feed names; the pool's catalog lists), with the version it was
+ * read at: `read` runs again when the version differs, or when there is none. The version is taken
+ * before the read starts, so a change made after it moves the version the next call compares,
+ * whenever the read's snapshot began.
  */
-export class KeptFeedNames<T> {
-  #kept: { version: string; names: T } | null = null;
+export class KeptRead<T> {
+  #kept: { version: string; answer: T } | null = null;
 
   get(version: string | null, read: () => T): T {
-    if (version !== null && this.#kept?.version === version) return this.#kept.names;
-    const names = read();
-    this.#kept = version === null ? null : { version, names };
-    return names;
+    if (version !== null && this.#kept?.version === version) return this.#kept.answer;
+    const answer = read();
+    this.#kept = version === null ? null : { version, answer };
+    return answer;
   }
 
-  /** Forgets the names (a read that failed must not be kept). */
-  forget(names: T): void {
-    if (this.#kept?.names === names) this.#kept = null;
+  /** Forgets the answer (a read that failed must not be kept). */
+  forget(answer: T): void {
+    if (this.#kept?.answer === answer) this.#kept = null;
   }
 }

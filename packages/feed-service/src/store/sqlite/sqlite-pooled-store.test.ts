@@ -122,6 +122,47 @@ describe("sqlite store with query threads", () => {
     }
   });
 
+  it("keeps the catalog lists until the file is written, by this process or another", async () => {
+    const path = fileFor("catalog-lists");
+    const store = await openStore(path, { queryLimits: { threads: 1 } });
+    try {
+      const web = await store.addCategory("Web");
+      const names = async () => (await store.categories()).map((c) => c.categoryName);
+      assert.deepEqual(await names(), ["Web"]);
+      // Unchanged: the kept records (a query thread's answer would be new objects), each caller
+      // with its own array.
+      const [first, second] = [await store.categories(), await store.categories()];
+      assert.notEqual(first, second);
+      assert.equal(first[0], second[0]);
+      const [l1, l2] = [await store.languages(), await store.languages()];
+      assert.equal(l1[0], l2[0]);
+      // This process's write: the very next call.
+      const news = await store.addCategory("News");
+      assert.deepEqual((await names()).sort(), ["News", "Web"]);
+      // One kept list per filter.
+      await store.addFeed({ feedUrl: "https://lists.test/a", feedName: "A", categoryId: web.categoryId });
+      await store.addFeed({ feedUrl: "https://lists.test/b", feedName: "B", categoryId: news.categoryId });
+      const feedsOf = async (categoryId: number) =>
+        (await store.feeds({ categoryId })).map((f) => f.feedName);
+      assert.deepEqual(await feedsOf(web.categoryId), ["A"]);
+      assert.deepEqual(await feedsOf(news.categoryId), ["B"]);
+      assert.deepEqual(await feedsOf(web.categoryId), ["A"]);
+      assert.deepEqual((await store.feeds()).map((f) => f.feedName).sort(), ["A", "B"]);
+      // Another connection's commit (another process, the CLI) moves data_version.
+      const elsewhere = new Database(path);
+      try {
+        elsewhere.prepare("INSERT INTO categories (name, name_key) VALUES ('Art', 'art')").run();
+        elsewhere.prepare("UPDATE feeds SET name = 'A2' WHERE name = 'A'").run();
+      } finally {
+        elsewhere.close();
+      }
+      assert.deepEqual((await names()).sort(), ["Art", "News", "Web"]);
+      assert.deepEqual(await feedsOf(web.categoryId), ["A2"]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("answers a call still running at the deadline with FEED_QUERY_TIMEOUT and keeps serving", async () => {
     const path = fileFor("deadline");
     const writer = await openStore(path);

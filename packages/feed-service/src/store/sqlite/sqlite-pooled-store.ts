@@ -43,12 +43,14 @@ import type {
   StoryMergeRecord,
 } from "../store.js";
 import type { WebSubStore } from "../websub-store.js";
-import { KeptFeedNames } from "./sqlite-feed-names.js";
+import { KeptRead } from "./sqlite-feed-names.js";
 import { lightReadMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
 import type { SqliteStore } from "./sqlite-store.js";
 import { warmSqliteFile } from "./sqlite-warm.js";
 
 const lightMethods = new Set<string>(lightReadMethods);
+/** How many filtered feed lists are kept at most (one per category or language asked for). */
+const maxKeptFeedLists = 256;
 /** The nice value of the heavy query threads (0 is normal, 19 the lowest priority). */
 const HEAVY_NICE = 10;
 
@@ -66,7 +68,11 @@ export class SqlitePooledStore implements Store {
   readonly #light: ThreadLane;
   readonly #heavy: ThreadLane;
   readonly #path: string;
-  readonly #feedNames = new KeptFeedNames<Promise<Array<{ feedId: number; feedName: string }>>>();
+  readonly #feedNames = new KeptRead<Promise<Array<{ feedId: number; feedName: string }>>>();
+  readonly #categories = new KeptRead<Promise<readonly CategoryRecord[]>>();
+  readonly #smartCategories = new KeptRead<Promise<readonly SmartCategoryRecord[]>>();
+  readonly #languages = new KeptRead<Promise<readonly LanguageRecord[]>>();
+  readonly #feeds = new Map<string, KeptRead<Promise<readonly FeedRecord[]>>>();
 
   /** WebSub state is written and read where the writes happen: the writer's connection. */
   get websub(): WebSubStore {
@@ -178,17 +184,41 @@ export class SqlitePooledStore implements Store {
   failingFeeds(): Promise<FeedFailureRecord[]> {
     return this.#read("failingFeeds");
   }
+  /**
+   * The catalog lists are kept on this thread until the file is written (by any connection): a
+   * cheap call then answers in one turn of this thread's event loop, with no query thread to wake
+   * and no reply to wait for behind the heavy answers (spec §4: cheap calls keep answering at once
+   * while heavy ones run). Each caller gets its own array of the kept records.
+   */
+  #kept<T>(
+    kept: KeptRead<Promise<readonly T[]>>,
+    method: SqliteReadMethod,
+    ...args: unknown[]
+  ): Promise<T[]> {
+    const rows = kept.get(this.#main.writeVersion(), () => this.#read<readonly T[]>(method, ...args));
+    rows.catch(() => kept.forget(rows));
+    return rows.then((list) => [...list]);
+  }
   categories(): Promise<CategoryRecord[]> {
-    return this.#read("categories");
+    return this.#kept(this.#categories, "categories");
   }
   smartCategories(): Promise<SmartCategoryRecord[]> {
-    return this.#read("smartCategories");
+    return this.#kept(this.#smartCategories, "smartCategories");
   }
   languages(): Promise<LanguageRecord[]> {
-    return this.#read("languages");
+    return this.#kept(this.#languages, "languages");
   }
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
-    return this.#read("feeds", filter);
+    const key = `${filter?.categoryId ?? ""}/${filter?.languageId ?? ""}`;
+    let kept = this.#feeds.get(key);
+    if (kept === undefined) {
+      // One list per filter asked for (a category's, a language's); past the bound, filters that
+      // name nothing cannot grow the map: their lists are read each time.
+      if (this.#feeds.size >= maxKeptFeedLists) return this.#read("feeds", filter);
+      kept = new KeptRead();
+      this.#feeds.set(key, kept);
+    }
+    return this.#kept(kept, "feeds", filter);
   }
   /**
    * Kept on this thread until a feed changes (sqlite-feed-names.ts): the version is the writer's

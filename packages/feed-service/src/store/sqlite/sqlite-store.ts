@@ -46,7 +46,7 @@ import {
 } from "./sqlite-connection.js";
 import { settleSearchDays, syncCountedSearches } from "./sqlite-counted-searches.js";
 import * as claims from "./sqlite-feed-claims.js";
-import { feedNamesVersion, KeptFeedNames } from "./sqlite-feed-names.js";
+import { feedNamesVersion, KeptRead } from "./sqlite-feed-names.js";
 import * as feedRankings from "./sqlite-feed-rankings.js";
 import * as feedWriter from "./sqlite-feed-writer.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
@@ -91,7 +91,7 @@ export class SqliteStore implements Store {
   }
 
   /** The feeds' names until a feed changes (sqlite-feed-names.ts). */
-  readonly #feedNames = new KeptFeedNames<Array<{ feedId: number; feedName: string }>>();
+  readonly #feedNames = new KeptRead<Array<{ feedId: number; feedName: string }>>();
 
   /** The search history's file (sqlite-search-history.ts), opened on first use. */
   #historyStmts: StatementCache | null = null;
@@ -180,6 +180,13 @@ export class SqliteStore implements Store {
   }
   feedNames(): Promise<Array<{ feedId: number; feedName: string }>> {
     return settle(() => this.#feedNames.get(this.feedNamesVersion(), () => catalog.feedNames(this.#stmts)));
+  }
+  /**
+   * Changes on every write to the database file (not its search history), by this connection or
+   * another; null inside a transaction (its writes are counted before other connections see them).
+   */
+  writeVersion(): string | null {
+    return this.#db.inTransaction ? null : this.#version();
   }
   /** Changes when a feed may have been added, renamed or removed; null inside a transaction. */
   feedNamesVersion(): string | null {
