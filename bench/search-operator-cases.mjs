@@ -193,7 +193,7 @@ export function sparsestFeedLanguage(feeds, languages, perFeed) {
 /**
  * The cases: [label, { searchTerms, sortBy, limit, offset }]. Per operator: alone (relevance and
  * clicks, limit 1000), with the commonest word (relevance, relevance at offset 9,000 (the deepest
- * page of the 10,000 ranked), date at offset 5,000, clicks at limit 1000), with the two commonest
+ * page of the 10,000 ranked), date at offset 5,000, clicks at limit 1000 and at offset 5,000), with the two commonest
  * words (relevance, limit 1000); then all of them together, and an excluded feed; then `feed:` without
  * the commonest word (relevance, date at offset 5,000, clicks at limit 1000); then `feed:` with
  * the language its feeds write least of; then the sparsest feeds and language above FEW_HITS: alone
@@ -217,6 +217,7 @@ export function operatorCases(ops) {
     add(`${op} ${w1}`, "relevance", { offset: 9000 });
     add(`${op} ${w1}`, "date", { offset: 5000 });
     add(`${op} ${w1}`, "clicks", { limit: 1000 });
+    add(`${op} ${w1}`, "clicks", { offset: 5000 });
     add(`${op} ${w1} ${w2}`, "relevance", { limit: 1000 });
   }
   const all = `${ops.prefix} ${ops.title} ${ops.feed} ${ops.after} ${w1}`;
