@@ -519,6 +519,7 @@ describe("SQLite bounded reads", () => {
       AND (? IS NULL OR p.language_id IN (SELECT value FROM json_each(?)))
       ORDER BY p.clicks DESC, p.id DESC`);
     let compared = 0;
+    let ends = 0;
     for (const terms of ["the", "rust", "data OR security", "the* the", '"open source" open']) {
       const match = toFts5Match(parseSearchQuery(terms))!;
       for (const languageIds of languageSets) {
@@ -558,9 +559,28 @@ describe("SQLite bounded reads", () => {
           );
           compared += expected.length;
         }
+        // A page from just inside the clicked hits to past the last hit: the unclicked hits'
+        // number, taken from the clicked ones' end, decides how many rows the page gets.
+        if (clickedHits > 3 && unclicked > 0 && unclicked <= 990) {
+          const page = searchPosts(stmts, {
+            limit: unclicked + 8,
+            offset: clickedHits - 3,
+            languageIds,
+            query: parseSearchQuery(terms),
+            sort: "clicks",
+          });
+          const expected = every.slice(clickedHits - 3).map(([id]) => id);
+          assert.deepEqual(
+            page.map((p) => p.postId),
+            expected,
+            `${terms} ${languages} to the end`,
+          );
+          ends += 1;
+        }
       }
     }
     assert.ok(compared > 2000, `only ${compared} rows compared`);
+    assert.ok(ends >= 3, `only ${ends} pages reached the last hit`);
   });
 
   it("finds the most clicked hits the same way from the clicked posts as from the hits", () => {
