@@ -513,6 +513,76 @@ describe("SQLite bounded reads", () => {
     assert.ok(sizes.overPool >= 5 && sizes.underPool >= 5, JSON.stringify(sizes));
   });
 
+  it("pages hits by clicks exactly at deep offsets: across the last clicked hits, into the unclicked ones from either end", () => {
+    const reference = db.prepare(`SELECT p.id, p.clicks FROM posts p
+      WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
+      AND (? IS NULL OR p.language_id IN (SELECT value FROM json_each(?)))
+      ORDER BY p.clicks DESC, p.id DESC`);
+    let compared = 0;
+    let ends = 0;
+    for (const terms of ["the", "rust", "data OR security", "the* the", '"open source" open']) {
+      const match = toFts5Match(parseSearchQuery(terms))!;
+      for (const languageIds of languageSets) {
+        const languages = languageIds === null ? null : JSON.stringify(languageIds);
+        const every = reference.raw().all(match, languages, languages) as Array<[number, number]>;
+        const clickedHits = every.filter(([, clicks]) => clicks > 0).length;
+        const unclicked = every.length - clickedHits;
+        const limit = 25;
+        // Within the clicked hits, straddling their end, just past it, either side of the
+        // unclicked hits' middle (where the sort turns to the oldest end), the last pages, beyond.
+        const offsets = [
+          Math.floor(clickedHits / 2),
+          clickedHits - limit,
+          clickedHits - 7,
+          clickedHits,
+          clickedHits + 3,
+          clickedHits + Math.floor(unclicked / 2) - limit,
+          clickedHits + Math.floor(unclicked / 2) - 5,
+          clickedHits + Math.floor(unclicked / 2) + 1,
+          every.length - limit - 1,
+          every.length - 9,
+          every.length,
+        ].filter((offset) => offset > 0);
+        for (const offset of offsets) {
+          const page = searchPosts(stmts, {
+            limit,
+            offset,
+            languageIds,
+            query: parseSearchQuery(terms),
+            sort: "clicks",
+          });
+          const expected = every.slice(offset, offset + limit).map(([id]) => id);
+          assert.deepEqual(
+            page.map((p) => p.postId),
+            expected,
+            `${terms} ${languages} ${offset} (${clickedHits} clicked of ${every.length})`,
+          );
+          compared += expected.length;
+        }
+        // A page from just inside the clicked hits to past the last hit: the unclicked hits'
+        // number, taken from the clicked ones' end, decides how many rows the page gets.
+        if (clickedHits > 3 && unclicked > 0 && unclicked <= 990) {
+          const page = searchPosts(stmts, {
+            limit: unclicked + 8,
+            offset: clickedHits - 3,
+            languageIds,
+            query: parseSearchQuery(terms),
+            sort: "clicks",
+          });
+          const expected = every.slice(clickedHits - 3).map(([id]) => id);
+          assert.deepEqual(
+            page.map((p) => p.postId),
+            expected,
+            `${terms} ${languages} to the end`,
+          );
+          ends += 1;
+        }
+      }
+    }
+    assert.ok(compared > 2000, `only ${compared} rows compared`);
+    assert.ok(ends >= 3, `only ${ends} pages reached the last hit`);
+  });
+
   it("finds the most clicked hits the same way from the clicked posts as from the hits", () => {
     for (const terms of queries) {
       for (const languageIds of languageSets) {

@@ -269,6 +269,7 @@ export function streamClicked(
   budget = Number.POSITIVE_INFINITY,
   scored?: ScoreSink,
   ids?: Map<number, number>,
+  from: bigint = TOP_CLICKED_KEY,
 ): number[] | null {
   const keys = narrowing(stmts, filter.keys);
   const score = clickedScore(stmts, scored);
@@ -280,7 +281,7 @@ export function streamClicked(
     .raw()
     .safeIntegers(true);
   const found: number[] = [];
-  let atMost = TOP_CLICKED_KEY;
+  let atMost = from;
   let done = 0;
   while (found.length < want) {
     if (done >= budget) return null;
@@ -394,6 +395,7 @@ export function mostClickedHitPage(
     // one, those outside it are read and passed over, up to CLICKED_RANGE_FACTOR × `want` hits
     // before giving way to the plans below. A full page, scored on the way, needs nothing else
     // (its hit count then only known to be `want` or more); a short one is every clicked hit.
+    if (!ranged && offset > 0) return skippedClickedPage(stmts, filter, offset, limit, scored, ids);
     const budget = ranged ? CLICKED_RANGE_FACTOR * want : Number.POSITIVE_INFINITY;
     streamed = streamClicked(stmts, filter, want, budget, scored, ids);
     if (
@@ -556,4 +558,67 @@ function unclickedAfter(
     for (const key of found) scored.scores.set(key, scores.get(key)!);
   }
   return { keys: found, hits: keys?.length ?? found.length };
+}
+
+/** Every hit's key within the filter's date keys: the finding MATCH's count (its rowids only). */
+function countHits(stmts: StatementCache, index: string, match: string, keys = EVERY_KEY): number {
+  return stmts
+    .get(`SELECT count(*) FROM ${index} WHERE ${index} MATCH ?
+      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`)
+    .pluck()
+    .get(match, keys.low, keys.high) as number;
+}
+
+/**
+ * A page by clicks at `offset` > 0 without a range of date keys. The clicked posts' index holds
+ * every clicked hit in page order (its rowid: clicks, then post id), so the hits before the page
+ * are skipped in its rowids alone, FTS5 reading no row, and only the page's own are joined to
+ * their posts (streamClicked from the rowid at `offset`). Past the clicked hits, the page is of
+ * the unclicked hits, highest id first (spec §4 ties): those are every hit less the clicked ones,
+ * whose ids are their rowids' low bits, so their number is two counts and no clicked hit's row is
+ * read; a page in the older half of them is sorted oldest first from its other end (a sort kept
+ * to `offset + limit` rows either way).
+ */
+function skippedClickedPage(
+  stmts: StatementCache,
+  filter: HitFilter,
+  offset: number,
+  limit: number,
+  scored: ScoreSink | undefined,
+  ids: Map<number, number>,
+): ClickedHitPage {
+  const find = filter.find ?? filter.match;
+  const start = stmts
+    .get(`SELECT rowid FROM ${CLICKED_FTS} WHERE ${CLICKED_FTS} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`)
+    .pluck()
+    .safeIntegers(true)
+    .get(find, offset) as bigint | undefined;
+  const clicked =
+    start === undefined
+      ? []
+      : (streamClicked(stmts, filter, limit, Number.POSITIVE_INFINITY, scored, ids, start) ?? []);
+  if (clicked.length >= limit) return { keys: clicked, hits: offset + limit, ids };
+  // Fewer than the page left: every clicked hit is before the page or on it.
+  const clickedHits = start === undefined ? countHits(stmts, CLICKED_FTS, find) : offset + clicked.length;
+  const range = filter.keys ?? EVERY_KEY;
+  const hits = countHits(stmts, "posts_fts", find, range);
+  const unclicked = hits - clickedHits;
+  const skip = Math.max(0, offset - clickedHits);
+  const take = Math.min(limit - clicked.length, Math.max(0, unclicked - skip));
+  if (take === 0) return { keys: clicked, hits, ids };
+  // The older half is read from the oldest end: `unclicked - skip - take` rows before the page.
+  const older = skip > unclicked - skip - take;
+  const rows = stmts
+    .get(`SELECT k.date_key, k.id FROM (SELECT rowid AS key FROM posts_fts WHERE posts_fts MATCH ?
+        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}) t
+      CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = t.key
+      WHERE k.id NOT IN (SELECT rowid & ${2 ** ID_BITS - 1} FROM ${CLICKED_FTS} WHERE ${CLICKED_FTS} MATCH ?)
+      ORDER BY k.id ${older ? "ASC" : "DESC"} LIMIT ? OFFSET ?`)
+    .raw()
+    .all(find, range.low, range.high, find, take, older ? unclicked - skip - take : skip) as Array<
+    [number, number]
+  >;
+  if (older) rows.reverse();
+  for (const [key, id] of rows) ids.set(key, id);
+  return { keys: [...clicked, ...rows.map(([key]) => key)], hits, ids };
 }
