@@ -107,12 +107,7 @@ function estimateHits(
   const range = sampleIn(stmts, keys, samplePosts);
   let sampled: number | null = null;
   if (range !== null) {
-    const inSample = stmts
-      .get(
-        `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
-      )
-      .pluck()
-      .get(find, range.from, range.to) as number;
+    const inSample = countHits(stmts, "posts_fts", find, { low: range.from, high: range.to });
     sampled = (inSample / samplePosts) * posts;
     if (sampled > SAMPLE_ESTIMATE_MARGIN * SMALL_HITS) return { hits: sampled, keys: null, scores: null };
   }
@@ -560,7 +555,7 @@ function unclickedAfter(
   return { keys: found, hits: keys?.length ?? found.length };
 }
 
-/** Every hit's key within the filter's date keys: the finding MATCH's count (its rowids only). */
+/** The MATCH's hits with rowids within `keys` (inclusive), counted from the rowids alone. */
 function countHits(stmts: StatementCache, index: string, match: string, keys = EVERY_KEY): number {
   return stmts
     .get(`SELECT count(*) FROM ${index} WHERE ${index} MATCH ?
