@@ -15,7 +15,7 @@
 //   npx tsc -b && node bench/sqlite-search-stages.mjs --db <corpus.db> [--baseline <other dist>]
 //     [--terms "guide" --terms "title:new guide" ...] [--sort clicks] [--limit 1000]
 //     [--offset 0] [--languages "3"] [--call 'NAME {ARGS}' ...] [--warm] [--repeats 5] [--top 6]
-//     [--baseline-db <file>]
+//     [--baseline-db <file>] [--new-first]
 // --baseline-db: the baseline build opens that file instead (the same corpus before a migration
 // of the new build's: a copy the new build migrated, the original the old one reads as it was);
 // the pages are still compared, scores included.
@@ -42,6 +42,7 @@ const { values } = parseArgs({
     languages: { type: "string" },
     repeats: { type: "string" },
     warm: { type: "boolean" },
+    "new-first": { type: "boolean" },
     top: { type: "string" },
   },
 });
@@ -135,7 +136,10 @@ if (warmups.length > 0) console.log(`the warm-up: ${warmups.join("; ")}`);
 for (const [c, testCase] of cases.entries()) {
   const runs = opened.map(() => []);
   const order = opened.map((_, b) => b);
-  if (c % 2 === 1) order.reverse();
+  // The first call of a case pays the pages the OS no longer holds; the other build's then finds
+  // them: which build goes first swaps per case, and --new-first swaps the whole order (a run of
+  // one case each way).
+  if ((c % 2 === 1) !== (values["new-first"] === true)) order.reverse();
   for (let i = 0; i <= repeats; i++) {
     for (const b of i % 2 === 0 ? order : [...order].reverse())
       runs[b].push(await timed(opened[b].runner, testCase));
