@@ -15,17 +15,19 @@
 //   npx tsc -b && node bench/sqlite-search-stages.mjs --db <corpus.db> [--baseline <other dist>]
 //     [--terms "guide" --terms "title:new guide" ...] [--sort clicks] [--limit 1000]
 //     [--offset 0] [--languages "3"] [--call 'NAME {ARGS}' ...] [--warm] [--repeats 5] [--top 6]
-//     [--baseline-db <file>]
+//     [--baseline-db <file>] [--new-first]
 // --baseline-db: the baseline build opens that file instead (the same corpus before a migration
 // of the new build's: a copy the new build migrated, the original the old one reads as it was);
 // the pages are still compared, scores included.
-// --warm runs a heavy query thread's start warm-up on each store first (sqlite-read-worker.ts:
-// each sort on a word no post holds, every row's length, the rankings' tables), so that a first
-// call here pays what a served first call pays.
+// --warm runs a heavy query thread's start warm-up on each store first (the build's own,
+// store/sqlite/sqlite-thread-warm.js, where it has one: each search form and sort on words no post
+// holds, every row's length, the rankings' tables, the search indexes), so that a first call here
+// pays what a served first call pays, and prints what that warm-up cost (CPU, read syscalls).
 import { loadavg } from "node:os";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { loadBuilds } from "./builds-under-test.mjs";
-import { processCpu, trace, traceStatements } from "./statement-trace.mjs";
+import { processCpu, readCalls, trace, traceStatements } from "./statement-trace.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     languages: { type: "string" },
     repeats: { type: "string" },
     warm: { type: "boolean" },
+    "new-first": { type: "boolean" },
     top: { type: "string" },
   },
 });
@@ -54,9 +57,17 @@ const repeats = Number(values.repeats ?? 5);
 const top = Number(values.top ?? 6);
 const TARGET_MS = 50;
 
-/** The heavy query thread's warm-up (sqlite-read-worker.ts warmUp), on a word no post holds. */
+/**
+ * The heavy query thread's warm-up (sqlite-read-worker.ts warmUp): the build's own
+ * (store/sqlite/sqlite-thread-warm.js), or for a build without that module a copy of what its
+ * thread ran then (each sort on a word no post holds, every row's length, the rankings' tables).
+ */
 async function warmLikeAQueryThread(store, build) {
   await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
+  const own = await import(pathToFileURL(`${build.folder}/store/sqlite/sqlite-thread-warm.js`).href).catch(
+    () => null,
+  );
+  if (own) return own.warmHeavyThread(store, "qzxjvkwqzxjvkwqzxjvkwqzx", "vkwqzxjvkwqzxjvkwqzxjvkw");
   const query = build.parseSearchQuery("qzxjvkwqzxjvkwqzxjvkwqzx");
   const now = Date.now();
   for (const sort of ["relevance", "date", "clicks"]) {
@@ -73,12 +84,18 @@ async function warmLikeAQueryThread(store, build) {
 
 const builds = await loadBuilds(values.baseline);
 const opened = [];
+const warmups = [];
 for (const build of builds) {
   await traceStatements(build.folder);
   const store = await build.openStore(
     build.name === "old" ? (values["baseline-db"] ?? values.db) : values.db,
   );
-  if (values.warm) await warmLikeAQueryThread(store, build);
+  if (values.warm) {
+    // What the warm-up costs a heavy query thread at start (it runs before the thread says ready).
+    const [cpu, reads] = [processCpu(), readCalls()];
+    await warmLikeAQueryThread(store, build);
+    warmups.push(`${build.name} ${(processCpu() - cpu).toFixed(1)} ms CPU, ${readCalls() - reads} reads`);
+  }
   opened.push({
     build,
     store,
@@ -115,10 +132,14 @@ const f1 = (x) => x.toFixed(1);
 console.log(
   `search stages, ${values.db}${values["baseline-db"] ? ` (old: ${values["baseline-db"]})` : ""}, ${sortBy}, limit ${limit}, offset ${offset}${languageIds === "" ? "" : `, languages ${languageIds}`} (process CPU ms; first call${values.warm ? " after the query thread's warm-up" : ""}, then median of ${repeats}); load average ${loadavg()[0].toFixed(1)} (2 cores, shared)`,
 );
+if (warmups.length > 0) console.log(`the warm-up: ${warmups.join("; ")}`);
 for (const [c, testCase] of cases.entries()) {
   const runs = opened.map(() => []);
   const order = opened.map((_, b) => b);
-  if (c % 2 === 1) order.reverse();
+  // The first call of a case pays the pages the OS no longer holds; the other build's then finds
+  // them: which build goes first swaps per case, and --new-first swaps the whole order (a run of
+  // one case each way).
+  if ((c % 2 === 1) !== (values["new-first"] === true)) order.reverse();
   for (let i = 0; i <= repeats; i++) {
     for (const b of i % 2 === 0 ? order : [...order].reverse())
       runs[b].push(await timed(opened[b].runner, testCase));

@@ -49,6 +49,7 @@ import * as claims from "./sqlite-feed-claims.js";
 import { feedNamesVersion, KeptRead } from "./sqlite-feed-names.js";
 import * as feedRankings from "./sqlite-feed-rankings.js";
 import * as feedWriter from "./sqlite-feed-writer.js";
+import { readSearchIndexes } from "./sqlite-index-warm.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { mostPopularPosts } from "./sqlite-popular-posts.js";
 import { postKeys } from "./sqlite-post-keys.js";
@@ -134,6 +135,13 @@ export class SqliteStore implements Store {
    */
   warmRankingTables(): Promise<number> {
     return settle(() => feedRankings.readRankingTables(this.#stmts));
+  }
+  /**
+   * A query thread's warm-up (sqlite-read-worker.ts): the indexes every search reads beside its
+   * words' lists (sqlite-index-warm.ts) into the connection's page cache.
+   */
+  warmSearchIndexes(): Promise<number> {
+    return settle(() => readSearchIndexes(this.#stmts));
   }
   searchPosts(
     page: PostPage & { query: SearchQuery; sort: SearchSort; unscored?: boolean },
