@@ -516,7 +516,9 @@ function countHits(stmts: StatementCache, index: string, match: string, keys = E
  * every hit in page order (its rowid: clicks, then post id; the unclicked posts' keys their ids,
  * below every clicked one's), so the hits before the page are skipped in its rowids alone, FTS5
  * reading no row, and only the page's own are joined to their posts (streamClicked from the
- * rowid at `offset`). Past the last hit, the hits are counted in the same index.
+ * rowid at `offset`). Past the last hit the page is empty and its hit count is given as `offset`,
+ * a bound that no caller reads for an empty page (it sizes the scoring of the page's hits):
+ * counting them would read the doclist a second time.
  */
 function skippedClickedPage(
   stmts: StatementCache,
@@ -532,7 +534,7 @@ function skippedClickedPage(
     .pluck()
     .safeIntegers(true)
     .get(find, offset) as bigint | undefined;
-  if (start === undefined) return { keys: [], hits: countHits(stmts, CLICKED_FTS, find), ids };
+  if (start === undefined) return { keys: [], hits: offset, ids };
   const keys = streamClicked(stmts, filter, limit, Number.POSITIVE_INFINITY, scored, ids, start) ?? [];
   return { keys, hits: offset + keys.length, ids };
 }
