@@ -38,7 +38,7 @@ import { findingQuery } from "./fts5-implied-terms.js";
 import { languageMatch } from "./fts5-index-row.js";
 import { fts5Phrases, toFts5Match } from "./fts5-match.js";
 import { clickedIndexed, mostClickedHitPage, sortedByClicks } from "./sqlite-clicked-hits.js";
-import { CLICKED_FTS, searchIndexTotals } from "./sqlite-clicked-index.js";
+import { clickedPostCount } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
@@ -884,8 +884,8 @@ function dateKeys(
  * own index (posts_by_feed_clicks: each feed's clicked posts read in order, all of them sorted)
  * than from the walk of every clicked post (posts_clicked_by_key, about size / their share of
  * the posts read until enough are theirs), as byDateIndex weighs the date order. The shares are
- * the feeds' post counts, their clicked posts their share of all clicked posts (the clicked
- * posts' index's row count: sqlite-clicked-index.ts). The walk reads each post's row for its feed;
+ * the feeds' post counts, their clicked posts their share of all clicked posts (clickedPostCount:
+ * sqlite-clicked-index.ts). The walk reads each post's row for its feed;
  * the feeds' index holds the feed, so with no other filter (`feedOnly`) its entries are read in
  * order, an index entry each, against a post found by key for each post walked
  * (sqlite-plan-costs.ts); with one, each entry's post is found by id in posts_sort_keys, which
@@ -903,7 +903,7 @@ function byFeedClicks(
       (SELECT coalesce(sum(post_count), 0) FROM feeds) AS "all"`)
     .get(JSON.stringify(feedIds)) as { theirs: number; all: number };
   if (theirs === 0 || all === 0) return false;
-  const clicked = searchIndexTotals(stmts, CLICKED_FTS).rows;
+  const clicked = clickedPostCount(stmts);
   const walked = (size * all) / theirs;
   const theirClicked = (theirs * clicked) / all;
   const entryCost = feedOnly ? FTS_GATHER_COST_US : POST_BY_KEY_COST_US;

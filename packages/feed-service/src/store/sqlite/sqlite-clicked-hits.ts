@@ -1,10 +1,11 @@
 /**
- * Full-text hits most clicked first (ties by id descending), exactly. Since schema 23 the clicked
- * posts have a full-text index of their own whose rowid order is this order (sqlite-clicked-index.ts):
- * its hits are read in page order, `offset + limit` of them (streamClicked), each post's date key
- * found by its key in posts_clicked_by_key. A range of date keys is checked on those posts, so
- * with one the stream gives way, once most of the hits it read fell outside, to the cheaper of
- * the older ways in:
+ * Full-text hits most clicked first (ties by id descending), exactly. Since schema 23 the posts
+ * have a second full-text index whose rowid order is this order (sqlite-clicked-index.ts; every
+ * post since schema 31, the unclicked ones after the clicked by id): its hits are read in page
+ * order (streamClicked), those before the page skipped in its rowids alone, each post's date key
+ * found by its key in posts_clicked_by_key (a clicked post) or by id (an unclicked one). A range
+ * of date keys is checked on those posts, so with one the stream gives way, once most of the hits
+ * it read fell outside, to the cheaper of the older ways in:
  * - from the clicked posts: walk them in (clicks desc, id desc) order through `posts_clicked_by_key`
  *   (`posts_clicked_by_language` for one language) and ask FTS5 which of each batch match (`rowid IN`
  *   their date keys). For a common word most of the most clicked posts match, so a page needs a few
@@ -268,10 +269,14 @@ export function streamClicked(
 ): number[] | null {
   const keys = narrowing(stmts, filter.keys);
   const score = clickedScore(stmts, scored);
+  // A clicked post's date key from posts_clicked_by_key, which holds it; an unclicked one's (its
+  // key is its id) from its row. CASE evaluates only the branch taken.
   const read = stmts
-    .get(`SELECT c.rowid, p.date_key, ${score?.sql ?? "0"}, p.id FROM ${CLICKED_FTS} c
-      CROSS JOIN posts p INDEXED BY posts_clicked_by_key
-        ON p.clicks = c.rowid >> ${ID_BITS} AND p.id = c.rowid & ${2 ** ID_BITS - 1} AND p.clicks > 0
+    .get(`SELECT c.rowid, CASE WHEN c.rowid > ${2 ** ID_BITS - 1}
+        THEN (SELECT p.date_key FROM posts p INDEXED BY posts_clicked_by_key
+          WHERE p.clicks = c.rowid >> ${ID_BITS} AND p.id = c.rowid & ${2 ** ID_BITS - 1} AND p.clicks > 0)
+        ELSE (SELECT u.date_key FROM posts u WHERE u.id = c.rowid AND u.clicks = 0) END,
+        ${score?.sql ?? "0"}, c.rowid & ${2 ** ID_BITS - 1} FROM ${CLICKED_FTS} c
       WHERE ${CLICKED_FTS} MATCH ? AND c.rowid <= ? ORDER BY c.rowid DESC LIMIT ?`)
     .raw()
     .safeIntegers(true);
@@ -291,9 +296,11 @@ export function streamClicked(
       score === null ? (filter.find ?? filter.match) : filter.match,
       atMost,
       size,
-    ) as Array<[bigint, bigint, number, bigint]>;
+    ) as Array<[bigint, bigint | null, number, bigint]>;
     for (const [, key, value, id] of rows) {
       if (found.length >= want) break;
+      // A row whose post is gone or moved (never, the writers keeping both in one transaction).
+      if (key === null) continue;
       const k = Number(key);
       if (keys !== undefined && (k < keys.low || k > keys.high)) continue;
       found.push(k);
@@ -388,24 +395,13 @@ export function mostClickedHitPage(
   if (indexed) {
     // Without a date range every hit of the clicked posts' index is on the page, in order; with
     // one, those outside it are read and passed over, up to CLICKED_RANGE_FACTOR × `want` hits
-    // before giving way to the plans below. A full page, scored on the way, needs nothing else
-    // (its hit count then only known to be `want` or more); a short one is every clicked hit.
+    // before giving way to the plans below. The index holds every post, so a stream that did not
+    // give way gave the page: full (its hit count then only known to be `want` or more), or short
+    // with every hit read. Keys it could not score are scored after (the caller's seeks).
     if (!ranged && offset > 0) return skippedClickedPage(stmts, filter, offset, limit, scored, ids);
     const budget = ranged ? CLICKED_RANGE_FACTOR * want : Number.POSITIVE_INFINITY;
     streamed = streamClicked(stmts, filter, want, budget, scored, ids);
-    if (
-      streamed !== null &&
-      streamed!.length >= want &&
-      (scored === undefined || streamed!.every((key) => scored.scores.has(key)))
-    ) {
-      return { keys: streamed!.slice(offset), hits: want, ids };
-    }
-    // Short of the page: the stream read every clicked hit, and the rest of the page is the
-    // unclicked hits by id, found from every hit: read them once, without counting them among
-    // the newest posts first (an AND's count over a range of rowids reads on to its first match,
-    // wherever that lies: sqlite3Fts5ExprFirst, so a combination no recent post holds paid a
-    // read of every posting list for the estimate, then another for the hits).
-    if (streamed !== null) return pastClickedHits(stmts, filter, streamed, offset, limit, scored, ids);
+    if (streamed !== null) return { keys: streamed.slice(offset), hits: streamed.length, ids };
     // The stream gave way: the plans below find the page anew.
     ids.clear();
   }
@@ -459,55 +455,6 @@ export function mostClickedHitPage(
   if (clicked.length >= want) return page(clicked.slice(offset));
   const rest = unclickedAfter(stmts, reads, clicked, keys, offset, limit, scores, scored);
   return { keys: rest.keys, hits, ids };
-}
-
-/**
- * The page once the stream gave every clicked hit (`clicked`, fewer than the page): they, then the
- * unclicked hits by id. Their number is estimated from the clicked ones, as the clicked posts'
- * share of all posts (the clicked posts' index's row count) says. Every hit is read scored, and
- * the page sorted from their keys, when they are few enough to be read whole (as estimateHits
- * reads them: up to the estimate's margin over EXACT_HITS_BELOW) and scoring them all on the read
- * costs less than a seek per unclicked post of the page after; else the unclicked hits are
- * sorted from the index by the finding MATCH, and the page's own are scored after, as before.
- */
-function pastClickedHits(
-  stmts: StatementCache,
-  filter: HitFilter,
-  clicked: readonly number[],
-  offset: number,
-  limit: number,
-  scored: ScoreSink | undefined,
-  ids: Map<number, number>,
-): ClickedHitPage {
-  const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
-  const clickedPosts = Math.max(1, searchIndexTotals(stmts, CLICKED_FTS).rows);
-  const hits = Math.ceil((clicked.length * posts) / clickedPosts);
-  const unclickedOnPage = Math.max(0, Math.min(limit, offset + limit - clicked.length));
-  const seeks = unclickedOnPage * TEST_COST_US * Math.max(1, segmentCount(stmts));
-  const few = hits <= SAMPLE_ESTIMATE_MARGIN * SMALL_HITS;
-  if (scored !== undefined && few && seeks > hits * SAMPLE_ESTIMATE_MARGIN * SCORE_COST_US) {
-    const every = everyHit(stmts, filter, scored);
-    const page = unclickedAfter(stmts, filter, clicked, every.keys, offset, limit, every.scores, scored);
-    return { keys: page.keys, hits: page.hits, ids };
-  }
-  const reads = filter.find === undefined ? filter : { ...filter, match: filter.find };
-  const page = unclickedAfter(stmts, reads, clicked, null, offset, limit, null, scored);
-  return { keys: page.keys, hits: Math.max(hits, page.keys.length), ids };
-}
-
-/** Every hit's key within the filter's date keys and its score: one read of the whole MATCH. */
-function everyHit(
-  stmts: StatementCache,
-  filter: HitFilter,
-  scored: ScoreSink,
-): { keys: number[]; scores: Map<number, number> } {
-  const keys = filter.keys ?? EVERY_KEY;
-  const rows = stmts
-    .get(`SELECT rowid, ${scored.sql} FROM posts_fts WHERE posts_fts MATCH ?
-      AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`)
-    .raw()
-    .all(...scored.args, filter.match, keys.low, keys.high) as Array<[number, number]>;
-  return { keys: rows.map(([key]) => key), scores: new Map(rows) };
 }
 
 /**
@@ -566,13 +513,12 @@ function countHits(stmts: StatementCache, index: string, match: string, keys = E
 
 /**
  * A page by clicks at `offset` > 0 without a range of date keys. The clicked posts' index holds
- * every clicked hit in page order (its rowid: clicks, then post id), so the hits before the page
- * are skipped in its rowids alone, FTS5 reading no row, and only the page's own are joined to
- * their posts (streamClicked from the rowid at `offset`). Past the clicked hits, the page is of
- * the unclicked hits, highest id first (spec §4 ties): those are every hit less the clicked ones,
- * whose ids are their rowids' low bits, so their number is two counts and no clicked hit's row is
- * read; a page in the older half of them is sorted oldest first from its other end (a sort kept
- * to `offset + limit` rows either way).
+ * every hit in page order (its rowid: clicks, then post id; the unclicked posts' keys their ids,
+ * below every clicked one's), so the hits before the page are skipped in its rowids alone, FTS5
+ * reading no row, and only the page's own are joined to their posts (streamClicked from the
+ * rowid at `offset`). Past the last hit the page is empty and its hit count is given as `offset`,
+ * a bound that no caller reads for an empty page (it sizes the scoring of the page's hits):
+ * counting them would read the doclist a second time.
  */
 function skippedClickedPage(
   stmts: StatementCache,
@@ -588,32 +534,7 @@ function skippedClickedPage(
     .pluck()
     .safeIntegers(true)
     .get(find, offset) as bigint | undefined;
-  const clicked =
-    start === undefined
-      ? []
-      : (streamClicked(stmts, filter, limit, Number.POSITIVE_INFINITY, scored, ids, start) ?? []);
-  if (clicked.length >= limit) return { keys: clicked, hits: offset + limit, ids };
-  // Fewer than the page left: every clicked hit is before the page or on it.
-  const clickedHits = start === undefined ? countHits(stmts, CLICKED_FTS, find) : offset + clicked.length;
-  const range = filter.keys ?? EVERY_KEY;
-  const hits = countHits(stmts, "posts_fts", find, range);
-  const unclicked = hits - clickedHits;
-  const skip = Math.max(0, offset - clickedHits);
-  const take = Math.min(limit - clicked.length, Math.max(0, unclicked - skip));
-  if (take === 0) return { keys: clicked, hits, ids };
-  // The older half is read from the oldest end: `unclicked - skip - take` rows before the page.
-  const older = skip > unclicked - skip - take;
-  const rows = stmts
-    .get(`SELECT k.date_key, k.id FROM (SELECT rowid AS key FROM posts_fts WHERE posts_fts MATCH ?
-        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}) t
-      CROSS JOIN posts k INDEXED BY posts_by_date_key ON k.date_key = t.key
-      WHERE k.id NOT IN (SELECT rowid & ${2 ** ID_BITS - 1} FROM ${CLICKED_FTS} WHERE ${CLICKED_FTS} MATCH ?)
-      ORDER BY k.id ${older ? "ASC" : "DESC"} LIMIT ? OFFSET ?`)
-    .raw()
-    .all(find, range.low, range.high, find, take, older ? unclicked - skip - take : skip) as Array<
-    [number, number]
-  >;
-  if (older) rows.reverse();
-  for (const [key, id] of rows) ids.set(key, id);
-  return { keys: [...clicked, ...rows.map(([key]) => key)], hits, ids };
+  if (start === undefined) return { keys: [], hits: offset, ids };
+  const keys = streamClicked(stmts, filter, limit, Number.POSITIVE_INFINITY, scored, ids, start) ?? [];
+  return { keys, hits: offset + keys.length, ids };
 }

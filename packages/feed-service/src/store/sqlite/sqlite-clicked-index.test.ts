@@ -1,10 +1,11 @@
 /**
- * The clicked posts' index (schema 23, sqlite-clicked-index.ts) against a rebuild from the posts
- * after every kind of write (clicks on new and already clicked posts, a clicked post's text, date
- * and language changed by a refresh, a feed renamed, a feed removed with its clicked posts,
- * migrate-data's copy), and searches by clicks through it against brute force: every hit of the
- * query (a page by date of all of them) sorted by (clicks desc, id desc), at several offsets and
- * limits, with words, phrases, prefixes, title:, feed:, lang:, after:/before:, OR and exclusions.
+ * The clicked posts' index (schema 23, every post since schema 31: sqlite-clicked-index.ts)
+ * against a rebuild from the posts after every kind of write (new posts, clicks on unclicked and
+ * on clicked posts, a post's text, date and language changed by a refresh, a feed renamed, a feed
+ * removed with its posts, migrate-data's copy, schema 31 over a clicked-only index), and searches
+ * by clicks through it against brute force: every hit of the query (a page by date of all of
+ * them) sorted by (clicks desc, id desc), at several offsets and limits (to the last hit and past
+ * it), with words, phrases, prefixes, title:, feed:, lang:, after:/before:, OR and exclusions.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,7 +23,7 @@ import type { IncomingPost, PostPage, SearchSort } from "../store.js";
 import { fts5IndexRow } from "./fts5-index-row.js";
 import { searchWithOperators } from "./fts5-operators.js";
 import { streamClicked } from "./sqlite-clicked-hits.js";
-import { CLICKED_FTS, CLICKED_INSERT, clickedKey } from "./sqlite-clicked-index.js";
+import { CLICKED_FTS, CLICKED_INSERT, clickedKey, searchIndexTotals } from "./sqlite-clicked-index.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { SqliteEndpoint } from "./sqlite-copy-endpoint.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
@@ -55,7 +56,7 @@ function differences(db: Database.Database): string[] {
   const insert = db.prepare(CLICKED_INSERT.replace(CLICKED_FTS, "ref_clicked"));
   const rows = db
     .prepare(`SELECT p.id, p.clicks, p.title, p.excerpt, p.content, p.language_id, f.name
-      FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.clicks > 0`)
+      FROM posts p JOIN feeds f ON f.id = p.feed_id`)
     .raw()
     .all() as Array<[number, number, string, string, string, number, string]>;
   for (const [id, clicks, title, excerpt, content, language, feed] of rows) {
@@ -142,9 +143,31 @@ describe("SQLite clicked posts' index", () => {
   });
   after(() => store.close());
 
-  it("equals a rebuild after the demo's clicks", () => {
+  it("equals a rebuild after the demo's posts and clicks", () => {
     assert.ok((db.prepare("SELECT count(*) FROM posts WHERE clicks > 0").pluck().get() as number) > 500);
+    assert.ok((db.prepare("SELECT count(*) FROM posts WHERE clicks = 0").pluck().get() as number) > 500);
     assert.deepEqual(differences(db), []);
+  });
+
+  it("holds every post after schema 31 over an index of the clicked posts only", async () => {
+    const old = new Database(":memory:");
+    const oldStore = new SqliteStore(old);
+    try {
+      migrateSqlite(old);
+      await loadDemoData(oldStore, { posts: 1_500, now: NOW });
+      // The index as schema 30 left it: the clicked posts only (their keys above 2^32).
+      old.exec(`DELETE FROM ${CLICKED_FTS} WHERE rowid < ${2 ** 32}`);
+      old.exec("DELETE FROM schema_migrations WHERE version = 31");
+      assert.notDeepEqual(differences(old), []);
+      migrateSqlite(old, 31, () => {});
+      assert.deepEqual(differences(old), []);
+      assert.equal(
+        searchIndexTotals(new StatementCache(old), CLICKED_FTS).rows,
+        old.prepare("SELECT count(*) FROM posts").pluck().get(),
+      );
+    } finally {
+      oldStore.close();
+    }
   });
 
   it("equals a rebuild after clicks on unclicked and on clicked posts (re-keyed)", async () => {
@@ -247,11 +270,11 @@ describe("SQLite clicked posts' index", () => {
     }
   });
 
-  it("streams the clicked hits within a range of dates exactly, or gives up at its budget", () => {
+  it("streams the hits by clicks within a range of dates exactly, unclicked ones after, or gives up at its budget", () => {
     const keys = db.prepare("SELECT date_key FROM posts ORDER BY date_key").pluck().all() as number[];
     const at = (share: number) => keys[Math.floor(share * (keys.length - 1))]!;
     const reference = db.prepare(`SELECT p.date_key FROM posts p
-      WHERE p.clicks > 0 AND p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
+      WHERE p.date_key IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)
       AND p.date_key BETWEEN ? AND ? ORDER BY p.clicks DESC, p.id DESC`);
     for (const terms of ["the", "rust -the", '"open source"', "title:data data", "sec*"]) {
       for (const languageIds of [null, [1], [de, fr]]) {
@@ -342,6 +365,10 @@ describe("SQLite clicked posts' index", () => {
           [13, 7],
           [Math.max(0, withClicks - 5), 20],
           [Math.floor(clicked / 3), 30],
+          // Past the clicked hits: the unclicked ones' middle, the last page, past the last hit.
+          [withClicks + Math.floor((sorted.length - withClicks) / 2), 20],
+          [Math.max(0, sorted.length - 7), 20],
+          [sorted.length + 3, 20],
         ] as const) {
           const page = search({ query, sort: "clicks", limit, offset, languageIds }, sampled);
           const expected = sorted.slice(offset, offset + limit);

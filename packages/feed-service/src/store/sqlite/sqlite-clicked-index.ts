@@ -1,16 +1,21 @@
 /**
- * Schema version 23: a second full-text index, of the clicked posts only, whose rowid orders them
- * most clicked first: rowid = clicks × 2^32 + post id, so FTS5's descending rowid walk is spec §4's
- * clicks order (clicks desc, ties by id desc) and a search by clicks reads its hits in page order,
- * stopping after `offset + limit` of them (index sorting with early termination, as the date key
- * does for date order: sqlite-date-keys.ts, design.md). A row holds the same tokens as the post's
- * posts_fts row (fts5IndexRow), in a table declared as posts_fts is (tokenizer, columns, prefix).
+ * Schema version 23: a second full-text index whose rowid orders the posts most clicked first:
+ * rowid = clicks × 2^32 + post id, so FTS5's descending rowid walk is spec §4's clicks order
+ * (clicks desc, ties by id desc) and a search by clicks reads its hits in page order, stopping
+ * after `offset + limit` of them (index sorting with early termination, as the date key does for
+ * date order: sqlite-date-keys.ts, design.md). A row holds the same tokens as the post's posts_fts
+ * row (fts5IndexRow), in a table declared as posts_fts is (tokenizer, columns, prefix).
+ *
+ * Schema version 31: it holds every post, not only the clicked ones. A post with no click is keyed
+ * by its id alone (clickedKey(0, id)), below every clicked post's key, so the unclicked hits, which
+ * spec §4 orders by id desc after the clicked ones, follow them in the same rowid order: any page,
+ * however deep, is a skip over one doclist's rowids, not a sort of every hit by id.
  *
  * The exact key costs a re-key per click (the row deleted and inserted again: contentless_delete);
  * a tiered key (clicks rounded) would spare most of them but leave each tier to be sorted by
  * clicks on every read, which is the walk this index replaces. Figures: bench/NOTES.md
- * (sqliteclk34). Every write of a clicked post's indexed text, or of its clicks, writes its row
- * here too: the click (recordClick), a refresh's update of its text and a feed rename
+ * (sqliteclk34). Every write of a post's indexed text, or of its clicks, writes its row here too:
+ * a new post, the click (recordClick), a refresh's update of its text and a feed rename
  * (sqlite-feed-writer.ts, held with posts_fts's rows: sqlite-index-write-hold.ts), a feed's
  * removal, and migrate-data (sqlite-copy-endpoint.ts). Ids and clicks stay below 2^32 and 2^31
  * (checked), so the key fits SQLite's 64-bit rowid; keys pass as BigInt, above 2^53.
@@ -46,10 +51,10 @@ export function clickedKey(clicks: number, id: number): bigint {
  * posts_fts's row count and token total (the text's columns: title_words is left out of the
  * lengths, sqlite-term-sample.ts's WEIGHTS): FTS5's averages record (%_data row 1: a varint of
  * rows, then one of tokens per column), what its xRowCount and xColumnTotalSize read
- * (fts5_index.c, sqlite3Fts5IndexGetAverages). Scoring a clicked post in this index with these
+ * (fts5_index.c, sqlite3Fts5IndexGetAverages). Scoring a post in the clicked posts' index with these
  * (`sampled_bm25_over`, native/sampled_bm25.c) gives the score posts_fts gives it: the row's own
- * tokens and length are the same here. The clicked posts' index (`index`) keeps the same record of
- * its own rows: how many posts are clicked.
+ * tokens and length are the same there. That index (`index`) keeps the same record of its own
+ * rows: every post since schema 31, as posts_fts.
  */
 export function searchIndexTotals(
   stmts: StatementCache,
@@ -103,40 +108,59 @@ const TEXT = `SELECT p.clicks, p.title, p.excerpt, p.content, p.language_id, f.n
 export function rekeyClicked(stmts: StatementCache, id: number, added: number): void {
   const r = stmts.get(TEXT).get(id) as ClickedText | undefined;
   if (r === undefined || added === 0 || !clickedIndexExists(stmts)) return;
-  const before = r.clicks - added;
-  if (before > 0) stmts.get(CLICKED_DELETE).run(clickedKey(before, id));
-  if (r.clicks > 0) {
-    stmts
-      .get(CLICKED_INSERT)
-      .run(
-        ...fts5IndexRow(clickedKey(r.clicks, id), r.title, r.excerpt, r.content, r.feed_name, r.language_id),
-      );
-  }
+  stmts.get(CLICKED_DELETE).run(clickedKey(r.clicks - added, id));
+  stmts
+    .get(CLICKED_INSERT)
+    .run(
+      ...fts5IndexRow(clickedKey(r.clicks, id), r.title, r.excerpt, r.content, r.feed_name, r.language_id),
+    );
 }
 
 /**
- * Writes a clicked post's row again with new tokens (`row`: fts5IndexRow's values, whose rowid is
- * replaced by the post's key); nothing for a post with no click.
+ * Writes a post's row again with new tokens (`row`: fts5IndexRow's values, whose rowid is replaced
+ * by the post's key); `fresh` for a new post, which has no row to delete yet.
  */
 export function rewriteClicked(
   stmts: StatementCache,
   id: number,
   clicks: number,
   row: Readonly<IndexRow>,
+  fresh = false,
 ): void {
-  if (clicks <= 0 || !clickedIndexExists(stmts)) return;
+  if (!clickedIndexExists(stmts)) return;
   const key = clickedKey(clicks, id);
-  stmts.get(CLICKED_DELETE).run(key);
+  if (!fresh) stmts.get(CLICKED_DELETE).run(key);
   stmts.get(CLICKED_INSERT).run(key, ...row.slice(1));
 }
 
-/** Removes the rows of a feed's clicked posts (before the posts go). */
+/** Removes the rows of a feed's posts (before the posts go). */
 export function unindexClickedFeed(stmts: StatementCache, feedId: number): void {
   if (!clickedIndexExists(stmts)) return;
   stmts
     .get(`DELETE FROM ${CLICKED_FTS} WHERE rowid IN (
-      SELECT ${CLICKED_KEY_SQL} FROM posts p WHERE p.feed_id = ? AND p.clicks > 0)`)
+      SELECT ${CLICKED_KEY_SQL} FROM posts p INDEXED BY posts_by_feed_clicks WHERE p.feed_id = ?)`)
     .run(feedId);
+}
+
+/** How many posts have a click, per connection for a few seconds: a plan's estimate, not a result. */
+const clickedCounts = new WeakMap<StatementCache, { at: number; count: number }>();
+
+const CLICKED_COUNT_TTL_MS = 10_000;
+
+/**
+ * About how many posts have a click (counted from posts_clicked_by_key, at most a few seconds
+ * old): the clicked posts' share, which a plan weighs; the index's own row count is every post's.
+ */
+export function clickedPostCount(stmts: StatementCache): number {
+  const now = Date.now();
+  const known = clickedCounts.get(stmts);
+  if (known !== undefined && now - known.at < CLICKED_COUNT_TTL_MS) return known.count;
+  const count = stmts
+    .get("SELECT count(*) FROM posts INDEXED BY posts_clicked_by_key WHERE clicks > 0")
+    .pluck()
+    .get() as number;
+  clickedCounts.set(stmts, { at: now, count });
+  return count;
 }
 
 /** posts_fts's declaration under this index's name: the same tokenizer, columns and prefix index. */
@@ -149,43 +173,50 @@ function clickedDeclaration(db: Database.Database): string {
 }
 
 const BATCH = 2_000;
-const STEP = "indexing clicked posts in clicks order (schema 23)";
+const STEP = "indexing every post in clicks order";
 
 /**
- * Builds the index anew from the posts (a re-run rebuilds it): the clicked posts in ascending
- * key order, which FTS5 appends cheaply, in batches (better-sqlite3 cannot write while a read is
- * still stepping), reporting progress; then merged into one segment.
+ * Builds the index anew from the posts (a re-run rebuilds it), in ascending key order, which FTS5
+ * appends cheaply: the unclicked posts by id (their keys are their ids), then the clicked ones by
+ * (clicks, id), all above 2^32; in batches (better-sqlite3 cannot write while a read is still
+ * stepping), reporting progress; then merged into one segment.
  */
 export function buildClickedIndex(db: Database.Database, progress: MigrationProgress): void {
   db.exec(`DROP TABLE IF EXISTS ${CLICKED_FTS}; ${clickedDeclaration(db)}`);
-  const total = db.prepare("SELECT count(*) FROM posts WHERE clicks > 0").pluck().get() as number;
-  const batch =
-    db.prepare(`SELECT p.clicks, p.id, p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name
+  const total = db.prepare("SELECT count(*) FROM posts").pluck().get() as number;
+  const text = "p.clicks, p.id, p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name";
+  const unclicked = db.prepare(`SELECT ${text} FROM posts p JOIN feeds f ON f.id = p.feed_id
+    WHERE p.id > ? AND p.clicks = 0 ORDER BY p.id LIMIT ${BATCH}`);
+  const clicked = db.prepare(`SELECT ${text}
     FROM posts p INDEXED BY posts_clicked_by_key JOIN feeds f ON f.id = p.feed_id
     WHERE p.clicks > 0 AND (p.clicks, p.id) > (?, ?) ORDER BY p.clicks, p.id LIMIT ${BATCH}`);
   const insert = db.prepare(CLICKED_INSERT);
   let done = 0;
-  let after = [0, 0];
   progress(STEP, 0, total);
-  for (;;) {
-    const rows = batch.all(after[0], after[1]) as Array<ClickedText & { id: number }>;
-    if (rows.length === 0) break;
-    for (const r of rows) {
-      insert.run(
-        ...fts5IndexRow(
-          clickedKey(r.clicks, r.id),
-          r.title,
-          r.excerpt,
-          r.content,
-          r.feed_name,
-          r.language_id,
-        ),
-      );
+  const run = (next: (after: readonly [number, number]) => Array<ClickedText & { id: number }>) => {
+    let after: readonly [number, number] = [0, 0];
+    for (;;) {
+      const rows = next(after);
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        insert.run(
+          ...fts5IndexRow(
+            clickedKey(r.clicks, r.id),
+            r.title,
+            r.excerpt,
+            r.content,
+            r.feed_name,
+            r.language_id,
+          ),
+        );
+      }
+      const last = rows[rows.length - 1]!;
+      after = [last.clicks, last.id];
+      done += rows.length;
+      progress(STEP, done, total);
     }
-    const last = rows[rows.length - 1]!;
-    after = [last.clicks, last.id];
-    done += rows.length;
-    progress(STEP, done, total);
-  }
+  };
+  run((after) => unclicked.all(after[1]) as Array<ClickedText & { id: number }>);
+  run((after) => clicked.all(after[0], after[1]) as Array<ClickedText & { id: number }>);
   if (total > 0) db.exec(`INSERT INTO ${CLICKED_FTS} (${CLICKED_FTS}) VALUES ('optimize')`);
 }

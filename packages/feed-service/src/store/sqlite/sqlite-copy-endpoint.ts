@@ -95,8 +95,8 @@ export class SqliteEndpoint implements CopyEndpoint {
             null,
             0,
           ];
-          if (oldClicks > 0) unindexClicked.run(clickedKey(oldClicks, Number(row[0])));
           if (old !== null) {
+            unindexClicked.run(clickedKey(oldClicks, Number(row[0])));
             unindex.run(old);
             unindexByFeed.run(old);
             unkey.run(Number(row[0]));
@@ -115,9 +115,8 @@ export class SqliteEndpoint implements CopyEndpoint {
           );
           index.run(...indexed);
           indexByFeed.run(...feedIndexRow(indexed, Number(row[POST_FEED])));
-          // A clicked post also goes into the clicked posts' index (sqlite-clicked-index.ts).
-          const clicks = Number(row[POST_CLICKS]);
-          if (clicks > 0) indexClicked.run(clickedKey(clicks, id), ...indexed.slice(1));
+          // Every post also goes into the clicked posts' index (sqlite-clicked-index.ts).
+          indexClicked.run(clickedKey(Number(row[POST_CLICKS]), id), ...indexed.slice(1));
         }
       }
     })();

@@ -60,14 +60,16 @@ function requireReference(stmts: StatementCache, table: "categories" | "language
 
 /**
  * Writes a post's index row under its date key (sqlite-date-keys.ts), and its row in the clicked
- * posts' index when it has clicks (`clicks`, sqlite-clicked-index.ts): the same tokens.
+ * posts' index under its clicks and id (sqlite-clicked-index.ts): the same tokens. `fresh` for a
+ * new post, which has no row there yet.
  */
 function indexPost(
   stmts: StatementCache,
   key: number,
   post: IncomingPost,
   feed: { id: number; name: string },
-  clicked: { id: number; clicks: number } | null = null,
+  clicked: { id: number; clicks: number },
+  fresh = false,
 ): void {
   const row = fts5IndexRow(
     key,
@@ -79,7 +81,7 @@ function indexPost(
     post.indexText,
   );
   writeIndexRow(stmts, row, feed.id);
-  if (clicked !== null) rewriteClicked(stmts, clicked.id, clicked.clicks, row);
+  rewriteClicked(stmts, clicked.id, clicked.clicks, row, fresh);
 }
 
 /** Removes a post's index row and frees its key (the caller keys it again or deletes it). */
@@ -226,7 +228,7 @@ function insertPost(
       feed.categoryId,
       key,
     );
-  indexPost(stmts, key, post, feed);
+  indexPost(stmts, key, post, feed, { id: Number(lastInsertRowid), clicks: 0 }, true);
   registerStory(stmts, Number(lastInsertRowid), keys, date);
   languageCounts.add(post.languageId, 1);
 }

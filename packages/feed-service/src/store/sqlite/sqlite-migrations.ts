@@ -367,6 +367,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       "a writer's new posts counted into the day counts, running sums and day ranks once per transaction, the triggers passing over them meanwhile",
     up: holdPostRollups,
   },
+  {
+    version: 31,
+    description:
+      "every post in the index keyed most clicked first, the unclicked ones by id after the clicked, so any page by clicks is a skip over one posting list",
+    up: buildClickedIndex,
+  },
 ];
 
 /** The version the code expects: the last migration's. */
