@@ -4,8 +4,9 @@
 // one JSON line per call: the first call's CPU (request thread, all threads), the warm calls'
 // mean (request thread, all threads, each other thread), the median wall time (curl) and the
 // answer's bytes. Run it for two checkouts in turns to compare builds (bench/NOTES.md, floor31).
-// Calls: recent, search (1,000 rows); feeds, feedsLang (English's feeds), feedsCat (category 7),
-// popular (879 days), prolific (365 days), prolificAll (36,500 days), languageData.
+// Calls: recent, search (1,000 rows), searchClicks (1,000 rows by clicks, offset 0); feeds,
+// feedsLang (English's feeds), feedsCat (category 7), popular (879 days), prolific (365 days),
+// prolificAll (36,500 days), languageData.
 // Usage: node bench/served-thread-cpu.mjs --tree <built checkout> --database <file or postgres:// URL>
 //          [--call recent|search|feeds|...[,...]] [--calls 40]
 import { execFileSync } from "node:child_process";
@@ -30,6 +31,12 @@ const calls = {
   recent: [
     "getMostRecentPosts",
     '<limit xsi:type="xsd:double">1000</limit><offset xsi:type="xsd:double">0</offset><languageIds xsi:type="xsd:string"></languageIds>',
+  ],
+  // By clicks at offset 0 as the latency bench's row asks it (recorded in the search history,
+  // which a SQLite database keeps in a file of its own beside it).
+  searchClicks: [
+    "search",
+    '<limit xsi:type="xsd:double">1000</limit><offset xsi:type="xsd:double">0</offset><searchTerms xsi:type="xsd:string">the</searchTerms><sortBy xsi:type="xsd:string">clicks</sortBy><languageIds xsi:type="xsd:string"></languageIds>',
   ],
   // Past the first page: not recorded in the search history.
   search: [
@@ -96,6 +103,7 @@ const spend = (before, after, per) =>
 const main = String(child.pid);
 const of = (s) => s.find(([tid]) => tid === main)?.[1] ?? 0;
 const total = (s) => s.reduce((a, [, ms]) => a + ms, 0);
+const queryThread = (s) => s.find(([tid]) => tid !== main)?.[0];
 const r = (x) => Math.round(x * 100) / 100;
 for (const name of names) {
   const [operation, params] = calls[name];
@@ -115,10 +123,16 @@ for (const name of names) {
       firstWall: r(firstCall.ms),
       firstRequestThread: r(of(first)),
       firstAllThreads: r(total(first)),
+      // The query thread (the busiest other thread of the warm calls) and the rest (V8's platform
+      // threads: the parallel and concurrent collections), first call.
+      firstQueryThread: r(first.find(([tid]) => tid === queryThread(warm))?.[1] ?? 0),
+      firstRestThreads: r(total(first.filter(([tid]) => tid !== main && tid !== queryThread(warm)))),
       warmRequestThread: r(of(warm)),
       warmAllThreads: r(total(warm)),
       warmOtherThreads: warm.filter(([tid]) => tid !== main).map(([, ms]) => r(ms)),
       warmWallMedian: r([...walls].sort((a, b) => a - b)[walls.length >> 1]),
+      // The first call's CPU, all threads, against the warm calls' mean in the same process.
+      firstToWarmAllThreads: r(total(first) / total(warm)),
     }),
   );
 }

@@ -12,6 +12,7 @@ import { createServiceMetrics, type ServiceMetrics } from "../metrics/service-me
 import type { OperationRunner } from "../operations/operation-runner.js";
 import { absentWord } from "../store/cache-warm.js";
 import type { Store } from "../store/store.js";
+import { collectGarbage } from "../threads/collect-garbage.js";
 import { normalisePublicUrl } from "./base-url.js";
 import { answerFrameworkError } from "./framework-errors.js";
 import { ResponseCache } from "./response-cache.js";
@@ -62,7 +63,8 @@ export interface FeedServer {
    * the code of the whole request path, its first 1,000-row answer the code that reads and writes
    * that many rows, and its first search of a common word the code and counts of that path, which
    * its first clients would otherwise wait for (bench/NOTES.md has the measured costs); the first
-   * database connections open too. They count in /metrics.
+   * database connections open too. They count in /metrics. Last, a full collection of this thread's
+   * heap (collect-garbage.ts).
    * Failures are ignored: this only warms, it checks nothing.
    */
   prime(): Promise<void>;
@@ -234,6 +236,8 @@ export function createFeedServer(options: FeedServerOptions): FeedServer {
           probe.closeAllConnections();
           await new Promise((resolve) => probe.close(resolve));
         }
+        // The requests' garbage and survivors are not left for the first client's call.
+        collectGarbage();
       }
     },
     async listen(port, host) {

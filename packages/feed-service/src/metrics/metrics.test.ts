@@ -8,6 +8,7 @@ import { createFeedServer } from "../http/feed-server.js";
 import { createOperationRunner } from "../operations/operation-runner.js";
 import { parseSearchQuery } from "../search/parse-search-query.js";
 import { openStore } from "../store/open-store.js";
+import { forcedCollections } from "../test-support/forced-collections.js";
 import { fixtureNow, seedFixture, startTestService } from "../test-support/service-fixture.js";
 import { callOperation } from "../test-support/soap-test-client.js";
 import { postgresBackend, sqliteBackend } from "../test-support/test-backends.js";
@@ -162,6 +163,25 @@ test("the allow list: addresses and CIDR blocks of both families, IPv4-mapped cl
         /CIDR blocks such as 10\.0\.0\.0\/8/.test(e.message),
       bad,
     );
+  }
+});
+
+test("prime ends with one full collection of the request thread's heap", async () => {
+  const database = await sqliteBackend.newDatabase();
+  const store = await openStore(database.location, { queryLimits: {} });
+  const service = createFeedServer({
+    store,
+    runner: createOperationRunner({ store, parseSearch: parseSearchQuery, now: () => fixtureNow }),
+    now: () => fixtureNow,
+    logError: () => {},
+  });
+  try {
+    await seedFixture(store);
+    assert.equal(await forcedCollections(() => service.prime()), 1);
+  } finally {
+    await service.close();
+    await store.close();
+    database.drop();
   }
 });
 

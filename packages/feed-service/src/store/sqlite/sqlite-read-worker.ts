@@ -7,34 +7,18 @@ import { parentPort, workerData } from "node:worker_threads";
 import { FeedServiceError } from "../../errors.js";
 import { type WorkerReply, workerReadyMessage } from "../../threads/thread-lane.js";
 import { lowerThisThreadPriority } from "../../threads/thread-priority.js";
-import { absentWord } from "../cache-warm.js";
 import { openSqliteReader } from "./sqlite-connection.js";
 import { readMethods, type SqliteReadMethod } from "./sqlite-read-methods.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { warmHeavyThread } from "./sqlite-thread-warm.js";
+import { warmQueryThread } from "./sqlite-thread-warm.js";
 
 const { path, nice, warm } = workerData as { path: string; nice: number; warm: boolean };
 if (nice !== 0) lowerThisThreadPriority(nice);
 const store = new SqliteStore(openSqliteReader(path));
 const allowed = new Set<string>(readMethods);
 
-/**
- * Reads before saying ready. Every thread: one cheap read (SQLite reads the schema on a
- * connection's first statement, which for this schema is a noticeable first-call cost). A heavy
- * thread (`warm`) also runs each kind of heavy read once on arguments that select nothing, reads
- * every post's length for scoring into its connection's cache (a seek per hit scored on a first
- * search otherwise), the feed rankings' running sums and the day counts (a page per feed on a
- * first ranking), and the indexes every search reads (sqlite-thread-warm.ts). No particular word,
- * post or window is read into a cache (spec §4 Latency); the file itself was read into the OS cache
- * by the pool (sqlite-warm.ts).
- */
-async function warmUp(): Promise<void> {
-  await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
-  if (warm) await warmHeavyThread(store, absentWord(), absentWord());
-}
-
 try {
-  await warmUp();
+  await warmQueryThread(store, warm);
 } catch {
   // A broken database shows itself on the calls, with their errors; readiness is not the place.
 }

@@ -12,11 +12,12 @@ import Database from "better-sqlite3";
 import { loadDemoData } from "../../demo/load-demo-data.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { isFilter, type SearchQuery, usesOperators } from "../../search/search-query.js";
+import { forcedCollections } from "../../test-support/forced-collections.js";
 import { absentWord } from "../cache-warm.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { readSearchIndexes, SEARCH_INDEX_WALKS } from "./sqlite-index-warm.js";
 import { openSqliteStore, type SqliteStore } from "./sqlite-store.js";
-import { warmHeavyThread, warmSearchTexts } from "./sqlite-thread-warm.js";
+import { warmHeavyThread, warmQueryThread, warmSearchTexts } from "./sqlite-thread-warm.js";
 
 const folder = mkdtempSync(join(tmpdir(), "feed-thread-warm-"));
 const file = join(folder, "feeds.db");
@@ -117,4 +118,10 @@ test("the warm-up runs every form in every sort on a store with posts, and each 
     languageIds: null,
   });
   assert.equal(common.length, 10);
+});
+
+test("a query thread's warm-up, light or heavy, ends with one full collection of its heap", async () => {
+  for (const heavy of [false, true]) {
+    assert.equal(await forcedCollections(() => warmQueryThread(store, heavy)), 1, `heavy: ${heavy}`);
+  }
 });

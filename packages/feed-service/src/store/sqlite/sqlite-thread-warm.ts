@@ -7,6 +7,8 @@
  */
 import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { collectGarbage } from "../../threads/collect-garbage.js";
+import { absentWord } from "../cache-warm.js";
 import type { SqliteStore } from "./sqlite-store.js";
 
 /**
@@ -52,4 +54,27 @@ export async function warmHeavyThread(store: SqliteStore, word: string, other: s
   // Last, so that a first search's own pages push out the lengths' and sums' pages first (the
   // lengths themselves are kept apart from the page cache).
   await store.warmSearchIndexes();
+}
+
+/**
+ * A query thread's warm-up before it says ready (sqlite-read-worker.ts). Every thread: one cheap
+ * read (SQLite reads the schema on a connection's first statement, which for this schema is a
+ * noticeable first-call cost). A heavy thread (`heavy`) also runs each kind of heavy read once on
+ * arguments that select nothing, reads every post's length for scoring into its connection's
+ * cache (a seek per hit scored on a first search otherwise), the feed rankings' running sums and
+ * the day counts (a page per feed on a first ranking), and the indexes every search reads. No
+ * particular word, post or window is read into a cache (spec §4 Latency); the file itself was
+ * read into the OS cache by the pool (sqlite-warm.ts). Last, a full collection: the warm-up's
+ * garbage is not left for the thread's first call (collect-garbage.ts).
+ *
+ * @example
+ * await warmQueryThread(store, true); // in a heavy query thread, before it says ready
+ */
+export async function warmQueryThread(store: SqliteStore, heavy: boolean): Promise<void> {
+  try {
+    await store.recentPosts({ limit: 1, offset: 0, languageIds: null });
+    if (heavy) await warmHeavyThread(store, absentWord(), absentWord());
+  } finally {
+    collectGarbage();
+  }
 }
