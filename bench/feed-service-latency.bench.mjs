@@ -993,6 +993,11 @@ for (const shape of shapeNames) {
             rows: first.rows,
             fault: first.fault,
           });
+          // Each row as it is measured: a 1M run lasts long enough on a loaded machine to be cut
+          // short, and the table below is printed only at the end.
+          process.stderr.write(
+            `${backend} | ${label} | ${f1(first.ms)} | ${f1(median(again))} | ${first.fault ?? first.rows}\n`,
+          );
         }
         // The server's CPU and read syscalls counted over the measured run alone; on PostgreSQL
         // the database server's processes' CPU too, where a search's statements run.

@@ -27,7 +27,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -302,11 +302,31 @@ export async function openShapePostgres(shapeName, posts, { fromSqlite = false }
       const { migrateData } = await import(
         new URL("../packages/feed-service/dist/migrate/migrate-data.js", import.meta.url).href
       );
-      await migrateData({ from: sqlitePath(shapeName, posts), to: pg.url, force: true, batchSize: 5000 });
+      // Where the copy's time went, and the CPU of this process (its encoder threads included) and
+      // of the server beside it, so a copy's wall time is read against the machine's load.
+      const { localPostmasterOf, serverCpuMs } = await import("./postgres-server-cpu.mjs");
+      const postmaster = await localPostmasterOf(pg.url);
+      const cpu0 = process.cpuUsage();
+      const server0 = postmaster ? serverCpuMs(postmaster) : Number.NaN;
+      const summary = await migrateData({
+        from: sqlitePath(shapeName, posts),
+        to: pg.url,
+        force: true,
+        batchSize: 5000,
+        onStep: (step, ms) => say(`  ${step}: ${(ms / 1000).toFixed(1)} s`),
+      });
+      const cpu = process.cpuUsage(cpu0);
+      say(
+        `  migrate-data ${seconds(summary.durationMs)}; CPU: this process ${seconds((cpu.user + cpu.system) / 1000)}, PostgreSQL server ${postmaster ? seconds(serverCpuMs(postmaster) - server0) : "?"}; load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(" ")}`,
+      );
     } else {
       await loadShape(planShape(shapeByName(shapeName), posts), pg.url);
     }
+    const vacuumStarted = Date.now();
     await pg.query("VACUUM ANALYZE");
+    say(`  VACUUM ANALYZE ${seconds(Date.now() - vacuumStarted)}`);
     writeFileSync(ready, `${Date.now() - started} ms\n`);
     say(`built ${shapeName}-${posts} on PostgreSQL in ${seconds(Date.now() - started)}`);
     writeReady();
