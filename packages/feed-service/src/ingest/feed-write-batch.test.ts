@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { FeedServiceError } from "../errors.js";
 import { openStore } from "../store/open-store.js";
-import type { FeedUpdate, Store } from "../store/store.js";
+import type { FeedUpdate, FeedUpdateResult, Store } from "../store/store.js";
 import { incoming } from "../test-support/store-contract/contract-fixture.js";
 import { postgresBackend, sqliteBackend, type TestBackend } from "../test-support/test-backends.js";
 import { FeedWriteBatch } from "./feed-write-batch.js";
@@ -33,6 +33,18 @@ function posts(feed: string, n: number) {
 function codeOf(result: PromiseSettledResult<unknown>): string | undefined {
   if (result.status === "fulfilled") return undefined;
   return result.reason instanceof FeedServiceError ? result.reason.code : String(result.reason);
+}
+
+async function settleInTurn<T>(writes: ReadonlyArray<() => Promise<T>>): Promise<PromiseSettledResult<T>[]> {
+  const results: PromiseSettledResult<T>[] = [];
+  for (const write of writes) {
+    try {
+      results.push({ status: "fulfilled", value: await write() });
+    } catch (reason) {
+      results.push({ status: "rejected", reason });
+    }
+  }
+  return results;
 }
 
 function suite(backend: TestBackend) {
@@ -96,11 +108,17 @@ function suite(backend: TestBackend) {
         const writer = new FeedWriteBatch(store);
         // Both move to one new URL: the first takes it, the second clashes with it, as one after the other.
         const move = { feedUrl: "https://moved.test/feed" };
-        const results = await Promise.allSettled([
-          writer.applyFeedUpdate(a!, { posts: posts("a", 1), feed: move, fetchState: {} }),
-          writer.applyFeedUpdate(b!, { posts: posts("b", 1), feed: move, fetchState: {} }),
-          writer.applyFeedUpdate(a!, { posts: [...posts("a", 1), incoming("a-new")], fetchState: {} }),
-        ]);
+        const writes: Array<() => Promise<FeedUpdateResult>> = [
+          () => writer.applyFeedUpdate(a!, { posts: posts("a", 1), feed: move, fetchState: {} }),
+          () => writer.applyFeedUpdate(b!, { posts: posts("b", 1), feed: move, fetchState: {} }),
+          () => writer.applyFeedUpdate(a!, { posts: [...posts("a", 1), incoming("a-new")], fetchState: {} }),
+        ];
+        // With a batch method the three, issued in one turn, are one batch that must keep their
+        // order. Without one (PostgreSQL) each write goes straight to the store's pool, where
+        // concurrent writes commit in the server's order: there the order is the caller's awaits.
+        const results = store.applyFeedUpdates
+          ? await Promise.allSettled(writes.map((write) => write()))
+          : await settleInTurn(writes);
         assert.deepEqual(
           results.map((r) => (r.status === "fulfilled" ? r.value : codeOf(r))),
           [{ inserted: 1, updated: 0 }, "FEED_CONFLICT", { inserted: 1, updated: 0 }],
