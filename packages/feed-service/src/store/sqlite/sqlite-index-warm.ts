@@ -3,6 +3,7 @@
  * (sqlite-read-worker.ts): every leaf read once into the connection's page cache. Spec §4
  * Latency allows general warm-ups only; these are whole indexes, no particular word's or post's.
  */
+import { CLICKED_POSTS_COUNT } from "./sqlite-clicked-index.js";
 import type { StatementCache } from "./sqlite-connection.js";
 
 /**
@@ -16,7 +17,7 @@ import type { StatementCache } from "./sqlite-connection.js";
  */
 export const SEARCH_INDEX_WALKS = [
   "SELECT count(*) FROM posts INDEXED BY posts_by_date_key WHERE date_key IS NOT NULL",
-  "SELECT count(*) FROM posts INDEXED BY posts_clicked_by_key WHERE clicks > 0",
+  CLICKED_POSTS_COUNT,
 ] as const;
 
 /** Reads the search indexes through (SEARCH_INDEX_WALKS); returns how many entries they hold. */
