@@ -166,7 +166,8 @@ test("the allow list: addresses and CIDR blocks of both families, IPv4-mapped cl
   }
 });
 
-test("prime ends with one full collection of the request thread's heap", async () => {
+/** A service over a new SQLite database holding the contract fixture (the two prime tests). */
+async function seededService() {
   const database = await sqliteBackend.newDatabase();
   const store = await openStore(database.location, { queryLimits: {} });
   const service = createFeedServer({
@@ -177,6 +178,18 @@ test("prime ends with one full collection of the request thread's heap", async (
   });
   try {
     await seedFixture(store);
+  } catch (error) {
+    await service.close();
+    await store.close();
+    database.drop();
+    throw error;
+  }
+  return { database, store, service };
+}
+
+test("prime ends with one full collection of the request thread's heap", async () => {
+  const { database, store, service } = await seededService();
+  try {
     assert.equal(await forcedCollections(() => service.prime()), 1);
   } finally {
     await service.close();
@@ -186,16 +199,8 @@ test("prime ends with one full collection of the request thread's heap", async (
 });
 
 test("prime answers a few read-only requests over a socket of its own, all of them 200, and writes nothing", async () => {
-  const database = await sqliteBackend.newDatabase();
-  const store = await openStore(database.location, { queryLimits: {} });
-  const service = createFeedServer({
-    store,
-    runner: createOperationRunner({ store, parseSearch: parseSearchQuery, now: () => fixtureNow }),
-    now: () => fixtureNow,
-    logError: () => {},
-  });
+  const { database, store, service } = await seededService();
   try {
-    await seedFixture(store);
     await service.prime();
     const address = await service.listen(0, "127.0.0.1");
     const text = await (await fetch(`http://127.0.0.1:${address.port}/metrics`)).text();
