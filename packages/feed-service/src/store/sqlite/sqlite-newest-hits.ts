@@ -68,7 +68,12 @@ export function idsOfKeys(
  * first the walk ends on the newest match, and none found proves the page empty without the
  * ranking's walk of the same doclists after.
  */
-export function newestHitsInSample(stmts: StatementCache, match: string, from: number, cap: number): number | null {
+export function newestHitsInSample(
+  stmts: StatementCache,
+  match: string,
+  from: number,
+  cap: number,
+): number | null {
   const keys = stmts
     .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
     .pluck()
