@@ -42,8 +42,9 @@ import { clickedPostCount } from "./sqlite-clicked-index.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
 import { keyAtOrAfter } from "./sqlite-date-keys.js";
-import { idsOfKeys } from "./sqlite-newest-hits.js";
+import { idsOfKeys, newestHitsInSample } from "./sqlite-newest-hits.js";
 import {
+  ascendingFirstBelow,
   FTS_GATHER_COST_US,
   FTS_SCORE_COST_US,
   FTS_TEST_COST_US,
@@ -1034,8 +1035,10 @@ export type Walk = "ascending first" | "descending";
  * matches no more of the newest posts than its rarest clause), they are read in FTS5's own
  * ascending order, cheaper than descending on long posting lists, up to one past the pool: all of
  * them are the pool, and one past says the estimate was wrong (the descending walk then ranks).
- * The bound is the sample's own counts: counting the whole query among the newest posts cost as
- * much as the walk for rare combinations (bench/NOTES.md).
+ * When that bound says more, the query's own hits among the newest posts decide, against the
+ * lower estimate at which reading oldest first pays on average (ascendingFirstBelow): the
+ * descending walk's first hits, so that reading them costs a part of the walk that would follow,
+ * reading on to the first match below the newest posts (bench/NOTES.md).
  */
 function rankedByIndex(
   stmts: StatementCache,
@@ -1062,6 +1065,21 @@ function rankedByIndex(
     }
     const posts = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
     few = ((inSample * posts) / bounds.termSamplePosts) * SAMPLE_ESTIMATE_MARGIN <= pool;
+    const oneList =
+      plan.words.clauses.length === 1 &&
+      plan.words.clauses[0]!.length === 1 &&
+      plan.words.excluded.length === 0 &&
+      plan.feedPhrases + plan.languagePhrases === 0;
+    if (!few && !oneList) {
+      // The rarest clause bounds the query's hits from above only: the other clauses, the `feed:`
+      // and language phrases and the exclusions may leave far fewer (words a feed's language does
+      // not use). The query's own hits among the newest keys are the descending walk's first,
+      // read until past the sample or enough to say many; none at all says the page is empty.
+      const cap = Math.floor((ascendingFirstBelow(pool) * bounds.termSamplePosts) / Math.max(1, posts)) + 1;
+      const newest = newestHitsInSample(stmts, plan.narrowed, sample.from, cap);
+      if (newest === null) return [];
+      few = newest < cap;
+    }
   }
   const hits = (
     order: string,

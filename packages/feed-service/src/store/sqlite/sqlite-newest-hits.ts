@@ -57,3 +57,33 @@ export function idsOfKeys(
   for (const [key, id] of rows) ids.set(key, id);
   return ids;
 }
+
+/**
+ * How many hits hold keys from `from` up (the newest posts), counted up to `cap`; null when no
+ * post matches at all. Read newest first and stopped at the first hit below `from`: FTS5 bounds
+ * neither end of an AND's search for its first match by the rowid range (sqlite3Fts5ExprFirst
+ * tests the whole expression from the doclists' start before skipping to the range), so an
+ * ascending count over the newest keys walks every older hit of the combination first, and all of
+ * its doclists when nothing matches (a common word in a language that never uses it); newest
+ * first the walk ends on the newest match, and none found proves the page empty without the
+ * ranking's walk of the same doclists after.
+ */
+export function newestHitsInSample(
+  stmts: StatementCache,
+  match: string,
+  from: number,
+  cap: number,
+): number | null {
+  const keys = stmts
+    .get("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
+    .pluck()
+    .iterate(match, cap + 1) as IterableIterator<number>;
+  let any = false;
+  let inSample = 0;
+  for (const key of keys) {
+    any = true;
+    if (key < from || inSample >= cap) break;
+    inSample++;
+  }
+  return any ? inSample : null;
+}

@@ -82,6 +82,25 @@ export const CLICKED_RANGE_FACTOR = 4;
 export const SAMPLE_ESTIMATE_MARGIN = 2;
 
 /**
+ * What a walk of FTS5's lists oldest first costs against the same walk newest first: FTS5 reads a
+ * leaf page backwards by reading it forwards first (bench/NOTES.md). Assumes the ratio is FTS5's,
+ * per entry, and does not depend on the corpus.
+ */
+export const FTS_ASCENDING_SHARE = 2 / 3;
+
+/**
+ * The most hits an estimate from the newest posts may suggest for relevance to read them oldest
+ * first, up to one past the pool, before the newest-first walk that a count over the pool needs:
+ * that read costs FTS_ASCENDING_SHARE of the descending walk and spares the rest when at most the
+ * pool match, and is lost when more do. With the true count anywhere within
+ * SAMPLE_ESTIMATE_MARGIN of the estimate on a log scale, it pays on average when at most the pool
+ * match with a probability over that share: an estimate up to pool x margin^(1 - 2 x share).
+ */
+export function ascendingFirstBelow(pool: number): number {
+  return pool * SAMPLE_ESTIMATE_MARGIN ** (1 - 2 * FTS_ASCENDING_SHARE);
+}
+
+/**
  * Deep pages of the post lists seek the day where their offset lands from this offset on
  * (sqlite-day-seek.ts). Assumes skipping this many index entries costs about what reading the
  * day counts does.
