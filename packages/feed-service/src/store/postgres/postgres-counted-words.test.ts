@@ -134,8 +134,11 @@ async function assertPages(label: string, words: string[], viaCounts: boolean): 
           expected.slice(offset, offset + limit),
           at,
         );
-        // Counted: the counts, then the page's days only (no walk, no tier, no read of every match).
-        assert.equal(/FROM search_days/.test(seen[1] ?? ""), viaCounts, `${at}: ${seen.join("\n")}`);
+        // Counted: the last pages through the counts' days (a page among the newest posts may be
+        // a short walk of them instead); uncounted: never.
+        const counts = seen.some((q) => /FROM search_days/.test(q));
+        if (!viaCounts || offset >= expected.length - 20)
+          assert.equal(counts, viaCounts, `${at}: ${seen.join("\n")}`);
       }
     }
   }
@@ -166,13 +169,13 @@ before(async () => {
 after(() => db?.close());
 
 describe("postgres common words counted per day", () => {
-  it("keeps a plain lexeme's query as its lexeme, and no other", () => {
+  it("keeps a plain word's query as its lexeme, and no phrase's pair or other query", () => {
     assert.equal(lexemeOf("'the'", null), "the");
     assert.equal(lexemeOf("'it''s'", null), "it's");
     assert.equal(lexemeOf("'the'", "'the'"), null);
     assert.equal(lexemeOf("'the':*", null), null);
     assert.equal(lexemeOf("'the' & 'end'", null), null);
-    assert.equal(lexemeOf("'open source'", null), "open source");
+    assert.equal(lexemeOf("'open source'", null), null);
   });
 
   it("chooses the words the statistics list over the bound, commonest first, as many as allowed", async () => {

@@ -54,8 +54,16 @@ const perDay = (source: string, lexemes: boolean) =>
  * Each kind of counted search in its own statement, in key order within it: two writers take the
  * rows of the phrases' searches before the lexemes', each in one order, so never in crossed order.
  */
+/**
+ * The columns today's smart-category writer sets (postgres-counted-searches.ts): idempotent, so
+ * that a database at an older version can take them ahead of this migration, as tests of
+ * upgrades written to by today's writers do.
+ */
+export const countedWordsColumns = `ALTER TABLE counted_searches
+  ADD COLUMN IF NOT EXISTS lexeme text, ADD COLUMN IF NOT EXISTS common boolean NOT NULL DEFAULT false;`;
+
 export const countedWordsSchema = `
-ALTER TABLE counted_searches ADD COLUMN lexeme text, ADD COLUMN common boolean NOT NULL DEFAULT false;
+${countedWordsColumns}
 
 CREATE OR REPLACE FUNCTION posts_count_searches() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -138,8 +146,8 @@ export async function chooseCountedWords(sql: Sql, choice = CHOICE): Promise<str
  * it, and the rest are counted from the posts. Within `sql`'s transaction; the counting holds off
  * writes of posts (a SHARE lock) so that no post is written between the count and its triggers.
  */
-async function countWords(sql: Sql, words: readonly string[]): Promise<number> {
-  await sql.query(
+async function countWords(sql: Sql, words: readonly string[]): Promise<{ counted: number; dropped: number }> {
+  const { rowCount } = await sql.query(
     "UPDATE counted_searches SET common = false WHERE common AND NOT (lexeme = ANY($1::text[]))",
     [words],
   );
@@ -156,7 +164,8 @@ async function countWords(sql: Sql, words: readonly string[]): Promise<number> {
     ).map((r) => r.lexeme),
   );
   const fresh = words.filter((w) => !known.has(w));
-  if (fresh.length === 0) return 0;
+  const none = { counted: 0, dropped: rowCount ?? 0 };
+  if (fresh.length === 0) return none;
   await sql.query("SET LOCAL statement_timeout = 0");
   await sql.query("LOCK TABLE posts IN SHARE MODE");
   const added = await rows<{ id: number; lexeme: string }>(
@@ -166,7 +175,7 @@ async function countWords(sql: Sql, words: readonly string[]): Promise<number> {
       ON CONFLICT ON CONSTRAINT counted_searches_key DO NOTHING RETURNING id, lexeme`,
     [fresh, fresh.map(quoteLexeme)],
   );
-  if (added.length === 0) return 0;
+  if (added.length === 0) return none;
   // One word: its matches through the search index. Several: one pass over the posts' own words,
   // each post's lexemes looked up in the words' set, instead of one index read per word.
   if (added.length === 1) {
@@ -189,7 +198,7 @@ async function countWords(sql: Sql, words: readonly string[]): Promise<number> {
       [added.map((a) => a.id)],
     );
   }
-  return added.length;
+  return { ...none, counted: added.length };
 }
 
 /**
@@ -200,10 +209,11 @@ export async function syncCountedWords(pool: pg.Pool, choice = CHOICE): Promise<
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    const counted = await countWords(client, await chooseCountedWords(client, choice));
+    const { counted, dropped } = await countWords(client, await chooseCountedWords(client, choice));
     await client.query("COMMIT");
-    // A word no longer common goes unless a smart category counts the same query.
-    await syncCountedSearches(pool);
+    // A word no longer common goes unless a smart category counts the same query (read only
+    // then: a store opening beside another process's new smart category leaves it alone).
+    if (dropped > 0) await syncCountedSearches(pool);
     return counted;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

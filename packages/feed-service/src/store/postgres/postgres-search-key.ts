@@ -21,11 +21,15 @@ export function searchKey(query: SearchQuery): SearchKey | null {
   return { index: indexed.tsquery, verify: indexed.exact ? null : words };
 }
 
-/** The lexeme of a tsquery's text when it is one plain lexeme (`'the'`), else null. */
+/**
+ * The word of a tsquery's text when it is one plain lexeme of a word (`'the'`), else null: a
+ * pair or triple of a phrase (`'open source'`) holds a space, as no word does
+ * (postgres-phrase-pairs.ts), and is matched on the pairs' vector, not on the words.
+ */
 export function lexemeOf(indexQuery: string, verifyQuery: string | null): string | null {
   if (verifyQuery !== null) return null;
   const m = /^'((?:[^'\\]|''|\\.)*)'$/.exec(indexQuery);
   if (!m) return null;
   const lexeme = m[1]!.replace(/''/g, "'").replace(/\\(.)/g, "$1");
-  return quoteLexeme(lexeme) === indexQuery ? lexeme : null;
+  return quoteLexeme(lexeme) === indexQuery && !lexeme.includes(" ") ? lexeme : null;
 }
