@@ -20,7 +20,7 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { usesOperators } from "../../search/search-query.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
-import { type SearchKey, searchKey } from "./postgres-search-key.js";
+import { lexemeOf, type SearchKey, searchKey } from "./postgres-search-key.js";
 
 /** Whether a post (`c`) matches a counted search (`s`): the search's own condition. */
 const matches = (c: string) =>
@@ -129,14 +129,19 @@ function smartCategoryKeys(queries: readonly string[]): SearchKey[] {
 export async function syncCountedSearches(pool: pg.Pool): Promise<void> {
   const queries = await rows<{ query: string }>(pool, "SELECT query FROM smart_categories");
   const wanted = smartCategoryKeys(queries.map((q) => q.query));
-  const counted = await rows<{ id: number; index_query: string; verify_query: string | null }>(
-    pool,
-    "SELECT id, index_query, verify_query FROM counted_searches",
-  );
+  // The common words' searches (postgres-counted-words.ts) stay while they are common.
+  const counted = await rows<{
+    id: number;
+    index_query: string;
+    verify_query: string | null;
+    common: boolean;
+  }>(pool, "SELECT id, index_query, verify_query, common FROM counted_searches");
   const same = (a: SearchKey, c: { index_query: string; verify_query: string | null }) =>
     a.index === c.index_query && a.verify === c.verify_query;
-  const stale = counted.filter((c) => !wanted.some((k) => same(k, c))).map((c) => c.id);
-  if (stale.length > 0) await pool.query("DELETE FROM counted_searches WHERE id = ANY($1::int[])", [stale]);
+  const stale = counted.filter((c) => !c.common && !wanted.some((k) => same(k, c))).map((c) => c.id);
+  if (stale.length > 0) {
+    await pool.query("DELETE FROM counted_searches WHERE id = ANY($1::int[]) AND NOT common", [stale]);
+  }
   for (const key of wanted.filter((k) => !counted.some((c) => same(k, c)))) await countSearch(pool, key);
 }
 
@@ -148,9 +153,9 @@ async function countSearch(pool: pg.Pool, key: SearchKey): Promise<void> {
     await client.query("LOCK TABLE posts IN SHARE MODE");
     const [added] = await rows<{ id: number }>(
       client,
-      `INSERT INTO counted_searches (index_query, verify_query) VALUES ($1, $2)
+      `INSERT INTO counted_searches (index_query, verify_query, lexeme) VALUES ($1, $2, $3)
         ON CONFLICT ON CONSTRAINT counted_searches_key DO NOTHING RETURNING id`,
-      [key.index, key.verify],
+      [key.index, key.verify, lexemeOf(key.index, key.verify)],
     );
     // None: counted meanwhile by another process. The matches are read through the search index.
     if (added) {

@@ -21,6 +21,7 @@ import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
+import { createCountedWords } from "./postgres-counted-words.js";
 import { addFeedHealthColumns } from "./postgres-feed-health-schema.js";
 import { feedNameChangesSchema } from "./postgres-feed-names.js";
 import { feedTitlesSchema } from "./postgres-feed-titles.js";
@@ -448,6 +449,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       // as they are.
       await sql.query("ALTER TABLE posts ALTER COLUMN phrase_vector SET STORAGE EXTERNAL");
     },
+  },
+  {
+    version: 48,
+    description:
+      "the commonest words (the statistics' most common, more matches than a page may sort in its budget) counted per day as the smart categories' queries are, so a deep date page of one starts at its day; a word's counts kept by matching the post's own words only",
+    up: createCountedWords,
   },
 ];
 

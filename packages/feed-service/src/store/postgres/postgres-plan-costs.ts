@@ -151,3 +151,21 @@ export const CLICKED_ROW_COST = 0.1;
  * subtracted post.
  */
 export const EXCLUDED_CHECK_POSTS = 3;
+
+// --- the common words counted per day (postgres-counted-words.ts, migration 48) ---
+
+/** The latency every operation answers within, at any arguments (spec §4), in ms. */
+export const PAGE_BUDGET_MS = 50;
+/**
+ * A match of a search read from the heap and sorted by a date page that is not counted, in ms.
+ * Assumes the rows are not in the cache (a deep page of a common word reads most of the table,
+ * more than shared buffers hold); measured at 1M (bench/NOTES.md).
+ */
+export const MATCH_READ_MS = 0.0025;
+/** A word with more matches than a page may read and sort within the budget is counted per day. */
+export const COUNTED_WORD_MATCHES = PAGE_BUDGET_MS / MATCH_READ_MS;
+/**
+ * Words counted per day at most: each is one more `@@` of every post written (one binary search
+ * of its sorted lexemes), a share of the insert's time the ingest bench weighs (bench/NOTES.md).
+ */
+export const MAX_COUNTED_WORDS = 64;

@@ -17,6 +17,7 @@ import { incoming } from "../../test-support/store-contract/contract-fixture.js"
 import { startTestPostgres, type TestPostgres } from "../../test-support/test-postgres-server.js";
 import type { Store } from "../store.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
+import { countedWordsColumns } from "./postgres-counted-words.js";
 import { windowClicks } from "./postgres-feed-rankings.js";
 import { latestPostgresVersion, migratePostgres } from "./postgres-migrations.js";
 import { monthsAbove } from "./postgres-page-seek.js";
@@ -324,6 +325,8 @@ describe("postgres running sums and month ranks (migration 27)", () => {
     // Today's writers claim story keys in migration 28's table: it is added (unrecorded) so that
     // they can write the database at 25 as its own code did; 28 is idempotent when it runs later.
     await pools[1]!.query(storyClaimSchema);
+    // Likewise migration 48's columns, which today's smart categories' writer sets.
+    await pools[1]!.query(countedWordsColumns);
     // A store's writers on each (the upgraded one still at 25).
     const stores = pools.map(
       (pool) => new PostgresStore(pool, new PostgresReadSide(pool, resolveReadSideOptions({}))),

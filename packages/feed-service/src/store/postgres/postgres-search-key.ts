@@ -6,7 +6,7 @@
  */
 import type { SearchQuery } from "../../search/search-query.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
-import { toTsquery } from "./postgres-text-search.js";
+import { quoteLexeme, toTsquery } from "./postgres-text-search.js";
 
 export interface SearchKey {
   index: string;
@@ -19,4 +19,17 @@ export function searchKey(query: SearchQuery): SearchKey | null {
   const indexed = toSearchIndexTsquery(query);
   if (words === null || indexed === null) return null;
   return { index: indexed.tsquery, verify: indexed.exact ? null : words };
+}
+
+/**
+ * The word of a tsquery's text when it is one plain lexeme of a word (`'the'`), else null: a
+ * pair or triple of a phrase (`'open source'`) holds a space, as no word does
+ * (postgres-phrase-pairs.ts), and is matched on the pairs' vector, not on the words.
+ */
+export function lexemeOf(indexQuery: string, verifyQuery: string | null): string | null {
+  if (verifyQuery !== null) return null;
+  const m = /^'((?:[^'\\]|''|\\.)*)'$/.exec(indexQuery);
+  if (!m) return null;
+  const lexeme = m[1]!.replace(/''/g, "'").replace(/\\(.)/g, "$1");
+  return quoteLexeme(lexeme) === indexQuery && !lexeme.includes(" ") ? lexeme : null;
 }

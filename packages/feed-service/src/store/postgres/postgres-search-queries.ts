@@ -90,19 +90,23 @@ async function countedPage(sql: Sql, match: Match, key: SearchKey, page: Page): 
   return found.length === expected ? found.map((r) => r.id) : null;
 }
 
-/** The ids of one date-ordered page (exact): a walk, one tier of the newest days, all matches. */
+/**
+ * The ids of one date-ordered page (exact): a walk, the days of a counted search, one tier of
+ * the newest days, all matches. The walk goes first: a page among the newest posts costs it a few
+ * hundred posts, where the counts' days of a common word are a window over all its days.
+ */
 async function newestPage(sql: Sql, match: Match, page: Page): Promise<number[]> {
+  const need = page.offset + page.limit;
+  const expected = await expectation(sql, match);
+  const walk = walkable(need, expected);
+  if (walk) {
+    const walked = await walkPage(sql, match, page, DATE_ORDER, expected);
+    if (walked) return walked;
+  }
   const key = searchKey(page.query);
   const counted = key === null ? null : await countedPage(sql, match, key, page);
   if (counted !== null) return counted;
-  const need = page.offset + page.limit;
-  const expected = await expectation(sql, match);
-  if (walkable(need, expected)) {
-    const walked = await walkPage(sql, match, page, DATE_ORDER, expected);
-    if (walked) return walked;
-  } else {
-    await sampleNewest(sql, match, expected);
-  }
+  if (!walk) await sampleNewest(sql, match, expected);
   const tier = await dayTier(sql, match, need, expected);
   for (const facet of tier ? [tier, null] : [null]) {
     const where = condition(match, facet, 3);

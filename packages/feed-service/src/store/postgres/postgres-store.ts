@@ -38,6 +38,7 @@ import * as catalogWriter from "./postgres-catalog-writer.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
 import { ConnectionWarmUp } from "./postgres-connection-warm.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
+import { syncCountedWords } from "./postgres-counted-words.js";
 import { claimDueFeeds, releaseFeedClaims, renewFeedClaim } from "./postgres-feed-claims.js";
 import { type FeedName, FeedNames } from "./postgres-feed-names.js";
 import * as feedWriter from "./postgres-feed-writer.js";
@@ -92,6 +93,8 @@ export class PostgresStore implements Store {
 
   /** What each read connection runs before its first query (postgres-connection-warm.ts). */
   readonly #connections: ConnectionWarmUp;
+  /** The last choice and count of the common words (postgres-counted-words.ts), settled. */
+  #countedWords: Promise<unknown> = Promise.resolve();
   /** Takes an open primary pool and read side on a migrated database; use `openPostgresStore` to open a URL. */
   /** WebSub state lives on the primary: each read there decides a write. */
   readonly websub: PostgresWebSubStore;
@@ -352,7 +355,20 @@ export class PostgresStore implements Store {
     await allClicks(this.#read.pool);
     return report;
   }
+  /**
+   * Chooses the common words counted per day again from the statistics and counts the new ones
+   * (postgres-counted-words.ts), after any such run under way; returns how many were counted.
+   * Opening the store starts one in the background: until it ends, an uncounted word's deep date
+   * pages are found by reading its matches, as exact and slower.
+   */
+  recountCommonWords(): Promise<number> {
+    const run = this.#countedWords.then(() => syncCountedWords(this.#pool));
+    this.#countedWords = run.catch(() => {});
+    return run;
+  }
+
   async close(): Promise<void> {
+    await this.#countedWords;
     await this.#clicks.drained();
     await this.#pool.end().catch(() => {});
     await this.#read.end().catch(() => {});
@@ -399,7 +415,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       settings: { ...READ_SETTINGS, statement_timeout: readOptions.queryTimeoutMs },
       onConnect: connections.onConnect,
     });
-    return new PostgresStore(pool, new PostgresReadSide(read, readOptions), connections);
+    const store = new PostgresStore(pool, new PostgresReadSide(read, readOptions), connections);
+    // In the background: counting a newly common word reads all its matches. A run that fails
+    // leaves the word uncounted (its pages exact, by the slower way) until the next open.
+    store.recountCommonWords().catch(() => {});
+    return store;
   } catch (error) {
     await pool.end().catch(() => {});
     throw error;

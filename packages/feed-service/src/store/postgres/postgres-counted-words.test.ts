@@ -1,0 +1,292 @@
+/**
+ * The common words counted per day (postgres-counted-words.ts, migration 48): which words the
+ * statistics choose, their counts held to counting every post's words (brute force) per
+ * language and day, and their date pages (first, middle, last; all languages, one, two) to
+ * sorting every match, through the counted path; again after posts are added, removed, re-dated,
+ * re-filed and re-worded, after a word becomes common, after one stops being common (a smart
+ * category keeping its query counted), and after the posts are truncated.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type pg from "pg";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { mulberry32Draws } from "../../test-support/seeded-draws.js";
+import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
+import type { IncomingPost } from "../store.js";
+import type { Sql } from "./postgres-connection.js";
+import { chooseCountedWords, syncCountedWords } from "./postgres-counted-words.js";
+import { lexemeOf } from "./postgres-search-key.js";
+import { searchPosts } from "./postgres-search-queries.js";
+import type { PostgresStore } from "./postgres-store.js";
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 5, 1);
+/** Shares of the posts holding each word: three common, one rare. */
+const SHARES: Array<[string, number]> = [
+  ["amber", 0.85],
+  ["birch", 0.5],
+  ["cedar", 0.3],
+  ["dune", 0.02],
+];
+/** Counted: more than this many matches (a test's scale of COUNTED_WORD_MATCHES). */
+const CHOICE = { matches: 150, most: 2 };
+
+let db: TestPostgresStore;
+let store: PostgresStore;
+let pool: pg.Pool;
+let languages: number[];
+let feeds: number[];
+
+const next = mulberry32Draws(48);
+
+function archive(prefix: string, size: number, languageId: number, extra = ""): IncomingPost[] {
+  return Array.from({ length: size }, (_, i) => {
+    const words = SHARES.filter(([, share]) => next() < share).map(([w]) => w);
+    const age = Math.floor(next() * 900 * DAY);
+    return {
+      guid: `${prefix}${i}`,
+      link: `https://example.test/${prefix}/${i}`,
+      title: `${words.join(" ")} ${extra}`.trim(),
+      // Words of their own: only SHARES' words (and `extra`) are common.
+      excerpt: `n${prefix}${i}`,
+      content: "",
+      // Some posts share a day to the millisecond: ties broken by id.
+      publishedAt: NOW - (i % 4 === 0 ? Math.floor(age / DAY) * DAY : age),
+      updatedAt: null,
+      seenAt: NOW,
+      languageId,
+    };
+  });
+}
+
+async function counted(): Promise<Array<{ lexeme: string; common: boolean }>> {
+  const { rows } = await pool.query<{ lexeme: string; common: boolean }>(
+    "SELECT lexeme, common FROM counted_searches WHERE lexeme IS NOT NULL ORDER BY lexeme",
+  );
+  return rows;
+}
+
+/** Each counted word's counts against counting every post holding it, per language (0: all) and day. */
+async function assertCounts(label: string): Promise<void> {
+  const words = await counted();
+  assert.ok(words.length > 0, `${label}: words counted`);
+  for (const { lexeme } of words) {
+    const { rows: kept } = await pool.query(
+      `SELECT d.language_id, d.day, d.posts::int AS n FROM search_days d JOIN counted_searches s ON s.id = d.search_id
+        WHERE s.lexeme = $1 AND d.posts <> 0 ORDER BY 1, 2`,
+      [lexeme],
+    );
+    const { rows: all } = await pool.query(
+      `SELECT coalesce(p.language_id, 0) AS language_id, floor(p.post_date / ${DAY}.0)::int AS day, count(*)::int AS n
+        FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector))
+        GROUP BY GROUPING SETS ((p.language_id, 2), (2)) ORDER BY 1, 2`,
+      [lexeme],
+    );
+    assert.ok(all.length > 0, `${label}: '${lexeme}' matches`);
+    assert.deepEqual(kept, all, `${label}: '${lexeme}'`);
+  }
+}
+
+async function matching(word: string, languageIds: number[] | null): Promise<number[]> {
+  const { rows } = await pool.query<{ id: number }>(
+    `SELECT id FROM posts WHERE $1 = ANY(tsvector_to_array(search_vector))
+      AND ($2::int[] IS NULL OR language_id = ANY($2::int[])) ORDER BY post_date DESC, id DESC`,
+    [word, languageIds],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Every statement a page runs goes through `seen`. */
+function recording(seen: string[]): Sql {
+  return {
+    query: ((text: string | pg.QueryConfig, values?: unknown[]) => {
+      seen.push(typeof text === "string" ? text : text.text);
+      return typeof text === "string" ? pool.query(text, values) : pool.query(text);
+    }) as Sql["query"],
+  };
+}
+
+/** Pages of `words` at offsets 0, middle and last against sorting every match, through the counts when `viaCounts`. */
+async function assertPages(label: string, words: string[], viaCounts: boolean): Promise<void> {
+  for (const word of words) {
+    for (const languageIds of [null, [languages[1]!], [languages[0]!, languages[2]!]]) {
+      const expected = await matching(word, languageIds);
+      assert.ok(expected.length > 20, `${label}: ${word} ${expected.length} matches`);
+      for (const [offset, limit] of [
+        [0, 20],
+        [Math.floor(expected.length / 2), 20],
+        [Math.floor(expected.length / 3), 1000],
+        [expected.length - 20, 20],
+        [expected.length - 1, 20],
+        [expected.length, 20],
+      ] as const) {
+        const seen: string[] = [];
+        const found = await searchPosts(recording(seen), {
+          query: parseSearchQuery(word),
+          sort: "date",
+          limit,
+          offset,
+          languageIds,
+        });
+        const at = `${label}: '${word}' in ${JSON.stringify(languageIds)} at ${offset} of ${expected.length}`;
+        assert.deepEqual(
+          found.map((p) => p.postId),
+          expected.slice(offset, offset + limit),
+          at,
+        );
+        // Counted: the last pages through the counts' days (a page among the newest posts may be
+        // a short walk of them instead); uncounted: never.
+        const counts = seen.some((q) => /FROM search_days/.test(q));
+        if (!viaCounts || offset >= expected.length - 20)
+          assert.equal(counts, viaCounts, `${at}: ${seen.join("\n")}`);
+      }
+    }
+  }
+}
+
+before(async () => {
+  db = await openTestPostgresStore("counted_words");
+  ({ store, pool } = db);
+  languages = [
+    1,
+    ...(await Promise.all(["de", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),
+  ];
+  feeds = [];
+  for (let f = 0; f < 24; f++) {
+    const feed = await store.addFeed({
+      feedUrl: `https://w${f}.test/feed`,
+      feedName: `W${f}`,
+      languageId: languages[f % 3]!,
+    });
+    feeds.push(feed.feedId);
+    await store.applyFeedUpdate(feed.feedId, {
+      fetchState: {},
+      posts: archive(`a${f}-`, 40 + 3 * f, languages[f % 3]!),
+    });
+  }
+  await pool.query("ANALYZE posts");
+});
+after(() => db?.close());
+
+describe("postgres common words counted per day", () => {
+  it("keeps a plain word's query as its lexeme, and no phrase's pair or other query", () => {
+    assert.equal(lexemeOf("'the'", null), "the");
+    assert.equal(lexemeOf("'it''s'", null), "it's");
+    assert.equal(lexemeOf("'the'", "'the'"), null);
+    assert.equal(lexemeOf("'the':*", null), null);
+    assert.equal(lexemeOf("'the' & 'end'", null), null);
+    assert.equal(lexemeOf("'open source'", null), null);
+  });
+
+  it("chooses the words the statistics list over the bound, commonest first, as many as allowed", async () => {
+    assert.deepEqual(await chooseCountedWords(pool, CHOICE), ["amber", "birch"]);
+    assert.deepEqual(await chooseCountedWords(pool, { matches: 150, most: 10 }), ["amber", "birch", "cedar"]);
+    assert.deepEqual(await chooseCountedWords(pool, { matches: 1e9, most: 10 }), []);
+  });
+
+  it("reads deep pages of a word not yet counted by its matches, exact", async () => {
+    assert.deepEqual(await counted(), []);
+    await assertPages("uncounted", ["amber"], false);
+  });
+
+  it("counts the chosen words in one pass over the posts, and pages them through their days", async () => {
+    assert.equal(await syncCountedWords(pool, CHOICE), 2);
+    assert.deepEqual(await counted(), [
+      { lexeme: "amber", common: true },
+      { lexeme: "birch", common: true },
+    ]);
+    await assertCounts("counted");
+    await assertPages("counted", ["amber", "birch"], true);
+    // Again: nothing new to count.
+    assert.equal(await syncCountedWords(pool, CHOICE), 0);
+  });
+
+  it("keeps the counts exact when posts come, go, and change words, date or language", async () => {
+    for (let f = 0; f < 24; f += 5) {
+      await store.applyFeedUpdate(feeds[f]!, {
+        fetchState: {},
+        posts: archive(`b${f}-`, 30, languages[f % 3]!),
+      });
+    }
+    const { rows: some } = await pool.query<{ id: number }>(
+      "SELECT id FROM posts ORDER BY id % 7, id LIMIT 60",
+    );
+    const ids = some.map((r) => r.id);
+    await pool.query("UPDATE posts SET language_id = $1 WHERE id = ANY($2::int[])", [
+      languages[2],
+      ids.slice(0, 20),
+    ]);
+    await pool.query("UPDATE posts SET post_date = post_date - 300 * $1::bigint WHERE id = ANY($2::int[])", [
+      DAY,
+      ids.slice(20, 40),
+    ]);
+    // A refresh re-words some posts as the writer stores them.
+    await store.applyFeedUpdate(feeds[1]!, {
+      fetchState: {},
+      posts: archive("a1-", 12, languages[1]!).map((p) => ({ ...p, title: "amber birch changed" })),
+    });
+    await store.applyFeedUpdate(feeds[2]!, {
+      fetchState: {},
+      posts: archive("a2-", 12, languages[2]!).map((p) => ({ ...p, title: "cedar only now" })),
+    });
+    for (const id of ids.slice(40)) await store.insertClick(id, `k${id}`, NOW - DAY);
+    assert.ok(await store.removeFeed(feeds[3]!));
+    await pool.query("DELETE FROM posts WHERE id = ANY($1::int[])", [ids.slice(20, 25)]);
+    await assertCounts("after the writes");
+    await assertPages("after the writes", ["amber", "birch"], true);
+  });
+
+  it("counts a word that became common when the words are chosen again", async () => {
+    for (let f = 0; f < 24; f += 2) {
+      await store.applyFeedUpdate(feeds[f]!, {
+        fetchState: {},
+        posts: archive(`c${f}-`, 25, languages[f % 3]!, "ember"),
+      });
+    }
+    // Not counted until chosen: exact, the slower way.
+    await assertPages("ember uncounted", ["ember"], false);
+    await pool.query("ANALYZE posts");
+    const wider = { matches: 150, most: 4 };
+    assert.deepEqual((await chooseCountedWords(pool, wider)).sort(), ["amber", "birch", "cedar", "ember"]);
+    assert.equal(await syncCountedWords(pool, wider), 2);
+    await assertCounts("ember counted");
+    await assertPages("ember counted", ["ember"], true);
+  });
+
+  it("stops counting a word no longer chosen, unless a smart category counts its query", async () => {
+    await store.addSmartCategory({ name: "Birch", query: "birch" });
+    assert.equal(await syncCountedWords(pool, { matches: 150, most: 1 }), 0);
+    assert.deepEqual(await counted(), [
+      { lexeme: "amber", common: true },
+      { lexeme: "birch", common: false },
+    ]);
+    await assertCounts("birch kept by its smart category");
+    const smart = (await store.smartCategories()).find((c) => c.smartCategoryQuery === "birch")!;
+    assert.ok(await store.removeSmartCategory(smart.smartCategoryId));
+    assert.deepEqual(await counted(), [{ lexeme: "amber", common: true }]);
+    await assertPages("birch uncounted", ["birch"], false);
+  });
+
+  it("forgets the words when the posts are truncated, and counts them again when chosen, one by one", async () => {
+    await pool.query("TRUNCATE posts CASCADE");
+    assert.deepEqual(await counted(), []);
+    for (let f = 0; f < 6; f++) {
+      await store.applyFeedUpdate(feeds[f === 3 ? 4 : f]!, {
+        fetchState: {},
+        posts: archive(`d${f}-`, 150, languages[f % 3]!),
+      });
+    }
+    await pool.query("ANALYZE posts");
+    // One word at a time: each counted through the search index, not by a pass over every post.
+    assert.equal(await syncCountedWords(pool, { matches: 150, most: 1 }), 1);
+    assert.equal(await syncCountedWords(pool, CHOICE), 1);
+    await assertCounts("after the truncation");
+    await assertPages("after the truncation", ["amber", "birch"], true);
+  });
+
+  it("chooses and counts the words on the store's own call (as at its open)", async () => {
+    // The store's bound is the spec's budget over a match's cost: far above these few posts.
+    assert.equal(await store.recountCommonWords(), 0);
+    assert.deepEqual(await counted(), []);
+  });
+});
