@@ -25,7 +25,12 @@ const { planOf } = await import(new URL("store/sqlite/fts5-operators.js", dist).
  * a few more), to place its middle and last pages.
  */
 function hitsOf(db, text) {
-  const plan = planOf(parseSearchQuery(text), null);
+  const parsed = parseSearchQuery(text);
+  // The plan reads a feed filter's ids only for the posts' own check, not for the MATCH counted.
+  const filterClauses = parsed.filterClauses?.map((clause) =>
+    clause.map((atom) => (atom.kind === "feed" ? { ...atom, feedIds: [] } : atom)),
+  );
+  const plan = planOf({ ...parsed, filterClauses }, null);
   return db
     .prepare("SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ? AND ?")
     .pluck()
