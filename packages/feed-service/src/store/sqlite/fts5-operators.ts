@@ -273,8 +273,9 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     const w = filterWhere(filter);
     parts.push({ sql: `NOT (${w.sql})`, args: w.args });
     keyParts.push(parts.at(-1)!);
-    // Without a first or last pair dropped (termPhrase), the phrase matches exactly the names
-    // that hold the words, so no post that passes is left out by the NOT.
+    // Without a first or last pair dropped (termPhrase), or with no other name holding the shorter
+    // phrase (phraseExact), the phrase matches exactly the names that hold the words, so no post
+    // that passes is left out by the NOT.
     if (filter.kind === "feed" && narrowed !== null && phraseIsFeeds(filter)) {
       narrowing.push((base) => `(${base}) NOT (${feedNamePhrase(filter)})`);
       narrowed = narrowing.at(-1)!(narrowed);
@@ -403,10 +404,9 @@ const BY_SORT_KEYS = "CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.
 const HIT_WALK_FACTOR = 4;
 
 /**
- * Posts `offset` to `offset + limit` (`need` = their end) of those that pass `plan`, newest
- * first, read from the index's own descending
- * rowid walk of `plan.narrowed` within the date keys (sqlite-newest-hits.ts: the rowid is the date
- * key), in growing chunks whose posts the filters then check; or null when HIT_WALK_FACTOR × need
+ * Posts `offset` to `offset + limit` (`need` = their end) of those that pass `plan`, newest first,
+ * read from the index's own descending rowid walk of `plan.narrowed` within the date keys
+ * (sqlite-newest-hits.ts: the rowid is the date key), in growing chunks whose posts the filters then check; or null when HIT_WALK_FACTOR × need
  * hits were read without finding them (filters the index cannot answer, rejecting most hits).
  * The cost is bounded by the hits read, whatever share of the posts the words or filters hold.
  * The walk reads `plan.finding`, and the page's `limit` posts are scored after over their own keys
@@ -504,7 +504,8 @@ function onePassCosts(plan: Plan, need: number, limit: number): boolean {
  * the filters, keep the order, so the page is exact once the filters pass its end or the hits run
  * out. The window of hits read doubles until then, up to HIT_WALK_FACTOR × the page's end; null
  * when the filters reject more than that leaves (dates the index cannot answer here, a filter
- * inside an OR), and the walk then decides.
+ * inside an OR), and the walk then decides. Where the index answers every filter, no window: the
+ * page is the index's own page at `offset`.
  */
 function mostClickedHits(
   stmts: StatementCache,
