@@ -16,6 +16,26 @@ import { createRequire } from "node:module";
 const requireFromService = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { analyzeText } = await import(new URL("search/text-analyzer.js", dist).href);
+const { parseSearchQuery } = await import(new URL("search/parse-search-query.js", dist).href);
+const { planOf } = await import(new URL("store/sqlite/fts5-operators.js", dist).href);
+
+/**
+ * The posts a search with operators matches, counted on the SQLite full-text index with the
+ * MATCH and date keys the SQLite plans read (a `feed:` as its name's phrase: its feeds' posts, or
+ * a few more), to place its middle and last pages.
+ */
+function hitsOf(db, text) {
+  const parsed = parseSearchQuery(text);
+  // The plan reads a feed filter's ids only for the posts' own check, not for the MATCH counted.
+  const filterClauses = parsed.filterClauses?.map((clause) =>
+    clause.map((atom) => (atom.kind === "feed" ? { ...atom, feedIds: [] } : atom)),
+  );
+  const plan = planOf({ ...parsed, filterClauses }, null);
+  return db
+    .prepare("SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ? AND ?")
+    .pluck()
+    .get(plan.narrowed, plan.keys.low, plan.keys.high);
+}
 
 const DAY = 86_400_000;
 /** Scripts written without spaces: a `*` there is no prefix (spec §4), so they give no prefix case. */
@@ -112,6 +132,18 @@ export async function probeOperators(store, path, manifest) {
     }, minority);
   const sparse = sparsestFeedLanguage(feeds, languages, perFeed);
   const [[w1], [w2]] = manifest.terms;
+  // The commonest word's hits with the feeds and with each side of the day ten years back.
+  const counted = new Database(path, { readonly: true, fileMustExist: true });
+  let deepHits;
+  try {
+    deepHits = {
+      feed: hitsOf(counted, `feed:${feed.word} ${w1}`),
+      after: hitsOf(counted, `after:${afterDay} ${w1}`),
+      before: hitsOf(counted, `before:${afterDay} ${w1}`),
+    };
+  } finally {
+    counted.close();
+  }
   return {
     prefix: `${prefix.prefix}*`,
     prefixDocs: prefix.docs,
@@ -127,6 +159,8 @@ export async function probeOperators(store, path, manifest) {
         ? "none above the cap"
         : `${sparse.feeds} feeds of ${sparse.feedPosts} posts, ${sparse.languagePosts} posts in the language, ${sparse.set} in both`,
     after: `after:${afterDay}`,
+    before: `before:${afterDay}`,
+    deepHits,
     lang: `lang:${minority.languageCode}`,
     langNote: `${minority.postCount} posts`,
     w1,
@@ -196,7 +230,9 @@ export function sparsestFeedLanguage(feeds, languages, perFeed) {
  * page of the 10,000 ranked), date at offset 5,000, clicks at limit 1000 and at offset 5,000), with the two commonest
  * words (relevance, limit 1000); then all of them together, and an excluded feed; then `feed:` without
  * the commonest word (relevance, date at offset 5,000, clicks at limit 1000); then `feed:` with
- * the language its feeds write least of; then the sparsest feeds and language above FEW_HITS: alone
+ * the language its feeds write least of; the middle and last pages by date and by clicks of the
+ * commonest word with the feeds, `after:` and `before:` the same day (counted on the corpus:
+ * `deepHits`); then the sparsest feeds and language above FEW_HITS: alone
  * (relevance and clicks at limit 1000, date at offset 5,000) and with the commonest word as the
  * operators above.
  */
@@ -219,6 +255,20 @@ export function operatorCases(ops) {
     add(`${op} ${w1}`, "clicks", { limit: 1000 });
     add(`${op} ${w1}`, "clicks", { offset: 5000 });
     add(`${op} ${w1} ${w2}`, "relevance", { limit: 1000 });
+  }
+  // Date and clicks orders are exact at any offset (spec §4): the middle and last pages of the
+  // commonest word with the feeds and with each side of the day ten years back.
+  if (ops.deepHits !== undefined) {
+    for (const [op, hits] of [
+      [ops.feed, ops.deepHits.feed],
+      [ops.after, ops.deepHits.after],
+      [ops.before, ops.deepHits.before],
+    ]) {
+      for (const sortBy of ["date", "clicks"]) {
+        add(`${op} ${w1}`, sortBy, { offset: Math.floor(hits / 2) });
+        add(`${op} ${w1}`, sortBy, { offset: Math.max(0, hits - 20) });
+      }
+    }
   }
   const all = `${ops.prefix} ${ops.title} ${ops.feed} ${ops.after} ${w1}`;
   add(all, "relevance");
@@ -302,5 +352,5 @@ export function wordPeers(ops) {
 
 /** One line saying what the cases were made of. */
 export function describeOperators(ops) {
-  return `operators ${ops.prefix} (terms in ~${ops.prefixDocs} posts), ${ops.title} (${ops.titleDocs} titles), ${ops.feed} (${ops.feedNote}), ${ops.after}, ${ops.lang} (${ops.langNote}), ${ops.feedLang} with ${ops.feed} (${ops.feedLangNote}), ${ops.sparseFeed ?? "no sparse feeds × language"} (${ops.sparseNote}); words ${ops.w1}, ${ops.w2}`;
+  return `operators ${ops.prefix} (terms in ~${ops.prefixDocs} posts), ${ops.title} (${ops.titleDocs} titles), ${ops.feed} (${ops.feedNote}), ${ops.after} (${ops.deepHits?.after ?? "?"} posts with ${ops.w1}; ${ops.before}: ${ops.deepHits?.before ?? "?"}; ${ops.feed} with it: ${ops.deepHits?.feed ?? "?"}), ${ops.lang} (${ops.langNote}), ${ops.feedLang} with ${ops.feed} (${ops.feedLangNote}), ${ops.sparseFeed ?? "no sparse feeds × language"} (${ops.sparseNote}); words ${ops.w1}, ${ops.w2}`;
 }

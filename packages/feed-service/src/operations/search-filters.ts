@@ -8,6 +8,7 @@
 import { badArgument } from "../errors.js";
 import type { PostFilter, SearchAtom, SearchQuery } from "../search/search-query.js";
 import { isFilter } from "../search/search-query.js";
+import { termPhrase } from "../search/term-phrase.js";
 import { analyzeText } from "../search/text-analyzer.js";
 import type { Store } from "../store/store.js";
 
@@ -79,7 +80,13 @@ export async function resolveSearchFilters(store: Store, query: SearchQuery): Pr
     if (!isFilter(atom)) return atom;
     if (atom.kind === "feed") {
       const feedIds = feeds.filter((f) => nameHolds(f.words, atom.words, atom.prefix)).map((f) => f.id);
-      return { ...atom, feedIds };
+      // The phrase the stores search is the words or fewer of them (termPhrase), so it is in
+      // these names and maybe others': exact when no other name holds it.
+      const phrase = termPhrase({ words: atom.words, prefix: atom.prefix });
+      const phraseExact =
+        phrase.length === atom.words.length ||
+        feeds.filter((f) => nameHolds(f.words, phrase, atom.prefix)).length === feedIds.length;
+      return { ...atom, feedIds, phraseExact };
     }
     if (atom.kind === "lang") {
       const languageIds: number[] = [];

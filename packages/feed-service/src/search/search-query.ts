@@ -30,6 +30,12 @@ export type PostFilter =
       readonly words: readonly string[];
       readonly prefix: boolean;
       readonly feedIds?: readonly number[];
+      /**
+       * Set with `feedIds`: whether the words' phrase as the stores search it (termPhrase: a Han,
+       * kana or Hangul run's edge characters left out) is in those feeds' names only, so that
+       * the phrase's posts are exactly theirs.
+       */
+      readonly phraseExact?: boolean;
     }
   | { readonly kind: "lang"; readonly codes: readonly string[]; readonly languageIds?: readonly number[] }
   | { readonly kind: "date"; readonly from: number | null; readonly until: number | null };

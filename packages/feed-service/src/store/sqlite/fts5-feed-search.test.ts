@@ -276,6 +276,44 @@ describe("feed: with words through the posts by feed's index", () => {
     }
   });
 
+  it("pages deep by date and by clicks as a full sort does: the first, middle, last and past-the-end pages", async () => {
+    // Past the first page every hit before it is skipped (one statement's rowids, posts_fts's,
+    // the clicked posts' index's) rather than read: each page the brute force's, with each plan.
+    const deep = Object.keys(NAMED).flatMap((feed) => [
+      `common feed:${feed}`,
+      `feed:${feed} common after:${day(300)}`,
+      `common feed:${feed} before:${day(900)} after:${day(100)}`,
+      `common alpha feed:${feed}`,
+    ]);
+    let compared = 0;
+    for (const text of deep) {
+      const query = await resolveSearchFilters(store, parseSearchQuery(text));
+      for (const sort of ["date", "clicks"] as const) {
+        const all = expected(text, sort, query);
+        const n = all.length;
+        for (const offset of [0, 1, Math.floor(n / 2), Math.max(0, n - 3), n]) {
+          for (const bounds of [SMALL, STORE]) {
+            for (const languageIds of [null, [1]]) {
+              const found = searchWithOperators(
+                stmts,
+                { query, sort, offset, limit: 7, languageIds },
+                bounds,
+              );
+              assert.deepEqual(
+                found.map((p) => p.postId),
+                all.slice(offset, offset + 7),
+                `${text} | ${sort} | ${bounds.relevancePool} | ${languageIds} | ${offset}`,
+              );
+              assert.ok(found.every((p) => p.score > 0));
+              compared += found.length;
+            }
+          }
+        }
+      }
+    }
+    assert.ok(compared > 1_000, `only ${compared} posts compared`);
+  });
+
   it("weighs the per-feed plan's seeks by its index's segments, posts_fts's plan answering past them", async () => {
     // The index written a post a transaction, without automerge, as an ingest leaves it spread.
     db.exec(`DROP TABLE ${FEED_FTS}; ${FEED_FTS_DECLARATION}`);

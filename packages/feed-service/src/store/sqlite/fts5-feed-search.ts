@@ -409,7 +409,19 @@ export function newestFeedPage(
   offset: number,
   limit: number,
 ): Hit[] {
-  const page = newestFeedHits(stmts, lists, plan, offset + limit).slice(offset);
+  const only = lists.streams.length === 1 && lists.verify === null ? lists.streams[0]! : null;
+  // One statement's hits are the page's order itself: those before the page are skipped in its
+  // rowids (FTS5 reads no row for them, SQLite scores none), where the merge reads every one.
+  const page =
+    only !== null && offset > 0
+      ? (stmts
+          .get(`SELECT rowid, ${only.scoreSql} FROM ${FEED_FTS} WHERE ${FEED_FTS} MATCH ?
+            AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ? OFFSET ?`)
+          .raw()
+          .all(...only.scoreArgs, only.match, plan.keys.low, plan.keys.high, limit, offset) as Array<
+          [number, number]
+        >)
+      : newestFeedHits(stmts, lists, plan, offset + limit).slice(offset);
   for (const [key, score] of page) scores.known.set(key, score);
   const ids = idsOf(
     stmts,

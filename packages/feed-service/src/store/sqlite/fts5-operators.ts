@@ -196,6 +196,15 @@ export function feedNamePhrase(filter: PostFilter & { kind: "feed" }): string {
   return `{feed_name} : ${match}`;
 }
 
+/**
+ * Whether a `feed:` filter's phrase in the feed_name column holds exactly the posts of its feeds:
+ * the phrase is its words (termPhrase drops none), or the resolver found no other feed's name
+ * holding the shorter phrase (`phraseExact`).
+ */
+function phraseIsFeeds(filter: PostFilter & { kind: "feed" }): boolean {
+  return termPhrase(filter).length === filter.words.length || filter.phraseExact === true;
+}
+
 /** The lowest and highest date keys, beyond any post's (sqlite-date-keys.ts clamps seconds to ±2^36). */
 const ALL_KEYS = { low: -(2 ** 53 - 1), high: 2 ** 53 - 1 };
 
@@ -249,11 +258,11 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
       narrowed = narrowing.at(-1)!(narrowed);
       feedPhrases++;
       // The phrase holds exactly the posts of the feeds whose names hold the words (see below).
-      if (termPhrase(only).length !== only.words.length) indexAnswers = false;
+      if (!phraseIsFeeds(only)) indexAnswers = false;
     }
     if (only.kind === "feed" && match === null) {
       feedMatch = `${feedMatch === null ? "" : `${feedMatch} AND `}(${feedNamePhrase(only)})`;
-      if (termPhrase(only).length !== only.words.length) indexAnswers = false;
+      if (!phraseIsFeeds(only)) indexAnswers = false;
     }
     // Day starts are whole seconds, so these keys are exact bounds (keyAtOrAfter).
     if (only.kind === "date" && only.from !== null) keys.low = Math.max(keys.low, keyAtOrAfter(only.from));
@@ -265,17 +274,14 @@ export function planOf(query: SearchQuery, languageIds: readonly number[] | null
     const w = filterWhere(filter);
     parts.push({ sql: `NOT (${w.sql})`, args: w.args });
     keyParts.push(parts.at(-1)!);
-    // Without a first or last pair dropped (termPhrase), the phrase matches exactly the names
-    // that hold the words, so no post that passes is left out by the NOT.
-    if (filter.kind === "feed" && narrowed !== null && termPhrase(filter).length === filter.words.length) {
+    // Without a first or last pair dropped (termPhrase), or with no other name holding the shorter
+    // phrase (phraseExact), the phrase matches exactly the names that hold the words, so no post
+    // that passes is left out by the NOT.
+    if (filter.kind === "feed" && narrowed !== null && phraseIsFeeds(filter)) {
       narrowing.push((base) => `(${base}) NOT (${feedNamePhrase(filter)})`);
       narrowed = narrowing.at(-1)!(narrowed);
       feedPhrases++;
-    } else if (
-      filter.kind === "feed" &&
-      feedMatch !== null &&
-      termPhrase(filter).length === filter.words.length
-    ) {
+    } else if (filter.kind === "feed" && feedMatch !== null && phraseIsFeeds(filter)) {
       feedMatch = `(${feedMatch}) NOT (${feedNamePhrase(filter)})`;
     } else {
       indexAnswers = false;
@@ -399,9 +405,9 @@ const BY_SORT_KEYS = "CROSS JOIN posts p INDEXED BY posts_sort_keys ON p.id = k.
 const HIT_WALK_FACTOR = 4;
 
 /**
- * The `need` newest posts that pass `plan`, newest first, read from the index's own descending
- * rowid walk of `plan.narrowed` within the date keys (sqlite-newest-hits.ts: the rowid is the date
- * key), in growing chunks whose posts the filters then check; or null when HIT_WALK_FACTOR × need
+ * Posts `offset` to `offset + limit` (`need` = their end) of those that pass `plan`, newest first,
+ * read from the index's own descending rowid walk of `plan.narrowed` within the date keys
+ * (sqlite-newest-hits.ts: the rowid is the date key), in growing chunks whose posts the filters then check; or null when HIT_WALK_FACTOR × need
  * hits were read without finding them (filters the index cannot answer, rejecting most hits).
  * The cost is bounded by the hits read, whatever share of the posts the words or filters hold.
  * The walk reads `plan.finding`, and the page's `limit` posts are scored after over their own keys
@@ -411,15 +417,27 @@ const HIT_WALK_FACTOR = 4;
  * A deep page (`need` far past `limit`) is not scored on the way: every hit before it would be.
  * When the index answers every filter (`plan.indexAnswers`: dates as the key range, languages in
  * the MATCH) every hit read passes, so none is checked, and only the page's own keys are looked
- * up for their post ids (the hits before a deep page are only counted).
+ * up for their post ids; a page past the first is then one skip of the hits before it.
  */
 function newestHits(
   stmts: StatementCache,
   plan: Plan,
-  need: number,
-  limit = need,
+  offset: number,
+  limit: number,
   scores: Scores | null = null,
 ): Hit[] | null {
+  const need = offset + limit;
+  if (plan.indexAnswers && offset > 0) {
+    // Every hit passes: the hits before the page are skipped in the index's rowids (FTS5 reads
+    // no row for them and SQLite computes no column), as the word plans page by date.
+    const keys = stmts
+      .get(`SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?
+        AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID} ORDER BY rowid DESC LIMIT ? OFFSET ?`)
+      .pluck()
+      .all(plan.finding, plan.keys.low, plan.keys.high, limit, offset) as number[];
+    const ids = idsOfKeys(stmts, keys);
+    return keys.map((key) => [ids.get(key)!, key]);
+  }
   const onePass = scores !== null && onePassCosts(plan, need, limit);
   const walk = stmts
     .get(`SELECT rowid, ${onePass ? scores.sql : "0"} FROM posts_fts WHERE posts_fts MATCH ?
@@ -458,17 +476,15 @@ function newestHits(
     high = keys[keys.length - 1]! - 1;
     chunk = Math.min(2 * chunk, MAX_BATCH);
   }
-  const hits = found.slice(0, need);
-  if (!plan.indexAnswers) return hits;
-  // Every hit passed unread: the page's post ids by key; the hits before it keep id 0 (the
-  // caller slices them off).
-  const page = hits.slice(Math.max(0, need - limit));
+  const page = found.slice(offset, need);
+  if (!plan.indexAnswers) return page;
+  // Every hit passed unread: the page's post ids by key.
   const ids = idsOfKeys(
     stmts,
     page.map(([, key]) => key),
   );
   for (const hit of page) hit[0] = ids.get(hit[1])!;
-  return hits;
+  return page;
 }
 
 /**
@@ -489,7 +505,8 @@ function onePassCosts(plan: Plan, need: number, limit: number): boolean {
  * the filters, keep the order, so the page is exact once the filters pass its end or the hits run
  * out. The window of hits read doubles until then, up to HIT_WALK_FACTOR × the page's end; null
  * when the filters reject more than that leaves (dates the index cannot answer here, a filter
- * inside an OR), and the walk then decides.
+ * inside an OR), and the walk then decides. Where the index answers every filter, no window: the
+ * page is the index's own page at `offset`.
  */
 function mostClickedHits(
   stmts: StatementCache,
@@ -512,15 +529,24 @@ function mostClickedHits(
     languages: plan.languages,
     keys: plan.keys,
   };
+  if (plan.indexAnswers) {
+    // Every hit passes, so the page is the index's own page at `offset`: a deep one skips the
+    // hits before it in the clicked posts' index's rowids (sqlite-clicked-hits.ts) instead of
+    // reading each of them and its post.
+    const sink = { sql: scores.sql, args: scores.args, scores: scores.known };
+    const { keys, hits, ids } = mostClickedHitPage(stmts, filter, offset, limit, sink);
+    scores.spread = hits;
+    const byKey = idsOfKeys(stmts, keys, ids);
+    return keys.map((key) => [byKey.get(key)!, key]);
+  }
   for (let window = need; ; window = Math.min(2 * window, HIT_WALK_FACTOR * need)) {
     const sink = { sql: scores.sql, args: scores.args, scores: scores.known };
-    const { keys, hits, ids } = mostClickedHitPage(stmts, filter, 0, window, sink);
+    const { keys, hits } = mostClickedHitPage(stmts, filter, 0, window, sink);
     scores.spread = hits;
-    // When the index answers every filter (plan.indexAnswers) each hit passes: only the ids the
-    // walk did not read with the keys are read, by key; else the filters check every hit.
-    const passed = plan.indexAnswers
-      ? idsOfKeys(stmts, keys, ids)
-      : new Map(check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>);
+    // The filters check every hit, reading its id with it.
+    const passed = new Map(
+      check.all(JSON.stringify(keys), ...plan.filters.args) as Array<[key: number, id: number]>,
+    );
     const kept = keys.filter((key) => passed.has(key));
     if (kept.length >= need || keys.length < window) {
       return kept.slice(offset, need).map((key) => [passed.get(key)!, key]);
@@ -561,13 +587,13 @@ function orderedHits(
 ): Hit[] {
   const { match, filters } = plan;
   if (order === "date" && plan.narrowed !== null) {
-    const newest = newestHits(stmts, plan, offset + limit, limit, scores);
-    if (newest !== null) return newest.slice(offset);
+    const newest = newestHits(stmts, plan, offset, limit, scores);
+    if (newest !== null) return newest;
   }
   if (order === "date" && plan.feedMatch !== null && wordlessFeedWalk(stmts, plan, offset + limit)) {
     const feeds = { ...plan, narrowed: plan.feedMatch, finding: plan.feedMatch };
-    const newest = newestHits(stmts, feeds, offset + limit, limit);
-    if (newest !== null) return newest.slice(offset);
+    const newest = newestHits(stmts, feeds, offset, limit);
+    if (newest !== null) return newest;
   }
   if (order === "clicks" && scores !== null) {
     const clicked = mostClickedHitsPage(stmts, plan, offset, limit, scores);
@@ -1210,6 +1236,7 @@ export function searchWithOperators(
   const inSet = fewSetPage(stmts, plan, scores, page, bounds);
   const lists =
     inSet === null ? feedLists(stmts, page.query, plan, scores, bounds.feedStatementUs, need) : null;
+  const byClickedIndex = page.sort === "clicks" && plan.indexAnswers && clickedIndexed(stmts);
   let ranked: Array<[number, number]>;
   if (inSet !== null) {
     ranked = inSet;
@@ -1220,8 +1247,10 @@ export function searchWithOperators(
         : page.sort === "clicks"
           ? // One feed's posts come most clicked first from the plans over posts_fts (the clicked
             // posts' index, the feed's own posts_by_feed_clicks); a list of feeds has no such
-            // index, and reads its hits here.
-            plan.oneFeed !== null
+            // index, and reads its hits here: every one, sorted. Where the clicked posts' index
+            // answers every filter, its page past the first is a skip there, and the first a
+            // stream, so the sort serves only a first page of few hits.
+            plan.oneFeed !== null || (byClickedIndex && page.offset > 0)
             ? null
             : clickedFeedPage(
                 stmts,
@@ -1230,9 +1259,13 @@ export function searchWithOperators(
                 scores,
                 page.offset,
                 page.limit,
-                Math.max(FEW_HITS, HIT_WALK_FACTOR * (page.offset + page.limit)),
+                byClickedIndex ? FEW_HITS : Math.max(FEW_HITS, HIT_WALK_FACTOR * (page.offset + page.limit)),
               )
-          : newestFeedPage(stmts, lists, plan, scores, page.offset, page.limit);
+          : // Past the first page, the merge of several statements reads every hit before the
+            // page; where the index answers every filter, posts_fts skips them (newestHits).
+            lists.streams.length > 1 && plan.indexAnswers && page.offset > 0
+            ? null
+            : newestFeedPage(stmts, lists, plan, scores, page.offset, page.limit);
     const found =
       byFeed ??
       orderedHits(stmts, plan, page.sort === "clicks" ? "clicks" : "date", page.offset, page.limit, scores);

@@ -762,10 +762,11 @@ describe("SQLite bounded reads", () => {
     assert.ok(scoredOnRead > 10, `only ${scoredOnRead} pages scored on a read`);
   });
 
-  it("searches by clicks with operators as a full sort does: dates, one language, feeds, with words or none", async () => {
+  it("searches by clicks and by date with operators as a full sort does: dates, one language, feeds, with words or none, at any depth", async () => {
     // Dates as ranges of keys on the clicked posts' indexes, one language's clicked posts from
     // its own index, the post ids of the clicked hits read with their keys: each page the
-    // reference's, across the clicked posts' end into the unclicked ones (ties by id).
+    // reference's, across the clicked posts' end into the unclicked ones (ties by id), and the
+    // middle, last and past-the-end pages (the skips of the hits before a deep page) in both orders.
     const days = db.prepare("SELECT min(post_date), max(post_date) FROM posts").raw().get() as [
       number,
       number,
@@ -791,6 +792,7 @@ describe("SQLite bounded reads", () => {
       )
       .raw()
       .all() as Array<[number, number, number, number, number]>;
+    const byDate = [...all].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
     const hitsOf = db.prepare("SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?").pluck();
     const clickedCount = db.prepare("SELECT count(*) FROM posts WHERE clicks > 0").pluck().get() as number;
     const cases: Array<
@@ -812,35 +814,41 @@ describe("SQLite bounded reads", () => {
     const data = new Set(hitsOf.all('"data"') as number[]);
     cases.push([`the after:${day(0.5)}`, null, (r) => r[1] >= mid && the.has(r[4])]);
     cases.push([`the feed:${feedWord}`, null, (r) => r[3] === archiveId && the.has(r[4])]);
+    // Filters the index does not answer (an OR of them): each hit read is checked, none skipped.
+    cases.push([
+      `the feed:${feedWord} OR after:${day(0.5)}`,
+      null,
+      (r) => (r[3] === archiveId || r[1] >= mid) && the.has(r[4]),
+    ]);
     cases.push([
       `data feed:${feedWord} after:${day(0.5)}`,
       [1],
       (r) => r[3] === archiveId && r[2] === 1 && r[1] >= mid && data.has(r[4]),
     ]);
     let compared = 0;
-    for (const [terms, languageIds, pass] of cases) {
-      const expected = all.filter(pass).map(([id]) => id);
-      for (const [offset, limit] of [
-        [0, 20],
-        [0, 1000],
-        [Math.max(0, Math.min(clickedCount, expected.length) - 7), 20],
-      ] as const) {
-        const page = await store.searchPosts({
-          query: resolve(terms),
-          sort: "clicks",
-          languageIds,
-          limit,
-          offset,
-        });
-        assert.deepEqual(
-          page.map((p) => p.postId),
-          expected.slice(offset, offset + limit),
-          `${terms} ${JSON.stringify(languageIds)} ${offset} ${limit}`,
-        );
-        compared += page.length;
+    for (const sort of ["clicks", "date"] as const) {
+      for (const [terms, languageIds, pass] of cases) {
+        const expected = (sort === "clicks" ? all : byDate).filter(pass).map(([id]) => id);
+        const n = expected.length;
+        for (const [offset, limit] of [
+          [0, 20],
+          [0, 1000],
+          [Math.max(0, Math.min(clickedCount, n) - 7), 20],
+          [Math.floor(n / 2), 20],
+          [Math.max(0, n - 1), 20],
+          [n, 20],
+        ] as const) {
+          const page = await store.searchPosts({ query: resolve(terms), sort, languageIds, limit, offset });
+          assert.deepEqual(
+            page.map((p) => p.postId),
+            expected.slice(offset, offset + limit),
+            `${sort} ${terms} ${JSON.stringify(languageIds)} ${offset} ${limit}`,
+          );
+          compared += page.length;
+        }
       }
     }
-    assert.ok(compared > 5_000, `only ${compared} posts compared`);
+    assert.ok(compared > 10_000, `only ${compared} posts compared`);
   });
 
   it("samples the newest posts of a range of date keys", () => {
