@@ -60,10 +60,15 @@ const indexed = new WeakMap<Database.Database, { schema: number; indexed: boolea
 /** The connection's held days, dropped if another connection committed since; null without the day index. */
 function heldFor(stmts: StatementCache): Held | null {
   const db = stmts.database;
-  const { version, schema } = stmts
-    .get(`SELECT (SELECT data_version FROM pragma_data_version) AS version,
+  // Asked for every new post of a refresh: a refresh's transaction reads both once.
+  const { version, schema } = stmts.fixedWhileWriting(
+    "heldFor.versions",
+    () =>
+      stmts
+        .get(`SELECT (SELECT data_version FROM pragma_data_version) AS version,
       (SELECT schema_version FROM pragma_schema_version) AS schema`)
-    .get() as { version: number; schema: number };
+        .get() as { version: number; schema: number },
+  );
   let seen = indexed.get(db);
   if (seen?.schema !== schema) {
     const has = stmts

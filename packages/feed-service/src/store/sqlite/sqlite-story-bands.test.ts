@@ -13,6 +13,7 @@ import Database from "better-sqlite3";
 import { DAY, HOUR, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { storyPost, storyTexts } from "../../test-support/story-posts.js";
 import { StatementCache } from "./sqlite-connection.js";
+import { IndexWriteHold } from "./sqlite-index-write-hold.js";
 import { latestSchemaVersion, migrateSqlite } from "./sqlite-migrations.js";
 import { openSqliteStore, SqliteStore } from "./sqlite-store.js";
 import { daysWithBands } from "./sqlite-story-band-days.js";
@@ -258,5 +259,29 @@ describe("SQLite band keys held by day (sqlite-story-band-days.ts)", () => {
     for (let ask = 1; ask < 5; ask++) assert.deepEqual(daysWithBands(stmts, [day], [7]), [day]);
     assert.deepEqual(daysWithBands(stmts, [day], [7]), []);
     db.close();
+  });
+});
+
+describe("SQLite facts read once per refresh transaction (IndexWriteHold.fixedWhileWriting)", () => {
+  it("keeps an answer within a transaction and reads it again in the next, and a plain cache every time", () => {
+    const db = new Database(":memory:");
+    try {
+      let reads = 0;
+      const read = () => ++reads;
+      const hold = new IndexWriteHold(db);
+      hold.begin();
+      assert.equal(hold.fixedWhileWriting("k", read), 1);
+      assert.equal(hold.fixedWhileWriting("k", read), 1, "kept within the transaction");
+      assert.equal(hold.fixedWhileWriting("other", read), 2, "each key its own answer");
+      hold.begin();
+      assert.equal(hold.fixedWhileWriting("k", read), 3, "read again in the next transaction");
+      hold.drop();
+      assert.equal(hold.fixedWhileWriting("k", read), 4, "forgotten when a transaction is rolled back");
+      const plain = new StatementCache(db);
+      assert.equal(plain.fixedWhileWriting("k", read), 5);
+      assert.equal(plain.fixedWhileWriting("k", read), 6, "outside a refresh: read at every call");
+    } finally {
+      db.close();
+    }
   });
 });
