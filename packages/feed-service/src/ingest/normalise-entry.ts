@@ -53,8 +53,9 @@ export function normaliseEntry(
   feed: ParsedFeed,
   feedUrl: string,
   now: number,
+  // The same for every entry of a document: its caller may work it out once.
+  base0: string = feedBase(feed, feedUrl),
 ): NormalisedEntry {
-  const base0 = feedBase(feed, feedUrl);
   const base = (entry.base && absoluteUrl(entry.base, base0)) || base0;
   const link = httpUrl(entry.link, base);
   const contentSource = entry.contentHtml ?? entry.summaryHtml ?? "";

@@ -6,7 +6,7 @@
 import { storyKeys } from "../dedupe/story-keys.js";
 import { postIndexText } from "../store/index-text.js";
 import { decodeBytes } from "./decode-bytes.js";
-import { normaliseEntry } from "./normalise-entry.js";
+import { feedBase, normaliseEntry } from "./normalise-entry.js";
 import { type FeedMetadata, normaliseFeedMetadata } from "./normalise-feed.js";
 import { entryStoryLink, type NormalisedEntry } from "./normalised-entry.js";
 import { FeedParseError } from "./parse-error.js";
@@ -57,9 +57,10 @@ export function processFeedDocument(
     feed.language ??= httpLanguage;
     for (const e of feed.entries) e.language ??= httpLanguage;
   }
+  const base = feedBase(feed, feedUrl);
   const entries = feed.entries
     .slice(0, maxEntriesPerDocument)
-    .map((e) => normaliseEntry(e, feed, feedUrl, now));
+    .map((e) => normaliseEntry(e, feed, feedUrl, now, base));
   // The story keys and search tokens here, where the text already is: on a parse worker this
   // takes the hashing and the analyzer's pass over every entry off the thread that writes to the store.
   for (const e of entries) {

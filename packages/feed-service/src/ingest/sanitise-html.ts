@@ -80,6 +80,16 @@ function urlTransform(base: string | null, extra?: Record<string, string>): sani
  * // '<p>Hi <a href="https://example.com/a" rel="noopener noreferrer">a</a></p>'
  */
 export function sanitiseHtml(html: string, base: string | null): string {
+  // Text without markup or entities (many feeds' summaries): sanitize-html's parser would only
+  // find text, which it writes back with `>` escaped (its escapeHtml; `<`, `&` and `"` are absent
+  // or, for `"`, not escaped in text), so its answer is known without the parse.
+  if (!html.includes("<") && !html.includes("&"))
+    return stripForbiddenXmlChars(html).replaceAll(">", "&gt;").trim();
+  return sanitiseMarkup(html, base);
+}
+
+/** sanitiseHtml by the library's parse, whatever the text (exported for the fast path's tests). */
+export function sanitiseMarkup(html: string, base: string | null): string {
   const transform = urlTransform(base);
   return sanitizeHtml(stripForbiddenXmlChars(html), {
     allowedTags,

@@ -84,8 +84,12 @@ export function searchIndexTotals(
  * it upgrades) has none to keep, and schema 23 builds it from the posts when it comes.
  */
 export function clickedIndexExists(stmts: StatementCache): boolean {
-  return (
-    stmts.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(CLICKED_FTS) !== undefined
+  // Asked for every post a refresh writes: a refresh's transaction reads it once.
+  return stmts.fixedWhileWriting(
+    "clickedIndexExists",
+    () =>
+      stmts.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(CLICKED_FTS) !==
+      undefined,
   );
 }
 

@@ -184,6 +184,16 @@ export class StatementCache {
     }
     return stmt;
   }
+
+  /**
+   * `read()`'s answer, for a fact of the database that only a schema change or another
+   * connection's commit can change (a table's existence, data_version). Here it is read at every
+   * call; a write transaction's cache (IndexWriteHold) keeps it until the transaction ends, since
+   * neither can happen while the transaction holds the write lock.
+   */
+  fixedWhileWriting<T>(_key: string, read: () => T): T {
+    return read();
+  }
 }
 
 /** Turns driver errors into the package's error type without leaking SQL text or paths. */

@@ -372,6 +372,7 @@ export function applyFeedUpdate(
   try {
     return db
       .transaction(() => {
+        hold.begin();
         const held = holdRollups(hold);
         const result = writeFeedUpdate(hold, feedId, update);
         // Before the held index rows: its statements write many rows, each opening a statement
@@ -459,6 +460,7 @@ export function applyFeedUpdates(
   let failedAt = -1;
   const hold = holdFor(db);
   const run = db.transaction(() => {
+    hold.begin();
     const held = holdRollups(hold);
     const outcomes = updates.map(({ feedId, update }, i): FeedUpdateOutcome => {
       hold.tagAs(i);

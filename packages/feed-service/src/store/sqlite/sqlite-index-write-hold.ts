@@ -56,7 +56,24 @@ export class HeldIndexWriteError extends Error {
 export class IndexWriteHold extends StatementCache {
   readonly #held: HeldWrite[] = [];
   readonly #recorders = new Map<string, Database.Statement>();
+  /** fixedWhileWriting's answers in the transaction under way (begin() and drop() forget them). */
+  readonly #fixed = new Map<string, unknown>();
   #tag = 0;
+
+  /**
+   * A write transaction starts (BEGIN IMMEDIATE: no other connection commits and no schema
+   * changes until it ends): answers kept from an earlier one are forgotten.
+   */
+  begin(): void {
+    this.#fixed.clear();
+  }
+
+  override fixedWhileWriting<T>(key: string, read: () => T): T {
+    if (this.#fixed.has(key)) return this.#fixed.get(key) as T;
+    const value = read();
+    this.#fixed.set(key, value);
+    return value;
+  }
 
   /** Writes from now on are `tag`'s (a feed's place in its batch). */
   tagAs(tag: number): void {
@@ -102,5 +119,6 @@ export class IndexWriteHold extends StatementCache {
   /** Forgets the held rows (the transaction was rolled back). */
   drop(): void {
     this.#held.length = 0;
+    this.#fixed.clear();
   }
 }

@@ -29,11 +29,70 @@ const dayMs = 86_400_000;
 /** Days a look-up's window spans at most (bandDays of a date +- textWindowMs), twice. */
 const heldDays = 2 * ((2 * textWindowMs) / dayMs + 1);
 
+/**
+ * A set of 32-bit integers in typed arrays (open addressing, linear probing; Knuth, TAOCP vol. 3,
+ * 6.4): a post's look-up asks up to 7 days about 8 bands each, and a probe here costs less than
+ * a binary search of a day's keys or a Set<number>, which keeps keys outside the small-integer
+ * range as heap numbers.
+ */
+export class Int32Set {
+  #slots: Int32Array;
+  #used: Uint8Array;
+  #size = 0;
+
+  constructor(expected = 0) {
+    let capacity = 16;
+    while (capacity < expected * 2) capacity *= 2;
+    this.#slots = new Int32Array(capacity);
+    this.#used = new Uint8Array(capacity);
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  #start(key: number): number {
+    // The band keys are hashes already; the mix only spreads other keys' low bits.
+    const h = Math.imul(key ^ (key >>> 16), 0x45d9f3b);
+    return (h ^ (h >>> 16)) & (this.#slots.length - 1);
+  }
+
+  has(key: number): boolean {
+    const mask = this.#slots.length - 1;
+    for (let i = this.#start(key); this.#used[i] === 1; i = (i + 1) & mask) {
+      if (this.#slots[i] === key) return true;
+    }
+    return false;
+  }
+
+  add(key: number): void {
+    // At most half full, so that a probe ends soon at an empty slot.
+    if ((this.#size + 1) * 2 > this.#slots.length) this.#grow();
+    const mask = this.#slots.length - 1;
+    let i = this.#start(key);
+    for (; this.#used[i] === 1; i = (i + 1) & mask) if (this.#slots[i] === key) return;
+    this.#used[i] = 1;
+    this.#slots[i] = key;
+    this.#size++;
+  }
+
+  #grow(): void {
+    const [slots, used] = [this.#slots, this.#used];
+    this.#slots = new Int32Array(slots.length * 2);
+    this.#used = new Uint8Array(slots.length * 2);
+    this.#size = 0;
+    for (let i = 0; i < slots.length; i++) if (used[i] === 1) this.add(slots[i]!);
+  }
+}
+
 interface Day {
-  /** The day's band keys once read, sorted (4 bytes a key); null while its look-ups still seek. */
-  keys: Int32Array | null;
-  /** Keys this connection wrote to the day since it was read. */
-  added: Set<number> | null;
+  /**
+   * The day's band keys once read, with the keys this connection wrote to the day since; null
+   * while its look-ups still seek.
+   */
+  keys: Int32Set | null;
+  /** How many band rows the day held when it was read. */
+  read: number;
   /** Its posts when first asked about (post_day_counts): what reading it costs, in look-ups. */
   posts: number;
   asks: number;
@@ -60,10 +119,15 @@ const indexed = new WeakMap<Database.Database, { schema: number; indexed: boolea
 /** The connection's held days, dropped if another connection committed since; null without the day index. */
 function heldFor(stmts: StatementCache): Held | null {
   const db = stmts.database;
-  const { version, schema } = stmts
-    .get(`SELECT (SELECT data_version FROM pragma_data_version) AS version,
+  // Asked for every new post of a refresh: a refresh's transaction reads both once.
+  const { version, schema } = stmts.fixedWhileWriting(
+    "heldFor.versions",
+    () =>
+      stmts
+        .get(`SELECT (SELECT data_version FROM pragma_data_version) AS version,
       (SELECT schema_version FROM pragma_schema_version) AS schema`)
-    .get() as { version: number; schema: number };
+        .get() as { version: number; schema: number },
+  );
   let seen = indexed.get(db);
   if (seen?.schema !== schema) {
     const has = stmts
@@ -86,10 +150,10 @@ function load(stmts: StatementCache, h: Held, dayNo: number, day: Day): void {
   if (h.loaded >= heldDays) {
     let oldest: Day | null = null;
     for (const d of h.days.values())
-      if (d.keys !== null && d.keys.length > 0 && (oldest === null || d.lastAsk < oldest.lastAsk)) oldest = d;
+      if (d.keys !== null && d.read > 0 && (oldest === null || d.lastAsk < oldest.lastAsk)) oldest = d;
     if (oldest !== null) {
       oldest.keys = null;
-      oldest.added = null;
+      oldest.read = 0;
       oldest.asks = 0;
       h.loaded--;
     }
@@ -98,21 +162,16 @@ function load(stmts: StatementCache, h: Held, dayNo: number, day: Day): void {
     .get(`SELECT band FROM story_bands INDEXED BY story_bands_by_day WHERE ${bandDay("post_date")} = ?`)
     .pluck()
     .all(dayNo) as number[];
-  day.keys = Int32Array.from(bands).sort();
+  const keys = new Int32Set(bands.length);
+  for (const b of bands) keys.add(b);
+  day.keys = keys;
+  day.read = bands.length;
   if (bands.length > 0) h.loaded++;
 }
 
 /** Whether a read day holds band key `band`. */
-function holds(day: Day & { keys: Int32Array }, band: number): boolean {
-  const keys = day.keys;
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid]! < band) lo = mid + 1;
-    else hi = mid;
-  }
-  return (lo < keys.length && keys[lo] === band) || day.added?.has(band) === true;
+function holds(day: Day & { keys: Int32Set }, band: number): boolean {
+  return day.keys.has(band);
 }
 
 /** A day's posts (post_day_counts keys days by floor, bandDay by truncation: the same from 1970). */
@@ -139,12 +198,12 @@ export function daysWithBands(
   for (const dayNo of days) {
     let day = h.days.get(dayNo);
     if (day === undefined) {
-      day = { keys: null, added: null, posts: postsOn(stmts, dayNo), asks: 0, lastAsk: 0 };
+      day = { keys: null, read: 0, posts: postsOn(stmts, dayNo), asks: 0, lastAsk: 0 };
       h.days.set(dayNo, day);
     }
     day.lastAsk = ++h.asks;
     if (day.keys === null && ++day.asks >= day.posts) load(stmts, h, dayNo, day);
-    const read = day.keys === null ? null : (day as Day & { keys: Int32Array });
+    const read = day.keys === null ? null : (day as Day & { keys: Int32Set });
     if (read === null || bands.some((b) => holds(read, b))) out.push(dayNo);
   }
   return out;
@@ -154,7 +213,6 @@ export function daysWithBands(
 export function noteBands(stmts: StatementCache, dayNo: number, bands: readonly number[]): void {
   const day = held.get(stmts.database)?.days.get(dayNo);
   if (day?.keys) {
-    day.added ??= new Set();
-    for (const b of bands) day.added.add(b);
+    for (const b of bands) day.keys.add(b);
   }
 }

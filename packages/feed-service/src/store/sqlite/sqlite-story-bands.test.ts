@@ -13,9 +13,10 @@ import Database from "better-sqlite3";
 import { DAY, HOUR, T0 } from "../../test-support/store-contract/contract-fixture.js";
 import { storyPost, storyTexts } from "../../test-support/story-posts.js";
 import { StatementCache } from "./sqlite-connection.js";
+import { IndexWriteHold } from "./sqlite-index-write-hold.js";
 import { latestSchemaVersion, migrateSqlite } from "./sqlite-migrations.js";
 import { openSqliteStore, SqliteStore } from "./sqlite-store.js";
-import { daysWithBands } from "./sqlite-story-band-days.js";
+import { daysWithBands, Int32Set } from "./sqlite-story-band-days.js";
 import { bandDays } from "./sqlite-story-bands.js";
 
 const dir = mkdtempSync(join(tmpdir(), "story-bands-"));
@@ -258,5 +259,59 @@ describe("SQLite band keys held by day (sqlite-story-band-days.ts)", () => {
     for (let ask = 1; ask < 5; ask++) assert.deepEqual(daysWithBands(stmts, [day], [7]), [day]);
     assert.deepEqual(daysWithBands(stmts, [day], [7]), []);
     db.close();
+  });
+});
+
+describe("SQLite facts read once per refresh transaction (IndexWriteHold.fixedWhileWriting)", () => {
+  it("keeps an answer within a transaction and reads it again in the next, and a plain cache every time", () => {
+    const db = new Database(":memory:");
+    try {
+      let reads = 0;
+      const read = () => ++reads;
+      const hold = new IndexWriteHold(db);
+      hold.begin();
+      assert.equal(hold.fixedWhileWriting("k", read), 1);
+      assert.equal(hold.fixedWhileWriting("k", read), 1, "kept within the transaction");
+      assert.equal(hold.fixedWhileWriting("other", read), 2, "each key its own answer");
+      hold.begin();
+      assert.equal(hold.fixedWhileWriting("k", read), 3, "read again in the next transaction");
+      hold.drop();
+      assert.equal(hold.fixedWhileWriting("k", read), 4, "forgotten when a transaction is rolled back");
+      const plain = new StatementCache(db);
+      assert.equal(plain.fixedWhileWriting("k", read), 5);
+      assert.equal(plain.fixedWhileWriting("k", read), 6, "outside a refresh: read at every call");
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe("Int32Set (the held days' band keys)", () => {
+  it("holds what was added, and nothing else, across growth, for any 32-bit key", () => {
+    let seed = 7;
+    const next = () => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) | 0;
+      return seed;
+    };
+    const set = new Int32Set();
+    const reference = new Set<number>();
+    const edge = [0, -1, 1, 2 ** 31 - 1, -(2 ** 31), 65536, -65536];
+    for (let i = 0; i < 5000; i++) {
+      // Repeats and keys that share their low bits, as colliding band keys do.
+      const key = i < edge.length ? edge[i]! : i % 3 === 0 ? (next() & ~0xffff) | 0 : next();
+      set.add(key);
+      set.add(key);
+      reference.add(key);
+      if (i % 250 === 0) {
+        for (const k of reference) assert.ok(set.has(k), `holds ${k}`);
+        assert.equal(set.size, reference.size);
+      }
+    }
+    for (const k of reference) assert.ok(set.has(k), `holds ${k}`);
+    for (let i = 0; i < 5000; i++) {
+      const k = next();
+      assert.equal(set.has(k), reference.has(k), `answers ${k}`);
+    }
+    assert.equal(new Int32Set(100).has(0), false, "an empty slot is no key 0");
   });
 });
