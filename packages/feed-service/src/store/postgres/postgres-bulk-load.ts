@@ -36,6 +36,23 @@ const ROLLUP_TRIGGERS: ReadonlyArray<{ table: string; trigger: string }> = [
   { table: "clicks", trigger: "clicks_track_rollups" },
 ];
 
+/** maintenance_work_mem of a B-tree build: its sort stays in memory up to 1 GB (kB here). */
+const SORT_MEMORY_KB = 1_048_576;
+
+/**
+ * maintenance_work_mem of a GIN build (kB). PostgreSQL 17 gathers a GIN build's entries in a
+ * red-black tree keyed by lexeme (ginbulk.c) and writes it into the index each time it holds this
+ * much; every entry is one walk down that tree, two cache misses a level (the node, then its key)
+ * once it outgrows the CPU caches. A tree of a gigabyte costs more in those misses than the extra
+ * write-outs of a tree a few times the size of a cache save (bench/NOTES.md, GIN builds).
+ */
+export const GIN_BUILD_MEMORY_KB = 32_768;
+
+/** maintenance_work_mem for one put-back or staged build statement, the server's own `serverKb` given. */
+export function buildMemoryKb(statement: string, serverKb: number): number {
+  return / USING gin /i.test(statement) ? GIN_BUILD_MEMORY_KB : Math.max(serverKb, SORT_MEMORY_KB);
+}
+
 /** Statements that put back what was set aside, in order. */
 export interface SetAside {
   readonly constraints: readonly string[];
@@ -138,13 +155,15 @@ export async function putBack(
   for (const [, statement] of runningSumFills) await run("filled the running sums and ranks", statement);
   await run("filled scope_days", fillScopeDays);
   await run("filled clicked_posts", fillClickedPostsWithLanguages);
-  // Index builds sort in memory up to maintenance_work_mem: 1 GB (kB here) unless the server
-  // gives more. A B-tree build may use two parallel workers (manual §15.4, parallel CREATE INDEX);
-  // GIN builds in one process on PostgreSQL 17.
-  await sql.query(`SELECT set_config('maintenance_work_mem', greatest(setting::bigint, 1048576) || 'kB', true)
-    FROM pg_settings WHERE name = 'maintenance_work_mem'`);
+  // Each build's maintenance_work_mem by its kind (buildMemoryKb). A B-tree build may use two
+  // parallel workers (manual §15.4, parallel CREATE INDEX); GIN builds in one process on PostgreSQL 17.
+  const [server] = await rows<{ kb: string }>(
+    sql,
+    "SELECT setting AS kb FROM pg_settings WHERE name = 'maintenance_work_mem'",
+  );
   await sql.query("SET LOCAL max_parallel_maintenance_workers = 2");
   for (const statement of [...setAside.constraints, ...setAside.indexes, ...setAside.foreignKeys]) {
+    await sql.query(`SET LOCAL maintenance_work_mem = '${buildMemoryKb(statement, Number(server!.kb))}kB'`);
     await run(stepName(statement), statement);
   }
   for (const statement of setAside.triggers) await sql.query(statement);

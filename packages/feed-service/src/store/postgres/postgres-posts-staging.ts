@@ -14,6 +14,7 @@
  * a publication, statistics, a GRANT) and the copy loads into `posts` itself, as before.
  */
 import type pg from "pg";
+import { buildMemoryKb } from "./postgres-bulk-load.js";
 import { rows, type Sql } from "./postgres-connection.js";
 
 export const STAGED_TABLE = "posts_migrating";
@@ -236,8 +237,9 @@ async function longestFirst(sql: Sql, builds: readonly StagedBuild[]): Promise<s
 
 /**
  * Builds the staged table's indexes from the given connections at once (each takes the next
- * statement, longest first), then its statistics. B-trees build without parallel workers: the
- * connections are the parallelism on a small machine.
+ * statement, longest first), each with its kind's maintenance_work_mem (buildMemoryKb), then its
+ * statistics. B-trees build without parallel workers: the connections are the parallelism on a
+ * small machine.
  */
 export async function buildStaged(
   clients: readonly pg.ClientBase[],
@@ -246,10 +248,15 @@ export async function buildStaged(
 ): Promise<void> {
   const queue = await longestFirst(clients[0]!, staging.builds);
   const work = async (client: pg.ClientBase) => {
-    await client.query(`SELECT set_config('maintenance_work_mem', greatest(setting::bigint, 1048576) || 'kB', false)
-      FROM pg_settings WHERE name = 'maintenance_work_mem'`);
+    const [server] = (
+      await client.query<{ kb: string }>(
+        "SELECT setting AS kb FROM pg_settings WHERE name = 'maintenance_work_mem'",
+      )
+    ).rows;
     await client.query("SET max_parallel_maintenance_workers = 0");
     for (let statement = queue.shift(); statement !== undefined; statement = queue.shift()) {
+      const memory = buildMemoryKb(statement, Number(server!.kb));
+      await client.query(`SET maintenance_work_mem = '${memory}kB'`);
       const started = performance.now();
       await client.query(statement);
       const name = /INDEX (\S+)/.exec(statement)?.[1]?.slice(0, -SUFFIX.length);
