@@ -15,11 +15,12 @@ const countedWords = (c: string) => `${c}.search_vector || ${c}.phrase_vector`;
 
 /**
  * Matches of the posts of `source` per counted search, language (0: all) and day: each query cast
- * once, each post's vector built once (MATERIALIZED), then only `@@` per pair.
+ * once, each post's vector built once (MATERIALIZED), then only `@@` per pair. `which` narrows the
+ * counted searches read (a WHERE clause; migration 48 counts its one-word searches apart).
  */
-const perDay = (source: string) => `
+export const perDay = (source: string, which = "") => `
   WITH s AS MATERIALIZED (
-      SELECT id, index_query::tsquery AS q, verify_query::tsquery AS v FROM counted_searches),
+      SELECT id, index_query::tsquery AS q, verify_query::tsquery AS v FROM counted_searches${which}),
     c AS MATERIALIZED (
       SELECT language_id, post_day(post_date) AS day, search_vector, ${countedWords(source)} AS words FROM ${source})
   SELECT s.id, coalesce(c.language_id, 0) AS language_id, c.day, count(*)::int AS n

@@ -20,40 +20,48 @@
  */
 import type pg from "pg";
 import { rows, type Sql } from "./postgres-connection.js";
+import { perDay as searchesPerDay } from "./postgres-counted-search-triggers.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
 import { COUNTED_WORD_MATCHES, MAX_COUNTED_WORDS } from "./postgres-plan-costs.js";
 import { SEARCH_EXPRESSION } from "./postgres-search-facets.js";
 import { lexemeOf } from "./postgres-search-key.js";
 import { quoteLexeme } from "./postgres-text-search.js";
 
+/** Which counted searches are counted as one lexeme (`true`) or as migration 22 counts them. */
+const kind = (lexemes: boolean) => `lexeme IS ${lexemes ? "NOT " : ""}NULL`;
+
 /**
  * The counts of the posts of `source` (alias c) per counted search, language (0: all) and day.
  * Searches of one lexeme are matched on the post's words only, each query cast once and each
  * post's words read out of TOAST once (`|| ''` builds the vector in memory: `@@` on the stored
  * column would read a long post's words from TOAST again for every word counted); the others as
- * migration 22 matched them (each post's words and pairs built once).
+ * migration 22 matches them (each post's words and pairs built once).
  */
 const perDay = (source: string, lexemes: boolean) =>
   lexemes
     ? `
-  WITH s AS MATERIALIZED (SELECT id, index_query::tsquery AS q FROM counted_searches WHERE lexeme IS NOT NULL),
+  WITH s AS MATERIALIZED (SELECT id, index_query::tsquery AS q FROM counted_searches WHERE ${kind(true)}),
     c AS MATERIALIZED (SELECT language_id, post_day(post_date) AS day, search_vector || ''::tsvector AS words FROM ${source})
   SELECT s.id, coalesce(c.language_id, 0) AS language_id, c.day, count(*)::int AS n
     FROM s JOIN c ON c.words @@ s.q
     GROUP BY GROUPING SETS ((s.id, c.language_id, c.day), (s.id, c.day))`
-    : `
-  WITH s AS MATERIALIZED (
-      SELECT id, index_query::tsquery AS q, verify_query::tsquery AS v FROM counted_searches WHERE lexeme IS NULL),
-    c AS MATERIALIZED (
-      SELECT language_id, post_day(post_date) AS day, search_vector, search_vector || phrase_vector AS words FROM ${source})
-  SELECT s.id, coalesce(c.language_id, 0) AS language_id, c.day, count(*)::int AS n
-    FROM s JOIN c ON c.words @@ s.q AND (s.v IS NULL OR c.search_vector @@ s.v)
-    GROUP BY GROUPING SETS ((s.id, c.language_id, c.day), (s.id, c.day))`;
+    : searchesPerDay(source, ` WHERE ${kind(false)}`);
 
-/**
- * Each kind of counted search in its own statement, in key order within it: two writers take the
- * rows of the phrases' searches before the lexemes', each in one order, so never in crossed order.
- */
+/** New posts' counts added, for one kind of counted search. */
+const addCounts = (lexemes: boolean) => `
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE ${kind(lexemes)}) THEN
+    INSERT INTO search_days AS d (search_id, language_id, day, posts)
+      SELECT * FROM (${perDay("came", lexemes)}) m ORDER BY 1, 2, 3
+      ON CONFLICT (search_id, language_id, day) DO UPDATE SET posts = d.posts + excluded.posts;
+  END IF;`;
+
+/** Deleted posts' counts taken off, for one kind of counted search. */
+const takeCounts = (lexemes: boolean) => `
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE ${kind(lexemes)}) THEN
+    UPDATE search_days d SET posts = d.posts - m.n FROM (${perDay("gone", lexemes)}) m
+      WHERE d.search_id = m.id AND d.language_id = m.language_id AND d.day = m.day;
+  END IF;`;
+
 /**
  * The columns today's smart-category writer sets (postgres-counted-searches.ts): idempotent, so
  * that a database at an older version can take them ahead of this migration, as tests of
@@ -62,34 +70,20 @@ const perDay = (source: string, lexemes: boolean) =>
 export const countedWordsColumns = `ALTER TABLE counted_searches
   ADD COLUMN IF NOT EXISTS lexeme text, ADD COLUMN IF NOT EXISTS common boolean NOT NULL DEFAULT false;`;
 
+/**
+ * Each kind of counted search in its own statement, in key order within it: two writers take the
+ * rows of the phrases' searches before the lexemes', each in one order, so never in crossed order.
+ */
 export const countedWordsSchema = `
 ${countedWordsColumns}
 
 CREATE OR REPLACE FUNCTION posts_count_searches() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NULL) THEN
-    INSERT INTO search_days AS d (search_id, language_id, day, posts)
-      SELECT * FROM (${perDay("came", false)}) m ORDER BY 1, 2, 3
-      ON CONFLICT (search_id, language_id, day) DO UPDATE SET posts = d.posts + excluded.posts;
-  END IF;
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    INSERT INTO search_days AS d (search_id, language_id, day, posts)
-      SELECT * FROM (${perDay("came", true)}) m ORDER BY 1, 2, 3
-      ON CONFLICT (search_id, language_id, day) DO UPDATE SET posts = d.posts + excluded.posts;
-  END IF;
+BEGIN${addCounts(false)}${addCounts(true)}
   RETURN NULL;
 END $$;
 
 CREATE OR REPLACE FUNCTION posts_uncount_searches() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NULL) THEN
-    UPDATE search_days d SET posts = d.posts - m.n FROM (${perDay("gone", false)}) m
-      WHERE d.search_id = m.id AND d.language_id = m.language_id AND d.day = m.day;
-  END IF;
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    UPDATE search_days d SET posts = d.posts - m.n FROM (${perDay("gone", true)}) m
-      WHERE d.search_id = m.id AND d.language_id = m.language_id AND d.day = m.day;
-  END IF;
+BEGIN${takeCounts(false)}${takeCounts(true)}
   RETURN NULL;
 END $$;
 `;
