@@ -32,7 +32,7 @@ export function hugePagesNote() {
  * Starts the bench's embedded PostgreSQL on the data folder under `folder` (initialising it when
  * new) on a free port; returns its URL, query(sql) on a fresh client, and stop().
  */
-export async function startBenchPostgres(folder) {
+export async function startBenchPostgres(folder, { settings = [] } = {}) {
   // Shared buffers a quarter of the machine's memory, the usual advice for a database server (the
   // 1M-post corpus's tables and indexes, 4,214 MB, fit in the quarter of this 23 GB machine, so
   // serve's warm-up can load them all), on huge pages when the machine has them reserved (see
@@ -44,22 +44,23 @@ export async function startBenchPostgres(folder) {
       "huge_pages=try",
       "max_connections=200",
       "maintenance_work_mem=512MB",
+      ...settings,
     ],
   });
   return { url: server.url, query: server.query, stop: server.stop };
 }
 
 /**
- * Starts the cached server (initialising and filling it when missing); returns its URL, the
- * SQLite corpus path and stop().
+ * Starts the cached server (initialising and filling it when missing), with `settings` added to
+ * startBenchPostgres's; returns its URL, the SQLite corpus path and stop().
  */
-export async function openPostgresCorpus(posts) {
+export async function openPostgresCorpus(posts, { settings = [] } = {}) {
   const { store, path: sqlitePath } = await openCorpus(posts);
   await store.close();
   const folder = join(tmpdir(), "feed-toolkit-bench", `postgres-${posts}-${corpusVersion}`);
   const ready = join(folder, "READY");
   const fresh = !existsSync(ready);
-  const server = await startBenchPostgres(folder);
+  const server = await startBenchPostgres(folder, { settings });
   const { url } = server;
   if (fresh) {
     const started = Date.now();

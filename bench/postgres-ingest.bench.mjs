@@ -6,7 +6,11 @@
 // digests every table so that the builds' rows can be compared (same digest: same rows).
 // Usage: npx tsc -b && BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-ingest.bench.mjs
 //   [--posts 100000] [--baseline <another build's packages/feed-service/dist>] [--rounds 3]
-//   [--refreshes 200]
+//   [--refreshes 200] [--per-refresh 50] [--batch N]
+// --batch N: N refreshes at a time through the store's applyFeedUpdates (ingest's group commit,
+// FeedWriteBatch; an ingest pass has at most 16 refreshes in flight), where the build has it; a
+// build without it writes them one by one, as ingest then does. The store's background choice of
+// the counted words (which holds off writes while it counts) ends before the timed span.
 // Rounds alternate the order (old, new; new, old; ...), so a drift of the machine's load
 // falls on both builds.
 import { createRequire } from "node:module";
@@ -24,11 +28,15 @@ const { values } = parseArgs({
     baseline: { type: "string" },
     rounds: { type: "string" },
     refreshes: { type: "string" },
+    "per-refresh": { type: "string" },
+    batch: { type: "string" },
   },
 });
 const posts = Number(values.posts ?? 100_000);
 const rounds = Number(values.rounds ?? 3);
 const refreshCount = Number(values.refreshes ?? 200);
+const perRefresh = Number(values["per-refresh"] ?? 50);
+const batch = Number(values.batch ?? 1);
 const goal = 3_000;
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { default: pg } = await import(
@@ -78,8 +86,9 @@ try {
         const check = new pg.Client({ connectionString: url });
         await check.connect();
         try {
+          await store.recountCommonWords?.();
           const feeds = await store.feeds();
-          const refreshes = await demoRefreshes(feeds, { count: refreshCount, at, tag: "ab" });
+          const refreshes = await demoRefreshes(feeds, { count: refreshCount, at, tag: "ab", perRefresh });
           await admin.query("CHECKPOINT");
           const backendsAt = async () =>
             (
@@ -93,7 +102,7 @@ try {
           const server = serverCpuMs(postmaster);
           const client = process.cpuUsage();
           const started = process.hrtime.bigint();
-          const stored = await applyRefreshes(store, refreshes);
+          const stored = await applyRefreshes(store, refreshes, { batch });
           const seconds = Number(process.hrtime.bigint() - started) / 1e9;
           const clientCpu = process.cpuUsage(client);
           const serverMs = serverCpuMs(postmaster) - server;

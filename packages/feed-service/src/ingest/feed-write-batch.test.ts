@@ -52,7 +52,7 @@ function suite(backend: TestBackend) {
     it("keeps every other feed's posts and fetch state when some feeds of the batch fail", () =>
       withStore(backend, async (store) => {
         const [a, b, c, d] = await addFeeds(store, 4);
-        // The batches the store is handed (SQLite has the batch method; PostgreSQL writes feed by feed).
+        // The batches the store is handed (both stores have the batch method).
         const batches: number[] = [];
         const applyAll = store.applyFeedUpdates?.bind(store);
         if (applyAll) {
@@ -114,8 +114,8 @@ function suite(backend: TestBackend) {
           () => writer.applyFeedUpdate(a!, { posts: [...posts("a", 1), incoming("a-new")], fetchState: {} }),
         ];
         // With a batch method the three, issued in one turn, are one batch that must keep their
-        // order. Without one (PostgreSQL) each write goes straight to the store's pool, where
-        // concurrent writes commit in the server's order: there the order is the caller's awaits.
+        // order. Without one each write goes straight to the store (PostgreSQL's pool commits
+        // concurrent writes in the server's order): there the order is the caller's awaits.
         const results = store.applyFeedUpdates
           ? await Promise.allSettled(writes.map((write) => write()))
           : await settleInTurn(writes);

@@ -334,7 +334,8 @@ export interface Store {
   /**
    * Several feeds' refreshes in one transaction, each applied as `applyFeedUpdate` would and
    * isolated from the others: one that fails is rolled back alone and reported in its place.
-   * Optional: ingest groups its writes through it where a commit costs more than the rows (SQLite).
+   * Optional: ingest groups its writes through it where a commit costs more than the rows (SQLite;
+   * PostgreSQL inserts a batch's new posts in one statement, its triggers run once).
    */
   applyFeedUpdates?(
     updates: ReadonlyArray<{ feedId: number; update: FeedUpdate }>,

@@ -5,7 +5,8 @@
  * workers refreshing one feed (a lease that expired under a slow worker) apply one after the other.
  */
 import type pg from "pg";
-import { type StoryKeys, storyKeys } from "../../dedupe/story-keys.js";
+import { type StoryKeys, storyKeys, textWindowMs } from "../../dedupe/story-keys.js";
+import { sameText } from "../../dedupe/text-fingerprint.js";
 import { FeedServiceError } from "../../errors.js";
 import { feedColumnSet } from "../feed-pause-sql.js";
 import { feedColumnUpdates } from "../feed-update-columns.js";
@@ -17,7 +18,14 @@ import {
   storedFields,
 } from "../incoming-posts.js";
 import { htmlToIndexText } from "../index-text.js";
-import type { FeedAdminRecord, FeedUpdate, FeedUpdateResult, IncomingPost, NewFeed } from "../store.js";
+import type {
+  FeedAdminRecord,
+  FeedUpdate,
+  FeedUpdateOutcome,
+  FeedUpdateResult,
+  IncomingPost,
+  NewFeed,
+} from "../store.js";
 import { feedNameText, feedUrlText } from "../text-checks.js";
 import { feedById } from "./postgres-catalog-queries.js";
 import { changes, inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
@@ -34,6 +42,100 @@ import {
   updateCopy,
 } from "./postgres-story-writer.js";
 import { postColumns } from "./postgres-text-search.js";
+
+/** The feed a post is written for: its id, its name (an indexed field) and its category. */
+interface FeedRef {
+  id: number;
+  name: string;
+  categoryId: number | null;
+}
+
+/**
+ * The new posts of a batch's refreshes held back for one INSERT at the end (applyFeedUpdates),
+ * so that the posts' statement-level triggers (roll-ups, counted searches) and the statement's
+ * own set-up run once per batch instead of once per feed. The held posts are written before
+ * anything could read them: a later refresh of the same feed, a story look-up that one of them
+ * would answer (heldStory), a copy of a story; so every read sees what writing the refreshes one
+ * after another would have shown it, and the posts get the same ids in the same order.
+ */
+interface HeldPosts {
+  rows: Array<{ feed: FeedRef; post: IncomingPost; keys: StoryKeys }>;
+  feeds: Set<number>;
+  /** The held posts' story keys as findStories reads them: a link key's feeds, a band's dates and prints. */
+  links: Map<string, Set<number>>;
+  bands: Map<number, Array<{ date: number; hex: string }>>;
+  /** Every claim the batch made, released together just before its commit. */
+  made: string[];
+  /** Set when writing them failed: no one feed's failure then. */
+  failed: boolean;
+}
+
+const holdPosts = (): HeldPosts => ({
+  rows: [],
+  feeds: new Set(),
+  links: new Map(),
+  bands: new Map(),
+  made: [],
+  failed: false,
+});
+
+/** Writes the held posts (in the order they came) and their story keys. */
+async function writeHeld(sql: Sql, held: HeldPosts): Promise<void> {
+  try {
+    for (let i = 0; i < held.rows.length; i += batchRows) {
+      const batch = held.rows.slice(i, i + batchRows);
+      await insertPosts(sql, batch);
+      await registerStories(sql, batch);
+    }
+  } catch (error) {
+    held.failed = true;
+    throw error;
+  }
+  held.rows = [];
+  held.feeds.clear();
+  held.links.clear();
+  held.bands.clear();
+}
+
+/** Adds a refresh's new posts to the held ones. */
+function hold(
+  held: HeldPosts,
+  feed: FeedRef,
+  inserts: ReadonlyArray<{ post: IncomingPost; keys: StoryKeys }>,
+) {
+  for (const { post, keys } of inserts) {
+    held.rows.push({ feed, post, keys });
+    held.feeds.add(feed.id);
+    if (keys.linkKey !== null) {
+      const feeds = held.links.get(keys.linkKey) ?? new Set();
+      held.links.set(keys.linkKey, feeds.add(feed.id));
+    }
+    for (const band of keys.print?.bands ?? []) {
+      const list = held.bands.get(band) ?? [];
+      held.bands.set(band, list);
+      list.push({ date: postDate(post, post.seenAt), hex: keys.print!.hex });
+    }
+  }
+}
+
+/**
+ * Whether a held post would be found as the story of one of these new posts of feed `feedId`, by
+ * findStories' rules (a link key of another feed's post; a shared band, a date within the text
+ * window and the same text): if none would, the look-up finds what it finds with them written.
+ */
+function heldStory(held: HeldPosts, feedId: number, posts: readonly IncomingPost[]): boolean {
+  for (const post of posts) {
+    const keys = storyKeys(post);
+    const feeds = keys.linkKey === null ? undefined : held.links.get(keys.linkKey);
+    if (feeds !== undefined && (feeds.size > 1 || !feeds.has(feedId))) return true;
+    if (keys.print === null) continue;
+    const date = postDate(post, post.seenAt);
+    for (const band of keys.print.bands)
+      for (const h of held.bands.get(band) ?? [])
+        if (Math.abs(h.date - date) <= textWindowMs && sameText(h.hex, keys.print.hex)) return true;
+  }
+  return false;
+}
 
 interface ExistingPost extends StoredPostFields {
   id: number;
@@ -169,9 +271,10 @@ async function splitStoryRows(sql: Sql, postId: number): Promise<boolean> {
       seenAt: Number(c.seen_at),
       languageId: c.language_id,
     };
-    await insertPosts(sql, { id: feed.feedId, name: feed.feedName, categoryId: feed.categoryId }, [post]);
+    const ref = { id: feed.feedId, name: feed.feedName, categoryId: feed.categoryId };
+    await insertPosts(sql, [{ feed: ref, post }]);
     // No link key: the split post must not catch the story's later copies by link again.
-    await registerStories(sql, c.feed_id, [{ guid: c.guid, keys: { ...storyKeys(post), linkKey: null } }]);
+    await registerStories(sql, [{ feed: ref, post, keys: { ...storyKeys(post), linkKey: null } }]);
     feeds.add(c.feed_id);
   }
   for (const feedId of feeds) await sql.query(RECOUNT_FEED, [feedId]);
@@ -188,12 +291,14 @@ const batchRows = 1000;
  * Upserts a refresh's posts by (feed, guid) with one look-up and one insert per 1,000 posts: a
  * statement per post cost two round trips each (an OPML import's 1,000-entry archives, a
  * migration). Posts keep the order they came in, so ids follow it as before; a guid repeated
- * within one refresh updates its first copy, as writing them one by one would.
+ * within one refresh updates its first copy, as writing them one by one would. With `held` (a
+ * batch of refreshes), the new posts join it instead of being inserted now (HeldPosts).
  */
 async function upsertPosts(
   sql: Sql,
-  feed: { id: number; name: string; categoryId: number | null },
+  feed: FeedRef,
   posts: readonly IncomingPost[],
+  held?: HeldPosts,
 ): Promise<FeedUpdateResult & { rewritten: number }> {
   for (const post of posts) checkPost(post);
   const stored = new Map<string, ExistingPost>();
@@ -257,6 +362,8 @@ async function upsertPosts(
   }
   const found: Array<{ post: IncomingPost; keys: StoryKeys; story: StoryMatch | undefined }> = [];
   const candidates = [...fresh.values()];
+  // A held post that is the story of one of them is written first, as by a refresh of its own.
+  if (held !== undefined && heldStory(held, feed.id, candidates)) await writeHeld(sql, held);
   for (let i = 0; i < candidates.length; i += batchRows) {
     const chunk = candidates.slice(i, i + batchRows);
     const stories = await findStories(sql, feed.id, chunk);
@@ -289,21 +396,13 @@ async function upsertPosts(
       result.rewritten++;
     }
   }
-  for (let i = 0; i < inserts.length; i += batchRows) {
-    const batch = inserts.slice(i, i + batchRows);
-    await insertPosts(
-      sql,
-      feed,
-      batch.map((b) => b.post),
-    );
-    await registerStories(
-      sql,
-      feed.id,
-      batch.map((b) => ({ guid: b.post.guid, keys: b.keys })),
-    );
-  }
+  const own = held ?? holdPosts();
+  hold(own, feed, inserts);
+  // A copy of a post of this refresh finds its story by guid: the posts are written first.
+  if (held === undefined || copied.length > 0) await writeHeld(sql, own);
   await insertCopies(sql, feed.id, copied);
-  await releaseStoryKeys(sql, claims);
+  if (held === undefined) await releaseStoryKeys(sql, claims);
+  else held.made.push(...claims);
   return result;
 }
 
@@ -320,33 +419,35 @@ function unzipVectors(
 
 async function insertPosts(
   sql: Sql,
-  feed: { id: number; name: string; categoryId: number | null },
-  posts: readonly IncomingPost[],
+  rows: ReadonlyArray<{ feed: FeedRef; post: IncomingPost }>,
 ): Promise<void> {
   // WITH ORDINALITY ... ORDER BY: the identity column numbers the rows in the order they came.
   // The rank columns come computed (postColumns): the posts_rank_columns trigger runs only for a
   // row that has none (migration 40).
-  // The feed's post count and newest date grow by what was inserted, in the same statement: no
-  // round trip, and no count of all its posts (the feed row is locked, so no other refresh moves them).
+  // Each feed's post count and newest date grow by what was inserted, in the same statement: no
+  // round trip, and no count of all its posts (the feed rows are locked, so no other refresh moves them).
+  const posts = rows.map((r) => r.post);
   await sql.query(
     `WITH inserted AS (
       INSERT INTO posts (feed_id, guid, link, title, excerpt, content, published_at, updated_at, seen_at,
           post_date, language_id, category_id, search_vector, phrase_vector, rank_vector, body_length)
-        SELECT $1, p.guid, p.link, p.title, p.excerpt, p.content, p.published_at, p.updated_at, p.seen_at,
-          p.post_date, p.language_id, $2, p.search_vector::tsvector, p.phrase_vector::tsvector,
+        SELECT p.feed_id, p.guid, p.link, p.title, p.excerpt, p.content, p.published_at, p.updated_at, p.seen_at,
+          p.post_date, p.language_id, p.category_id, p.search_vector::tsvector, p.phrase_vector::tsvector,
           p.rank_vector::tsvector, p.body_length
-        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[],
-            $10::bigint[], $11::bigint[], $12::integer[], $13::text[], $14::text[], $15::text[], $16::integer[])
-          WITH ORDINALITY AS p(guid, link, title, excerpt, content, published_at, updated_at, seen_at,
-            post_date, language_id, search_vector, phrase_vector, rank_vector, body_length, ord)
+        FROM unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+            $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::integer[], $13::text[], $14::text[],
+            $15::text[], $16::integer[])
+          WITH ORDINALITY AS p(feed_id, category_id, guid, link, title, excerpt, content, published_at,
+            updated_at, seen_at, post_date, language_id, search_vector, phrase_vector, rank_vector,
+            body_length, ord)
         ORDER BY p.ord
-        RETURNING post_date)
-    UPDATE feeds SET post_count = post_count + (SELECT count(*) FROM inserted),
-      last_post_date = greatest(last_post_date, (SELECT max(post_date) FROM inserted))
-    WHERE id = $1`,
+        RETURNING feed_id, post_date)
+    UPDATE feeds f SET post_count = f.post_count + n.posts, last_post_date = greatest(f.last_post_date, n.newest)
+      FROM (SELECT feed_id, count(*) AS posts, max(post_date) AS newest FROM inserted GROUP BY feed_id) n
+      WHERE f.id = n.feed_id`,
     [
-      feed.id,
-      feed.categoryId,
+      rows.map((r) => r.feed.id),
+      rows.map((r) => r.feed.categoryId),
       posts.map((p) => p.guid),
       posts.map((p) => p.link),
       posts.map((p) => p.title),
@@ -357,7 +458,7 @@ async function insertPosts(
       posts.map((p) => p.seenAt),
       posts.map((p) => postDate(p, p.seenAt)),
       posts.map((p) => p.languageId),
-      ...unzipVectors(posts.map((p) => vectorsOf(p, feed.name))),
+      ...unzipVectors(rows.map((r) => vectorsOf(r.post, r.feed.name))),
     ],
   );
 }
@@ -405,36 +506,114 @@ async function saveFeedColumns(
   await sql.query(`UPDATE feeds SET ${sets} WHERE id = $${params.length}`, params);
 }
 
+/** One refresh within `sql`'s transaction; with `held`, its new posts join the batch's (HeldPosts). */
+async function writeFeedUpdate(
+  sql: Sql,
+  feedId: number,
+  update: FeedUpdate,
+  held?: HeldPosts,
+): Promise<FeedUpdateResult> {
+  // The feed's held posts are written before it is read again (its posts by guid, a re-index).
+  if (held?.feeds.has(feedId)) await writeHeld(sql, held);
+  await sql.query("SELECT 1 FROM feeds WHERE id = $1 FOR UPDATE", [feedId]);
+  const feed = await requireFeed(sql, feedId);
+  const meta = { ...(update.feed ?? {}) };
+  if (meta.feedName !== undefined) meta.feedName = feedNameText(meta.feedName);
+  if (meta.feedUrl !== undefined) feedUrlText(meta.feedUrl);
+  if (meta.languageId !== undefined) await requireReference(sql, "languages", meta.languageId);
+  const renamed = meta.feedName !== undefined && meta.feedName !== feed.feedName ? meta.feedName : null;
+  try {
+    await saveFeedColumns(sql, feedId, { ...update, feed: meta }, renamed);
+  } catch (error) {
+    throw translatePostgresError(error, "Another feed already has this URL.");
+  }
+  const name = renamed ?? feed.feedName;
+  if (renamed !== null) await reindexFeed(sql, feedId, name);
+  const { rewritten, ...result } = await upsertPosts(
+    sql,
+    { id: feedId, name, categoryId: feed.categoryId },
+    update.posts,
+    held,
+  );
+  // Inserts counted themselves (insertPosts); a rewritten post may have moved its date back, and
+  // copies of other feeds' stories count in this feed too. Held posts of the feed are not counted
+  // here: their insert adds them to the count and the newest date that this sets.
+  if (rewritten > 0) await sql.query(RECOUNT_FEED, [feedId]);
+  return result;
+}
+
 export async function applyFeedUpdate(
   pool: pg.Pool,
   feedId: number,
   update: FeedUpdate,
 ): Promise<FeedUpdateResult> {
-  return inTransaction(pool, async (sql) => {
-    await sql.query("SELECT 1 FROM feeds WHERE id = $1 FOR UPDATE", [feedId]);
-    const feed = await requireFeed(sql, feedId);
-    const meta = { ...(update.feed ?? {}) };
-    if (meta.feedName !== undefined) meta.feedName = feedNameText(meta.feedName);
-    if (meta.feedUrl !== undefined) feedUrlText(meta.feedUrl);
-    if (meta.languageId !== undefined) await requireReference(sql, "languages", meta.languageId);
-    const renamed = meta.feedName !== undefined && meta.feedName !== feed.feedName ? meta.feedName : null;
+  return inTransaction(pool, (sql) => writeFeedUpdate(sql, feedId, update));
+}
+
+/**
+ * Several feeds' refreshes in one transaction (Store.applyFeedUpdates): each written as
+ * applyFeedUpdate would, in the order given, their new posts held and inserted together at the end
+ * (HeldPosts), so that a batch pays one commit, one INSERT and one run of the posts' statement
+ * triggers instead of one per feed. When a feed's writes fail, the transaction is rolled back and
+ * redone as SQLite's does (sqlite-feed-writer.ts): the feeds before it together, it alone, the feeds
+ * after it together; when the held posts' insert fails, each feed alone. So every feed ends as if
+ * written on its own, and one that fails reports what a refresh of its own would meet. Two
+ * batches of other processes that lock feeds or story claims in crossed order deadlock: the server
+ * ends one of them at a feed's statement, and that batch is redone as above.
+ */
+export async function applyFeedUpdates(
+  pool: pg.Pool,
+  updates: ReadonlyArray<{ feedId: number; update: FeedUpdate }>,
+): Promise<FeedUpdateOutcome[]> {
+  const alone = async ({
+    feedId,
+    update,
+  }: {
+    feedId: number;
+    update: FeedUpdate;
+  }): Promise<FeedUpdateOutcome> => {
     try {
-      await saveFeedColumns(sql, feedId, { ...update, feed: meta }, renamed);
+      return { ok: true, result: await applyFeedUpdate(pool, feedId, update) };
     } catch (error) {
-      throw translatePostgresError(error, "Another feed already has this URL.");
+      return { ok: false, error };
     }
-    const name = renamed ?? feed.feedName;
-    if (renamed !== null) await reindexFeed(sql, feedId, name);
-    const { rewritten, ...result } = await upsertPosts(
-      sql,
-      { id: feedId, name, categoryId: feed.categoryId },
-      update.posts,
-    );
-    // Inserts counted themselves (insertPosts); a rewritten post may have moved its date back, and
-    // copies of other feeds' stories count in this feed too.
-    if (rewritten > 0) {
-      await sql.query(RECOUNT_FEED, [feedId]);
+  };
+  if (updates.length <= 1) return Promise.all(updates.map(alone));
+  // Which feed's writes failed: its index, -1 for the held posts' insert, null for neither.
+  let failedAt: number | null = null;
+  const held = holdPosts();
+  try {
+    return await inTransaction(pool, async (sql) => {
+      const outcomes: FeedUpdateOutcome[] = [];
+      for (const [i, { feedId, update }] of updates.entries()) {
+        try {
+          outcomes.push({ ok: true, result: await writeFeedUpdate(sql, feedId, update, held) });
+        } catch (error) {
+          failedAt = held.failed ? -1 : i;
+          throw error;
+        }
+      }
+      try {
+        await writeHeld(sql, held);
+      } catch (error) {
+        failedAt = -1;
+        throw error;
+      }
+      await releaseStoryKeys(sql, held.made);
+      return outcomes;
+    });
+  } catch (error) {
+    // Not a feed's own failure: BEGIN or COMMIT (the server gone) wrote nothing.
+    if (failedAt === null) throw error;
+    if (failedAt < 0) {
+      const outcomes: FeedUpdateOutcome[] = [];
+      for (const u of updates) outcomes.push(await alone(u));
+      return outcomes;
     }
-    return result;
-  });
+    return [
+      ...(await applyFeedUpdates(pool, updates.slice(0, failedAt))),
+      await alone(updates[failedAt]!),
+      ...(await applyFeedUpdates(pool, updates.slice(failedAt + 1))),
+    ];
+  }
 }

@@ -18,6 +18,7 @@ import type {
   FeedFailureRecord,
   FeedRecord,
   FeedUpdate,
+  FeedUpdateOutcome,
   FeedUpdateResult,
   LanguageDataRecord,
   LanguageRecord,
@@ -292,6 +293,11 @@ export class PostgresStore implements Store {
   }
   applyFeedUpdate(feedId: number, update: FeedUpdate): Promise<FeedUpdateResult> {
     return feedWriter.applyFeedUpdate(this.#pool, feedId, update);
+  }
+  applyFeedUpdates(
+    updates: ReadonlyArray<{ feedId: number; update: FeedUpdate }>,
+  ): Promise<FeedUpdateOutcome[]> {
+    return feedWriter.applyFeedUpdates(this.#pool, updates);
   }
   async postKeys(
     feedId: number,

@@ -247,35 +247,35 @@ export async function updateCopy(sql: Sql, copyId: number, post: IncomingPost): 
   );
 }
 
-/** Writes the story keys of a feed's newly inserted posts (found by guid), in two statements. */
+/** Writes the story keys of newly inserted posts (found by feed and guid), in two statements. */
 export async function registerStories(
   sql: Sql,
-  feedId: number,
-  posts: ReadonlyArray<{ guid: string; keys: StoryKeys }>,
+  posts: ReadonlyArray<{ feed: { id: number }; post: { guid: string }; keys: StoryKeys }>,
 ): Promise<void> {
   if (posts.length === 0) return;
   await sql.query(
     `INSERT INTO story_keys (post_id, link_key, print)
-      SELECT p.id, k.link_key, k.print FROM unnest($2::text[], $3::text[], $4::text[]) AS k(guid, link_key, print)
-      JOIN posts p ON p.feed_id = $1 AND p.guid = k.guid
+      SELECT p.id, k.link_key, k.print
+        FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[]) AS k(feed_id, guid, link_key, print)
+        JOIN posts p ON p.feed_id = k.feed_id AND p.guid = k.guid
       ON CONFLICT (post_id) DO UPDATE SET link_key = excluded.link_key, print = excluded.print`,
     [
-      feedId,
-      posts.map((p) => p.guid),
+      posts.map((p) => p.feed.id),
+      posts.map((p) => p.post.guid),
       posts.map((p) => p.keys.linkKey),
       posts.map((p) => p.keys.print?.hex ?? null),
     ],
   );
   const banded = posts.flatMap((p) =>
-    p.keys.print === null ? [] : p.keys.print.bands.map((band) => [p.guid, band] as const),
+    p.keys.print === null ? [] : p.keys.print.bands.map((band) => [p.feed.id, p.post.guid, band] as const),
   );
   if (banded.length === 0) return;
   await sql.query(
     `INSERT INTO story_bands (band, post_date, post_id)
-      SELECT k.band, p.post_date, p.id FROM unnest($2::text[], $3::integer[]) AS k(guid, band)
-      JOIN posts p ON p.feed_id = $1 AND p.guid = k.guid
+      SELECT k.band, p.post_date, p.id FROM unnest($1::integer[], $2::text[], $3::integer[]) AS k(feed_id, guid, band)
+      JOIN posts p ON p.feed_id = k.feed_id AND p.guid = k.guid
       ON CONFLICT DO NOTHING`,
-    [feedId, banded.map(([g]) => g), banded.map(([, b]) => b)],
+    [banded.map(([f]) => f), banded.map(([, g]) => g), banded.map(([, , b]) => b)],
   );
 }
 
