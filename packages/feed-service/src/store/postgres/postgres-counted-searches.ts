@@ -186,15 +186,31 @@ export interface CountedDay {
 }
 
 /**
+ * The days a date range (after:/before:) keeps of a counted search's: its whole days from `first`
+ * to `last`, their counts as kept, and the days it cuts (its first and last, when it starts or
+ * ends within one) with the matches it keeps of them, counted exactly by the caller.
+ */
+export interface CountedRange {
+  first: number;
+  last: number;
+  cut: ReadonlyArray<{ day: number; n: number }>;
+}
+
+/** Days before and after any post's: a range without a bound on that side. */
+export const NO_DAY = { first: -2_147_483_648, last: 2_147_483_647 };
+
+/**
  * The days of the matches at positions `offset` to `offset + limit - 1` (newest first) of a
  * counted search in `languageIds` (null: all), newest first, and the matches in scope; null when
- * the search is not counted.
+ * the search is not counted. With `range`, only the matches of its days count (read once the
+ * search is known to be counted; null: a range without a day, so no match).
  */
 export async function countedDays(
   sql: Sql,
   key: SearchKey,
   languageIds: readonly number[] | null,
   page: { offset: number; limit: number },
+  range: () => Promise<CountedRange | null> = async () => ({ ...NO_DAY, cut: [] }),
 ): Promise<{ days: CountedDay[]; total: number } | null> {
   const [search] = await rows<{ id: number }>(
     sql,
@@ -202,14 +218,27 @@ export async function countedDays(
     [key.index, key.verify],
   );
   if (!search) return null;
+  const days = await range();
+  if (days === null) return { days: [], total: 0 };
+  // The whole days' counts, and the cut days' exact ones in their place.
+  const perDay = `SELECT day, sum(posts)::float8 AS n FROM search_days
+      WHERE search_id = $1 AND language_id = ANY($2::int[]) AND posts > 0 AND day >= $3 AND day <= $4 GROUP BY day
+    UNION ALL SELECT day, n::float8 FROM unnest($5::int[], $6::int[]) cut (day, n) WHERE n > 0`;
+  const params = [
+    search.id,
+    languageIds ?? [0],
+    days.first,
+    days.last,
+    days.cut.map((c) => c.day),
+    days.cut.map((c) => c.n),
+  ];
   const found = await rows<CountedDay & { total: number }>(
     sql,
     `SELECT day, n, running, total FROM (
-        SELECT day, n, sum(n) OVER (ORDER BY day DESC)::float8 AS running, sum(n) OVER ()::float8 AS total FROM (
-          SELECT day, sum(posts)::float8 AS n FROM search_days
-            WHERE search_id = $1 AND language_id = ANY($2::int[]) AND posts > 0 GROUP BY day) per_day
-      ) s WHERE running > $3 AND running - n < $4 ORDER BY day DESC`,
-    [search.id, languageIds ?? [0], page.offset, page.offset + page.limit],
+        SELECT day, n, sum(n) OVER (ORDER BY day DESC)::float8 AS running, sum(n) OVER ()::float8 AS total
+          FROM (${perDay}) per_day
+      ) s WHERE running > $7 AND running - n < $8 ORDER BY day DESC`,
+    [...params, page.offset, page.offset + page.limit],
   );
   // Past the last match the window is empty: the total is then read on its own.
   const total =
@@ -217,8 +246,8 @@ export async function countedDays(
     (
       await rows<{ n: number }>(
         sql,
-        `SELECT coalesce(sum(posts), 0)::float8 AS n FROM search_days WHERE search_id = $1 AND language_id = ANY($2::int[])`,
-        [search.id, languageIds ?? [0]],
+        `SELECT coalesce(sum(n), 0)::float8 AS n FROM (${perDay}) per_day`,
+        params,
       )
     )[0]!.n;
   return { days: found.map(({ day, n, running }) => ({ day, n, running })), total };

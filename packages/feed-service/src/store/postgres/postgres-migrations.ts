@@ -36,7 +36,7 @@ import { rankTriggerSchema } from "./postgres-rank-trigger.js";
 import { createRollups } from "./postgres-rollups.js";
 import { clickSumsTrigger, createRunningSums } from "./postgres-running-sums.js";
 import { createScopeMonths } from "./postgres-scope-months.js";
-import { createScopeRollups } from "./postgres-scope-rollups.js";
+import { coveringScopeDaysSchema, createScopeRollups } from "./postgres-scope-rollups.js";
 import { createSearchFacets } from "./postgres-search-facets.js";
 import { operatorIndexSchema } from "./postgres-search-operators.js";
 import { reindexSearchVectors } from "./postgres-search-reindex.js";
@@ -455,6 +455,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "the commonest words (the statistics' most common, more matches than a page may sort in its budget) counted per day as the smart categories' queries are, so a deep date page of one starts at its day; a word's counts kept by matching the post's own words only",
     up: createCountedWords,
+  },
+  {
+    version: 49,
+    description:
+      "scope_days' day indexes hold each row's posts too, so the newest days' counts that size the search tiers are an index-only scan instead of a heap page a row",
+    up: async (sql) => {
+      await sql.query(coveringScopeDaysSchema);
+    },
   },
 ];
 

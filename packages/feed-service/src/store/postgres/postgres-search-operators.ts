@@ -30,6 +30,7 @@ import {
   SAMPLE_POSTS,
   TIER_MARGIN,
 } from "./postgres-plan-costs.js";
+import { countedRangePage } from "./postgres-search-queries.js";
 import { SEARCH_SCORE } from "./postgres-text-search.js";
 
 /**
@@ -280,6 +281,9 @@ export async function searchWithOperators(
   page: PostPage & { query: SearchQuery; sort: SearchSort },
 ): Promise<Array<PostRecord & { score: number }>> {
   if (page.limit === 0) return [];
+  // Counted words within a date range, by date: from their counted days (postgres-search-queries.ts).
+  const counted = await countedRangePage(sql, page);
+  if (counted !== null) return counted;
   const plan = await withWritingFeeds(sql, planOf(page.query, page.languageIds));
   if (emptyScope(plan.scope)) return [];
   const sort = plan.words === null && page.sort === "relevance" ? "date" : page.sort;

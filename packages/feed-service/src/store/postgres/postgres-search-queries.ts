@@ -29,16 +29,17 @@
  * the page's columns are read for its ids only. The walks and the tier sizing are in
  * postgres-search-plan.ts.
  */
-import type { SearchQuery } from "../../search/search-query.js";
+import { isFilter, type SearchQuery, usesOperators } from "../../search/search-query.js";
 import { termPhrase } from "../../search/term-phrase.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { walkClicked } from "./postgres-clicked-walk.js";
 import { clickedWordsHold, clickedWordsPage } from "./postgres-clicked-words.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
-import { countedDays } from "./postgres-counted-searches.js";
+import { type CountedRange, countedDays, NO_DAY } from "./postgres-counted-searches.js";
 import { settleExclusions } from "./postgres-excluded-words.js";
 import { postsInLanguages } from "./postgres-language-totals.js";
+import { DAY_MS } from "./postgres-page-seek.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import { TIER_MARGIN, TIER_POST_COST, WALK_POSTS } from "./postgres-plan-costs.js";
 import { type CurrentFeedNames, matchesAtMost, singleWord, titledPage } from "./postgres-ranked-titles.js";
@@ -65,22 +66,90 @@ export const RANKED_NEWEST = 10_000;
 
 type Page = PostPage & { query: SearchQuery; sort: SearchSort };
 
+/** A date range of the posts (spec §4 `after:`, `before:`): epoch ms, `from` inclusive, `until` exclusive. */
+export interface DateRange {
+  from: number | null;
+  until: number | null;
+}
+
 /**
- * The ids of one date-ordered page of a counted search (a smart category's query: see
- * postgres-counted-searches.ts): the matches of the days the page spans, as their counts say,
- * skipping the newer ones of its first day. Null when the search is not counted, or when the days
- * held other than the counts said (a write between the two reads): the page is then found as any
- * search's is.
+ * The days of `range` as a counted search's days are kept (postgres-counted-searches.ts): its
+ * whole days, and the matches of a day it starts or ends within counted exactly (one day's
+ * matches each, through the day's facet); null when the range holds no day.
  */
-async function countedPage(sql: Sql, match: Match, key: SearchKey, page: Page): Promise<number[] | null> {
-  const counted = await countedDays(sql, key, match.languageIds, page);
+async function rangeDays(sql: Sql, match: Match, range: DateRange): Promise<CountedRange | null> {
+  const first = range.from === null ? null : Math.floor(range.from / DAY_MS);
+  const last = range.until === null ? null : Math.floor((range.until - 1) / DAY_MS);
+  if (first !== null && last !== null && first > last) return null;
+  const cut = new Set<number>();
+  if (first !== null && range.from! > first * DAY_MS) cut.add(first);
+  if (last !== null && range.until! < (last + 1) * DAY_MS) cut.add(last);
+  const counts =
+    cut.size === 0
+      ? []
+      : await (async () => {
+          const facet = `(${[...cut].map((d) => dayRangeFacet(d, d)).join(" | ")})`;
+          const where = rangeCondition(match, facet, range);
+          return rows<{ day: number; n: number }>(
+            sql,
+            `SELECT post_day(p.post_date) AS day, count(*)::int AS n FROM ${where.from} WHERE ${where.sql} GROUP BY 1`,
+            where.params,
+          );
+        })();
+  // The whole days between (none when one day is cut at both ends).
+  return {
+    first: first === null ? NO_DAY.first : cut.has(first) ? first + 1 : first,
+    last: last === null ? NO_DAY.last : cut.has(last) ? last - 1 : last,
+    cut: [...cut].map((day) => ({ day, n: counts.find((c) => c.day === day)?.n ?? 0 })),
+  };
+}
+
+/** `condition` (its parameters from $1) with the range's bounds checked on each match. */
+function rangeCondition(match: Match, facet: string, range: DateRange, first = 1) {
+  const where = condition(match, facet, first);
+  const bounds: string[] = [];
+  // `+ 0`: checks on the matches GIN hands over, never a walk of the date index (see condition).
+  for (const [bound, op] of [
+    [range.from, ">="],
+    [range.until, "<"],
+  ] as const) {
+    if (bound === null) continue;
+    where.params.push(bound);
+    bounds.push(`p.post_date + 0 ${op} $${first + where.params.length - 1}::bigint`);
+  }
+  return { ...where, sql: [where.sql, ...bounds].join(" AND ") };
+}
+
+/**
+ * The ids of one date-ordered page of a counted search (a smart category's query or a common
+ * word: see postgres-counted-searches.ts), within `range` when given: the matches of the days the
+ * page spans, as their counts say, skipping the newer ones of its first day. Null when the search
+ * is not counted, or when the days held other than the counts said (a write between the two
+ * reads): the page is then found as any search's is.
+ */
+async function countedPage(
+  sql: Sql,
+  match: Match,
+  key: SearchKey,
+  page: Page,
+  range: DateRange = { from: null, until: null },
+): Promise<number[] | null> {
+  const ranged = range.from !== null || range.until !== null;
+  const counted = await countedDays(
+    sql,
+    key,
+    match.languageIds,
+    page,
+    ranged ? () => rangeDays(sql, match, range) : undefined,
+  );
   if (counted === null) return null;
-  const { days, total } = counted;
+  const { days: spanned, total } = counted;
   const expected = Math.max(0, Math.min(page.limit, total - page.offset));
-  if (days.length === 0) return expected === 0 ? [] : null;
-  const newest = days[0]!;
+  if (spanned.length === 0) return expected === 0 ? [] : null;
+  const newest = spanned[0]!;
   const skip = page.offset - (newest.running - newest.n);
-  const where = condition(match, dayRangeFacet(days[days.length - 1]!.day, newest.day), 3);
+  const facet = dayRangeFacet(spanned[spanned.length - 1]!.day, newest.day);
+  const where = ranged ? rangeCondition(match, facet, range, 3) : condition(match, facet, 3);
   const found = await rows<{ id: number }>(
     sql,
     `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM ${where.from} WHERE ${where.sql})
@@ -340,4 +409,50 @@ export async function searchPosts(
     words,
     ids.map((id) => ({ id })),
   );
+}
+
+/**
+ * The date range of a query whose filters are `after:` and `before:` alone (each its own clause),
+ * or null for any other query.
+ */
+function dateRangeOf(query: SearchQuery): DateRange | null {
+  const clauses = query.filterClauses ?? [];
+  if (clauses.length === 0 || (query.excludedFilters?.length ?? 0) > 0) return null;
+  const range: DateRange = { from: null, until: null };
+  for (const clause of clauses) {
+    const only = clause.length === 1 ? clause[0]! : null;
+    if (only === null || !isFilter(only) || only.kind !== "date") return null;
+    if (only.from !== null) range.from = Math.max(range.from ?? only.from, only.from);
+    if (only.until !== null) range.until = Math.min(range.until ?? only.until, only.until);
+  }
+  return range;
+}
+
+/**
+ * A date-ordered page of words within `after:`/`before:` (and languages) when their search is
+ * counted (a common word, a smart category's query): the counted days restricted to the range's,
+ * so a deep page starts at its day as the unranged one does (countedPage). Null for any other
+ * query, or when the counts do not answer: the operators' plans then do (postgres-search-operators.ts).
+ */
+export async function countedRangePage(
+  sql: Sql,
+  page: Page,
+): Promise<Array<PostRecord & { score: number }> | null> {
+  const range = page.sort === "date" && page.limit > 0 ? dateRangeOf(page.query) : null;
+  // An empty range: the operators' plans answer it without a read.
+  if (range === null || (range.from !== null && range.until !== null && range.from >= range.until))
+    return null;
+  const words: SearchQuery = { clauses: page.query.clauses, excluded: page.query.excluded };
+  const key = usesOperators(words) ? null : searchKey(words);
+  const found = key === null ? null : searchMatch(words, page.languageIds);
+  if (key === null || found === null) return null;
+  const match = await settleExclusions(sql, found, words, page.languageIds);
+  const ids = await countedPage(sql, match, key, { ...page, query: words }, range);
+  return ids === null
+    ? null
+    : postsOf(
+        sql,
+        match.words,
+        ids.map((id) => ({ id })),
+      );
 }
