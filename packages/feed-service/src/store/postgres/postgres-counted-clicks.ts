@@ -6,14 +6,18 @@
  * (postgres-counted-words.ts), language (0: all) and block of COUNTED_BLOCK_IDS post ids, its
  * unclicked and its clicked matches: the clicked total says where the unclicked part starts, the
  * unclicked per block which block a page starts in, and the page then tests the posts of that
- * block (and the next, as the page needs) by id, never the matches before it. A page whose
- * clicked part lies nearer the end of the clicked matches than their start reads them from the
- * end (clicked_posts ascending): the clicked/unclicked boundary costs a page.
+ * block (and the next, as the page needs) by id, never the matches before it.
+ *
+ * The clicked matches are read from clicked_posts, whose rows hold the counted lexemes of their
+ * post (`words`), from the nearer end of the word's clicked matches (ascending for a page past
+ * their middle): at most half the clicked posts in scope, each an index entry and its row, never
+ * a probe of the post. Counting them per click count instead would move one row per counted word
+ * the post holds at every click; these words move only with the post's own words.
  *
  * Upkeep: a post counts in its block by its own words (the triggers match a counted word on
  * `search_vector`, as the date counts do); a click moves a post's counts only when it is its first
- * (unclicked to clicked, or back), one row per counted word it holds and language; later clicks
- * do not fire the trigger. Inserts and deletes per statement (transition tables), a post's words
+ * (unclicked to clicked, or back), one row per counted word it holds and language, and its
+ * clicked_posts row is inserted with its words then; later clicks do not fire these triggers. Inserts and deletes per statement (transition tables), a post's words
  * or language per row, TRUNCATE with the date counts. A counted search's blocks are counted when
  * it is (in the same transaction as its days) and marked in `counted_click_searches`; a search
  * counted by a build without these counts has no mark, and its pages take the exact slower path
@@ -42,6 +46,10 @@ const perRow = (row: string, vector: string, sign: string) => `
   SELECT s.id, l.language_id, ${row}.id / ${BLOCK}, ${sign}(NOT ${row}.clicks > 0)::int, ${sign}(${row}.clicks > 0)::int
     FROM (${words}) s CROSS JOIN (VALUES (0), (${row}.language_id)) l (language_id) WHERE ${vector} @@ s.q`;
 
+/** The ids of the counted lexemes that the words `vector` hold, in order. */
+const heldBy = (vector: string) =>
+  `ARRAY(SELECT s.id FROM (${words}) s WHERE ${vector} @@ s.q ORDER BY s.id)`;
+
 const upsert = `INSERT INTO counted_click_blocks AS b (search_id, language_id, block, unclicked, clicked)`;
 const adding = `ON CONFLICT (search_id, language_id, block) DO UPDATE
       SET unclicked = b.unclicked + excluded.unclicked, clicked = b.clicked + excluded.clicked`;
@@ -56,10 +64,25 @@ CREATE TABLE counted_click_blocks (
   clicked integer NOT NULL,
   PRIMARY KEY (search_id, language_id, block)
 );
--- The counted searches whose blocks are counted (all their posts, not only those written since).
+-- The counted searches whose blocks and clicked posts' words are counted (all their posts, not
+-- only those written since).
 CREATE TABLE counted_click_searches (
   search_id integer PRIMARY KEY REFERENCES counted_searches (id) ON DELETE CASCADE
 );
+
+-- The counted lexemes a clicked post holds: its clicked matches in clicks order are then read from
+-- clicked_posts alone, without a probe of the post's words. Set when the row is inserted (a first
+-- click, a re-filed post, a bulk fill) and when the post's words change; a click leaves it.
+ALTER TABLE clicked_posts ADD COLUMN words integer[] NOT NULL DEFAULT '{}';
+CREATE FUNCTION clicked_posts_words() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    NEW.words := ${heldBy("(SELECT p.search_vector || ''::tsvector FROM posts p WHERE p.id = NEW.id)")};
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER clicked_posts_words BEFORE INSERT ON clicked_posts
+  FOR EACH ROW EXECUTE FUNCTION clicked_posts_words();
 
 CREATE FUNCTION posts_count_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -99,6 +122,10 @@ BEGIN
       ) m (search_id, language_id, block, unclicked, clicked)
       GROUP BY 1, 2, 3 HAVING sum(unclicked) <> 0 OR sum(clicked) <> 0 ORDER BY 1, 2, 3
       ${adding};
+    -- A clicked post re-worded: its row's words (a first click inserts the row with them).
+    IF NEW.clicks > 0 AND OLD.clicks > 0 THEN
+      UPDATE clicked_posts SET words = ${heldBy("new_words")} WHERE id = NEW.id;
+    END IF;
   END IF;
   RETURN NULL;
 END $$;
@@ -140,6 +167,15 @@ export async function countClickBlocks(sql: Sql, ids: readonly number[]): Promis
         JOIN counted_searches s ON s.lexeme = w.lexeme AND s.id = ANY($1::int[])
         GROUP BY GROUPING SETS ((s.id, p.language_id, p.id / ${BLOCK}), (s.id, p.id / ${BLOCK}))`,
     [ids],
+  );
+  // Every clicked post's words again: the lexemes counted now, and none no longer counted.
+  await sql.query(
+    `UPDATE clicked_posts k SET words = coalesce(m.held, '{}') FROM clicked_posts c LEFT JOIN (
+        SELECT p.id, array_agg(s.id ORDER BY s.id) AS held
+          FROM clicked_posts x JOIN posts p ON p.id = x.id
+          CROSS JOIN LATERAL unnest(tsvector_to_array(p.search_vector)) w (lexeme)
+          JOIN counted_searches s ON s.lexeme = w.lexeme GROUP BY p.id) m ON m.id = c.id
+      WHERE k.id = c.id AND k.words IS DISTINCT FROM coalesce(m.held, '{}')`,
   );
   await sql.query(
     `INSERT INTO counted_click_searches (search_id) SELECT unnest($1::int[]) ON CONFLICT DO NOTHING`,
@@ -203,9 +239,8 @@ interface ClicksPage {
 
 /**
  * The ids of one clicks-ordered page of a counted lexeme, null when the word's blocks are not
- * counted, when the page's clicked part lies nearer the start of the clicked matches (the
- * caller's walks and tiers read from there), or when the posts held other than the counts said
- * (a write between the reads: the caller's exact paths answer then).
+ * counted, or when the posts held other than the counts said (a write between the reads: the
+ * caller's exact paths answer then).
  */
 export async function countedClicksPage(
   sql: Sql,
@@ -230,25 +265,24 @@ export async function countedClicksPage(
   const { clicked, unclicked } = totals!;
   const end = Math.min(page.offset + page.limit, clicked + unclicked);
   if (end <= page.offset) return [];
-  // The clicked part of the page, read from the end of the clicked matches when nearer it.
+  // The clicked part of the page from clicked_posts' words, read from the nearer end of the
+  // clicked matches: at most half of the clicked posts in scope walked, the words in the row.
   const fromClicked = Math.max(0, Math.min(end, clicked) - page.offset);
   let ids: number[] = [];
   if (fromClicked > 0) {
-    const last = clicked - page.offset;
-    if (last > page.offset) return null;
-    const language = languageIds ? "AND k.language_id = ANY($3::int[])" : "";
+    const fromEnd = clicked - page.offset - fromClicked;
+    const [order, skip] =
+      fromEnd < page.offset ? ["k.clicks, k.id", fromEnd] : ["k.clicks DESC, k.id DESC", page.offset];
+    const language = languageIds ? "AND k.language_id = ANY($4::int[])" : "";
     const found = await rows<{ id: number }>(
       sql,
-      `SELECT k.id FROM clicked_posts k JOIN posts p ON p.id = k.id
-        WHERE p.search_vector @@ $1::tsquery ${language}
-        ORDER BY k.clicks, k.id LIMIT $2`,
-      [search.q, last, ...(languageIds ? [languageIds] : [])],
+      `SELECT k.id FROM clicked_posts k WHERE $1::int = ANY(k.words) ${language}
+        ORDER BY ${order} LIMIT $2 OFFSET $3`,
+      [search.id, fromClicked, skip, ...(languageIds ? [languageIds] : [])],
     );
-    if (found.length !== last) return null;
-    ids = found
-      .slice(last - fromClicked)
-      .map((r) => r.id)
-      .reverse();
+    if (found.length !== fromClicked) return null;
+    ids = found.map((r) => r.id);
+    if (fromEnd < page.offset) ids.reverse();
   }
   const fromUnclicked = end - page.offset - fromClicked;
   if (fromUnclicked > 0) {
