@@ -111,17 +111,29 @@ CREATE FUNCTION posts_move_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   old_words tsvector;
   new_words tsvector;
+  moved integer;
 BEGIN
   IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
     old_words := OLD.search_vector || ''::tsvector;
     new_words := NEW.search_vector || ''::tsvector;
-    ${upsert}
-      SELECT search_id, language_id, block, sum(unclicked), sum(clicked) FROM (
-        ${perRow("OLD", "old_words", "-")}
-        UNION ALL ${perRow("NEW", "new_words", "")}
-      ) m (search_id, language_id, block, unclicked, clicked)
-      GROUP BY 1, 2, 3 HAVING sum(unclicked) <> 0 OR sum(clicked) <> 0 ORDER BY 1, 2, 3
-      ${adding};
+    IF OLD.language_id = NEW.language_id AND old_words = new_words THEN
+      -- The clicked state alone moved (a first click): its rows exist (the post is counted in
+      -- them), one UPDATE in key order moves one count each, the words matched once.
+      moved := CASE WHEN NEW.clicks > 0 THEN 1 ELSE 0 END - CASE WHEN OLD.clicks > 0 THEN 1 ELSE 0 END;
+      IF moved <> 0 THEN
+        UPDATE counted_click_blocks SET unclicked = unclicked - moved, clicked = clicked + moved
+          WHERE search_id = ANY(${heldBy("new_words")}) AND language_id IN (0, NEW.language_id)
+            AND block = NEW.id / ${BLOCK};
+      END IF;
+    ELSE
+      ${upsert}
+        SELECT search_id, language_id, block, sum(unclicked), sum(clicked) FROM (
+          ${perRow("OLD", "old_words", "-")}
+          UNION ALL ${perRow("NEW", "new_words", "")}
+        ) m (search_id, language_id, block, unclicked, clicked)
+        GROUP BY 1, 2, 3 HAVING sum(unclicked) <> 0 OR sum(clicked) <> 0 ORDER BY 1, 2, 3
+        ${adding};
+    END IF;
     -- A clicked post re-worded: its row's words (a first click inserts the row with them).
     IF NEW.clicks > 0 AND OLD.clicks > 0 THEN
       UPDATE clicked_posts SET words = ${heldBy("new_words")} WHERE id = NEW.id;
