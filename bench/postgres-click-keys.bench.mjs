@@ -16,6 +16,13 @@
 // schema 33 (migration 33's SQL run again after the feed is dropped); the database is left as it
 // came.
 //
+// --keys migration50: "keyed" is PostgreSQL migration 50 as built (postgres-counted-clicks.ts: a
+// post's first click moves its counted words' block counts and gives its clicked_posts row its
+// counted words; the clicks order's index carries them), "as is" schema 48 for clicks (those two
+// triggers off, the index by (clicks, id) alone). The database must be at schema 50 with its
+// common words counted (a store of this build opened on it, and recountCommonWords); it is left
+// at schema 50, the counts made again from the posts at the end (as is rounds do not keep them).
+//
 // --keys migration33 (pgclicks34d): "keyed" is PostgreSQL migration 33 as built
 // (postgres-clicked-languages.ts: language_id and rank_vector on clicked_posts, the index by
 // language, the triggers), "as is" the schema-31 clicked_posts; the database is left as it came.
@@ -76,6 +83,29 @@ const corpus = await openShapePostgres(values.shape, Number(values.posts));
 const admin = new pg.Client({ connectionString: corpus.url });
 await admin.connect();
 const migration33 = values.keys === "migration33";
+const migration50 = values.keys === "migration50";
+/** Migration 50's click upkeep taken off (its tables stay; the counts are made again at the end). */
+const beforeMigration50 = `DROP TRIGGER IF EXISTS posts_click_click_blocks ON posts;
+  DROP TRIGGER IF EXISTS clicked_posts_words ON clicked_posts;
+  DROP INDEX IF EXISTS clicked_posts_by_clicks_then_id;
+  CREATE INDEX clicked_posts_by_clicks_then_id ON clicked_posts (clicks, id);
+  ANALYZE clicked_posts;`;
+const migration50Sql = `CREATE TRIGGER posts_click_click_blocks AFTER UPDATE OF clicks ON posts
+    FOR EACH ROW WHEN ((OLD.clicks > 0) IS DISTINCT FROM (NEW.clicks > 0))
+    EXECUTE FUNCTION posts_move_click_blocks();
+  CREATE TRIGGER clicked_posts_words BEFORE INSERT ON clicked_posts
+    FOR EACH ROW EXECUTE FUNCTION clicked_posts_words();
+  DROP INDEX IF EXISTS clicked_posts_by_clicks_then_id;
+  CREATE INDEX clicked_posts_by_clicks_then_id ON clicked_posts (clicks, id) INCLUDE (language_id, words);
+  ANALYZE clicked_posts;`;
+if (migration50) {
+  const { rows: counted } = await admin.query(
+    "SELECT count(*)::int AS n FROM counted_click_searches k JOIN counted_searches s ON s.id = k.search_id",
+  );
+  if (counted[0].n === 0)
+    throw new Error("--keys migration50: no counted words with blocks (open a store of this build first)");
+  await admin.query(beforeMigration50);
+}
 const migration34 = values.keys === "migration34";
 const at = (file) =>
   import(new URL(`../packages/feed-service/dist/store/postgres/${file}`, import.meta.url).href);
@@ -108,25 +138,29 @@ if (came33) await admin.query(beforeMigration33);
 const [{ definition }] = (
   await admin.query("SELECT pg_get_functiondef('posts_track_clicked'::regproc) AS definition")
 ).rows;
-const asIs = migration34
-  ? beforeMigration34
-  : migration33
-    ? beforeMigration33
-    : `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
+const asIs = migration50
+  ? beforeMigration50
+  : migration34
+    ? beforeMigration34
+    : migration33
+      ? beforeMigration33
+      : `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
   ALTER TABLE clicked_posts DROP COLUMN IF EXISTS feed_id, DROP COLUMN IF EXISTS language_id;
   ${definition};`;
-const keyedSql = migration34
-  ? (await at("postgres-clicked-feeds.js")).clickedFeedsSchema
-  : migration33
-    ? (
-        await import(
-          new URL(
-            "../packages/feed-service/dist/store/postgres/postgres-clicked-languages.js",
-            import.meta.url,
-          ).href
-        )
-      ).clickedLanguagesSchema
-    : keyed;
+const keyedSql = migration50
+  ? migration50Sql
+  : migration34
+    ? (await at("postgres-clicked-feeds.js")).clickedFeedsSchema
+    : migration33
+      ? (
+          await import(
+            new URL(
+              "../packages/feed-service/dist/store/postgres/postgres-clicked-languages.js",
+              import.meta.url,
+            ).href
+          )
+        ).clickedLanguagesSchema
+      : keyed;
 
 /** Clicks per second of `record_click` from CONNECTIONS clients for `seconds`. */
 async function clicksPerSecond() {
@@ -163,7 +197,7 @@ async function clicksPerSecond() {
 
 try {
   console.log(
-    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL), keyed: ${migration34 ? "migration 34" : migration33 ? "migration 33" : "feed and language"}`,
+    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL), keyed: ${migration50 ? "migration 50" : migration34 ? "migration 34" : migration33 ? "migration 33" : "feed and language"}`,
   );
   console.log("| round | as is (clicks/s) | keyed (clicks/s) | keyed / as is | load average |");
   console.log("|---|---|---|---|---|");
@@ -178,7 +212,19 @@ try {
     );
   }
 } finally {
-  await admin.query(came33 || came34 ? keyedSql : asIs).catch(() => {});
+  await admin.query(came33 || came34 || migration50 ? keyedSql : asIs).catch(() => {});
+  if (migration50) {
+    // The counts again from the posts: the as is rounds' first clicks did not move them.
+    const { countClickBlocks } = await at("postgres-counted-clicks.js");
+    const { rows: ids } = await admin.query("SELECT search_id FROM counted_click_searches ORDER BY 1");
+    await admin.query("BEGIN");
+    await admin.query("LOCK TABLE posts IN SHARE MODE");
+    await countClickBlocks(
+      admin,
+      ids.map((r) => r.search_id),
+    );
+    await admin.query("COMMIT");
+  }
   await admin.end();
   await corpus.stop();
 }

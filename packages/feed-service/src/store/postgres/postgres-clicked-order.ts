@@ -1,6 +1,7 @@
 /**
  * The clicked posts in clicks order (most clicked first, ties by id descending: spec §4), of
- * every language through `clicked_posts_by_clicks_then_id` (clicks, id), of some languages
+ * every language through `clicked_posts_by_clicks_then_id` (clicks, id; its rows' language and
+ * counted words beside each key since migration 50, postgres-counted-clicks.ts), of some languages
  * through `clicked_posts_by_language` (language_id, clicks, id; migration 33,
  * postgres-clicked-languages.ts) or of some feeds through `clicked_posts_by_feed` (feed_id,
  * clicks, id; migration 34, postgres-clicked-feeds.ts): each language's or feed's range of those

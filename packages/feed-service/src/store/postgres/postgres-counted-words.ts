@@ -20,6 +20,7 @@
  */
 import type pg from "pg";
 import { rows, type Sql } from "./postgres-connection.js";
+import { countClickBlocks, syncClickBlocks } from "./postgres-counted-clicks.js";
 import { perDay as searchesPerDay } from "./postgres-counted-search-triggers.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
 import { COUNTED_WORD_MATCHES, MAX_COUNTED_WORDS } from "./postgres-plan-costs.js";
@@ -100,7 +101,8 @@ export async function createCountedWords(sql: Sql): Promise<void> {
     if (lexeme !== null)
       await sql.query("UPDATE counted_searches SET lexeme = $1 WHERE id = $2", [lexeme, c.id]);
   }
-  await countWords(sql, await chooseCountedWords(sql));
+  // (Migration 50 counts their blocks: its table is not there yet.)
+  await countWords(sql, await chooseCountedWords(sql), false);
 }
 
 /**
@@ -140,7 +142,11 @@ export async function chooseCountedWords(sql: Sql, choice = CHOICE): Promise<str
  * it, and the rest are counted from the posts. Within `sql`'s transaction; the counting holds off
  * writes of posts (a SHARE lock) so that no post is written between the count and its triggers.
  */
-async function countWords(sql: Sql, words: readonly string[]): Promise<{ counted: number; dropped: number }> {
+async function countWords(
+  sql: Sql,
+  words: readonly string[],
+  blocks = true,
+): Promise<{ counted: number; dropped: number }> {
   const { rowCount } = await sql.query(
     "UPDATE counted_searches SET common = false WHERE common AND NOT (lexeme = ANY($1::text[]))",
     [words],
@@ -192,6 +198,12 @@ async function countWords(sql: Sql, words: readonly string[]): Promise<{ counted
       [added.map((a) => a.id)],
     );
   }
+  // Their blocks too (postgres-counted-clicks.ts), under the same lock.
+  if (blocks)
+    await countClickBlocks(
+      sql,
+      added.map((a) => a.id),
+    );
   return { ...none, counted: added.length };
 }
 
@@ -208,6 +220,8 @@ export async function syncCountedWords(pool: pg.Pool, choice = CHOICE): Promise<
     // A word no longer common goes unless a smart category counts the same query (read only
     // then: a store opening beside another process's new smart category leaves it alone).
     if (dropped > 0) await syncCountedSearches(pool);
+    // The blocks of any counted word without them (counted by a build without them).
+    await syncClickBlocks(pool);
     return counted;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

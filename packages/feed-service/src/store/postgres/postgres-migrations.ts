@@ -19,6 +19,7 @@ import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { createCountedClicks } from "./postgres-counted-clicks.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { createCountedWords } from "./postgres-counted-words.js";
@@ -463,6 +464,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql) => {
       await sql.query(coveringScopeDaysSchema);
     },
+  },
+  {
+    version: 50,
+    description:
+      "the counted words' unclicked and clicked matches per language and block of post ids, so a deep page by clicks starts at its block: kept by the posts' insert, delete and words triggers, and by a post's first click",
+    up: createCountedClicks,
   },
 ];
 

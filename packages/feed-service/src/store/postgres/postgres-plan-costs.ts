@@ -85,6 +85,13 @@ export const MIN_WALK_STRETCH = 256;
  * counted, doubling at each (postgres-operator-scope.ts): most tiers lie in the newest few months.
  */
 export const TIER_MONTHS_READ = 8;
+/**
+ * Post ids per block of a counted word's unclicked matches (postgres-counted-clicks.ts): a page
+ * past the clicked matches tests at most the posts of the blocks it spans, each by the primary
+ * key (PROBE_FEED_WORD_POSTS' probe, 10-12 µs): a block of 1,024 ids is a fifth of the page's
+ * budget (PAGE_BUDGET_MS), whatever the word's matches.
+ */
+export const COUNTED_BLOCK_IDS = 1_024;
 /** Offsets up to this are read from the start of the date order: cheaper than the day seek. */
 export const SEEK_FROM_OFFSET = 1_000;
 /** Posts a popular-posts walk reads per statement until its top is full. */

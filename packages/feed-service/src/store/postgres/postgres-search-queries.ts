@@ -36,12 +36,13 @@ import { walkClicked } from "./postgres-clicked-walk.js";
 import { clickedWordsHold, clickedWordsPage } from "./postgres-clicked-words.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { countedClicksPage } from "./postgres-counted-clicks.js";
 import { type CountedRange, countedDays, NO_DAY } from "./postgres-counted-searches.js";
 import { settleExclusions } from "./postgres-excluded-words.js";
 import { postsInLanguages } from "./postgres-language-totals.js";
 import { DAY_MS } from "./postgres-page-seek.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
-import { TIER_MARGIN, TIER_POST_COST, WALK_POSTS } from "./postgres-plan-costs.js";
+import { SEEK_FROM_OFFSET, TIER_MARGIN, TIER_POST_COST, WALK_POSTS } from "./postgres-plan-costs.js";
 import { type CurrentFeedNames, matchesAtMost, singleWord, titledPage } from "./postgres-ranked-titles.js";
 import { dayRangeFacet, languagesFacet } from "./postgres-search-facets.js";
 import { type SearchKey, searchKey } from "./postgres-search-key.js";
@@ -300,6 +301,13 @@ async function rankedPage(
 /** The ids of one clicks-ordered page (exact): a walk, one tier of click counts, all matches. */
 async function mostClickedPage(sql: Sql, match: Match, page: Page): Promise<number[]> {
   const need = page.offset + page.limit;
+  // A deep page of a counted word: its block past the clicked matches, or the end of those
+  // (postgres-counted-clicks.ts); a page near the start is read from there as below.
+  const key = page.offset >= SEEK_FROM_OFFSET ? searchKey(page.query) : null;
+  if (key !== null) {
+    const counted = await countedClicksPage(sql, key, match.languageIds, page);
+    if (counted !== null) return counted;
+  }
   const expected = await expectation(sql, match);
   // The most clicked posts' own words (migration 42) first when they should hold the page (a
   // common word): reading it there costs its matches in the set, not a probe of posts per post

@@ -1,0 +1,263 @@
+/**
+ * The counted words' blocks (postgres-counted-clicks.ts, migration 50): the unclicked and clicked
+ * matches per word, language (0: all) and block of ids held to counting every post (brute force),
+ * and their pages by clicks (clicks descending, ties by id descending, the unclicked after the
+ * clicked: spec §4) to a full sort of every match at offsets 0, the middle of the clicked ones,
+ * across the clicked/unclicked boundary, the middle of the unclicked ones, the last page, past
+ * the end; all languages, one, two; again after first clicks, more clicks, ties, clicks taken
+ * back, posts added, removed, re-worded and re-filed, a click and a language change in one
+ * statement, a count made by a build without blocks, and a truncation.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type pg from "pg";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import { mulberry32Draws } from "../../test-support/seeded-draws.js";
+import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
+import type { IncomingPost } from "../store.js";
+import { countedClicksPage, syncClickBlocks } from "./postgres-counted-clicks.js";
+import { syncCountedWords } from "./postgres-counted-words.js";
+import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
+import { searchKey } from "./postgres-search-key.js";
+import { searchPosts } from "./postgres-search-queries.js";
+import type { PostgresStore } from "./postgres-store.js";
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 5, 1);
+const SHARES: Array<[string, number]> = [
+  ["amber", 0.85],
+  ["birch", 0.5],
+  ["dune", 0.02],
+];
+const CHOICE = { matches: 150, most: 2 };
+const WORDS = ["amber", "birch"];
+
+let db: TestPostgresStore;
+let store: PostgresStore;
+let pool: pg.Pool;
+let languages: number[];
+let feeds: number[];
+
+const next = mulberry32Draws(50);
+
+function archive(prefix: string, size: number, languageId: number, title?: string): IncomingPost[] {
+  return Array.from({ length: size }, (_, i) => {
+    const words = SHARES.filter(([, share]) => next() < share).map(([w]) => w);
+    return {
+      guid: `${prefix}${i}`,
+      link: `https://example.test/${prefix}/${i}`,
+      title: title ?? words.join(" "),
+      excerpt: `n${prefix}${i}`,
+      content: "",
+      publishedAt: NOW - Math.floor(next() * 900 * DAY),
+      updatedAt: null,
+      seenAt: NOW,
+      languageId,
+    };
+  });
+}
+
+/** Each counted word's blocks against counting every post holding it. */
+async function assertBlocks(label: string): Promise<void> {
+  for (const word of WORDS) {
+    const { rows: kept } = await pool.query(
+      `SELECT b.language_id, b.block, b.unclicked, b.clicked FROM counted_click_blocks b
+        JOIN counted_searches s ON s.id = b.search_id
+        WHERE s.lexeme = $1 AND (b.unclicked <> 0 OR b.clicked <> 0) ORDER BY 1, 2`,
+      [word],
+    );
+    const { rows: all } = await pool.query(
+      `SELECT coalesce(p.language_id, 0) AS language_id, p.id / ${COUNTED_BLOCK_IDS} AS block,
+          (count(*) FILTER (WHERE p.clicks = 0))::int AS unclicked, (count(*) FILTER (WHERE p.clicks > 0))::int AS clicked
+        FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector))
+        GROUP BY GROUPING SETS ((p.language_id, 2), (2)) ORDER BY 1, 2`,
+      [word],
+    );
+    assert.ok(all.length > 0, `${label}: '${word}' matches`);
+    assert.deepEqual(kept, all, `${label}: '${word}'`);
+  }
+  // Every clicked post's row holds the counted lexemes of its post, and only those.
+  const { rows: wrong } = await pool.query(
+    `SELECT k.id, k.words, held FROM clicked_posts k JOIN posts p ON p.id = k.id
+      CROSS JOIN LATERAL (SELECT ARRAY(SELECT s.id FROM counted_searches s
+        WHERE s.lexeme = ANY(tsvector_to_array(p.search_vector)) ORDER BY s.id) AS held) h
+      WHERE k.words IS DISTINCT FROM h.held LIMIT 3`,
+  );
+  assert.deepEqual(wrong, [], `${label}: clicked posts' words`);
+}
+
+/** Every match of `word` in clicks order (spec §4), with how many are clicked. */
+async function sorted(
+  word: string,
+  languageIds: number[] | null,
+): Promise<{ ids: number[]; clicked: number }> {
+  const { rows } = await pool.query<{ id: number; clicks: number }>(
+    `SELECT id, clicks FROM posts WHERE $1 = ANY(tsvector_to_array(search_vector))
+      AND ($2::int[] IS NULL OR language_id = ANY($2::int[])) ORDER BY clicks DESC, id DESC`,
+    [word, languageIds],
+  );
+  return { ids: rows.map((r) => r.id), clicked: rows.filter((r) => r.clicks > 0).length };
+}
+
+/** Pages by clicks against the full sort: the counted path where it answers, and the search itself. */
+async function assertPages(label: string): Promise<void> {
+  for (const word of WORDS) {
+    for (const languageIds of [null, [languages[1]!], [languages[0]!, languages[2]!]]) {
+      const { ids, clicked } = await sorted(word, languageIds);
+      assert.ok(clicked > 40 && ids.length - clicked > 40, `${label}: ${word} ${clicked} of ${ids.length}`);
+      const mid = clicked + Math.floor((ids.length - clicked) / 2);
+      for (const [offset, limit] of [
+        [0, 20],
+        [Math.floor(clicked / 2), 20],
+        [clicked - 30, 20],
+        [clicked - 7, 20],
+        [clicked - 1, 1],
+        [clicked, 20],
+        [clicked - 150, 300],
+        [mid, 20],
+        [mid - 400, 1000],
+        [ids.length - 20, 20],
+        [ids.length - 1, 20],
+        [ids.length, 20],
+      ] as const) {
+        if (offset < 0) continue;
+        const at = `${label}: '${word}' in ${JSON.stringify(languageIds)} at ${offset}+${limit} (${clicked} clicked of ${ids.length})`;
+        const expected = ids.slice(offset, offset + limit);
+        const counted = await countedClicksPage(pool, searchKey(parseSearchQuery(word))!, languageIds, {
+          offset,
+          limit,
+        });
+        assert.deepEqual(counted, expected, `${at}: counted`);
+        const found = await searchPosts(pool, {
+          query: parseSearchQuery(word),
+          sort: "clicks",
+          limit,
+          offset,
+          languageIds,
+        });
+        assert.deepEqual(
+          found.map((p) => p.postId),
+          expected,
+          `${at}: search`,
+        );
+      }
+    }
+  }
+}
+
+/** Clicks on `count` posts drawn from those with `clicks` in [min, max]. */
+async function click(count: number, min: number, max: number, times = 1): Promise<void> {
+  const { rows } = await pool.query<{ id: number }>(
+    "SELECT id FROM posts WHERE clicks BETWEEN $1 AND $2 ORDER BY md5(id::text) LIMIT $3",
+    [min, max, count],
+  );
+  for (const { id } of rows)
+    for (let t = 0; t < times; t++) await store.insertClick(id, `c${id}-${min}-${t}-${next()}`, NOW - DAY);
+}
+
+before(async () => {
+  db = await openTestPostgresStore("counted_clicks");
+  ({ store, pool } = db);
+  languages = [
+    1,
+    ...(await Promise.all(["de", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),
+  ];
+  feeds = [];
+  // Ids past a few blocks, and gaps in them (a block may hold fewer posts than ids).
+  await pool.query(`SELECT setval(pg_get_serial_sequence('posts', 'id'), ${COUNTED_BLOCK_IDS - 300})`);
+  for (let f = 0; f < 12; f++) {
+    const feed = await store.addFeed({
+      feedUrl: `https://k${f}.test/feed`,
+      feedName: `K${f}`,
+      languageId: languages[f % 3]!,
+    });
+    feeds.push(feed.feedId);
+    await store.applyFeedUpdate(feed.feedId, {
+      fetchState: {},
+      posts: archive(`a${f}-`, 180, languages[f % 3]!),
+    });
+  }
+  await pool.query("DELETE FROM posts WHERE id % 11 = 0");
+  await click(500, 0, 0);
+  await click(200, 1, 5, 2);
+  await click(40, 2, 9, 5);
+  await pool.query("ANALYZE posts");
+  assert.equal(await syncCountedWords(pool, CHOICE), 2);
+});
+after(() => db?.close());
+
+describe("postgres counted words' pages by clicks", () => {
+  it("counts each word's unclicked and clicked matches per language and block, and pages them", async () => {
+    await assertBlocks("counted");
+    await assertPages("counted");
+  });
+
+  it("moves a post's counts on its first click, not on later ones, and keeps ties in id order", async () => {
+    await click(120, 0, 0);
+    await click(80, 1, 3);
+    // Ties: many posts with the same clicks, some made equal now.
+    await pool.query("UPDATE posts SET clicks = 4 WHERE clicks BETWEEN 5 AND 6");
+    await assertBlocks("after clicks");
+    await assertPages("after clicks");
+  });
+
+  it("keeps the counts exact when posts come, go, change words or language, and lose their clicks", async () => {
+    for (let f = 0; f < 12; f += 4) {
+      await store.applyFeedUpdate(feeds[f]!, {
+        fetchState: {},
+        posts: archive(`b${f}-`, 60, languages[f % 3]!),
+      });
+    }
+    // Re-worded by the writer: some posts lose a counted word, some gain one.
+    await store.applyFeedUpdate(feeds[1]!, {
+      fetchState: {},
+      posts: archive("a1-", 40, languages[1]!, "birch changed"),
+    });
+    await store.applyFeedUpdate(feeds[2]!, {
+      fetchState: {},
+      posts: archive("a2-", 40, languages[2]!, "amber birch only"),
+    });
+    await pool.query("UPDATE posts SET language_id = $1 WHERE id % 13 = 1", [languages[2]]);
+    // A first click and a language change in one statement: the counts move once.
+    await pool.query("UPDATE posts SET clicks = 3, language_id = $1 WHERE clicks = 0 AND id % 17 = 2", [
+      languages[0],
+    ]);
+    // Clicks taken back to none.
+    await pool.query("UPDATE posts SET clicks = 0 WHERE clicks = 1 AND id % 3 = 0");
+    await pool.query("DELETE FROM posts WHERE id % 19 = 5");
+    assert.ok(await store.removeFeed(feeds[5]!));
+    await click(60, 0, 0);
+    await assertBlocks("after the writes");
+    await assertPages("after the writes");
+  });
+
+  it("answers nothing from a word counted without blocks until they are counted", async () => {
+    await pool.query("DELETE FROM counted_click_searches");
+    await pool.query("UPDATE counted_click_blocks SET unclicked = unclicked + 5");
+    await pool.query("UPDATE clicked_posts SET words = '{}' WHERE id % 2 = 0");
+    const key = searchKey(parseSearchQuery("amber"))!;
+    assert.equal(await countedClicksPage(pool, key, null, { offset: 1500, limit: 20 }), null);
+    assert.equal(await syncClickBlocks(pool), 2);
+    assert.equal(await syncClickBlocks(pool), 0);
+    await assertBlocks("counted again");
+    await assertPages("counted again");
+  });
+
+  it("forgets the blocks when the posts are truncated and counts them again with the words", async () => {
+    await pool.query("TRUNCATE posts CASCADE");
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM counted_click_blocks");
+    assert.equal(rows[0].n, 0);
+    for (let f = 0; f < 6; f++) {
+      await store.applyFeedUpdate(feeds[f === 5 ? 4 : f]!, {
+        fetchState: {},
+        posts: archive(`d${f}-`, 300, languages[f % 3]!),
+      });
+    }
+    await click(400, 0, 0);
+    await click(100, 1, 3, 3);
+    await pool.query("ANALYZE posts");
+    assert.equal(await syncCountedWords(pool, CHOICE), 2);
+    await assertBlocks("after the truncation");
+    await assertPages("after the truncation");
+  });
+});

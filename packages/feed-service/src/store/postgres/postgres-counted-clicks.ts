@@ -1,0 +1,356 @@
+/**
+ * Deep pages by clicks of the counted words (migration 50): the clicks order is the clicked
+ * matches (clicks descending, ties by id descending) then the unclicked ones by id descending
+ * (spec §4, "Ties, everywhere"), so a page past the clicked matches is a stretch of the unclicked
+ * matches in id order. `counted_click_blocks` keeps, per counted word of one lexeme
+ * (postgres-counted-words.ts), language (0: all) and block of COUNTED_BLOCK_IDS post ids, its
+ * unclicked and its clicked matches: the clicked total says where the unclicked part starts, the
+ * unclicked per block which block a page starts in, and the page then tests the posts of that
+ * block (and the next, as the page needs) by id, never the matches before it.
+ *
+ * The clicked matches are read from clicked_posts, whose rows hold the counted lexemes of their
+ * post (`words`, beside each key of the clicks order's index), from the nearer end of the word's
+ * clicked matches (ascending for a page past their middle): at most half the clicked posts in
+ * scope, each an index entry, never a probe of the post. Counting them per click count instead would move one row per counted word
+ * the post holds at every click; these words move only with the post's own words.
+ *
+ * Upkeep: a post counts in its block by its own words (the triggers match a counted word on
+ * `search_vector`, as the date counts do); a click moves a post's counts only when it is its first
+ * (unclicked to clicked, or back), one row per counted word it holds and language, and its
+ * clicked_posts row is inserted with its words then; later clicks do not fire these triggers. Inserts and deletes per statement (transition tables), a post's words
+ * or language per row, TRUNCATE with the date counts. A counted search's blocks are counted when
+ * it is (in the same transaction as its days) and marked in `counted_click_searches`; a search
+ * counted by a build without these counts has no mark, and its pages take the exact slower path
+ * until the next open counts it.
+ */
+import type pg from "pg";
+import { rows, type Sql } from "./postgres-connection.js";
+import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
+import type { SearchKey } from "./postgres-search-key.js";
+
+const BLOCK = COUNTED_BLOCK_IDS;
+/** The counted searches of one lexeme, each query cast once. */
+const words = "SELECT id, index_query::tsquery AS q FROM counted_searches WHERE lexeme IS NOT NULL";
+
+/** Counts of the posts of `source` (alias c) per counted word, language (0: all) and block. */
+const perBlock = (source: string) => `
+  WITH s AS MATERIALIZED (${words}),
+    c AS MATERIALIZED (SELECT id, language_id, clicks, search_vector || ''::tsvector AS words FROM ${source})
+  SELECT s.id, coalesce(c.language_id, 0) AS language_id, c.id / ${BLOCK} AS block,
+      (count(*) FILTER (WHERE NOT c.clicks > 0))::int AS unclicked, (count(*) FILTER (WHERE c.clicks > 0))::int AS clicked
+    FROM s JOIN c ON c.words @@ s.q
+    GROUP BY GROUPING SETS ((s.id, c.language_id, c.id / ${BLOCK}), (s.id, c.id / ${BLOCK}))`;
+
+/** One post's counts (`row`: OLD or NEW, its words in `vector`), signed. */
+const perRow = (row: string, vector: string, sign: string) => `
+  SELECT s.id, l.language_id, ${row}.id / ${BLOCK}, ${sign}(NOT ${row}.clicks > 0)::int, ${sign}(${row}.clicks > 0)::int
+    FROM (${words}) s CROSS JOIN (VALUES (0), (${row}.language_id)) l (language_id) WHERE ${vector} @@ s.q`;
+
+/** The ids of the counted lexemes that the words `vector` hold, in order. */
+const heldBy = (vector: string) =>
+  `ARRAY(SELECT s.id FROM (${words}) s WHERE ${vector} @@ s.q ORDER BY s.id)`;
+
+const upsert = `INSERT INTO counted_click_blocks AS b (search_id, language_id, block, unclicked, clicked)`;
+const adding = `ON CONFLICT (search_id, language_id, block) DO UPDATE
+      SET unclicked = b.unclicked + excluded.unclicked, clicked = b.clicked + excluded.clicked`;
+
+/** Migration 50's SQL. Rows are written in key order, so two writers never lock them crosswise. */
+export const countedClicksSchema = `
+CREATE TABLE counted_click_blocks (
+  search_id integer NOT NULL REFERENCES counted_searches (id) ON DELETE CASCADE,
+  language_id integer NOT NULL,
+  block integer NOT NULL,
+  unclicked integer NOT NULL,
+  clicked integer NOT NULL,
+  PRIMARY KEY (search_id, language_id, block)
+);
+-- The counted searches whose blocks and clicked posts' words are counted (all their posts, not
+-- only those written since).
+CREATE TABLE counted_click_searches (
+  search_id integer PRIMARY KEY REFERENCES counted_searches (id) ON DELETE CASCADE
+);
+
+-- The counted lexemes a clicked post holds: its clicked matches in clicks order are then read from
+-- clicked_posts alone, without a probe of the post's words. Set when the row is inserted (a first
+-- click, a re-filed post, a bulk fill) and when the post's words change; a click leaves it.
+ALTER TABLE clicked_posts ADD COLUMN words integer[] NOT NULL DEFAULT '{}';
+CREATE FUNCTION clicked_posts_words() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    NEW.words := ${heldBy("(SELECT p.search_vector || ''::tsvector FROM posts p WHERE p.id = NEW.id)")};
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER clicked_posts_words BEFORE INSERT ON clicked_posts
+  FOR EACH ROW EXECUTE FUNCTION clicked_posts_words();
+
+CREATE FUNCTION posts_count_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    ${upsert}
+      SELECT * FROM (${perBlock("came")}) m ORDER BY 1, 2, 3
+      ${adding};
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION posts_uncount_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    ${upsert}
+      SELECT id, language_id, block, -unclicked, -clicked FROM (${perBlock("gone")}) m ORDER BY 1, 2, 3
+      ${adding};
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- A post's old counts off and its new ones on, in one statement: a first click (or clicks back to
+-- none) moves one count from unclicked to clicked in each of its rows; a change of words or
+-- language moves it between words, languages or blocks. Each vector is read out of TOAST once.
+CREATE FUNCTION posts_move_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  old_words tsvector;
+  new_words tsvector;
+  moved integer;
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    old_words := OLD.search_vector || ''::tsvector;
+    new_words := NEW.search_vector || ''::tsvector;
+    IF OLD.language_id = NEW.language_id AND old_words = new_words THEN
+      -- The clicked state alone moved (a first click): its rows exist (the post is counted in
+      -- them), one UPDATE in key order moves one count each, the words matched once.
+      moved := CASE WHEN NEW.clicks > 0 THEN 1 ELSE 0 END - CASE WHEN OLD.clicks > 0 THEN 1 ELSE 0 END;
+      IF moved <> 0 THEN
+        UPDATE counted_click_blocks SET unclicked = unclicked - moved, clicked = clicked + moved
+          WHERE search_id = ANY(${heldBy("new_words")}) AND language_id IN (0, NEW.language_id)
+            AND block = NEW.id / ${BLOCK};
+      END IF;
+    ELSE
+      ${upsert}
+        SELECT search_id, language_id, block, sum(unclicked), sum(clicked) FROM (
+          ${perRow("OLD", "old_words", "-")}
+          UNION ALL ${perRow("NEW", "new_words", "")}
+        ) m (search_id, language_id, block, unclicked, clicked)
+        GROUP BY 1, 2, 3 HAVING sum(unclicked) <> 0 OR sum(clicked) <> 0 ORDER BY 1, 2, 3
+        ${adding};
+    END IF;
+    -- A clicked post re-worded: its row's words (a first click inserts the row with them).
+    IF NEW.clicks > 0 AND OLD.clicks > 0 THEN
+      UPDATE clicked_posts SET words = ${heldBy("new_words")} WHERE id = NEW.id;
+    END IF;
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER posts_count_click_blocks AFTER INSERT ON posts REFERENCING NEW TABLE AS came
+  FOR EACH STATEMENT EXECUTE FUNCTION posts_count_click_blocks();
+CREATE TRIGGER posts_uncount_click_blocks AFTER DELETE ON posts REFERENCING OLD TABLE AS gone
+  FOR EACH STATEMENT EXECUTE FUNCTION posts_uncount_click_blocks();
+-- A click fires this only when it is a post's first (or takes its clicks back to none); the WHENs
+-- are exclusive, so an update of both clicks and words moves the counts once.
+CREATE TRIGGER posts_click_click_blocks AFTER UPDATE OF clicks ON posts
+  FOR EACH ROW WHEN ((OLD.clicks > 0) IS DISTINCT FROM (NEW.clicks > 0))
+  EXECUTE FUNCTION posts_move_click_blocks();
+CREATE TRIGGER posts_move_click_blocks AFTER UPDATE OF search_vector, language_id ON posts
+  FOR EACH ROW WHEN ((OLD.clicks > 0) IS NOT DISTINCT FROM (NEW.clicks > 0))
+  EXECUTE FUNCTION posts_move_click_blocks();
+
+-- A TRUNCATE of the posts forgets the blocks with the days (migration 19's function, widened).
+CREATE OR REPLACE FUNCTION posts_forget_counted_searches() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  TRUNCATE search_days, counted_click_blocks, counted_click_searches, counted_searches;
+  RETURN NULL;
+END $$;
+`;
+
+/**
+ * Counts the blocks of the counted searches `ids` (lexemes) from the posts, in one pass over the
+ * posts' own words, and marks them counted. The caller holds off writes of posts (a SHARE lock)
+ * within its transaction, so no post is written between the count and its triggers.
+ */
+export async function countClickBlocks(sql: Sql, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql.query("DELETE FROM counted_click_blocks WHERE search_id = ANY($1::int[])", [ids]);
+  await sql.query(
+    `INSERT INTO counted_click_blocks (search_id, language_id, block, unclicked, clicked)
+      SELECT s.id, coalesce(p.language_id, 0), p.id / ${BLOCK},
+          (count(*) FILTER (WHERE NOT p.clicks > 0))::int, (count(*) FILTER (WHERE p.clicks > 0))::int
+        FROM posts p CROSS JOIN LATERAL unnest(tsvector_to_array(p.search_vector)) w (lexeme)
+        JOIN counted_searches s ON s.lexeme = w.lexeme AND s.id = ANY($1::int[])
+        GROUP BY GROUPING SETS ((s.id, p.language_id, p.id / ${BLOCK}), (s.id, p.id / ${BLOCK}))`,
+    [ids],
+  );
+  // Every clicked post's words again: the lexemes counted now, and none no longer counted.
+  await sql.query(
+    `UPDATE clicked_posts k SET words = coalesce(m.held, '{}') FROM clicked_posts c LEFT JOIN (
+        SELECT p.id, array_agg(s.id ORDER BY s.id) AS held
+          FROM clicked_posts x JOIN posts p ON p.id = x.id
+          CROSS JOIN LATERAL unnest(tsvector_to_array(p.search_vector)) w (lexeme)
+          JOIN counted_searches s ON s.lexeme = w.lexeme GROUP BY p.id) m ON m.id = c.id
+      WHERE k.id = c.id AND k.words IS DISTINCT FROM coalesce(m.held, '{}')`,
+  );
+  await sql.query(
+    `INSERT INTO counted_click_searches (search_id) SELECT unnest($1::int[]) ON CONFLICT DO NOTHING`,
+    [ids],
+  );
+}
+
+/**
+ * The clicks order's index with the words and language beside each key, so a walk of a word's
+ * clicked matches reads the index alone (an index-only scan) instead of each row's heap page.
+ */
+const wordsBesideClicks = `DROP INDEX clicked_posts_by_clicks_then_id;
+CREATE INDEX clicked_posts_by_clicks_then_id ON clicked_posts (clicks, id) INCLUDE (language_id, words);`;
+
+/** Migration 50: the tables and triggers, the blocks and clicked posts' words of every counted lexeme. */
+export async function createCountedClicks(sql: Sql): Promise<void> {
+  await sql.query(countedClicksSchema);
+  await countUnmarked(sql);
+  // Built after the words are set (one build, not an entry written per row updated).
+  await sql.query(wordsBesideClicks);
+}
+
+/** Counts the blocks of the counted lexemes without them (within `sql`'s transaction). */
+async function countUnmarked(sql: Sql): Promise<number> {
+  const unmarked = await rows<{ id: number }>(
+    sql,
+    `SELECT id FROM counted_searches s WHERE lexeme IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM counted_click_searches k WHERE k.search_id = s.id) ORDER BY id`,
+  );
+  if (unmarked.length === 0) return 0;
+  await sql.query("SET LOCAL statement_timeout = 0");
+  await sql.query("LOCK TABLE posts IN SHARE MODE");
+  await countClickBlocks(
+    sql,
+    unmarked.map((u) => u.id),
+  );
+  return unmarked.length;
+}
+
+/**
+ * Counts the blocks of the counted lexemes that have none (counted by a build without them, or a
+ * smart category's word counted since the store opened); returns how many.
+ */
+export async function syncClickBlocks(pool: pg.Pool): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const counted = await countUnmarked(client);
+    await client.query("COMMIT");
+    return counted;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** A block of the unclicked matches in scope, newest first, with the unclicked matches up to its end. */
+interface CountedBlock {
+  block: number;
+  n: number;
+  running: number;
+}
+
+interface ClicksPage {
+  offset: number;
+  limit: number;
+}
+
+/**
+ * The ids of one clicks-ordered page of a counted lexeme, null when the word's blocks are not
+ * counted, or when the posts held other than the counts said (a write between the reads: the
+ * caller's exact paths answer then).
+ */
+export async function countedClicksPage(
+  sql: Sql,
+  key: SearchKey,
+  languageIds: readonly number[] | null,
+  page: ClicksPage,
+): Promise<number[] | null> {
+  const [search] = await rows<{ id: number; q: string }>(
+    sql,
+    `SELECT s.id, s.index_query AS q FROM counted_searches s JOIN counted_click_searches k ON k.search_id = s.id
+      WHERE s.index_query = $1 AND s.verify_query IS NOT DISTINCT FROM $2 AND s.lexeme IS NOT NULL`,
+    [key.index, key.verify],
+  );
+  if (!search) return null;
+  const languages = languageIds ?? [0];
+  const [totals] = await rows<{ clicked: number; unclicked: number }>(
+    sql,
+    `SELECT coalesce(sum(clicked), 0)::float8 AS clicked, coalesce(sum(unclicked), 0)::float8 AS unclicked
+      FROM counted_click_blocks WHERE search_id = $1 AND language_id = ANY($2::int[])`,
+    [search.id, languages],
+  );
+  const { clicked, unclicked } = totals!;
+  const end = Math.min(page.offset + page.limit, clicked + unclicked);
+  if (end <= page.offset) return [];
+  // The clicked part of the page from clicked_posts' words, read from the nearer end of the
+  // clicked matches: at most half of the clicked posts in scope walked, the words in the row.
+  const fromClicked = Math.max(0, Math.min(end, clicked) - page.offset);
+  let ids: number[] = [];
+  if (fromClicked > 0) {
+    const fromEnd = clicked - page.offset - fromClicked;
+    const [order, skip] =
+      fromEnd < page.offset ? ["k.clicks, k.id", fromEnd] : ["k.clicks DESC, k.id DESC", page.offset];
+    const language = languageIds ? "AND k.language_id = ANY($4::int[])" : "";
+    const found = await rows<{ id: number }>(
+      sql,
+      `SELECT k.id FROM clicked_posts k WHERE $1::int = ANY(k.words) ${language}
+        ORDER BY ${order} LIMIT $2 OFFSET $3`,
+      [search.id, fromClicked, skip, ...(languageIds ? [languageIds] : [])],
+    );
+    if (found.length !== fromClicked) return null;
+    ids = found.map((r) => r.id);
+    if (fromEnd < page.offset) ids.reverse();
+  }
+  const fromUnclicked = end - page.offset - fromClicked;
+  if (fromUnclicked > 0) {
+    const first = Math.max(0, page.offset - clicked);
+    const found = await unclickedPage(sql, search, languageIds, first, fromUnclicked);
+    if (found === null) return null;
+    ids = ids.concat(found);
+  }
+  return ids;
+}
+
+/** The unclicked matches at positions `first` to `first + count - 1` (by id descending), or null. */
+async function unclickedPage(
+  sql: Sql,
+  search: { id: number; q: string },
+  languageIds: readonly number[] | null,
+  first: number,
+  count: number,
+): Promise<number[] | null> {
+  const blocks = await rows<CountedBlock>(
+    sql,
+    `SELECT block, n, running FROM (
+        SELECT block, n, sum(n) OVER (ORDER BY block DESC)::float8 AS running FROM (
+          SELECT block, sum(unclicked)::float8 AS n FROM counted_click_blocks
+            WHERE search_id = $1 AND language_id = ANY($2::int[]) AND unclicked > 0 GROUP BY block) per_block
+      ) s WHERE running > $3 AND running - n < $4 ORDER BY block DESC`,
+    [search.id, languageIds ?? [0], first, first + count],
+  );
+  if (blocks.length === 0) return null;
+  const newest = blocks[0]!;
+  const oldest = blocks[blocks.length - 1]!;
+  const skip = first - (newest.running - newest.n);
+  const language = languageIds ? "AND p.language_id = ANY($6::int[])" : "";
+  // The blocks' posts by the primary key, newest first: at most the blocks the page spans.
+  const found = await rows<{ id: number }>(
+    sql,
+    `SELECT p.id FROM posts p
+      WHERE p.id >= $2 AND p.id < $3 AND NOT p.clicks > 0 AND p.search_vector @@ $1::tsquery ${language}
+      ORDER BY p.id DESC LIMIT $4 OFFSET $5`,
+    [
+      search.q,
+      oldest.block * BLOCK,
+      (newest.block + 1) * BLOCK,
+      count,
+      skip,
+      ...(languageIds ? [languageIds] : []),
+    ],
+  );
+  return found.length === count ? found.map((r) => r.id) : null;
+}
