@@ -54,9 +54,12 @@ const upsert = `INSERT INTO counted_click_blocks AS b (search_id, language_id, b
 const adding = `ON CONFLICT (search_id, language_id, block) DO UPDATE
       SET unclicked = b.unclicked + excluded.unclicked, clicked = b.clicked + excluded.clicked`;
 
-/** Migration 50's SQL. Rows are written in key order, so two writers never lock them crosswise. */
+/**
+ * Migration 50's SQL, safe to take again (as the other migrations are). Rows are written in key order,
+ * so two writers never lock them crosswise.
+ */
 export const countedClicksSchema = `
-CREATE TABLE counted_click_blocks (
+CREATE TABLE IF NOT EXISTS counted_click_blocks (
   search_id integer NOT NULL REFERENCES counted_searches (id) ON DELETE CASCADE,
   language_id integer NOT NULL,
   block integer NOT NULL,
@@ -66,25 +69,26 @@ CREATE TABLE counted_click_blocks (
 );
 -- The counted searches whose blocks and clicked posts' words are counted (all their posts, not
 -- only those written since).
-CREATE TABLE counted_click_searches (
+CREATE TABLE IF NOT EXISTS counted_click_searches (
   search_id integer PRIMARY KEY REFERENCES counted_searches (id) ON DELETE CASCADE
 );
 
 -- The counted lexemes a clicked post holds: its clicked matches in clicks order are then read from
 -- clicked_posts alone, without a probe of the post's words. Set when the row is inserted (a first
 -- click, a re-filed post, a bulk fill) and when the post's words change; a click leaves it.
-ALTER TABLE clicked_posts ADD COLUMN words integer[] NOT NULL DEFAULT '{}';
-CREATE FUNCTION clicked_posts_words() RETURNS trigger LANGUAGE plpgsql AS $$
+ALTER TABLE clicked_posts ADD COLUMN IF NOT EXISTS words integer[] NOT NULL DEFAULT '{}';
+CREATE OR REPLACE FUNCTION clicked_posts_words() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
     NEW.words := ${heldBy("(SELECT p.search_vector || ''::tsvector FROM posts p WHERE p.id = NEW.id)")};
   END IF;
   RETURN NEW;
 END $$;
+DROP TRIGGER IF EXISTS clicked_posts_words ON clicked_posts;
 CREATE TRIGGER clicked_posts_words BEFORE INSERT ON clicked_posts
   FOR EACH ROW EXECUTE FUNCTION clicked_posts_words();
 
-CREATE FUNCTION posts_count_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION posts_count_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
     ${upsert}
@@ -94,7 +98,7 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE FUNCTION posts_uncount_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION posts_uncount_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
     ${upsert}
@@ -107,7 +111,7 @@ END $$;
 -- A post's old counts off and its new ones on, in one statement: a first click (or clicks back to
 -- none) moves one count from unclicked to clicked in each of its rows; a change of words or
 -- language moves it between words, languages or blocks. Each vector is read out of TOAST once.
-CREATE FUNCTION posts_move_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION posts_move_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   old_words tsvector;
   new_words tsvector;
@@ -142,15 +146,19 @@ BEGIN
   RETURN NULL;
 END $$;
 
+DROP TRIGGER IF EXISTS posts_count_click_blocks ON posts;
 CREATE TRIGGER posts_count_click_blocks AFTER INSERT ON posts REFERENCING NEW TABLE AS came
   FOR EACH STATEMENT EXECUTE FUNCTION posts_count_click_blocks();
+DROP TRIGGER IF EXISTS posts_uncount_click_blocks ON posts;
 CREATE TRIGGER posts_uncount_click_blocks AFTER DELETE ON posts REFERENCING OLD TABLE AS gone
   FOR EACH STATEMENT EXECUTE FUNCTION posts_uncount_click_blocks();
 -- A click fires this only when it is a post's first (or takes its clicks back to none); the WHENs
 -- are exclusive, so an update of both clicks and words moves the counts once.
+DROP TRIGGER IF EXISTS posts_click_click_blocks ON posts;
 CREATE TRIGGER posts_click_click_blocks AFTER UPDATE OF clicks ON posts
   FOR EACH ROW WHEN ((OLD.clicks > 0) IS DISTINCT FROM (NEW.clicks > 0))
   EXECUTE FUNCTION posts_move_click_blocks();
+DROP TRIGGER IF EXISTS posts_move_click_blocks ON posts;
 CREATE TRIGGER posts_move_click_blocks AFTER UPDATE OF search_vector, language_id ON posts
   FOR EACH ROW WHEN ((OLD.clicks > 0) IS NOT DISTINCT FROM (NEW.clicks > 0))
   EXECUTE FUNCTION posts_move_click_blocks();
@@ -199,7 +207,7 @@ export async function countClickBlocks(sql: Sql, ids: readonly number[]): Promis
  * The clicks order's index with the words and language beside each key, so a walk of a word's
  * clicked matches reads the index alone (an index-only scan) instead of each row's heap page.
  */
-const wordsBesideClicks = `DROP INDEX clicked_posts_by_clicks_then_id;
+const wordsBesideClicks = `DROP INDEX IF EXISTS clicked_posts_by_clicks_then_id;
 CREATE INDEX clicked_posts_by_clicks_then_id ON clicked_posts (clicks, id) INCLUDE (language_id, words);`;
 
 /** Migration 50: the tables and triggers, the blocks and clicked posts' words of every counted lexeme. */

@@ -118,8 +118,8 @@ export async function createScopeRollups(sql: Sql): Promise<void> {
  * `clicks` only, which no index holds, so its update stays HOT.
  */
 export const coveringScopeDaysSchema = `
-DROP INDEX scope_days_by_day;
+DROP INDEX IF EXISTS scope_days_by_day;
 CREATE INDEX scope_days_by_day ON scope_days (day) INCLUDE (posts);
-DROP INDEX scope_days_by_language;
+DROP INDEX IF EXISTS scope_days_by_language;
 CREATE INDEX scope_days_by_language ON scope_days (language_id, day) INCLUDE (posts);
 `;
