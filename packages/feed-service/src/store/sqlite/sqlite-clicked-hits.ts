@@ -27,6 +27,7 @@ import { CLICKED_FTS, ID_BITS, searchIndexTotals } from "./sqlite-clicked-index.
 import { periodNarrowing } from "./sqlite-clicked-periods.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { SLOTS } from "./sqlite-date-keys.js";
 import type { HitFilter } from "./sqlite-newest-hits.js";
 import {
   CLICKED_RANGE_FACTOR,
@@ -258,20 +259,24 @@ function periodsIndexed(stmts: StatementCache): boolean {
 const PERIODS_SCHEMA = 32;
 
 /** Posts read, evenly spaced by id, to tell about what share of them a date range holds. */
-const SHARE_SAMPLE = 256;
+const SHARE_SAMPLE = 64;
 
 /**
- * About the share of the posts whose date keys are within `keys`: of posts at evenly spaced ids
- * (a plan's choice between two exact MATCHes, not a result).
+ * About the share of the posts whose date keys are within `keys`: of posts at evenly spaced ids,
+ * their dates read from posts_sort_keys (a narrow index; a day-bounded range of keys is a range
+ * of dates): a plan's choice between two exact MATCHes, not a result.
  */
 function insideShare(stmts: StatementCache, keys: { low: number; high: number }): number {
   const top = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
   const ids = Array.from({ length: SHARE_SAMPLE }, (_, i) => Math.ceil(((i + 1) * top) / SHARE_SAMPLE));
   const [seen, inside] = stmts
-    .get(`SELECT count(*), total(date_key BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}) FROM posts
-      WHERE id IN (SELECT value FROM json_each(?))`)
+    .get(`SELECT count(*), total(p.post_date >= ? AND p.post_date < ?) FROM posts p INDEXED BY posts_sort_keys
+      WHERE p.id IN (SELECT value FROM json_each(?))`)
     .raw()
-    .get(keys.low, keys.high, JSON.stringify(ids)) as [number, number];
+    .get((keys.low / SLOTS) * 1000, ((keys.high + 1) / SLOTS) * 1000, JSON.stringify(ids)) as [
+    number,
+    number,
+  ];
   return seen === 0 ? 0 : inside / seen;
 }
 
