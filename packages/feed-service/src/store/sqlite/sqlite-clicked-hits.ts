@@ -3,9 +3,11 @@
  * have a second full-text index whose rowid order is this order (sqlite-clicked-index.ts; every
  * post since schema 31, the unclicked ones after the clicked by id): its hits are read in page
  * order (streamClicked), those before the page skipped in its rowids alone, each post's date key
- * found by its key in posts_clicked_by_key (a clicked post) or by id (an unclicked one). A range
- * of date keys is checked on those posts, so with one the stream gives way, once most of the hits
- * it read fell outside, to the cheaper of the older ways in:
+ * found by its key in posts_clicked_by_key (a clicked post) or by id (an unclicked one). Since
+ * schema 32 a range of date keys bounded on day starts (every `after:`/`before:`) is part of the
+ * MATCH there, as its posts' period tokens (sqlite-clicked-periods.ts), so a page within it is a
+ * skip as without one. Otherwise a range of date keys is checked on those posts, so with one the
+ * stream gives way, once most of the hits it read fell outside, to the cheaper of the older ways in:
  * - from the clicked posts: walk them in (clicks desc, id desc) order through `posts_clicked_by_key`
  *   (`posts_clicked_by_language` for one language) and ask FTS5 which of each batch match (`rowid IN`
  *   their date keys). For a common word most of the most clicked posts match, so a page needs a few
@@ -22,8 +24,10 @@
  * index's rowid is the key, so the range is part of each step and no hit outside it is read.
  */
 import { CLICKED_FTS, ID_BITS, searchIndexTotals } from "./sqlite-clicked-index.js";
+import { periodNarrowing } from "./sqlite-clicked-periods.js";
 import { FTS_ROWID } from "./sqlite-columns.js";
 import type { StatementCache } from "./sqlite-connection.js";
+import { SLOTS } from "./sqlite-date-keys.js";
 import type { HitFilter } from "./sqlite-newest-hits.js";
 import {
   CLICKED_RANGE_FACTOR,
@@ -217,17 +221,98 @@ export function clickedIndexed(stmts: StatementCache): boolean {
   return known;
 }
 
+/** The lowest and highest date keys of the posts, or null without posts. */
+function postKeys(stmts: StatementCache): { low: number; high: number } | null {
+  const [low, high] = stmts
+    .get("SELECT (SELECT min(date_key) FROM posts), (SELECT max(date_key) FROM posts)")
+    .raw()
+    .get() as [number | null, number | null];
+  return low === null || high === null ? null : { low, high };
+}
+
 /** A range of date keys when it leaves out some post's key; else undefined (every key). */
 function narrowing(
   stmts: StatementCache,
   keys: HitFilter["keys"],
 ): { low: number; high: number } | undefined {
   if (keys === undefined) return undefined;
-  const [low, high] = stmts
-    .get("SELECT (SELECT min(date_key) FROM posts), (SELECT max(date_key) FROM posts)")
+  const posts = postKeys(stmts);
+  return posts === null || (keys.low <= posts.low && keys.high >= posts.high) ? undefined : keys;
+}
+
+/** Whether the clicked posts' index holds the posts' period tokens (schema 32), per connection. */
+const hasPeriods = new WeakMap<StatementCache, boolean>();
+
+function periodsIndexed(stmts: StatementCache): boolean {
+  let known = hasPeriods.get(stmts);
+  if (known === undefined) {
+    known =
+      stmts.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !==
+        undefined &&
+      stmts.get("SELECT 1 FROM schema_migrations WHERE version = ?").get(PERIODS_SCHEMA) !== undefined;
+    hasPeriods.set(stmts, known);
+  }
+  return known;
+}
+
+/** The schema version whose clicked posts' index holds period tokens. */
+const PERIODS_SCHEMA = 32;
+
+/** Posts read, evenly spaced by id, to tell about what share of them a date range holds. */
+const SHARE_SAMPLE = 64;
+
+/**
+ * About the share of the posts whose date keys are within `keys`: of posts at evenly spaced ids,
+ * their dates read from posts_sort_keys (a narrow index; a day-bounded range of keys is a range
+ * of dates): a plan's choice between two exact MATCHes, not a result.
+ */
+function insideShare(stmts: StatementCache, keys: { low: number; high: number }): number {
+  const top = (stmts.get("SELECT max(id) FROM posts").pluck().get() as number | null) ?? 0;
+  const ids = Array.from({ length: SHARE_SAMPLE }, (_, i) => Math.ceil(((i + 1) * top) / SHARE_SAMPLE));
+  const [seen, inside] = stmts
+    .get(`SELECT count(*), total(p.post_date >= ? AND p.post_date < ?) FROM posts p INDEXED BY posts_sort_keys
+      WHERE p.id IN (SELECT value FROM json_each(?))`)
     .raw()
-    .get() as [number | null, number | null];
-  return low === null || high === null || (keys.low <= low && keys.high >= high) ? undefined : keys;
+    .get((keys.low / SLOTS) * 1000, ((keys.high + 1) / SLOTS) * 1000, JSON.stringify(ids)) as [
+    number,
+    number,
+  ];
+  return seen === 0 ? 0 : inside / seen;
+}
+
+/**
+ * The filter and score of a page by clicks within the date keys `keys` as a MATCH of the clicked
+ * posts' index alone: the words narrowed by its period tokens (sqlite-clicked-periods.ts), so
+ * that its hits are exactly those within the range and any page is a skip as without one; the
+ * period phrases, numbered after the query's, weigh nothing in the score (a negative count). Null
+ * when the index holds no period tokens or a bound is not a day start.
+ */
+function periodFilter(
+  stmts: StatementCache,
+  filter: HitFilter,
+  keys: { low: number; high: number },
+  scored: ScoreSink | undefined,
+): { filter: HitFilter; scored: ScoreSink | undefined } | null {
+  const posts = postKeys(stmts);
+  if (posts === null || !periodsIndexed(stmts)) return null;
+  const periods = periodNarrowing(keys, posts, insideShare(stmts, keys));
+  if (periods === null) return null;
+  // The same filter less its keys, which the MATCH now answers.
+  const narrowed: HitFilter = {
+    languages: filter.languages,
+    match: periods.narrow(filter.match),
+    ...(filter.find === undefined ? {} : { find: periods.narrow(filter.find) }),
+  };
+  if (scored === undefined) return { filter: narrowed, scored };
+  const phrases = scored.args.length - 1;
+  return {
+    filter: narrowed,
+    scored: {
+      sql: scored.sql === scoreSql(phrases) ? scoreSql(phrases + periods.phrases) : scored.sql,
+      args: [...scored.args, ...new Array<number>(periods.phrases).fill(-1)],
+      scores: scored.scores,
+    },
+  };
 }
 
 /**
@@ -389,8 +474,20 @@ export function mostClickedHitPage(
 ): ClickedHitPage {
   const want = offset + limit;
   const indexed = clickedIndexed(stmts);
-  const ranged = indexed && narrowing(stmts, filter.keys) !== undefined;
+  const range = indexed ? narrowing(stmts, filter.keys) : undefined;
   const ids = new Map<number, number>();
+  if (range !== undefined) {
+    // The range as period tokens in the same MATCH: then a page as without a range (below).
+    const periods = periodFilter(stmts, filter, range, scored);
+    if (periods !== null && offset > 0) {
+      return skippedClickedPage(stmts, periods.filter, offset, limit, periods.scored, ids);
+    }
+    if (periods !== null) {
+      const keys = streamClicked(stmts, periods.filter, want, Number.POSITIVE_INFINITY, periods.scored, ids);
+      return { keys: keys ?? [], hits: keys?.length ?? 0, ids };
+    }
+  }
+  const ranged = range !== undefined;
   let streamed: number[] | null = null;
   if (indexed) {
     // Without a date range every hit of the clicked posts' index is on the page, in order; with

@@ -23,7 +23,13 @@ import type { IncomingPost, PostPage, SearchSort } from "../store.js";
 import { fts5IndexRow } from "./fts5-index-row.js";
 import { searchWithOperators } from "./fts5-operators.js";
 import { streamClicked } from "./sqlite-clicked-hits.js";
-import { CLICKED_FTS, CLICKED_INSERT, clickedKey, searchIndexTotals } from "./sqlite-clicked-index.js";
+import {
+  CLICKED_FTS,
+  CLICKED_INSERT,
+  clickedKey,
+  clickedRow,
+  searchIndexTotals,
+} from "./sqlite-clicked-index.js";
 import { StatementCache } from "./sqlite-connection.js";
 import { SqliteEndpoint } from "./sqlite-copy-endpoint.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
@@ -55,12 +61,13 @@ function differences(db: Database.Database): string[] {
   db.exec(`DROP TABLE IF EXISTS ref_clicked; ${declaration}`);
   const insert = db.prepare(CLICKED_INSERT.replace(CLICKED_FTS, "ref_clicked"));
   const rows = db
-    .prepare(`SELECT p.id, p.clicks, p.title, p.excerpt, p.content, p.language_id, f.name
+    .prepare(`SELECT p.id, p.clicks, p.date_key, p.title, p.excerpt, p.content, p.language_id, f.name
       FROM posts p JOIN feeds f ON f.id = p.feed_id`)
     .raw()
-    .all() as Array<[number, number, string, string, string, number, string]>;
-  for (const [id, clicks, title, excerpt, content, language, feed] of rows) {
-    insert.run(...fts5IndexRow(clickedKey(clicks, id), title, excerpt, content, feed, language));
+    .all() as Array<[number, number, number, string, string, string, number, string]>;
+  for (const [id, clicks, key, title, excerpt, content, language, feed] of rows) {
+    const row = fts5IndexRow(key, title, excerpt, content, feed, language);
+    insert.run(...clickedRow(clickedKey(clicks, id), row));
   }
   const found: string[] = [];
   const sizes = (table: string) =>
@@ -149,7 +156,7 @@ describe("SQLite clicked posts' index", () => {
     assert.deepEqual(differences(db), []);
   });
 
-  it("holds every post after schema 31 over an index of the clicked posts only", async () => {
+  it("holds every post after schema 31 over an index of the clicked posts only, period tokens after 32", async () => {
     const old = new Database(":memory:");
     const oldStore = new SqliteStore(old);
     try {
@@ -157,14 +164,27 @@ describe("SQLite clicked posts' index", () => {
       await loadDemoData(oldStore, { posts: 1_500, now: NOW });
       // The index as schema 30 left it: the clicked posts only (their keys above 2^32).
       old.exec(`DELETE FROM ${CLICKED_FTS} WHERE rowid < ${2 ** 32}`);
-      old.exec("DELETE FROM schema_migrations WHERE version = 31");
+      old.exec("DELETE FROM schema_migrations WHERE version >= 31");
       assert.notDeepEqual(differences(old), []);
       migrateSqlite(old, 31, () => {});
-      assert.deepEqual(differences(old), []);
       assert.equal(
         searchIndexTotals(new StatementCache(old), CLICKED_FTS).rows,
         old.prepare("SELECT count(*) FROM posts").pluck().get(),
       );
+      // Schema 31's rows, without period tokens: schema 32 writes them anew with them.
+      old.exec(`INSERT INTO ${CLICKED_FTS} (${CLICKED_FTS}) VALUES ('delete-all')`);
+      const insert = old.prepare(CLICKED_INSERT);
+      const rows = old
+        .prepare(`SELECT p.id, p.clicks, p.title, p.excerpt, p.content, p.language_id, f.name
+          FROM posts p JOIN feeds f ON f.id = p.feed_id`)
+        .raw()
+        .all() as Array<[number, number, string, string, string, number, string]>;
+      for (const [id, clicks, title, excerpt, content, language, feed] of rows) {
+        insert.run(...fts5IndexRow(clickedKey(clicks, id), title, excerpt, content, feed, language));
+      }
+      assert.notDeepEqual(differences(old), []);
+      migrateSqlite(old, 32, () => {});
+      assert.deepEqual(differences(old), []);
     } finally {
       oldStore.close();
     }
@@ -387,5 +407,65 @@ describe("SQLite clicked posts' index", () => {
       }
     }
     assert.ok(compared > 20_000, `only ${compared} hits compared`);
+  });
+
+  it("pages by clicks within date ranges through the period tokens, posts on the range's first and last days", async () => {
+    // Days of posts at several shares of the date order: ranges whose ends hold posts, narrow
+    // (the range's tokens ANDed) and wide (a NOT of the days outside).
+    const dates = db.prepare("SELECT post_date FROM posts ORDER BY date_key").pluck().all() as number[];
+    const day = (share: number) =>
+      new Date(dates[Math.floor(share * (dates.length - 1))]!).toISOString().slice(0, 10);
+    const queries = [
+      `after:${day(0.3)} the`,
+      `before:${day(0.3)} the`,
+      `after:${day(0.97)} data`,
+      `after:${day(0.5)} before:${day(0.5)} the`,
+      `after:${day(0.2)} before:${day(0.8)} sec*`,
+      `after:${day(0.1)} before:${day(0.6)} "open source"`,
+      `after:${day(0.4)} title:data data`,
+      `before:${day(0.9)} rust -the`,
+      `after:${day(0.6)} feed:archive the`,
+      `after:${day(0.05)} lang:de the`,
+    ];
+    const onDay = db
+      .prepare("SELECT count(*) FROM posts WHERE date(post_date / 1000, 'unixepoch') = ?")
+      .pluck();
+    for (const share of [0.3, 0.5, 0.97]) assert.ok((onDay.get(day(share)) as number) > 0);
+    let compared = 0;
+    for (const terms of queries) {
+      const query = await resolveSearchFilters(store, parseSearchQuery(terms));
+      for (const [languageIds, sampled] of [
+        [null, true],
+        [[de, fr], false],
+      ] as const) {
+        const every = search({ query, sort: "date", limit: 1_000_000, offset: 0, languageIds }, sampled);
+        const sorted = [...every].sort((a, b) => b.clicks - a.clicks || b.postId - a.postId);
+        const withClicks = sorted.filter((p) => p.clicks > 0).length;
+        for (const [offset, limit] of [
+          [0, 20],
+          [0, 1000],
+          [Math.max(0, withClicks - 5), 20],
+          [Math.floor(sorted.length / 2), 20],
+          [Math.max(0, sorted.length - 7), 20],
+          [sorted.length + 3, 20],
+        ] as const) {
+          const page = search({ query, sort: "clicks", limit, offset, languageIds }, sampled);
+          const expected = sorted.slice(offset, offset + limit);
+          const what = `${terms} ${JSON.stringify(languageIds)} ${offset}+${limit}`;
+          assert.deepEqual(
+            page.map((p) => p.postId),
+            expected.map((p) => p.postId),
+            what,
+          );
+          assert.deepEqual(
+            page.map((p) => p.score),
+            expected.map((p) => p.score),
+            `scores ${what}`,
+          );
+          compared += page.length;
+        }
+      }
+    }
+    assert.ok(compared > 5_000, `only ${compared} hits compared`);
   });
 });

@@ -11,6 +11,9 @@
  * spec §4 orders by id desc after the clicked ones, follow them in the same rowid order: any page,
  * however deep, is a skip over one doclist's rowids, not a sort of every hit by id.
  *
+ * Schema version 32: each row also holds its post's day as period tokens (sqlite-clicked-periods.ts),
+ * so that a page by clicks within a date range is a skip too; the index is built anew.
+ *
  * The exact key costs a re-key per click (the row deleted and inserted again: contentless_delete);
  * a tiered key (clicks rounded) would spare most of them but leave each tier to be sorted by
  * clicks on every read, which is the walk this index replaces. Figures: bench/NOTES.md
@@ -23,6 +26,7 @@
 import type Database from "better-sqlite3";
 import type { MigrationProgress } from "../migration-progress.js";
 import { FTS5_COLUMNS, FTS5_TEXT_COLUMNS, fts5IndexRow, type IndexRow } from "./fts5-index-row.js";
+import { periodTokens } from "./sqlite-clicked-periods.js";
 import type { StatementCache } from "./sqlite-connection.js";
 
 export const CLICKED_FTS = "posts_clicked_fts";
@@ -38,6 +42,16 @@ export const ID_BITS = 32;
 
 /** SQL of the key of a posts row (alias `p`). */
 export const CLICKED_KEY_SQL = "((p.clicks << 32) | p.id)";
+
+/**
+ * The clicked posts' index's row of a post keyed `key` (clickedKey) from its posts_fts row (`row`,
+ * fts5IndexRow's values under the post's date key): the same tokens, and since schema 32 the
+ * period tokens of its day after the title's in title_words (sqlite-clicked-periods.ts).
+ */
+export function clickedRow(key: bigint, row: Readonly<IndexRow>): IndexRow {
+  const periods = periodTokens(Number(row[0]));
+  return [key, row[1], row[2], row[3], row[4], row[5] === "" ? periods : `${row[5]} ${periods}`];
+}
 
 /** The key of post `id` with `clicks` clicks. */
 export function clickedKey(clicks: number, id: number): bigint {
@@ -95,6 +109,7 @@ export function clickedIndexExists(stmts: StatementCache): boolean {
 
 interface ClickedText {
   clicks: number;
+  date_key: number;
   title: string;
   excerpt: string;
   content: string;
@@ -102,7 +117,7 @@ interface ClickedText {
   feed_name: string;
 }
 
-const TEXT = `SELECT p.clicks, p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name
+const TEXT = `SELECT p.clicks, p.date_key, p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name
   FROM posts p JOIN feeds f ON f.id = p.feed_id WHERE p.id = ?`;
 
 /**
@@ -113,16 +128,14 @@ export function rekeyClicked(stmts: StatementCache, id: number, added: number): 
   const r = stmts.get(TEXT).get(id) as ClickedText | undefined;
   if (r === undefined || added === 0 || !clickedIndexExists(stmts)) return;
   stmts.get(CLICKED_DELETE).run(clickedKey(r.clicks - added, id));
-  stmts
-    .get(CLICKED_INSERT)
-    .run(
-      ...fts5IndexRow(clickedKey(r.clicks, id), r.title, r.excerpt, r.content, r.feed_name, r.language_id),
-    );
+  const row = fts5IndexRow(r.date_key, r.title, r.excerpt, r.content, r.feed_name, r.language_id);
+  stmts.get(CLICKED_INSERT).run(...clickedRow(clickedKey(r.clicks, id), row));
 }
 
 /**
- * Writes a post's row again with new tokens (`row`: fts5IndexRow's values, whose rowid is replaced
- * by the post's key); `fresh` for a new post, which has no row to delete yet.
+ * Writes a post's row again with new tokens (`row`: fts5IndexRow's values under its date key, whose
+ * rowid is replaced by the post's key, its day's period tokens added); `fresh` for a new post,
+ * which has no row to delete yet. A post whose date changed is written again here with its new key.
  */
 export function rewriteClicked(
   stmts: StatementCache,
@@ -134,7 +147,7 @@ export function rewriteClicked(
   if (!clickedIndexExists(stmts)) return;
   const key = clickedKey(clicks, id);
   if (!fresh) stmts.get(CLICKED_DELETE).run(key);
-  stmts.get(CLICKED_INSERT).run(key, ...row.slice(1));
+  stmts.get(CLICKED_INSERT).run(...clickedRow(key, row));
 }
 
 /** Removes the rows of a feed's posts (before the posts go). */
@@ -189,7 +202,8 @@ const STEP = "indexing every post in clicks order";
 export function buildClickedIndex(db: Database.Database, progress: MigrationProgress): void {
   db.exec(`DROP TABLE IF EXISTS ${CLICKED_FTS}; ${clickedDeclaration(db)}`);
   const total = db.prepare("SELECT count(*) FROM posts").pluck().get() as number;
-  const text = "p.clicks, p.id, p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name";
+  const text =
+    "p.clicks, p.id, p.date_key, p.title, p.excerpt, p.content, p.language_id, f.name AS feed_name";
   const unclicked = db.prepare(`SELECT ${text} FROM posts p JOIN feeds f ON f.id = p.feed_id
     WHERE p.id > ? AND p.clicks = 0 ORDER BY p.id LIMIT ${BATCH}`);
   const clicked = db.prepare(`SELECT ${text}
@@ -204,16 +218,8 @@ export function buildClickedIndex(db: Database.Database, progress: MigrationProg
       const rows = next(after);
       if (rows.length === 0) break;
       for (const r of rows) {
-        insert.run(
-          ...fts5IndexRow(
-            clickedKey(r.clicks, r.id),
-            r.title,
-            r.excerpt,
-            r.content,
-            r.feed_name,
-            r.language_id,
-          ),
-        );
+        const row = fts5IndexRow(r.date_key, r.title, r.excerpt, r.content, r.feed_name, r.language_id);
+        insert.run(...clickedRow(clickedKey(r.clicks, r.id), row));
       }
       const last = rows[rows.length - 1]!;
       after = [last.clicks, last.id];

@@ -5,7 +5,13 @@ import { FEED_FTS, FEED_FTS_DELETE, FEED_FTS_INSERT, feedIndexRow } from "./fts5
 import { FTS5_INSERT, fts5IndexRow } from "./fts5-index-row.js";
 import { fillClickLevels } from "./sqlite-click-levels.js";
 import { refillClickOrdinals } from "./sqlite-click-ordinals.js";
-import { CLICKED_DELETE, CLICKED_FTS, CLICKED_INSERT, clickedKey } from "./sqlite-clicked-index.js";
+import {
+  CLICKED_DELETE,
+  CLICKED_FTS,
+  CLICKED_INSERT,
+  clickedKey,
+  clickedRow,
+} from "./sqlite-clicked-index.js";
 import { openSqliteDatabase, StatementCache } from "./sqlite-connection.js";
 import { forgetCountedSearches, syncCountedSearches } from "./sqlite-counted-searches.js";
 import { assignDateKey } from "./sqlite-date-keys.js";
@@ -116,7 +122,7 @@ export class SqliteEndpoint implements CopyEndpoint {
           index.run(...indexed);
           indexByFeed.run(...feedIndexRow(indexed, Number(row[POST_FEED])));
           // Every post also goes into the clicked posts' index (sqlite-clicked-index.ts).
-          indexClicked.run(clickedKey(Number(row[POST_CLICKS]), id), ...indexed.slice(1));
+          indexClicked.run(...clickedRow(clickedKey(Number(row[POST_CLICKS]), id), indexed));
         }
       }
     })();

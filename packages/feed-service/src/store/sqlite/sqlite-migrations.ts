@@ -373,6 +373,12 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       "every post in the index keyed most clicked first, the unclicked ones by id after the clicked, so any page by clicks is a skip over one posting list",
     up: buildClickedIndex,
   },
+  {
+    version: 32,
+    description:
+      "each post's day as period tokens in the index keyed most clicked first, so a page by clicks within after:/before: is a skip over posting lists",
+    up: buildClickedIndex,
+  },
 ];
 
 /** The version the code expects: the last migration's. */
