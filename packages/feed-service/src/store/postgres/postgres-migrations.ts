@@ -51,6 +51,11 @@ interface PostgresMigration {
   readonly version: number;
   readonly description: string;
   readonly up: (sql: Sql, progress: MigrationProgress) => Promise<void>;
+  /**
+   * Tables the migration rewrites whole: vacuumed once it has committed (VACUUM cannot run in its
+   * transaction), so index-only scans see an all-visible map again at once, not after autovacuum.
+   */
+  readonly vacuumAfter?: readonly string[];
 }
 
 const coreTables = `
@@ -470,6 +475,9 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "the counted words' unclicked and clicked matches per language and block of post ids, so a deep page by clicks starts at its block: kept by the posts' insert, delete and words triggers, and by a post's first click",
     up: createCountedClicks,
+    // Every clicked_posts row was updated (its words) and its clicks index rebuilt: until a vacuum
+    // the walk of a word's clicked matches reads each row's heap page.
+    vacuumAfter: ["clicked_posts"],
   },
 ];
 
@@ -491,23 +499,27 @@ export async function migratePostgres(
   progress: MigrationProgress = stderrProgress(),
 ): Promise<number> {
   let version = 0;
+  const vacuum = new Set<string>();
   for (const m of postgresMigrations) {
     if (m.version > to) break;
-    version = await inTransaction(pool, async (sql) => {
+    const step = await inTransaction(pool, async (sql) => {
       await sql.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
       await sql.query(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at BIGINT NOT NULL)",
       );
       const [row] = await rows<{ v: number | null }>(sql, "SELECT max(version) AS v FROM schema_migrations");
       const current = row?.v ?? 0;
-      if (current >= m.version) return current;
+      if (current >= m.version) return { version: current, applied: false };
       await m.up(sql, progress);
       await sql.query(
         "INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)",
         [m.version, m.description, Date.now()],
       );
-      return m.version;
+      return { version: m.version, applied: true };
     });
+    version = step.version;
+    if (step.applied) for (const table of m.vacuumAfter ?? []) vacuum.add(table);
   }
+  for (const table of vacuum) await pool.query(`VACUUM (ANALYZE) ${table}`);
   return version;
 }
