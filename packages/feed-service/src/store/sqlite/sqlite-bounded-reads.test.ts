@@ -1045,6 +1045,58 @@ describe("SQLite bounded reads", () => {
     assert.deepEqual(newestKeyRange(stmts, size), { from: now[size - 1], to: now[0] });
     move.run(-1, kept.to + 1);
   });
+
+  it("keeps each phrase's count among the newest posts until the index changes, and counts it again then", async () => {
+    const size = 500;
+    // A connection's statements, each run of the sample's count statement counted.
+    let counted = 0;
+    const own = new StatementCache(db);
+    const get = own.get.bind(own);
+    own.get = (sql: string) => {
+      const stmt = get(sql);
+      if (!/^SELECT count\(\*\) FROM posts_fts WHERE posts_fts MATCH/.test(sql)) return stmt;
+      const counting: Database.Statement = new Proxy(stmt, {
+        get(target, prop) {
+          if (prop === "pluck") {
+            return () => {
+              target.pluck();
+              return counting;
+            };
+          }
+          if (prop === "get") {
+            return (...args: unknown[]) => {
+              counted++;
+              return target.get(...args);
+            };
+          }
+          const value = Reflect.get(target, prop);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      return counting;
+    };
+    // Counted afresh on a connection's statements of their own.
+    const fresh = (terms: string) => rankingStats(new StatementCache(db), parseSearchQuery(terms), size).args;
+    const stats = (terms: string) => rankingStats(own, parseSearchQuery(terms), size).args;
+    assert.deepEqual(stats("rust data"), fresh("rust data"));
+    assert.equal(counted, 2);
+    // `data` is kept: only `news` is counted.
+    assert.deepEqual(stats("data news"), fresh("data news"));
+    assert.equal(counted, 3);
+    // Other tables written (every search records its history): the index is the same, so are the counts.
+    await store.recordSearch("rust data", NOW);
+    assert.deepEqual(stats("news rust data"), fresh("news rust data"));
+    assert.equal(counted, 3);
+    // A post stored writes its index row: the sample moves, and each phrase is counted again.
+    const feed = await store.addFeed({ feedUrl: "https://newer.test/feed", feedName: "Newer" });
+    await store.applyFeedUpdate(feed.feedId, {
+      fetchState: {},
+      posts: [incoming("newer-0", { publishedAt: NOW + 1000, title: "rust data news" })],
+    });
+    const after = fresh("news rust data");
+    assert.deepEqual(stats("news rust data"), after);
+    assert.equal(counted, 6);
+  });
 });
 
 describe("SQLite roll-ups", () => {

@@ -90,6 +90,14 @@ function indexStructure(stmts: StatementCache): Buffer | undefined {
  * a newer range under an older version, which the next search reads again.
  */
 export function newestKeyRange(stmts: StatementCache, size: number): KeyRange | null {
+  return newestKeys(stmts, size).range;
+}
+
+/** newestKeyRange, with the structure record it holds for (read before it). */
+function newestKeys(
+  stmts: StatementCache,
+  size: number,
+): { version: Buffer | undefined; range: KeyRange | null } {
   const version = indexStructure(stmts);
   let bySize = ranges.get(stmts);
   if (bySize === undefined) {
@@ -98,7 +106,7 @@ export function newestKeyRange(stmts: StatementCache, size: number): KeyRange | 
   }
   const known = bySize.get(size);
   if (known?.version !== undefined && version !== undefined && known.version.equals(version)) {
-    return known.range;
+    return { version, range: known.range };
   }
   const [from, beyond] = stmts
     .get(`SELECT date_key FROM posts INDEXED BY posts_by_date_key WHERE date_key IS NOT NULL
@@ -110,7 +118,42 @@ export function newestKeyRange(stmts: StatementCache, size: number): KeyRange | 
       ? null
       : { from: from!, to: stmts.get("SELECT max(date_key) FROM posts").pluck().get() as number };
   bySize.set(size, { version, range });
-  return range;
+  return { version, range };
+}
+
+/**
+ * The phrases' counts among the newest posts, per connection and sample size, kept while the
+ * index's structure record is the one they were counted under, as the ranges are (which that
+ * record versions too): a search otherwise walks each of its words' posting lists over the whole
+ * sample again, though the counts are the same for every search until a post is stored.
+ */
+const sampleCounts = new WeakMap<
+  StatementCache,
+  Map<number, { version: Buffer; byPhrase: Map<string, number> }>
+>();
+
+/** At most this many phrases' counts kept per connection and sample size; past it they start again. */
+const COUNTS_KEPT = 4096;
+
+/** The counts kept for `version`, emptied when they were kept for another (none without a version). */
+function keptCounts(
+  stmts: StatementCache,
+  size: number,
+  version: Buffer | undefined,
+): Map<string, number> | null {
+  if (version === undefined) return null;
+  let bySize = sampleCounts.get(stmts);
+  if (bySize === undefined) {
+    bySize = new Map();
+    sampleCounts.set(stmts, bySize);
+  }
+  const known = bySize.get(size);
+  if (known?.version.equals(version) && known.byPhrase.size < COUNTS_KEPT) {
+    return known.byPhrase;
+  }
+  const byPhrase = new Map<string, number>();
+  bySize.set(size, { version, byPhrase });
+  return byPhrase;
 }
 
 /** What a search knows from its term sample. */
@@ -142,7 +185,7 @@ export function rankingStats(
 ): TermSample {
   const { phrases, excluded } = fts5Phrases(query);
   const uncounted = Array.from({ length: languagePhrases }, () => null);
-  const range = newestKeyRange(stmts, sampleSize);
+  const { version, range } = newestKeys(stmts, sampleSize);
   if (range === null) {
     return { args: [null, ...phrases.map(() => null), ...uncounted], range, queryHits: null };
   }
@@ -151,10 +194,17 @@ export function rankingStats(
       `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ? AND rowid BETWEEN ${FTS_ROWID} AND ${FTS_ROWID}`,
     )
     .pluck();
+  const kept = keptCounts(stmts, sampleSize, version);
   const counted = phrases.length - excluded;
-  const hits = phrases.map((phrase, i) =>
-    i < counted ? (count.get(phrase, range.from, range.to) as number) : 0,
-  );
+  const hits = phrases.map((phrase, i) => {
+    if (i >= counted) return 0;
+    let hits = kept?.get(phrase);
+    if (hits === undefined) {
+      hits = count.get(phrase, range.from, range.to) as number;
+      kept?.set(phrase, hits);
+    }
+    return hits;
+  });
   return {
     args: [sampleSize, ...hits, ...uncounted.map(() => 0)],
     range,
