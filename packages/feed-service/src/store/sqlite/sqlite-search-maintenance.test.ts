@@ -120,14 +120,20 @@ describe("search index upkeep", () => {
           spread.every((n) => n > 2),
           `spread: ${spread}`,
         );
+        // What the policy wants of each index before the merge. The clicked index's rows carry
+        // period tokens (schema 32), so FTS5's own promotion keeps it in few segments of distinct
+        // levels: nothing to merge there, and the merge must leave it as it is.
+        const due = restingChoices(path);
+        assert.notEqual(due[0], "none", `posts_fts is spread: ${due}`);
+        assert.notEqual(due[2], "none", `the per-feed index is spread: ${due}`);
         const before = await answers(store);
         const merge = await mergeSearchIndex(store);
         assert.equal(merge.merged, true);
         assert.ok(merge.steps >= 2, `steps: ${merge.steps}`);
         const merged = segments(path);
         assert.ok(
-          merged.every((n, i) => n < spread[i]!),
-          `spread ${spread}, merged ${merged}`,
+          merged.every((n, i) => (due[i] === "none" ? n === spread[i] : n < spread[i]!)),
+          `spread ${spread} (${due}), merged ${merged}`,
         );
         assert.deepEqual(restingChoices(path), ["none", "none", "none"]);
         assert.deepEqual(await answers(store), before);
