@@ -24,7 +24,7 @@
  * until the next open counts it.
  */
 import type pg from "pg";
-import { rows, type Sql } from "./postgres-connection.js";
+import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
 import type { SearchKey } from "./postgres-search-key.js";
 
@@ -239,19 +239,8 @@ async function countUnmarked(sql: Sql): Promise<number> {
  * Counts the blocks of the counted lexemes that have none (counted by a build without them, or a
  * smart category's word counted since the store opened); returns how many.
  */
-export async function syncClickBlocks(pool: pg.Pool): Promise<number> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const counted = await countUnmarked(client);
-    await client.query("COMMIT");
-    return counted;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+export function syncClickBlocks(pool: pg.Pool): Promise<number> {
+  return inTransaction(pool, countUnmarked);
 }
 
 /** A block of the unclicked matches in scope, newest first, with the unclicked matches up to its end. */
