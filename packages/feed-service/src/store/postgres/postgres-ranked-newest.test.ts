@@ -163,7 +163,8 @@ describe("postgres relevance from the titled matches among the newest", () => {
   it("gives up when a post is written between the counts and the page", async () => {
     const match = searchMatch(parseSearchQuery("delta"), null)!;
     const key = searchKey(parseSearchQuery("delta"))!;
-    const names = await new FeedNames().current(pool);
+    const feedNames = new FeedNames();
+    const names = (s: Sql) => feedNames.current(s);
     const page = { offset: 0, limit: 20 };
     assert.ok(await titledNewestPage(pool, match, "delta", key, page, names, RANKED_NEWEST));
     // A newer post holding the word lands before the page's statement runs: the cut it was

@@ -83,18 +83,20 @@ export async function titledNewestPage(
   word: string,
   key: SearchKey,
   page: { offset: number; limit: number },
-  names: CurrentFeedNames,
+  feedNames: (sql: Sql) => Promise<CurrentFeedNames>,
   ranked: number,
 ): Promise<Array<{ id: number; score: number }> | null> {
   const need = page.offset + page.limit;
   // A try that falls short has read the titled matches among the ranked, fewer than the page:
   // at most half the ranked ones, as a tier that falls short costs at most half again.
-  if (names.changes === null || need > ranked * MAX_TIER_SHARE) return null;
-  const named = feedsNaming(names.names, word);
-  if (named.length > MAX_TITLED_FEEDS) return null;
+  if (need > ranked * MAX_TIER_SHARE) return null;
   const languages = match.languageIds ?? [0];
   const cut = await cutDay(sql, key, languages, ranked);
   if (cut === null) return null;
+  // The feed names only now: a word not counted, or with few matches, never reads them.
+  const names = await feedNames(sql);
+  const named = feedsNaming(names.names, word);
+  if (names.changes === null || named.length > MAX_TITLED_FEEDS) return null;
   const [newest] = await rows<{ day: number | null }>(
     sql,
     "SELECT max(day) AS day FROM scope_days WHERE posts > 0",

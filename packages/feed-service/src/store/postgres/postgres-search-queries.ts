@@ -258,7 +258,7 @@ async function rankedPage(
   const plain = feedNames && page.offset + page.limit <= RANKED_NEWEST ? plainWord(match) : null;
   const key = plain === null ? null : searchKey(page.query);
   if (plain !== null && key !== null && feedNames) {
-    const titled = await titledNewestPage(sql, match, plain, key, page, await feedNames(sql), RANKED_NEWEST);
+    const titled = await titledNewestPage(sql, match, plain, key, page, feedNames, RANKED_NEWEST);
     if (titled) return titled;
   }
   const expected = await expectation(sql, match);
