@@ -56,6 +56,13 @@ export const MAX_TIER_DAYS = 1_000;
  * costs at most half again the plain query.
  */
 export const MAX_TIER_SHARE = 0.5;
+/**
+ * Feeds whose name holds a word, at most, for its titled matches to be looked up through the
+ * operators' index: each is one more ` feed ` facet ORed into the lookup's tsquery, which GIN's
+ * consistent check evaluates whole for every candidate it passes over (a word that names
+ * thousands of feeds made that check the whole cost: bench/NOTES.md).
+ */
+export const MAX_TITLED_FEEDS = 64;
 /** A relevance search keeps matches from a day on when that day's newest posts hold at most this share. */
 export const MAX_CUTOFF_SHARE = 0.75;
 /** Click tiers tried before all posts: 16+ clicks, 8+, 4+, 2+, 1+ (powers of two: few statements). */

@@ -29,7 +29,13 @@ const MAX_TITLE_LEXEME_BYTES = 2_040;
 
 /** The word of a query of one plain word in every language (no prefix, phrase or exclusion), or null. */
 export function singleWord(match: Match): string | null {
-  if (!match.estimable || match.titleImplies !== true || match.languageIds !== null) return null;
+  if (!match.estimable || match.languageIds !== null) return null;
+  return plainWord(match);
+}
+
+/** The word of a query of one plain word (no prefix, phrase or exclusion), in any languages, or null. */
+export function plainWord(match: Match): string | null {
+  if (match.titleImplies !== true) return null;
   const words = match.clauses?.length === 1 && match.clauses[0]!.length === 1 ? match.clauses[0]![0] : null;
   if (words?.length !== 1) return null;
   return Buffer.byteLength(words[0]!) <= MAX_TITLE_LEXEME_BYTES ? words[0]! : null;
@@ -79,7 +85,7 @@ function bitmapRows(node: PlanNode): number | null {
 /** Each word of the feed names with the feeds whose name holds it, as the search vectors hold them (weight B). */
 const namedFeeds = new WeakMap<readonly FeedName[], Map<string, number[]>>();
 
-function feedsNaming(names: readonly FeedName[], word: string): number[] {
+export function feedsNaming(names: readonly FeedName[], word: string): number[] {
   let byWord = namedFeeds.get(names);
   if (!byWord) {
     byWord = new Map();

@@ -43,7 +43,14 @@ import { postsInLanguages } from "./postgres-language-totals.js";
 import { DAY_MS } from "./postgres-page-seek.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
 import { SEEK_FROM_OFFSET, TIER_MARGIN, TIER_POST_COST, WALK_POSTS } from "./postgres-plan-costs.js";
-import { type CurrentFeedNames, matchesAtMost, singleWord, titledPage } from "./postgres-ranked-titles.js";
+import { titledNewestPage } from "./postgres-ranked-newest.js";
+import {
+  type CurrentFeedNames,
+  matchesAtMost,
+  plainWord,
+  singleWord,
+  titledPage,
+} from "./postgres-ranked-titles.js";
 import { dayRangeFacet, languagesFacet } from "./postgres-search-facets.js";
 import { type SearchKey, searchKey } from "./postgres-search-key.js";
 import {
@@ -246,6 +253,14 @@ async function rankedPage(
   feedNames?: (sql: Sql) => Promise<CurrentFeedNames>,
 ): Promise<Array<{ id: number; score: number }>> {
   if (page.offset >= RANKED_NEWEST) return [];
+  // One counted word with more matches than are ranked: its titled matches among the ranked ones,
+  // when they fill the page (postgres-ranked-newest.ts).
+  const plain = feedNames && page.offset + page.limit <= RANKED_NEWEST ? plainWord(match) : null;
+  const key = plain === null ? null : searchKey(page.query);
+  if (plain !== null && key !== null && feedNames) {
+    const titled = await titledNewestPage(sql, match, plain, key, page, feedNames, RANKED_NEWEST);
+    if (titled) return titled;
+  }
   const expected = await expectation(sql, match);
   await sampleNewest(sql, match, expected);
   // One word with every match ranked: the posts whose title or feed name holds it rank above the
