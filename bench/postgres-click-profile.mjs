@@ -1,13 +1,14 @@
 // Where a click's server time goes on PostgreSQL, a post's first click apart from a click on a
 // post already clicked (spec §4: GET /click runs `record_click`, postgres-click-schema.ts): on the
 // shaped corpus's database opened by this build's store (migrated, its common words counted),
-// `record_click` is called serially from one
-// connection on --clicks posts drawn at random among the unclicked ("first") and among the clicked
-// ("later"), each call from a new client hash (so each is counted), with the click upkeep of each
-// --upkeep in turns (its SQL run on the copy before its calls), --rounds times. Per click: the
-// backend's CPU (/proc schedstat) and wall, and each statement's time by pg_stat_statements
-// (track all: the triggers' statements under their own text, nested in their callers'), the top
-// --top by time. It writes clicks and migrates the database: run it on a COPY of the corpus tree.
+// `record_click` is called serially from one connection on --clicks posts drawn at random among
+// the unclicked ("first") and among the clicked ("later"), each call from a new client hash (so
+// each is counted), with the click upkeep of each --upkeep in turns (its SQL run before its calls;
+// the order reversed every other round), --rounds times. Per click: the backend's CPU (/proc
+// schedstat) and wall, the row updates of the tables a click writes, and each statement's time by
+// pg_stat_statements (track all: the triggers' statements under their own text, nested in their
+// callers'), the top --top by time. It writes clicks and migrates the database: run it on a COPY
+// of the corpus tree.
 //
 //   TMPDIR=<corpus tree> BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-click-profile.mjs
 //     --shape long-tail --posts 200000 [--clicks 2000] [--rounds 2] [--upkeep migration50,current] [--top 12]
@@ -125,7 +126,8 @@ try {
     };
   }
   for (let round = 1; round <= Number(values.rounds); round++) {
-    for (const upkeep of chosen) {
+    // The upkeeps in turns, the order reversed every other round (a run warms the next one's pages).
+    for (const upkeep of round % 2 === 1 ? chosen : [...chosen].reverse()) {
       await c.query(upkeeps[upkeep]);
       for (const [label, where] of [
         ["first", "clicks = 0"],
