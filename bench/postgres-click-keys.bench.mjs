@@ -23,6 +23,15 @@
 // common words counted (a store of this build opened on it, and recountCommonWords); it is left
 // at schema 50, the counts made again from the posts at the end (as is rounds do not keep them).
 //
+// --keys migration54: "keyed" is PostgreSQL migration 54 as built (postgres-counted-clicks.ts: a
+// first click moves its counted words' blocks by the words its clicked_posts row was just given,
+// the trigger after posts_track_clicked), "as is" migration 50's function and trigger (its SQL run
+// again). Both keep the counts; the database must be at schema 54, and is left at it.
+//
+// --pick first | clicked | any (default any): the posts clicked, drawn at random among those
+// unclicked when the run starts (each taken once: every click is a post's first, the upkeep's
+// worst case), among those clicked (no click is a first), or among all posts.
+//
 // --keys migration33 (pgclicks34d): "keyed" is PostgreSQL migration 33 as built
 // (postgres-clicked-languages.ts: language_id and rank_vector on clicked_posts, the index by
 // language, the triggers), "as is" the schema-31 clicked_posts; the database is left as it came.
@@ -38,6 +47,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     rounds: { type: "string", default: "3" },
     keys: { type: "string", default: "feed,language" },
+    pick: { type: "string", default: "any" },
   },
 });
 const { default: pg } = await import(
@@ -84,13 +94,19 @@ const admin = new pg.Client({ connectionString: corpus.url });
 await admin.connect();
 const migration33 = values.keys === "migration33";
 const migration50 = values.keys === "migration50";
+const migration54 = values.keys === "migration54";
+const counted = await import(
+  new URL("../packages/feed-service/dist/store/postgres/postgres-counted-clicks.js", import.meta.url).href
+);
 /** Migration 50's click upkeep taken off (its tables stay; the counts are made again at the end). */
 const beforeMigration50 = `DROP TRIGGER IF EXISTS posts_click_click_blocks ON posts;
+  DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts;
   DROP TRIGGER IF EXISTS clicked_posts_words ON clicked_posts;
   DROP INDEX IF EXISTS clicked_posts_by_clicks_then_id;
   CREATE INDEX clicked_posts_by_clicks_then_id ON clicked_posts (clicks, id);
   ANALYZE clicked_posts;`;
-const migration50Sql = `CREATE TRIGGER posts_click_click_blocks AFTER UPDATE OF clicks ON posts
+// The first click's trigger under migration 54's name (after posts_track_clicked), as built now.
+const migration50Sql = `CREATE TRIGGER posts_track_clicked_blocks AFTER UPDATE OF clicks ON posts
     FOR EACH ROW WHEN ((OLD.clicks > 0) IS DISTINCT FROM (NEW.clicks > 0))
     EXECUTE FUNCTION posts_move_click_blocks();
   CREATE TRIGGER clicked_posts_words BEFORE INSERT ON clicked_posts
@@ -105,6 +121,13 @@ if (migration50) {
   if (counted[0].n === 0)
     throw new Error("--keys migration50: no counted words with blocks (open a store of this build first)");
   await admin.query(beforeMigration50);
+}
+/** Migration 50's first-click function and trigger (its SQL again), and migration 54's. */
+const beforeMigration54 = `DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts; ${counted.countedClicksSchema}`;
+if (migration54) {
+  const { rows: at54 } = await admin.query("SELECT 1 FROM schema_migrations WHERE version = 54");
+  if (at54.length === 0) throw new Error("--keys migration54: the database is not at schema 54");
+  await admin.query(beforeMigration54);
 }
 const migration34 = values.keys === "migration34";
 const at = (file) =>
@@ -138,35 +161,57 @@ if (came33) await admin.query(beforeMigration33);
 const [{ definition }] = (
   await admin.query("SELECT pg_get_functiondef('posts_track_clicked'::regproc) AS definition")
 ).rows;
-const asIs = migration50
-  ? beforeMigration50
-  : migration34
-    ? beforeMigration34
-    : migration33
-      ? beforeMigration33
-      : `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
+const asIs = migration54
+  ? beforeMigration54
+  : migration50
+    ? beforeMigration50
+    : migration34
+      ? beforeMigration34
+      : migration33
+        ? beforeMigration33
+        : `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
   ALTER TABLE clicked_posts DROP COLUMN IF EXISTS feed_id, DROP COLUMN IF EXISTS language_id;
   ${definition};`;
-const keyedSql = migration50
-  ? migration50Sql
-  : migration34
-    ? (await at("postgres-clicked-feeds.js")).clickedFeedsSchema
-    : migration33
-      ? (
-          await import(
-            new URL(
-              "../packages/feed-service/dist/store/postgres/postgres-clicked-languages.js",
-              import.meta.url,
-            ).href
-          )
-        ).clickedLanguagesSchema
-      : keyed;
+const keyedSql = migration54
+  ? counted.firstClickWordsSchema
+  : migration50
+    ? migration50Sql
+    : migration34
+      ? (await at("postgres-clicked-feeds.js")).clickedFeedsSchema
+      : migration33
+        ? (
+            await import(
+              new URL(
+                "../packages/feed-service/dist/store/postgres/postgres-clicked-languages.js",
+                import.meta.url,
+              ).href
+            )
+          ).clickedLanguagesSchema
+        : keyed;
+
+if (!["first", "clicked", "any"].includes(values.pick)) throw new Error(`--pick: first, clicked or any`);
+/** The unclicked posts in a random order, each clicked once (--pick first), or the clicked (--pick clicked). */
+const pool =
+  values.pick === "any"
+    ? null
+    : (
+        await admin.query(
+          `SELECT id FROM posts WHERE ${values.pick === "first" ? "NOT clicks > 0" : "clicks > 0"} ORDER BY random()`,
+        )
+      ).rows.map((r) => r.id);
+let taken = 0;
 
 /** Clicks per second of `record_click` from CONNECTIONS clients for `seconds`. */
 async function clicksPerSecond() {
   const { rows } = await admin.query("SELECT min(id) AS lo, max(id) AS hi FROM posts");
   const lo = Number(rows[0].lo);
   const span = Number(rows[0].hi) - lo + 1;
+  const post = () =>
+    pool === null
+      ? lo + Math.floor(Math.random() * span)
+      : values.pick === "first"
+        ? pool[taken++]
+        : pool[Math.floor(Math.random() * pool.length)];
   const clients = await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       const c = new pg.Client({ connectionString: corpus.url });
@@ -181,8 +226,10 @@ async function clicksPerSecond() {
     clients.map(async (c) => {
       while (performance.now() < end) {
         const at = Date.now();
+        const id = post();
+        if (id === undefined) throw new Error("--pick first: every unclicked post was clicked");
         await c.query("SELECT record_click($1, $2, $3, $4)", [
-          lo + Math.floor(Math.random() * span),
+          id,
           `bench-${process.pid}-${n++}`,
           at,
           at - 600_000,
@@ -197,7 +244,7 @@ async function clicksPerSecond() {
 
 try {
   console.log(
-    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL), keyed: ${migration50 ? "migration 50" : migration34 ? "migration 34" : migration33 ? "migration 33" : "feed and language"}`,
+    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL), posts: ${values.pick}${pool ? ` (${pool.length})` : ""}, keyed: ${migration54 ? "migration 54" : migration50 ? "migration 50" : migration34 ? "migration 34" : migration33 ? "migration 33" : "feed and language"}`,
   );
   console.log("| round | as is (clicks/s) | keyed (clicks/s) | keyed / as is | load average |");
   console.log("|---|---|---|---|---|");
@@ -212,7 +259,7 @@ try {
     );
   }
 } finally {
-  await admin.query(came33 || came34 || migration50 ? keyedSql : asIs).catch(() => {});
+  await admin.query(came33 || came34 || migration50 || migration54 ? keyedSql : asIs).catch(() => {});
   if (migration50) {
     // The counts again from the posts: the as is rounds' first clicks did not move them.
     const { countClickBlocks } = await at("postgres-counted-clicks.js");
@@ -224,6 +271,31 @@ try {
       ids.map((r) => r.search_id),
     );
     await admin.query("COMMIT");
+  }
+  if (migration54) {
+    // Both upkeeps kept the counts: held to a count from the posts (made and rolled back).
+    const { rows: ids } = await admin.query("SELECT search_id FROM counted_click_searches ORDER BY 1");
+    await admin.query("BEGIN");
+    await admin.query("LOCK TABLE posts IN SHARE MODE");
+    await admin.query(
+      "CREATE TEMP TABLE kept_blocks AS SELECT * FROM counted_click_blocks WHERE unclicked <> 0 OR clicked <> 0",
+    );
+    await admin.query("CREATE TEMP TABLE kept_words AS SELECT id, words FROM clicked_posts");
+    await counted.countClickBlocks(
+      admin,
+      ids.map((r) => r.search_id),
+    );
+    const { rows: differ } = await admin.query(
+      `WITH now AS (SELECT * FROM counted_click_blocks WHERE unclicked <> 0 OR clicked <> 0)
+      SELECT (SELECT count(*) FROM ((SELECT * FROM kept_blocks EXCEPT ALL SELECT * FROM now)
+          UNION ALL (SELECT * FROM now EXCEPT ALL SELECT * FROM kept_blocks)) d)::int AS blocks,
+        (SELECT count(*) FROM kept_words k JOIN clicked_posts c USING (id) WHERE k.words IS DISTINCT FROM c.words)::int AS words,
+        (SELECT count(*) FROM clicked_posts)::int AS clicked`,
+    );
+    await admin.query("ROLLBACK");
+    console.log(
+      `\nkept against a count from the posts: ${differ[0].blocks} block rows differ; ${differ[0].words} of ${differ[0].clicked} clicked posts' words differ`,
+    );
   }
   await admin.end();
   await corpus.stop();

@@ -6,7 +6,8 @@
  * across the clicked/unclicked boundary, the middle of the unclicked ones, the last page, past
  * the end; all languages, one, two; again after first clicks, more clicks, ties, clicks taken
  * back, posts added, removed, re-worded and re-filed, a click and a language change in one
- * statement, a count made by a build without blocks, and a truncation.
+ * statement, a count made by a build without blocks, first clicks with their clicked_posts rows
+ * written before the counts move (migration 54) and without them, and a truncation.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -241,6 +242,33 @@ describe("postgres counted words' pages by clicks", () => {
     assert.equal(await syncClickBlocks(pool), 0);
     await assertBlocks("counted again");
     await assertPages("counted again");
+  });
+
+  it("moves a first click's counts by the words of the clicked_posts row just inserted, or by the post's own without it", async () => {
+    // AFTER triggers of one event fire in name order (migration 54): the blocks' after the row's insert.
+    const { rows: order } = await pool.query<{ tgname: string }>(
+      `SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass
+        AND tgname IN ('posts_track_clicked', 'posts_track_clicked_blocks', 'posts_click_click_blocks') ORDER BY tgname`,
+    );
+    assert.deepEqual(
+      order.map((t) => t.tgname),
+      ["posts_track_clicked", "posts_track_clicked_blocks"],
+    );
+    // First clicks with posts_track_clicked set aside (as a bulk load sets it): no row to read.
+    const { rows: picked } = await pool.query<{ id: number }>(
+      "SELECT id FROM posts WHERE clicks = 0 ORDER BY md5(id::text) LIMIT 40",
+    );
+    const ids = picked.map((r) => r.id);
+    await pool.query("ALTER TABLE posts DISABLE TRIGGER posts_track_clicked");
+    try {
+      await pool.query("UPDATE posts SET clicks = 1 WHERE id = ANY($1::int[])", [ids]);
+    } finally {
+      await pool.query("ALTER TABLE posts ENABLE TRIGGER posts_track_clicked");
+    }
+    // Their rows by a later click (posts_track_clicked's insert); then first clicks as /click makes them.
+    await pool.query("UPDATE posts SET clicks = 2 WHERE id = ANY($1::int[])", [ids]);
+    await click(50, 0, 0);
+    await assertBlocks("first clicks with and without their rows");
   });
 
   it("forgets the blocks when the posts are truncated and counts them again with the words", async () => {

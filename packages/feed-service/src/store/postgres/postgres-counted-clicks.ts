@@ -172,6 +172,66 @@ END $$;
 `;
 
 /**
+ * Migration 54: a post's first click matches its words against the counted words once, not twice.
+ * Its clicked_posts row is inserted (by posts_track_clicked) with the counted lexemes the post
+ * holds (clicked_posts_words, BEFORE INSERT), and those are the rows a first click moves: the
+ * trigger that moves them now fires after posts_track_clicked (AFTER triggers of one event fire in
+ * name order, https://www.postgresql.org/docs/current/trigger-definition.html) and reads them from
+ * that row by its key. Clicks back to none (the row deleted), a row not there (posts_track_clicked
+ * set aside by a bulk load), and every change of words or language match the words as before.
+ * The words are compared without copying both vectors out of TOAST first: a click leaves
+ * search_vector as it was.
+ */
+export const firstClickWordsSchema = `
+CREATE OR REPLACE FUNCTION posts_move_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  old_words tsvector;
+  new_words tsvector;
+  held integer[];
+  moved integer;
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    IF OLD.language_id = NEW.language_id AND OLD.search_vector = NEW.search_vector THEN
+      -- The clicked state alone moved (a first click): its rows exist (the post is counted in
+      -- them), one UPDATE in key order moves one count each.
+      moved := CASE WHEN NEW.clicks > 0 THEN 1 ELSE 0 END - CASE WHEN OLD.clicks > 0 THEN 1 ELSE 0 END;
+      IF moved <> 0 THEN
+        IF NEW.clicks > 0 THEN
+          SELECT k.words INTO held FROM clicked_posts k WHERE k.id = NEW.id;
+        END IF;
+        IF held IS NULL THEN
+          held := ${heldBy("(NEW.search_vector || ''::tsvector)")};
+        END IF;
+        UPDATE counted_click_blocks SET unclicked = unclicked - moved, clicked = clicked + moved
+          WHERE search_id = ANY(held) AND language_id IN (0, NEW.language_id) AND block = NEW.id / ${BLOCK};
+      END IF;
+    ELSE
+      old_words := OLD.search_vector || ''::tsvector;
+      new_words := NEW.search_vector || ''::tsvector;
+      ${upsert}
+        SELECT search_id, language_id, block, sum(unclicked), sum(clicked) FROM (
+          ${perRow("OLD", "old_words", "-")}
+          UNION ALL ${perRow("NEW", "new_words", "")}
+        ) m (search_id, language_id, block, unclicked, clicked)
+        GROUP BY 1, 2, 3 HAVING sum(unclicked) <> 0 OR sum(clicked) <> 0 ORDER BY 1, 2, 3
+        ${adding};
+      -- A clicked post re-worded: its row's words (a first click inserts the row with them).
+      IF NEW.clicks > 0 AND OLD.clicks > 0 THEN
+        UPDATE clicked_posts SET words = ${heldBy("new_words")} WHERE id = NEW.id;
+      END IF;
+    END IF;
+  END IF;
+  RETURN NULL;
+END $$;
+-- After posts_track_clicked (name order), so a first click finds its clicked_posts row's words.
+DROP TRIGGER IF EXISTS posts_click_click_blocks ON posts;
+DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts;
+CREATE TRIGGER posts_track_clicked_blocks AFTER UPDATE OF clicks ON posts
+  FOR EACH ROW WHEN ((OLD.clicks > 0) IS DISTINCT FROM (NEW.clicks > 0))
+  EXECUTE FUNCTION posts_move_click_blocks();
+`;
+
+/**
  * Counts the blocks of the counted searches `ids` (lexemes) from the posts, in one pass over the
  * posts' own words, and marks them counted. The caller holds off writes of posts (a SHARE lock)
  * within its transaction, so no post is written between the count and its triggers.

@@ -19,7 +19,7 @@ import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
-import { createCountedClicks } from "./postgres-counted-clicks.js";
+import { createCountedClicks, firstClickWordsSchema } from "./postgres-counted-clicks.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { createCountedWords } from "./postgres-counted-words.js";
@@ -478,6 +478,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     // Every clicked_posts row was updated (its words) and its clicks index rebuilt: until a vacuum
     // the walk of a word's clicked matches reads each row's heap page.
     vacuumAfter: ["clicked_posts"],
+  },
+  {
+    version: 54,
+    description:
+      "a post's first click moves its counted words' blocks by the words its clicked_posts row was just given, instead of matching the post's words against the counted words a second time",
+    up: async (sql) => {
+      await sql.query(firstClickWordsSchema);
+    },
   },
 ];
 
