@@ -27,6 +27,7 @@
  */
 import type pg from "pg";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import type { CountedRange } from "./postgres-counted-searches.js";
 import { DAY_MS } from "./postgres-page-seek.js";
 import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
 import type { SearchKey } from "./postgres-search-key.js";
@@ -253,8 +254,8 @@ export interface ClickRange {
 
 /** What the caller counts for a range page: from the counted days and the posts' own index. */
 export interface RangeCounts {
-  /** The matches in the range (clicked or not), or null when the days do not answer. */
-  total(): Promise<number | null>;
+  /** The range's days as the counted days keep them (null: a range without a day). */
+  days(): Promise<CountedRange | null>;
   /** The unclicked matches dated in [from, until) per block (a stretch within one period). */
   unclickedPerBlock(from: number, until: number): Promise<Array<{ block: number; n: number }>>;
 }
@@ -322,19 +323,23 @@ export async function countedRangeClicksPage(
     [key.index, key.verify],
   );
   if (!search) return null;
-  const total = await counts.total();
-  if (total === null) return null;
-  const end = Math.min(page.offset + page.limit, total);
-  if (end <= page.offset) return [];
-  const languages = languageIds ?? [0];
+  const days = await counts.days();
+  if (days === null) return [];
   const { low, high, stretches } = rangePeriods(range);
+  // In one statement: the range's matches (its whole days' counts; block -1) and its unclicked
+  // ones per block in the whole periods (each entry of the periods summed).
   const summed = await rows<{ block: number; n: number }>(
     sql,
     `SELECT block, sum((SELECT coalesce(sum(x), 0) FROM unnest(unclicked[$3:$4]) x))::float8 AS n
-      FROM counted_click_periods WHERE search_id = $1 AND language_id = ANY($2::int[]) GROUP BY block`,
-    [search.id, languages, low, high],
+        FROM counted_click_periods WHERE search_id = $1 AND language_id = ANY($2::int[]) GROUP BY block
+      UNION ALL SELECT -1, coalesce(sum(posts), 0)::float8 FROM search_days
+        WHERE search_id = $1 AND language_id = ANY($2::int[]) AND day >= $5 AND day <= $6`,
+    [search.id, languageIds ?? [0], low, high, days.first, days.last],
   );
-  const perBlock = new Map(summed.map((b) => [b.block, b.n]));
+  const total = days.cut.reduce((sum, c) => sum + c.n, summed.find((b) => b.block === -1)?.n ?? 0);
+  const end = Math.min(page.offset + page.limit, total);
+  if (end <= page.offset) return [];
+  const perBlock = new Map(summed.filter((b) => b.block >= 0).map((b) => [b.block, b.n]));
   for (const stretch of stretches) {
     for (const b of await counts.unclickedPerBlock(stretch.from, stretch.until))
       perBlock.set(b.block, (perBlock.get(b.block) ?? 0) + stretch.sign * b.n);

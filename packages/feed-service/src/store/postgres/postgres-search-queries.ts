@@ -445,17 +445,12 @@ function dateRangeOf(query: SearchQuery): DateRange | null {
 
 /**
  * The ids of one clicks-ordered page of a counted word within `range`: the range's matches from
- * the counted days, its unclicked ones per block from the counted periods and the posts of the
+ * the counted days (those of the days it cuts counted here), its unclicked ones per block from the counted periods and the posts of the
  * periods it cuts (postgres-counted-click-ranges.ts). Null when those do not answer.
  */
 function countedRangeClicks(sql: Sql, match: Match, key: SearchKey, page: Page, range: DateRange) {
   return countedRangeClicksPage(sql, key, match.languageIds, range, page, {
-    total: async () =>
-      (
-        await countedDays(sql, key, match.languageIds, { offset: 0, limit: 0 }, () =>
-          rangeDays(sql, match, range),
-        )
-      )?.total ?? null,
+    days: () => rangeDays(sql, match, range),
     unclickedPerBlock: (from, until) => {
       const facet = dayRangeFacet(Math.floor(from / DAY_MS), Math.floor((until - 1) / DAY_MS));
       const where = rangeCondition(match, facet, { from, until });
