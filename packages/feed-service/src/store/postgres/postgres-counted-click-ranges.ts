@@ -314,28 +314,25 @@ export async function countedRangeClicksPage(
   page: ClicksPage,
   counts: RangeCounts,
 ): Promise<number[] | null> {
-  const [search] = await rows<{ id: number; q: string }>(
-    sql,
-    `SELECT s.id, s.index_query AS q FROM counted_searches s
-        JOIN counted_period_searches k ON k.search_id = s.id
-        JOIN counted_click_searches c ON c.search_id = s.id
-      WHERE s.index_query = $1 AND s.verify_query IS NOT DISTINCT FROM $2 AND s.lexeme IS NOT NULL`,
-    [key.index, key.verify],
-  );
-  if (!search) return null;
   const days = await counts.days();
-  if (days === null) return [];
   const { low, high, stretches } = rangePeriods(range);
-  // In one statement: the range's matches (its whole days' counts; block -1) and its unclicked
-  // ones per block in the whole periods (each entry of the periods summed).
+  // In one statement: the counted search (block -2, its id), the range's matches (its whole days'
+  // counts; block -1) and its unclicked ones per block in the whole periods (their entries summed).
   const summed = await rows<{ block: number; n: number }>(
     sql,
-    `SELECT block, sum((SELECT coalesce(sum(x), 0) FROM unnest(unclicked[$3:$4]) x))::float8 AS n
-        FROM counted_click_periods WHERE search_id = $1 AND language_id = ANY($2::int[]) GROUP BY block
+    `WITH s AS (SELECT s.id FROM counted_searches s
+          JOIN counted_period_searches k ON k.search_id = s.id JOIN counted_click_searches c ON c.search_id = s.id
+          WHERE s.index_query = $1 AND s.verify_query IS NOT DISTINCT FROM $2 AND s.lexeme IS NOT NULL)
+      SELECT -2 AS block, id::float8 AS n FROM s
+      UNION ALL SELECT block, sum((SELECT coalesce(sum(x), 0) FROM unnest(unclicked[$4:$5]) x))::float8
+        FROM counted_click_periods WHERE search_id = (SELECT id FROM s) AND language_id = ANY($3::int[]) GROUP BY block
       UNION ALL SELECT -1, coalesce(sum(posts), 0)::float8 FROM search_days
-        WHERE search_id = $1 AND language_id = ANY($2::int[]) AND day >= $5 AND day <= $6`,
-    [search.id, languageIds ?? [0], low, high, days.first, days.last],
+        WHERE search_id = (SELECT id FROM s) AND language_id = ANY($3::int[]) AND day >= $6 AND day <= $7`,
+    [key.index, key.verify, languageIds ?? [0], low, high, days?.first ?? 0, days?.last ?? -1],
   );
+  const searchId = summed.find((b) => b.block === -2)?.n;
+  if (searchId === undefined) return null;
+  if (days === null) return [];
   const total = days.cut.reduce((sum, c) => sum + c.n, summed.find((b) => b.block === -1)?.n ?? 0);
   const end = Math.min(page.offset + page.limit, total);
   if (end <= page.offset) return [];
@@ -366,7 +363,7 @@ export async function countedRangeClicksPage(
       `SELECT k.id FROM clicked_posts k
         WHERE $1::int = ANY(k.words) AND k.post_date >= $4::bigint AND k.post_date < $5::bigint ${language}
         ORDER BY ${order} LIMIT $2 OFFSET $3`,
-      [search.id, fromClicked, skip, ...dates, ...(languageIds ? [languageIds] : [])],
+      [searchId, fromClicked, skip, ...dates, ...(languageIds ? [languageIds] : [])],
     );
     if (found.length !== fromClicked) return null;
     ids = found.map((r) => r.id);
@@ -403,7 +400,7 @@ export async function countedRangeClicksPage(
         AND p.post_date >= $6::bigint AND p.post_date < $7::bigint ${language}
       ORDER BY p.id DESC LIMIT $4 OFFSET $5`,
     [
-      search.q,
+      key.index,
       oldest * BLOCK,
       (newest + 1) * BLOCK,
       fromUnclicked,
