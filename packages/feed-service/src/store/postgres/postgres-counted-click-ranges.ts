@@ -136,6 +136,15 @@ BEGIN
   IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
     IF NOT OLD.clicks > 0 THEN old_words := OLD.search_vector || ''::tsvector; END IF;
     IF NOT NEW.clicks > 0 THEN new_words := NEW.search_vector || ''::tsvector; END IF;
+    IF NEW.clicks > 0 AND OLD.language_id = NEW.language_id AND OLD.post_date = NEW.post_date
+        AND old_words = (NEW.search_vector || ''::tsvector) THEN
+      -- A first click alone: its entries exist (the post is counted in them), one UPDATE in key
+      -- order takes one off each, the words matched once.
+      UPDATE counted_click_periods SET unclicked[${periodOf("OLD.post_date")}] = unclicked[${periodOf("OLD.post_date")}] - 1
+        WHERE search_id = ANY(ARRAY(SELECT s.id FROM (${words}) s WHERE old_words @@ s.q))
+          AND language_id IN (0, OLD.language_id) AND block = OLD.id / ${BLOCK};
+      RETURN NULL;
+    END IF;
     ${upsert}
       SELECT search_id, language_id, block, counted_periods_of(array_agg(period), array_agg(n)) FROM (
         SELECT search_id, language_id, block, period, sum(n)::int AS n FROM (
