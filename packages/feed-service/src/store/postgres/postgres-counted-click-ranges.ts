@@ -401,12 +401,13 @@ export async function countedRangeClicksPage(
   }
   if (newest === null || oldest === null) return null;
   const language = languageIds ? "AND p.language_id = ANY($8::int[])" : "";
-  // The blocks' posts by the primary key, newest first: at most the blocks the page spans.
+  // The blocks' posts by the primary key, newest first: at most the blocks the page spans. The
+  // date before the words: a post outside the range never has its vector read out of TOAST.
   const found = await rows<{ id: number }>(
     sql,
     `SELECT p.id FROM posts p
-      WHERE p.id >= $2 AND p.id < $3 AND NOT p.clicks > 0 AND p.search_vector @@ $1::tsquery
-        AND p.post_date >= $6::bigint AND p.post_date < $7::bigint ${language}
+      WHERE p.id >= $2 AND p.id < $3 AND NOT p.clicks > 0
+        AND p.post_date >= $6::bigint AND p.post_date < $7::bigint AND p.search_vector @@ $1::tsquery ${language}
       ORDER BY p.id DESC LIMIT $4 OFFSET $5`,
     [
       key.index,
