@@ -20,6 +20,7 @@
  */
 import type pg from "pg";
 import { rows, type Sql } from "./postgres-connection.js";
+import { countClickPeriods, syncClickPeriods } from "./postgres-counted-click-ranges.js";
 import { countClickBlocks, syncClickBlocks } from "./postgres-counted-clicks.js";
 import { perDay as searchesPerDay } from "./postgres-counted-search-triggers.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
@@ -199,11 +200,17 @@ async function countWords(
     );
   }
   // Their blocks too (postgres-counted-clicks.ts), under the same lock.
-  if (blocks)
+  if (blocks) {
     await countClickBlocks(
       sql,
       added.map((a) => a.id),
     );
+    // And their periods (postgres-counted-click-ranges.ts).
+    await countClickPeriods(
+      sql,
+      added.map((a) => a.id),
+    );
+  }
   return { ...none, counted: added.length };
 }
 
@@ -222,6 +229,7 @@ export async function syncCountedWords(pool: pg.Pool, choice = CHOICE): Promise<
     if (dropped > 0) await syncCountedSearches(pool);
     // The blocks of any counted word without them (counted by a build without them).
     await syncClickBlocks(pool);
+    await syncClickPeriods(pool);
     return counted;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

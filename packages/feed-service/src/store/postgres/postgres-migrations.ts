@@ -19,6 +19,7 @@ import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { createCountedClickRanges } from "./postgres-counted-click-ranges.js";
 import { createCountedClicks, firstClickWordsSchema } from "./postgres-counted-clicks.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
@@ -478,6 +479,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     // Every clicked_posts row was updated (its words) and its clicks index rebuilt: until a vacuum
     // the walk of a word's clicked matches reads each row's heap page.
     vacuumAfter: ["clicked_posts"],
+  },
+  {
+    version: 51,
+    description:
+      "the counted words' unclicked matches per language, block of post ids and 28-day period, and the post's date in the clicks order's index, so a date-ranged deep page by clicks starts at its block",
+    up: createCountedClickRanges,
   },
   {
     version: 54,

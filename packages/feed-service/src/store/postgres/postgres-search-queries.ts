@@ -36,13 +36,20 @@ import { walkClicked } from "./postgres-clicked-walk.js";
 import { clickedWordsHold, clickedWordsPage } from "./postgres-clicked-words.js";
 import { POST_COLUMNS, POST_JOINS } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { countedRangeClicksPage } from "./postgres-counted-click-ranges.js";
 import { countedClicksPage } from "./postgres-counted-clicks.js";
 import { type CountedRange, countedDays, NO_DAY } from "./postgres-counted-searches.js";
 import { settleExclusions } from "./postgres-excluded-words.js";
 import { postsInLanguages } from "./postgres-language-totals.js";
 import { DAY_MS } from "./postgres-page-seek.js";
 import { toSearchIndexTsquery } from "./postgres-phrase-pairs.js";
-import { SEEK_FROM_OFFSET, TIER_MARGIN, TIER_POST_COST, WALK_POSTS } from "./postgres-plan-costs.js";
+import {
+  COUNTED_BLOCK_IDS,
+  SEEK_FROM_OFFSET,
+  TIER_MARGIN,
+  TIER_POST_COST,
+  WALK_POSTS,
+} from "./postgres-plan-costs.js";
 import { titledNewestPage } from "./postgres-ranked-newest.js";
 import {
   type CurrentFeedNames,
@@ -452,16 +459,42 @@ function dateRangeOf(query: SearchQuery): DateRange | null {
 }
 
 /**
+ * The ids of one clicks-ordered page of a counted word within `range`: the range's matches from
+ * the counted days (those of the days it cuts counted here), its unclicked ones per block from the counted periods and the posts of the
+ * periods it cuts (postgres-counted-click-ranges.ts). Null when those do not answer.
+ */
+function countedRangeClicks(sql: Sql, match: Match, key: SearchKey, page: Page, range: DateRange) {
+  return countedRangeClicksPage(sql, key, match.languageIds, range, page, {
+    days: () => rangeDays(sql, match, range),
+    unclickedPerBlock: (from, until) => {
+      const facet = dayRangeFacet(Math.floor(from / DAY_MS), Math.floor((until - 1) / DAY_MS));
+      const where = rangeCondition(match, facet, { from, until });
+      return rows<{ block: number; n: number }>(
+        sql,
+        `SELECT p.id / ${COUNTED_BLOCK_IDS} AS block, count(*)::float8 AS n FROM ${where.from}
+          WHERE ${where.sql} AND NOT p.clicks > 0 GROUP BY 1`,
+        where.params,
+      );
+    },
+  });
+}
+
+/**
  * A date-ordered page of words within `after:`/`before:` (and languages) when their search is
  * counted (a common word, a smart category's query): the counted days restricted to the range's,
- * so a deep page starts at its day as the unranged one does (countedPage). Null for any other
- * query, or when the counts do not answer: the operators' plans then do (postgres-search-operators.ts).
+ * so a deep page starts at its day as the unranged one does (countedPage); a deep page by clicks
+ * of a counted word, from its counted periods (countedRangeClicks). Null for any other query, or
+ * when the counts do not answer: the operators' plans then do (postgres-search-operators.ts).
+ * By clicks from offset `clicksFrom` (a page near the start is read from the clicks order's start).
  */
 export async function countedRangePage(
   sql: Sql,
   page: Page,
+  clicksFrom = SEEK_FROM_OFFSET,
 ): Promise<Array<PostRecord & { score: number }> | null> {
-  const range = page.sort === "date" && page.limit > 0 ? dateRangeOf(page.query) : null;
+  const counted =
+    page.limit > 0 && (page.sort === "date" || (page.sort === "clicks" && page.offset >= clicksFrom));
+  const range = counted ? dateRangeOf(page.query) : null;
   // An empty range: the operators' plans answer it without a read.
   if (range === null || (range.from !== null && range.until !== null && range.from >= range.until))
     return null;
@@ -470,7 +503,10 @@ export async function countedRangePage(
   const found = key === null ? null : searchMatch(words, page.languageIds);
   if (key === null || found === null) return null;
   const match = await settleExclusions(sql, found, words, page.languageIds);
-  const ids = await countedPage(sql, match, key, { ...page, query: words }, range);
+  const ids =
+    page.sort === "date"
+      ? await countedPage(sql, match, key, { ...page, query: words }, range)
+      : await countedRangeClicks(sql, match, key, { ...page, query: words }, range);
   return ids === null
     ? null
     : postsOf(

@@ -1,0 +1,347 @@
+/**
+ * Date-ranged pages by clicks of the counted words (postgres-counted-click-ranges.ts, migration
+ * 51): the unclicked matches per word, language (0: all), block of ids and 28-day period held to
+ * counting every post (brute force), and the pages within `after:`, `before:`, both, whole
+ * periods, a period cut at either end or both, ranges within a day, in all languages / one / two,
+ * against a full sort of the range's matches (clicks descending, ties by id descending, the
+ * unclicked after the clicked: spec §4) at offsets 0, the clicked middle, across the
+ * clicked/unclicked boundary, the unclicked middle, the last page, past the end, each answered
+ * from the counts (no statement of the operators' plans). Again after first clicks, later clicks,
+ * clicks taken back, inserts, deletes, a post's date change, a language change, re-worded posts,
+ * a count by a build without periods, and a truncation.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type pg from "pg";
+import { parseSearchQuery } from "../../search/parse-search-query.js";
+import type { SearchQuery } from "../../search/search-query.js";
+import { mulberry32Draws } from "../../test-support/seeded-draws.js";
+import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
+import type { IncomingPost } from "../store.js";
+import type { Sql } from "./postgres-connection.js";
+import { PERIOD_DAYS, rangePeriods, syncClickPeriods } from "./postgres-counted-click-ranges.js";
+import { syncCountedWords } from "./postgres-counted-words.js";
+import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
+import { searchWithOperators } from "./postgres-search-operators.js";
+import { countedRangePage } from "./postgres-search-queries.js";
+import type { PostgresStore } from "./postgres-store.js";
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const PERIOD = PERIOD_DAYS * DAY;
+const NOW = Date.UTC(2026, 5, 1);
+const SHARES: Array<[string, number]> = [
+  ["amber", 0.85],
+  ["birch", 0.5],
+  ["dune", 0.02],
+];
+const CHOICE = { matches: 150, most: 2 };
+const WORDS = ["amber", "birch"];
+
+let db: TestPostgresStore;
+let store: PostgresStore;
+let pool: pg.Pool;
+let languages: number[];
+let feeds: number[];
+
+const next = mulberry32Draws(51);
+
+function archive(prefix: string, size: number, languageId: number, title?: string): IncomingPost[] {
+  return Array.from({ length: size }, (_, i) => {
+    const words = SHARES.filter(([, share]) => next() < share).map(([w]) => w);
+    return {
+      guid: `${prefix}${i}`,
+      link: `https://example.test/${prefix}/${i}`,
+      title: title ?? words.join(" "),
+      excerpt: `n${prefix}${i}`,
+      content: "",
+      publishedAt: NOW - Math.floor(next() * 400 * DAY),
+      updatedAt: null,
+      seenAt: NOW,
+      languageId,
+    };
+  });
+}
+
+/** Each counted word's periods against counting every unclicked post holding it. */
+async function assertPeriods(label: string): Promise<void> {
+  for (const word of WORDS) {
+    const { rows: kept } = await pool.query(
+      `SELECT b.language_id, b.block, g.period, b.unclicked[g.period] AS n FROM counted_click_periods b
+        JOIN counted_searches s ON s.id = b.search_id
+        CROSS JOIN LATERAL generate_series(array_lower(b.unclicked, 1), array_upper(b.unclicked, 1)) g (period)
+        WHERE s.lexeme = $1 AND b.unclicked[g.period] <> 0 ORDER BY 1, 2, 3`,
+      [word],
+    );
+    const { rows: all } = await pool.query(
+      `SELECT coalesce(p.language_id, 0) AS language_id, p.id / ${COUNTED_BLOCK_IDS} AS block,
+          floor(p.post_date / ${PERIOD}.0)::int AS period, count(*)::int AS n
+        FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector)) AND p.clicks = 0
+        GROUP BY GROUPING SETS ((p.language_id, 2, 3), (2, 3)) ORDER BY 1, 2, 3`,
+      [word],
+    );
+    assert.ok(all.length > 0, `${label}: '${word}' matches`);
+    assert.deepEqual(kept, all, `${label}: '${word}'`);
+  }
+}
+
+/** Every match of `word` in the range and languages in clicks order, with how many are clicked. */
+async function sorted(
+  word: string,
+  languageIds: number[] | null,
+  from: number | null,
+  until: number | null,
+): Promise<{ ids: number[]; clicked: number }> {
+  const { rows } = await pool.query<{ id: number; clicks: number }>(
+    `SELECT id, clicks FROM posts WHERE $1 = ANY(tsvector_to_array(search_vector))
+      AND ($2::int[] IS NULL OR language_id = ANY($2::int[]))
+      AND ($3::bigint IS NULL OR post_date >= $3) AND ($4::bigint IS NULL OR post_date < $4)
+      ORDER BY clicks DESC, id DESC`,
+    [word, languageIds, from, until],
+  );
+  return { ids: rows.map((r) => r.id), clicked: rows.filter((r) => r.clicks > 0).length };
+}
+
+function recording(seen: string[]): Sql {
+  return {
+    query: ((text: string | pg.QueryConfig, values?: unknown[]) => {
+      seen.push(typeof text === "string" ? text : text.text);
+      return typeof text === "string" ? pool.query(text, values) : pool.query(text);
+    }) as Sql["query"],
+  };
+}
+
+/** `word` within a range, as the parser writes `after:`/`before:` (each its own clause). */
+function ranged(word: string, from: number | null, until: number | null): SearchQuery {
+  const words = parseSearchQuery(word);
+  const filters = [
+    ...(from === null ? [] : [[{ kind: "date" as const, from, until: null }]]),
+    ...(until === null ? [] : [[{ kind: "date" as const, from: null, until }]]),
+  ];
+  return { ...words, filterClauses: filters };
+}
+
+/**
+ * The ranges: after and before a day (a period cut), whole periods, a period cut at both ends
+ * (its part in the range short, or long: the period's count less the rest), within a day.
+ */
+function ranges(): Array<[string, number | null, number | null]> {
+  const p = Math.floor((NOW - 200 * DAY) / PERIOD) * PERIOD;
+  return [
+    ["after a day", p + 9 * DAY, null],
+    ["after a late day", p + 25 * DAY, null],
+    ["before a day", null, p + 3 * DAY],
+    ["before a late day", null, p + 20 * DAY],
+    ["whole periods", p - 4 * PERIOD, p + 3 * PERIOD],
+    ["both mid-period", p - 3 * PERIOD + 5 * DAY + 5 * HOUR, p + 2 * PERIOD + 17 * DAY + 1],
+    ["within a period, short", p + 3 * DAY, p + 9 * DAY + 7 * HOUR],
+    ["within a period, long", p + 2 * DAY + HOUR, p + 26 * DAY],
+    ["within a day", p + 3 * HOUR, p + 20 * HOUR],
+    ["before every post", null, NOW - 600 * DAY],
+  ];
+}
+
+/** Pages by clicks within each range against the full sort, answered from the counts. */
+async function assertPages(label: string): Promise<number> {
+  let pages = 0;
+  for (const word of WORDS) {
+    for (const [name, from, until] of ranges()) {
+      for (const languageIds of [null, [languages[1]!], [languages[0]!, languages[2]!]]) {
+        const { ids, clicked } = await sorted(word, languageIds, from, until);
+        const mid = clicked + Math.floor((ids.length - clicked) / 2);
+        for (const [offset, limit] of [
+          [0, 20],
+          [Math.floor(clicked / 2), 20],
+          [clicked - 7, 20],
+          [clicked, 20],
+          [clicked - 150, 300],
+          [mid, 20],
+          [Math.max(0, ids.length - 20), 20],
+          [Math.max(0, ids.length - 1), 20],
+          [ids.length, 20],
+          [ids.length + 5, 20],
+        ] as const) {
+          if (offset < 0) continue;
+          const at = `${label}: '${word}' ${name} in ${JSON.stringify(languageIds)} at ${offset}+${limit} (${clicked} clicked of ${ids.length})`;
+          const expected = ids.slice(offset, offset + limit);
+          const page = {
+            query: ranged(word, from, until),
+            sort: "clicks" as const,
+            limit,
+            offset,
+            languageIds,
+          };
+          const seen: string[] = [];
+          const counted = await countedRangePage(recording(seen), page, 0);
+          assert.deepEqual(
+            counted?.map((p) => p.postId),
+            expected,
+            `${at}: counted\n${seen.join("\n")}`,
+          );
+          assert.ok(!seen.some((q) => q.includes("operator_facets(")), `${at}: ${seen.join("\n")}`);
+          if (offset % 3 === 0 || offset === clicked) {
+            const found = await searchWithOperators(pool, page);
+            assert.deepEqual(
+              found.map((p) => p.postId),
+              expected,
+              `${at}: search`,
+            );
+          }
+          pages++;
+        }
+      }
+    }
+  }
+  return pages;
+}
+
+/** Clicks on `count` posts drawn from those with `clicks` in [min, max]. */
+async function click(count: number, min: number, max: number, times = 1): Promise<void> {
+  const { rows } = await pool.query<{ id: number }>(
+    "SELECT id FROM posts WHERE clicks BETWEEN $1 AND $2 ORDER BY md5(id::text) LIMIT $3",
+    [min, max, count],
+  );
+  for (const { id } of rows)
+    for (let t = 0; t < times; t++) await store.insertClick(id, `c${id}-${min}-${t}-${next()}`, NOW - DAY);
+}
+
+before(async () => {
+  db = await openTestPostgresStore("counted_click_ranges");
+  ({ store, pool } = db);
+  languages = [
+    1,
+    ...(await Promise.all(["de", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),
+  ];
+  feeds = [];
+  // Ids past a few blocks, and gaps in them.
+  await pool.query(`SELECT setval(pg_get_serial_sequence('posts', 'id'), ${COUNTED_BLOCK_IDS - 300})`);
+  for (let f = 0; f < 12; f++) {
+    const feed = await store.addFeed({
+      feedUrl: `https://q${f}.test/feed`,
+      feedName: `Q${f}`,
+      languageId: languages[f % 3]!,
+    });
+    feeds.push(feed.feedId);
+    await store.applyFeedUpdate(feed.feedId, {
+      fetchState: {},
+      posts: archive(`a${f}-`, 180, languages[f % 3]!),
+    });
+  }
+  await pool.query("DELETE FROM posts WHERE id % 11 = 0");
+  await click(500, 0, 0);
+  await click(200, 1, 5, 2);
+  await click(40, 2, 9, 5);
+  await pool.query("ANALYZE posts");
+  assert.equal(await syncCountedWords(pool, CHOICE), 2);
+});
+after(() => db?.close());
+
+describe("postgres counted words' date-ranged pages by clicks", () => {
+  it("splits a range into whole periods and the stretches of the periods it cuts", () => {
+    const p = 700 * PERIOD;
+    assert.deepEqual(rangePeriods({ from: p, until: p + 3 * PERIOD }), {
+      low: 700,
+      high: 702,
+      stretches: [],
+    });
+    assert.deepEqual(rangePeriods({ from: p + DAY, until: null }), {
+      low: 700,
+      high: 2_147_483_647,
+      stretches: [{ from: p, until: p + DAY, sign: -1 }],
+    });
+    assert.deepEqual(rangePeriods({ from: null, until: p + 3 * DAY }), {
+      low: -2_147_483_648,
+      high: 699,
+      stretches: [{ from: p, until: p + 3 * DAY, sign: 1 }],
+    });
+    assert.deepEqual(rangePeriods({ from: p + DAY, until: p + 27 * DAY }), {
+      low: 700,
+      high: 700,
+      stretches: [
+        { from: p, until: p + DAY, sign: -1 },
+        { from: p + 27 * DAY, until: p + PERIOD, sign: -1 },
+      ],
+    });
+    assert.deepEqual(rangePeriods({ from: p + DAY, until: p + 2 * DAY }), {
+      low: 701,
+      high: 699,
+      stretches: [{ from: p + DAY, until: p + 2 * DAY, sign: 1 }],
+    });
+  });
+
+  it("counts each word's unclicked matches per language, block and period, and pages ranges by them", async () => {
+    await assertPeriods("counted");
+    assert.ok((await assertPages("counted")) > 500);
+  });
+
+  it("keeps the counts exact through clicks, inserts, deletes and changes of date, words and language", async () => {
+    await click(120, 0, 0);
+    await click(80, 1, 3);
+    await pool.query("UPDATE posts SET clicks = 4 WHERE clicks BETWEEN 5 AND 6");
+    for (let f = 0; f < 12; f += 4) {
+      await store.applyFeedUpdate(feeds[f]!, {
+        fetchState: {},
+        posts: archive(`b${f}-`, 60, languages[f % 3]!),
+      });
+    }
+    await store.applyFeedUpdate(feeds[1]!, {
+      fetchState: {},
+      posts: archive("a1-", 40, languages[1]!, "birch changed"),
+    });
+    // Dates moved across periods (unclicked and clicked posts), languages changed.
+    await pool.query(`UPDATE posts SET post_date = post_date - ${9 * DAY} WHERE id % 7 = 3`);
+    await pool.query(
+      `UPDATE posts SET post_date = post_date + ${40 * DAY} WHERE id % 23 = 4 AND post_date < $1`,
+      [NOW - 50 * DAY],
+    );
+    await pool.query("UPDATE posts SET language_id = $1 WHERE id % 13 = 1", [languages[2]]);
+    // A first click with a date change in one statement; clicks taken back to none.
+    await pool.query(
+      `UPDATE posts SET clicks = 3, post_date = post_date - ${30 * DAY} WHERE clicks = 0 AND id % 17 = 2`,
+    );
+    await pool.query("UPDATE posts SET clicks = 0 WHERE clicks = 1 AND id % 3 = 0");
+    await pool.query("DELETE FROM posts WHERE id % 19 = 5");
+    assert.ok(await store.removeFeed(feeds[5]!));
+    await click(60, 0, 0);
+    await assertPeriods("after the writes");
+    await assertPages("after the writes");
+  });
+
+  it("answers nothing from a word counted without periods until they are counted", async () => {
+    await pool.query("DELETE FROM counted_period_searches");
+    await pool.query(
+      "UPDATE counted_click_periods SET unclicked = counted_periods_add(unclicked, '[730:730]={5}')",
+    );
+    const seen: string[] = [];
+    const page = {
+      query: parseSearchQuery("after:2026-01-01 amber"),
+      sort: "clicks" as const,
+      limit: 20,
+      offset: 300,
+      languageIds: null,
+    };
+    assert.equal(await countedRangePage(recording(seen), page, 0), null);
+    assert.equal(await syncClickPeriods(pool), 2);
+    assert.equal(await syncClickPeriods(pool), 0);
+    await assertPeriods("counted again");
+    await assertPages("counted again");
+  });
+
+  it("forgets the periods when the posts are truncated and counts them again with the words", async () => {
+    await pool.query("TRUNCATE posts CASCADE");
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM counted_click_periods");
+    assert.equal(rows[0].n, 0);
+    for (let f = 0; f < 6; f++) {
+      await store.applyFeedUpdate(feeds[f === 5 ? 4 : f]!, {
+        fetchState: {},
+        posts: archive(`d${f}-`, 300, languages[f % 3]!),
+      });
+    }
+    await click(400, 0, 0);
+    await click(100, 1, 3, 3);
+    await pool.query("ANALYZE posts");
+    assert.equal(await syncCountedWords(pool, CHOICE), 2);
+    await assertPeriods("after the truncation");
+    await assertPages("after the truncation");
+  });
+});
