@@ -20,6 +20,7 @@ import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createCountedClicks } from "./postgres-counted-clicks.js";
+import { createCountedFeeds } from "./postgres-counted-feeds.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { createCountedWords } from "./postgres-counted-words.js";
@@ -478,6 +479,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     // Every clicked_posts row was updated (its words) and its clicks index rebuilt: until a vacuum
     // the walk of a word's clicked matches reads each row's heap page.
     vacuumAfter: ["clicked_posts"],
+  },
+  {
+    version: 52,
+    description:
+      "the counted words' matches per feed and month, so a deep date page of a counted word within `feed:` reads the months that hold it: kept by the posts' insert, delete and words, feed or date triggers",
+    up: createCountedFeeds,
   },
 ];
 
