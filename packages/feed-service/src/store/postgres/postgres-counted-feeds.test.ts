@@ -159,7 +159,9 @@ describe("postgres counted words' months per feed", () => {
     await pool.query("DELETE FROM posts WHERE id % 19 = 5");
     // Re-worded: some posts lose a counted word, some gain one.
     await pool.query("UPDATE posts SET search_vector = 'birch:1 w1:2'::tsvector WHERE id % 23 = 3");
-    await pool.query("UPDATE posts SET search_vector = search_vector || 'amber:9'::tsvector WHERE id % 29 = 4");
+    await pool.query(
+      "UPDATE posts SET search_vector = search_vector || 'amber:9'::tsvector WHERE id % 29 = 4",
+    );
     await pool.query("UPDATE posts SET feed_id = $1 WHERE id % 31 = 6", [feeds[20]]);
     await pool.query(`UPDATE posts SET post_date = post_date - ${40 * DAY} WHERE id % 37 = 7`);
     // Words and day in one statement: moved once.
@@ -190,7 +192,11 @@ describe("postgres counted words' months per feed", () => {
     const page = { offset: Math.floor(ids.length / 2), limit: 20 };
     assert.equal(await countedPage("feed:tagebuch amber", "date", page), null);
     // (Pages past that month take its count as the posts'; the counts are held to the posts above.)
-    const found = await searchWithOperators(pool, { ...(await queryOf("feed:tagebuch amber")), sort: "date", ...page });
+    const found = await searchWithOperators(pool, {
+      ...(await queryOf("feed:tagebuch amber")),
+      sort: "date",
+      ...page,
+    });
     assert.deepEqual(
       found.map((p) => p.postId),
       ids.slice(page.offset, page.offset + 20),
