@@ -17,7 +17,7 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
-import { countedFeedsPage, syncFeedMonths } from "./postgres-counted-feeds.js";
+import { COUNTED_FEEDS_DEPTH, countedFeedsPage, syncFeedMonths } from "./postgres-counted-feeds.js";
 import { syncCountedWords } from "./postgres-counted-words.js";
 import { planOf } from "./postgres-operator-plan.js";
 import { MONTH_DAYS } from "./postgres-scope-months.js";
@@ -104,7 +104,7 @@ async function queryOf(terms: string) {
 /** The counted path's page (null: it does not answer). */
 async function countedPage(terms: string, sort: SearchSort, page: { offset: number; limit: number }) {
   const query = await queryOf(terms);
-  return countedFeedsPage(pool, { ...page, ...query, sort }, planOf(query.query, query.languageIds));
+  return countedFeedsPage(pool, { ...page, ...query, sort }, planOf(query.query, query.languageIds), 0);
 }
 
 const FEEDS: Array<[string, string]> = [
@@ -209,7 +209,11 @@ describe("postgres counted words' months per feed", () => {
     await assertPages("counted again");
   });
 
-  it("leaves queries the counts do not describe to the other plans", async () => {
+  it("leaves queries the counts do not describe, and shallow pages, to the other plans", async () => {
+    const query = await queryOf("feed:tagebuch amber");
+    const plan = planOf(query.query, query.languageIds);
+    const shallow = { ...query, sort: "date" as const, offset: COUNTED_FEEDS_DEPTH - 20, limit: 20 };
+    assert.equal(await countedFeedsPage(pool, shallow, plan), null, "shallow");
     for (const [terms, sort] of [
       ["feed:tagebuch amber", "relevance"],
       ["feed:tagebuch amber", "clicks"],

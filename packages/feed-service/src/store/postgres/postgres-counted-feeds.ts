@@ -22,7 +22,10 @@ import { isFilter, type SearchQuery, usesOperators } from "../../search/search-q
 import type { PostPage, SearchSort } from "../store.js";
 import { Where } from "./postgres-columns.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { feedWordQuery } from "./postgres-feed-words.js";
 import { addMatching, type Plan } from "./postgres-operator-plan.js";
+import { MAX_FEED_FACETS } from "./postgres-operator-scope.js";
+import { COUNTED_WORD_MATCHES, TIER_MARGIN } from "./postgres-plan-costs.js";
 import { MONTH_DAYS, monthOf } from "./postgres-scope-months.js";
 import { lexemeOf, searchKey } from "./postgres-search-key.js";
 
@@ -209,6 +212,32 @@ function feedWord(
   return { lexemeQuery: key.index, feedIds: plan.scope.feedIds };
 }
 
+/**
+ * How the window's matches are read: a few feeds are facets of the operators' index, so the
+ * word's posting list narrowed to the window's day facets and the feeds' facets hands over the
+ * feeds' matches alone; many feeds are not in it, and its candidates would be every feed's
+ * matches of those days, each a heap row, so the feeds' words (postgres-feed-words.ts) hand over
+ * the feeds' matches, ANDed with their posts of the window (posts_by_feed). Null: the operators'.
+ */
+function windowFeedWords(plan: Plan, feedIds: readonly number[]): string[] | null {
+  if (feedIds.length <= MAX_FEED_FACETS || plan.feedIndex === null) return null;
+  const queries: string[] = [];
+  for (const id of feedIds) {
+    const query = feedWordQuery(plan.feedIndex, id);
+    if (query === null) return null;
+    queries.push(query);
+  }
+  return queries;
+}
+
+/**
+ * The depth (offset + limit) from which a page is read through the counts: the newest-days tier
+ * of the other plans reads the page's matches and those before it (with TIER_MARGIN), each a
+ * heap row; past half the budget's worth of them (COUNTED_WORD_MATCHES), the months' counts and
+ * one window of them cost less. A shallower page is the tier's.
+ */
+export const COUNTED_FEEDS_DEPTH = COUNTED_WORD_MATCHES / (2 * TIER_MARGIN);
+
 /** A month of the feeds' matches, newest first, with the matches up to its end. */
 interface CountedMonth {
   month: number;
@@ -222,13 +251,16 @@ interface CountedMonth {
  * write between the two reads: the exact uncounted plans answer then). The months holding the
  * page come from the feeds' counts; the page statement reads the matches of those months and,
  * in the same snapshot, counts them and the newer months' counts again, so the offset within
- * them is exact. Past the last match: no page.
+ * them is exact. Past the last match: no page. Pages no deeper than `depth` are left to the others.
  */
 export async function countedFeedsPage(
   sql: Sql,
   page: PostPage & { query: SearchQuery; sort: SearchSort },
   plan: Plan,
+  /** Tests read shallow pages through the counts too. */
+  depth = COUNTED_FEEDS_DEPTH,
 ): Promise<number[] | null> {
+  if (page.offset + page.limit <= depth) return null;
   const word = feedWord(page, plan);
   if (word === null) return null;
   const [search] = await rows<{ id: number }>(
@@ -253,8 +285,7 @@ export async function countedFeedsPage(
   const newer = newest.running - newest.n;
   const inWindow = oldest.running - newer;
   const window = { first: oldest.month * MONTH_DAYS, last: (newest.month + 1) * MONTH_DAYS - 1 };
-  // The months' day facets narrow the word's posting list; the feeds narrow as the plan's scope says.
-  const read = { ...plan, feedWords: null, feedTitles: null };
+  const read = { ...plan, feedWords: windowFeedWords(plan, word.feedIds), feedTitles: null };
   const where = addMatching(new Where(), read, window, {
     newest: window.last,
     oldest: window.first,
