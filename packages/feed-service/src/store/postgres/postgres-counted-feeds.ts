@@ -21,7 +21,7 @@ import type pg from "pg";
 import { isFilter, type SearchQuery, usesOperators } from "../../search/search-query.js";
 import type { PostPage, SearchSort } from "../store.js";
 import { Where } from "./postgres-columns.js";
-import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
 import { feedWordQuery } from "./postgres-feed-words.js";
 import { addMatching, type Plan } from "./postgres-operator-plan.js";
 import { MAX_FEED_FACETS } from "./postgres-operator-scope.js";
@@ -238,6 +238,15 @@ function windowFeedWords(plan: Plan, feedIds: readonly number[]): string[] | nul
  */
 export const COUNTED_FEEDS_DEPTH = COUNTED_WORD_MATCHES / (2 * TIER_MARGIN);
 
+/** The first row of an unnamed statement (planned on every call), with driver errors translated. */
+async function unpreparedRow<T>(sql: Sql, text: string, values: unknown[]): Promise<T> {
+  try {
+    return (await sql.query(text, values)).rows[0] as T;
+  } catch (error) {
+    throw translatePostgresError(error);
+  }
+}
+
 /** A month of the feeds' matches, newest first, with the matches up to its end. */
 interface CountedMonth {
   month: number;
@@ -291,7 +300,10 @@ export async function countedFeedsPage(
     oldest: window.first,
     narrow: true,
   });
-  const [found] = await rows<{ n: number; newer: number; ids: number[] | null }>(
+  // Unnamed, so planned for its own window and feeds each time: a prepared statement's generic
+  // plan, taken after a few runs (https://www.postgresql.org/docs/current/sql-prepare.html), does
+  // not see the tsquery or the window and may read every match of the feeds' words.
+  const found = await unpreparedRow<{ n: number; newer: number; ids: number[] | null }>(
     sql,
     `WITH m AS MATERIALIZED (SELECT p.id, p.post_date FROM posts p ${where.sql} OFFSET 0)
       SELECT (SELECT count(*) FROM m)::float8 AS n,
@@ -302,6 +314,6 @@ export async function countedFeedsPage(
           LIMIT ${where.next(page.limit)} OFFSET ${where.next(page.offset - newer)}) page) AS ids`,
     where.params,
   );
-  if (found!.n !== inWindow || found!.newer !== newer) return null;
-  return (found!.ids ?? []).map(Number);
+  if (found.n !== inWindow || found.newer !== newer) return null;
+  return (found.ids ?? []).map(Number);
 }
