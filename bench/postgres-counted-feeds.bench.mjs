@@ -1,6 +1,6 @@
 // Date pages of a counted word within `feed:` (migration 52, postgres-counted-feeds.ts) against a
 // build without the feeds' counts, on a database that must not be migrated (a shared 1M folder at
-// an older schema): the word's counts per feed and month are made as TEMP tables of the session
+// an older schema): the word's counts per feed and month are made as TEMP tables of its connection
 // (they shadow the migration's tables for this connection alone and go when it ends; nothing is
 // written to the database's own tables), then the baseline's and this build's searchWithOperators
 // run in turns on that one connection, each offset six rounds (the order swapped each round):
@@ -57,7 +57,7 @@ const cpuMs = () => {
   return (Number(f[11]) + Number(f[12])) * 10;
 };
 
-// The word's counts as migration 52 keeps them, for this session only (temp tables come first
+// The word's counts as migration 52 keeps them, for this connection only (temp tables come first
 // in the search path); temp_buffers so that they are read from memory, as shared buffers would.
 await client.query("SET temp_buffers = '256MB'");
 const made = performance.now();
