@@ -7,7 +7,7 @@
  * posts_by_feed), of a few (facets in the index) and of one; again after posts are added,
  * removed, re-worded, moved to another feed or day and a feed removed; a word whose months are
  * not counted, counts that disagree with the posts, queries the counts cannot answer, and a
- * truncation.
+ * truncation; and the search itself, through the counts past COUNTED_FEEDS_DEPTH only.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -15,6 +15,7 @@ import type pg from "pg";
 import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
 import { COUNTED_FEEDS_DEPTH, countedFeedsPage, syncFeedMonths } from "./postgres-counted-feeds.js";
@@ -241,5 +242,30 @@ describe("postgres counted words' months per feed", () => {
     assert.equal(await syncCountedWords(pool, CHOICE), 2);
     await assertMonths("after the truncation");
     await assertPages("after the truncation");
+  });
+
+  it("reads the search's pages deeper than COUNTED_FEEDS_DEPTH through the counts, and shallower ones not", async () => {
+    await insertPosts(10_001, 32_000, "e");
+    await pool.query("ANALYZE posts");
+    const ids = await sorted("amber", "Tagebuch %");
+    assert.ok(ids.length > COUNTED_FEEDS_DEPTH + 1000, `${ids.length} matches`);
+    const query = await queryOf("feed:tagebuch amber");
+    for (const offset of [
+      0,
+      COUNTED_FEEDS_DEPTH + 7,
+      Math.floor(ids.length / 2) + 3,
+      ids.length - 20,
+      ids.length + 5,
+    ]) {
+      const { sql, ran } = recordingSql(pool);
+      const found = await searchWithOperators(sql, { ...query, sort: "date", offset, limit: 20 });
+      assert.deepEqual(
+        found.map((p) => p.postId),
+        ids.slice(offset, offset + 20),
+        `at ${offset} of ${ids.length}`,
+      );
+      const counted = ran.some((text) => text.includes("FROM counted_feed_months"));
+      assert.equal(counted, offset + 20 > COUNTED_FEEDS_DEPTH, `counted at ${offset}`);
+    }
   });
 });
