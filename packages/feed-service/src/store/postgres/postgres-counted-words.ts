@@ -22,6 +22,7 @@ import type pg from "pg";
 import { rows, type Sql } from "./postgres-connection.js";
 import { countClickPeriods, syncClickPeriods } from "./postgres-counted-click-ranges.js";
 import { countClickBlocks, syncClickBlocks } from "./postgres-counted-clicks.js";
+import { countFeedMonths, syncFeedMonths } from "./postgres-counted-feeds.js";
 import { perDay as searchesPerDay } from "./postgres-counted-search-triggers.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
 import { COUNTED_WORD_MATCHES, MAX_COUNTED_WORDS } from "./postgres-plan-costs.js";
@@ -102,7 +103,7 @@ export async function createCountedWords(sql: Sql): Promise<void> {
     if (lexeme !== null)
       await sql.query("UPDATE counted_searches SET lexeme = $1 WHERE id = $2", [lexeme, c.id]);
   }
-  // (Migration 50 counts their blocks: its table is not there yet.)
+  // (Migrations 50 and 52 count their blocks and months: their tables are not there yet.)
   await countWords(sql, await chooseCountedWords(sql), false);
 }
 
@@ -199,7 +200,8 @@ async function countWords(
       [added.map((a) => a.id)],
     );
   }
-  // Their blocks too (postgres-counted-clicks.ts), under the same lock.
+  // Their blocks and their feeds' months too (postgres-counted-clicks.ts, postgres-counted-feeds.ts),
+  // under the same lock.
   if (blocks) {
     await countClickBlocks(
       sql,
@@ -207,6 +209,10 @@ async function countWords(
     );
     // And their periods (postgres-counted-click-ranges.ts).
     await countClickPeriods(
+      sql,
+      added.map((a) => a.id),
+    );
+    await countFeedMonths(
       sql,
       added.map((a) => a.id),
     );
@@ -230,6 +236,7 @@ export async function syncCountedWords(pool: pg.Pool, choice = CHOICE): Promise<
     // The blocks of any counted word without them (counted by a build without them).
     await syncClickBlocks(pool);
     await syncClickPeriods(pool);
+    await syncFeedMonths(pool);
     return counted;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

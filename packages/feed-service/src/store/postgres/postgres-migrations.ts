@@ -21,6 +21,7 @@ import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createCountedClickRanges } from "./postgres-counted-click-ranges.js";
 import { createCountedClicks, firstClickWordsSchema } from "./postgres-counted-clicks.js";
+import { createCountedFeeds } from "./postgres-counted-feeds.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
 import { createCountedWords } from "./postgres-counted-words.js";
@@ -485,6 +486,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "the counted words' unclicked matches per language, block of post ids and 28-day period, and the post's date in the clicks order's index, so a date-ranged deep page by clicks starts at its block",
     up: createCountedClickRanges,
+  },
+  {
+    version: 52,
+    description:
+      "the counted words' matches per feed and month, so a deep date page of a counted word within `feed:` reads the months that hold it: kept by the posts' insert, delete and words, feed or date triggers",
+    up: createCountedFeeds,
   },
   {
     version: 54,

@@ -17,6 +17,7 @@ import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { countedFeedsPage } from "./postgres-counted-feeds.js";
 import { withFeedTitles } from "./postgres-feed-titles.js";
 import { withFeedWords } from "./postgres-feed-words.js";
 import { mostClickedIds } from "./postgres-operator-clicks.js";
@@ -282,11 +283,14 @@ export async function searchWithOperators(
 ): Promise<Array<PostRecord & { score: number }>> {
   if (page.limit === 0) return [];
   // Counted words within a date range, by date: from their counted days (postgres-search-queries.ts).
-  const counted = await countedRangePage(sql, page);
-  if (counted !== null) return counted;
+  const ranged = await countedRangePage(sql, page);
+  if (ranged !== null) return ranged;
   const plan = await withWritingFeeds(sql, planOf(page.query, page.languageIds));
   if (emptyScope(plan.scope)) return [];
   const sort = plan.words === null && page.sort === "relevance" ? "date" : page.sort;
+  // A counted word within feeds, by date: from the feeds' counted months (postgres-counted-feeds.ts).
+  const counted = await countedFeedsPage(sql, { ...page, sort }, plan);
+  if (counted !== null) return postsOf(sql, plan, counted);
   return postsOf(sql, plan, await pageIds(sql, plan, sort, page));
 }
 
