@@ -68,8 +68,9 @@ import { PostgresWebSubStore } from "./postgres-websub-store.js";
  * - no parallel workers: the reads are built to touch few rows, and on a busy server a worker per
  *   query only takes cores from the other queries.
  * - no JIT compilation: servers built with LLVM compile every plan estimated above
- *   `jit_above_cost` (100,000 by default), again at each execution of a statement that is never
- *   prepared, as these are (https://www.postgresql.org/docs/current/jit-decision.html); JIT is
+ *   `jit_above_cost` (100,000 by default), again at each custom plan, and the plan cache makes one
+ *   for most executions of these prepared statements, whose cost follows the words searched
+ *   (https://www.postgresql.org/docs/current/jit-decision.html, and PREPARE's notes); JIT is
  *   meant for long analytical queries, and a common word's search is estimated near that cost yet
  *   short. (The servers the tests and benchmarks start are built without JIT: not measured here.)
  */
