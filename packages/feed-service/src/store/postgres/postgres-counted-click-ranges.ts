@@ -27,6 +27,7 @@
  */
 import type pg from "pg";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { countUnmarkedSearches } from "./postgres-counted-marks.js";
 import type { CountedRange } from "./postgres-counted-searches.js";
 import { DAY_MS } from "./postgres-page-seek.js";
 import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
@@ -220,20 +221,8 @@ export async function countClickPeriods(sql: Sql, ids: readonly number[]): Promi
 }
 
 /** Counts the periods of the counted lexemes without them (within `sql`'s transaction). */
-async function countUnmarked(sql: Sql): Promise<number> {
-  const unmarked = await rows<{ id: number }>(
-    sql,
-    `SELECT id FROM counted_searches s WHERE lexeme IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM counted_period_searches k WHERE k.search_id = s.id) ORDER BY id`,
-  );
-  if (unmarked.length === 0) return 0;
-  await sql.query("SET LOCAL statement_timeout = 0");
-  await sql.query("LOCK TABLE posts IN SHARE MODE");
-  await countClickPeriods(
-    sql,
-    unmarked.map((u) => u.id),
-  );
-  return unmarked.length;
+function countUnmarked(sql: Sql): Promise<number> {
+  return countUnmarkedSearches(sql, "counted_period_searches", countClickPeriods);
 }
 
 /**

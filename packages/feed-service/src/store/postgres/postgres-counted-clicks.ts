@@ -25,6 +25,7 @@
  */
 import type pg from "pg";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
+import { countUnmarkedSearches } from "./postgres-counted-marks.js";
 import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
 import type { SearchKey } from "./postgres-search-key.js";
 
@@ -279,20 +280,8 @@ export async function createCountedClicks(sql: Sql): Promise<void> {
 }
 
 /** Counts the blocks of the counted lexemes without them (within `sql`'s transaction). */
-async function countUnmarked(sql: Sql): Promise<number> {
-  const unmarked = await rows<{ id: number }>(
-    sql,
-    `SELECT id FROM counted_searches s WHERE lexeme IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM counted_click_searches k WHERE k.search_id = s.id) ORDER BY id`,
-  );
-  if (unmarked.length === 0) return 0;
-  await sql.query("SET LOCAL statement_timeout = 0");
-  await sql.query("LOCK TABLE posts IN SHARE MODE");
-  await countClickBlocks(
-    sql,
-    unmarked.map((u) => u.id),
-  );
-  return unmarked.length;
+function countUnmarked(sql: Sql): Promise<number> {
+  return countUnmarkedSearches(sql, "counted_click_searches", countClickBlocks);
 }
 
 /**

@@ -22,6 +22,7 @@ import { isFilter, type SearchQuery, usesOperators } from "../../search/search-q
 import type { PostPage, SearchSort } from "../store.js";
 import { Where } from "./postgres-columns.js";
 import { inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
+import { countUnmarkedSearches } from "./postgres-counted-marks.js";
 import { feedWordQuery } from "./postgres-feed-words.js";
 import { addMatching, type Plan } from "./postgres-operator-plan.js";
 import { MAX_FEED_FACETS } from "./postgres-operator-scope.js";
@@ -162,19 +163,7 @@ async function countUnmarked(sql: Sql): Promise<number> {
       gone.map((g) => g.search_id),
     ]);
   }
-  const unmarked = await rows<{ id: number }>(
-    sql,
-    `SELECT id FROM counted_searches s WHERE lexeme IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM counted_feed_searches k WHERE k.search_id = s.id) ORDER BY id`,
-  );
-  if (unmarked.length === 0) return 0;
-  await sql.query("SET LOCAL statement_timeout = 0");
-  await sql.query("LOCK TABLE posts IN SHARE MODE");
-  await countFeedMonths(
-    sql,
-    unmarked.map((u) => u.id),
-  );
-  return unmarked.length;
+  return countUnmarkedSearches(sql, "counted_feed_searches", countFeedMonths);
 }
 
 /** Migration 52: the tables and triggers, the months of every counted lexeme. */
