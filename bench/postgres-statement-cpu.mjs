@@ -1,13 +1,15 @@
 // The backend CPU of each statement one PostgreSQL relevance search runs (word plans or operator
 // plans), without EXPLAIN's instrumentation (whose clock reads per row inflate the heap side of
-// a bitmap scan many times): the search runs once through a build's store code, its statements
-// are recorded, then each is run again --repeats times on the same connection and timed by the
-// backend's /proc/<pid>/schedstat. With --split, the heaviest statement's lookup is also run in
-// stages, each adding one step to the one before: GIN alone (EXPLAIN ANALYZE of the bitmap, its
-// heap scan stopped at the first row, as matchesAtMost counts), count(*) (GIN and a visit of every
-// matching row), sum(post_date) (the row deformed up to the date), against the statement whole
-// (the rank's columns, ts_rank, the date sort, the ranked count, the page). Reads only: no
-// migration runs. Linux; the server's /proc must be readable.
+// a bitmap scan many times): the search runs once through a build's store code, routed as
+// PostgresStore.searchPosts routes it (`lang:` clauses folded into the languages, the feed names
+// for the titled pages), its statements are recorded, then each is run again --repeats times on
+// the same connection and timed by the backend's /proc/<pid>/schedstat. With --split, the
+// heaviest statement's lookup is also run in stages, each adding one step to the one before: GIN
+// alone (EXPLAIN ANALYZE of the bitmap, its heap scan stopped at the first row, as matchesAtMost
+// counts), count(*) (GIN and a visit of every matching row), sum(post_date) (the row deformed up
+// to the date), against the statement whole (the rank's columns, ts_rank, the date sort, the
+// ranked count, the page). --operators resolves the filters' names (`feed:`, `lang:`). Reads
+// only: no migration runs. Linux; the server's /proc must be readable.
 //
 //   npx tsc -b && node bench/postgres-statement-cpu.mjs --url postgres://... --query 'the -new' \
 //     [--operators] [--offset 0] [--limit 20] [--languages 4] [--repeats 7] [--split] [--dist <a build's dist>]
@@ -40,6 +42,8 @@ const { searchPosts } = await import(new URL("store/postgres/postgres-search-que
 const { searchWithOperators } = await import(
   new URL("store/postgres/postgres-search-operators.js", dist).href
 );
+const { foldLanguageClauses, usesOperators } = await import(new URL("search/search-query.js", dist).href);
+const { FeedNames } = await import(new URL("store/postgres/postgres-feed-names.js", dist).href);
 const repeats = Number(values.repeats ?? 7);
 
 const { client, close } = await openExplainClient(dist, values.url);
@@ -63,8 +67,14 @@ for (const text of values.query ?? []) {
     limit: Number(values.limit ?? 20),
     languageIds: values.languages ? values.languages.split(",").map(Number) : null,
   };
+  // Routed as PostgresStore.searchPosts routes it: `lang:` clauses folded into the languages,
+  // operator plans for what still uses operators, else the word plans with the feed names.
+  Object.assign(page, foldLanguageClauses(page.query, page.languageIds));
+  const feedNames = new FeedNames();
+  const search = usesOperators(page.query)
+    ? searchWithOperators
+    : (sql, p) => searchPosts(sql, p, (s) => feedNames.current(s));
   // Once to warm, once recorded.
-  const search = values.operators ? searchWithOperators : searchPosts;
   await search(client, page);
   const { sql, recorded } = recordingSql(client);
   const c0 = onCpu();
