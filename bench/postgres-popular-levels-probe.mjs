@@ -23,10 +23,14 @@
 // now at its depth, a new row where the post reaches a level), in one transaction rolled back,
 // the two alternating in blocks: the CPU a click's level upkeep would add (temporary tables write
 // no WAL: a lower bound of a real table's cost).
+// --delta D adds a fourth way: the levels and ordinals as of the click D from the newest by id
+// (a refresh point), the D clicks after it added at read (the candidates: the level ranges and the
+// posts clicked since), and times a refresh of those D clicks (their posts' levels and ordinals
+// computed again, rolled back): the upkeep a periodic refresh would cost instead of a trigger.
 //
 //   npx tsc -b && node bench/postgres-popular-levels-probe.mjs --url postgres://... \
 //     [--days 485 --days 880 ...] [--category none --category 7] [--repeats 3] [--upkeep 2000]
-//     [--consecutive 16] [--dist <a build's packages/feed-service/dist>]
+//     [--consecutive 16] [--delta 2000] [--dist <a build's packages/feed-service/dist>]
 // (the 1M folders: node bench/with-bench-postgres.mjs <folder> sh -c '... --url "$PGURL" ...')
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -43,6 +47,7 @@ const { values } = parseArgs({
     repeats: { type: "string" },
     upkeep: { type: "string" },
     consecutive: { type: "string" },
+    delta: { type: "string" },
   },
 });
 const dist = values.dist
@@ -106,6 +111,30 @@ for (const [name, set] of Object.entries(SETS)) {
   await q(`VACUUM ANALYZE ${name}`);
 }
 await q("VACUUM ANALYZE ordinals");
+// --delta D: the levels and ordinals as of the click D from the newest by id, the later D clicks
+// being those since the last refresh.
+const delta = Number(values.delta ?? 0);
+let lastId = 0;
+if (delta > 0) {
+  [{ id: lastId }] = await q("SELECT id FROM clicks ORDER BY id DESC OFFSET $1 LIMIT 1", [delta]);
+  await q(
+    `CREATE TEMPORARY TABLE snapshot_ordinals AS SELECT post_id, clicked_at AS at,
+    row_number() OVER (PARTITION BY post_id ORDER BY clicked_at, id)::int AS ord FROM clicks WHERE id <= $1`,
+    [lastId],
+  );
+  await q("CREATE INDEX ON snapshot_ordinals (post_id, at, ord)");
+  await q(
+    `CREATE TEMPORARY TABLE snapshot AS SELECT k.post_id, k.n AS level, k.at, p.category_id, p.post_date
+      FROM (SELECT post_id, clicked_at AS at, row_number() OVER (PARTITION BY post_id ORDER BY clicked_at DESC, id DESC)::int AS n
+        FROM clicks WHERE id <= $2) k JOIN clicked_posts p ON p.id = k.post_id WHERE k.n = ANY($1::int[])`,
+    [SETS.levels.levels, lastId],
+  );
+  await q("CREATE INDEX ON snapshot (level, at) INCLUDE (post_id, post_date)");
+  await q("CREATE INDEX ON snapshot (level, category_id, at) INCLUDE (post_id, post_date)");
+  await q("CREATE INDEX ON snapshot (post_id, level)");
+  await q("VACUUM ANALYZE snapshot");
+  await q("VACUUM ANALYZE snapshot_ordinals");
+}
 await q("SET enable_seqscan = off");
 const [sizes] = await q(
   "SELECT (SELECT count(*) FROM levels) AS levels, (SELECT count(*) FROM pow2) AS pow2, (SELECT count(*) FROM ordinals) AS clicks",
@@ -114,33 +143,67 @@ console.log(
   `temporary tables in ${((performance.now() - started) / 1000).toFixed(1)} s: ${sizes.levels} level rows (1..${CONSECUTIVE}, then powers of two), ${sizes.pow2} (powers of two), ${sizes.clicks} clicks; load ${load()}`,
 );
 
-const exact = (id) => `coalesce(
-  (SELECT o.ord FROM ordinals o WHERE o.post_id = ${id} ORDER BY o.at DESC, o.ord DESC LIMIT 1)
-  - (SELECT o.ord FROM ordinals o WHERE o.post_id = ${id} AND o.at >= $1 ORDER BY o.at, o.ord LIMIT 1) + 1, 0)`;
+const exact = (id, ordinals = "ordinals") => `coalesce(
+  (SELECT o.ord FROM ${ordinals} o WHERE o.post_id = ${id} ORDER BY o.at DESC, o.ord DESC LIMIT 1)
+  - (SELECT o.ord FROM ${ordinals} o WHERE o.post_id = ${id} AND o.at >= $1 ORDER BY o.at, o.ord LIMIT 1) + 1, 0)`;
 
-async function rankByLevels(table, set, since, categoryId) {
-  const inCategory = categoryId === null ? "" : " AND category_id = $4";
-  let at = set.levels[0];
+/** The level the ranking reads from: the deepest whose range in the window holds LIMIT posts. */
+async function startLevel(table, set, since, categoryId) {
+  const inCategory = categoryId === null ? "" : " AND category_id = $3";
   for (const level of [...set.levels].reverse()) {
     const [{ n }] = await q(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE level = $1 AND at >= $2${inCategory.replace("$4", "$3")} LIMIT ${LIMIT}) x`,
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE level = $1 AND at >= $2${inCategory} LIMIT ${LIMIT}) x`,
       categoryId === null ? [level, since] : [level, since, categoryId],
     );
-    if (n >= LIMIT) {
-      at = level;
-      break;
-    }
+    if (n >= LIMIT) return level;
   }
-  const candidates =
-    at <= set.consecutive
-      ? `WITH c AS (SELECT post_id, max(post_date) AS post_date, count(*)::int + $2 - 1 AS n, bool_or(level = $3) AS deep
-          FROM ${table} WHERE level >= $2 AND level <= $3 AND at >= $1${inCategory} GROUP BY post_id)
-        SELECT post_id AS id, post_date, CASE WHEN deep THEN ${exact("c.post_id")} ELSE n END AS period FROM c`
-      : `SELECT post_id AS id, post_date, ${exact("l.post_id")} AS period FROM ${table} l
-          WHERE level = $2 AND at >= $1 AND $3::int > 0${inCategory}`;
+  return set.levels[0];
+}
+
+/** The candidates' counts from the levels ($1 since, $2 the start level, $3 the last consecutive). */
+function fromLevels(table, set, at, inCategory, ordinals = "ordinals") {
+  return at <= set.consecutive
+    ? `SELECT post_id AS id, post_date, CASE WHEN deep THEN ${exact("c.post_id", ordinals)} ELSE n END AS period
+        FROM (SELECT post_id, max(post_date) AS post_date, count(*)::int + $2 - 1 AS n, bool_or(level = $3) AS deep
+          FROM ${table} WHERE level >= $2 AND level <= $3 AND at >= $1${inCategory} GROUP BY post_id) c`
+    : `SELECT post_id AS id, post_date, ${exact("l.post_id", ordinals)} AS period FROM ${table} l
+        WHERE level = $2 AND at >= $1 AND $3::int > 0${inCategory}`;
+}
+
+async function rankByLevels(table, set, since, categoryId) {
+  const at = await startLevel(table, set, since, categoryId);
+  const inCategory = categoryId === null ? "" : " AND category_id = $4";
   const ranked = await q(
-    `SELECT id, period FROM (${candidates}) r ORDER BY period DESC, post_date DESC, id DESC LIMIT ${LIMIT}`,
+    `SELECT id, period FROM (${fromLevels(table, set, at, inCategory)}) r
+      ORDER BY period DESC, post_date DESC, id DESC LIMIT ${LIMIT}`,
     categoryId === null ? [since, at, set.consecutive] : [since, at, set.consecutive, categoryId],
+  );
+  return { level: at, ranked };
+}
+
+/**
+ * The same from levels and ordinals as of click id $4 (`snapshot`, `snapshot_ordinals`), with the
+ * clicks after it added: a post outside the level ranges had at most L - 1 clicks in the window
+ * then, so the candidates are the ranges and the posts clicked since; those alone are counted
+ * from their clicks.
+ */
+async function rankBySnapshot(since, categoryId, lastId) {
+  const set = SETS.levels;
+  const at = await startLevel("snapshot", set, since, categoryId);
+  const inCategory = categoryId === null ? "" : " AND category_id = $5";
+  const ranked = await q(
+    `WITH c AS MATERIALIZED (${fromLevels("snapshot", set, at, inCategory, "snapshot_ordinals")}),
+      d AS (SELECT k.post_id AS id, p.post_date, count(*)::int AS n FROM clicks k JOIN clicked_posts p ON p.id = k.post_id
+        WHERE k.id > $4 AND k.clicked_at >= $1${inCategory.replace("category_id", "p.category_id")} GROUP BY k.post_id, p.post_date)
+    SELECT id, period FROM (
+      SELECT c.id, c.post_date, c.period + coalesce(d.n, 0) AS period FROM c LEFT JOIN d ON d.id = c.id
+      UNION ALL
+      SELECT d.id, d.post_date, (SELECT count(*)::int FROM clicks k WHERE k.post_id = d.id AND k.clicked_at >= $1)
+        FROM d WHERE NOT EXISTS (SELECT 1 FROM c WHERE c.id = d.id)) r
+    ORDER BY period DESC, post_date DESC, id DESC LIMIT ${LIMIT}`,
+    categoryId === null
+      ? [since, at, set.consecutive, lastId]
+      : [since, at, set.consecutive, lastId, categoryId],
   );
   return { level: at, ranked };
 }
@@ -159,12 +222,14 @@ const repeats = Number(values.repeats ?? 3);
 const now = Date.now();
 const days = (values.days ?? ["880", "485", "385", "469"]).map(Number);
 const categories = (values.category ?? ["none"]).map((c) => (c === "none" ? null : Number(c)));
-const ways = ["build", "levels", "pow2"];
+const ways = ["build", "levels", "pow2", ...(delta > 0 ? ["snapshot"] : [])];
 console.log(
   "\nbackend CPU ms / wall ms: first call, then the median of the repeats; L = the level the ranking reads from",
 );
-console.log("| window | build | levels (L) | pow2 (L) | same rows | load |");
-console.log("|---|---|---|---|---|---|");
+console.log(
+  `| window | build | levels (L) | pow2 (L) |${delta > 0 ? ` levels as of ${delta} clicks ago (L) |` : ""} same rows | load |`,
+);
+console.log(`|---|---|---|---|${delta > 0 ? "---|" : ""}---|---|`);
 for (const d of days) {
   for (const categoryId of categories) {
     const since = now - d * DAY;
@@ -179,7 +244,10 @@ for (const d of days) {
         let page;
         if (way === "build") page = await mostPopularPosts(client, { since, limit: LIMIT, categoryId });
         else {
-          const found = await rankByLevels(way, SETS[way], since, categoryId);
+          const found =
+            way === "snapshot"
+              ? await rankBySnapshot(since, categoryId, lastId)
+              : await rankByLevels(way, SETS[way], since, categoryId);
           level[way] = found.level;
           page = await withColumns(found.ranked);
         }
@@ -193,7 +261,39 @@ for (const d of days) {
       return `${first[0].toFixed(1)} / ${first[1].toFixed(1)}; ${m(0)} / ${m(1)}${level[way] ? ` (L ${level[way]})` : ""}`;
     };
     console.log(
-      `| daysBack ${d}${categoryId === null ? "" : ` category ${categoryId}`} | ${cell("build")} | ${cell("levels")} | ${cell("pow2")} | ${answers.size === 1 ? "yes" : "NO"} | ${load()} |`,
+      `| daysBack ${d}${categoryId === null ? "" : ` category ${categoryId}`} | ${cell("build")} | ${cell("levels")} | ${cell("pow2")} |${delta > 0 ? ` ${cell("snapshot")} |` : ""} ${answers.size === 1 ? "yes" : "NO"} | ${load()} |`,
+    );
+  }
+}
+
+if (delta > 0) {
+  // A refresh: the levels and ordinals of every post clicked since the snapshot computed again from
+  // all its clicks (an upper bound: appended clicks could extend the ordinals instead), in a
+  // transaction rolled back, three times.
+  const posts = "SELECT DISTINCT post_id FROM clicks WHERE id > $1";
+  console.log(`\nrefresh of the ${delta} clicks since the snapshot, load ${load()}`);
+  for (let i = 0; i < 3; i++) {
+    await q("BEGIN");
+    const cpu0 = cpuMs();
+    const wall0 = performance.now();
+    await q(`DELETE FROM snapshot WHERE post_id IN (${posts})`, [lastId]);
+    await q(
+      `INSERT INTO snapshot SELECT k.post_id, k.n, k.at, p.category_id, p.post_date
+        FROM (SELECT c.post_id, c.clicked_at AS at, row_number() OVER (PARTITION BY c.post_id ORDER BY c.clicked_at DESC, c.id DESC)::int AS n
+          FROM clicks c WHERE c.post_id IN (${posts})) k JOIN clicked_posts p ON p.id = k.post_id WHERE k.n = ANY($2::int[])`,
+      [lastId, SETS.levels.levels],
+    );
+    await q(`DELETE FROM snapshot_ordinals WHERE post_id IN (${posts})`, [lastId]);
+    await q(
+      `INSERT INTO snapshot_ordinals SELECT c.post_id, c.clicked_at,
+        row_number() OVER (PARTITION BY c.post_id ORDER BY c.clicked_at, c.id)::int FROM clicks c WHERE c.post_id IN (${posts})`,
+      [lastId],
+    );
+    const cpu = cpuMs() - cpu0;
+    const [{ n }] = await q(`SELECT count(*)::int AS n FROM (${posts}) x`, [lastId]);
+    await q("ROLLBACK");
+    console.log(
+      `  ${n} posts: ${cpu.toFixed(1)} ms backend CPU, ${(performance.now() - wall0).toFixed(1)} ms wall: ${((cpu / delta) * 1000).toFixed(0)} µs a click`,
     );
   }
 }
