@@ -11,6 +11,9 @@
  * feed: postgres-clicked-feeds.ts);
  * counts that disagree with the posts, a word whose blocks are not counted, queries the counts do
  * not describe, a truncation; and the search itself, through the counts from SEEK_FROM_OFFSET only.
+ * And the word plans' pages by clicks of a counted word in a language (`lang:de amber`, folded
+ * into the page's languages) that need SEEK_FROM_OFFSET matches or more (1,000 rows from 0):
+ * through the word's click blocks (postgres-counted-clicks.ts), held to the full sort too.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -30,6 +33,7 @@ import { syncCountedWords } from "./postgres-counted-words.js";
 import { planOf } from "./postgres-operator-plan.js";
 import { SEEK_FROM_OFFSET } from "./postgres-plan-costs.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
+import { searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
 
 const DAY = 86_400_000;
@@ -297,6 +301,43 @@ describe("postgres counted words' blocks per feed", () => {
       );
       const counted = ran.some((text) => text.includes("FROM counted_feed_blocks"));
       assert.equal(counted, offset + limit >= SEEK_FROM_OFFSET, `counted at ${offset}+${limit}`);
+    }
+  });
+
+  it("reads the word plans' pages of 1,000 rows by clicks in a language through the word's click blocks", async () => {
+    for (const languageIds of [[german], null]) {
+      const { rows } = await pool.query<{ id: number; clicks: number }>(
+        `SELECT id, clicks FROM posts WHERE 'amber' = ANY(tsvector_to_array(search_vector))
+          AND ($1::int[] IS NULL OR language_id = ANY($1::int[])) ORDER BY clicks DESC, id DESC`,
+        [languageIds],
+      );
+      const ids = rows.map((r) => r.id);
+      const clicked = rows.filter((r) => r.clicks > 0).length;
+      assert.ok(clicked > 50 && ids.length > clicked + 50, `${clicked} of ${ids.length}`);
+      for (const [offset, limit] of [
+        [0, 20],
+        [0, 1000],
+        [clicked - 10, 1000],
+        [0, SEEK_FROM_OFFSET - 1],
+        [ids.length - 3, 1000],
+      ] as const) {
+        const { sql, ran } = recordingSql(pool);
+        const found = await searchPosts(sql, {
+          query: parseSearchQuery("amber"),
+          sort: "clicks",
+          offset,
+          limit,
+          languageIds,
+        });
+        const at = `${JSON.stringify(languageIds)} at ${offset}+${limit} (${clicked} clicked of ${ids.length})`;
+        assert.deepEqual(
+          found.map((p) => p.postId),
+          ids.slice(offset, offset + limit),
+          at,
+        );
+        const counted = ran.some((text) => text.includes("FROM counted_click_blocks"));
+        assert.equal(counted, offset + limit >= SEEK_FROM_OFFSET, `counted ${at}`);
+      }
     }
   });
 });
