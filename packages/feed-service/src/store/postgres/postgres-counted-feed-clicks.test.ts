@@ -24,9 +24,11 @@ import { foldLanguageClauses } from "../../search/search-query.js";
 import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
+import { inTransaction } from "./postgres-connection.js";
 import {
   COUNTED_FEED_BLOCK_IDS,
   countedFeedClicksPage,
+  createCountedFeedClicks,
   syncFeedBlocks,
 } from "./postgres-counted-feed-clicks.js";
 import { syncCountedWords } from "./postgres-counted-words.js";
@@ -245,6 +247,17 @@ describe("postgres counted words' blocks per feed", () => {
     assert.equal(await syncFeedBlocks(pool), 0);
     await assertBlocks("counted again");
     await assertPages("counted again");
+  });
+
+  it("takes migration 56 again without a change: the same blocks, pages and index", async () => {
+    const index = async () =>
+      (await pool.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'clicked_posts_by_feed'")).rows[0]
+        .indexdef as string;
+    assert.match(await index(), /INCLUDE \(language_id, words\)/);
+    await inTransaction(pool, createCountedFeedClicks);
+    assert.match(await index(), /INCLUDE \(language_id, words\)/);
+    await assertBlocks("migrated again");
+    await assertPages("migrated again");
   });
 
   it("leaves queries the counts do not describe, and shallow pages, to the other plans", async () => {
