@@ -22,6 +22,7 @@ import type pg from "pg";
 import { rows, type Sql } from "./postgres-connection.js";
 import { countClickPeriods, syncClickPeriods } from "./postgres-counted-click-ranges.js";
 import { countClickBlocks, syncClickBlocks } from "./postgres-counted-clicks.js";
+import { countFeedBlocks, syncFeedBlocks } from "./postgres-counted-feed-clicks.js";
 import { countFeedMonths, syncFeedMonths } from "./postgres-counted-feeds.js";
 import { perDay as searchesPerDay } from "./postgres-counted-search-triggers.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
@@ -216,6 +217,11 @@ async function countWords(
       sql,
       added.map((a) => a.id),
     );
+    // And their feeds' blocks (postgres-counted-feed-clicks.ts).
+    await countFeedBlocks(
+      sql,
+      added.map((a) => a.id),
+    );
   }
   return { ...none, counted: added.length };
 }
@@ -237,6 +243,7 @@ export async function syncCountedWords(pool: pg.Pool, choice = CHOICE): Promise<
     await syncClickBlocks(pool);
     await syncClickPeriods(pool);
     await syncFeedMonths(pool);
+    await syncFeedBlocks(pool);
     return counted;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

@@ -21,6 +21,7 @@ import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createCountedClickRanges } from "./postgres-counted-click-ranges.js";
 import { createCountedClicks, firstClickWordsSchema } from "./postgres-counted-clicks.js";
+import { createCountedFeedClicks } from "./postgres-counted-feed-clicks.js";
 import { createCountedFeeds } from "./postgres-counted-feeds.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
@@ -500,6 +501,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql) => {
       await sql.query(firstClickWordsSchema);
     },
+  },
+  {
+    version: 56,
+    description:
+      "the counted words' matches per feed and block of post ids, and each clicked post's language and counted words beside the feeds' clicks order's keys, so a page by clicks of a counted word within `feed:` reads the feeds' clicked matches from that index and only the blocks that hold the rest: kept by the posts' insert, delete and words or feed triggers",
+    up: createCountedFeedClicks,
   },
 ];
 

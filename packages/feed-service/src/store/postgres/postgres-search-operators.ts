@@ -17,6 +17,7 @@ import type { SearchQuery } from "../../search/search-query.js";
 import type { PostPage, PostRecord, SearchSort } from "../store.js";
 import { POST_COLUMNS, POST_JOINS, Where } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
+import { countedFeedClicksPage } from "./postgres-counted-feed-clicks.js";
 import { countedFeedsPage } from "./postgres-counted-feeds.js";
 import { withFeedTitles } from "./postgres-feed-titles.js";
 import { withFeedWords } from "./postgres-feed-words.js";
@@ -291,6 +292,9 @@ export async function searchWithOperators(
   // A counted word within feeds, by date: from the feeds' counted months (postgres-counted-feeds.ts).
   const counted = await countedFeedsPage(sql, { ...page, sort }, plan);
   if (counted !== null) return postsOf(sql, plan, counted);
+  // And by clicks: from the feeds' clicked matches and counted blocks (postgres-counted-feed-clicks.ts).
+  const clicked = await countedFeedClicksPage(sql, { ...page, sort }, plan);
+  if (clicked !== null) return postsOf(sql, plan, clicked);
   return postsOf(sql, plan, await pageIds(sql, plan, sort, page));
 }
 

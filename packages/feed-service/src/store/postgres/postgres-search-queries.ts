@@ -323,9 +323,12 @@ async function rankedPage(
 /** The ids of one clicks-ordered page (exact): a walk, one tier of click counts, all matches. */
 async function mostClickedPage(sql: Sql, match: Match, page: Page): Promise<number[]> {
   const need = page.offset + page.limit;
-  // A deep page of a counted word: its block past the clicked matches, or the end of those
-  // (postgres-counted-clicks.ts); a page near the start is read from there as below.
-  const key = page.offset >= SEEK_FROM_OFFSET ? searchKey(page.query) : null;
+  // A page of a counted word that needs SEEK_FROM_OFFSET matches or more (deep, or of 1,000 rows):
+  // its block past the clicked matches, or the clicked matches from their nearer end
+  // (postgres-counted-clicks.ts). A walk for it would test need / share posts (within a language,
+  // of that language's clicked posts), reading all matches when that costs less: every match of a
+  // word in a language for a page of 1,000. A page needing fewer is read from the start as below.
+  const key = need >= SEEK_FROM_OFFSET ? searchKey(page.query) : null;
   if (key !== null) {
     const counted = await countedClicksPage(sql, key, match.languageIds, page);
     if (counted !== null) return counted;
