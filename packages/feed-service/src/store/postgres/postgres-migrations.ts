@@ -19,7 +19,7 @@ import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
-import { createCountedClickRanges } from "./postgres-counted-click-ranges.js";
+import { createCountedClickRanges, firstClickPeriodsSchema } from "./postgres-counted-click-ranges.js";
 import { createCountedClicks, firstClickWordsSchema } from "./postgres-counted-clicks.js";
 import { createCountedFeeds } from "./postgres-counted-feeds.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
@@ -499,6 +499,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "a post's first click moves its counted words' blocks by the words its clicked_posts row was just given, instead of matching the post's words against the counted words a second time",
     up: async (sql) => {
       await sql.query(firstClickWordsSchema);
+    },
+  },
+  {
+    version: 59,
+    description:
+      "a post's first click takes its counted words' period counts off by the words its clicked_posts row was just given, instead of matching the post's words against the counted words again",
+    up: async (sql) => {
+      await sql.query(firstClickPeriodsSchema);
     },
   },
 ];
