@@ -20,7 +20,11 @@ import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createCountedClickRanges, firstClickPeriodsSchema } from "./postgres-counted-click-ranges.js";
-import { createCountedClicks, firstClickWordsSchema } from "./postgres-counted-clicks.js";
+import {
+  createCountedClicks,
+  firstClickWordsSchema,
+  perLanguageBlocksSchema,
+} from "./postgres-counted-clicks.js";
 import { createCountedFeeds } from "./postgres-counted-feeds.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
 import { createCountedSearches } from "./postgres-counted-searches.js";
@@ -504,9 +508,10 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   {
     version: 59,
     description:
-      "a post's first click takes its counted words' period counts off by the words its clicked_posts row was just given, instead of matching the post's words against the counted words again",
+      "a post's first click takes its counted words' period counts off by the words its clicked_posts row was just given, instead of matching the post's words against the counted words again; the counted words' click blocks kept per language only, all languages summed from them, so a first click moves half the block rows",
     up: async (sql) => {
       await sql.query(firstClickPeriodsSchema);
+      await sql.query(perLanguageBlocksSchema);
     },
   },
 ];
