@@ -317,7 +317,16 @@ try {
     );
   }
   if (migration59) {
-    // Both upkeeps kept the counts: held to a count from the posts (made and rolled back).
+    // Both upkeeps kept the counts: held to a count from the posts (made and rolled back). A word
+    // no longer counted (the corpus's words recounted at an open) leaves rows no read joins and
+    // its id in older clicked_posts rows until the next count: left out, and counted apart.
+    const { rows: stale } = await admin.query(
+      `SELECT (SELECT count(*) FROM counted_click_periods WHERE search_id NOT IN (SELECT id FROM counted_searches))::int AS periods,
+        (SELECT count(*) FROM clicked_posts WHERE NOT words <@ ARRAY(SELECT id FROM counted_searches))::int AS words`,
+    );
+    console.log(
+      `\nrows of words no longer counted: ${stale[0].periods} period rows, ${stale[0].words} clicked posts' words holding one`,
+    );
     const { rows: ids } = await admin.query("SELECT search_id FROM counted_click_searches ORDER BY 1");
     const { rows: pids } = await admin.query("SELECT search_id FROM counted_period_searches ORDER BY 1");
     await admin.query("BEGIN");
@@ -326,8 +335,9 @@ try {
       `CREATE TEMP TABLE kept_blocks AS SELECT * FROM counted_click_blocks WHERE unclicked <> 0 OR clicked <> 0;
       CREATE TEMP TABLE kept_periods AS SELECT b.search_id, b.language_id, b.block, g.period, b.unclicked[g.period] AS n
         FROM counted_click_periods b CROSS JOIN LATERAL generate_series(array_lower(b.unclicked, 1), array_upper(b.unclicked, 1)) g (period)
-        WHERE b.unclicked[g.period] <> 0;
-      CREATE TEMP TABLE kept_words AS SELECT id, words FROM clicked_posts`,
+        WHERE b.unclicked[g.period] <> 0 AND b.search_id IN (SELECT id FROM counted_searches);
+      CREATE TEMP TABLE kept_words AS SELECT id,
+        ARRAY(SELECT w FROM unnest(words) w WHERE w IN (SELECT id FROM counted_searches) ORDER BY w) AS words FROM clicked_posts`,
     );
     const ranges = upkeeps.ranges;
     await counted.countClickBlocks(
@@ -342,7 +352,7 @@ try {
       `WITH now AS (SELECT * FROM counted_click_blocks WHERE unclicked <> 0 OR clicked <> 0),
         nowp AS (SELECT b.search_id, b.language_id, b.block, g.period, b.unclicked[g.period] AS n
           FROM counted_click_periods b CROSS JOIN LATERAL generate_series(array_lower(b.unclicked, 1), array_upper(b.unclicked, 1)) g (period)
-          WHERE b.unclicked[g.period] <> 0)
+          WHERE b.unclicked[g.period] <> 0 AND b.search_id IN (SELECT id FROM counted_searches))
       SELECT (SELECT count(*) FROM ((SELECT * FROM kept_blocks EXCEPT ALL SELECT * FROM now)
           UNION ALL (SELECT * FROM now EXCEPT ALL SELECT * FROM kept_blocks)) d)::int AS blocks,
         (SELECT count(*) FROM ((SELECT * FROM kept_periods EXCEPT ALL SELECT * FROM nowp)
