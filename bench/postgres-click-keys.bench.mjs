@@ -28,6 +28,12 @@
 // the trigger after posts_track_clicked), "as is" migration 50's function and trigger (its SQL run
 // again). Both keep the counts; the database must be at schema 54, and is left at it.
 //
+// --keys migration59: "keyed" is PostgreSQL migration 59 as built (a first click takes its periods'
+// counts off by its clicked_posts row's words; the blocks kept per language only), "as is" schema
+// 54's upkeep (postgres-click-upkeeps.mjs: its functions and triggers, the all-languages block
+// rows summed back). Both keep the counts, held at the end to a count from the posts (blocks and
+// periods, rolled back); the database must be at schema 59, and is left at it.
+//
 // --pick first | clicked | any (default any): the posts clicked, drawn at random among those
 // unclicked when the run starts (each taken once: every click is a post's first, the upkeep's
 // worst case), among those clicked (no click is a first), or among all posts.
@@ -38,6 +44,7 @@
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
+import { clickUpkeeps } from "./postgres-click-upkeeps.mjs";
 import { openShapePostgres } from "./shape-corpus.mjs";
 
 const { values } = parseArgs({
@@ -95,6 +102,12 @@ await admin.connect();
 const migration33 = values.keys === "migration33";
 const migration50 = values.keys === "migration50";
 const migration54 = values.keys === "migration54";
+const migration59 = values.keys === "migration59";
+const upkeeps = await clickUpkeeps(new URL("../packages/feed-service/dist/", import.meta.url));
+if (migration59) {
+  const { rows: at59 } = await admin.query("SELECT 1 FROM schema_migrations WHERE version = 59");
+  if (at59.length === 0) throw new Error("--keys migration59: the database is not at schema 59");
+}
 const counted = await import(
   new URL("../packages/feed-service/dist/store/postgres/postgres-counted-clicks.js", import.meta.url).href
 );
@@ -161,33 +174,37 @@ if (came33) await admin.query(beforeMigration33);
 const [{ definition }] = (
   await admin.query("SELECT pg_get_functiondef('posts_track_clicked'::regproc) AS definition")
 ).rows;
-const asIs = migration54
-  ? beforeMigration54
-  : migration50
-    ? beforeMigration50
-    : migration34
-      ? beforeMigration34
-      : migration33
-        ? beforeMigration33
-        : `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
+const asIs = migration59
+  ? upkeeps.migration54
+  : migration54
+    ? beforeMigration54
+    : migration50
+      ? beforeMigration50
+      : migration34
+        ? beforeMigration34
+        : migration33
+          ? beforeMigration33
+          : `DROP INDEX IF EXISTS clicked_posts_by_feed; DROP INDEX IF EXISTS clicked_posts_by_language;
   ALTER TABLE clicked_posts DROP COLUMN IF EXISTS feed_id, DROP COLUMN IF EXISTS language_id;
   ${definition};`;
-const keyedSql = migration54
-  ? counted.firstClickWordsSchema
-  : migration50
-    ? migration50Sql
-    : migration34
-      ? (await at("postgres-clicked-feeds.js")).clickedFeedsSchema
-      : migration33
-        ? (
-            await import(
-              new URL(
-                "../packages/feed-service/dist/store/postgres/postgres-clicked-languages.js",
-                import.meta.url,
-              ).href
-            )
-          ).clickedLanguagesSchema
-        : keyed;
+const keyedSql = migration59
+  ? upkeeps.migration59
+  : migration54
+    ? counted.firstClickWordsSchema
+    : migration50
+      ? migration50Sql
+      : migration34
+        ? (await at("postgres-clicked-feeds.js")).clickedFeedsSchema
+        : migration33
+          ? (
+              await import(
+                new URL(
+                  "../packages/feed-service/dist/store/postgres/postgres-clicked-languages.js",
+                  import.meta.url,
+                ).href
+              )
+            ).clickedLanguagesSchema
+          : keyed;
 
 if (!["first", "clicked", "any"].includes(values.pick)) throw new Error(`--pick: first, clicked or any`);
 /** The unclicked posts in a random order, each clicked once (--pick first), or the clicked (--pick clicked). */
@@ -244,7 +261,7 @@ async function clicksPerSecond() {
 
 try {
   console.log(
-    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL), posts: ${values.pick}${pool ? ` (${pool.length})` : ""}, keyed: ${migration54 ? "migration 54" : migration50 ? "migration 50" : migration34 ? "migration 34" : migration33 ? "migration 33" : "feed and language"}`,
+    `\nrecord_click from ${CONNECTIONS} connections, ${seconds} s a round, ${values.shape}-${values.posts} (PostgreSQL), posts: ${values.pick}${pool ? ` (${pool.length})` : ""}, keyed: ${migration59 ? "migration 59" : migration54 ? "migration 54" : migration50 ? "migration 50" : migration34 ? "migration 34" : migration33 ? "migration 33" : "feed and language"}`,
   );
   console.log("| round | as is (clicks/s) | keyed (clicks/s) | keyed / as is | load average |");
   console.log("|---|---|---|---|---|");
@@ -259,7 +276,9 @@ try {
     );
   }
 } finally {
-  await admin.query(came33 || came34 || migration50 || migration54 ? keyedSql : asIs).catch(() => {});
+  await admin
+    .query(came33 || came34 || migration50 || migration54 || migration59 ? keyedSql : asIs)
+    .catch(() => {});
   if (migration50) {
     // The counts again from the posts: the as is rounds' first clicks did not move them.
     const { countClickBlocks } = await at("postgres-counted-clicks.js");
@@ -295,6 +314,57 @@ try {
     await admin.query("ROLLBACK");
     console.log(
       `\nkept against a count from the posts: ${differ[0].blocks} block rows differ; ${differ[0].words} of ${differ[0].clicked} clicked posts' words differ`,
+    );
+  }
+  if (migration59) {
+    // Both upkeeps kept the counts: held to a count from the posts (made and rolled back). A word
+    // no longer counted (the corpus's words recounted at an open) leaves rows no read joins and
+    // its id in older clicked_posts rows until the next count: left out, and counted apart.
+    const { rows: stale } = await admin.query(
+      `SELECT (SELECT count(*) FROM counted_click_periods WHERE search_id NOT IN (SELECT id FROM counted_searches))::int AS periods,
+        (SELECT count(*) FROM clicked_posts WHERE NOT words <@ ARRAY(SELECT id FROM counted_searches))::int AS words`,
+    );
+    console.log(
+      `\nrows of words no longer counted: ${stale[0].periods} period rows, ${stale[0].words} clicked posts' words holding one`,
+    );
+    const { rows: ids } = await admin.query("SELECT search_id FROM counted_click_searches ORDER BY 1");
+    const { rows: pids } = await admin.query("SELECT search_id FROM counted_period_searches ORDER BY 1");
+    await admin.query("BEGIN");
+    await admin.query("LOCK TABLE posts IN SHARE MODE");
+    await admin.query(
+      `CREATE TEMP TABLE kept_blocks AS SELECT * FROM counted_click_blocks WHERE unclicked <> 0 OR clicked <> 0;
+      CREATE TEMP TABLE kept_periods AS SELECT b.search_id, b.language_id, b.block, g.period, b.unclicked[g.period] AS n
+        FROM counted_click_periods b CROSS JOIN LATERAL generate_series(array_lower(b.unclicked, 1), array_upper(b.unclicked, 1)) g (period)
+        WHERE b.unclicked[g.period] <> 0 AND b.search_id IN (SELECT id FROM counted_searches);
+      CREATE TEMP TABLE kept_words AS SELECT id,
+        ARRAY(SELECT w FROM unnest(words) w WHERE w IN (SELECT id FROM counted_searches) ORDER BY w) AS words FROM clicked_posts`,
+    );
+    const ranges = upkeeps.ranges;
+    await counted.countClickBlocks(
+      admin,
+      ids.map((r) => r.search_id),
+    );
+    await ranges.countClickPeriods(
+      admin,
+      pids.map((r) => r.search_id),
+    );
+    const { rows: differ } = await admin.query(
+      `WITH now AS (SELECT * FROM counted_click_blocks WHERE unclicked <> 0 OR clicked <> 0),
+        nowp AS (SELECT b.search_id, b.language_id, b.block, g.period, b.unclicked[g.period] AS n
+          FROM counted_click_periods b CROSS JOIN LATERAL generate_series(array_lower(b.unclicked, 1), array_upper(b.unclicked, 1)) g (period)
+          WHERE b.unclicked[g.period] <> 0 AND b.search_id IN (SELECT id FROM counted_searches))
+      SELECT (SELECT count(*) FROM ((SELECT * FROM kept_blocks EXCEPT ALL SELECT * FROM now)
+          UNION ALL (SELECT * FROM now EXCEPT ALL SELECT * FROM kept_blocks)) d)::int AS blocks,
+        (SELECT count(*) FROM ((SELECT * FROM kept_periods EXCEPT ALL SELECT * FROM nowp)
+          UNION ALL (SELECT * FROM nowp EXCEPT ALL SELECT * FROM kept_periods)) d)::int AS periods,
+        (SELECT count(*) FROM kept_blocks)::int AS nblocks, (SELECT count(*) FROM kept_periods)::int AS nperiods,
+        (SELECT count(*) FROM kept_words k JOIN clicked_posts c USING (id) WHERE k.words IS DISTINCT FROM c.words)::int AS words,
+        (SELECT count(*) FROM clicked_posts)::int AS clicked`,
+    );
+    await admin.query("ROLLBACK");
+    const d = differ[0];
+    console.log(
+      `\nkept against a count from the posts: ${d.blocks} of ${d.nblocks} block rows differ, ${d.periods} of ${d.nperiods} period entries differ; ${d.words} of ${d.clicked} clicked posts' words differ`,
     );
   }
   await admin.end();

@@ -11,15 +11,18 @@
 // of the corpus tree.
 //
 //   TMPDIR=<corpus tree> BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-click-profile.mjs
-//     --shape long-tail --posts 200000 [--clicks 2000] [--rounds 2] [--upkeep migration50,current] [--top 12]
+//     --shape long-tail --posts 200000 [--clicks 2000] [--rounds 2] [--upkeep migration54,current] [--top 12]
 //
 // --upkeep: `migration50` is migration 50's counted clicks' SQL run again (its first-click trigger
-// and function as built then), `current` migration 54's (postgres-counted-clicks.ts).
+// and function as built then), `migration54` schema 54's (postgres-click-upkeeps.mjs: migration
+// 51's period trigger, the all-languages block rows), `current` migration 59's (the periods by the
+// clicked_posts row's words, the blocks per language only).
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startBenchPostgres } from "./feed-service-postgres-corpus.mjs";
+import { clickUpkeeps } from "./postgres-click-upkeeps.mjs";
 import { backendUsage } from "./postgres-server-cpu.mjs";
 import { openShapePostgres, shapesFolder } from "./shape-corpus.mjs";
 
@@ -29,7 +32,7 @@ const { values } = parseArgs({
     posts: { type: "string", default: "200000" },
     clicks: { type: "string", default: "2000" },
     rounds: { type: "string", default: "2" },
-    upkeep: { type: "string", default: "migration50,current" },
+    upkeep: { type: "string", default: "migration54,current" },
     top: { type: "string", default: "12" },
   },
 });
@@ -37,13 +40,16 @@ const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { default: pg } = await import(createRequire(new URL("../package.json", dist)).resolve("pg"));
 const { openStore } = await import(new URL("store/open-store.js", dist).href);
 const counted = await import(new URL("store/postgres/postgres-counted-clicks.js", dist).href);
+const ranges = await import(new URL("store/postgres/postgres-counted-click-ranges.js", dist).href);
 const clicks = Number(values.clicks);
 const top = Number(values.top);
 
+const { migration54 } = await clickUpkeeps(dist);
 /** Each upkeep's SQL, run on the copy before its calls. */
 const upkeeps = {
-  migration50: `DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts; ${counted.countedClicksSchema}`,
-  current: counted.firstClickWordsSchema,
+  migration50: `${migration54} DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts; ${counted.countedClicksSchema}`,
+  migration54,
+  current: `${counted.firstClickWordsSchema} ${ranges.firstClickPeriodsSchema} ${counted.perLanguageBlocksSchema}`,
 };
 const chosen = values.upkeep.split(",");
 for (const u of chosen) if (!(u in upkeeps)) throw new Error(`--upkeep: no '${u}' (${Object.keys(upkeeps)})`);
@@ -82,7 +88,7 @@ try {
     await c.query("SELECT pg_stat_clear_snapshot()");
     const { rows } = await c.query(
       `SELECT relname AS t, n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables
-        WHERE relname IN ('posts', 'clicked_posts', 'counted_click_blocks', 'scope_days') ORDER BY 1`,
+        WHERE relname IN ('posts', 'clicked_posts', 'counted_click_blocks', 'counted_click_periods', 'scope_days') ORDER BY 1`,
     );
     return Object.fromEntries(rows.map((r) => [r.t, r]));
   }

@@ -8,7 +8,9 @@
  * clicked/unclicked boundary, the unclicked middle, the last page, past the end, each answered
  * from the counts (no statement of the operators' plans). Again after first clicks, later clicks,
  * clicks taken back, inserts, deletes, a post's date change, a language change, re-worded posts,
- * a count by a build without periods, and a truncation.
+ * a count by a build without periods, first clicks with their clicked_posts rows written before
+ * the periods move (migration 59), without them and with rows given no words, migration 59 taken
+ * again, and a truncation.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -18,9 +20,11 @@ import type { SearchQuery } from "../../search/search-query.js";
 import { mulberry32Draws } from "../../test-support/seeded-draws.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { IncomingPost } from "../store.js";
-import type { Sql } from "./postgres-connection.js";
+import { inTransaction, type Sql } from "./postgres-connection.js";
 import { PERIOD_DAYS, rangePeriods, syncClickPeriods } from "./postgres-counted-click-ranges.js";
+import { syncClickBlocks } from "./postgres-counted-clicks.js";
 import { syncCountedWords } from "./postgres-counted-words.js";
+import { postgresMigrations } from "./postgres-migrations.js";
 import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import { countedRangePage } from "./postgres-search-queries.js";
@@ -325,6 +329,68 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
     assert.equal(await syncClickPeriods(pool), 0);
     await assertPeriods("counted again");
     await assertPages("counted again");
+  });
+
+  it("takes a first click's periods off by the words of the clicked_posts row just inserted, or by the post's own without it (migration 59)", async () => {
+    // AFTER triggers of one event fire in name order: the periods' after the row's insert.
+    const triggers = async () =>
+      (
+        await pool.query<{ tgname: string }>(
+          `SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass
+            AND tgname IN ('posts_track_clicked', 'posts_track_clicked_periods', 'posts_click_click_periods') ORDER BY tgname`,
+        )
+      ).rows.map((t) => t.tgname);
+    assert.deepEqual(await triggers(), ["posts_track_clicked", "posts_track_clicked_periods"]);
+    const unclicked = async (n: number) =>
+      (
+        await pool.query<{ id: number }>(
+          `SELECT id FROM posts WHERE clicks = 0 AND tsvector_to_array(search_vector) && $1::text[]
+            ORDER BY md5(id::text) LIMIT $2`,
+          [WORDS, n],
+        )
+      ).rows.map((r) => r.id);
+    // First clicks with posts_track_clicked set aside (as a bulk load sets it): no row to read.
+    const bare = await unclicked(40);
+    await pool.query("ALTER TABLE posts DISABLE TRIGGER posts_track_clicked");
+    try {
+      await pool.query("UPDATE posts SET clicks = 1 WHERE id = ANY($1::int[])", [bare]);
+    } finally {
+      await pool.query("ALTER TABLE posts ENABLE TRIGGER posts_track_clicked");
+    }
+    await pool.query("UPDATE posts SET clicks = 2 WHERE id = ANY($1::int[])", [bare]);
+    await click(50, 0, 0);
+    await assertPeriods("first clicks with and without their rows");
+
+    // The row's words are what a first click takes off: rows given no words leave the counts where they were.
+    const [{ def }] = (
+      await pool.query<{ def: string }>("SELECT pg_get_functiondef('clicked_posts_words'::regproc) AS def")
+    ).rows as [{ def: string }];
+    const noWords = await unclicked(10);
+    await pool.query(
+      "CREATE OR REPLACE FUNCTION clicked_posts_words() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.words := '{}'; RETURN NEW; END $$",
+    );
+    try {
+      for (const id of noWords) await store.insertClick(id, `w${id}`, NOW - DAY);
+    } finally {
+      await pool.query(def);
+    }
+    await assert.rejects(assertPeriods("first clicks by rows without words"));
+    await pool.query("UPDATE posts SET clicks = 0 WHERE id = ANY($1::int[])", [noWords]);
+    // Their blocks and rows' words moved by the same empty words: all counted again.
+    await pool.query("DELETE FROM counted_period_searches");
+    await pool.query("DELETE FROM counted_click_searches");
+    assert.equal(await syncClickPeriods(pool), 2);
+    assert.equal(await syncClickBlocks(pool), 2);
+    await assertPeriods("counted again after rows without words");
+
+    // Migration 59 taken again: one first-click trigger, the counts still exact.
+    const m59 = postgresMigrations.find((m) => m.version === 59)!;
+    await inTransaction(pool, (sql) => m59.up(sql, () => {}));
+    assert.deepEqual(await triggers(), ["posts_track_clicked", "posts_track_clicked_periods"]);
+    await click(40, 0, 0);
+    await click(20, 1, 2);
+    await assertPeriods("after migration 59 ran again");
+    await assertPages("after migration 59 ran again");
   });
 
   it("forgets the periods when the posts are truncated and counts them again with the words", async () => {

@@ -188,6 +188,59 @@ CREATE TRIGGER posts_forget_click_periods AFTER TRUNCATE ON posts
 `;
 
 /**
+ * Migration 59: a post's first click takes its unclicked counts off the periods by the counted
+ * lexemes its clicked_posts row was just given (clicked_posts_words, BEFORE INSERT, as migration
+ * 54's blocks read them), instead of matching the post's words against every counted word again.
+ * The first-click trigger is renamed to sort after posts_track_clicked, which inserts that row:
+ * AFTER row triggers of one event fire in name order
+ * (https://www.postgresql.org/docs/current/trigger-definition.html). A row not there
+ * (posts_track_clicked set aside by a bulk load), clicks back to none and every change of date,
+ * words or language match the words as before. The words are compared without copying both
+ * vectors out of TOAST first (a click leaves search_vector as it was).
+ */
+export const firstClickPeriodsSchema = `
+CREATE OR REPLACE FUNCTION posts_move_click_periods() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  old_words tsvector;
+  new_words tsvector;
+  held integer[];
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    IF NEW.clicks > 0 AND NOT OLD.clicks > 0 AND OLD.language_id = NEW.language_id
+        AND OLD.post_date = NEW.post_date AND OLD.search_vector = NEW.search_vector THEN
+      -- A first click alone: its entries exist (the post is counted in them), one UPDATE in key
+      -- order takes one off each.
+      SELECT k.words INTO held FROM clicked_posts k WHERE k.id = NEW.id;
+      IF held IS NULL THEN
+        held := ARRAY(SELECT s.id FROM (${words}) s WHERE (OLD.search_vector || ''::tsvector) @@ s.q);
+      END IF;
+      UPDATE counted_click_periods SET unclicked[${periodOf("OLD.post_date")}] = unclicked[${periodOf("OLD.post_date")}] - 1
+        WHERE search_id = ANY(held) AND language_id IN (0, OLD.language_id) AND block = OLD.id / ${BLOCK};
+      RETURN NULL;
+    END IF;
+    IF NOT OLD.clicks > 0 THEN old_words := OLD.search_vector || ''::tsvector; END IF;
+    IF NOT NEW.clicks > 0 THEN new_words := NEW.search_vector || ''::tsvector; END IF;
+    ${upsert}
+      SELECT search_id, language_id, block, counted_periods_of(array_agg(period), array_agg(n)) FROM (
+        SELECT search_id, language_id, block, period, sum(n)::int AS n FROM (
+          ${perRow("OLD", "old_words", "-")}
+          UNION ALL ${perRow("NEW", "new_words", "")}
+        ) m (search_id, language_id, block, period, n)
+        GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0
+      ) d GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ${adding};
+  END IF;
+  RETURN NULL;
+END $$;
+-- After posts_track_clicked (name order), so a first click finds its clicked_posts row's words.
+DROP TRIGGER IF EXISTS posts_click_click_periods ON posts;
+DROP TRIGGER IF EXISTS posts_track_clicked_periods ON posts;
+CREATE TRIGGER posts_track_clicked_periods AFTER UPDATE OF clicks ON posts
+  FOR EACH ROW WHEN ((OLD.clicks > 0) IS DISTINCT FROM (NEW.clicks > 0))
+  EXECUTE FUNCTION posts_move_click_periods();
+`;
+
+/**
  * Counts the periods of the counted searches `ids` (lexemes) from the posts, in one pass over the
  * posts' own words, and marks them counted; rows of searches no longer counted go. The caller
  * holds off writes of posts (a SHARE lock) within its transaction.

@@ -1,13 +1,15 @@
 /**
- * The counted words' blocks (postgres-counted-clicks.ts, migration 50): the unclicked and clicked
- * matches per word, language (0: all) and block of ids held to counting every post (brute force),
+ * The counted words' blocks (postgres-counted-clicks.ts, migrations 50, 54, 59): the unclicked and
+ * clicked matches per word, language (no all-languages row since migration 59: every kept row is
+ * one of a language) and block of ids held to counting every post (brute force),
  * and their pages by clicks (clicks descending, ties by id descending, the unclicked after the
  * clicked: spec §4) to a full sort of every match at offsets 0, the middle of the clicked ones,
  * across the clicked/unclicked boundary, the middle of the unclicked ones, the last page, past
  * the end; all languages, one, two; again after first clicks, more clicks, ties, clicks taken
  * back, posts added, removed, re-worded and re-filed, a click and a language change in one
  * statement, a count made by a build without blocks, first clicks with their clicked_posts rows
- * written before the counts move (migration 54) and without them, and a truncation.
+ * written before the counts move (migration 54) and without them, a database at migration 54's
+ * rows (the all-languages rows) taken to 59's, and a truncation.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -16,8 +18,10 @@ import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { mulberry32Draws } from "../../test-support/seeded-draws.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { IncomingPost } from "../store.js";
+import { inTransaction } from "./postgres-connection.js";
 import { countedClicksPage, syncClickBlocks } from "./postgres-counted-clicks.js";
 import { syncCountedWords } from "./postgres-counted-words.js";
+import { postgresMigrations } from "./postgres-migrations.js";
 import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
 import { searchKey } from "./postgres-search-key.js";
 import { searchPosts } from "./postgres-search-queries.js";
@@ -68,10 +72,10 @@ async function assertBlocks(label: string): Promise<void> {
       [word],
     );
     const { rows: all } = await pool.query(
-      `SELECT coalesce(p.language_id, 0) AS language_id, p.id / ${COUNTED_BLOCK_IDS} AS block,
+      `SELECT p.language_id, p.id / ${COUNTED_BLOCK_IDS} AS block,
           (count(*) FILTER (WHERE p.clicks = 0))::int AS unclicked, (count(*) FILTER (WHERE p.clicks > 0))::int AS clicked
         FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector))
-        GROUP BY GROUPING SETS ((p.language_id, 2), (2)) ORDER BY 1, 2`,
+        GROUP BY 1, 2 ORDER BY 1, 2`,
       [word],
     );
     assert.ok(all.length > 0, `${label}: '${word}' matches`);
@@ -269,6 +273,32 @@ describe("postgres counted words' pages by clicks", () => {
     await pool.query("UPDATE posts SET clicks = 2 WHERE id = ANY($1::int[])", [ids]);
     await click(50, 0, 0);
     await assertBlocks("first clicks with and without their rows");
+  });
+
+  it("drops the all-languages rows and sums the languages' rows where all languages are asked (migration 59)", async () => {
+    // The rows as migration 50 kept them: every word's all-languages row beside its languages'.
+    await pool.query(
+      `INSERT INTO counted_click_blocks (search_id, language_id, block, unclicked, clicked)
+        SELECT search_id, 0, block, sum(unclicked), sum(clicked) FROM counted_click_blocks GROUP BY 1, 3`,
+    );
+    const m59 = postgresMigrations.find((m) => m.version === 59)!;
+    await inTransaction(pool, (sql) => m59.up(sql, () => {}));
+    const { rows: zero } = await pool.query(
+      "SELECT count(*)::int AS n FROM counted_click_blocks WHERE language_id = 0",
+    );
+    assert.equal(zero[0].n, 0);
+    // Taken again: the same triggers, the counts exact through first clicks, later ones, and words changed.
+    await inTransaction(pool, (sql) => m59.up(sql, () => {}));
+    await click(60, 0, 0);
+    await click(30, 1, 2);
+    await store.applyFeedUpdate(feeds[2]!, {
+      fetchState: {},
+      posts: archive("a2-", 30, languages[2]!, "birch amber again"),
+    });
+    await pool.query("UPDATE posts SET language_id = $1 WHERE id % 29 = 3", [languages[1]]);
+    await pool.query("UPDATE posts SET clicks = 0 WHERE clicks = 1 AND id % 5 = 0");
+    await assertBlocks("after migration 59");
+    await assertPages("after migration 59");
   });
 
   it("forgets the blocks when the posts are truncated and counts them again with the words", async () => {

@@ -3,7 +3,8 @@
  * matches (clicks descending, ties by id descending) then the unclicked ones by id descending
  * (spec §4, "Ties, everywhere"), so a page past the clicked matches is a stretch of the unclicked
  * matches in id order. `counted_click_blocks` keeps, per counted word of one lexeme
- * (postgres-counted-words.ts), language (0: all) and block of COUNTED_BLOCK_IDS post ids, its
+ * (postgres-counted-words.ts), language (0: all; since migration 59 no such row, all languages
+ * summed from the languages' rows) and block of COUNTED_BLOCK_IDS post ids, its
  * unclicked and its clicked matches: the clicked total says where the unclicked part starts, the
  * unclicked per block which block a page starts in, and the page then tests the posts of that
  * block (and the next, as the page needs) by id, never the matches before it.
@@ -46,6 +47,20 @@ const perBlock = (source: string) => `
 const perRow = (row: string, vector: string, sign: string) => `
   SELECT s.id, l.language_id, ${row}.id / ${BLOCK}, ${sign}(NOT ${row}.clicks > 0)::int, ${sign}(${row}.clicks > 0)::int
     FROM (${words}) s CROSS JOIN (VALUES (0), (${row}.language_id)) l (language_id) WHERE ${vector} @@ s.q`;
+
+/** Counts of the posts of `source` (alias c) per counted word, language and block (migration 59: no all-languages rows). */
+const perLanguageBlock = (source: string) => `
+  WITH s AS MATERIALIZED (${words}),
+    c AS MATERIALIZED (SELECT id, language_id, clicks, search_vector || ''::tsvector AS words FROM ${source})
+  SELECT s.id, c.language_id, c.id / ${BLOCK} AS block,
+      (count(*) FILTER (WHERE NOT c.clicks > 0))::int AS unclicked, (count(*) FILTER (WHERE c.clicks > 0))::int AS clicked
+    FROM s JOIN c ON c.words @@ s.q
+    GROUP BY s.id, c.language_id, c.id / ${BLOCK}`;
+
+/** One post's counts in its language's rows (`row`: OLD or NEW, its words in `vector`), signed. */
+const perLanguageRow = (row: string, vector: string, sign: string) => `
+  SELECT s.id, ${row}.language_id, ${row}.id / ${BLOCK}, ${sign}(NOT ${row}.clicks > 0)::int, ${sign}(${row}.clicks > 0)::int
+    FROM (${words}) s WHERE ${vector} @@ s.q`;
 
 /** The ids of the counted lexemes that the words `vector` hold, in order. */
 const heldBy = (vector: string) =>
@@ -233,8 +248,83 @@ CREATE TRIGGER posts_track_clicked_blocks AFTER UPDATE OF clicks ON posts
 `;
 
 /**
+ * Migration 59: the blocks keep each word's counts per language only; "all languages" is the sum
+ * of a block's language rows (the readers sum them). The all-languages row doubled the rows a
+ * post's first click moves, one per counted word it holds; the readers' sums over a word's
+ * language rows stay within their bounds (bench/postgres-click-languages.mjs). The period counts
+ * (postgres-counted-click-ranges.ts) keep their all-languages rows: a ranged page sums a slice of
+ * every row's period array, and summing the languages' rows there costs that many arrays. Same
+ * first-click path as migration 54's, in the post's language's rows alone.
+ */
+export const perLanguageBlocksSchema = `
+DELETE FROM counted_click_blocks WHERE language_id = 0;
+
+CREATE OR REPLACE FUNCTION posts_count_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    ${upsert}
+      SELECT * FROM (${perLanguageBlock("came")}) m ORDER BY 1, 2, 3
+      ${adding};
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION posts_uncount_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    ${upsert}
+      SELECT id, language_id, block, -unclicked, -clicked FROM (${perLanguageBlock("gone")}) m ORDER BY 1, 2, 3
+      ${adding};
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION posts_move_click_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  old_words tsvector;
+  new_words tsvector;
+  held integer[];
+  moved integer;
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    IF OLD.language_id = NEW.language_id AND OLD.search_vector = NEW.search_vector THEN
+      -- The clicked state alone moved (a first click): its rows exist (the post is counted in
+      -- them), one UPDATE in key order moves one count each.
+      moved := CASE WHEN NEW.clicks > 0 THEN 1 ELSE 0 END - CASE WHEN OLD.clicks > 0 THEN 1 ELSE 0 END;
+      IF moved <> 0 THEN
+        IF NEW.clicks > 0 THEN
+          SELECT k.words INTO held FROM clicked_posts k WHERE k.id = NEW.id;
+        END IF;
+        IF held IS NULL THEN
+          held := ${heldBy("(NEW.search_vector || ''::tsvector)")};
+        END IF;
+        UPDATE counted_click_blocks SET unclicked = unclicked - moved, clicked = clicked + moved
+          WHERE search_id = ANY(held) AND language_id = NEW.language_id AND block = NEW.id / ${BLOCK};
+      END IF;
+    ELSE
+      old_words := OLD.search_vector || ''::tsvector;
+      new_words := NEW.search_vector || ''::tsvector;
+      ${upsert}
+        SELECT search_id, language_id, block, sum(unclicked), sum(clicked) FROM (
+          ${perLanguageRow("OLD", "old_words", "-")}
+          UNION ALL ${perLanguageRow("NEW", "new_words", "")}
+        ) m (search_id, language_id, block, unclicked, clicked)
+        GROUP BY 1, 2, 3 HAVING sum(unclicked) <> 0 OR sum(clicked) <> 0 ORDER BY 1, 2, 3
+        ${adding};
+      -- A clicked post re-worded: its row's words (a first click inserts the row with them).
+      IF NEW.clicks > 0 AND OLD.clicks > 0 THEN
+        UPDATE clicked_posts SET words = ${heldBy("new_words")} WHERE id = NEW.id;
+      END IF;
+    END IF;
+  END IF;
+  RETURN NULL;
+END $$;
+`;
+
+/**
  * Counts the blocks of the counted searches `ids` (lexemes) from the posts, in one pass over the
- * posts' own words, and marks them counted. The caller holds off writes of posts (a SHARE lock)
+ * posts' own words, per language (migration 59's rows; a database between migrations 50 and 59
+ * has its all-languages rows deleted by 59), and marks them counted. The caller holds off writes of posts (a SHARE lock)
  * within its transaction, so no post is written between the count and its triggers.
  */
 export async function countClickBlocks(sql: Sql, ids: readonly number[]): Promise<void> {
@@ -242,11 +332,11 @@ export async function countClickBlocks(sql: Sql, ids: readonly number[]): Promis
   await sql.query("DELETE FROM counted_click_blocks WHERE search_id = ANY($1::int[])", [ids]);
   await sql.query(
     `INSERT INTO counted_click_blocks (search_id, language_id, block, unclicked, clicked)
-      SELECT s.id, coalesce(p.language_id, 0), p.id / ${BLOCK},
+      SELECT s.id, p.language_id, p.id / ${BLOCK},
           (count(*) FILTER (WHERE NOT p.clicks > 0))::int, (count(*) FILTER (WHERE p.clicks > 0))::int
         FROM posts p CROSS JOIN LATERAL unnest(tsvector_to_array(p.search_vector)) w (lexeme)
         JOIN counted_searches s ON s.lexeme = w.lexeme AND s.id = ANY($1::int[])
-        GROUP BY GROUPING SETS ((s.id, p.language_id, p.id / ${BLOCK}), (s.id, p.id / ${BLOCK}))`,
+        GROUP BY s.id, p.language_id, p.id / ${BLOCK}`,
     [ids],
   );
   // Every clicked post's words again: the lexemes counted now, and none no longer counted.
@@ -322,12 +412,12 @@ export async function countedClicksPage(
     [key.index, key.verify],
   );
   if (!search) return null;
-  const languages = languageIds ?? [0];
+  // All languages: the sum of the word's language rows (migration 59).
   const [totals] = await rows<{ clicked: number; unclicked: number }>(
     sql,
     `SELECT coalesce(sum(clicked), 0)::float8 AS clicked, coalesce(sum(unclicked), 0)::float8 AS unclicked
-      FROM counted_click_blocks WHERE search_id = $1 AND language_id = ANY($2::int[])`,
-    [search.id, languages],
+      FROM counted_click_blocks WHERE search_id = $1 ${languageIds ? "AND language_id = ANY($2::int[])" : ""}`,
+    [search.id, ...(languageIds ? [languageIds] : [])],
   );
   const { clicked, unclicked } = totals!;
   const end = Math.min(page.offset + page.limit, clicked + unclicked);
@@ -374,9 +464,9 @@ async function unclickedPage(
     `SELECT block, n, running FROM (
         SELECT block, n, sum(n) OVER (ORDER BY block DESC)::float8 AS running FROM (
           SELECT block, sum(unclicked)::float8 AS n FROM counted_click_blocks
-            WHERE search_id = $1 AND language_id = ANY($2::int[]) AND unclicked > 0 GROUP BY block) per_block
+            WHERE search_id = $1 AND ($2::int[] IS NULL OR language_id = ANY($2::int[])) AND unclicked > 0 GROUP BY block) per_block
       ) s WHERE running > $3 AND running - n < $4 ORDER BY block DESC`,
-    [search.id, languageIds ?? [0], first, first + count],
+    [search.id, languageIds, first, first + count],
   );
   if (blocks.length === 0) return null;
   const newest = blocks[0]!;

@@ -19,8 +19,12 @@ import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
-import { createCountedClickRanges } from "./postgres-counted-click-ranges.js";
-import { createCountedClicks, firstClickWordsSchema } from "./postgres-counted-clicks.js";
+import { createCountedClickRanges, firstClickPeriodsSchema } from "./postgres-counted-click-ranges.js";
+import {
+  createCountedClicks,
+  firstClickWordsSchema,
+  perLanguageBlocksSchema,
+} from "./postgres-counted-clicks.js";
 import { createCountedFeedClicks } from "./postgres-counted-feed-clicks.js";
 import { createCountedFeeds } from "./postgres-counted-feeds.js";
 import { replaceCountedSearchTriggers } from "./postgres-counted-search-triggers.js";
@@ -507,6 +511,15 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "the counted words' matches per feed and block of post ids, and each clicked post's language and counted words beside the feeds' clicks order's keys, so a page by clicks of a counted word within `feed:` reads the feeds' clicked matches from that index and only the blocks that hold the rest: kept by the posts' insert, delete and words or feed triggers",
     up: createCountedFeedClicks,
+  },
+  {
+    version: 59,
+    description:
+      "a post's first click takes its counted words' period counts off by the words its clicked_posts row was just given, instead of matching the post's words against the counted words again; the counted words' click blocks kept per language only, all languages summed from them, so a first click moves half the block rows",
+    up: async (sql) => {
+      await sql.query(firstClickPeriodsSchema);
+      await sql.query(perLanguageBlocksSchema);
+    },
   },
 ];
 
