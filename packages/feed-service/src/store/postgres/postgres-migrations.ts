@@ -12,6 +12,7 @@ import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
+import { catalogChangesSchema } from "./postgres-catalog-copy.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
 import { clicksFunctionSchema, createClickFunction } from "./postgres-click-schema.js";
 import { createClickUpkeep } from "./postgres-click-upkeep.js";
@@ -499,6 +500,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "a post's first click moves its counted words' blocks by the words its clicked_posts row was just given, instead of matching the post's words against the counted words a second time",
     up: async (sql) => {
       await sql.query(firstClickWordsSchema);
+    },
+  },
+  {
+    version: 57,
+    description:
+      "statement triggers NOTIFY feed_catalog on every write that can change the catalogue lists (categories, smart categories, languages, feeds' listed columns), so a service keeps the lists in its process and drops them on a notification",
+    up: async (sql) => {
+      await sql.query(catalogChangesSchema);
     },
   },
 ];
