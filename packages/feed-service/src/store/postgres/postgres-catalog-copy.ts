@@ -39,15 +39,15 @@ BEGIN
   PERFORM pg_notify('${CATALOG_CHANNEL}', TG_TABLE_SCHEMA || ' ' || TG_ARGV[0]);
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER categories_catalog_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON categories
+CREATE OR REPLACE TRIGGER catalog_change_categories AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON categories
   FOR EACH STATEMENT EXECUTE FUNCTION notify_catalog_change('categories');
-CREATE OR REPLACE TRIGGER smart_categories_catalog_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON smart_categories
+CREATE OR REPLACE TRIGGER catalog_change_smart_categories AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON smart_categories
   FOR EACH STATEMENT EXECUTE FUNCTION notify_catalog_change('smart_categories');
-CREATE OR REPLACE TRIGGER languages_catalog_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON languages
+CREATE OR REPLACE TRIGGER catalog_change_languages AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON languages
   FOR EACH STATEMENT EXECUTE FUNCTION notify_catalog_change('languages');
-CREATE OR REPLACE TRIGGER feeds_catalog_change AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF category_id ON feeds
+CREATE OR REPLACE TRIGGER catalog_change_feeds AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF category_id ON feeds
   FOR EACH STATEMENT EXECUTE FUNCTION notify_catalog_change('feeds');
-CREATE OR REPLACE TRIGGER feed_rows_catalog_change
+CREATE OR REPLACE TRIGGER catalog_change_feed_rows
   AFTER UPDATE OF name, name_key, url, site_url, description, language_id, post_count, last_post_date ON feeds
   FOR EACH STATEMENT EXECUTE FUNCTION notify_catalog_change('feed_rows');
 `;
