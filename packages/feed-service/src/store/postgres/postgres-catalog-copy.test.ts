@@ -44,7 +44,7 @@ async function truth(pool: pg.Pool, categoryIds: number[]) {
 }
 
 /**
- * Waits (at most 3 s) until the store's lists equal the database's: a commit by another session
+ * Waits (at most 3 s) until the store's lists equal the database's: a commit by another connection
  * reaches this process as a notification, after the commit.
  */
 async function settles(store: PostgresStore, pool: pg.Pool, categoryIds: number[], what: string) {
@@ -175,7 +175,7 @@ describe("PostgreSQL catalogue lists kept in the process", () => {
       await client.query("BEGIN");
       await client.query("INSERT INTO categories (name, name_key) VALUES ('Open', 'open')");
       await client.query("UPDATE feeds SET category_id = $1", [ids[0]]);
-      // Another session's commit after the open one's writes: once its notification is seen,
+      // Another connection's commit after the open one's writes: once its notification is seen,
       // any notification of the open transaction would have been too.
       await other.addSmartCategory({ name: "Sentinel", query: "sentinel" });
       await settles(store, pool, ids, "sentinel");
@@ -201,7 +201,7 @@ describe("PostgreSQL catalogue lists kept in the process", () => {
     const copy = store.catalogCopy!;
     const client = await pool.connect();
     try {
-      // A write that notifies no one (triggers off in this session): the kept list goes stale,
+      // A write that notifies no one (triggers off on this connection): the kept list goes stale,
       // which only the lost connection's drop can mend.
       await client.query("SET session_replication_role = replica");
       await client.query("INSERT INTO categories (name, name_key) VALUES ('Unsignalled', 'unsignalled')");

@@ -10,7 +10,7 @@
  * (https://www.postgresql.org/docs/current/sql-notify.html). A connection of its own LISTENs;
  * each notification drops the lists it names. While that connection is down nothing is kept and
  * every call reads the database; it reconnects, and only reads begun after its LISTEN are kept.
- * The store's own write connections LISTEN too: the server sends a session its notifications
+ * The store's own write connections LISTEN too: the server sends a connection its notifications
  * before the ReadyForQuery that ends its COMMIT, so this process's own writes have dropped the
  * lists before the write's promise resolves. Another process's commit is seen once its
  * notification reaches this process (the listening server process is signalled at that commit).
@@ -58,7 +58,7 @@ const maxKeptFeedLists = 256;
 const reconnectMs = { first: 250, last: 30_000 };
 
 export interface CatalogCopyOptions {
-  /** The primary's URL (notifications are not sent to a replica's sessions). */
+  /** The primary's URL (notifications are not sent to a replica's connections). */
   url: string;
   schema?: string;
 }

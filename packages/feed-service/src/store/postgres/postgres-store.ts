@@ -95,7 +95,7 @@ export class PostgresStore implements Store {
   readonly #clicks: activity.ClickWriter;
   /**
    * The catalogue lists kept in the process until the database says they changed
-   * (postgres-catalog-copy.ts); none when the reads go to a replica, whose sessions get no
+   * (postgres-catalog-copy.ts); none when the reads go to a replica, whose connections get no
    * notifications and may lag the primary that sends them.
    */
   readonly #catalog: CatalogCopy | null;
