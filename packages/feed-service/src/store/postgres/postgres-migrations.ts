@@ -12,6 +12,7 @@ import type pg from "pg";
 import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
+import { catalogChangesSchema } from "./postgres-catalog-copy.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
 import { clicksFunctionSchema, createClickFunction } from "./postgres-click-schema.js";
 import { createClickUpkeep } from "./postgres-click-upkeep.js";
@@ -511,6 +512,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     description:
       "the counted words' matches per feed and block of post ids, and each clicked post's language and counted words beside the feeds' clicks order's keys, so a page by clicks of a counted word within `feed:` reads the feeds' clicked matches from that index and only the blocks that hold the rest: kept by the posts' insert, delete and words or feed triggers",
     up: createCountedFeedClicks,
+  },
+  {
+    version: 57,
+    description:
+      "statement triggers NOTIFY feed_catalog on every write that can change the catalogue lists (categories, smart categories, languages, feeds' listed columns), so a service keeps the lists in its process and drops them on a notification",
+    up: async (sql) => {
+      await sql.query(catalogChangesSchema);
+    },
   },
   {
     version: 59,

@@ -34,6 +34,7 @@ import type {
 } from "../store.js";
 import * as activity from "./postgres-activity-writer.js";
 import { PostgresAdminStore } from "./postgres-admin-store.js";
+import { CatalogCopy } from "./postgres-catalog-copy.js";
 import * as catalog from "./postgres-catalog-queries.js";
 import * as catalogWriter from "./postgres-catalog-writer.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
@@ -92,6 +93,12 @@ export class PostgresStore implements Store {
   readonly #feedNames = new FeedNames();
   /** /click's clicks, stored together when they arrive while every connection is taken. */
   readonly #clicks: activity.ClickWriter;
+  /**
+   * The catalogue lists kept in the process until the database says they changed
+   * (postgres-catalog-copy.ts); none when the reads go to a replica, whose connections get no
+   * notifications and may lag the primary that sends them.
+   */
+  readonly #catalog: CatalogCopy | null;
 
   /** What each read connection runs before its first query (postgres-connection-warm.ts). */
   readonly #connections: ConnectionWarmUp;
@@ -102,8 +109,14 @@ export class PostgresStore implements Store {
   readonly websub: PostgresWebSubStore;
   readonly admin: PostgresAdminStore;
 
-  constructor(pool: pg.Pool, read: PostgresReadSide, connections = new ConnectionWarmUp()) {
+  constructor(
+    pool: pg.Pool,
+    read: PostgresReadSide,
+    connections = new ConnectionWarmUp(),
+    catalogCopy: CatalogCopy | null = null,
+  ) {
     this.#pool = pool;
+    this.#catalog = catalogCopy;
     // As many calls as the pool has connections: clicks take no fewer than one by one would.
     this.#clicks = new activity.ClickWriter(pool, pool.options.max ?? 10);
     this.#connections = connections;
@@ -160,14 +173,22 @@ export class PostgresStore implements Store {
   }): Promise<Array<PostRecord & { periodClicks: number }>> {
     return this.#read.heavy((sql) => mostPopularPosts(sql, args));
   }
+  /** A catalogue list, from the kept copy when there is one (see #catalog). */
+  #kept<T>(key: string, read: () => Promise<T[]>): Promise<T[]> {
+    return this.#catalog === null ? read() : this.#catalog.get(key, read);
+  }
+  /** The kept catalogue lists (tests). */
+  get catalogCopy(): CatalogCopy | null {
+    return this.#catalog;
+  }
   categories(): Promise<CategoryRecord[]> {
-    return this.#read.cheap((sql) => catalog.categories(sql));
+    return this.#kept("categories", () => this.#read.cheap((sql) => catalog.categories(sql)));
   }
   smartCategories(): Promise<SmartCategoryRecord[]> {
-    return this.#read.cheap((sql) => catalog.smartCategories(sql));
+    return this.#kept("smart_categories", () => this.#read.cheap((sql) => catalog.smartCategories(sql)));
   }
   languages(): Promise<LanguageRecord[]> {
-    return this.#read.cheap((sql) => catalog.languages(sql));
+    return this.#kept("languages", () => this.#read.cheap((sql) => catalog.languages(sql)));
   }
   mostPopularFeeds(args: {
     since: number;
@@ -182,7 +203,9 @@ export class PostgresStore implements Store {
     return this.#read.heavy((sql) => catalog.mostProlificFeeds(sql, args));
   }
   feeds(filter?: { categoryId?: number; languageId?: number }): Promise<FeedRecord[]> {
-    return this.#read.cheap((sql) => catalog.feeds(sql, filter));
+    return this.#kept(`feeds/${filter?.categoryId ?? ""}/${filter?.languageId ?? ""}`, () =>
+      this.#read.cheap((sql) => catalog.feeds(sql, filter)),
+    );
   }
   feedNames(): Promise<FeedName[]> {
     return this.#read.cheap((sql) => this.#feedNames.read(sql));
@@ -375,6 +398,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.#catalog?.close();
     await this.#countedWords;
     await this.#clicks.drained();
     await this.#pool.end().catch(() => {});
@@ -400,10 +424,13 @@ export interface PostgresStoreOptions extends ReadSideOptions {
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const readOptions = resolveReadSideOptions(options);
+  const onPrimary = options.readUrl === undefined || options.readUrl === options.url;
+  const catalogCopy = onPrimary ? new CatalogCopy({ url: options.url, schema: options.schema }) : null;
   const pool = await openPostgresPool({
     url: options.url,
     schema: options.schema,
     max: readOptions.poolSize,
+    ...(catalogCopy ? { onConnect: catalogCopy.onWriteConnection } : {}),
   });
   try {
     await migratePostgres(pool);
@@ -422,12 +449,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       settings: { ...READ_SETTINGS, statement_timeout: readOptions.queryTimeoutMs },
       onConnect: connections.onConnect,
     });
-    const store = new PostgresStore(pool, new PostgresReadSide(read, readOptions), connections);
+    // After the migrations: the lists are kept only once the triggers that drop them exist.
+    await catalogCopy?.start();
+    const store = new PostgresStore(pool, new PostgresReadSide(read, readOptions), connections, catalogCopy);
     // In the background: counting a newly common word reads all its matches. A run that fails
     // leaves the word uncounted (its pages exact, by the slower way) until the next open.
     store.recountCommonWords().catch(() => {});
     return store;
   } catch (error) {
+    await catalogCopy?.close();
     await pool.end().catch(() => {});
     throw error;
   }
