@@ -27,7 +27,12 @@ import { isFilter, type SearchQuery, usesOperators } from "../../search/search-q
 import type { PostPage, SearchSort } from "../store.js";
 import { Where } from "./postgres-columns.js";
 import { inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
-import { countUnmarkedSearches } from "./postgres-counted-marks.js";
+import {
+  countFeedKeys,
+  countUnmarkedFeedKeys,
+  type FeedKeyCounts,
+  feedKeyCountsSchema,
+} from "./postgres-counted-feed-keys.js";
 import { feedWordQuery } from "./postgres-feed-words.js";
 import { addMatching, type Plan } from "./postgres-operator-plan.js";
 import { MAX_FEED_FACETS, windowOf } from "./postgres-operator-scope.js";
@@ -43,99 +48,24 @@ import { lexemeOf, searchKey } from "./postgres-search-key.js";
 export const COUNTED_FEED_BLOCK_IDS = 32_768;
 const BLOCK = COUNTED_FEED_BLOCK_IDS;
 
-/** The counted searches of one lexeme, each query cast once. */
-const words = "SELECT id, index_query::tsquery AS q FROM counted_searches WHERE lexeme IS NOT NULL";
-
-/** Counts of the posts of `source` per counted word, feed and block. */
-const perBlock = (source: string) => `
-  WITH s AS MATERIALIZED (${words}),
-    c AS MATERIALIZED (SELECT feed_id, id / ${BLOCK} AS block, search_vector || ''::tsvector AS words FROM ${source})
-  SELECT s.id, c.feed_id, c.block, count(*)::int AS n FROM s JOIN c ON c.words @@ s.q GROUP BY 1, 2, 3`;
-
-/** One post's counts (`row`: OLD or NEW, its words in `vector`), signed. */
-const perRow = (row: string, vector: string, sign: string) => `
-  SELECT s.id, ${row}.feed_id, ${row}.id / ${BLOCK}, ${sign}1 FROM (${words}) s WHERE ${vector} @@ s.q`;
-
-const upsert = "INSERT INTO counted_feed_blocks AS b (search_id, feed_id, block, posts)";
-const adding = "ON CONFLICT (search_id, feed_id, block) DO UPDATE SET posts = b.posts + excluded.posts";
+/** Per counted word, feed and block of ids (postgres-counted-feed-keys.ts). */
+const blockCounts: FeedKeyCounts = {
+  table: "counted_feed_blocks",
+  marks: "counted_feed_block_searches",
+  key: "block",
+  plural: "blocks",
+  alias: "b",
+  keyOf: (row) => `${row}.id / ${BLOCK}`,
+  keyColumn: "id",
+  names: "feed_blocks",
+  forget: "posts_forget_feed_blocks",
+};
 
 /**
- * Migration 56's SQL, safe to take again. Rows are written in key order, so two writers never
- * lock them crosswise. Its triggers and functions are its own (none of the click blocks', the
- * periods' or the months' is changed).
+ * Migration 56's SQL, safe to take again. Its triggers and functions are its own (none of the
+ * click blocks', the periods' or the months' is changed).
  */
-export const countedFeedClicksSchema = `
-CREATE TABLE IF NOT EXISTS counted_feed_blocks (
-  search_id integer NOT NULL,
-  feed_id integer NOT NULL,
-  block integer NOT NULL,
-  posts integer NOT NULL,
-  PRIMARY KEY (search_id, feed_id, block)
-);
--- The counted searches whose blocks are counted (all their posts, not only those written since).
-CREATE TABLE IF NOT EXISTS counted_feed_block_searches (search_id integer PRIMARY KEY);
-
-CREATE OR REPLACE FUNCTION posts_count_feed_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    ${upsert}
-      SELECT * FROM (${perBlock("came")}) x ORDER BY 1, 2, 3
-      ${adding};
-  END IF;
-  RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION posts_uncount_feed_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    ${upsert}
-      SELECT id, feed_id, block, -n FROM (${perBlock("gone")}) x ORDER BY 1, 2, 3
-      ${adding};
-  END IF;
-  RETURN NULL;
-END $$;
-
--- A post's old counts off and its new ones on, in one statement; each vector out of TOAST once.
-CREATE OR REPLACE FUNCTION posts_move_feed_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  old_words tsvector;
-  new_words tsvector;
-BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    old_words := OLD.search_vector || ''::tsvector;
-    new_words := NEW.search_vector || ''::tsvector;
-    IF OLD.feed_id <> NEW.feed_id OR OLD.id <> NEW.id OR old_words <> new_words THEN
-      ${upsert}
-        SELECT search_id, feed_id, block, sum(n) FROM (
-          ${perRow("OLD", "old_words", "-")}
-          UNION ALL ${perRow("NEW", "new_words", "")}
-        ) x (search_id, feed_id, block, n)
-        GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3
-        ${adding};
-    END IF;
-  END IF;
-  RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION posts_forget_feed_blocks() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  TRUNCATE counted_feed_blocks, counted_feed_block_searches;
-  RETURN NULL;
-END $$;
-
-DROP TRIGGER IF EXISTS posts_count_feed_blocks ON posts;
-CREATE TRIGGER posts_count_feed_blocks AFTER INSERT ON posts REFERENCING NEW TABLE AS came
-  FOR EACH STATEMENT EXECUTE FUNCTION posts_count_feed_blocks();
-DROP TRIGGER IF EXISTS posts_uncount_feed_blocks ON posts;
-CREATE TRIGGER posts_uncount_feed_blocks AFTER DELETE ON posts REFERENCING OLD TABLE AS gone
-  FOR EACH STATEMENT EXECUTE FUNCTION posts_uncount_feed_blocks();
-DROP TRIGGER IF EXISTS posts_move_feed_blocks ON posts;
-CREATE TRIGGER posts_move_feed_blocks AFTER UPDATE OF search_vector, feed_id, id ON posts
-  FOR EACH ROW EXECUTE FUNCTION posts_move_feed_blocks();
-DROP TRIGGER IF EXISTS posts_forget_feed_blocks ON posts;
-CREATE TRIGGER posts_forget_feed_blocks AFTER TRUNCATE ON posts
-  FOR EACH STATEMENT EXECUTE FUNCTION posts_forget_feed_blocks();
-`;
+export const countedFeedClicksSchema = feedKeyCountsSchema(blockCounts);
 
 /**
  * The feeds' clicks order's index with each row's language and counted lexemes beside its key
@@ -150,50 +80,15 @@ DO $$ BEGIN
   END IF;
 END $$;`;
 
-/**
- * Counts the blocks of the counted searches `ids` (lexemes) from the posts, in one pass over the
- * posts' own words, and marks them counted. The caller holds off writes of posts (a SHARE lock)
- * within its transaction, so no post is written between the count and its triggers.
- */
-export async function countFeedBlocks(sql: Sql, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await sql.query("DELETE FROM counted_feed_blocks WHERE search_id = ANY($1::int[])", [ids]);
-  await sql.query(
-    `INSERT INTO counted_feed_blocks (search_id, feed_id, block, posts)
-      SELECT s.id, p.feed_id, p.id / ${BLOCK}, count(*)::int
-        FROM posts p CROSS JOIN LATERAL unnest(tsvector_to_array(p.search_vector)) w (lexeme)
-        JOIN counted_searches s ON s.lexeme = w.lexeme AND s.id = ANY($1::int[])
-        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-    [ids],
-  );
-  await sql.query(
-    "INSERT INTO counted_feed_block_searches (search_id) SELECT unnest($1::int[]) ON CONFLICT DO NOTHING",
-    [ids],
-  );
-}
-
-/**
- * Counts the blocks of the counted lexemes without them, and drops the rows of searches no
- * longer counted (within `sql`'s transaction); returns how many were counted.
- */
-async function countUnmarked(sql: Sql): Promise<number> {
-  const gone = await rows<{ search_id: number }>(
-    sql,
-    `DELETE FROM counted_feed_block_searches k WHERE NOT EXISTS (
-        SELECT 1 FROM counted_searches s WHERE s.id = k.search_id AND s.lexeme IS NOT NULL) RETURNING search_id`,
-  );
-  if (gone.length > 0) {
-    await sql.query("DELETE FROM counted_feed_blocks WHERE search_id = ANY($1::int[])", [
-      gone.map((g) => g.search_id),
-    ]);
-  }
-  return countUnmarkedSearches(sql, "counted_feed_block_searches", countFeedBlocks);
+/** Counts the blocks of the counted searches `ids` (lexemes) and marks them counted. */
+export function countFeedBlocks(sql: Sql, ids: readonly number[]): Promise<void> {
+  return countFeedKeys(blockCounts, sql, ids);
 }
 
 /** Migration 56: the tables, triggers and index, the blocks of every counted lexeme. */
 export async function createCountedFeedClicks(sql: Sql): Promise<void> {
   await sql.query(countedFeedClicksSchema);
-  await countUnmarked(sql);
+  await countUnmarkedFeedKeys(blockCounts, sql);
   await sql.query(wordsBesideFeeds);
 }
 
@@ -202,7 +97,7 @@ export async function createCountedFeedClicks(sql: Sql): Promise<void> {
  * smart category's word counted since the store opened); returns how many.
  */
 export function syncFeedBlocks(pool: pg.Pool): Promise<number> {
-  return inTransaction(pool, countUnmarked);
+  return inTransaction(pool, (sql) => countUnmarkedFeedKeys(blockCounts, sql));
 }
 
 /**

@@ -22,7 +22,12 @@ import { isFilter, type SearchQuery, usesOperators } from "../../search/search-q
 import type { PostPage, SearchSort } from "../store.js";
 import { Where } from "./postgres-columns.js";
 import { inTransaction, rows, type Sql, translatePostgresError } from "./postgres-connection.js";
-import { countUnmarkedSearches } from "./postgres-counted-marks.js";
+import {
+  countFeedKeys,
+  countUnmarkedFeedKeys,
+  type FeedKeyCounts,
+  feedKeyCountsSchema,
+} from "./postgres-counted-feed-keys.js";
 import { feedWordQuery } from "./postgres-feed-words.js";
 import { addMatching, type Plan } from "./postgres-operator-plan.js";
 import { MAX_FEED_FACETS } from "./postgres-operator-scope.js";
@@ -30,154 +35,43 @@ import { COUNTED_WORD_MATCHES, TIER_MARGIN } from "./postgres-plan-costs.js";
 import { MONTH_DAYS, monthOf } from "./postgres-scope-months.js";
 import { lexemeOf, searchKey } from "./postgres-search-key.js";
 
-/** The counted searches of one lexeme, each query cast once. */
-const words = "SELECT id, index_query::tsquery AS q FROM counted_searches WHERE lexeme IS NOT NULL";
-
 /** The month of a post's date (`post_date` of `row`). */
 const monthOfPost = (row: string) => monthOf(`post_day(${row}.post_date)`);
 
-/** Counts of the posts of `source` (alias c) per counted word, feed and month. */
-const perMonth = (source: string) => `
-  WITH s AS MATERIALIZED (${words}),
-    c AS MATERIALIZED (SELECT feed_id, ${monthOfPost(source)} AS month, search_vector || ''::tsvector AS words FROM ${source})
-  SELECT s.id, c.feed_id, c.month, count(*)::int AS n FROM s JOIN c ON c.words @@ s.q GROUP BY 1, 2, 3`;
+/** Per counted word, feed and month (postgres-counted-feed-keys.ts). */
+const monthCounts: FeedKeyCounts = {
+  table: "counted_feed_months",
+  marks: "counted_feed_searches",
+  key: "month",
+  plural: "months",
+  alias: "m",
+  keyOf: monthOfPost,
+  keyColumn: "post_date",
+  names: "feed_months",
+  forget: "posts_forget_counted_feeds",
+};
 
-/** One post's counts (`row`: OLD or NEW, its words in `vector`), signed. */
-const perRow = (row: string, vector: string, sign: string) => `
-  SELECT s.id, ${row}.feed_id, ${monthOfPost(row)}, ${sign}1 FROM (${words}) s WHERE ${vector} @@ s.q`;
+/** Migration 52's SQL, safe to take again. */
+export const countedFeedsSchema = feedKeyCountsSchema(monthCounts);
 
-const upsert = "INSERT INTO counted_feed_months AS m (search_id, feed_id, month, posts)";
-const adding = "ON CONFLICT (search_id, feed_id, month) DO UPDATE SET posts = m.posts + excluded.posts";
-
-/**
- * Migration 52's SQL, safe to take again. Rows are written in key order, so two writers never
- * lock them crosswise. The TRUNCATE trigger is its own (the date counts' one names its tables).
- */
-export const countedFeedsSchema = `
-CREATE TABLE IF NOT EXISTS counted_feed_months (
-  search_id integer NOT NULL,
-  feed_id integer NOT NULL,
-  month integer NOT NULL,
-  posts integer NOT NULL,
-  PRIMARY KEY (search_id, feed_id, month)
-);
--- The counted searches whose months are counted (all their posts, not only those written since).
-CREATE TABLE IF NOT EXISTS counted_feed_searches (search_id integer PRIMARY KEY);
-
-CREATE OR REPLACE FUNCTION posts_count_feed_months() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    ${upsert}
-      SELECT * FROM (${perMonth("came")}) x ORDER BY 1, 2, 3
-      ${adding};
-  END IF;
-  RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION posts_uncount_feed_months() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    ${upsert}
-      SELECT id, feed_id, month, -n FROM (${perMonth("gone")}) x ORDER BY 1, 2, 3
-      ${adding};
-  END IF;
-  RETURN NULL;
-END $$;
-
--- A post's old counts off and its new ones on, in one statement; each vector out of TOAST once.
-CREATE OR REPLACE FUNCTION posts_move_feed_months() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  old_words tsvector;
-  new_words tsvector;
-BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    old_words := OLD.search_vector || ''::tsvector;
-    new_words := NEW.search_vector || ''::tsvector;
-    IF OLD.feed_id <> NEW.feed_id OR OLD.post_date <> NEW.post_date OR old_words <> new_words THEN
-      ${upsert}
-        SELECT search_id, feed_id, month, sum(n) FROM (
-          ${perRow("OLD", "old_words", "-")}
-          UNION ALL ${perRow("NEW", "new_words", "")}
-        ) x (search_id, feed_id, month, n)
-        GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3
-        ${adding};
-    END IF;
-  END IF;
-  RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION posts_forget_counted_feeds() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  TRUNCATE counted_feed_months, counted_feed_searches;
-  RETURN NULL;
-END $$;
-
-DROP TRIGGER IF EXISTS posts_count_feed_months ON posts;
-CREATE TRIGGER posts_count_feed_months AFTER INSERT ON posts REFERENCING NEW TABLE AS came
-  FOR EACH STATEMENT EXECUTE FUNCTION posts_count_feed_months();
-DROP TRIGGER IF EXISTS posts_uncount_feed_months ON posts;
-CREATE TRIGGER posts_uncount_feed_months AFTER DELETE ON posts REFERENCING OLD TABLE AS gone
-  FOR EACH STATEMENT EXECUTE FUNCTION posts_uncount_feed_months();
-DROP TRIGGER IF EXISTS posts_move_feed_months ON posts;
-CREATE TRIGGER posts_move_feed_months AFTER UPDATE OF search_vector, feed_id, post_date ON posts
-  FOR EACH ROW EXECUTE FUNCTION posts_move_feed_months();
-DROP TRIGGER IF EXISTS posts_forget_counted_feeds ON posts;
-CREATE TRIGGER posts_forget_counted_feeds AFTER TRUNCATE ON posts
-  FOR EACH STATEMENT EXECUTE FUNCTION posts_forget_counted_feeds();
-`;
-
-/**
- * Counts the months of the counted searches `ids` (lexemes) from the posts, in one pass over the
- * posts' own words, and marks them counted. The caller holds off writes of posts (a SHARE lock)
- * within its transaction, so no post is written between the count and its triggers.
- */
-export async function countFeedMonths(sql: Sql, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await sql.query("DELETE FROM counted_feed_months WHERE search_id = ANY($1::int[])", [ids]);
-  await sql.query(
-    `INSERT INTO counted_feed_months (search_id, feed_id, month, posts)
-      SELECT s.id, p.feed_id, ${monthOfPost("p")}, count(*)::int
-        FROM posts p CROSS JOIN LATERAL unnest(tsvector_to_array(p.search_vector)) w (lexeme)
-        JOIN counted_searches s ON s.lexeme = w.lexeme AND s.id = ANY($1::int[])
-        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-    [ids],
-  );
-  await sql.query(
-    "INSERT INTO counted_feed_searches (search_id) SELECT unnest($1::int[]) ON CONFLICT DO NOTHING",
-    [ids],
-  );
-}
-
-/**
- * Counts the months of the counted lexemes without them, and drops the rows of searches no longer
- * counted (within `sql`'s transaction); returns how many were counted.
- */
-async function countUnmarked(sql: Sql): Promise<number> {
-  const gone = await rows<{ search_id: number }>(
-    sql,
-    `DELETE FROM counted_feed_searches k WHERE NOT EXISTS (
-        SELECT 1 FROM counted_searches s WHERE s.id = k.search_id AND s.lexeme IS NOT NULL) RETURNING search_id`,
-  );
-  if (gone.length > 0) {
-    await sql.query("DELETE FROM counted_feed_months WHERE search_id = ANY($1::int[])", [
-      gone.map((g) => g.search_id),
-    ]);
-  }
-  return countUnmarkedSearches(sql, "counted_feed_searches", countFeedMonths);
+/** Counts the months of the counted searches `ids` (lexemes) and marks them counted. */
+export function countFeedMonths(sql: Sql, ids: readonly number[]): Promise<void> {
+  return countFeedKeys(monthCounts, sql, ids);
 }
 
 /** Migration 52: the tables and triggers, the months of every counted lexeme. */
 export async function createCountedFeeds(sql: Sql): Promise<void> {
   await sql.query(countedFeedsSchema);
-  await countUnmarked(sql);
+  await countUnmarkedFeedKeys(monthCounts, sql);
 }
 
 /**
  * Counts the months of the counted lexemes that have none (counted by a build without them, or a
- * smart category's word counted since the store opened); returns how many.
+ * smart category's word counted since the store opened), and drops those of searches no longer
+ * counted; returns how many were counted.
  */
 export function syncFeedMonths(pool: pg.Pool): Promise<number> {
-  return inTransaction(pool, countUnmarked);
+  return inTransaction(pool, (sql) => countUnmarkedFeedKeys(monthCounts, sql));
 }
 
 /**
