@@ -30,6 +30,12 @@ import { SEARCH_SCORE } from "./postgres-text-search.js";
  */
 export const FEW_MATCHES = MIN_TIER_POSTS;
 
+/**
+ * Runs of days whose facets one GIN query holds at most (a date range's exact cover, dayRangeBlocks,
+ * is about 45 facets: this is that order).
+ */
+const MAX_DAY_RUNS = 64;
+
 /** Relevance ranks at most this many of the newest matches (spec §4); FEW_MATCHES is fewer. */
 const RANKED_NEWEST = 10_000;
 
@@ -51,23 +57,36 @@ function plainWord(query: SearchQuery, plan: Plan): string | null {
   return key.index;
 }
 
-/** Runs of consecutive days (newest first in, any order out) as the fewest facets covering just them. */
-function daysFacet(days: readonly number[]): string {
-  const sorted = [...days].sort((a, b) => a - b);
-  const facets: string[] = [];
-  let first = sorted[0]!;
-  let last = first;
-  for (const day of sorted.slice(1)) {
-    if (day === last + 1) {
-      last = day;
-      continue;
-    }
-    facets.push(dayRangeFacet(first, last));
-    first = day;
-    last = day;
+/** Runs of consecutive days as [first, last] pairs, oldest first. */
+function dayRuns(days: readonly number[]): Array<[number, number]> {
+  const sorted = [...new Set(days)].sort((a, b) => a - b);
+  const runs: Array<[number, number]> = [];
+  for (const day of sorted) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && day === last[1] + 1) last[1] = day;
+    else runs.push([day, day]);
   }
-  facets.push(dayRangeFacet(first, last));
-  return `(${facets.join(" | ")})`;
+  return runs;
+}
+
+/**
+ * The counted rows `text` selects (its last parameter the LIMIT), when they hold at most
+ * FEW_MATCHES matches (each row holds one or more), else null. A common word's first few rows
+ * already hold more: they are read first, so that a filter that leaves many matches costs a few
+ * rows, not FEW_MATCHES.
+ */
+async function fewCounted<T extends { n: number }>(
+  sql: Sql,
+  text: string,
+  params: unknown[],
+): Promise<T[] | null> {
+  for (const limit of [MAX_DAY_RUNS, FEW_MATCHES + 1]) {
+    const counted = await rows<T>(sql, text, [...params, limit]);
+    const matches = counted.reduce((sum, r) => sum + r.n, 0);
+    if (matches > FEW_MATCHES || counted.length > FEW_MATCHES) return null;
+    if (counted.length < limit) return counted;
+  }
+  return null;
 }
 
 /** How the matches of one side are read: the condition, and how many it hands over. */
@@ -84,23 +103,23 @@ interface Side {
 async function languageSide(sql: Sql, searchId: number, plan: Plan, lexeme: string): Promise<Side | null> {
   const languageIds = plan.scope.languageIds;
   if (languageIds === null || languageIds.length === 0) return null;
-  const counted = await rows<{ day: number; n: number }>(
+  const counted = await fewCounted<{ day: number; n: number }>(
     sql,
     `SELECT day, posts AS n FROM search_days
       WHERE search_id = $1 AND language_id = ANY($2::int[]) AND posts > 0 LIMIT $3`,
-    [searchId, languageIds, FEW_MATCHES + 1],
+    [searchId, languageIds],
   );
+  if (counted === null) return null;
   const matches = counted.reduce((sum, d) => sum + d.n, 0);
-  if (counted.length > FEW_MATCHES || matches > FEW_MATCHES) return null;
-  const days = [...new Set(counted.map((d) => d.day))];
-  return {
-    matches,
-    add: (where) =>
-      where.add(
-        `${OPERATOR_EXPRESSION} @@ ?::tsquery`,
-        `${lexeme} & ${languagesFacet(languageIds)} & ${daysFacet(days)}`,
-      ),
-  };
+  // One GIN query: the days' facets are its rarest keys, the word's and the language's posting
+  // lists skipped through in id order. One scan per run of days instead read those lists again
+  // for each. GIN weighs each candidate against every key of the query: past MAX_DAY_RUNS runs
+  // the word and the language alone, their two posting lists read once.
+  const runs = dayRuns(counted.map((d) => d.day));
+  const days =
+    runs.length <= MAX_DAY_RUNS ? ` & (${runs.map(([a, b]) => dayRangeFacet(a, b)).join(" | ")})` : "";
+  const query = `${lexeme} & ${languagesFacet(languageIds)}${days}`;
+  return { matches, add: (where) => where.add(`${OPERATOR_EXPRESSION} @@ ?::tsquery`, query) };
 }
 
 /**
@@ -111,15 +130,15 @@ async function languageSide(sql: Sql, searchId: number, plan: Plan, lexeme: stri
 async function feedSide(sql: Sql, searchId: number, plan: Plan): Promise<Side | null> {
   const feedIds = plan.scope.feedIds;
   if (feedIds === null || feedIds.length === 0 || plan.feedIndex === null) return null;
-  const counted = await rows<{ feed: number; n: number }>(
+  const counted = await fewCounted<{ feed: number; n: number }>(
     sql,
     `SELECT m.feed_id AS feed, m.posts AS n FROM counted_feed_searches k
       JOIN counted_feed_months m ON m.search_id = k.search_id
       WHERE k.search_id = $1 AND m.feed_id = ANY($2::int[]) AND m.posts > 0 LIMIT $3`,
-    [searchId, feedIds, FEW_MATCHES + 1],
+    [searchId, feedIds],
   );
+  if (counted === null) return null;
   const matches = counted.reduce((sum, m) => sum + m.n, 0);
-  if (counted.length > FEW_MATCHES || matches > FEW_MATCHES) return null;
   // The feeds' months are counted only once marked: no row of an unmarked word says nothing.
   if (counted.length === 0) {
     const [marked] = await rows<{ id: number }>(
