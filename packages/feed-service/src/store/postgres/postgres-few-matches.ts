@@ -72,21 +72,26 @@ function dayRuns(days: readonly number[]): Array<[number, number]> {
 /**
  * The counted rows `text` selects (its last parameter the LIMIT), when they hold at most
  * FEW_MATCHES matches (each row holds one or more), else null. A common word's first few rows
- * already hold more: they are read first, so that a filter that leaves many matches costs a few
- * rows, not FEW_MATCHES.
+ * already hold more: they are read first; past them the rows are summed in the server before any
+ * is sent, so that a filter that leaves many matches costs one aggregate of FEW_MATCHES rows at
+ * most, not their transfer.
  */
 async function fewCounted<T extends { n: number }>(
   sql: Sql,
   text: string,
   params: unknown[],
 ): Promise<T[] | null> {
-  for (const limit of [MAX_DAY_RUNS, FEW_MATCHES + 1]) {
-    const counted = await rows<T>(sql, text, [...params, limit]);
-    const matches = counted.reduce((sum, r) => sum + r.n, 0);
-    if (matches > FEW_MATCHES || counted.length > FEW_MATCHES) return null;
-    if (counted.length < limit) return counted;
-  }
-  return null;
+  const first = await rows<T>(sql, text, [...params, MAX_DAY_RUNS]);
+  const inFirst = first.reduce((sum, r) => sum + r.n, 0);
+  if (inFirst > FEW_MATCHES) return null;
+  if (first.length < MAX_DAY_RUNS) return first;
+  const [all] = await rows<{ rows: number; n: number }>(
+    sql,
+    `SELECT count(*)::int AS rows, coalesce(sum(n), 0)::float8 AS n FROM (${text}) c`,
+    [...params, FEW_MATCHES + 1],
+  );
+  if (all!.rows > FEW_MATCHES || all!.n > FEW_MATCHES) return null;
+  return rows<T>(sql, text, [...params, FEW_MATCHES + 1]);
 }
 
 /** How the matches of one side are read: the condition, and how many it hands over. */
