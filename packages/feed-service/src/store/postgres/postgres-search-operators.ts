@@ -21,6 +21,7 @@ import { countedFeedClicksPage } from "./postgres-counted-feed-clicks.js";
 import { countedFeedsPage } from "./postgres-counted-feeds.js";
 import { withFeedTitles } from "./postgres-feed-titles.js";
 import { withFeedWords } from "./postgres-feed-words.js";
+import { fewMatchesPage } from "./postgres-few-matches.js";
 import { mostClickedIds } from "./postgres-operator-clicks.js";
 import { addMatching, type Expected, expected, type Plan, planOf } from "./postgres-operator-plan.js";
 import { emptyScope, feedsInLanguages, ScopeDays, windowOf } from "./postgres-operator-scope.js";
@@ -268,7 +269,7 @@ async function pageIds(
  * `plan` with an empty scope when none of its feeds writes in its languages (feedsInLanguages):
  * answered without a read of their posts.
  */
-async function withWritingFeeds(sql: Sql, plan: Plan): Promise<Plan> {
+export async function withWritingFeeds(sql: Sql, plan: Plan): Promise<Plan> {
   const scope = await feedsInLanguages(sql, plan.scope);
   return scope === plan.scope ? plan : { ...plan, scope };
 }
@@ -289,6 +290,10 @@ export async function searchWithOperators(
   const plan = await withWritingFeeds(sql, planOf(page.query, page.languageIds));
   if (emptyScope(plan.scope)) return [];
   const sort = plan.words === null && page.sort === "relevance" ? "date" : page.sort;
+  // A counted word that a language or feeds leave few matches of: all of them read at once
+  // (postgres-few-matches.ts).
+  const few = await fewMatchesPage(sql, { ...page, sort }, plan);
+  if (few !== null) return postsOf(sql, plan, few);
   // A counted word within feeds, by date: from the feeds' counted months (postgres-counted-feeds.ts).
   const counted = await countedFeedsPage(sql, { ...page, sort }, plan);
   if (counted !== null) return postsOf(sql, plan, counted);
