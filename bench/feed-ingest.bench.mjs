@@ -6,6 +6,8 @@
 //  2. the same 1,000 feeds as small documents: after a first pass has stored 20 entries of each,
 //     every feed's document is replaced by one of 20 new entries and a second pass refreshes them
 //     all (the timed one): many small writes instead of few large ones, against the same target;
+//     the search index's merge steps run after each pass, as `feed-service ingest` and serve run
+//     them, those after the timed pass timed apart (main thread CPU us a post);
 //     then the same with every 10th entry a copy of another feed's entry (its link with tracking
 //     parameters, the same text), which ingest keeps as a copy of one story, not as a new post;
 //  3. the parse stage alone on the same documents: our decode + parse + normalise (sanitising
@@ -52,6 +54,11 @@ const fromDist = (file) => import(pathToFileURL(join(dist, file)).href);
 const { runIngestPass } = await fromDist("ingest/ingest-pass.js");
 const { processFeedDocument } = await fromDist("ingest/process-document.js");
 const { openStore } = await fromDist("store/open-store.js");
+// The search index's merge steps that the CLI and serve run after each pass (none in a build
+// from before them).
+const { mergeSearchIndex } = await fromDist("ingest/search-index-upkeep.js").catch(() => ({
+  mergeSearchIndex: async () => ({ steps: 0 }),
+}));
 const FEEDS = Number(process.env.BENCH_FEEDS ?? 1000);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 50);
 const SMALL_ITEMS = Number(process.env.BENCH_SMALL_ITEMS ?? 20);
@@ -160,6 +167,8 @@ async function endToEnd(location, items, refresh, copyEvery = 0) {
     if (refresh) {
       const first = await pass();
       if (first.failed > 0) throw new Error(`${first.failed} feeds failed: ${first.failures[0]?.error}`);
+      // As `feed-service ingest` and serve's scheduler do after each pass.
+      await mergeSearchIndex(store);
       const ready = new Promise((resolve) => server.once("message", resolve));
       server.send({ first: items });
       await ready;
@@ -179,6 +188,13 @@ async function endToEnd(location, items, refresh, copyEvery = 0) {
     const threads = threadSplit(threads0, cpuSeconds);
     // After the counters: writing the profile is not the pass's work.
     await profiler?.stop();
+    // The search index's merge steps that follow a pass (the CLI's and serve's), timed apart: a
+    // build may leave more of the merging to them.
+    const mergeMain0 = mainThreadCpuSeconds();
+    const mergeT0 = performance.now();
+    const merge = await mergeSearchIndex(store);
+    const mergeCpu = mainThreadCpuSeconds() - mergeMain0;
+    const mergeSeconds = (performance.now() - mergeT0) / 1000;
     if (summary.failed > 0) throw new Error(`${summary.failed} feeds failed: ${summary.failures[0]?.error}`);
     const expected = FEEDS * items;
     if (summary.postsInserted !== expected) {
@@ -190,7 +206,16 @@ async function endToEnd(location, items, refresh, copyEvery = 0) {
     if (store.storyMerges && copyEvery > 0 && merged < (2 * expected) / copyEvery / 2) {
       throw new Error(`only ${merged} of about ${(2 * expected) / copyEvery} copies were merged`);
     }
-    return { posts: summary.postsInserted, seconds, cpuSeconds, mainBusy, mainCpu, merged, threads };
+    return {
+      posts: summary.postsInserted,
+      seconds,
+      cpuSeconds,
+      mainBusy,
+      mainCpu,
+      merged,
+      threads,
+      merge: { cpu: mergeCpu, seconds: mergeSeconds, steps: merge.steps },
+    };
   } finally {
     await store.close();
     server.kill();
@@ -279,6 +304,7 @@ try {
       ((e2e.threads.main * 1e6) / e2e.posts).toFixed(0),
       ((e2e.threads.ended * 1e6) / e2e.posts).toFixed(0),
       ((e2e.threads.others * 1e6) / e2e.posts).toFixed(0),
+      `${((e2e.merge.cpu * 1e6) / e2e.posts).toFixed(0)} (${e2e.merge.steps} steps, ${e2e.merge.seconds.toFixed(2)} s)`,
     ];
   };
   table([
@@ -297,6 +323,7 @@ try {
       "main thread CPU us/post",
       "parse worker CPU us/post",
       "other threads CPU us/post",
+      "merge steps after the pass, main thread CPU us/post",
     ],
     ...(large ? [row(`${FEEDS} feeds x ${ITEMS} items, first fetch`, large)] : []),
     row(`${FEEDS} feeds x ${SMALL_ITEMS} new entries, refresh`, small),
