@@ -306,8 +306,10 @@ export async function rankByClickLevels(
   const inCategory = args.categoryId === null ? "" : " AND v.category_id = $7";
   const clickedInCategory = args.categoryId === null ? "" : " AND p.category_id = $7";
   // The clicks since the refresh are read by id (clicked_at + 0: never through clicks_by_time,
-  // which would read the whole window), at most MAX_CLICKS_BEHIND of them, and their posts found
-  // one by one (OFFSET 0: a hash would read every clicked post).
+  // which would read the whole window), at most MAX_CLICKS_BEHIND of them. A post clicked since is
+  // outside the ranges when its row at L is (the ranges are nested: one seek, a scalar subquery so
+  // that it stays one and does not become a hash of the range), and is looked up
+  // only when it can reach the cut (OFFSET 0: no hash of every clicked post, or of the ranges).
   const exact = (id: string) => `CASE WHEN $6 THEN
       (SELECT count(*)::integer FROM clicks k WHERE k.post_id = ${id} AND k.clicked_at >= $1)
     ELSE (SELECT q.clicks FROM clicked_posts q WHERE q.id = ${id})
@@ -349,9 +351,13 @@ export async function rankByClickLevels(
       r AS (
         SELECT * FROM r1
         UNION ALL
-        SELECT d.id, p.post_date, ${exact("d.id")}
-          FROM lv, cut, d CROSS JOIN LATERAL (SELECT p.post_date, p.category_id FROM clicked_posts p WHERE p.id = d.id OFFSET 0) p
-          WHERE lv.l - 1 + d.n >= cut.n AND NOT EXISTS (SELECT 1 FROM c WHERE c.id = d.id)${clickedInCategory})
+        SELECT e.id, p.post_date, ${exact("e.id")}
+          FROM (SELECT d.id FROM lv, cut, d WHERE lv.l - 1 + d.n >= cut.n
+              AND NOT coalesce((SELECT v.clicked_at >= $1${inCategory} FROM refreshed_click_levels v
+                WHERE v.post_id = d.id AND v.level = lv.l), false)
+              OFFSET 0) e
+            CROSS JOIN LATERAL (SELECT p.post_date, p.category_id FROM clicked_posts p WHERE p.id = e.id OFFSET 0) p
+          WHERE true${clickedInCategory})
     SELECT id, period FROM (SELECT id, period, post_date FROM r ORDER BY period DESC, post_date DESC, id DESC LIMIT $2) top
     UNION ALL
     SELECT 0, -1 FROM s WHERE NOT s.ok`,
