@@ -249,8 +249,15 @@ export async function warmPopularPosts(sql: Sql, tuning: PopularPostsTuning = TU
     );
     if (start === undefined) continue;
     for (const categoryId of [null, ...categories.map((c) => c.id)]) {
-      // The limit is a parameter of every statement: the least one prepares them all.
-      await mostPopularPosts(sql, { since: Number(start.at), limit: 1, categoryId }, tuning);
+      // The limit is a parameter of every statement: the least one prepares them all. With the
+      // click levels and without them: a read falls back to the other ways while they lag.
+      for (const clickLevels of tuning.clickLevels ? [true, false] : [false]) {
+        await mostPopularPosts(
+          sql,
+          { since: Number(start.at), limit: 1, categoryId },
+          { ...tuning, clickLevels },
+        );
+      }
     }
   }
 }
