@@ -55,7 +55,8 @@ export const REFRESH_CLICKS = 2_000;
 
 /**
  * A read that finds more clicks than this after the refresh ranks another way (and asks for a
- * refresh): its own work grows with them, past the walk's at about ten times REFRESH_CLICKS.
+ * refresh): its own work grows with them, and past some multiple of REFRESH_CLICKS exceeds the
+ * walk's (bench/NOTES.md).
  */
 export const MAX_CLICKS_BEHIND = 4 * REFRESH_CLICKS;
 
