@@ -204,6 +204,50 @@ describe("postgres refreshed click levels", () => {
     }
   });
 
+  it("counts a post clicked since the refresh, outside the ranges, that ties the page's last count and is newer", async () => {
+    await refreshClickLevels(pool);
+    const since = NOW - 10 * DAY;
+    const limit = 7;
+    // The start level as the read finds it: the highest whose range holds the limit.
+    const [start] = await rows<{ l: number }>(
+      pool,
+      `SELECT max(level) AS l FROM (SELECT level FROM refreshed_click_levels WHERE clicked_at >= $1
+        GROUP BY level HAVING count(*) >= $2) x`,
+      [since, limit],
+    );
+    const level = start!.l;
+    const cut = (await expected(since, null, limit))[limit - 1]!.n;
+    assert.ok(level >= 2 && cut >= level, `start level ${level}, cut ${cut}`);
+    // The newest unclicked post: L - 1 clicks in the window before the refresh (outside the
+    // ranges), then enough since for L - 1 plus its clicks since to equal the cut exactly.
+    const [newest] = await rows<{ id: number }>(
+      pool,
+      "SELECT id FROM posts WHERE clicks = 0 ORDER BY post_date DESC, id DESC LIMIT 1",
+    );
+    const clicksOn = (n: number, tag: string) =>
+      addClicks(
+        `SELECT $3::int, $1::bigint - n * 60000, '${tag}-' || n FROM generate_series(1, $2::int) AS n`,
+        [NOW, n, newest!.id],
+      );
+    await clicksOn(level - 1, "before");
+    await refreshClickLevels(pool);
+    await clicksOn(cut - (level - 1), "since");
+    const want = await expected(since, null, limit);
+    assert.ok(
+      want.some((r) => r.id === newest!.id && r.n === cut),
+      "the post makes the page on its date",
+    );
+    let stale = false;
+    const got = await mostPopularPosts(pool, { since, limit, categoryId: null }, LEVELS, () => {
+      stale = true;
+    });
+    assert.ok(!stale, "through the levels");
+    assert.deepEqual(
+      got.map((p) => ({ id: p.postId, n: p.periodClicks })),
+      want,
+    );
+  });
+
   it("ranks from the clicks alone after TRUNCATE, rebuilds every post on the next refresh, and stops at too many clicks behind", async () => {
     await pool.query("TRUNCATE clicks");
     await pool.query("UPDATE posts SET clicks = 0 WHERE clicks > 0");
