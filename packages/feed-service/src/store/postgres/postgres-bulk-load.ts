@@ -15,6 +15,7 @@
  * wrote them all once more to temporary files (bench/NOTES.md).
  */
 
+import { fillAllClickLevels } from "./postgres-click-levels.js";
 import { fillClickedPostsWithLanguages } from "./postgres-clicked-languages.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { runningSumFills } from "./postgres-running-sums.js";
@@ -157,6 +158,7 @@ export async function putBack(
   for (const [, statement] of runningSumFills) await run("filled the running sums and ranks", statement);
   await run("filled scope_days", fillScopeDays);
   await run("filled clicked_posts", fillClickedPostsWithLanguages);
+  await run("filled the click levels", fillAllClickLevels);
   // Each build's maintenance_work_mem by its kind (buildMemoryKb). A B-tree build may use two
   // parallel workers (manual §15.4, parallel CREATE INDEX); GIN builds in one process on PostgreSQL 17.
   const [server] = await rows<{ kb: string }>(

@@ -265,6 +265,15 @@ describe("postgres per-connection warm-up", () => {
             "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%FROM clicks WHERE clicked_at >= $1 GROUP BY post_id%'",
           );
           assert.ok(rows.length > 0, "the popular posts' count is prepared on every read connection");
+          const levels = (
+            await client.query(
+              "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%FROM refreshed_click_levels_state st%'",
+            )
+          ).rows;
+          assert.ok(
+            levels.length > 0,
+            "the popular posts' ranking by click levels is prepared on every read connection",
+          );
         }
       } finally {
         for (const client of clients) client.release();

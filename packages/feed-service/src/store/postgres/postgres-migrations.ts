@@ -13,6 +13,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { catalogChangesSchema } from "./postgres-catalog-copy.js";
+import { createClickLevels } from "./postgres-click-levels.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
 import { clicksFunctionSchema, createClickFunction } from "./postgres-click-schema.js";
 import { createClickUpkeep } from "./postgres-click-upkeep.js";
@@ -529,6 +530,13 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await sql.query(firstClickPeriodsSchema);
       await sql.query(perLanguageBlocksSchema);
     },
+  },
+  {
+    version: 60,
+    description:
+      "each clicked post's n-th newest click (n = 1..16, then powers of two) kept by a refresh every few thousand clicks, the clicks since added at read, so the most popular posts over a long window read the posts that can make the page instead of walking the posts by all-time clicks",
+    up: createClickLevels,
+    vacuumAfter: ["refreshed_click_levels"],
   },
 ];
 

@@ -11,12 +11,17 @@
  *   all-time one. When the window's clicks are spread so thinly that the walk goes on past its
  *   budget, the counting way finishes the job.
  *
+ * Before either of the last two, the posts' n-th newest clicks kept by a refresh (migration 60,
+ * postgres-click-levels.ts) rank any such window from the posts that can make the page, exactly,
+ * whenever the refreshed rows are usable; the ways above are the fallback.
+ *
  * The answer's columns come in the counting statement itself, or in one more after a walk.
  *
  * Order (spec §4): window clicks descending, ties newest first (post_date, then id, descending).
  */
 
 import type { PostRecord } from "../store.js";
+import { rankByClickLevels } from "./postgres-click-levels.js";
 import { NEWEST_FIRST, POST_COLUMNS, POST_JOINS, POST_ROW } from "./postgres-columns.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { ALL_CLICKS, windowClicks } from "./postgres-feed-rankings.js";
@@ -41,6 +46,8 @@ export interface PopularPostsTuning {
   minWalk: number;
   /** Posts the walk may read before it hands over to counting; by default what counting costs. */
   walkBudget?: number;
+  /** Rank from the refreshed click levels when they are usable (the store's way; tests turn it off to reach the others). */
+  clickLevels?: boolean;
 }
 
 const TUNING: PopularPostsTuning = {
@@ -48,6 +55,7 @@ const TUNING: PopularPostsTuning = {
   categoryWalkPostCost: CATEGORY_WALK_POST_COST,
   walkBatch: WALK_BATCH,
   minWalk: MIN_WALK_POSTS,
+  clickLevels: true,
 };
 
 type PopularPost = PostRecord & { periodClicks: number };
@@ -186,7 +194,10 @@ async function walkTopPosts(
 }
 
 /** The walked top with the posts' columns, in its order. */
-function withColumns(sql: Sql, ranked: Ranked[]): Promise<PopularPost[]> {
+function withColumns(
+  sql: Sql,
+  ranked: ReadonlyArray<{ id: number; period: number }>,
+): Promise<PopularPost[]> {
   if (ranked.length === 0) return Promise.resolve([]);
   return rows(
     sql,
@@ -238,8 +249,15 @@ export async function warmPopularPosts(sql: Sql, tuning: PopularPostsTuning = TU
     );
     if (start === undefined) continue;
     for (const categoryId of [null, ...categories.map((c) => c.id)]) {
-      // The limit is a parameter of every statement: the least one prepares them all.
-      await mostPopularPosts(sql, { since: Number(start.at), limit: 1, categoryId }, tuning);
+      // The limit is a parameter of every statement: the least one prepares them all. With the
+      // click levels and without them: a read falls back to the other ways while they lag.
+      for (const clickLevels of tuning.clickLevels ? [true, false] : [false]) {
+        await mostPopularPosts(
+          sql,
+          { since: Number(start.at), limit: 1, categoryId },
+          { ...tuning, clickLevels },
+        );
+      }
     }
   }
 }
@@ -248,6 +266,8 @@ export async function mostPopularPosts(
   sql: Sql,
   args: { since: number; limit: number; categoryId: number | null },
   tuning: PopularPostsTuning = TUNING,
+  /** Told when the refreshed click levels were not usable (too far behind, or a post marked). */
+  onLevelsStale: () => void = () => {},
 ): Promise<PopularPost[]> {
   if (args.limit === 0) return [];
   const [first] = await rows<{ at: number | null }>(sql, "SELECT min(clicked_at) AS at FROM clicks");
@@ -255,6 +275,13 @@ export async function mostPopularPosts(
   if (args.since <= first!.at) return allTimeTopPosts(sql, args);
   // The window's clicks from the feeds' running sums (postgres-feed-rankings.ts): a row per feed.
   const clicks = await windowClicks(sql, args.since);
+  if (tuning.clickLevels) {
+    // A post counted from its clicks takes the probe with fewer entries, as the walk does.
+    const countWithin = clicks * 2 < (await allClicks(sql));
+    const ranked = await rankByClickLevels(sql, { ...args, countWithin });
+    if (ranked !== null) return withColumns(sql, ranked);
+    onLevelsStale();
+  }
   // Counting costs the window's clicks; a walk may read as many posts as cost that much before
   // it hands over, so a wrong choice costs at most twice the right one.
   const cost = args.categoryId === null ? tuning.walkPostCost : tuning.categoryWalkPostCost;

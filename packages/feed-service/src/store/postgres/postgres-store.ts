@@ -37,6 +37,7 @@ import { PostgresAdminStore } from "./postgres-admin-store.js";
 import { CatalogCopy } from "./postgres-catalog-copy.js";
 import * as catalog from "./postgres-catalog-queries.js";
 import * as catalogWriter from "./postgres-catalog-writer.js";
+import { ClickLevelsRefresher, type RefreshReport, refreshClickLevels } from "./postgres-click-levels.js";
 import { openPostgresPool, rows } from "./postgres-connection.js";
 import { ConnectionWarmUp } from "./postgres-connection-warm.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
@@ -93,6 +94,8 @@ export class PostgresStore implements Store {
   readonly #feedNames = new FeedNames();
   /** /click's clicks, stored together when they arrive while every connection is taken. */
   readonly #clicks: activity.ClickWriter;
+  /** The refreshes of the popular posts' click levels (postgres-click-levels.ts), on the primary. */
+  readonly #levels: ClickLevelsRefresher;
   /**
    * The catalogue lists kept in the process until the database says they changed
    * (postgres-catalog-copy.ts); none when the reads go to a replica, whose connections get no
@@ -119,6 +122,7 @@ export class PostgresStore implements Store {
     this.#catalog = catalogCopy;
     // As many calls as the pool has connections: clicks take no fewer than one by one would.
     this.#clicks = new activity.ClickWriter(pool, pool.options.max ?? 10);
+    this.#levels = new ClickLevelsRefresher(pool);
     this.#connections = connections;
     this.websub = new PostgresWebSubStore(pool);
     this.admin = new PostgresAdminStore(pool);
@@ -171,7 +175,7 @@ export class PostgresStore implements Store {
     limit: number;
     categoryId: number | null;
   }): Promise<Array<PostRecord & { periodClicks: number }>> {
-    return this.#read.heavy((sql) => mostPopularPosts(sql, args));
+    return this.#read.heavy((sql) => mostPopularPosts(sql, args, undefined, () => this.#levels.request()));
   }
   /** A catalogue list, from the kept copy when there is one (see #catalog). */
   #kept<T>(key: string, read: () => Promise<T[]>): Promise<T[]> {
@@ -256,7 +260,21 @@ export class PostgresStore implements Store {
     at: number,
     dedupeWindowMs: number,
   ): Promise<{ link: string } | undefined> {
-    return this.#clicks.record(postId, clientHash, at, dedupeWindowMs);
+    const recorded = this.#clicks.record(postId, clientHash, at, dedupeWindowMs);
+    recorded.then(
+      (found) => {
+        if (found) this.#levels.clicked();
+      },
+      () => {},
+    );
+    return recorded;
+  }
+  /**
+   * Brings the popular posts' click levels up to the clicks committed now (postgres-click-levels.ts);
+   * the store does so itself after a few thousand of its clicks and when a read found them behind.
+   */
+  refreshClickLevels(): Promise<RefreshReport> {
+    return refreshClickLevels(this.#pool);
   }
   installSecret(): Promise<string> {
     return activity.installSecret(this.#pool);
@@ -264,11 +282,13 @@ export class PostgresStore implements Store {
   installSetting(name: string, propose: () => string): Promise<string> {
     return activity.installSetting(this.#pool, name, propose);
   }
-  insertClick(postId: number, clientHash: string, at: number): Promise<void> {
-    return activity.insertClicks(this.#pool, [{ postId, clientHash, at }]);
+  async insertClick(postId: number, clientHash: string, at: number): Promise<void> {
+    await activity.insertClicks(this.#pool, [{ postId, clientHash, at }]);
+    this.#levels.clicked();
   }
-  insertClicks(clicks: readonly ClickRow[]): Promise<void> {
-    return activity.insertClicks(this.#pool, clicks);
+  async insertClicks(clicks: readonly ClickRow[]): Promise<void> {
+    await activity.insertClicks(this.#pool, clicks);
+    this.#levels.clicked(clicks.length);
   }
 
   addCategory(name: string): Promise<CategoryRecord> {
@@ -391,6 +411,10 @@ export class PostgresStore implements Store {
    * Opening the store starts one in the background: until it ends, an uncounted word's deep date
    * pages are found by reading its matches, as exact and slower.
    */
+  /** A refresh of the click levels in the background (see refreshClickLevels). */
+  requestClickLevels(): void {
+    this.#levels.request();
+  }
   recountCommonWords(): Promise<number> {
     const run = this.#countedWords.then(() => syncCountedWords(this.#pool));
     this.#countedWords = run.catch(() => {});
@@ -401,6 +425,7 @@ export class PostgresStore implements Store {
     await this.#catalog?.close();
     await this.#countedWords;
     await this.#clicks.drained();
+    await this.#levels.drained();
     await this.#pool.end().catch(() => {});
     await this.#read.end().catch(() => {});
   }
@@ -455,6 +480,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     // In the background: counting a newly common word reads all its matches. A run that fails
     // leaves the word uncounted (its pages exact, by the slower way) until the next open.
     store.recountCommonWords().catch(() => {});
+    // The click levels brought up to the clicks written since the last refresh (another process's,
+    // or migrate-data's), in the background: until then a read ranks another way.
+    store.requestClickLevels();
     return store;
   } catch (error) {
     await catalogCopy?.close();
