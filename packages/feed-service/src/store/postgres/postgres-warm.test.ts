@@ -185,6 +185,52 @@ describe("postgres cache warm-up", () => {
     }
   });
 
+  it("prefetches what does not fit largest first, after the loads", async () => {
+    const pool = new pg.Pool({ connectionString: server.url, options: "-c search_path=warm_a", max: 1 });
+    // Each pg_prewarm call's mode and relation, in the order the warm-up makes them.
+    const calls: { mode: string; oid: string }[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+        const [text, values] = args as [unknown, unknown];
+        const mode =
+          typeof text === "string" ? /pg_prewarm\(\$1::oid::regclass, '(\w+)'\)/.exec(text)?.[1] : undefined;
+        if (mode !== undefined && Array.isArray(values)) calls.push({ mode, oid: String(values[0]) });
+        return query(...args);
+      };
+    });
+    try {
+      await warmPostgres(pool, undefined, 20_000);
+      const sizes = new Map(
+        (
+          await admin.query<{ oid: string; bytes: number }>(
+            `SELECT c.oid::text AS oid, pg_relation_size(c.oid)::float8 AS bytes FROM pg_class c
+              WHERE c.oid = ANY($1::oid[])`,
+            [calls.map((c) => c.oid)],
+          )
+        ).rows.map((r) => [r.oid, r.bytes]),
+      );
+      const prefetched = calls.filter((c) => c.mode === "prefetch").map((c) => sizes.get(c.oid)!);
+      assert.ok(prefetched.length >= 3, `${prefetched.length} relations prefetched`);
+      assert.ok(
+        prefetched.some((b, i) => i > 0 && b < prefetched[i - 1]!),
+        "relations of different sizes were prefetched",
+      );
+      assert.deepEqual(
+        prefetched,
+        [...prefetched].sort((a, b) => b - a),
+        "prefetched largest first",
+      );
+      const firstPrefetch = calls.findIndex((c) => c.mode === "prefetch");
+      assert.ok(
+        calls.slice(firstPrefetch).every((c) => c.mode === "prefetch"),
+        "every load before the first prefetch",
+      );
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("loads the index of posts by feed and word last, whatever its size", async () => {
     const pool = new pg.Pool({ connectionString: server.url, options: "-c search_path=warm_a", max: 1 });
     // A table larger than the feed words' index (which is the largest relation of this small

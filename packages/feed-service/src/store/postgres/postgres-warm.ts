@@ -2,7 +2,8 @@
  * Warms PostgreSQL's shared buffers at start with the `pg_prewarm` extension (shipped with
  * PostgreSQL as a contrib module): the store's tables, their TOAST tables and their indexes,
  * smallest first, as many as fit in nine tenths of `shared_buffers`; the rest are only prefetched
- * into the OS page cache. The index of posts by feed and word comes last whatever its size: only
+ * into the OS page cache, largest first (so that an OS cache too small for them all keeps the
+ * smaller ones, which searches read the most of). The index of posts by feed and word comes last whatever its size: only
  * `feed:` searches with words read it, a few posting lists each, while every search reads the
  * others (loaded by size, it pushed the posts' TOAST out of the buffers: bench/NOTES.md, s43). A first relevance search reads many heap and TOAST pages, slow from
  * empty buffers even with every file in the OS cache (figures in bench/NOTES.md). When the posts'
@@ -113,21 +114,28 @@ export async function warmPostgres(
     // The pool's connections stop a statement at the query deadline; a large table may take longer.
     await client.query("SET statement_timeout = 0");
     try {
+      const toPrefetch: Relation[] = [];
       for (const relation of relations) {
-        const fits = loaded + relation.bytes <= budget;
-        await client.query(`SELECT ${prewarm}($1::oid::regclass, $2)`, [
-          relation.oid,
-          fits ? "buffer" : "prefetch",
-        ]);
-        if (fits) loaded += relation.bytes;
-        else {
-          prefetched += relation.bytes;
-          prefetchedOids.add(relation.oid);
+        if (loaded + relation.bytes > budget) {
+          toPrefetch.push(relation);
+          continue;
         }
-        if (fits && relation.kind !== "i") loadedTables.push({ name: relation.name });
-        else if (fits && pgstatindex && relation.method === "btree") {
+        await client.query(`SELECT ${prewarm}($1::oid::regclass, 'buffer')`, [relation.oid]);
+        loaded += relation.bytes;
+        if (relation.kind !== "i") loadedTables.push({ name: relation.name });
+        else if (pgstatindex && relation.method === "btree") {
           loadedTables.push({ name: relation.name, pgstatindex });
         }
+        onProgress?.(loaded + prefetched, total);
+      }
+      // Largest first: when the OS cache cannot hold them all, each read evicts the oldest, so the
+      // ones read last stay. Those are the smaller ones, of which a search reads a larger part (the
+      // posts' heap and the search index, a page per match), not the posts' TOAST, read whole by no call.
+      toPrefetch.sort((a, b) => b.bytes - a.bytes);
+      for (const relation of toPrefetch) {
+        await client.query(`SELECT ${prewarm}($1::oid::regclass, 'prefetch')`, [relation.oid]);
+        prefetched += relation.bytes;
+        prefetchedOids.add(relation.oid);
         onProgress?.(loaded + prefetched, total);
       }
       // The posts' TOAST table only prefetched: the room left goes to what the walks test first
