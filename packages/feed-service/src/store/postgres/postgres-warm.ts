@@ -2,8 +2,9 @@
  * Warms PostgreSQL's shared buffers at start with the `pg_prewarm` extension (shipped with
  * PostgreSQL as a contrib module): the store's tables, their TOAST tables and their indexes,
  * smallest first, as many as fit in nine tenths of `shared_buffers`; the rest are only prefetched
- * into the OS page cache, largest first (so that an OS cache too small for them all keeps the
- * smaller ones, which searches read the most of). The index of posts by feed and word comes last whatever its size: only
+ * into the OS page cache, after every load, the posts' full-text index and then the posts' heap
+ * last (an OS cache too small for them all keeps what was read last: what every search reads a
+ * page per match of). The index of posts by feed and word comes last whatever its size: only
  * `feed:` searches with words read it, a few posting lists each, while every search reads the
  * others (loaded by size, it pushed the posts' TOAST out of the buffers: bench/NOTES.md, s43). A first relevance search reads many heap and TOAST pages, slow from
  * empty buffers even with every file in the OS cache (figures in bench/NOTES.md). When the posts'
@@ -19,6 +20,7 @@ import type pg from "pg";
 import { megabytes, type WarmProgress, type WarmReport } from "../cache-warm.js";
 import type { ConnectionWarmUp, WarmTable } from "./postgres-connection-warm.js";
 import { FEED_WORDS_INDEX } from "./postgres-feed-words.js";
+import { SEARCH_INDEX } from "./postgres-gin-pending.js";
 import { warmWalkedVectors } from "./postgres-walk-warm.js";
 
 interface Relation {
@@ -69,6 +71,16 @@ async function functionOf(client: pg.PoolClient, extension: string, name: string
 /** Whether a relation is warmed after all the others (the regclass name may carry its schema). */
 function loadedLast(relation: Relation): boolean {
   return relation.kind === "i" && relation.name.split(".").at(-1) === FEED_WORDS_INDEX;
+}
+
+/**
+ * Where a relation comes among those only prefetched: 0 for most (in size order), then the posts'
+ * full-text index (1), then the posts table (2).
+ */
+function prefetchedLast(relation: Relation): number {
+  const name = relation.name.split(".").at(-1);
+  if (relation.kind === "r" && name === "posts") return 2;
+  return relation.kind === "i" && name === SEARCH_INDEX ? 1 : 0;
 }
 
 /**
@@ -128,10 +140,10 @@ export async function warmPostgres(
         }
         onProgress?.(loaded + prefetched, total);
       }
-      // Largest first: when the OS cache cannot hold them all, each read evicts the oldest, so the
-      // ones read last stay. Those are the smaller ones, of which a search reads a larger part (the
-      // posts' heap and the search index, a page per match), not the posts' TOAST, read whole by no call.
-      toPrefetch.sort((a, b) => b.bytes - a.bytes);
+      // In size order as loaded, but the posts' full-text index and then the posts' heap last: an
+      // OS cache too small for them all keeps what was read last, and those two are what every
+      // search reads a page per match of (a ranked page reads thousands of heap pages).
+      toPrefetch.sort((a, b) => prefetchedLast(a) - prefetchedLast(b));
       for (const relation of toPrefetch) {
         await client.query(`SELECT ${prewarm}($1::oid::regclass, 'prefetch')`, [relation.oid]);
         prefetched += relation.bytes;
