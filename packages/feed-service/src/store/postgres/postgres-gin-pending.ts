@@ -18,7 +18,7 @@ import { STATISTICS_TTL_MS } from "./postgres-plan-costs.js";
 import { type Reading, reused } from "./postgres-reused-reading.js";
 
 /** The index SEARCH_EXPRESSION is the expression of (postgres-light-writes.ts). */
-const SEARCH_INDEX = "posts_search_words";
+export const SEARCH_INDEX = "posts_search_words";
 
 /** The gate's condition on pgstatginindex's row: no page in the pending list. */
 export const PENDING_EMPTY = "s.pending_pages = 0";

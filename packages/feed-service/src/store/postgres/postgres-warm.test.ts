@@ -185,6 +185,44 @@ describe("postgres cache warm-up", () => {
     }
   });
 
+  it("prefetches what does not fit after the loads, the search index and then the posts' heap last", async () => {
+    const pool = new pg.Pool({ connectionString: server.url, options: "-c search_path=warm_a", max: 1 });
+    // Each pg_prewarm call's mode and relation, in the order the warm-up makes them.
+    const calls: { mode: string; oid: string }[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+        const [text, values] = args as [unknown, unknown];
+        const mode =
+          typeof text === "string" ? /pg_prewarm\(\$1::oid::regclass, '(\w+)'\)/.exec(text)?.[1] : undefined;
+        if (mode !== undefined && Array.isArray(values)) calls.push({ mode, oid: String(values[0]) });
+        return query(...args);
+      };
+    });
+    try {
+      // A budget the posts' heap and search index do not fit in, nor most of the rest.
+      await warmPostgres(pool, undefined, 20_000);
+      const names = new Map(
+        (
+          await admin.query<{ oid: string; name: string }>(
+            "SELECT c.oid::text AS oid, c.relname::text AS name FROM pg_class c WHERE c.oid = ANY($1::oid[])",
+            [calls.map((c) => c.oid)],
+          )
+        ).rows.map((r) => [r.oid, r.name]),
+      );
+      const prefetched = calls.filter((c) => c.mode === "prefetch").map((c) => names.get(c.oid));
+      assert.ok(prefetched.length >= 4, `${prefetched.length} relations prefetched`);
+      assert.deepEqual(prefetched.slice(-2), ["posts_search_words", "posts"], prefetched.join(", "));
+      const firstPrefetch = calls.findIndex((c) => c.mode === "prefetch");
+      assert.ok(
+        calls.slice(firstPrefetch).every((c) => c.mode === "prefetch"),
+        "every load before the first prefetch",
+      );
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("loads the index of posts by feed and word last, whatever its size", async () => {
     const pool = new pg.Pool({ connectionString: server.url, options: "-c search_path=warm_a", max: 1 });
     // A table larger than the feed words' index (which is the largest relation of this small

@@ -2,7 +2,9 @@
  * Warms PostgreSQL's shared buffers at start with the `pg_prewarm` extension (shipped with
  * PostgreSQL as a contrib module): the store's tables, their TOAST tables and their indexes,
  * smallest first, as many as fit in nine tenths of `shared_buffers`; the rest are only prefetched
- * into the OS page cache. The index of posts by feed and word comes last whatever its size: only
+ * into the OS page cache, after every load, the posts' full-text index and then the posts' heap
+ * last (an OS cache too small for them all keeps what was read last: what every search reads a
+ * page per match of). The index of posts by feed and word comes last whatever its size: only
  * `feed:` searches with words read it, a few posting lists each, while every search reads the
  * others (loaded by size, it pushed the posts' TOAST out of the buffers: bench/NOTES.md, s43). A first relevance search reads many heap and TOAST pages, slow from
  * empty buffers even with every file in the OS cache (figures in bench/NOTES.md). When the posts'
@@ -18,6 +20,7 @@ import type pg from "pg";
 import { megabytes, type WarmProgress, type WarmReport } from "../cache-warm.js";
 import type { ConnectionWarmUp, WarmTable } from "./postgres-connection-warm.js";
 import { FEED_WORDS_INDEX } from "./postgres-feed-words.js";
+import { SEARCH_INDEX } from "./postgres-gin-pending.js";
 import { warmWalkedVectors } from "./postgres-walk-warm.js";
 
 interface Relation {
@@ -71,6 +74,16 @@ function loadedLast(relation: Relation): boolean {
 }
 
 /**
+ * Where a relation comes among those only prefetched: 0 for most (in size order), then the posts'
+ * full-text index (1), then the posts table (2).
+ */
+function prefetchedLast(relation: Relation): number {
+  const name = relation.name.split(".").at(-1);
+  if (relation.kind === "r" && name === "posts") return 2;
+  return relation.kind === "i" && name === SEARCH_INDEX ? 1 : 0;
+}
+
+/**
  * @example
  * const report = await warmPostgres(readPool, (done, total) => console.log(done, total));
  */
@@ -113,21 +126,28 @@ export async function warmPostgres(
     // The pool's connections stop a statement at the query deadline; a large table may take longer.
     await client.query("SET statement_timeout = 0");
     try {
+      const toPrefetch: Relation[] = [];
       for (const relation of relations) {
-        const fits = loaded + relation.bytes <= budget;
-        await client.query(`SELECT ${prewarm}($1::oid::regclass, $2)`, [
-          relation.oid,
-          fits ? "buffer" : "prefetch",
-        ]);
-        if (fits) loaded += relation.bytes;
-        else {
-          prefetched += relation.bytes;
-          prefetchedOids.add(relation.oid);
+        if (loaded + relation.bytes > budget) {
+          toPrefetch.push(relation);
+          continue;
         }
-        if (fits && relation.kind !== "i") loadedTables.push({ name: relation.name });
-        else if (fits && pgstatindex && relation.method === "btree") {
+        await client.query(`SELECT ${prewarm}($1::oid::regclass, 'buffer')`, [relation.oid]);
+        loaded += relation.bytes;
+        if (relation.kind !== "i") loadedTables.push({ name: relation.name });
+        else if (pgstatindex && relation.method === "btree") {
           loadedTables.push({ name: relation.name, pgstatindex });
         }
+        onProgress?.(loaded + prefetched, total);
+      }
+      // In size order as loaded, but the posts' full-text index and then the posts' heap last: an
+      // OS cache too small for them all keeps what was read last, and those two are what every
+      // search reads a page per match of (a ranked page reads thousands of heap pages).
+      toPrefetch.sort((a, b) => prefetchedLast(a) - prefetchedLast(b));
+      for (const relation of toPrefetch) {
+        await client.query(`SELECT ${prewarm}($1::oid::regclass, 'prefetch')`, [relation.oid]);
+        prefetched += relation.bytes;
+        prefetchedOids.add(relation.oid);
         onProgress?.(loaded + prefetched, total);
       }
       // The posts' TOAST table only prefetched: the room left goes to what the walks test first
