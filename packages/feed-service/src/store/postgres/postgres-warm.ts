@@ -6,7 +6,7 @@
  * last (an OS cache too small for them all keeps what was read last: what every search reads a
  * page per match of). The index of posts by feed and word comes last whatever its size: only
  * `feed:` searches with words read it, a few posting lists each, while every search reads the
- * others (loaded by size, it pushed the posts' TOAST out of the buffers: bench/NOTES.md, s43). A first relevance search reads many heap and TOAST pages, slow from
+ * others (loaded by size, it pushed the posts' TOAST out of the buffers: bench/NOTES.md). A first relevance search reads many heap and TOAST pages, slow from
  * empty buffers even with every file in the OS cache (figures in bench/NOTES.md). When the posts'
  * TOAST table does not fit whole, the room left is filled with the part of it the walks test
  * first (postgres-walk-warm.ts).
