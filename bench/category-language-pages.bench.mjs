@@ -10,7 +10,7 @@
 // of --repeats more, each against spec §4's 50 ms, the load average beside them, and whether both
 // builds gave the same page.
 //
-//   npx tsc -b && TMPDIR=/tmp/s41 node bench/category-language-pages.bench.mjs [--shape demo]
+//   npx tsc -b && TMPDIR=<folder> node bench/category-language-pages.bench.mjs [--shape demo]
 //     [--posts N] [--baseline <another build's packages/feed-service/dist>] [--draw 6] [--seed 1]
 //     [--repeats 3]
 import { loadavg } from "node:os";

@@ -9,7 +9,7 @@
 // openUnmigrated): both builds must know its schema. --migrate first opens it once with this
 // build's store, which applies its migrations (never on the shared 1M folders).
 //
-//   npx tsc -b && TMPDIR=/tmp/s41 flock -w 2400 /tmp/long-tail-pg.lock \
+//   npx tsc -b && TMPDIR=<folder> flock -w 2400 /tmp/long-tail-pg.lock \
 //     node bench/postgres-first-calls.bench.mjs --shape long-tail --baseline <main's dist> [--rounds 2]
 //     [--searches 3] [--repeats 3] [--seed 1] [--posts 1000000]
 import { readFileSync } from "node:fs";
