@@ -18,6 +18,7 @@ import { clicksFunctionSchema, createClickFunction } from "./postgres-click-sche
 import { createClickUpkeep } from "./postgres-click-upkeep.js";
 import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
+import { clickedStateCountsSchema } from "./postgres-clicked-state-counts.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createCountedClickRanges, firstClickPeriodsSchema } from "./postgres-counted-click-ranges.js";
@@ -528,6 +529,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql) => {
       await sql.query(firstClickPeriodsSchema);
       await sql.query(perLanguageBlocksSchema);
+    },
+  },
+  {
+    version: 63,
+    description:
+      "one trigger moves a post's counted words' click blocks and unclicked period counts when its clicked state changes, instead of two: a first click checks for counted words, compares the post's words and reads its clicked_posts row's words once",
+    up: async (sql) => {
+      await sql.query(clickedStateCountsSchema);
     },
   },
 ];
