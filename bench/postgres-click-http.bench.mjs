@@ -3,7 +3,8 @@
 // greatest id, one client address, so a repeat within 10 minutes is answered and not counted)
 // on a shaped corpus's PostgreSQL copy, against 2,000 stored clicks/s, without that bench's
 // migrate-data and ingest before each round. With --baseline, that build ("old") and this one
-// ("new") in turns, R rounds, old first, each build's click upkeep put in place before its run
+// ("new") in turns, R rounds, old first in odd rounds and new first in even ones, each build's
+// click upkeep put in place before its run
 // (postgres-click-upkeeps.mjs: the old build runs migration 59's, this one 63's; a build applies
 // no migration to a database newer than it). Per run: requests/s, p50/p99, clicks stored and how
 // many were a post's first, and per stored click the CPU of the service process and of the whole
@@ -200,7 +201,8 @@ try {
   const rounds = values.baseline ? Number(values.rounds) : 1;
   const runs = [];
   for (let round = 1; round <= rounds; round++) {
-    for (const writer of writers) {
+    // The order reversed every other round: a run leaves the next one its writes to clean up.
+    for (const writer of round % 2 === 1 ? writers : [...writers].reverse()) {
       const run = await timeClicks(writer);
       runs.push({ round, writer, run });
       console.log(

@@ -59,7 +59,8 @@ for (const u of chosen) if (!(u in upkeeps)) throw new Error(`--upkeep: no '${u}
 // The corpus built (and stopped) first unless its PostgreSQL copy is there (no SQLite file is read),
 // then its server started again with the statistics on.
 const folder = join(shapesFolder, `${values.shape}-${values.posts}-postgres`);
-if (!existsSync(join(folder, "READY"))) await (await openShapePostgres(values.shape, Number(values.posts))).stop();
+if (!existsSync(join(folder, "READY")))
+  await (await openShapePostgres(values.shape, Number(values.posts))).stop();
 const server = await startBenchPostgres(folder, {
   settings: [
     "shared_preload_libraries=pg_stat_statements",
