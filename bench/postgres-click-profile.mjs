@@ -11,12 +11,14 @@
 // of the corpus tree.
 //
 //   TMPDIR=<corpus tree> BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-click-profile.mjs
-//     --shape long-tail --posts 200000 [--clicks 2000] [--rounds 2] [--upkeep migration54,current] [--top 12]
+//     --shape long-tail --posts 200000 [--clicks 2000] [--rounds 2] [--upkeep migration59,current] [--top 12]
 //
 // --upkeep: `migration50` is migration 50's counted clicks' SQL run again (its first-click trigger
 // and function as built then), `migration54` schema 54's (postgres-click-upkeeps.mjs: migration
-// 51's period trigger, the all-languages block rows), `current` migration 59's (the periods by the
-// clicked_posts row's words, the blocks per language only).
+// 51's period trigger, the all-languages block rows), `migration59` migration 59's (the periods by
+// the clicked_posts row's words, the blocks per language only, each in a trigger of its own),
+// `current` migration 63's (both in one trigger).
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { join } from "node:path";
@@ -32,7 +34,7 @@ const { values } = parseArgs({
     posts: { type: "string", default: "200000" },
     clicks: { type: "string", default: "2000" },
     rounds: { type: "string", default: "2" },
-    upkeep: { type: "string", default: "migration54,current" },
+    upkeep: { type: "string", default: "migration59,current" },
     top: { type: "string", default: "12" },
   },
 });
@@ -40,23 +42,26 @@ const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { default: pg } = await import(createRequire(new URL("../package.json", dist)).resolve("pg"));
 const { openStore } = await import(new URL("store/open-store.js", dist).href);
 const counted = await import(new URL("store/postgres/postgres-counted-clicks.js", dist).href);
-const ranges = await import(new URL("store/postgres/postgres-counted-click-ranges.js", dist).href);
 const clicks = Number(values.clicks);
 const top = Number(values.top);
 
-const { migration54 } = await clickUpkeeps(dist);
+const { migration54, migration59, migration63 } = await clickUpkeeps(dist);
 /** Each upkeep's SQL, run on the copy before its calls. */
 const upkeeps = {
   migration50: `${migration54} DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts; ${counted.countedClicksSchema}`,
   migration54,
-  current: `${counted.firstClickWordsSchema} ${ranges.firstClickPeriodsSchema} ${counted.perLanguageBlocksSchema}`,
+  migration59,
+  current: migration63,
 };
 const chosen = values.upkeep.split(",");
 for (const u of chosen) if (!(u in upkeeps)) throw new Error(`--upkeep: no '${u}' (${Object.keys(upkeeps)})`);
 
-// The corpus built (and stopped) first, then its server started again with the statistics on.
-await (await openShapePostgres(values.shape, Number(values.posts))).stop();
-const server = await startBenchPostgres(join(shapesFolder, `${values.shape}-${values.posts}-postgres`), {
+// The corpus built (and stopped) first unless its PostgreSQL copy is there (no SQLite file is read),
+// then its server started again with the statistics on.
+const folder = join(shapesFolder, `${values.shape}-${values.posts}-postgres`);
+if (!existsSync(join(folder, "READY")))
+  await (await openShapePostgres(values.shape, Number(values.posts))).stop();
+const server = await startBenchPostgres(folder, {
   settings: [
     "shared_preload_libraries=pg_stat_statements",
     "pg_stat_statements.track=all",

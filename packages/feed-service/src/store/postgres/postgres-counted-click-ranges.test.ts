@@ -9,8 +9,9 @@
  * from the counts (no statement of the operators' plans). Again after first clicks, later clicks,
  * clicks taken back, inserts, deletes, a post's date change, a language change, re-worded posts,
  * a count by a build without periods, first clicks with their clicked_posts rows written before
- * the periods move (migration 59), without them and with rows given no words, migration 59 taken
- * again, and a truncation.
+ * the periods move (migration 59), without them and with rows given no words, migrations 59 and 63
+ * (one trigger for a clicked state's change) taken again, first clicks and clicks back to none
+ * that re-word their post in the same statement, and a truncation.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -333,14 +334,16 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
 
   it("takes a first click's periods off by the words of the clicked_posts row just inserted, or by the post's own without it (migration 59)", async () => {
     // AFTER triggers of one event fire in name order: the periods' after the row's insert.
+    // Since migration 63 the periods' first click is in the one trigger of a clicked state's change.
     const triggers = async () =>
       (
         await pool.query<{ tgname: string }>(
-          `SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass
-            AND tgname IN ('posts_track_clicked', 'posts_track_clicked_periods', 'posts_click_click_periods') ORDER BY tgname`,
+          `SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass AND tgname IN ('posts_track_clicked',
+              'posts_track_clicked_periods', 'posts_click_click_periods', 'posts_track_clicked_blocks', 'posts_track_clicked_counts')
+            ORDER BY tgname`,
         )
       ).rows.map((t) => t.tgname);
-    assert.deepEqual(await triggers(), ["posts_track_clicked", "posts_track_clicked_periods"]);
+    assert.deepEqual(await triggers(), ["posts_track_clicked", "posts_track_clicked_counts"]);
     const unclicked = async (n: number) =>
       (
         await pool.query<{ id: number }>(
@@ -383,14 +386,29 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
     assert.equal(await syncClickBlocks(pool), 2);
     await assertPeriods("counted again after rows without words");
 
-    // Migration 59 taken again: one first-click trigger, the counts still exact.
-    const m59 = postgresMigrations.find((m) => m.version === 59)!;
-    await inTransaction(pool, (sql) => m59.up(sql, () => {}));
-    assert.deepEqual(await triggers(), ["posts_track_clicked", "posts_track_clicked_periods"]);
+    // Migration 59 taken again, and 63 after it as an upgrade takes them: one first-click trigger,
+    // the counts still exact; 63 taken once more changes nothing.
+    for (const m of postgresMigrations.filter((m) => m.version >= 59))
+      await inTransaction(pool, (sql) => m.up(sql, () => {}));
+    const m63 = postgresMigrations.find((m) => m.version === 63)!;
+    await inTransaction(pool, (sql) => m63.up(sql, () => {}));
+    assert.deepEqual(await triggers(), ["posts_track_clicked", "posts_track_clicked_counts"]);
     await click(40, 0, 0);
     await click(20, 1, 2);
     await assertPeriods("after migration 59 ran again");
     await assertPages("after migration 59 ran again");
+    // A first click, and clicks back to none, that re-word the post in the same statement: the
+    // one trigger's path for any other change (migration 63).
+    const reworded = await pool.query(
+      `UPDATE posts SET clicks = 1, search_vector = search_vector || to_tsvector('simple', 'birch')
+        WHERE clicks = 0 AND NOT search_vector @@ 'birch'::tsquery AND id % 7 = 2`,
+    );
+    assert.ok(reworded.rowCount! > 0);
+    await pool.query(
+      `UPDATE posts SET clicks = 0, search_vector = search_vector || to_tsvector('simple', 'amber')
+        WHERE clicks = 2 AND NOT search_vector @@ 'amber'::tsquery AND id % 3 = 1`,
+    );
+    await assertPeriods("after first clicks and clicks back to none that re-word");
   });
 
   it("forgets the periods when the posts are truncated and counts them again with the words", async () => {

@@ -241,6 +241,26 @@ CREATE TRIGGER posts_track_clicked_periods AFTER UPDATE OF clicks ON posts
 `;
 
 /**
+ * Migration 63's pieces of migration 59's period upkeep (postgres-clicked-state-counts.ts): a
+ * first click's entries taken off by `held`, and the general move (`oldWords`, `newWords`: the
+ * vectors of the post's unclicked states, null where it is clicked).
+ */
+export const periodUpkeep = {
+  firstClick: (held: string) =>
+    `UPDATE counted_click_periods SET unclicked[${periodOf("OLD.post_date")}] = unclicked[${periodOf("OLD.post_date")}] - 1
+        WHERE search_id = ANY(${held}) AND language_id IN (0, OLD.language_id) AND block = OLD.id / ${BLOCK};`,
+  moveRows: (oldWords: string, newWords: string) => `${upsert}
+      SELECT search_id, language_id, block, counted_periods_of(array_agg(period), array_agg(n)) FROM (
+        SELECT search_id, language_id, block, period, sum(n)::int AS n FROM (
+          ${perRow("OLD", oldWords, "-")}
+          UNION ALL ${perRow("NEW", newWords, "")}
+        ) m (search_id, language_id, block, period, n)
+        GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0
+      ) d GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ${adding};`,
+};
+
+/**
  * Counts the periods of the counted searches `ids` (lexemes) from the posts, in one pass over the
  * posts' own words, and marks them counted; rows of searches no longer counted go. The caller
  * holds off writes of posts (a SHARE lock) within its transaction.

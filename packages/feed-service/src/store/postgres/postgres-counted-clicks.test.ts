@@ -9,7 +9,9 @@
  * back, posts added, removed, re-worded and re-filed, a click and a language change in one
  * statement, a count made by a build without blocks, first clicks with their clicked_posts rows
  * written before the counts move (migration 54) and without them, a database at migration 54's
- * rows (the all-languages rows) taken to 59's, and a truncation.
+ * rows (the all-languages rows) taken to 59's and 63's (one trigger for a clicked state's change),
+ * first clicks and clicks back to none that re-word their post in the same statement, and a
+ * truncation.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -191,6 +193,16 @@ before(async () => {
 });
 after(() => db?.close());
 
+/** The triggers on posts that keep clicked_posts and the counts of a post's clicked state, in firing order. */
+async function clickTriggers(): Promise<string[]> {
+  const { rows } = await pool.query<{ tgname: string }>(
+    `SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass AND tgname IN ('posts_track_clicked',
+        'posts_track_clicked_blocks', 'posts_click_click_blocks', 'posts_track_clicked_periods', 'posts_track_clicked_counts')
+      ORDER BY tgname`,
+  );
+  return rows.map((t) => t.tgname);
+}
+
 describe("postgres counted words' pages by clicks", () => {
   it("counts each word's unclicked and clicked matches per language and block, and pages them", async () => {
     await assertBlocks("counted");
@@ -249,15 +261,9 @@ describe("postgres counted words' pages by clicks", () => {
   });
 
   it("moves a first click's counts by the words of the clicked_posts row just inserted, or by the post's own without it", async () => {
-    // AFTER triggers of one event fire in name order (migration 54): the blocks' after the row's insert.
-    const { rows: order } = await pool.query<{ tgname: string }>(
-      `SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass
-        AND tgname IN ('posts_track_clicked', 'posts_track_clicked_blocks', 'posts_click_click_blocks') ORDER BY tgname`,
-    );
-    assert.deepEqual(
-      order.map((t) => t.tgname),
-      ["posts_track_clicked", "posts_track_clicked_blocks"],
-    );
+    // AFTER triggers of one event fire in name order (migration 54): the blocks' after the row's
+    // insert, in the one trigger of a clicked state's change since migration 63.
+    assert.deepEqual(await clickTriggers(), ["posts_track_clicked", "posts_track_clicked_counts"]);
     // First clicks with posts_track_clicked set aside (as a bulk load sets it): no row to read.
     const { rows: picked } = await pool.query<{ id: number }>(
       "SELECT id FROM posts WHERE clicks = 0 ORDER BY md5(id::text) LIMIT 40",
@@ -281,14 +287,19 @@ describe("postgres counted words' pages by clicks", () => {
       `INSERT INTO counted_click_blocks (search_id, language_id, block, unclicked, clicked)
         SELECT search_id, 0, block, sum(unclicked), sum(clicked) FROM counted_click_blocks GROUP BY 1, 3`,
     );
-    const m59 = postgresMigrations.find((m) => m.version === 59)!;
-    await inTransaction(pool, (sql) => m59.up(sql, () => {}));
+    // Migration 59 and the later ones that replace its triggers (63), as an upgrade takes them.
+    const upgrade = async () => {
+      for (const m of postgresMigrations.filter((m) => m.version >= 59))
+        await inTransaction(pool, (sql) => m.up(sql, () => {}));
+    };
+    await upgrade();
     const { rows: zero } = await pool.query(
       "SELECT count(*)::int AS n FROM counted_click_blocks WHERE language_id = 0",
     );
     assert.equal(zero[0].n, 0);
     // Taken again: the same triggers, the counts exact through first clicks, later ones, and words changed.
-    await inTransaction(pool, (sql) => m59.up(sql, () => {}));
+    await upgrade();
+    assert.deepEqual(await clickTriggers(), ["posts_track_clicked", "posts_track_clicked_counts"]);
     await click(60, 0, 0);
     await click(30, 1, 2);
     await store.applyFeedUpdate(feeds[2]!, {
@@ -298,6 +309,18 @@ describe("postgres counted words' pages by clicks", () => {
     await pool.query("UPDATE posts SET language_id = $1 WHERE id % 29 = 3", [languages[1]]);
     await pool.query("UPDATE posts SET clicks = 0 WHERE clicks = 1 AND id % 5 = 0");
     await assertBlocks("after migration 59");
+    // A first click, and clicks back to none, that re-word the post in the same statement: the
+    // one trigger's path for any other change (migration 63).
+    const reworded = await pool.query(
+      `UPDATE posts SET clicks = 1, search_vector = search_vector || to_tsvector('simple', 'birch')
+        WHERE clicks = 0 AND NOT search_vector @@ 'birch'::tsquery AND id % 7 = 2`,
+    );
+    assert.ok(reworded.rowCount! > 0);
+    await pool.query(
+      `UPDATE posts SET clicks = 0, search_vector = search_vector || to_tsvector('simple', 'amber')
+        WHERE clicks = 2 AND NOT search_vector @@ 'amber'::tsquery AND id % 3 = 1`,
+    );
+    await assertBlocks("after first clicks and clicks back to none that re-word");
     await assertPages("after migration 59");
   });
 

@@ -322,6 +322,26 @@ END $$;
 `;
 
 /**
+ * Migration 63's pieces of migration 59's block upkeep, for the one trigger that moves a post's
+ * counts when its clicked state changes (postgres-clicked-state-counts.ts): the words a post holds,
+ * the move of its rows by `held` (its clicked state alone changed: its rows exist), and the
+ * general move of its old rows off and its new ones on (`oldWords`, `newWords`: its vectors).
+ */
+export const blockUpkeep = {
+  heldBy,
+  move: (held: string, moved: string) =>
+    `UPDATE counted_click_blocks SET unclicked = unclicked - ${moved}, clicked = clicked + ${moved}
+          WHERE search_id = ANY(${held}) AND language_id = NEW.language_id AND block = NEW.id / ${BLOCK};`,
+  moveRows: (oldWords: string, newWords: string) => `${upsert}
+        SELECT search_id, language_id, block, sum(unclicked), sum(clicked) FROM (
+          ${perLanguageRow("OLD", oldWords, "-")}
+          UNION ALL ${perLanguageRow("NEW", newWords, "")}
+        ) m (search_id, language_id, block, unclicked, clicked)
+        GROUP BY 1, 2, 3 HAVING sum(unclicked) <> 0 OR sum(clicked) <> 0 ORDER BY 1, 2, 3
+        ${adding};`,
+};
+
+/**
  * Counts the blocks of the counted searches `ids` (lexemes) from the posts, in one pass over the
  * posts' own words, per language (migration 59's rows; a database between migrations 50 and 59
  * has its all-languages rows deleted by 59), and marks them counted. The caller holds off writes of posts (a SHARE lock)

@@ -19,6 +19,7 @@ import { clicksFunctionSchema, createClickFunction } from "./postgres-click-sche
 import { createClickUpkeep } from "./postgres-click-upkeep.js";
 import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
+import { clickedStateCountsSchema } from "./postgres-clicked-state-counts.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
 import { createCountedClickRanges, firstClickPeriodsSchema } from "./postgres-counted-click-ranges.js";
@@ -537,6 +538,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "each clicked post's n-th newest click (n = 1..16, then powers of two) kept by a refresh every few thousand clicks, the clicks since added at read, so the most popular posts over a long window read the posts that can make the page instead of walking the posts by all-time clicks",
     up: createClickLevels,
     vacuumAfter: ["refreshed_click_levels"],
+  },
+  {
+    version: 63,
+    description:
+      "one trigger moves a post's counted words' click blocks and unclicked period counts when its clicked state changes, instead of two: a first click checks for counted words, compares the post's words and reads its clicked_posts row's words once",
+    up: async (sql) => {
+      await sql.query(clickedStateCountsSchema);
+    },
   },
 ];
 
