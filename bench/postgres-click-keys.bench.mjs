@@ -44,7 +44,7 @@
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { clickUpkeeps } from "./postgres-click-upkeeps.mjs";
+import { clickUpkeeps, recountClickCounts } from "./postgres-click-upkeeps.mjs";
 import { openShapePostgres } from "./shape-corpus.mjs";
 
 const { values } = parseArgs({
@@ -317,52 +317,11 @@ try {
     );
   }
   if (migration59) {
-    // Both upkeeps kept the counts: held to a count from the posts (made and rolled back). A word
-    // no longer counted (the corpus's words recounted at an open) leaves rows no read joins and
-    // its id in older clicked_posts rows until the next count: left out, and counted apart.
-    const { rows: stale } = await admin.query(
-      `SELECT (SELECT count(*) FROM counted_click_periods WHERE search_id NOT IN (SELECT id FROM counted_searches))::int AS periods,
-        (SELECT count(*) FROM clicked_posts WHERE NOT words <@ ARRAY(SELECT id FROM counted_searches))::int AS words`,
-    );
+    // Both upkeeps kept the counts: held to a count from the posts (postgres-click-upkeeps.mjs).
+    const d = await recountClickCounts(admin, upkeeps);
     console.log(
-      `\nrows of words no longer counted: ${stale[0].periods} period rows, ${stale[0].words} clicked posts' words holding one`,
+      `\nrows of words no longer counted: ${d.stalePeriods} period rows, ${d.staleWords} clicked posts' words holding one`,
     );
-    const { rows: ids } = await admin.query("SELECT search_id FROM counted_click_searches ORDER BY 1");
-    const { rows: pids } = await admin.query("SELECT search_id FROM counted_period_searches ORDER BY 1");
-    await admin.query("BEGIN");
-    await admin.query("LOCK TABLE posts IN SHARE MODE");
-    await admin.query(
-      `CREATE TEMP TABLE kept_blocks AS SELECT * FROM counted_click_blocks WHERE unclicked <> 0 OR clicked <> 0;
-      CREATE TEMP TABLE kept_periods AS SELECT b.search_id, b.language_id, b.block, g.period, b.unclicked[g.period] AS n
-        FROM counted_click_periods b CROSS JOIN LATERAL generate_series(array_lower(b.unclicked, 1), array_upper(b.unclicked, 1)) g (period)
-        WHERE b.unclicked[g.period] <> 0 AND b.search_id IN (SELECT id FROM counted_searches);
-      CREATE TEMP TABLE kept_words AS SELECT id,
-        ARRAY(SELECT w FROM unnest(words) w WHERE w IN (SELECT id FROM counted_searches) ORDER BY w) AS words FROM clicked_posts`,
-    );
-    const ranges = upkeeps.ranges;
-    await counted.countClickBlocks(
-      admin,
-      ids.map((r) => r.search_id),
-    );
-    await ranges.countClickPeriods(
-      admin,
-      pids.map((r) => r.search_id),
-    );
-    const { rows: differ } = await admin.query(
-      `WITH now AS (SELECT * FROM counted_click_blocks WHERE unclicked <> 0 OR clicked <> 0),
-        nowp AS (SELECT b.search_id, b.language_id, b.block, g.period, b.unclicked[g.period] AS n
-          FROM counted_click_periods b CROSS JOIN LATERAL generate_series(array_lower(b.unclicked, 1), array_upper(b.unclicked, 1)) g (period)
-          WHERE b.unclicked[g.period] <> 0 AND b.search_id IN (SELECT id FROM counted_searches))
-      SELECT (SELECT count(*) FROM ((SELECT * FROM kept_blocks EXCEPT ALL SELECT * FROM now)
-          UNION ALL (SELECT * FROM now EXCEPT ALL SELECT * FROM kept_blocks)) d)::int AS blocks,
-        (SELECT count(*) FROM ((SELECT * FROM kept_periods EXCEPT ALL SELECT * FROM nowp)
-          UNION ALL (SELECT * FROM nowp EXCEPT ALL SELECT * FROM kept_periods)) d)::int AS periods,
-        (SELECT count(*) FROM kept_blocks)::int AS nblocks, (SELECT count(*) FROM kept_periods)::int AS nperiods,
-        (SELECT count(*) FROM kept_words k JOIN clicked_posts c USING (id) WHERE k.words IS DISTINCT FROM c.words)::int AS words,
-        (SELECT count(*) FROM clicked_posts)::int AS clicked`,
-    );
-    await admin.query("ROLLBACK");
-    const d = differ[0];
     console.log(
       `\nkept against a count from the posts: ${d.blocks} of ${d.nblocks} block rows differ, ${d.periods} of ${d.nperiods} period entries differ; ${d.words} of ${d.clicked} clicked posts' words differ`,
     );
