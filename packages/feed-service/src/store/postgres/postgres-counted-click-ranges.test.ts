@@ -17,113 +17,55 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import type { SearchQuery } from "../../search/search-query.js";
-import { mulberry32Draws } from "../../test-support/seeded-draws.js";
-import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
-import type { IncomingPost } from "../store.js";
-import { inTransaction, type Sql } from "./postgres-connection.js";
+import {
+  assertEachAsRecounted,
+  clickedShape,
+  clickedStateTriggers,
+  DAY,
+  DrawnCorpus,
+  firstClicksWithoutRows,
+  HOUR,
+  languageSets,
+  postsHolding,
+  rangedQuery,
+  rewordWithClickChanges,
+  takeMigrationsFrom,
+} from "../../test-support/postgres-counted-fixture.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
+import { inTransaction } from "./postgres-connection.js";
 import { PERIOD_DAYS, rangePeriods, syncClickPeriods } from "./postgres-counted-click-ranges.js";
 import { syncClickBlocks } from "./postgres-counted-clicks.js";
-import { syncCountedWords } from "./postgres-counted-words.js";
 import { postgresMigrations } from "./postgres-migrations.js";
 import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import { countedRangePage } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
 
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
 const PERIOD = PERIOD_DAYS * DAY;
 const NOW = Date.UTC(2026, 5, 1);
-const SHARES: Array<[string, number]> = [
-  ["amber", 0.85],
-  ["birch", 0.5],
-  ["dune", 0.02],
-];
-const CHOICE = { matches: 150, most: 2 };
 const WORDS = ["amber", "birch"];
 
-let db: TestPostgresStore;
+let fx: DrawnCorpus;
 let store: PostgresStore;
 let pool: pg.Pool;
 let languages: number[];
 let feeds: number[];
 
-const next = mulberry32Draws(51);
-
-function archive(prefix: string, size: number, languageId: number, title?: string): IncomingPost[] {
-  return Array.from({ length: size }, (_, i) => {
-    const words = SHARES.filter(([, share]) => next() < share).map(([w]) => w);
-    return {
-      guid: `${prefix}${i}`,
-      link: `https://example.test/${prefix}/${i}`,
-      title: title ?? words.join(" "),
-      excerpt: `n${prefix}${i}`,
-      content: "",
-      publishedAt: NOW - Math.floor(next() * 400 * DAY),
-      updatedAt: null,
-      seenAt: NOW,
-      languageId,
-    };
-  });
-}
-
 /** Each counted word's periods against counting every unclicked post holding it. */
 async function assertPeriods(label: string): Promise<void> {
-  for (const word of WORDS) {
-    const { rows: kept } = await pool.query(
-      `SELECT b.language_id, b.block, g.period, b.unclicked[g.period] AS n FROM counted_click_periods b
-        JOIN counted_searches s ON s.id = b.search_id
-        CROSS JOIN LATERAL generate_series(array_lower(b.unclicked, 1), array_upper(b.unclicked, 1)) g (period)
-        WHERE s.lexeme = $1 AND b.unclicked[g.period] <> 0 ORDER BY 1, 2, 3`,
-      [word],
-    );
-    const { rows: all } = await pool.query(
-      `SELECT coalesce(p.language_id, 0) AS language_id, p.id / ${COUNTED_BLOCK_IDS} AS block,
-          floor(p.post_date / ${PERIOD}.0)::int AS period, count(*)::int AS n
-        FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector)) AND p.clicks = 0
-        GROUP BY GROUPING SETS ((p.language_id, 2, 3), (2, 3)) ORDER BY 1, 2, 3`,
-      [word],
-    );
-    assert.ok(all.length > 0, `${label}: '${word}' matches`);
-    assert.deepEqual(kept, all, `${label}: '${word}'`);
-  }
-}
-
-/** Every match of `word` in the range and languages in clicks order, with how many are clicked. */
-async function sorted(
-  word: string,
-  languageIds: number[] | null,
-  from: number | null,
-  until: number | null,
-): Promise<{ ids: number[]; clicked: number }> {
-  const { rows } = await pool.query<{ id: number; clicks: number }>(
-    `SELECT id, clicks FROM posts WHERE $1 = ANY(tsvector_to_array(search_vector))
-      AND ($2::int[] IS NULL OR language_id = ANY($2::int[]))
-      AND ($3::bigint IS NULL OR post_date >= $3) AND ($4::bigint IS NULL OR post_date < $4)
-      ORDER BY clicks DESC, id DESC`,
-    [word, languageIds, from, until],
+  await assertEachAsRecounted(
+    pool,
+    label,
+    WORDS,
+    `SELECT b.language_id, b.block, g.period, b.unclicked[g.period] AS n FROM counted_click_periods b
+      JOIN counted_searches s ON s.id = b.search_id
+      CROSS JOIN LATERAL generate_series(array_lower(b.unclicked, 1), array_upper(b.unclicked, 1)) g (period)
+      WHERE s.lexeme = $1 AND b.unclicked[g.period] <> 0 ORDER BY 1, 2, 3`,
+    `SELECT coalesce(p.language_id, 0) AS language_id, p.id / ${COUNTED_BLOCK_IDS} AS block,
+        floor(p.post_date / ${PERIOD}.0)::int AS period, count(*)::int AS n
+      FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector)) AND p.clicks = 0
+      GROUP BY GROUPING SETS ((p.language_id, 2, 3), (2, 3)) ORDER BY 1, 2, 3`,
   );
-  return { ids: rows.map((r) => r.id), clicked: rows.filter((r) => r.clicks > 0).length };
-}
-
-function recording(seen: string[]): Sql {
-  return {
-    query: ((text: string | pg.QueryConfig, values?: unknown[]) => {
-      seen.push(typeof text === "string" ? text : text.text);
-      return typeof text === "string" ? pool.query(text, values) : pool.query(text);
-    }) as Sql["query"],
-  };
-}
-
-/** `word` within a range, as the parser writes `after:`/`before:` (each its own clause). */
-function ranged(word: string, from: number | null, until: number | null): SearchQuery {
-  const words = parseSearchQuery(word);
-  const filters = [
-    ...(from === null ? [] : [[{ kind: "date" as const, from, until: null }]]),
-    ...(until === null ? [] : [[{ kind: "date" as const, from: null, until }]]),
-  ];
-  return { ...words, filterClauses: filters };
 }
 
 /**
@@ -151,8 +93,8 @@ async function assertPages(label: string): Promise<number> {
   let pages = 0;
   for (const word of WORDS) {
     for (const [name, from, until] of ranges()) {
-      for (const languageIds of [null, [languages[1]!], [languages[0]!, languages[2]!]]) {
-        const { ids, clicked } = await sorted(word, languageIds, from, until);
+      for (const languageIds of languageSets(languages)) {
+        const { ids, clicked } = await postsHolding(pool, word, "clicks", { languageIds, from, until });
         const mid = clicked + Math.floor((ids.length - clicked) / 2);
         for (const [offset, limit] of [
           [0, 20],
@@ -170,20 +112,20 @@ async function assertPages(label: string): Promise<number> {
           const at = `${label}: '${word}' ${name} in ${JSON.stringify(languageIds)} at ${offset}+${limit} (${clicked} clicked of ${ids.length})`;
           const expected = ids.slice(offset, offset + limit);
           const page = {
-            query: ranged(word, from, until),
+            query: rangedQuery(word, from, until),
             sort: "clicks" as const,
             limit,
             offset,
             languageIds,
           };
-          const seen: string[] = [];
-          const counted = await countedRangePage(recording(seen), page, 0);
+          const { sql, ran } = recordingSql(pool);
+          const counted = await countedRangePage(sql, page, 0);
           assert.deepEqual(
             counted?.map((p) => p.postId),
             expected,
-            `${at}: counted\n${seen.join("\n")}`,
+            `${at}: counted\n${ran.join("\n")}`,
           );
-          assert.ok(!seen.some((q) => q.includes("operator_facets(")), `${at}: ${seen.join("\n")}`);
+          assert.ok(!ran.some((q) => q.includes("operator_facets(")), `${at}: ${ran.join("\n")}`);
           if (offset % 3 === 0 || offset === clicked) {
             const found = await searchWithOperators(pool, page);
             assert.deepEqual(
@@ -200,46 +142,12 @@ async function assertPages(label: string): Promise<number> {
   return pages;
 }
 
-/** Clicks on `count` posts drawn from those with `clicks` in [min, max]. */
-async function click(count: number, min: number, max: number, times = 1): Promise<void> {
-  const { rows } = await pool.query<{ id: number }>(
-    "SELECT id FROM posts WHERE clicks BETWEEN $1 AND $2 ORDER BY md5(id::text) LIMIT $3",
-    [min, max, count],
-  );
-  for (const { id } of rows)
-    for (let t = 0; t < times; t++) await store.insertClick(id, `c${id}-${min}-${t}-${next()}`, NOW - DAY);
-}
-
 before(async () => {
-  db = await openTestPostgresStore("counted_click_ranges");
-  ({ store, pool } = db);
-  languages = [
-    1,
-    ...(await Promise.all(["de", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),
-  ];
-  feeds = [];
-  // Ids past a few blocks, and gaps in them.
-  await pool.query(`SELECT setval(pg_get_serial_sequence('posts', 'id'), ${COUNTED_BLOCK_IDS - 300})`);
-  for (let f = 0; f < 12; f++) {
-    const feed = await store.addFeed({
-      feedUrl: `https://q${f}.test/feed`,
-      feedName: `Q${f}`,
-      languageId: languages[f % 3]!,
-    });
-    feeds.push(feed.feedId);
-    await store.applyFeedUpdate(feed.feedId, {
-      fetchState: {},
-      posts: archive(`a${f}-`, 180, languages[f % 3]!),
-    });
-  }
-  await pool.query("DELETE FROM posts WHERE id % 11 = 0");
-  await click(500, 0, 0);
-  await click(200, 1, 5, 2);
-  await click(40, 2, 9, 5);
-  await pool.query("ANALYZE posts");
-  assert.equal(await syncCountedWords(pool, CHOICE), 2);
+  fx = await DrawnCorpus.open("counted_click_ranges", clickedShape(51, NOW, 400));
+  ({ store, pool, languages } = fx);
+  feeds = await fx.addClickedFeeds("q");
 });
-after(() => db?.close());
+after(() => fx?.db.close());
 
 describe("postgres counted words' date-ranged pages by clicks", () => {
   it("splits a range into whole periods and the stretches of the periods it cuts", () => {
@@ -280,18 +188,18 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
   });
 
   it("keeps the counts exact through clicks, inserts, deletes and changes of date, words and language", async () => {
-    await click(120, 0, 0);
-    await click(80, 1, 3);
+    await fx.click(120, 0, 0);
+    await fx.click(80, 1, 3);
     await pool.query("UPDATE posts SET clicks = 4 WHERE clicks BETWEEN 5 AND 6");
     for (let f = 0; f < 12; f += 4) {
       await store.applyFeedUpdate(feeds[f]!, {
         fetchState: {},
-        posts: archive(`b${f}-`, 60, languages[f % 3]!),
+        posts: fx.posts(`b${f}-`, 60, languages[f % 3]!),
       });
     }
     await store.applyFeedUpdate(feeds[1]!, {
       fetchState: {},
-      posts: archive("a1-", 40, languages[1]!, "birch changed"),
+      posts: fx.posts("a1-", 40, languages[1]!, "birch changed"),
     });
     // Dates moved across periods (unclicked and clicked posts), languages changed.
     await pool.query(`UPDATE posts SET post_date = post_date - ${9 * DAY} WHERE id % 7 = 3`);
@@ -307,7 +215,7 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
     await pool.query("UPDATE posts SET clicks = 0 WHERE clicks = 1 AND id % 3 = 0");
     await pool.query("DELETE FROM posts WHERE id % 19 = 5");
     assert.ok(await store.removeFeed(feeds[5]!));
-    await click(60, 0, 0);
+    await fx.click(60, 0, 0);
     await assertPeriods("after the writes");
     await assertPages("after the writes");
   });
@@ -317,7 +225,7 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
     await pool.query(
       "UPDATE counted_click_periods SET unclicked = counted_periods_add(unclicked, '[730:730]={5}')",
     );
-    const seen: string[] = [];
+    const { sql } = recordingSql(pool);
     const page = {
       query: parseSearchQuery("after:2026-01-01 amber"),
       sort: "clicks" as const,
@@ -325,7 +233,7 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
       offset: 300,
       languageIds: null,
     };
-    assert.equal(await countedRangePage(recording(seen), page, 0), null);
+    assert.equal(await countedRangePage(sql, page, 0), null);
     assert.equal(await syncClickPeriods(pool), 2);
     assert.equal(await syncClickPeriods(pool), 0);
     await assertPeriods("counted again");
@@ -335,15 +243,7 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
   it("takes a first click's periods off by the words of the clicked_posts row just inserted, or by the post's own without it (migration 59)", async () => {
     // AFTER triggers of one event fire in name order: the periods' after the row's insert.
     // Since migration 63 the periods' first click is in the one trigger of a clicked state's change.
-    const triggers = async () =>
-      (
-        await pool.query<{ tgname: string }>(
-          `SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass AND tgname IN ('posts_track_clicked',
-              'posts_track_clicked_periods', 'posts_click_click_periods', 'posts_track_clicked_blocks', 'posts_track_clicked_counts')
-            ORDER BY tgname`,
-        )
-      ).rows.map((t) => t.tgname);
-    assert.deepEqual(await triggers(), ["posts_track_clicked", "posts_track_clicked_counts"]);
+    assert.deepEqual(await clickedStateTriggers(pool), ["posts_track_clicked", "posts_track_clicked_counts"]);
     const unclicked = async (n: number) =>
       (
         await pool.query<{ id: number }>(
@@ -352,16 +252,8 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
           [WORDS, n],
         )
       ).rows.map((r) => r.id);
-    // First clicks with posts_track_clicked set aside (as a bulk load sets it): no row to read.
-    const bare = await unclicked(40);
-    await pool.query("ALTER TABLE posts DISABLE TRIGGER posts_track_clicked");
-    try {
-      await pool.query("UPDATE posts SET clicks = 1 WHERE id = ANY($1::int[])", [bare]);
-    } finally {
-      await pool.query("ALTER TABLE posts ENABLE TRIGGER posts_track_clicked");
-    }
-    await pool.query("UPDATE posts SET clicks = 2 WHERE id = ANY($1::int[])", [bare]);
-    await click(50, 0, 0);
+    await firstClicksWithoutRows(pool, await unclicked(40));
+    await fx.click(50, 0, 0);
     await assertPeriods("first clicks with and without their rows");
 
     // The row's words are what a first click takes off: rows given no words leave the counts where they were.
@@ -388,26 +280,15 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
 
     // Migration 59 taken again, and 63 after it as an upgrade takes them: one first-click trigger,
     // the counts still exact; 63 taken once more changes nothing.
-    for (const m of postgresMigrations.filter((m) => m.version >= 59))
-      await inTransaction(pool, (sql) => m.up(sql, () => {}));
+    await takeMigrationsFrom(pool, 59);
     const m63 = postgresMigrations.find((m) => m.version === 63)!;
     await inTransaction(pool, (sql) => m63.up(sql, () => {}));
-    assert.deepEqual(await triggers(), ["posts_track_clicked", "posts_track_clicked_counts"]);
-    await click(40, 0, 0);
-    await click(20, 1, 2);
+    assert.deepEqual(await clickedStateTriggers(pool), ["posts_track_clicked", "posts_track_clicked_counts"]);
+    await fx.click(40, 0, 0);
+    await fx.click(20, 1, 2);
     await assertPeriods("after migration 59 ran again");
     await assertPages("after migration 59 ran again");
-    // A first click, and clicks back to none, that re-word the post in the same statement: the
-    // one trigger's path for any other change (migration 63).
-    const reworded = await pool.query(
-      `UPDATE posts SET clicks = 1, search_vector = search_vector || to_tsvector('simple', 'birch')
-        WHERE clicks = 0 AND NOT search_vector @@ 'birch'::tsquery AND id % 7 = 2`,
-    );
-    assert.ok(reworded.rowCount! > 0);
-    await pool.query(
-      `UPDATE posts SET clicks = 0, search_vector = search_vector || to_tsvector('simple', 'amber')
-        WHERE clicks = 2 AND NOT search_vector @@ 'amber'::tsquery AND id % 3 = 1`,
-    );
+    await rewordWithClickChanges(pool);
     await assertPeriods("after first clicks and clicks back to none that re-word");
   });
 
@@ -415,16 +296,7 @@ describe("postgres counted words' date-ranged pages by clicks", () => {
     await pool.query("TRUNCATE posts CASCADE");
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM counted_click_periods");
     assert.equal(rows[0].n, 0);
-    for (let f = 0; f < 6; f++) {
-      await store.applyFeedUpdate(feeds[f === 5 ? 4 : f]!, {
-        fetchState: {},
-        posts: archive(`d${f}-`, 300, languages[f % 3]!),
-      });
-    }
-    await click(400, 0, 0);
-    await click(100, 1, 3, 3);
-    await pool.query("ANALYZE posts");
-    assert.equal(await syncCountedWords(pool, CHOICE), 2);
+    await fx.refillClickedFeeds(feeds);
     await assertPeriods("after the truncation");
     await assertPages("after the truncation");
   });

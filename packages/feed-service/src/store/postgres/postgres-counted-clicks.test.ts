@@ -17,72 +17,46 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { mulberry32Draws } from "../../test-support/seeded-draws.js";
-import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
-import type { IncomingPost } from "../store.js";
-import { inTransaction } from "./postgres-connection.js";
+import {
+  assertEachAsRecounted,
+  clickedShape,
+  clickedStateTriggers,
+  DrawnCorpus,
+  firstClicksWithoutRows,
+  languageSets,
+  postsHolding,
+  rewordWithClickChanges,
+  takeMigrationsFrom,
+} from "../../test-support/postgres-counted-fixture.js";
 import { countedClicksPage, syncClickBlocks } from "./postgres-counted-clicks.js";
-import { syncCountedWords } from "./postgres-counted-words.js";
-import { postgresMigrations } from "./postgres-migrations.js";
 import { COUNTED_BLOCK_IDS } from "./postgres-plan-costs.js";
 import { searchKey } from "./postgres-search-key.js";
 import { searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
 
-const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 1);
-const SHARES: Array<[string, number]> = [
-  ["amber", 0.85],
-  ["birch", 0.5],
-  ["dune", 0.02],
-];
-const CHOICE = { matches: 150, most: 2 };
 const WORDS = ["amber", "birch"];
 
-let db: TestPostgresStore;
+let fx: DrawnCorpus;
 let store: PostgresStore;
 let pool: pg.Pool;
 let languages: number[];
 let feeds: number[];
 
-const next = mulberry32Draws(50);
-
-function archive(prefix: string, size: number, languageId: number, title?: string): IncomingPost[] {
-  return Array.from({ length: size }, (_, i) => {
-    const words = SHARES.filter(([, share]) => next() < share).map(([w]) => w);
-    return {
-      guid: `${prefix}${i}`,
-      link: `https://example.test/${prefix}/${i}`,
-      title: title ?? words.join(" "),
-      excerpt: `n${prefix}${i}`,
-      content: "",
-      publishedAt: NOW - Math.floor(next() * 900 * DAY),
-      updatedAt: null,
-      seenAt: NOW,
-      languageId,
-    };
-  });
-}
-
 /** Each counted word's blocks against counting every post holding it. */
 async function assertBlocks(label: string): Promise<void> {
-  for (const word of WORDS) {
-    const { rows: kept } = await pool.query(
-      `SELECT b.language_id, b.block, b.unclicked, b.clicked FROM counted_click_blocks b
-        JOIN counted_searches s ON s.id = b.search_id
-        WHERE s.lexeme = $1 AND (b.unclicked <> 0 OR b.clicked <> 0) ORDER BY 1, 2`,
-      [word],
-    );
-    const { rows: all } = await pool.query(
-      `SELECT p.language_id, p.id / ${COUNTED_BLOCK_IDS} AS block,
-          (count(*) FILTER (WHERE p.clicks = 0))::int AS unclicked, (count(*) FILTER (WHERE p.clicks > 0))::int AS clicked
-        FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector))
-        GROUP BY 1, 2 ORDER BY 1, 2`,
-      [word],
-    );
-    assert.ok(all.length > 0, `${label}: '${word}' matches`);
-    assert.deepEqual(kept, all, `${label}: '${word}'`);
-  }
+  await assertEachAsRecounted(
+    pool,
+    label,
+    WORDS,
+    `SELECT b.language_id, b.block, b.unclicked, b.clicked FROM counted_click_blocks b
+      JOIN counted_searches s ON s.id = b.search_id
+      WHERE s.lexeme = $1 AND (b.unclicked <> 0 OR b.clicked <> 0) ORDER BY 1, 2`,
+    `SELECT p.language_id, p.id / ${COUNTED_BLOCK_IDS} AS block,
+        (count(*) FILTER (WHERE p.clicks = 0))::int AS unclicked, (count(*) FILTER (WHERE p.clicks > 0))::int AS clicked
+      FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector))
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
   // Every clicked post's row holds the counted lexemes of its post, and only those.
   const { rows: wrong } = await pool.query(
     `SELECT k.id, k.words, held FROM clicked_posts k JOIN posts p ON p.id = k.id
@@ -93,24 +67,11 @@ async function assertBlocks(label: string): Promise<void> {
   assert.deepEqual(wrong, [], `${label}: clicked posts' words`);
 }
 
-/** Every match of `word` in clicks order (spec §4), with how many are clicked. */
-async function sorted(
-  word: string,
-  languageIds: number[] | null,
-): Promise<{ ids: number[]; clicked: number }> {
-  const { rows } = await pool.query<{ id: number; clicks: number }>(
-    `SELECT id, clicks FROM posts WHERE $1 = ANY(tsvector_to_array(search_vector))
-      AND ($2::int[] IS NULL OR language_id = ANY($2::int[])) ORDER BY clicks DESC, id DESC`,
-    [word, languageIds],
-  );
-  return { ids: rows.map((r) => r.id), clicked: rows.filter((r) => r.clicks > 0).length };
-}
-
 /** Pages by clicks against the full sort: the counted path where it answers, and the search itself. */
 async function assertPages(label: string): Promise<void> {
   for (const word of WORDS) {
-    for (const languageIds of [null, [languages[1]!], [languages[0]!, languages[2]!]]) {
-      const { ids, clicked } = await sorted(word, languageIds);
+    for (const languageIds of languageSets(languages)) {
+      const { ids, clicked } = await postsHolding(pool, word, "clicks", { languageIds });
       assert.ok(clicked > 40 && ids.length - clicked > 40, `${label}: ${word} ${clicked} of ${ids.length}`);
       const mid = clicked + Math.floor((ids.length - clicked) / 2);
       for (const [offset, limit] of [
@@ -152,56 +113,12 @@ async function assertPages(label: string): Promise<void> {
   }
 }
 
-/** Clicks on `count` posts drawn from those with `clicks` in [min, max]. */
-async function click(count: number, min: number, max: number, times = 1): Promise<void> {
-  const { rows } = await pool.query<{ id: number }>(
-    "SELECT id FROM posts WHERE clicks BETWEEN $1 AND $2 ORDER BY md5(id::text) LIMIT $3",
-    [min, max, count],
-  );
-  for (const { id } of rows)
-    for (let t = 0; t < times; t++) await store.insertClick(id, `c${id}-${min}-${t}-${next()}`, NOW - DAY);
-}
-
 before(async () => {
-  db = await openTestPostgresStore("counted_clicks");
-  ({ store, pool } = db);
-  languages = [
-    1,
-    ...(await Promise.all(["de", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),
-  ];
-  feeds = [];
-  // Ids past a few blocks, and gaps in them (a block may hold fewer posts than ids).
-  await pool.query(`SELECT setval(pg_get_serial_sequence('posts', 'id'), ${COUNTED_BLOCK_IDS - 300})`);
-  for (let f = 0; f < 12; f++) {
-    const feed = await store.addFeed({
-      feedUrl: `https://k${f}.test/feed`,
-      feedName: `K${f}`,
-      languageId: languages[f % 3]!,
-    });
-    feeds.push(feed.feedId);
-    await store.applyFeedUpdate(feed.feedId, {
-      fetchState: {},
-      posts: archive(`a${f}-`, 180, languages[f % 3]!),
-    });
-  }
-  await pool.query("DELETE FROM posts WHERE id % 11 = 0");
-  await click(500, 0, 0);
-  await click(200, 1, 5, 2);
-  await click(40, 2, 9, 5);
-  await pool.query("ANALYZE posts");
-  assert.equal(await syncCountedWords(pool, CHOICE), 2);
+  fx = await DrawnCorpus.open("counted_clicks", clickedShape(50, NOW, 900));
+  ({ store, pool, languages } = fx);
+  feeds = await fx.addClickedFeeds("k");
 });
-after(() => db?.close());
-
-/** The triggers on posts that keep clicked_posts and the counts of a post's clicked state, in firing order. */
-async function clickTriggers(): Promise<string[]> {
-  const { rows } = await pool.query<{ tgname: string }>(
-    `SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass AND tgname IN ('posts_track_clicked',
-        'posts_track_clicked_blocks', 'posts_click_click_blocks', 'posts_track_clicked_periods', 'posts_track_clicked_counts')
-      ORDER BY tgname`,
-  );
-  return rows.map((t) => t.tgname);
-}
+after(() => fx?.db.close());
 
 describe("postgres counted words' pages by clicks", () => {
   it("counts each word's unclicked and clicked matches per language and block, and pages them", async () => {
@@ -210,8 +127,8 @@ describe("postgres counted words' pages by clicks", () => {
   });
 
   it("moves a post's counts on its first click, not on later ones, and keeps ties in id order", async () => {
-    await click(120, 0, 0);
-    await click(80, 1, 3);
+    await fx.click(120, 0, 0);
+    await fx.click(80, 1, 3);
     // Ties: many posts with the same clicks, some made equal now.
     await pool.query("UPDATE posts SET clicks = 4 WHERE clicks BETWEEN 5 AND 6");
     await assertBlocks("after clicks");
@@ -222,17 +139,17 @@ describe("postgres counted words' pages by clicks", () => {
     for (let f = 0; f < 12; f += 4) {
       await store.applyFeedUpdate(feeds[f]!, {
         fetchState: {},
-        posts: archive(`b${f}-`, 60, languages[f % 3]!),
+        posts: fx.posts(`b${f}-`, 60, languages[f % 3]!),
       });
     }
     // Re-worded by the writer: some posts lose a counted word, some gain one.
     await store.applyFeedUpdate(feeds[1]!, {
       fetchState: {},
-      posts: archive("a1-", 40, languages[1]!, "birch changed"),
+      posts: fx.posts("a1-", 40, languages[1]!, "birch changed"),
     });
     await store.applyFeedUpdate(feeds[2]!, {
       fetchState: {},
-      posts: archive("a2-", 40, languages[2]!, "amber birch only"),
+      posts: fx.posts("a2-", 40, languages[2]!, "amber birch only"),
     });
     await pool.query("UPDATE posts SET language_id = $1 WHERE id % 13 = 1", [languages[2]]);
     // A first click and a language change in one statement: the counts move once.
@@ -243,7 +160,7 @@ describe("postgres counted words' pages by clicks", () => {
     await pool.query("UPDATE posts SET clicks = 0 WHERE clicks = 1 AND id % 3 = 0");
     await pool.query("DELETE FROM posts WHERE id % 19 = 5");
     assert.ok(await store.removeFeed(feeds[5]!));
-    await click(60, 0, 0);
+    await fx.click(60, 0, 0);
     await assertBlocks("after the writes");
     await assertPages("after the writes");
   });
@@ -263,21 +180,16 @@ describe("postgres counted words' pages by clicks", () => {
   it("moves a first click's counts by the words of the clicked_posts row just inserted, or by the post's own without it", async () => {
     // AFTER triggers of one event fire in name order (migration 54): the blocks' after the row's
     // insert, in the one trigger of a clicked state's change since migration 63.
-    assert.deepEqual(await clickTriggers(), ["posts_track_clicked", "posts_track_clicked_counts"]);
-    // First clicks with posts_track_clicked set aside (as a bulk load sets it): no row to read.
+    assert.deepEqual(await clickedStateTriggers(pool), ["posts_track_clicked", "posts_track_clicked_counts"]);
     const { rows: picked } = await pool.query<{ id: number }>(
       "SELECT id FROM posts WHERE clicks = 0 ORDER BY md5(id::text) LIMIT 40",
     );
-    const ids = picked.map((r) => r.id);
-    await pool.query("ALTER TABLE posts DISABLE TRIGGER posts_track_clicked");
-    try {
-      await pool.query("UPDATE posts SET clicks = 1 WHERE id = ANY($1::int[])", [ids]);
-    } finally {
-      await pool.query("ALTER TABLE posts ENABLE TRIGGER posts_track_clicked");
-    }
-    // Their rows by a later click (posts_track_clicked's insert); then first clicks as /click makes them.
-    await pool.query("UPDATE posts SET clicks = 2 WHERE id = ANY($1::int[])", [ids]);
-    await click(50, 0, 0);
+    await firstClicksWithoutRows(
+      pool,
+      picked.map((r) => r.id),
+    );
+    // Then first clicks as /click makes them.
+    await fx.click(50, 0, 0);
     await assertBlocks("first clicks with and without their rows");
   });
 
@@ -288,38 +200,24 @@ describe("postgres counted words' pages by clicks", () => {
         SELECT search_id, 0, block, sum(unclicked), sum(clicked) FROM counted_click_blocks GROUP BY 1, 3`,
     );
     // Migration 59 and the later ones that replace its triggers (63), as an upgrade takes them.
-    const upgrade = async () => {
-      for (const m of postgresMigrations.filter((m) => m.version >= 59))
-        await inTransaction(pool, (sql) => m.up(sql, () => {}));
-    };
-    await upgrade();
+    await takeMigrationsFrom(pool, 59);
     const { rows: zero } = await pool.query(
       "SELECT count(*)::int AS n FROM counted_click_blocks WHERE language_id = 0",
     );
     assert.equal(zero[0].n, 0);
     // Taken again: the same triggers, the counts exact through first clicks, later ones, and words changed.
-    await upgrade();
-    assert.deepEqual(await clickTriggers(), ["posts_track_clicked", "posts_track_clicked_counts"]);
-    await click(60, 0, 0);
-    await click(30, 1, 2);
+    await takeMigrationsFrom(pool, 59);
+    assert.deepEqual(await clickedStateTriggers(pool), ["posts_track_clicked", "posts_track_clicked_counts"]);
+    await fx.click(60, 0, 0);
+    await fx.click(30, 1, 2);
     await store.applyFeedUpdate(feeds[2]!, {
       fetchState: {},
-      posts: archive("a2-", 30, languages[2]!, "birch amber again"),
+      posts: fx.posts("a2-", 30, languages[2]!, "birch amber again"),
     });
     await pool.query("UPDATE posts SET language_id = $1 WHERE id % 29 = 3", [languages[1]]);
     await pool.query("UPDATE posts SET clicks = 0 WHERE clicks = 1 AND id % 5 = 0");
     await assertBlocks("after migration 59");
-    // A first click, and clicks back to none, that re-word the post in the same statement: the
-    // one trigger's path for any other change (migration 63).
-    const reworded = await pool.query(
-      `UPDATE posts SET clicks = 1, search_vector = search_vector || to_tsvector('simple', 'birch')
-        WHERE clicks = 0 AND NOT search_vector @@ 'birch'::tsquery AND id % 7 = 2`,
-    );
-    assert.ok(reworded.rowCount! > 0);
-    await pool.query(
-      `UPDATE posts SET clicks = 0, search_vector = search_vector || to_tsvector('simple', 'amber')
-        WHERE clicks = 2 AND NOT search_vector @@ 'amber'::tsquery AND id % 3 = 1`,
-    );
+    await rewordWithClickChanges(pool);
     await assertBlocks("after first clicks and clicks back to none that re-word");
     await assertPages("after migration 59");
   });
@@ -328,16 +226,7 @@ describe("postgres counted words' pages by clicks", () => {
     await pool.query("TRUNCATE posts CASCADE");
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM counted_click_blocks");
     assert.equal(rows[0].n, 0);
-    for (let f = 0; f < 6; f++) {
-      await store.applyFeedUpdate(feeds[f === 5 ? 4 : f]!, {
-        fetchState: {},
-        posts: archive(`d${f}-`, 300, languages[f % 3]!),
-      });
-    }
-    await click(400, 0, 0);
-    await click(100, 1, 3, 3);
-    await pool.query("ANALYZE posts");
-    assert.equal(await syncCountedWords(pool, CHOICE), 2);
+    await fx.refillClickedFeeds(feeds);
     await assertBlocks("after the truncation");
     await assertPages("after the truncation");
   });

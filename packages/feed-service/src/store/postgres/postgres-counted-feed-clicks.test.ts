@@ -18,9 +18,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
-import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { foldLanguageClauses } from "../../search/search-query.js";
+import {
+  addNamedFeeds,
+  assertEachAsRecounted,
+  COUNTED_CHOICE,
+  feedPostsHolding,
+  insertSeries,
+  NAMED_FEEDS,
+  postsHolding,
+  recountFeedPosts,
+  resolvedQuery,
+} from "../../test-support/postgres-counted-fixture.js";
 import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
@@ -39,10 +48,6 @@ import { searchWithOperators } from "./postgres-search-operators.js";
 import { searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
 
-const DAY = 86_400_000;
-const T0 = Date.UTC(2026, 0, 10);
-const DAYS = 700;
-const CHOICE = { matches: 150, most: 2 };
 const WORDS = ["amber", "birch"];
 /** Ids this far apart: 9,000 posts span a dozen blocks. */
 const STEP = 41;
@@ -53,22 +58,9 @@ let pool: pg.Pool;
 let feeds: number[];
 let german: number;
 
-/** Posts `from`..`from + count - 1` of the series (id = n x STEP), spread over feeds, days and two languages. */
+/** Posts `from`..`from + count - 1` of the series (id = n x STEP), every 7th in German. */
 async function insertPosts(from: number, count: number, prefix: string): Promise<void> {
-  await pool.query(
-    `INSERT INTO posts (id, feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, clicks, search_vector)
-      SELECT i * ${STEP}, ($1::int[])[CASE WHEN i % 10 < 4 THEN (i / 10) % 2 + 1 WHEN i % 10 < 6 THEN i % 8 + 3
-          ELSE 11 + floor(48 * power(((i * 7919) % 1000) / 1000.0, 2))::int END],
-        $2 || i, 'https://c.test/' || $2 || i, 'Post ' || i, '', '', 0,
-        $3::bigint - ((i * 7919) % ${DAYS})::bigint * ${DAY},
-        CASE WHEN i % 7 = 0 THEN $6::int ELSE 1 END, 0,
-        ((CASE WHEN i % 20 < 17 THEN 'amber:1 ' ELSE '' END)
-          || (CASE WHEN i % 2 = 0 THEN 'birch:2 ' ELSE '' END)
-          || 'w' || (i % 97) || ':4')::tsvector
-      FROM generate_series($4::int, $5::int) i`,
-    [feeds, prefix, T0, from, from + count - 1, german],
-  );
-  await pool.query("UPDATE feeds f SET post_count = (SELECT count(*) FROM posts p WHERE p.feed_id = f.id)");
+  await insertSeries(pool, feeds, from, count, prefix, { idStep: STEP, german });
 }
 
 /** Clicks: a share of the posts (`every`-th of those with `mod`) set to a few counts, with ties. */
@@ -80,53 +72,35 @@ before(async () => {
   db = await openTestPostgresStore("counted_feed_clicks");
   ({ store, pool } = db);
   german = (await store.ensureLanguage("de")).languageId;
-  // Feeds 0-1 "Big n", 2-9 "Mid n" (facets in the index), 10-57 "Tagebuch n" (the feeds' words).
-  feeds = [];
-  for (let i = 0; i < 58; i++) {
-    const name = i === 0 ? "Big 0" : i === 1 ? "Big Solo" : i < 10 ? `Mid ${i}` : `Tagebuch ${i}`;
-    feeds.push((await store.addFeed({ feedUrl: `https://c.test/${i}`, feedName: name })).feedId);
-  }
+  feeds = await addNamedFeeds(store);
   await insertPosts(1, 9000, "a");
   await click(5, 1, "1 + (id / 41) % 4");
   await click(11, 3, "7");
   await pool.query("ANALYZE");
-  assert.equal(await syncCountedWords(pool, CHOICE), 2);
+  assert.equal(await syncCountedWords(pool, COUNTED_CHOICE), 2);
 });
 after(() => db?.close());
 
 /** Each counted word's blocks against counting every post holding it. */
 async function assertBlocks(label: string): Promise<void> {
-  for (const word of WORDS) {
-    const { rows: kept } = await pool.query(
-      `SELECT b.feed_id, b.block, b.posts FROM counted_feed_blocks b
-        JOIN counted_searches s ON s.id = b.search_id JOIN counted_feed_block_searches k ON k.search_id = s.id
-        WHERE s.lexeme = $1 AND b.posts <> 0 ORDER BY 1, 2`,
-      [word],
-    );
-    const { rows: all } = await pool.query(
-      `SELECT p.feed_id, p.id / ${COUNTED_FEED_BLOCK_IDS} AS block, count(*)::int AS posts
-        FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector)) GROUP BY 1, 2 ORDER BY 1, 2`,
-      [word],
-    );
-    assert.ok(all.length > 100, `${label}: '${word}' matches`);
-    assert.deepEqual(kept, all, `${label}: '${word}'`);
-  }
+  await assertEachAsRecounted(
+    pool,
+    label,
+    WORDS,
+    `SELECT b.feed_id, b.block, b.posts FROM counted_feed_blocks b
+      JOIN counted_searches s ON s.id = b.search_id JOIN counted_feed_block_searches k ON k.search_id = s.id
+      WHERE s.lexeme = $1 AND b.posts <> 0 ORDER BY 1, 2`,
+    `SELECT p.feed_id, p.id / ${COUNTED_FEED_BLOCK_IDS} AS block, count(*)::int AS posts
+      FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector)) GROUP BY 1, 2 ORDER BY 1, 2`,
+    100,
+  );
 }
 
 /** Every match of `word` in the feeds named like `like` (and `language`), in clicks order, with how many are clicked. */
-async function sorted(word: string, like: string, language: number | null) {
-  const { rows } = await pool.query<{ id: number; clicks: number }>(
-    `SELECT p.id, p.clicks FROM posts p JOIN feeds f ON f.id = p.feed_id
-      WHERE $1 = ANY(tsvector_to_array(p.search_vector)) AND f.name LIKE $2
-        AND ($3::int IS NULL OR p.language_id = $3) ORDER BY p.clicks DESC, p.id DESC`,
-    [word, like, language],
-  );
-  return { ids: rows.map((r) => r.id), clicked: rows.filter((r) => r.clicks > 0).length };
-}
+const sorted = (word: string, like: string, language: number | null) =>
+  feedPostsHolding(pool, word, like, "clicks", language);
 
-async function queryOf(terms: string) {
-  return foldLanguageClauses(await resolveSearchFilters(store, parseSearchQuery(terms)), null);
-}
+const queryOf = (terms: string) => resolvedQuery(store, terms);
 
 /** The counted path's page (null: it does not answer). */
 async function countedPage(terms: string, sort: SearchSort, page: { offset: number; limit: number }) {
@@ -134,17 +108,10 @@ async function countedPage(terms: string, sort: SearchSort, page: { offset: numb
   return countedFeedClicksPage(pool, { ...page, ...query, sort }, planOf(query.query, query.languageIds), 0);
 }
 
-const FEEDS: Array<[string, string]> = [
-  ["tagebuch", "Tagebuch %"],
-  ["mid", "Mid %"],
-  ["big", "Big %"],
-  ["solo", "Big Solo"],
-];
-
 /** Pages by clicks against the full sort: the counted path (which must answer in every language), and the search. */
 async function assertPages(label: string): Promise<void> {
   for (const word of WORDS) {
-    for (const [name, like] of FEEDS) {
+    for (const [name, like] of NAMED_FEEDS) {
       for (const language of [null, german]) {
         const { ids, clicked } = await sorted(word, like, language);
         const terms = `feed:${name} ${language === null ? "" : "lang:de "}${word}`;
@@ -213,7 +180,7 @@ describe("postgres counted words' blocks per feed", () => {
     await pool.query(`UPDATE posts SET language_id = $1, clicks = clicks + 3 WHERE (id / ${STEP}) % 37 = 7`, [
       german,
     ]);
-    await pool.query("UPDATE feeds f SET post_count = (SELECT count(*) FROM posts p WHERE p.feed_id = f.id)");
+    await recountFeedPosts(pool);
     await assertBlocks("after the writes");
     await assertPages("after the writes");
   });
@@ -291,7 +258,7 @@ describe("postgres counted words' blocks per feed", () => {
     await insertPosts(1, 6000, "d");
     await click(3, 1, "1 + (id / 41) % 3");
     await pool.query("ANALYZE posts");
-    assert.equal(await syncCountedWords(pool, CHOICE), 2);
+    assert.equal(await syncCountedWords(pool, COUNTED_CHOICE), 2);
     await assertBlocks("after the truncation");
     await assertPages("after the truncation");
   });
@@ -317,20 +284,15 @@ describe("postgres counted words' blocks per feed", () => {
       // Feeds that hold few matches are read whole first (postgres-few-matches.ts).
       const few = ids.length <= FEW_MATCHES;
       assert.equal(counted, !few && offset + limit >= SEEK_FROM_OFFSET, `counted at ${offset}+${limit}`);
-      const whole = ran.some((text) => text.includes("JOIN counted_feed_months m"));
+      // The few-matches plan's page statement (its counts are read from blocks or months).
+      const whole = ran.some((text) => text.includes("IS TRUE AS kept"));
       assert.equal(whole, few, `read whole at ${offset}+${limit} of ${ids.length}`);
     }
   });
 
   it("reads the word plans' pages of 1,000 rows by clicks in a language through the word's click blocks", async () => {
     for (const languageIds of [[german], null]) {
-      const { rows } = await pool.query<{ id: number; clicks: number }>(
-        `SELECT id, clicks FROM posts WHERE 'amber' = ANY(tsvector_to_array(search_vector))
-          AND ($1::int[] IS NULL OR language_id = ANY($1::int[])) ORDER BY clicks DESC, id DESC`,
-        [languageIds],
-      );
-      const ids = rows.map((r) => r.id);
-      const clicked = rows.filter((r) => r.clicks > 0).length;
+      const { ids, clicked } = await postsHolding(pool, "amber", "clicks", { languageIds });
       assert.ok(clicked > 50 && ids.length > clicked + 50, `${clicked} of ${ids.length}`);
       for (const [offset, limit] of [
         [0, 20],

@@ -12,9 +12,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
-import { resolveSearchFilters } from "../../operations/search-filters.js";
-import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { foldLanguageClauses } from "../../search/search-query.js";
+import {
+  addNamedFeeds,
+  assertEachAsRecounted,
+  COUNTED_CHOICE,
+  DAY,
+  feedPostsHolding,
+  insertSeries,
+  NAMED_FEEDS,
+  recountFeedPosts,
+  resolvedQuery,
+} from "../../test-support/postgres-counted-fixture.js";
 import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
@@ -25,10 +33,6 @@ import { MONTH_DAYS } from "./postgres-scope-months.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import type { PostgresStore } from "./postgres-store.js";
 
-const DAY = 86_400_000;
-const T0 = Date.UTC(2026, 0, 10);
-const DAYS = 700;
-const CHOICE = { matches: 150, most: 2 };
 const WORDS = ["amber", "birch"];
 
 let db: TestPostgresStore;
@@ -36,71 +40,43 @@ let store: PostgresStore;
 let pool: pg.Pool;
 let feeds: number[];
 
-/** `count` posts from `from` on (ids of the series), spread over the feeds and days, out of date order. */
+/** `count` posts from `from` on (ids of the sequence), all in English, at five times of their day. */
 async function insertPosts(from: number, count: number, prefix: string): Promise<void> {
-  await pool.query(
-    `INSERT INTO posts (feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, clicks, search_vector)
-      SELECT ($1::int[])[CASE WHEN i % 10 < 4 THEN (i / 10) % 2 + 1 WHEN i % 10 < 6 THEN i % 8 + 3
-          ELSE 11 + floor(48 * power(((i * 7919) % 1000) / 1000.0, 2))::int END],
-        $2 || i, 'https://c.test/' || $2 || i, 'Post ' || i, '', '', 0,
-        $3::bigint - ((i * 7919) % ${DAYS})::bigint * ${DAY} + (i % 5)::bigint * 1000000,
-        1, 0,
-        ((CASE WHEN i % 20 < 17 THEN 'amber:1 ' ELSE '' END)
-          || (CASE WHEN i % 2 = 0 THEN 'birch:2 ' ELSE '' END)
-          || 'w' || (i % 97) || ':4')::tsvector
-      FROM generate_series($4::int, $5::int) i`,
-    [feeds, prefix, T0, from, from + count - 1],
-  );
-  await pool.query("UPDATE feeds f SET post_count = (SELECT count(*) FROM posts p WHERE p.feed_id = f.id)");
+  await insertSeries(pool, feeds, from, count, prefix, { timesOfDay: true });
 }
 
 before(async () => {
   db = await openTestPostgresStore("counted_feeds");
   ({ store, pool } = db);
-  // Feeds 0-1 "Big n", 2-9 "Mid n" (facets in the index), 10-57 "Tagebuch n" (posts_by_feed).
-  feeds = [];
-  for (let i = 0; i < 58; i++) {
-    const name = i === 0 ? "Big 0" : i === 1 ? "Big Solo" : i < 10 ? `Mid ${i}` : `Tagebuch ${i}`;
-    feeds.push((await store.addFeed({ feedUrl: `https://c.test/${i}`, feedName: name })).feedId);
-  }
+  // "Tagebuch n", a `feed:` of many, read through posts_by_feed.
+  feeds = await addNamedFeeds(store);
   await insertPosts(1, 9000, "a");
   await pool.query("ANALYZE");
-  assert.equal(await syncCountedWords(pool, CHOICE), 2);
+  assert.equal(await syncCountedWords(pool, COUNTED_CHOICE), 2);
 });
 after(() => db?.close());
 
 /** Each counted word's months against counting every post holding it. */
 async function assertMonths(label: string): Promise<void> {
-  for (const word of WORDS) {
-    const { rows: kept } = await pool.query(
-      `SELECT m.feed_id, m.month, m.posts FROM counted_feed_months m
-        JOIN counted_searches s ON s.id = m.search_id JOIN counted_feed_searches k ON k.search_id = s.id
-        WHERE s.lexeme = $1 AND m.posts <> 0 ORDER BY 1, 2`,
-      [word],
-    );
-    const { rows: all } = await pool.query(
-      `SELECT p.feed_id, floor(post_day(p.post_date) / ${MONTH_DAYS}.0)::int AS month, count(*)::int AS posts
-        FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector)) GROUP BY 1, 2 ORDER BY 1, 2`,
-      [word],
-    );
-    assert.ok(all.length > 100, `${label}: '${word}' matches`);
-    assert.deepEqual(kept, all, `${label}: '${word}'`);
-  }
+  await assertEachAsRecounted(
+    pool,
+    label,
+    WORDS,
+    `SELECT m.feed_id, m.month, m.posts FROM counted_feed_months m
+      JOIN counted_searches s ON s.id = m.search_id JOIN counted_feed_searches k ON k.search_id = s.id
+      WHERE s.lexeme = $1 AND m.posts <> 0 ORDER BY 1, 2`,
+    `SELECT p.feed_id, floor(post_day(p.post_date) / ${MONTH_DAYS}.0)::int AS month, count(*)::int AS posts
+      FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector)) GROUP BY 1, 2 ORDER BY 1, 2`,
+    100,
+  );
 }
 
 /** Every match of `word` in the feeds named like `like`, newest first. */
 async function sorted(word: string, like: string): Promise<number[]> {
-  const { rows } = await pool.query<{ id: number }>(
-    `SELECT p.id FROM posts p JOIN feeds f ON f.id = p.feed_id
-      WHERE $1 = ANY(tsvector_to_array(p.search_vector)) AND f.name LIKE $2 ORDER BY p.post_date DESC, p.id DESC`,
-    [word, like],
-  );
-  return rows.map((r) => r.id);
+  return (await feedPostsHolding(pool, word, like, "date")).ids;
 }
 
-async function queryOf(terms: string) {
-  return foldLanguageClauses(await resolveSearchFilters(store, parseSearchQuery(terms)), null);
-}
+const queryOf = (terms: string) => resolvedQuery(store, terms);
 
 /** The counted path's page (null: it does not answer). */
 async function countedPage(terms: string, sort: SearchSort, page: { offset: number; limit: number }) {
@@ -108,17 +84,10 @@ async function countedPage(terms: string, sort: SearchSort, page: { offset: numb
   return countedFeedsPage(pool, { ...page, ...query, sort }, planOf(query.query, query.languageIds), 0);
 }
 
-const FEEDS: Array<[string, string]> = [
-  ["tagebuch", "Tagebuch %"],
-  ["mid", "Mid %"],
-  ["big", "Big %"],
-  ["solo", "Big Solo"],
-];
-
 /** Date pages against the full sort: the counted path (which must answer), and the search itself. */
 async function assertPages(label: string): Promise<void> {
   for (const word of WORDS) {
-    for (const [name, like] of FEEDS) {
+    for (const [name, like] of NAMED_FEEDS) {
       const ids = await sorted(word, like);
       const terms = `feed:${name} ${word}`;
       assert.ok(ids.length > 200, `${label}: ${terms} has ${ids.length}`);
@@ -171,7 +140,7 @@ describe("postgres counted words' months per feed", () => {
     );
     assert.ok(await store.removeFeed(feeds[30]!));
     feeds[30] = (await store.addFeed({ feedUrl: "https://c.test/30b", feedName: "Tagebuch 30b" })).feedId;
-    await pool.query("UPDATE feeds f SET post_count = (SELECT count(*) FROM posts p WHERE p.feed_id = f.id)");
+    await recountFeedPosts(pool);
     await assertMonths("after the writes");
     await assertPages("after the writes");
   });
@@ -239,7 +208,7 @@ describe("postgres counted words' months per feed", () => {
     assert.equal(rows[0].n, 0);
     await insertPosts(1, 6000, "d");
     await pool.query("ANALYZE posts");
-    assert.equal(await syncCountedWords(pool, CHOICE), 2);
+    assert.equal(await syncCountedWords(pool, COUNTED_CHOICE), 2);
     await assertMonths("after the truncation");
     await assertPages("after the truncation");
   });

@@ -11,54 +11,27 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import type { SearchQuery } from "../../search/search-query.js";
-import { mulberry32Draws } from "../../test-support/seeded-draws.js";
-import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
-import type { IncomingPost } from "../store.js";
-import type { Sql } from "./postgres-connection.js";
+import {
+  COUNTED_CHOICE,
+  DAY,
+  DrawnCorpus,
+  HOUR,
+  languageSets,
+  postsHolding,
+  rangedQuery,
+} from "../../test-support/postgres-counted-fixture.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
 import { syncCountedWords } from "./postgres-counted-words.js";
 import { searchWithOperators } from "./postgres-search-operators.js";
 import type { PostgresStore } from "./postgres-store.js";
 
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 5, 1);
-const SHARES: Array<[string, number]> = [
-  ["amber", 0.8],
-  ["birch", 0.4],
-  ["dune", 0.03],
-];
-/** `amber` and `birch` counted (a test's scale of COUNTED_WORD_MATCHES). */
-const CHOICE = { matches: 150, most: 2 };
 
-let db: TestPostgresStore;
+let fx: DrawnCorpus;
 let store: PostgresStore;
 let pool: pg.Pool;
 let languages: number[];
 let feeds: number[];
-
-const next = mulberry32Draws(49);
-
-function archive(prefix: string, size: number, languageId: number): IncomingPost[] {
-  return Array.from({ length: size }, (_, i) => {
-    const words = SHARES.filter(([, share]) => next() < share).map(([w]) => w);
-    // 60 days, so that each day holds several matches and a cut day some on both sides.
-    const age = Math.floor(next() * 60 * DAY);
-    return {
-      guid: `${prefix}${i}`,
-      link: `https://example.test/${prefix}/${i}`,
-      title: words.join(" "),
-      excerpt: `n${prefix}${i}`,
-      content: "",
-      // Some posts at a day's first millisecond, some at the same millisecond: ties broken by id.
-      publishedAt:
-        NOW - (i % 4 === 0 ? Math.floor(age / DAY) * DAY : i % 7 === 0 ? Math.floor(age / HOUR) * HOUR : age),
-      updatedAt: null,
-      seenAt: NOW,
-      languageId,
-    };
-  });
-}
 
 /** Every match of `word` in the range and languages, newest first (brute force). */
 async function matching(
@@ -67,33 +40,7 @@ async function matching(
   from: number | null,
   until: number | null,
 ): Promise<number[]> {
-  const { rows } = await pool.query<{ id: number }>(
-    `SELECT id FROM posts WHERE $1 = ANY(tsvector_to_array(search_vector))
-      AND ($2::int[] IS NULL OR language_id = ANY($2::int[]))
-      AND ($3::bigint IS NULL OR post_date >= $3) AND ($4::bigint IS NULL OR post_date < $4)
-      ORDER BY post_date DESC, id DESC`,
-    [word, languageIds, from, until],
-  );
-  return rows.map((r) => r.id);
-}
-
-function recording(seen: string[]): Sql {
-  return {
-    query: ((text: string | pg.QueryConfig, values?: unknown[]) => {
-      seen.push(typeof text === "string" ? text : text.text);
-      return typeof text === "string" ? pool.query(text, values) : pool.query(text);
-    }) as Sql["query"],
-  };
-}
-
-/** `word` within a range, as the parser writes `after:`/`before:` (each its own clause). */
-function ranged(word: string, from: number | null, until: number | null): SearchQuery {
-  const words = parseSearchQuery(word);
-  const filters = [
-    ...(from === null ? [] : [[{ kind: "date" as const, from, until: null }]]),
-    ...(until === null ? [] : [[{ kind: "date" as const, from: null, until }]]),
-  ];
-  return { ...words, filterClauses: filters };
+  return (await postsHolding(pool, word, "date", { languageIds, from, until })).ids;
 }
 
 /** The ranges: whole days, cut days at either end or both, one day cut at both ends, empty, before every post. */
@@ -118,7 +65,7 @@ function ranges(): Array<[string, number | null, number | null]> {
 async function assertRangedPages(label: string, word: string, viaCounts: boolean): Promise<number> {
   let pages = 0;
   for (const [name, from, until] of ranges()) {
-    for (const languageIds of [null, [languages[1]!], [languages[0]!, languages[2]!]]) {
+    for (const languageIds of languageSets(languages)) {
       const expected = await matching(word, languageIds, from, until);
       const n = expected.length;
       const spots: Array<[number, number]> = [
@@ -131,9 +78,9 @@ async function assertRangedPages(label: string, word: string, viaCounts: boolean
         [n + 5, 20],
       ];
       for (const [offset, limit] of spots) {
-        const seen: string[] = [];
-        const found = await searchWithOperators(recording(seen), {
-          query: ranged(word, from, until),
+        const { sql, ran: seen } = recordingSql(pool);
+        const found = await searchWithOperators(sql, {
+          query: rangedQuery(word, from, until),
           sort: "date",
           limit,
           offset,
@@ -165,29 +112,27 @@ async function assertRangedPages(label: string, word: string, viaCounts: boolean
 }
 
 before(async () => {
-  db = await openTestPostgresStore("counted_ranges");
-  ({ store, pool } = db);
-  languages = [
-    1,
-    ...(await Promise.all(["de", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),
-  ];
-  feeds = [];
-  for (let f = 0; f < 12; f++) {
-    const feed = await store.addFeed({
-      feedUrl: `https://r${f}.test/feed`,
-      feedName: `R${f}`,
-      languageId: languages[f % 3]!,
-    });
-    feeds.push(feed.feedId);
-    await store.applyFeedUpdate(feed.feedId, {
-      fetchState: {},
-      posts: archive(`a${f}-`, 60 + 7 * f, languages[f % 3]!),
-    });
-  }
+  fx = await DrawnCorpus.open("counted_ranges", {
+    seed: 49,
+    now: NOW,
+    shares: [
+      ["amber", 0.8],
+      ["birch", 0.4],
+      ["dune", 0.03],
+    ],
+    // 60 days, so that each day holds several matches and a cut day some on both sides.
+    days: 60,
+    // Some posts at a day's first millisecond, some at the same millisecond: ties broken by id.
+    age: (i, age) =>
+      i % 4 === 0 ? Math.floor(age / DAY) * DAY : i % 7 === 0 ? Math.floor(age / HOUR) * HOUR : age,
+  });
+  ({ store, pool, languages } = fx);
+  feeds = await fx.addFeeds("r", 12, (f) => 60 + 7 * f);
   await pool.query("ANALYZE posts");
-  assert.equal(await syncCountedWords(pool, CHOICE), 2);
+  // `amber` and `birch` counted.
+  assert.equal(await syncCountedWords(pool, COUNTED_CHOICE), 2);
 });
-after(() => db?.close());
+after(() => fx?.db.close());
 
 describe("postgres date-ranged pages of counted searches", () => {
   it("pages a counted word within any range through its counted days, exact", async () => {
@@ -203,7 +148,7 @@ describe("postgres date-ranged pages of counted searches", () => {
     for (let f = 0; f < 12; f += 3) {
       await store.applyFeedUpdate(feeds[f]!, {
         fetchState: {},
-        posts: archive(`b${f}-`, 40, languages[f % 3]!),
+        posts: fx.posts(`b${f}-`, 40, languages[f % 3]!),
       });
     }
     await pool.query("DELETE FROM posts WHERE id % 9 = 0");
@@ -214,8 +159,8 @@ describe("postgres date-ranged pages of counted searches", () => {
     const from = Date.UTC(2026, 3, 10);
     const until = Date.UTC(2026, 4, 2) + DAY;
     const expected = await matching("amber", null, from, until);
-    const seen: string[] = [];
-    const found = await searchWithOperators(recording(seen), {
+    const { sql, ran: seen } = recordingSql(pool);
+    const found = await searchWithOperators(sql, {
       query: parseSearchQuery("after:2026-04-10 before:2026-05-02 amber"),
       sort: "date",
       limit: 20,

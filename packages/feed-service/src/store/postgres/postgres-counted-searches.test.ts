@@ -9,10 +9,16 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
+import {
+  assertAsRecounted,
+  type CountedStore,
+  DAY,
+  languageSets,
+  openCountedStore,
+} from "../../test-support/postgres-counted-fixture.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
 import { mulberry32Draws } from "../../test-support/seeded-draws.js";
-import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { IncomingPost } from "../store.js";
-import type { Sql } from "./postgres-connection.js";
 import { syncCountedSearches } from "./postgres-counted-searches.js";
 import { dayRangeBlocks } from "./postgres-search-facets.js";
 import { searchKey } from "./postgres-search-key.js";
@@ -20,13 +26,12 @@ import { searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
 import { toTsquery } from "./postgres-text-search.js";
 
-const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 1);
 const WORDS = ["river", "stone", "light", "garden", "signal", "market"];
 /** One word, an OR, an AND, a phrase of two words and one of three (checked on the posts' words). */
 const QUERIES = ["river", "stone OR garden", "light market", '"river stone"', '"river stone light"'];
 
-let db: TestPostgresStore;
+let fx: CountedStore;
 let store: PostgresStore;
 let pool: pg.Pool;
 let languages: number[];
@@ -69,25 +74,27 @@ async function matching(query: string, languageIds: number[] | null): Promise<nu
 async function assertCounts(label: string): Promise<void> {
   for (const { smartCategoryQuery: text } of await store.smartCategories()) {
     const key = searchKey(parseSearchQuery(text))!;
-    const { rows: kept } = await pool.query<{ language_id: number; day: number; n: number }>(
-      `SELECT d.language_id, d.day, d.posts AS n FROM search_days d JOIN counted_searches s ON s.id = d.search_id
-        WHERE s.index_query = $1 AND s.verify_query IS NOT DISTINCT FROM $2 AND d.posts <> 0 ORDER BY 1, 2`,
-      [key.index, key.verify],
+    await assertAsRecounted(
+      pool,
+      `${label}: '${text}'`,
+      [
+        `SELECT d.language_id, d.day, d.posts AS n FROM search_days d JOIN counted_searches s ON s.id = d.search_id
+          WHERE s.index_query = $1 AND s.verify_query IS NOT DISTINCT FROM $2 AND d.posts <> 0 ORDER BY 1, 2`,
+        [key.index, key.verify],
+      ],
+      [
+        `SELECT coalesce(p.language_id, 0) AS language_id, floor(p.post_date / ${DAY}.0)::int AS day, count(*)::int AS n
+          FROM posts p WHERE p.search_vector @@ $1::tsquery
+          GROUP BY GROUPING SETS ((p.language_id, 2), (2)) ORDER BY 1, 2`,
+        [toTsquery(parseSearchQuery(text))],
+      ],
     );
-    const { rows: counted } = await pool.query<{ language_id: number; day: number; n: number }>(
-      `SELECT coalesce(p.language_id, 0) AS language_id, floor(p.post_date / ${DAY}.0)::int AS day, count(*)::int AS n
-        FROM posts p WHERE p.search_vector @@ $1::tsquery
-        GROUP BY GROUPING SETS ((p.language_id, 2), (2)) ORDER BY 1, 2`,
-      [toTsquery(parseSearchQuery(text))],
-    );
-    assert.ok(counted.length > 0, `${label}: '${text}' matches`);
-    assert.deepEqual(kept, counted, `${label}: '${text}'`);
   }
 }
 
 async function assertPages(label: string): Promise<void> {
   for (const text of QUERIES) {
-    for (const languageIds of [null, [languages[1]!], [languages[0]!, languages[2]!]]) {
+    for (const languageIds of languageSets(languages)) {
       const expected = await matching(text, languageIds);
       assert.ok(expected.length > 20, `${text}: ${expected.length} matches`);
       for (const [offset, limit] of [
@@ -118,15 +125,19 @@ async function assertPages(label: string): Promise<void> {
 
 /** scope_months against adding up scope_days per 28-day month. */
 async function assertMonths(label: string): Promise<void> {
-  const { rows: kept } = await pool.query(
-    "SELECT category_id, language_id, month, posts::int AS n FROM scope_months WHERE posts <> 0 ORDER BY 1, 2, 3",
+  await assertAsRecounted(
+    pool,
+    `${label}: months`,
+    [
+      "SELECT category_id, language_id, month, posts::int AS n FROM scope_months WHERE posts <> 0 ORDER BY 1, 2, 3",
+      [],
+    ],
+    [
+      `SELECT category_id, language_id, floor(day / 28.0)::int AS month, sum(posts)::int AS n FROM scope_days
+        GROUP BY 1, 2, 3 HAVING sum(posts) <> 0 ORDER BY 1, 2, 3`,
+      [],
+    ],
   );
-  const { rows: summed } = await pool.query(
-    `SELECT category_id, language_id, floor(day / 28.0)::int AS month, sum(posts)::int AS n FROM scope_days
-      GROUP BY 1, 2, 3 HAVING sum(posts) <> 0 ORDER BY 1, 2, 3`,
-  );
-  assert.ok(summed.length > 0, `${label}: months`);
-  assert.deepEqual(kept, summed, label);
 }
 
 interface Row {
@@ -196,12 +207,8 @@ async function assertListsAndWindows(label: string): Promise<void> {
 }
 
 before(async () => {
-  db = await openTestPostgresStore("counted_searches");
-  ({ store, pool } = db);
-  languages = [
-    1,
-    ...(await Promise.all(["de", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),
-  ];
+  fx = await openCountedStore("counted_searches");
+  ({ store, pool, languages } = fx);
   categories = (await Promise.all(["News", "Code"].map((n) => store.addCategory(n)))).map(
     (c) => c.categoryId,
   );
@@ -230,7 +237,7 @@ before(async () => {
     });
   }
 });
-after(() => db?.close());
+after(() => fx?.db.close());
 
 describe("time blocks of a range of days", () => {
   it("cover every day of the range once and none outside it, in few blocks", () => {
@@ -280,15 +287,9 @@ describe("postgres smart categories counted per day", () => {
   });
 
   it("reads a last page from its days alone: no statement reads the matches of other days", async () => {
-    const seen: string[] = [];
-    const recording: Sql = {
-      query: ((text: string | pg.QueryConfig, values?: unknown[]) => {
-        seen.push(typeof text === "string" ? text : text.text);
-        return typeof text === "string" ? pool.query(text, values) : pool.query(text);
-      }) as Sql["query"],
-    };
+    const { sql, ran: seen } = recordingSql(pool);
     const expected = await matching("river", null);
-    const found = await searchPosts(recording, {
+    const found = await searchPosts(sql, {
       query: parseSearchQuery("river"),
       sort: "date",
       limit: 20,

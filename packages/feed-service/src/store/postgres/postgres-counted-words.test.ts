@@ -10,53 +10,32 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
-import { mulberry32Draws } from "../../test-support/seeded-draws.js";
-import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
+import {
+  assertEachAsRecounted,
+  COUNTED_CHOICE,
+  DAY,
+  DrawnCorpus,
+  languageSets,
+  postsHolding,
+} from "../../test-support/postgres-counted-fixture.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
 import type { IncomingPost } from "../store.js";
-import type { Sql } from "./postgres-connection.js";
 import { chooseCountedWords, syncCountedWords } from "./postgres-counted-words.js";
 import { lexemeOf } from "./postgres-search-key.js";
 import { searchPosts } from "./postgres-search-queries.js";
 import type { PostgresStore } from "./postgres-store.js";
 
-const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 1);
-/** Shares of the posts holding each word: three common, one rare. */
-const SHARES: Array<[string, number]> = [
-  ["amber", 0.85],
-  ["birch", 0.5],
-  ["cedar", 0.3],
-  ["dune", 0.02],
-];
-/** Counted: more than this many matches (a test's scale of COUNTED_WORD_MATCHES). */
-const CHOICE = { matches: 150, most: 2 };
 
-let db: TestPostgresStore;
+let fx: DrawnCorpus;
 let store: PostgresStore;
 let pool: pg.Pool;
 let languages: number[];
 let feeds: number[];
 
-const next = mulberry32Draws(48);
-
+/** A feed's posts, `extra` (a word) in every title. */
 function archive(prefix: string, size: number, languageId: number, extra = ""): IncomingPost[] {
-  return Array.from({ length: size }, (_, i) => {
-    const words = SHARES.filter(([, share]) => next() < share).map(([w]) => w);
-    const age = Math.floor(next() * 900 * DAY);
-    return {
-      guid: `${prefix}${i}`,
-      link: `https://example.test/${prefix}/${i}`,
-      title: `${words.join(" ")} ${extra}`.trim(),
-      // Words of their own: only SHARES' words (and `extra`) are common.
-      excerpt: `n${prefix}${i}`,
-      content: "",
-      // Some posts share a day to the millisecond: ties broken by id.
-      publishedAt: NOW - (i % 4 === 0 ? Math.floor(age / DAY) * DAY : age),
-      updatedAt: null,
-      seenAt: NOW,
-      languageId,
-    };
-  });
+  return fx.posts(prefix, size, languageId, (words) => `${words} ${extra}`.trim());
 }
 
 async function counted(): Promise<Array<{ lexeme: string; common: boolean }>> {
@@ -70,47 +49,23 @@ async function counted(): Promise<Array<{ lexeme: string; common: boolean }>> {
 async function assertCounts(label: string): Promise<void> {
   const words = await counted();
   assert.ok(words.length > 0, `${label}: words counted`);
-  for (const { lexeme } of words) {
-    const { rows: kept } = await pool.query(
-      `SELECT d.language_id, d.day, d.posts::int AS n FROM search_days d JOIN counted_searches s ON s.id = d.search_id
-        WHERE s.lexeme = $1 AND d.posts <> 0 ORDER BY 1, 2`,
-      [lexeme],
-    );
-    const { rows: all } = await pool.query(
-      `SELECT coalesce(p.language_id, 0) AS language_id, floor(p.post_date / ${DAY}.0)::int AS day, count(*)::int AS n
-        FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector))
-        GROUP BY GROUPING SETS ((p.language_id, 2), (2)) ORDER BY 1, 2`,
-      [lexeme],
-    );
-    assert.ok(all.length > 0, `${label}: '${lexeme}' matches`);
-    assert.deepEqual(kept, all, `${label}: '${lexeme}'`);
-  }
-}
-
-async function matching(word: string, languageIds: number[] | null): Promise<number[]> {
-  const { rows } = await pool.query<{ id: number }>(
-    `SELECT id FROM posts WHERE $1 = ANY(tsvector_to_array(search_vector))
-      AND ($2::int[] IS NULL OR language_id = ANY($2::int[])) ORDER BY post_date DESC, id DESC`,
-    [word, languageIds],
+  await assertEachAsRecounted(
+    pool,
+    label,
+    words.map((w) => w.lexeme),
+    `SELECT d.language_id, d.day, d.posts::int AS n FROM search_days d JOIN counted_searches s ON s.id = d.search_id
+      WHERE s.lexeme = $1 AND d.posts <> 0 ORDER BY 1, 2`,
+    `SELECT coalesce(p.language_id, 0) AS language_id, floor(p.post_date / ${DAY}.0)::int AS day, count(*)::int AS n
+      FROM posts p WHERE $1 = ANY(tsvector_to_array(p.search_vector))
+      GROUP BY GROUPING SETS ((p.language_id, 2), (2)) ORDER BY 1, 2`,
   );
-  return rows.map((r) => r.id);
-}
-
-/** Every statement a page runs goes through `seen`. */
-function recording(seen: string[]): Sql {
-  return {
-    query: ((text: string | pg.QueryConfig, values?: unknown[]) => {
-      seen.push(typeof text === "string" ? text : text.text);
-      return typeof text === "string" ? pool.query(text, values) : pool.query(text);
-    }) as Sql["query"],
-  };
 }
 
 /** Pages of `words` at offsets 0, middle and last against sorting every match, through the counts when `viaCounts`. */
 async function assertPages(label: string, words: string[], viaCounts: boolean): Promise<void> {
   for (const word of words) {
-    for (const languageIds of [null, [languages[1]!], [languages[0]!, languages[2]!]]) {
-      const expected = await matching(word, languageIds);
+    for (const languageIds of languageSets(languages)) {
+      const { ids: expected } = await postsHolding(pool, word, "date", { languageIds });
       assert.ok(expected.length > 20, `${label}: ${word} ${expected.length} matches`);
       for (const [offset, limit] of [
         [0, 20],
@@ -120,8 +75,8 @@ async function assertPages(label: string, words: string[], viaCounts: boolean): 
         [expected.length - 1, 20],
         [expected.length, 20],
       ] as const) {
-        const seen: string[] = [];
-        const found = await searchPosts(recording(seen), {
+        const { sql, ran: seen } = recordingSql(pool);
+        const found = await searchPosts(sql, {
           query: parseSearchQuery(word),
           sort: "date",
           limit,
@@ -145,28 +100,25 @@ async function assertPages(label: string, words: string[], viaCounts: boolean): 
 }
 
 before(async () => {
-  db = await openTestPostgresStore("counted_words");
-  ({ store, pool } = db);
-  languages = [
-    1,
-    ...(await Promise.all(["de", "ja"].map((c) => store.ensureLanguage(c)))).map((l) => l.languageId),
-  ];
-  feeds = [];
-  for (let f = 0; f < 24; f++) {
-    const feed = await store.addFeed({
-      feedUrl: `https://w${f}.test/feed`,
-      feedName: `W${f}`,
-      languageId: languages[f % 3]!,
-    });
-    feeds.push(feed.feedId);
-    await store.applyFeedUpdate(feed.feedId, {
-      fetchState: {},
-      posts: archive(`a${f}-`, 40 + 3 * f, languages[f % 3]!),
-    });
-  }
+  fx = await DrawnCorpus.open("counted_words", {
+    seed: 48,
+    now: NOW,
+    // Shares of the posts holding each word: three common, one rare.
+    shares: [
+      ["amber", 0.85],
+      ["birch", 0.5],
+      ["cedar", 0.3],
+      ["dune", 0.02],
+    ],
+    days: 900,
+    // Some posts share a day to the millisecond: ties broken by id.
+    age: (i, age) => (i % 4 === 0 ? Math.floor(age / DAY) * DAY : age),
+  });
+  ({ store, pool, languages } = fx);
+  feeds = await fx.addFeeds("w", 24, (f) => 40 + 3 * f);
   await pool.query("ANALYZE posts");
 });
-after(() => db?.close());
+after(() => fx?.db.close());
 
 describe("postgres common words counted per day", () => {
   it("keeps a plain word's query as its lexeme, and no phrase's pair or other query", () => {
@@ -179,7 +131,7 @@ describe("postgres common words counted per day", () => {
   });
 
   it("chooses the words the statistics list over the bound, commonest first, as many as allowed", async () => {
-    assert.deepEqual(await chooseCountedWords(pool, CHOICE), ["amber", "birch"]);
+    assert.deepEqual(await chooseCountedWords(pool, COUNTED_CHOICE), ["amber", "birch"]);
     assert.deepEqual(await chooseCountedWords(pool, { matches: 150, most: 10 }), ["amber", "birch", "cedar"]);
     assert.deepEqual(await chooseCountedWords(pool, { matches: 1e9, most: 10 }), []);
   });
@@ -190,7 +142,7 @@ describe("postgres common words counted per day", () => {
   });
 
   it("counts the chosen words in one pass over the posts, and pages them through their days", async () => {
-    assert.equal(await syncCountedWords(pool, CHOICE), 2);
+    assert.equal(await syncCountedWords(pool, COUNTED_CHOICE), 2);
     assert.deepEqual(await counted(), [
       { lexeme: "amber", common: true },
       { lexeme: "birch", common: true },
@@ -198,7 +150,7 @@ describe("postgres common words counted per day", () => {
     await assertCounts("counted");
     await assertPages("counted", ["amber", "birch"], true);
     // Again: nothing new to count.
-    assert.equal(await syncCountedWords(pool, CHOICE), 0);
+    assert.equal(await syncCountedWords(pool, COUNTED_CHOICE), 0);
   });
 
   it("keeps the counts exact when posts come, go, and change words, date or language", async () => {
@@ -279,7 +231,7 @@ describe("postgres common words counted per day", () => {
     await pool.query("ANALYZE posts");
     // One word at a time: each counted through the search index, not by a pass over every post.
     assert.equal(await syncCountedWords(pool, { matches: 150, most: 1 }), 1);
-    assert.equal(await syncCountedWords(pool, CHOICE), 1);
+    assert.equal(await syncCountedWords(pool, COUNTED_CHOICE), 1);
     await assertCounts("after the truncation");
     await assertPages("after the truncation", ["amber", "birch"], true);
   });

@@ -15,8 +15,11 @@ import type pg from "pg";
 import { resolveSearchFilters } from "../../operations/search-filters.js";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import { foldLanguageClauses } from "../../search/search-query.js";
+import { recordingSql } from "../../test-support/recorded-statements.js";
 import { openTestPostgresStore, type TestPostgresStore } from "../../test-support/test-postgres-server.js";
 import type { SearchSort } from "../store.js";
+import type { Sql } from "./postgres-connection.js";
+import { syncFeedBlocks } from "./postgres-counted-feed-clicks.js";
 import { syncFeedMonths } from "./postgres-counted-feeds.js";
 import { syncCountedWords } from "./postgres-counted-words.js";
 import { FEW_MATCHES, fewMatchesPage } from "./postgres-few-matches.js";
@@ -101,10 +104,15 @@ async function sorted(
 }
 
 /** The few-matches path's page (null: it does not answer). */
-async function fewPage(terms: string, sort: SearchSort, page: { offset: number; limit: number }) {
+async function fewPage(
+  terms: string,
+  sort: SearchSort,
+  page: { offset: number; limit: number },
+  sql: Sql = pool,
+) {
   const query = await queryOf(terms);
   const plan = await withWritingFeeds(pool, planOf(query.query, query.languageIds));
-  return fewMatchesPage(pool, { ...page, ...query, sort }, plan);
+  return fewMatchesPage(sql, { ...page, ...query, sort }, plan);
 }
 
 const CASES: Array<{
@@ -181,5 +189,55 @@ describe("postgres counted words within filters that leave few matches", () => {
       found.map((p) => p.postId),
       ids.slice(0, 20),
     );
+  });
+
+  it("sums the feeds' matches from their blocks (months where those are not counted), and falls through only past FEW_MATCHES", async () => {
+    // Feeds "Bulk n" whose posts hold `amber` FEW_MATCHES times, over ids of several blocks and
+    // many months; then one more.
+    const bulk: number[] = [];
+    for (let i = 0; i < 3; i++)
+      bulk.push((await store.addFeed({ feedUrl: `https://f.test/bulk${i}`, feedName: `Bulk ${i}` })).feedId);
+    const insert = (from: number, to: number) =>
+      pool.query(
+        `INSERT INTO posts (id, feed_id, guid, link, title, excerpt, content, seen_at, post_date, language_id, clicks, search_vector)
+          SELECT 40000 + i * 29, ($1::int[])[i % 3 + 1], 'b' || i, 'https://f.test/b' || i, 'Post ' || i, '', '', 0,
+            $2::bigint - ((i * 7919) % ${DAYS})::bigint * ${DAY}, 1, i % 4,
+            ((CASE WHEN i % 8 = 0 THEN '' ELSE 'amber:1 ' END) || 'w' || (i % 37) || ':5')::tsvector
+          FROM generate_series($3::int, $4::int) i`,
+        [bulk, T0, from, to],
+      );
+    // Posts 1..2285 hold amber 2000 times (every one but each 8th).
+    await insert(1, 2285);
+    const ids = await sorted("Bulk %", null, "date");
+    assert.equal(ids.length, FEW_MATCHES);
+    const page = { offset: 1990, limit: 20 };
+    const read = async () => {
+      const { sql, ran } = recordingSql(pool);
+      const few = await fewPage("feed:bulk amber", "date", page, sql);
+      const from = (table: string) => ran.some((text) => text.includes(`JOIN ${table} m`));
+      return { few, blocks: from("counted_feed_blocks"), months: from("counted_feed_months") };
+    };
+    const searched = async () =>
+      (await searchWithOperators(pool, { ...(await queryOf("feed:bulk amber")), sort: "date", ...page })).map(
+        (p) => p.postId,
+      );
+    // At FEW_MATCHES: answered from the blocks alone.
+    assert.deepEqual(await read(), { few: ids.slice(1990), blocks: true, months: false });
+    // One more: more than FEW_MATCHES (the brute force says so), found from the blocks alone, and
+    // the page left to the other plans, exact.
+    await insert(2289, 2289);
+    const more = await sorted("Bulk %", null, "date");
+    assert.equal(more.length, FEW_MATCHES + 1);
+    assert.deepEqual(await read(), { few: null, blocks: true, months: false });
+    assert.deepEqual(await searched(), more.slice(1990, 2010));
+    // The blocks not counted (a build without them counted the word): the months decide, the same way.
+    await pool.query("DELETE FROM counted_feed_block_searches");
+    assert.deepEqual(await read(), { few: null, blocks: true, months: true });
+    await pool.query("DELETE FROM posts WHERE id = 40000 + 2289 * 29");
+    assert.deepEqual(await read(), { few: ids.slice(1990), blocks: true, months: true });
+    // Counted again: the blocks decide again.
+    assert.equal(await syncFeedBlocks(pool), 2);
+    assert.deepEqual(await read(), { few: ids.slice(1990), blocks: true, months: false });
+    assert.deepEqual(await searched(), ids.slice(1990));
   });
 });

@@ -5,7 +5,8 @@
  * language of the feeds and the row check keeps a few, and `feed:tagebuch la`, where a tier of the
  * newest days falls short and the whole scope is read through the word's posting list. The
  * counts the store keeps say how many matches each filter leaves: the word's posts per language
- * and day (search_days) and per feed and month (counted_feed_months, migration 52). When either
+ * and day (search_days) and per feed and block of ids or month (counted_feed_blocks, migration 56;
+ * counted_feed_months, migration 52). When either
  * side holds at most FEW_MATCHES, every one of its matches is read at once, through GIN keys that
  * hold just them (the word with the language and the counted days' facets, or the feeds' words of
  * the feeds that hold it), the filters checked on each, and the page sorted from them in any order.
@@ -128,38 +129,54 @@ async function languageSide(sql: Sql, searchId: number, plan: Plan, lexeme: stri
 }
 
 /**
- * The word's matches in the scope's feeds from their counted months (every language): null when
- * more than FEW_MATCHES, the feeds' months are not counted, or a feed's key cannot hold the word.
- * Read through the index of posts by feed and word, one scan per feed that holds the word.
+ * The feeds' counts a word's matches are summed from, in the order tried: per feed and block of
+ * 32,768 ids (migration 56), then per feed and month (migration 52) for a word whose blocks are
+ * not counted. Each counts every match once; a block row holds years of a feed's posts where a
+ * month row holds four weeks, so a `feed:` of many feeds whose matches are just past FEW_MATCHES
+ * (`feed:日 the` on the long-tail) is found too many from fewer rows (bench/NOTES.md).
+ */
+const FEED_COUNTS = [
+  { table: "counted_feed_blocks", marks: "counted_feed_block_searches" },
+  { table: "counted_feed_months", marks: "counted_feed_searches" },
+] as const;
+
+/**
+ * The word's matches in the scope's feeds from their counted blocks or months (every language):
+ * null when more than FEW_MATCHES, neither is counted for the word, or a feed's key cannot hold
+ * it. Read through the index of posts by feed and word, one scan per feed that holds the word.
  */
 async function feedSide(sql: Sql, searchId: number, plan: Plan): Promise<Side | null> {
   const feedIds = plan.scope.feedIds;
   if (feedIds === null || feedIds.length === 0 || plan.feedIndex === null) return null;
-  const counted = await fewCounted<{ feed: number; n: number }>(
-    sql,
-    `SELECT m.feed_id AS feed, m.posts AS n FROM counted_feed_searches k
-      JOIN counted_feed_months m ON m.search_id = k.search_id
-      WHERE k.search_id = $1 AND m.feed_id = ANY($2::int[]) AND m.posts > 0 LIMIT $3`,
-    [searchId, feedIds],
-  );
-  if (counted === null) return null;
-  const matches = counted.reduce((sum, m) => sum + m.n, 0);
-  // The feeds' months are counted only once marked: no row of an unmarked word says nothing.
-  if (counted.length === 0) {
-    const [marked] = await rows<{ id: number }>(
+  for (const { table, marks } of FEED_COUNTS) {
+    const counted = await fewCounted<{ feed: number; n: number }>(
       sql,
-      "SELECT search_id AS id FROM counted_feed_searches WHERE search_id = $1",
-      [searchId],
+      `SELECT m.feed_id AS feed, m.posts AS n FROM ${marks} k
+        JOIN ${table} m ON m.search_id = k.search_id
+        WHERE k.search_id = $1 AND m.feed_id = ANY($2::int[]) AND m.posts > 0 LIMIT $3`,
+      [searchId, feedIds],
     );
-    if (!marked) return null;
+    // Rows come only with the word's mark: too many of them are too many in every table.
+    if (counted === null) return null;
+    // The counts are kept only once marked: no row of an unmarked word says nothing.
+    if (counted.length === 0) {
+      const [marked] = await rows<{ id: number }>(
+        sql,
+        `SELECT search_id AS id FROM ${marks} WHERE search_id = $1`,
+        [searchId],
+      );
+      if (!marked) continue;
+    }
+    const matches = counted.reduce((sum, m) => sum + m.n, 0);
+    const queries: string[] = [];
+    for (const feed of new Set(counted.map((m) => m.feed))) {
+      const query = feedWordQuery(plan.feedIndex, feed);
+      if (query === null) return null;
+      queries.push(query);
+    }
+    return { matches, add: (where) => where.add(`${FEED_WORDS_EXPRESSION} @@ ${FEED_QUERIES}`, queries) };
   }
-  const queries: string[] = [];
-  for (const feed of new Set(counted.map((m) => m.feed))) {
-    const query = feedWordQuery(plan.feedIndex, feed);
-    if (query === null) return null;
-    queries.push(query);
-  }
-  return { matches, add: (where) => where.add(`${FEED_WORDS_EXPRESSION} @@ ${FEED_QUERIES}`, queries) };
+  return null;
 }
 
 /**
