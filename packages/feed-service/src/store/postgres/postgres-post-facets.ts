@@ -9,7 +9,7 @@
  * before: a call it does not inline, of the same cost, volatility and parallel safety.
  *
  * Built-in functions and operators only, no post_day(): a PL/pgSQL body resolves names when it
- * runs, and PostgreSQL 17 runs ANALYZE, index builds and REINDEX with search_path pg_catalog,
+ * runs, and PostgreSQL 17 and later run ANALYZE, index builds and REINDEX with search_path pg_catalog,
  * pg_temp; the day is post_day's expression (postgres-rollups.ts) written out.
  */
 export const postFacetsSchema = `

@@ -1,8 +1,8 @@
 /**
  * The posts of `migrate-data` loaded beside the store's `posts`, in a table of their own
  * (`posts_migrating`), committed, so that its indexes can be built from two connections at once
- * (PostgreSQL 17 builds a GIN index in one process; the search indexes were most of a 1M copy,
- * bench/NOTES.md pgwrites31) while the copy's one transaction loads the other tables; that
+ * (PostgreSQL 17 builds a GIN index in one process, 18 with parallel workers too; the search
+ * indexes were most of a 1M copy, bench/NOTES.md pgwrites31) while the copy's one transaction loads the other tables; that
  * transaction then swaps the table in (drops `posts`, renames `posts_migrating` and its indexes,
  * creates again what referred to the old table) and commits, so the target still changes all at
  * once: a copy that fails leaves the target as it was, and only this table, which the next copy
@@ -14,7 +14,7 @@
  * a publication, statistics, a GRANT) and the copy loads into `posts` itself, as before.
  */
 import type pg from "pg";
-import { buildMemoryKb } from "./postgres-bulk-load.js";
+import { buildSettings, ginBuildWorkers } from "./postgres-bulk-load.js";
 import { rows, type Sql } from "./postgres-connection.js";
 
 export const STAGED_TABLE = "posts_migrating";
@@ -237,9 +237,10 @@ async function longestFirst(sql: Sql, builds: readonly StagedBuild[]): Promise<s
 
 /**
  * Builds the staged table's indexes from the given connections at once (each takes the next
- * statement, longest first), each with its kind's maintenance_work_mem (buildMemoryKb), then its
- * statistics. B-trees build without parallel workers: the connections are the parallelism on a
- * small machine.
+ * statement, longest first), each with its kind's maintenance_work_mem and workers
+ * (buildSettings), then its statistics. B-trees build without parallel workers: the connections
+ * are the parallelism on a small machine; GIN builds with ginBuildWorkers' (PostgreSQL 18 on),
+ * so the longest build's processes take up the cores the others leave once they are done.
  */
 export async function buildStaged(
   clients: readonly pg.ClientBase[],
@@ -247,16 +248,17 @@ export async function buildStaged(
   report: (step: string, ms: number) => void,
 ): Promise<void> {
   const queue = await longestFirst(clients[0]!, staging.builds);
+  const ginWorkers = await ginBuildWorkers(clients[0]!);
   const work = async (client: pg.ClientBase) => {
     const [server] = (
       await client.query<{ kb: string }>(
         "SELECT setting AS kb FROM pg_settings WHERE name = 'maintenance_work_mem'",
       )
     ).rows;
-    await client.query("SET max_parallel_maintenance_workers = 0");
     for (let statement = queue.shift(); statement !== undefined; statement = queue.shift()) {
-      const memory = buildMemoryKb(statement, Number(server!.kb));
-      await client.query(`SET maintenance_work_mem = '${memory}kB'`);
+      const { memoryKb, workers } = buildSettings(statement, Number(server!.kb), ginWorkers, 0);
+      await client.query(`SET maintenance_work_mem = '${memoryKb}kB'`);
+      await client.query(`SET max_parallel_maintenance_workers = ${workers}`);
       const started = performance.now();
       await client.query(statement);
       const name = /INDEX (\S+)/.exec(statement)?.[1]?.slice(0, -SUFFIX.length);

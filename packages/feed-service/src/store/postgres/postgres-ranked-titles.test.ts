@@ -118,18 +118,31 @@ describe("postgres relevance from titled matches", () => {
       }
     }
     // Titled matches: alpha 800 (one feed's name), beta 727, gamma 4 (never a page), news 800
-    // (the feed's name); a page is theirs when they reach its end. delta, many and post are in
-    // most posts: the planner reads the table, not a bitmap, so no bound and the usual plans.
-    assert.deepEqual(answered.sort(), [
-      "alpha 0+20",
-      "alpha 20+20",
-      "alpha 780+20",
-      "beta 0+20",
-      "beta 20+20",
-      "news 0+20",
-      "news 20+20",
-      "news 780+20",
-    ]);
+    // (the feed's name); a page is theirs when they reach its end. many and post are in every
+    // post: the planner reads the table, not a bitmap, so no bound and the usual plans. delta
+    // (in 92 % of the posts) is read so on PostgreSQL 17; 18 plans it through a bitmap, and
+    // then its 2,667 titled matches reach the end of every page.
+    const bounded = async (terms: string) =>
+      (await matchesAtMost(pool, searchMatch(parseSearchQuery(terms), null)!)) !== null;
+    assert.equal(await bounded("many"), false);
+    assert.equal(await bounded("post"), false);
+    const delta = (await bounded("delta"))
+      ? ["delta 0+1000", "delta 0+20", "delta 20+20", "delta 780+20"]
+      : [];
+    assert.deepEqual(
+      answered.sort(),
+      [
+        "alpha 0+20",
+        "alpha 20+20",
+        "alpha 780+20",
+        "beta 0+20",
+        "beta 20+20",
+        ...delta,
+        "news 0+20",
+        "news 20+20",
+        "news 780+20",
+      ].sort(),
+    );
   });
 
   it("brings in a feed renamed to hold the word", async () => {

@@ -46,12 +46,13 @@ export function plainWord(match: Match): string | null {
  * the bitmap is built, before any row is read: a row version no snapshot sees still counts), or
  * null when the plan reads no bitmap. The count is the executor's own (EXPLAIN ANALYZE of a scan
  * stopped at its first row; the CTE is planned for all its rows, so as the plain query would be);
- * a count(*) would read every match's heap row, which is what this module spares.
+ * a count(*) would read every match's heap row, which is what this module spares. BUFFERS OFF:
+ * PostgreSQL 18's EXPLAIN ANALYZE counts buffers unless told not to, and nothing reads them here.
  */
 export async function matchesAtMost(sql: Sql, match: Match): Promise<number | null> {
   try {
     const result = await sql.query(
-      `EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF, COSTS OFF, FORMAT JSON)
+      `EXPLAIN (ANALYZE, BUFFERS OFF, TIMING OFF, SUMMARY OFF, COSTS OFF, FORMAT JSON)
         WITH m AS MATERIALIZED (SELECT 1 FROM posts p WHERE ${SEARCH_EXPRESSION} @@ $1::tsquery)
         SELECT 1 FROM m LIMIT 1`,
       [match.index],

@@ -334,7 +334,7 @@ describe("postgres cache warm-up: the walks' first posts when the posts' TOAST d
     await admin?.end();
   });
 
-  /** The TOAST blocks holding each post's search_vector (pg_column_toast_chunk_id: PostgreSQL 17). */
+  /** The TOAST blocks holding each post's search_vector (pg_column_toast_chunk_id: PostgreSQL 17 and later). */
   async function vectorBlocks(ids: readonly number[]): Promise<Map<number, number[]>> {
     const { rows: found } = await admin.query<{ id: number; blocks: number[] }>(
       `SELECT p.id, array_agg(DISTINCT (t.ctid::text::point)[0]::int) AS blocks
@@ -387,7 +387,7 @@ describe("postgres cache warm-up: the walks' first posts when the posts' TOAST d
     const budget = smaller + room;
     const blocks = await vectorBlocks([...newest, ...clicked]);
     assert.ok(blocks.size > POSTS * 0.9, "the vectors are out of line");
-    // Shared buffers emptied of the schema's pages (pg_buffercache_evict: PostgreSQL 17), as after a restart.
+    // Shared buffers emptied of the schema's pages (pg_buffercache_evict: PostgreSQL 17 and later), as after a restart.
     await admin.query(
       `SELECT count(pg_buffercache_evict(bc.bufferid)) FROM pg_buffercache bc
         WHERE bc.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`,
