@@ -44,3 +44,24 @@ export async function openUnmigrated(build, url) {
   store.feedNames = undefined;
   return store;
 }
+
+/**
+ * Runs `call(builds[i], inputs[i])` for each build, `rounds` times, the order swapped each round
+ * so that neither build always runs on the other's warmed pages. Returns each build's results in
+ * order, and whether every round's `ids` were equal across the two builds.
+ */
+export async function inTurns(builds, inputs, call, rounds) {
+  const runs = builds.map(() => []);
+  let same = true;
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    const got = [];
+    for (const i of order) {
+      const r = await call(builds[i], inputs[i]);
+      runs[i].push(r);
+      got[i] = r.ids;
+    }
+    same &&= got[0] === got[1];
+  }
+  return { runs, same };
+}

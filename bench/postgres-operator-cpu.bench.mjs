@@ -20,6 +20,7 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { inTurns } from "./builds-under-test.mjs";
 import { openExplainClient } from "./explain-statements.mjs";
 
 const { values } = parseArgs({
@@ -87,19 +88,7 @@ const loadBefore = loadavg()[0];
 try {
   for (const text of values.query ?? []) {
     const queries = await Promise.all(builds.map((b) => b.resolveQuery(text)));
-    const runs = builds.map(() => []);
-    let same = true;
-    for (let round = 0; round <= repeats; round++) {
-      // The order swaps each round, so neither build always runs on the other's warmed pages.
-      const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      const got = [];
-      for (const i of order) {
-        const r = await call(builds[i], queries[i]);
-        runs[i].push(r);
-        got[i] = r.ids;
-      }
-      same &&= got[0] === got[1];
-    }
+    const { runs, same } = await inTurns(builds, queries, call, repeats + 1);
     const cells = runs.flatMap((rs) => {
       const rest = rs.slice(1);
       return [

@@ -92,11 +92,6 @@ export function buildSettings(
     : { memoryKb: Math.max(serverKb, SORT_MEMORY_KB), workers: otherWorkers };
 }
 
-/** maintenance_work_mem for one put-back or staged build statement (buildSettings' memoryKb). */
-export function buildMemoryKb(statement: string, serverKb: number, ginWorkers = 0): number {
-  return buildSettings(statement, serverKb, ginWorkers, 0).memoryKb;
-}
-
 /** Statements that put back what was set aside, in order. */
 export interface SetAside {
   readonly constraints: readonly string[];

@@ -2,11 +2,11 @@
  * The posts of `migrate-data` loaded beside the store's `posts`, in a table of their own
  * (`posts_migrating`), committed, so that its indexes can be built from two connections at once
  * (PostgreSQL 17 builds a GIN index in one process, 18 with parallel workers too; the search
- * indexes were most of a 1M copy, bench/NOTES.md pgwrites31) while the copy's one transaction loads the other tables; that
- * transaction then swaps the table in (drops `posts`, renames `posts_migrating` and its indexes,
- * creates again what referred to the old table) and commits, so the target still changes all at
- * once: a copy that fails leaves the target as it was, and only this table, which the next copy
- * drops first, if it crashed.
+ * indexes were most of a 1M copy, bench/NOTES.md pgwrites31) while the copy's one transaction
+ * loads the other tables; that transaction then swaps the table in (drops `posts`, renames
+ * `posts_migrating` and its indexes, creates again what referred to the old table) and commits,
+ * so the target still changes all at once: a copy that fails leaves the target as it was, and
+ * only this table, which the next copy drops first, if it crashed.
  *
  * Used only where the store's `posts` has no dependents but those put back here (indexes,
  * constraints, triggers, the identity sequence, functions taking a post row) and nothing the swap
