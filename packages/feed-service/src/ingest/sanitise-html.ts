@@ -6,6 +6,7 @@
  */
 
 import { stripForbiddenXmlChars } from "@feed-toolkit/soap";
+import { Parser } from "htmlparser2";
 import sanitizeHtml from "sanitize-html";
 
 const allowedTags = [
@@ -32,6 +33,8 @@ const allowedAttributes: sanitizeHtml.IOptions["allowedAttributes"] = {
   blockquote: ["cite"],
   q: ["cite"],
 };
+
+const nonTextTags = ["script", "style", "textarea", "option", "noscript", "title", "head"];
 
 /** Resolves `url` against `base`; undefined when it cannot be made an absolute URL. */
 export function absoluteUrl(url: string, base: string | null | undefined): string | undefined {
@@ -85,10 +88,10 @@ export function sanitiseHtml(html: string, base: string | null): string {
   // or, for `"`, not escaped in text), so its answer is known without the parse.
   if (!html.includes("<") && !html.includes("&"))
     return stripForbiddenXmlChars(html).replaceAll(">", "&gt;").trim();
-  return sanitiseMarkup(html, base);
+  return sanitiseParsed(html, base) ?? sanitiseMarkup(html, base);
 }
 
-/** sanitiseHtml by the library's parse, whatever the text (exported for the fast path's tests). */
+/** sanitiseHtml by the library's parse, whatever the text (the reference sanitiseParsed is tested against). */
 export function sanitiseMarkup(html: string, base: string | null): string {
   const transform = urlTransform(base);
   return sanitizeHtml(stripForbiddenXmlChars(html), {
@@ -97,7 +100,7 @@ export function sanitiseMarkup(html: string, base: string | null): string {
     allowedSchemes: ["http", "https", "mailto", "tel"],
     allowedSchemesAppliedToAttributes: ["href", "src", "cite", "poster", "srcset"],
     allowProtocolRelative: false,
-    nonTextTags: ["script", "style", "textarea", "option", "noscript", "title", "head"],
+    nonTextTags,
     transformTags: {
       a: urlTransform(base, { rel: "noopener noreferrer" }),
       img: transform,
@@ -108,4 +111,125 @@ export function sanitiseMarkup(html: string, base: string | null): string {
       q: transform,
     },
   }).trim();
+}
+
+// sanitize-html 2.17's state machine for the options above, over the same htmlparser2 callbacks
+// (its index.js: onopentag, ontext, onclosetag with disallowedTagsMode "discard", no text or
+// exclusive filters, no transform renaming a tag or setting its text), without its per-call
+// option set-up and per-tag closures. Anything outside that reach answers undefined, and the
+// library sanitises the fragment.
+const allowedTagSet = new Set(allowedTags);
+const nonTextTagSet = new Set(nonTextTags);
+const selfClosingTags = new Set(sanitizeHtml.defaults.selfClosing);
+// The types of sanitize-html's defaults lack this list (["alt"] in 2.17).
+const libraryDefaults = sanitizeHtml.defaults as sanitizeHtml.IDefaults & {
+  allowedEmptyAttributes: string[];
+};
+const emptyValueAttributes = new Set(libraryDefaults.allowedEmptyAttributes);
+const nonBooleanAttributes = new Set(sanitizeHtml.defaults.nonBooleanAttributes);
+const allowedAttributeSets = new Map(
+  Object.entries(allowedAttributes ?? {}).map(([tag, names]) => [tag, new Set(names as string[])]),
+);
+const schemeCheckedAttributes = new Set(["href", "src", "cite", "poster", "srcset"]);
+/** sanitize-html's VALID_HTML_ATTRIBUTE_NAME. */
+const validAttributeName = /^[^\0\t\n\f\r /<=>]+$/;
+/** What launder's naughtyHref lets through for our schemes; the transforms leave only such URLs. */
+const allowedSchemeUrl = /^(https?|mailto|tel):/;
+
+/** sanitize-html's escapeHtml with decodeEntities on: its second pass finds nothing left to escape. */
+function escapeText(s: string): string {
+  return s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
+/**
+ * sanitiseMarkup's answer without sanitize-html's own code, or undefined where this does not
+ * reach (a srcset to rewrite, a URL attribute that no transform made absolute).
+ */
+export function sanitiseParsed(html: string, base: string | null): string | undefined {
+  const linkTransform = urlTransform(base, { rel: "noopener noreferrer" });
+  const transform = urlTransform(base);
+  let result = "";
+  let depth = 0;
+  const stack: string[] = [];
+  const skipped: boolean[] = [];
+  let skipText = false;
+  let skipTextDepth = 0;
+  let outOfReach = false;
+  const parser = new Parser(
+    {
+      onopentag(name, attribs0) {
+        if (skipText) {
+          skipTextDepth++;
+          return;
+        }
+        stack.push(name);
+        let attribs = attribs0;
+        const t =
+          name === "a"
+            ? linkTransform
+            : name === "img" ||
+                name === "source" ||
+                name === "audio" ||
+                name === "video" ||
+                name === "blockquote" ||
+                name === "q"
+              ? transform
+              : undefined;
+        if (t) attribs = t(name, attribs).attribs;
+        const skip = !allowedTagSet.has(name);
+        skipped[depth] = skip;
+        if (skip && nonTextTagSet.has(name)) {
+          skipText = true;
+          skipTextDepth = 1;
+        }
+        depth++;
+        if (skip) return;
+        result += `<${name}`;
+        const allowed = allowedAttributeSets.get(name);
+        if (allowed) {
+          for (const a of Object.keys(attribs)) {
+            const value = attribs[a]!;
+            if (!validAttributeName.test(a)) continue;
+            if (value === "" && !emptyValueAttributes.has(a) && nonBooleanAttributes.has(a)) continue;
+            if (!allowed.has(a)) continue;
+            if (schemeCheckedAttributes.has(a) && (a === "srcset" || !allowedSchemeUrl.test(value))) {
+              outOfReach = true;
+              continue;
+            }
+            result += ` ${a}`;
+            if (value.length) result += `="${escapeText(value).replaceAll('"', "&quot;")}"`;
+            else if (emptyValueAttributes.has(a)) result += '=""';
+          }
+        }
+        result += selfClosingTags.has(name) ? " />" : ">";
+      },
+      ontext(text) {
+        if (!skipText) result += escapeText(text);
+      },
+      onclosetag(name) {
+        if (skipText) {
+          skipTextDepth--;
+          if (skipTextDepth) return;
+          skipText = false;
+        }
+        const tag = stack.pop();
+        if (tag === undefined) return;
+        if (tag !== name) {
+          stack.push(tag);
+          return;
+        }
+        skipText = false;
+        depth--;
+        if (skipped[depth]) {
+          skipped[depth] = false;
+          return;
+        }
+        if (!selfClosingTags.has(name)) result += `</${name}>`;
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.write(stripForbiddenXmlChars(html));
+  parser.end();
+  return outOfReach ? undefined : result.trim();
 }
