@@ -355,13 +355,13 @@ export const blockUpkeep = {
  */
 export const storedQueriesSchema = `
 ALTER TABLE counted_searches ADD COLUMN IF NOT EXISTS query tsquery GENERATED ALWAYS AS (index_query::tsquery) STORED;
+-- No check for counted lexemes first: with none the array is empty, the row's words then, and the
+-- post's words are read only when a counted lexeme is there to match (an initplan, run at first use).
 CREATE OR REPLACE FUNCTION clicked_posts_words() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    NEW.words := ARRAY(SELECT s.id FROM counted_searches s
-      WHERE s.lexeme IS NOT NULL AND (SELECT p.search_vector || ''::tsvector FROM posts p WHERE p.id = NEW.id) @@ s.query
-      ORDER BY s.id);
-  END IF;
+  NEW.words := ARRAY(SELECT s.id FROM counted_searches s
+    WHERE s.lexeme IS NOT NULL AND (SELECT p.search_vector || ''::tsvector FROM posts p WHERE p.id = NEW.id) @@ s.query
+    ORDER BY s.id);
   RETURN NEW;
 END $$;
 `;
