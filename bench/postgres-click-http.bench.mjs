@@ -8,7 +8,8 @@
 // (postgres-click-upkeeps.mjs: the old build runs migration 63's, this one 64's; a build applies
 // no migration to a database newer than it). --socket adds a run of this build in each round
 // whose service reaches the server through its Unix-domain socket (`host=` the socket directory
-// in the database URL) instead of TCP on 127.0.0.1. Per run: requests/s, p50/p99, clicks stored and how
+// in the database URL) instead of TCP on 127.0.0.1; with three builds the order also turns every
+// two rounds, so 6 rounds put each build in each place twice. Per run: requests/s, p50/p99, clicks stored and how
 // many were a post's first, and per stored click the CPU of the service process and of the whole
 // PostgreSQL server (all its processes); with --statements, pg_stat_statements (track all:
 // triggers' statements under their own text) per stored click, the top --top. At the end the
@@ -221,8 +222,11 @@ try {
   const rounds = values.baseline || values.socket ? Number(values.rounds) : 1;
   const runs = [];
   for (let round = 1; round <= rounds; round++) {
-    // The order reversed every other round: a run leaves the next one its writes to clean up.
-    for (const writer of round % 2 === 1 ? writers : [...writers].reverse()) {
+    // The order reversed every other round (a run leaves the next one its writes to clean up), and
+    // with three builds also turned by one every two rounds, so each takes every place in turn.
+    const order = round % 2 === 1 ? writers : [...writers].reverse();
+    const turn = writers.length > 2 ? Math.floor((round - 1) / 2) % writers.length : 0;
+    for (const writer of [...order.slice(turn), ...order.slice(0, turn)]) {
       const run = await timeClicks(writer);
       runs.push({ round, writer, run });
       console.log(
