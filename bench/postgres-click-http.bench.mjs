@@ -5,8 +5,11 @@
 // migrate-data and ingest before each round. With --baseline, that build ("old") and this one
 // ("new") in turns, R rounds, old first in odd rounds and new first in even ones, each build's
 // click upkeep put in place before its run
-// (postgres-click-upkeeps.mjs: the old build runs migration 59's, this one 63's; a build applies
-// no migration to a database newer than it). Per run: requests/s, p50/p99, clicks stored and how
+// (postgres-click-upkeeps.mjs: the old build runs migration 63's, this one 64's; a build applies
+// no migration to a database newer than it). --socket adds a run of this build in each round
+// whose service reaches the server through its Unix-domain socket (`host=` the socket directory
+// in the database URL) instead of TCP on 127.0.0.1; with three builds the order also turns every
+// two rounds, so 6 rounds put each build in each place twice. Per run: requests/s, p50/p99, clicks stored and how
 // many were a post's first, and per stored click the CPU of the service process and of the whole
 // PostgreSQL server (all its processes); with --statements, pg_stat_statements (track all:
 // triggers' statements under their own text) per stored click, the top --top. At the end the
@@ -15,9 +18,9 @@
 //
 //   TMPDIR=<copy tree> BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-click-http.bench.mjs
 //     --shape long-tail --posts 200000 [--seconds 10] [--baseline <old checkout>/packages/feed-service/dist
-//     --rounds 3] [--click-connections 8] [--statements --top 12]
+//     --rounds 3] [--click-connections 8] [--socket] [--statements --top 12]
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -38,6 +41,7 @@ const { values } = parseArgs({
     baseline: { type: "string" },
     "click-connections": { type: "string", default: "8" },
     statements: { type: "boolean" },
+    socket: { type: "boolean" },
     top: { type: "string", default: "12" },
   },
 });
@@ -46,12 +50,14 @@ const clickGoalPerSecond = 2_000;
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { default: pg } = await import(createRequire(new URL("../package.json", dist)).resolve("pg"));
 const upkeeps = await clickUpkeeps(dist);
-const writers = [{ name: "new", folder: dist, upkeep: upkeeps.migration63 }];
+const writers = [{ name: "new", folder: dist, upkeep: upkeeps.migration64 }];
+if (values.socket)
+  writers.push({ name: "new, socket", folder: dist, upkeep: upkeeps.migration64, socket: true });
 if (values.baseline)
   writers.unshift({
     name: "old",
     folder: pathToFileURL(`${resolve(values.baseline)}/`),
-    upkeep: upkeeps.migration59,
+    upkeep: upkeeps.migration63,
   });
 for (const w of writers) w.bin = new URL("../bin/feed-service.js", w.folder).pathname;
 
@@ -60,22 +66,31 @@ for (const w of writers) w.bin = new URL("../bin/feed-service.js", w.folder).pat
 const folder = join(shapesFolder, `${values.shape}-${values.posts}-postgres`);
 if (!existsSync(join(folder, "READY")))
   await (await openShapePostgres(values.shape, Number(values.posts))).stop();
+// The server's socket in a directory of this run's own (TMPDIR), for --socket.
+const socketDir = mkdtempSync(join(tmpdir(), "pg-socket-"));
+// Writable by the server's user (the bench's server runs as `postgres` when the bench is root).
+chmodSync(socketDir, 0o777);
 const server = await startBenchPostgres(folder, {
-  settings: values.statements
-    ? [
-        "shared_preload_libraries=pg_stat_statements",
-        "pg_stat_statements.track=all",
-        "pg_stat_statements.max=10000",
-      ]
-    : [],
+  settings: [
+    `unix_socket_directories=${socketDir}`,
+    ...(values.statements
+      ? [
+          "shared_preload_libraries=pg_stat_statements",
+          "pg_stat_statements.track=all",
+          "pg_stat_statements.max=10000",
+        ]
+      : []),
+  ],
 });
+/** The same database through the socket: pg takes `host` in the query string over the URL's host. */
+const socketUrl = `${server.url}?host=${encodeURIComponent(socketDir)}`;
 const admin = new pg.Client({ connectionString: server.url });
 await admin.connect();
 const postmaster = await localPostmasterOf(server.url);
 const load = () => loadavg()[0].toFixed(1);
 
 /** Starts `feed-service serve --workers 1` of `bin`; resolves with its URL, pid and a stop function. */
-async function startService(bin) {
+async function startService(bin, database) {
   const child = spawn(
     process.execPath,
     [
@@ -89,7 +104,7 @@ async function startService(bin) {
       "127.0.0.1",
       "--no-ingest",
       "--database",
-      server.url,
+      database,
     ],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FEED_SERVICE_DATABASE: "" } },
   );
@@ -146,7 +161,7 @@ request = function()
 end
 `,
   );
-  const service = await startService(writer.bin);
+  const service = await startService(writer.bin, writer.socket ? socketUrl : server.url);
   try {
     // One request first: the service opens its pools and reads the install secret.
     await fetch(new URL(`click/${rows[0].lo}`, service.url), { redirect: "manual" });
@@ -164,6 +179,12 @@ end
     const serviceMs = processCpuMs(service.pid) - service0;
     const serverMs = serverCpuMs(postmaster) - server0;
     loads.push(load());
+    // The service's connections that came through the socket (a client port of -1), as a check.
+    const socketConnections = (
+      await admin.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE client_port = -1 AND backend_type = 'client backend'",
+      )
+    ).rows[0].n;
     const after = await counts();
     const stored = after.clicks - before.clicks;
     const first = after.clicked - before.clicked;
@@ -178,7 +199,7 @@ end
           [Number(values.top)],
         )
       ).rows;
-    return { ...r, stored, first, serviceMs, serverMs, loads, statements };
+    return { ...r, stored, first, serviceMs, serverMs, loads, statements, socketConnections };
   } finally {
     await service.stop();
   }
@@ -198,15 +219,18 @@ try {
     `| round | build | req/s | stored/s (ratio to ${fmt(clickGoalPerSecond)}) | of them first clicks | p50 / p99 ms | non-2xx/3xx | service CPU µs / request, / stored click | server CPU µs / request, / stored click | load |`,
   );
   console.log("|---|---|---:|---:|---:|---|---:|---:|---:|---|");
-  const rounds = values.baseline ? Number(values.rounds) : 1;
+  const rounds = values.baseline || values.socket ? Number(values.rounds) : 1;
   const runs = [];
   for (let round = 1; round <= rounds; round++) {
-    // The order reversed every other round: a run leaves the next one its writes to clean up.
-    for (const writer of round % 2 === 1 ? writers : [...writers].reverse()) {
+    // The order reversed every other round (a run leaves the next one its writes to clean up), and
+    // with three builds also turned by one every two rounds, so each takes every place in turn.
+    const order = round % 2 === 1 ? writers : [...writers].reverse();
+    const turn = writers.length > 2 ? Math.floor((round - 1) / 2) % writers.length : 0;
+    for (const writer of [...order.slice(turn), ...order.slice(0, turn)]) {
       const run = await timeClicks(writer);
       runs.push({ round, writer, run });
       console.log(
-        `| ${round} | ${writer.name} | ${fmt(run.rps)} | ${fmt(run.stored / seconds)} (${fmt(run.stored / seconds / clickGoalPerSecond, 2)}) | ${fmt(run.first)} (${fmt((100 * run.first) / Math.max(1, run.stored))} %) | ${fmt(run.p50, 2)} / ${fmt(run.p99, 1)} | ${run.errors} | ${fmt((run.serviceMs * 1000) / Math.max(1, run.rps * seconds))}, ${fmt((run.serviceMs * 1000) / Math.max(1, run.stored))} | ${fmt((run.serverMs * 1000) / Math.max(1, run.rps * seconds))}, ${fmt((run.serverMs * 1000) / Math.max(1, run.stored))} | ${run.loads.join("-")} |`,
+        `| ${round} | ${writer.name}${writer.socket ? ` (${run.socketConnections} connections on it)` : ""} | ${fmt(run.rps)} | ${fmt(run.stored / seconds)} (${fmt(run.stored / seconds / clickGoalPerSecond, 2)}) | ${fmt(run.first)} (${fmt((100 * run.first) / Math.max(1, run.stored))} %) | ${fmt(run.p50, 2)} / ${fmt(run.p99, 1)} | ${run.errors} | ${fmt((run.serviceMs * 1000) / Math.max(1, run.rps * seconds))}, ${fmt((run.serviceMs * 1000) / Math.max(1, run.stored))} | ${fmt((run.serverMs * 1000) / Math.max(1, run.rps * seconds))}, ${fmt((run.serverMs * 1000) / Math.max(1, run.stored))} | ${run.loads.join("-")} |`,
       );
     }
   }
@@ -226,7 +250,8 @@ try {
   );
 } finally {
   // This build's upkeep left in place: the database is at its schema.
-  await admin.query(upkeeps.migration63).catch(() => {});
+  await admin.query(upkeeps.migration64).catch(() => {});
   await admin.end();
   await server.stop();
+  rmSync(socketDir, { recursive: true, force: true });
 }

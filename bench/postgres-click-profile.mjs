@@ -11,13 +11,14 @@
 // of the corpus tree.
 //
 //   TMPDIR=<corpus tree> BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-click-profile.mjs
-//     --shape long-tail --posts 200000 [--clicks 2000] [--rounds 2] [--upkeep migration59,current] [--top 12]
+//     --shape long-tail --posts 200000 [--clicks 2000] [--rounds 2] [--upkeep migration63,current] [--top 12]
 //
 // --upkeep: `migration50` is migration 50's counted clicks' SQL run again (its first-click trigger
 // and function as built then), `migration54` schema 54's (postgres-click-upkeeps.mjs: migration
 // 51's period trigger, the all-languages block rows), `migration59` migration 59's (the periods by
 // the clicked_posts row's words, the blocks per language only, each in a trigger of its own),
-// `current` migration 63's (both in one trigger).
+// `migration63` migration 63's (both in one trigger; the clicked_posts row's words matched by each
+// counted query's text, cast), `current` migration 64's (by each counted search's stored tsquery).
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
@@ -34,7 +35,7 @@ const { values } = parseArgs({
     posts: { type: "string", default: "200000" },
     clicks: { type: "string", default: "2000" },
     rounds: { type: "string", default: "2" },
-    upkeep: { type: "string", default: "migration59,current" },
+    upkeep: { type: "string", default: "migration63,current" },
     top: { type: "string", default: "12" },
   },
 });
@@ -45,13 +46,14 @@ const counted = await import(new URL("store/postgres/postgres-counted-clicks.js"
 const clicks = Number(values.clicks);
 const top = Number(values.top);
 
-const { migration54, migration59, migration63 } = await clickUpkeeps(dist);
+const { migration54, migration59, migration63, migration64 } = await clickUpkeeps(dist);
 /** Each upkeep's SQL, run on the copy before its calls. */
 const upkeeps = {
   migration50: `${migration54} DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts; ${counted.countedClicksSchema}`,
   migration54,
   migration59,
-  current: migration63,
+  migration63,
+  current: migration64,
 };
 const chosen = values.upkeep.split(",");
 for (const u of chosen) if (!(u in upkeeps)) throw new Error(`--upkeep: no '${u}' (${Object.keys(upkeeps)})`);

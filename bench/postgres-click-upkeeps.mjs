@@ -17,12 +17,17 @@ export async function clickUpkeeps(dist) {
       ON CONFLICT DO NOTHING;`;
   /** Migration 59: the periods by the clicked_posts row's words, the blocks per language only,
    * each in a trigger of its own (migration 54's for the blocks; 63's one trigger dropped). */
+  // Before migration 64 a clicked_posts row's words were matched by each counted query's text, cast.
+  const byCast = counted.clickedPostsWordsByCast ?? "";
   const migration59 = `DROP TRIGGER IF EXISTS posts_track_clicked_counts ON posts; ${counted.firstClickWordsSchema}
-    ${ranges.firstClickPeriodsSchema} ${counted.perLanguageBlocksSchema}`;
+    ${ranges.firstClickPeriodsSchema} ${counted.perLanguageBlocksSchema} ${byCast}`;
   /** Migration 63: one trigger for both when a post's clicked state changes (none before it). */
   const merged = await at(dist, "postgres-clicked-state-counts.js").catch(() => null);
-  const migration63 = merged?.clickedStateCountsSchema;
-  return { migration54, migration59, migration63, counted, ranges };
+  const migration63 = merged && `${merged.clickedStateCountsSchema} ${byCast}`;
+  /** Migration 64: 63's trigger, the clicked_posts row's words by each counted search's stored tsquery. */
+  const migration64 =
+    counted.storedQueriesSchema && `${merged.clickedStateCountsSchema} ${counted.storedQueriesSchema}`;
+  return { migration54, migration59, migration63, migration64, counted, ranges };
 }
 
 /**

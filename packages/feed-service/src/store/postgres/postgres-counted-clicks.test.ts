@@ -10,7 +10,8 @@
  * statement, a count made by a build without blocks, first clicks with their clicked_posts rows
  * written before the counts move (migration 54) and without them, a database at migration 54's
  * rows (the all-languages rows) taken to 59's and 63's (one trigger for a clicked state's change),
- * first clicks and clicks back to none that re-word their post in the same statement, and a
+ * first clicks and clicks back to none that re-word their post in the same statement, the
+ * counted searches' queries kept parsed for the clicked_posts rows' words (migration 64), and a
  * truncation.
  */
 import assert from "node:assert/strict";
@@ -208,6 +209,14 @@ describe("postgres counted words' pages by clicks", () => {
     // Taken again: the same triggers, the counts exact through first clicks, later ones, and words changed.
     await takeMigrationsFrom(pool, 59);
     assert.deepEqual(await clickedStateTriggers(pool), ["posts_track_clicked", "posts_track_clicked_counts"]);
+    // Migration 64: every counted search's stored query is its text's (the words above were counted
+    // after it, so the column follows later writes too).
+    const { rows: queries } = await pool.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE query IS DISTINCT FROM index_query::tsquery)::int AS differ
+        FROM counted_searches`,
+    );
+    assert.ok(queries[0].n >= WORDS.length);
+    assert.equal(queries[0].differ, 0);
     await fx.click(60, 0, 0);
     await fx.click(30, 1, 2);
     await store.applyFeedUpdate(feeds[2]!, {

@@ -70,6 +70,15 @@ const upsert = `INSERT INTO counted_click_blocks AS b (search_id, language_id, b
 const adding = `ON CONFLICT (search_id, language_id, block) DO UPDATE
       SET unclicked = b.unclicked + excluded.unclicked, clicked = b.clicked + excluded.clicked`;
 
+/** Migration 50's function that gives a clicked_posts row its counted words, each query cast at each insert. */
+export const clickedPostsWordsByCast = `CREATE OR REPLACE FUNCTION clicked_posts_words() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
+    NEW.words := ${heldBy("(SELECT p.search_vector || ''::tsvector FROM posts p WHERE p.id = NEW.id)")};
+  END IF;
+  RETURN NEW;
+END $$;`;
+
 /**
  * Migration 50's SQL, safe to take again (as the other migrations are). Rows are written in key order,
  * so two writers never lock them crosswise.
@@ -93,13 +102,7 @@ CREATE TABLE IF NOT EXISTS counted_click_searches (
 -- clicked_posts alone, without a probe of the post's words. Set when the row is inserted (a first
 -- click, a re-filed post, a bulk fill) and when the post's words change; a click leaves it.
 ALTER TABLE clicked_posts ADD COLUMN IF NOT EXISTS words integer[] NOT NULL DEFAULT '{}';
-CREATE OR REPLACE FUNCTION clicked_posts_words() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM counted_searches WHERE lexeme IS NOT NULL) THEN
-    NEW.words := ${heldBy("(SELECT p.search_vector || ''::tsvector FROM posts p WHERE p.id = NEW.id)")};
-  END IF;
-  RETURN NEW;
-END $$;
+${clickedPostsWordsByCast}
 DROP TRIGGER IF EXISTS clicked_posts_words ON clicked_posts;
 CREATE TRIGGER clicked_posts_words BEFORE INSERT ON clicked_posts
   FOR EACH ROW EXECUTE FUNCTION clicked_posts_words();
@@ -340,6 +343,28 @@ export const blockUpkeep = {
         GROUP BY 1, 2, 3 HAVING sum(unclicked) <> 0 OR sum(clicked) <> 0 ORDER BY 1, 2, 3
         ${adding};`,
 };
+
+/**
+ * Migration 64: each counted search's tsquery kept parsed, in a generated column of its own, for
+ * the trigger that gives a clicked_posts row its counted words on every insert (a post's first
+ * click). It matched the post's words against every counted lexeme through `index_query::tsquery`,
+ * the text parsed again for each counted search at each first click; `@@` against the stored
+ * query is then the one binary search of the post's sorted lexemes. A generated column
+ * (https://www.postgresql.org/docs/current/ddl-generated-columns.html) follows every write of
+ * index_query, so no writer of counted_searches has to set it. Safe to take again.
+ */
+export const storedQueriesSchema = `
+ALTER TABLE counted_searches ADD COLUMN IF NOT EXISTS query tsquery GENERATED ALWAYS AS (index_query::tsquery) STORED;
+-- No check for counted lexemes first: with none the array is empty, the row's words then, and the
+-- post's words are read only when a counted lexeme is there to match (an initplan, run at first use).
+CREATE OR REPLACE FUNCTION clicked_posts_words() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.words := ARRAY(SELECT s.id FROM counted_searches s
+    WHERE s.lexeme IS NOT NULL AND (SELECT p.search_vector || ''::tsvector FROM posts p WHERE p.id = NEW.id) @@ s.query
+    ORDER BY s.id);
+  RETURN NEW;
+END $$;
+`;
 
 /**
  * Counts the blocks of the counted searches `ids` (lexemes) from the posts, in one pass over the

@@ -27,6 +27,7 @@ import {
   createCountedClicks,
   firstClickWordsSchema,
   perLanguageBlocksSchema,
+  storedQueriesSchema,
 } from "./postgres-counted-clicks.js";
 import { createCountedFeedClicks } from "./postgres-counted-feed-clicks.js";
 import { createCountedFeeds } from "./postgres-counted-feeds.js";
@@ -545,6 +546,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       "one trigger moves a post's counted words' click blocks and unclicked period counts when its clicked state changes, instead of two: a first click checks for counted words, compares the post's words and reads its clicked_posts row's words once",
     up: async (sql) => {
       await sql.query(clickedStateCountsSchema);
+    },
+  },
+  {
+    version: 64,
+    description:
+      "each counted search's tsquery kept parsed in a generated column, so a post's first click gives its clicked_posts row its counted words without parsing every counted search's query text again",
+    up: async (sql) => {
+      await sql.query(storedQueriesSchema);
     },
   },
 ];
