@@ -11,13 +11,6 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openStore } from "../open-store.js";
 import type { IncomingPost } from "../store.js";
-import {
-  backstopPages,
-  checkpointDelay,
-  checkpointDelayMs,
-  nearBackstopDelayMs,
-  nearBackstopFrames,
-} from "./sqlite-checkpointer.js";
 
 test("a thread copies the log into the database file after writes; close removes the log", async () => {
   const dir = mkdtempSync(join(tmpdir(), "feed-checkpoint-"));
@@ -55,23 +48,4 @@ test("a thread copies the log into the database file after writes; close removes
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-});
-
-test("checkpoints at the long interval until the log nears the writer's backstop, then at the short one", () => {
-  const opts = {
-    delayMs: checkpointDelayMs,
-    shortDelayMs: nearBackstopDelayMs,
-    nearFrames: nearBackstopFrames,
-  };
-  assert.ok(nearBackstopDelayMs < checkpointDelayMs);
-  assert.ok(
-    nearBackstopFrames < backstopPages,
-    "the short interval starts before the writer's own checkpoint",
-  );
-  assert.equal(checkpointDelay(0, opts), checkpointDelayMs);
-  assert.equal(checkpointDelay(nearBackstopFrames - 1, opts), checkpointDelayMs);
-  assert.equal(checkpointDelay(nearBackstopFrames, opts), nearBackstopDelayMs);
-  assert.equal(checkpointDelay(backstopPages + 500, opts), nearBackstopDelayMs);
-  // A store that asks for a short interval throughout keeps it near the backstop too.
-  assert.equal(checkpointDelay(backstopPages, { ...opts, delayMs: 50 }), 50);
 });
