@@ -93,7 +93,6 @@ export function sanitiseHtml(html: string, base: string | null): string {
 
 /** sanitiseHtml by the library's parse, whatever the text (the reference sanitiseParsed is tested against). */
 export function sanitiseMarkup(html: string, base: string | null): string {
-  const transform = urlTransform(base);
   return sanitizeHtml(stripForbiddenXmlChars(html), {
     allowedTags,
     allowedAttributes,
@@ -101,16 +100,22 @@ export function sanitiseMarkup(html: string, base: string | null): string {
     allowedSchemesAppliedToAttributes: ["href", "src", "cite", "poster", "srcset"],
     allowProtocolRelative: false,
     nonTextTags,
-    transformTags: {
-      a: urlTransform(base, { rel: "noopener noreferrer" }),
-      img: transform,
-      source: transform,
-      audio: transform,
-      video: transform,
-      blockquote: transform,
-      q: transform,
-    },
+    transformTags: tagTransforms(base),
   }).trim();
+}
+
+/** The tags whose URLs are made absolute against `base`, each with its transform (both sanitisers'). */
+function tagTransforms(base: string | null): Record<string, sanitizeHtml.Transformer> {
+  const transform = urlTransform(base);
+  return {
+    a: urlTransform(base, { rel: "noopener noreferrer" }),
+    img: transform,
+    source: transform,
+    audio: transform,
+    video: transform,
+    blockquote: transform,
+    q: transform,
+  };
 }
 
 // sanitize-html 2.17's state machine for the options above, over the same htmlparser2 callbacks
@@ -146,8 +151,7 @@ function escapeText(s: string): string {
  * reach (a srcset to rewrite, a URL attribute that no transform made absolute).
  */
 export function sanitiseParsed(html: string, base: string | null): string | undefined {
-  const linkTransform = urlTransform(base, { rel: "noopener noreferrer" });
-  const transform = urlTransform(base);
+  const transforms = tagTransforms(base);
   let result = "";
   let depth = 0;
   const stack: string[] = [];
@@ -164,18 +168,8 @@ export function sanitiseParsed(html: string, base: string | null): string | unde
         }
         stack.push(name);
         let attribs = attribs0;
-        const t =
-          name === "a"
-            ? linkTransform
-            : name === "img" ||
-                name === "source" ||
-                name === "audio" ||
-                name === "video" ||
-                name === "blockquote" ||
-                name === "q"
-              ? transform
-              : undefined;
-        if (t) attribs = t(name, attribs).attribs;
+        // Own keys only: a tag named like an Object.prototype member has no transform.
+        if (Object.hasOwn(transforms, name)) attribs = transforms[name]!(name, attribs).attribs;
         const skip = !allowedTagSet.has(name);
         skipped[depth] = skip;
         if (skip && nonTextTagSet.has(name)) {
