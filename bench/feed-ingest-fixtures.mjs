@@ -13,9 +13,47 @@ function rng(seed) {
   };
 }
 
+/** Draws one word: the 30 words above, each as likely (a real list: `useWordList`). */
+let drawWord = (rand) => words[Math.floor(rand() * words.length)];
+
+/**
+ * Draws the documents' words from a word list (one a line, e.g. Debian's
+ * /usr/share/dict/american-english) instead of the 30 words above, which understate what a
+ * full-text index writes (few terms, long posting lists): the list's lower-case words shuffled
+ * (seeded), then drawn by Zipf's law (rank r with weight 1/r), as words occur in text, so that a
+ * few words are in most posts and most in few. The same list gives the same documents in every
+ * process (the feed server is one).
+ */
+export function useWordList(path, readText) {
+  const list = readText(path)
+    .split("\n")
+    .filter((w) => /^[a-z]+$/.test(w));
+  if (list.length === 0) throw new Error(`${path} holds no lower-case words`);
+  const shuffle = rng(42);
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = Math.floor(shuffle() * (i + 1));
+    [list[i], list[j]] = [list[j], list[i]];
+  }
+  // Cumulative weights, searched by bisection for each draw.
+  const cumulative = new Float64Array(list.length);
+  let total = 0;
+  for (let r = 0; r < list.length; r++) cumulative[r] = total += 1 / (r + 1);
+  drawWord = (rand) => {
+    const x = rand() * total;
+    let lo = 0;
+    let hi = list.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return list[lo];
+  };
+}
+
 function sentence(rand, n) {
   const out = [];
-  for (let i = 0; i < n; i++) out.push(words[Math.floor(rand() * words.length)]);
+  for (let i = 0; i < n; i++) out.push(drawWord(rand));
   return out.join(" ");
 }
 

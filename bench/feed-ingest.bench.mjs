@@ -21,6 +21,9 @@
 // node_modules/.baseline/dist: README.md), so that old and new builds can take turns in one shell loop.
 // `--smart 'q1;q2'` adds a smart category of each query before the first pass (their matches are
 // counted as posts are written since SQLite schema 29: what that costs a refresh).
+// `--words <file>` draws the documents' words from a word list (one a line, e.g. Debian's
+// /usr/share/dict/american-english) by Zipf's law instead of the fixtures' 30 words, which
+// understate what the full-text indexes write (feed-ingest-fixtures.mjs, useWordList).
 // `--profile <file>` writes a V8 CPU profile of the main thread during the last timed pass (the
 // untimed first pass of a refresh row left out), for chrome://inspect or a script to read.
 import { execFileSync, fork } from "node:child_process";
@@ -33,7 +36,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { parseFeed } from "feedsmith";
 import { startEmbeddedPostgres } from "./embedded-postgres-server.mjs";
-import { feedDocument } from "./feed-ingest-fixtures.mjs";
+import { feedDocument, useWordList } from "./feed-ingest-fixtures.mjs";
 import { threadCounters } from "./thread-counters.mjs";
 
 const { values } = parseArgs({
@@ -45,8 +48,11 @@ const { values } = parseArgs({
     dist: { type: "string" },
     profile: { type: "string" },
     smart: { type: "string" },
+    words: { type: "string" },
   },
 });
+const wordList = values.words ? resolve(values.words) : "";
+if (wordList) useWordList(wordList, (path) => readFileSync(path, "utf8"));
 const dist = values.dist
   ? resolve(values.dist)
   : new URL("../packages/feed-service/dist", import.meta.url).pathname;
@@ -142,7 +148,7 @@ async function startPostgres() {
 async function endToEnd(location, items, refresh, copyEvery = 0) {
   const server = fork(
     new URL("./feed-ingest-server.mjs", import.meta.url),
-    [String(FEEDS), String(items), String(copyEvery)],
+    [String(FEEDS), String(items), String(copyEvery), wordList],
     { stdio: ["ignore", "pipe", "inherit", "ipc"] },
   );
   const port = await new Promise((resolve, reject) => {
@@ -285,7 +291,7 @@ try {
   // The same refresh where every 10th entry is a copy of another feed's (one story once merges it).
   const copies = values["no-copies"] ? null : await endToEnd(await location("copies"), SMALL_ITEMS, true, 10);
   console.log(
-    `\nend-to-end ingest from a local HTTP server into ${backend}, the build in ${dist}${values.smart ? `, smart categories ${values.smart}` : ""}`,
+    `\nend-to-end ingest from a local HTTP server into ${backend}, the build in ${dist}${values.smart ? `, smart categories ${values.smart}` : ""}${wordList ? `, words drawn from ${wordList}` : ""}`,
   );
   const row = (name, e2e) => {
     const rate = e2e.posts / e2e.seconds;
@@ -340,7 +346,7 @@ try {
 function reportParseStage() {
   const p = parseStage();
   console.log(
-    `\nparse stage: ${PARSE_FILES} documents x ${ITEMS} items (${p.entries} entries), same bytes, best of ${p.rounds} rounds`,
+    `\nparse stage: ${PARSE_FILES} documents x ${ITEMS} items (${p.entries} entries), same bytes, best of ${p.rounds} rounds${wordList ? `, words drawn from ${wordList}` : ""}`,
   );
   const row = (name, t) => [
     name,
