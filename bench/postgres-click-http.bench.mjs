@@ -5,7 +5,7 @@
 // migrate-data and ingest before each round. With --baseline, that build ("old") and this one
 // ("new") in turns, R rounds, old first in odd rounds and new first in even ones, each build's
 // click upkeep put in place before its run
-// (postgres-click-upkeeps.mjs: the old build runs migration 63's, this one 64's; a build applies
+// (postgres-click-upkeeps.mjs: the old build runs migration 64's, this one 66's; a build applies
 // no migration to a database newer than it). --socket adds a run of this build in each round
 // whose service reaches the server through its Unix-domain socket (`host=` the socket directory
 // in the database URL) instead of TCP on 127.0.0.1; with three builds the order also turns every
@@ -27,7 +27,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { startBenchPostgres } from "./feed-service-postgres-corpus.mjs";
-import { clickUpkeeps, recountClickCounts } from "./postgres-click-upkeeps.mjs";
+import { clickUpkeeps, recountClickCounts, settleClickCounts } from "./postgres-click-upkeeps.mjs";
 import { localPostmasterOf, processCpuMs, serverCpuMs } from "./postgres-server-cpu.mjs";
 import { openShapePostgres, shapesFolder } from "./shape-corpus.mjs";
 import { runWrkOnce } from "./wrk-load.mjs";
@@ -50,14 +50,13 @@ const clickGoalPerSecond = 2_000;
 const dist = new URL("../packages/feed-service/dist/", import.meta.url);
 const { default: pg } = await import(createRequire(new URL("../package.json", dist)).resolve("pg"));
 const upkeeps = await clickUpkeeps(dist);
-const writers = [{ name: "new", folder: dist, upkeep: upkeeps.migration64 }];
-if (values.socket)
-  writers.push({ name: "new, socket", folder: dist, upkeep: upkeeps.migration64, socket: true });
+const writers = [{ name: "new", folder: dist, upkeep: upkeeps.current }];
+if (values.socket) writers.push({ name: "new, socket", folder: dist, upkeep: upkeeps.current, socket: true });
 if (values.baseline)
   writers.unshift({
     name: "old",
     folder: pathToFileURL(`${resolve(values.baseline)}/`),
-    upkeep: upkeeps.migration63,
+    upkeep: upkeeps.migration64,
   });
 for (const w of writers) w.bin = new URL("../bin/feed-service.js", w.folder).pathname;
 
@@ -149,6 +148,7 @@ const counts = async () =>
 /** One build's /click run: wrk for `seconds`, what it stored, and the CPU of both sides. */
 async function timeClicks(writer) {
   await admin.query(writer.upkeep);
+  await settleClickCounts(admin);
   const { rows } = await admin.query("SELECT min(id) AS lo, max(id) AS hi FROM posts");
   const lua = join(tmpdir(), `postgres-click-http-bench-${process.pid}.lua`);
   writeFileSync(
@@ -250,7 +250,7 @@ try {
   );
 } finally {
   // This build's upkeep left in place: the database is at its schema.
-  await admin.query(upkeeps.migration64).catch(() => {});
+  await admin.query(upkeeps.current).catch(() => {});
   await admin.end();
   await server.stop();
   rmSync(socketDir, { recursive: true, force: true });

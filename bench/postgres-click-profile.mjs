@@ -11,21 +11,24 @@
 // of the corpus tree.
 //
 //   TMPDIR=<corpus tree> BENCH_PG_SHARED_BUFFERS_MB=1024 node bench/postgres-click-profile.mjs
-//     --shape long-tail --posts 200000 [--clicks 2000] [--rounds 2] [--upkeep migration63,current] [--top 12]
+//     --shape long-tail --posts 200000 [--clicks 2000] [--rounds 2] [--upkeep migration64,current] [--top 12]
 //
 // --upkeep: `migration50` is migration 50's counted clicks' SQL run again (its first-click trigger
 // and function as built then), `migration54` schema 54's (postgres-click-upkeeps.mjs: migration
 // 51's period trigger, the all-languages block rows), `migration59` migration 59's (the periods by
 // the clicked_posts row's words, the blocks per language only, each in a trigger of its own),
 // `migration63` migration 63's (both in one trigger; the clicked_posts row's words matched by each
-// counted query's text, cast), `current` migration 64's (by each counted search's stored tsquery).
+// counted query's text, cast), `migration64` 64's (by each counted search's stored tsquery),
+// `current` this build's (66: the blocks in the period rows, a first click's rows in one UPDATE).
+// Before 66's, the blocks are put back in a table of their own; each switch is followed by a
+// VACUUM ANALYZE of the tables it rewrote.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startBenchPostgres } from "./feed-service-postgres-corpus.mjs";
-import { clickUpkeeps } from "./postgres-click-upkeeps.mjs";
+import { clickUpkeeps, settleClickCounts } from "./postgres-click-upkeeps.mjs";
 import { backendUsage } from "./postgres-server-cpu.mjs";
 import { openShapePostgres, shapesFolder } from "./shape-corpus.mjs";
 
@@ -35,7 +38,7 @@ const { values } = parseArgs({
     posts: { type: "string", default: "200000" },
     clicks: { type: "string", default: "2000" },
     rounds: { type: "string", default: "2" },
-    upkeep: { type: "string", default: "migration63,current" },
+    upkeep: { type: "string", default: "migration64,current" },
     top: { type: "string", default: "12" },
   },
 });
@@ -46,14 +49,15 @@ const counted = await import(new URL("store/postgres/postgres-counted-clicks.js"
 const clicks = Number(values.clicks);
 const top = Number(values.top);
 
-const { migration54, migration59, migration63, migration64 } = await clickUpkeeps(dist);
+const { migration54, migration59, migration63, migration64, current } = await clickUpkeeps(dist);
 /** Each upkeep's SQL, run on the copy before its calls. */
 const upkeeps = {
   migration50: `${migration54} DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts; ${counted.countedClicksSchema}`,
   migration54,
   migration59,
   migration63,
-  current: migration64,
+  migration64,
+  current,
 };
 const chosen = values.upkeep.split(",");
 for (const u of chosen) if (!(u in upkeeps)) throw new Error(`--upkeep: no '${u}' (${Object.keys(upkeeps)})`);
@@ -142,6 +146,7 @@ try {
     // The upkeeps in turns, the order reversed every other round (a run warms the next one's pages).
     for (const upkeep of round % 2 === 1 ? chosen : [...chosen].reverse()) {
       await c.query(upkeeps[upkeep]);
+      await settleClickCounts(c);
       for (const [label, where] of [
         ["first", "clicks = 0"],
         ["later", "clicks > 0"],

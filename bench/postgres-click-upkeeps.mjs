@@ -7,9 +7,33 @@ const at = (dist, file) => import(new URL(`store/postgres/${file}`, dist).href);
 export async function clickUpkeeps(dist) {
   const counted = await at(dist, "postgres-counted-clicks.js");
   const ranges = await at(dist, "postgres-counted-click-ranges.js");
+  const rows66 = await at(dist, "postgres-click-count-rows.js").catch(() => null);
+  /** Before migration 66 (which keeps the blocks in the period rows, counted_click_blocks a view of
+   * them): the blocks a table of their own again, filled from the view, and the blocks' and
+   * periods' own triggers of migrations 50 and 51 (the later upkeeps below replace their first
+   * clicks). The period rows keep 66's two columns, unread and unwritten by these upkeeps; 66's
+   * SQL (`current`) fills them again from the table. */
+  const before66 = rows66
+    ? `DO $$ BEGIN
+        IF EXISTS (SELECT 1 FROM pg_class WHERE oid = to_regclass('counted_click_blocks') AND relkind = 'v') THEN
+          CREATE TABLE counted_click_blocks_kept AS SELECT * FROM counted_click_blocks;
+          DROP VIEW counted_click_blocks;
+          ALTER TABLE counted_click_blocks_kept RENAME TO counted_click_blocks;
+          ALTER TABLE counted_click_blocks ADD PRIMARY KEY (search_id, language_id, block),
+            ADD FOREIGN KEY (search_id) REFERENCES counted_searches (id) ON DELETE CASCADE,
+            ALTER unclicked SET NOT NULL, ALTER clicked SET NOT NULL;
+        END IF;
+      END $$;
+      DROP TRIGGER IF EXISTS posts_count_click_counts ON posts;
+      DROP TRIGGER IF EXISTS posts_uncount_click_counts ON posts;
+      DROP TRIGGER IF EXISTS posts_move_click_counts ON posts;
+      DROP TRIGGER IF EXISTS posts_track_clicked_counts ON posts;
+      ${ranges.countedClickRangesSchema} ${counted.countedClicksSchema} ${counted.firstClickWordsSchema}
+      ${ranges.firstClickPeriodsSchema} ${counted.perLanguageBlocksSchema}`
+    : "";
   /** Schema 54 (main before 59): migration 51's period trigger and function, migration 50's block
    * functions with 54's first click, and the all-languages block rows summed from the languages'. */
-  const migration54 = `DROP TRIGGER IF EXISTS posts_track_clicked_counts ON posts;
+  const migration54 = `${before66} DROP TRIGGER IF EXISTS posts_track_clicked_counts ON posts;
     DROP TRIGGER IF EXISTS posts_track_clicked_periods ON posts; ${ranges.countedClickRangesSchema}
     DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts; ${counted.countedClicksSchema} ${counted.firstClickWordsSchema}
     INSERT INTO counted_click_blocks (search_id, language_id, block, unclicked, clicked)
@@ -19,15 +43,33 @@ export async function clickUpkeeps(dist) {
    * each in a trigger of its own (migration 54's for the blocks; 63's one trigger dropped). */
   // Before migration 64 a clicked_posts row's words were matched by each counted query's text, cast.
   const byCast = counted.clickedPostsWordsByCast ?? "";
-  const migration59 = `DROP TRIGGER IF EXISTS posts_track_clicked_counts ON posts; ${counted.firstClickWordsSchema}
+  const migration59 = `${before66} DROP TRIGGER IF EXISTS posts_track_clicked_counts ON posts; ${counted.firstClickWordsSchema}
     ${ranges.firstClickPeriodsSchema} ${counted.perLanguageBlocksSchema} ${byCast}`;
   /** Migration 63: one trigger for both when a post's clicked state changes (none before it). */
   const merged = await at(dist, "postgres-clicked-state-counts.js").catch(() => null);
-  const migration63 = merged && `${merged.clickedStateCountsSchema} ${byCast}`;
+  const migration63 = merged && `${before66} ${merged.clickedStateCountsSchema} ${byCast}`;
   /** Migration 64: 63's trigger, the clicked_posts row's words by each counted search's stored tsquery. */
   const migration64 =
-    counted.storedQueriesSchema && `${merged.clickedStateCountsSchema} ${counted.storedQueriesSchema}`;
-  return { migration54, migration59, migration63, migration64, counted, ranges };
+    counted.storedQueriesSchema &&
+    `${before66} ${merged.clickedStateCountsSchema} ${counted.storedQueriesSchema}`;
+  /** Migration 66: the blocks in the period rows, one statement per event for both (64's words). */
+  const migration66 = rows66 && `${counted.storedQueriesSchema} ${rows66.clickCountRowsSchema}`;
+  /** This build's own. */
+  const current = migration66 ?? migration64;
+  return { migration54, migration59, migration63, migration64, migration66, current, counted, ranges };
+}
+
+/**
+ * After an upkeep is put in place: the tables whose rows a switch between the shapes before and
+ * after migration 66 rewrote vacuumed (their dead rows gone, each page's free space for the next
+ * run's heap-only updates) and analysed.
+ */
+export async function settleClickCounts(client) {
+  const { rows } = await client.query(
+    `SELECT relname FROM pg_class WHERE relname IN ('counted_click_blocks', 'counted_click_periods')
+      AND relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY 1`,
+  );
+  for (const { relname } of rows) await client.query(`VACUUM (ANALYZE) ${relname}`);
 }
 
 /**

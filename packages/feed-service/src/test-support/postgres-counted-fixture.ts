@@ -280,6 +280,45 @@ export async function firstClicksWithoutRows(pool: pg.Pool, ids: number[]): Prom
   await pool.query("UPDATE posts SET clicks = 2 WHERE id = ANY($1::int[])", [ids]);
 }
 
+/**
+ * Since migration 66 a block's counts are columns of its period row of the same key: in a
+ * language's row of a word whose blocks and periods are counted, its unclicked posts are its
+ * period entries summed; the all-languages rows (language 0) keep none (the blocks are summed from
+ * the languages' rows).
+ */
+export async function assertBlocksBesidePeriods(pool: pg.Pool, label: string): Promise<void> {
+  const { rows } = await pool.query(
+    `SELECT b.search_id, b.language_id, b.block, b.block_unclicked, b.block_clicked,
+        (SELECT coalesce(sum(x), 0) FROM unnest(b.unclicked) x)::int AS periods
+      FROM counted_click_periods b
+      WHERE b.search_id IN (SELECT search_id FROM counted_click_searches JOIN counted_period_searches USING (search_id))
+        AND (b.language_id = 0 AND (b.block_unclicked <> 0 OR b.block_clicked <> 0)
+          OR b.language_id <> 0 AND b.block_unclicked IS DISTINCT FROM (SELECT coalesce(sum(x), 0) FROM unnest(b.unclicked) x))
+      LIMIT 3`,
+  );
+  assert.deepEqual(rows, [], `${label}: block counts beside the period entries`);
+}
+
+/**
+ * The click blocks as a table of their own, as every migration before 66 kept them (its rows the
+ * view's; the period rows without the block columns): a database to take migration 66 from.
+ */
+export async function blocksAsTableBefore66(pool: pg.Pool): Promise<void> {
+  await pool.query(`CREATE TEMP TABLE kept_blocks AS SELECT * FROM counted_click_blocks;
+    DROP VIEW counted_click_blocks;
+    CREATE TABLE counted_click_blocks (
+      search_id integer NOT NULL REFERENCES counted_searches (id) ON DELETE CASCADE,
+      language_id integer NOT NULL,
+      block integer NOT NULL,
+      unclicked integer NOT NULL,
+      clicked integer NOT NULL,
+      PRIMARY KEY (search_id, language_id, block)
+    );
+    INSERT INTO counted_click_blocks SELECT * FROM kept_blocks;
+    DROP TABLE kept_blocks;
+    ALTER TABLE counted_click_periods DROP COLUMN block_unclicked, DROP COLUMN block_clicked;`);
+}
+
 /** Migrations `version` on taken again, in order, as an upgrade takes them. */
 export async function takeMigrationsFrom(pool: pg.Pool, version: number): Promise<void> {
   for (const m of postgresMigrations.filter((m) => m.version >= version))

@@ -191,7 +191,7 @@ export async function putBack(
   // The smart categories' counts were not kept during the load: forgotten, each is counted once
   // when the store next opens (syncCountedSearches).
   await sql.query(
-    "TRUNCATE search_days, counted_click_blocks, counted_click_searches, counted_click_periods, counted_period_searches, counted_feed_months, counted_feed_searches, counted_feed_blocks, counted_feed_block_searches, counted_searches",
+    "TRUNCATE search_days, counted_click_searches, counted_click_periods, counted_period_searches, counted_feed_months, counted_feed_searches, counted_feed_blocks, counted_feed_block_searches, counted_searches",
   );
   for (const [, statement] of runningSumFills) await run("filled the running sums and ranks", statement);
   await run("filled scope_days", fillScopeDays);

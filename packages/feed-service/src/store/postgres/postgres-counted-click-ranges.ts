@@ -24,6 +24,8 @@
  * them; migrate-data's put-back truncates them with the other counts; a word counted at open is
  * counted here in the same transaction, and a word counted by a build without periods has no
  * mark in `counted_period_searches`, so its ranged pages take the exact slower path until then.
+ * Since migration 66 the rows also hold a language's block counts (postgres-click-count-rows.ts),
+ * and its triggers keep both; the upkeep below up to migration 63's is that before it.
  */
 import type pg from "pg";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
@@ -267,16 +269,20 @@ export const periodUpkeep = {
  */
 export async function countClickPeriods(sql: Sql, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
+  // The rows of `ids` keep their block counts (migration 66's columns): their arrays are emptied
+  // and counted again, not the rows deleted.
   await sql.query(
-    `DELETE FROM counted_click_periods WHERE search_id = ANY($1::int[])
-      OR search_id NOT IN (SELECT id FROM counted_searches)`,
+    "DELETE FROM counted_click_periods WHERE search_id NOT IN (SELECT id FROM counted_searches)",
+  );
+  await sql.query(
+    "UPDATE counted_click_periods SET unclicked = '{}' WHERE search_id = ANY($1::int[]) AND unclicked <> '{}'",
     [ids],
   );
   await sql.query(
     "DELETE FROM counted_period_searches WHERE search_id NOT IN (SELECT id FROM counted_searches)",
   );
   await sql.query(
-    `INSERT INTO counted_click_periods (search_id, language_id, block, unclicked)
+    `INSERT INTO counted_click_periods AS b (search_id, language_id, block, unclicked)
       SELECT search_id, language_id, block, counted_periods_of(array_agg(period), array_agg(n)) FROM (
         SELECT s.id AS search_id, coalesce(p.language_id, 0) AS language_id, p.id / ${BLOCK} AS block,
             ${periodOf("p.post_date")} AS period, count(*)::int AS n
@@ -284,7 +290,8 @@ export async function countClickPeriods(sql: Sql, ids: readonly number[]): Promi
           JOIN counted_searches s ON s.lexeme = w.lexeme AND s.id = ANY($1::int[])
           WHERE NOT p.clicks > 0
           GROUP BY GROUPING SETS ((s.id, p.language_id, p.id / ${BLOCK}, 4), (s.id, p.id / ${BLOCK}, 4))
-      ) m GROUP BY 1, 2, 3`,
+      ) m GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (search_id, language_id, block) DO UPDATE SET unclicked = excluded.unclicked`,
     [ids],
   );
   await sql.query(

@@ -19,7 +19,9 @@ import { after, before, describe, it } from "node:test";
 import type pg from "pg";
 import { parseSearchQuery } from "../../search/parse-search-query.js";
 import {
+  assertBlocksBesidePeriods,
   assertEachAsRecounted,
+  blocksAsTableBefore66,
   clickedShape,
   clickedStateTriggers,
   DrawnCorpus,
@@ -66,6 +68,7 @@ async function assertBlocks(label: string): Promise<void> {
       WHERE k.words IS DISTINCT FROM h.held LIMIT 3`,
   );
   assert.deepEqual(wrong, [], `${label}: clicked posts' words`);
+  await assertBlocksBesidePeriods(pool, label);
 }
 
 /** Pages by clicks against the full sort: the counted path where it answers, and the search itself. */
@@ -194,18 +197,39 @@ describe("postgres counted words' pages by clicks", () => {
     await assertBlocks("first clicks with and without their rows");
   });
 
-  it("drops the all-languages rows and sums the languages' rows where all languages are asked (migration 59)", async () => {
-    // The rows as migration 50 kept them: every word's all-languages row beside its languages'.
+  it("drops the all-languages rows and sums the languages' rows where all languages are asked (migration 59), and keeps the blocks in the period rows (migration 66)", async () => {
+    // The rows as migration 50 kept them, in a table of their own: every word's all-languages row
+    // beside its languages'.
+    await blocksAsTableBefore66(pool);
     await pool.query(
       `INSERT INTO counted_click_blocks (search_id, language_id, block, unclicked, clicked)
         SELECT search_id, 0, block, sum(unclicked), sum(clicked) FROM counted_click_blocks GROUP BY 1, 3`,
     );
-    // Migration 59 and the later ones that replace its triggers (63), as an upgrade takes them.
+    // Migration 59 and the later ones that replace its triggers (63), as an upgrade takes them;
+    // 66 moves the table's rows into the period rows and leaves a view of them.
     await takeMigrationsFrom(pool, 59);
     const { rows: zero } = await pool.query(
-      "SELECT count(*)::int AS n FROM counted_click_blocks WHERE language_id = 0",
+      "SELECT count(*)::int AS n FROM counted_click_periods WHERE language_id = 0 AND (block_unclicked <> 0 OR block_clicked <> 0)",
     );
     assert.equal(zero[0].n, 0);
+    const { rows: kind } = await pool.query(
+      "SELECT relkind::text AS kind FROM pg_class WHERE oid = 'counted_click_blocks'::regclass",
+    );
+    assert.equal(kind[0].kind, "v");
+    await assertBlocks("the blocks moved into the period rows");
+    // One trigger per event keeps both kinds of count (none of the tables' own before 66).
+    const { rows: triggers } = await pool.query<{ tgname: string }>(
+      `SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass AND tgname ~ '_click_(blocks|periods|counts)$' ORDER BY 1`,
+    );
+    assert.deepEqual(
+      triggers.map((t) => t.tgname),
+      [
+        "posts_count_click_counts",
+        "posts_forget_click_periods",
+        "posts_move_click_counts",
+        "posts_uncount_click_counts",
+      ],
+    );
     // Taken again: the same triggers, the counts exact through first clicks, later ones, and words changed.
     await takeMigrationsFrom(pool, 59);
     assert.deepEqual(await clickedStateTriggers(pool), ["posts_track_clicked", "posts_track_clicked_counts"]);

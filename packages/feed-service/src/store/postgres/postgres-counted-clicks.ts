@@ -23,6 +23,10 @@
  * it is (in the same transaction as its days) and marked in `counted_click_searches`; a search
  * counted by a build without these counts has no mark, and its pages take the exact slower path
  * until the next open counts it.
+ *
+ * Since migration 66 the blocks are two columns of the period rows of the same key
+ * (postgres-click-count-rows.ts), `counted_click_blocks` a view of them, and one trigger per event
+ * keeps both; the functions below up to migration 64's are those of the table before it.
  */
 import type pg from "pg";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
@@ -374,16 +378,37 @@ END $$;
  */
 export async function countClickBlocks(sql: Sql, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
-  await sql.query("DELETE FROM counted_click_blocks WHERE search_id = ANY($1::int[])", [ids]);
-  await sql.query(
-    `INSERT INTO counted_click_blocks (search_id, language_id, block, unclicked, clicked)
-      SELECT s.id, p.language_id, p.id / ${BLOCK},
+  const counts = `SELECT s.id, p.language_id, p.id / ${BLOCK},
           (count(*) FILTER (WHERE NOT p.clicks > 0))::int, (count(*) FILTER (WHERE p.clicks > 0))::int
         FROM posts p CROSS JOIN LATERAL unnest(tsvector_to_array(p.search_vector)) w (lexeme)
         JOIN counted_searches s ON s.lexeme = w.lexeme AND s.id = ANY($1::int[])
-        GROUP BY s.id, p.language_id, p.id / ${BLOCK}`,
-    [ids],
+        GROUP BY s.id, p.language_id, p.id / ${BLOCK}`;
+  // A table until migration 66 (migration 50 counts into it), since then the period rows' columns
+  // (postgres-click-count-rows.ts), whose period arrays stay as they are.
+  const [blocks] = await rows<{ kind: string }>(
+    sql,
+    "SELECT relkind::text AS kind FROM pg_class WHERE oid = to_regclass('counted_click_blocks')",
   );
+  if (blocks?.kind === "r") {
+    await sql.query("DELETE FROM counted_click_blocks WHERE search_id = ANY($1::int[])", [ids]);
+    await sql.query(
+      `INSERT INTO counted_click_blocks (search_id, language_id, block, unclicked, clicked) ${counts}`,
+      [ids],
+    );
+  } else {
+    await sql.query(
+      `UPDATE counted_click_periods SET block_unclicked = 0, block_clicked = 0
+        WHERE search_id = ANY($1::int[]) AND (block_unclicked <> 0 OR block_clicked <> 0)`,
+      [ids],
+    );
+    await sql.query(
+      `INSERT INTO counted_click_periods AS b (search_id, language_id, block, block_unclicked, block_clicked, unclicked)
+        SELECT *, '{}'::int[] FROM (${counts}) m ORDER BY 1, 2, 3
+        ON CONFLICT (search_id, language_id, block) DO UPDATE
+          SET block_unclicked = excluded.block_unclicked, block_clicked = excluded.block_clicked`,
+      [ids],
+    );
+  }
   // Every clicked post's words again: the lexemes counted now, and none no longer counted.
   await sql.query(
     `UPDATE clicked_posts k SET words = coalesce(m.held, '{}') FROM clicked_posts c LEFT JOIN (

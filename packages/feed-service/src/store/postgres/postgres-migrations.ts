@@ -13,6 +13,7 @@ import { htmlToIndexText } from "../index-text.js";
 import { type MigrationProgress, stderrProgress } from "../migration-progress.js";
 import { createAdminTables } from "./postgres-admin-schema.js";
 import { catalogChangesSchema } from "./postgres-catalog-copy.js";
+import { clickCountRowsSchema } from "./postgres-click-count-rows.js";
 import { createClickLevels } from "./postgres-click-levels.js";
 import { leaveRoomForClicks } from "./postgres-click-room.js";
 import { clicksFunctionSchema, createClickFunction } from "./postgres-click-schema.js";
@@ -555,6 +556,15 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     up: async (sql) => {
       await sql.query(storedQueriesSchema);
     },
+  },
+  {
+    version: 66,
+    description:
+      "the counted words' click blocks kept as columns of their period rows of the same key (counted_click_blocks a view of them), so a post's first click moves one row per counted word and language, and the all-languages period row, in one UPDATE instead of two",
+    up: async (sql) => {
+      await sql.query(clickCountRowsSchema);
+    },
+    vacuumAfter: ["counted_click_periods"],
   },
 ];
 
