@@ -19,7 +19,9 @@
 // the clicked_posts row's words, the blocks per language only, each in a trigger of its own),
 // `migration63` migration 63's (both in one trigger; the clicked_posts row's words matched by each
 // counted query's text, cast), `migration64` 64's (by each counted search's stored tsquery),
-// `current` this build's (66: the blocks in the period rows, a first click's rows in one UPDATE).
+// `migration66` 66's (the blocks in the period rows, a first click's rows in one UPDATE), and
+// `migration67` 67's (66's, and each clicked post's lexemes in a GIN of their own: a first click
+// writes them), `current` this build's.
 // Before 66's, the blocks are put back in a table of their own; each switch is followed by a
 // VACUUM ANALYZE of the tables it rewrote.
 import { existsSync } from "node:fs";
@@ -49,7 +51,8 @@ const counted = await import(new URL("store/postgres/postgres-counted-clicks.js"
 const clicks = Number(values.clicks);
 const top = Number(values.top);
 
-const { migration54, migration59, migration63, migration64, current } = await clickUpkeeps(dist);
+const { migration54, migration59, migration63, migration64, migration66, migration67, current } =
+  await clickUpkeeps(dist);
 /** Each upkeep's SQL, run on the copy before its calls. */
 const upkeeps = {
   migration50: `${migration54} DROP TRIGGER IF EXISTS posts_track_clicked_blocks ON posts; ${counted.countedClicksSchema}`,
@@ -57,6 +60,8 @@ const upkeeps = {
   migration59,
   migration63,
   migration64,
+  migration66,
+  migration67,
   current,
 };
 const chosen = values.upkeep.split(",");

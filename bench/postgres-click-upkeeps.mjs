@@ -8,13 +8,20 @@ export async function clickUpkeeps(dist) {
   const counted = await at(dist, "postgres-counted-clicks.js");
   const ranges = await at(dist, "postgres-counted-click-ranges.js");
   const rows66 = await at(dist, "postgres-click-count-rows.js").catch(() => null);
+  const lexemes67 = await at(dist, "postgres-clicked-lexemes.js").catch(() => null);
+  /** Before migration 67: no clicked post's lexemes, nor their triggers (a first click writes none). */
+  const before67 = `DROP TRIGGER IF EXISTS clicked_lexemes_insert ON clicked_posts;
+    DROP TRIGGER IF EXISTS clicked_lexemes_delete ON clicked_posts;
+    DROP TRIGGER IF EXISTS clicked_lexemes_truncate ON clicked_posts;
+    DROP TRIGGER IF EXISTS clicked_lexemes_reword ON posts;
+    DROP TABLE IF EXISTS clicked_lexemes;`;
   /** Before migration 66 (which keeps the blocks in the period rows, counted_click_blocks a view of
    * them): the blocks a table of their own again, filled from the view, and the blocks' and
    * periods' own triggers of migrations 50 and 51 (the later upkeeps below replace their first
    * clicks). The period rows keep 66's two columns, unread and unwritten by these upkeeps; 66's
    * SQL (`current`) fills them again from the table. */
   const before66 = rows66
-    ? `DO $$ BEGIN
+    ? `${before67} DO $$ BEGIN
         IF EXISTS (SELECT 1 FROM pg_class WHERE oid = to_regclass('counted_click_blocks') AND relkind = 'v') THEN
           CREATE TABLE counted_click_blocks_kept AS SELECT * FROM counted_click_blocks;
           DROP VIEW counted_click_blocks;
@@ -30,7 +37,7 @@ export async function clickUpkeeps(dist) {
       DROP TRIGGER IF EXISTS posts_track_clicked_counts ON posts;
       ${ranges.countedClickRangesSchema} ${counted.countedClicksSchema} ${counted.firstClickWordsSchema}
       ${ranges.firstClickPeriodsSchema} ${counted.perLanguageBlocksSchema}`
-    : "";
+    : before67;
   /** Schema 54 (main before 59): migration 51's period trigger and function, migration 50's block
    * functions with 54's first click, and the all-languages block rows summed from the languages'. */
   const migration54 = `${before66} DROP TRIGGER IF EXISTS posts_track_clicked_counts ON posts;
@@ -53,10 +60,24 @@ export async function clickUpkeeps(dist) {
     counted.storedQueriesSchema &&
     `${before66} ${merged.clickedStateCountsSchema} ${counted.storedQueriesSchema}`;
   /** Migration 66: the blocks in the period rows, one statement per event for both (64's words). */
-  const migration66 = rows66 && `${counted.storedQueriesSchema} ${rows66.clickCountRowsSchema}`;
+  const migration66 = rows66 && `${before67} ${counted.storedQueriesSchema} ${rows66.clickCountRowsSchema}`;
+  /** Migration 67: 66's, and every clicked post's lexemes (a first click writes its row and GIN entries). */
+  const migration67 =
+    lexemes67 &&
+    `${counted.storedQueriesSchema} ${rows66.clickCountRowsSchema} ${lexemes67.clickedLexemesSchema}`;
   /** This build's own. */
-  const current = migration66 ?? migration64;
-  return { migration54, migration59, migration63, migration64, migration66, current, counted, ranges };
+  const current = migration67 ?? migration66 ?? migration64;
+  return {
+    migration54,
+    migration59,
+    migration63,
+    migration64,
+    migration66,
+    migration67,
+    current,
+    counted,
+    ranges,
+  };
 }
 
 /**

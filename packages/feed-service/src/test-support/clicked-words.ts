@@ -16,6 +16,19 @@ export async function withoutClickedWords(sql: Sql): Promise<void> {
     TRUNCATE clicked_words`);
 }
 
+/**
+ * Every clicked post's lexemes (migration 67, postgres-clicked-lexemes.ts) dropped with their
+ * upkeep, so that a search by clicks walks the clicked posts as before it (the walk under test);
+ * postgres-clicked-lexemes.test.ts tests the set.
+ */
+export async function withoutClickedLexemes(sql: Sql): Promise<void> {
+  await sql.query(`DROP TRIGGER clicked_lexemes_insert ON clicked_posts;
+    DROP TRIGGER clicked_lexemes_delete ON clicked_posts;
+    DROP TRIGGER clicked_lexemes_truncate ON clicked_posts;
+    DROP TRIGGER clicked_lexemes_reword ON posts;
+    DROP TABLE clicked_lexemes`);
+}
+
 /** The first `need` matches of `terms` by clicks (ties by id, newest first), as sorting every match gives them. */
 export async function matchesByClicks(
   sql: Sql,

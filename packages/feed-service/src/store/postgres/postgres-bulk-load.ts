@@ -17,6 +17,11 @@
 
 import { fillAllClickLevels } from "./postgres-click-levels.js";
 import { fillClickedPostsWithLanguages } from "./postgres-clicked-languages.js";
+import {
+  CLICKED_LEXEMES_INDEX,
+  CLICKED_LEXEMES_INSERT_TRIGGER,
+  fillClickedLexemes,
+} from "./postgres-clicked-lexemes.js";
 import { rows, type Sql } from "./postgres-connection.js";
 import { runningSumFills } from "./postgres-running-sums.js";
 import { fillScopeDays } from "./postgres-scope-rollups.js";
@@ -195,7 +200,21 @@ export async function putBack(
   );
   for (const [, statement] of runningSumFills) await run("filled the running sums and ranks", statement);
   await run("filled scope_days", fillScopeDays);
+  // Every clicked post's lexemes (migration 67) in one statement and one GIN build, instead of a
+  // row trigger and a GIN insert for each clicked_posts row the fill writes.
+  const [lexemes] = await rows<{ kept: boolean }>(
+    sql,
+    "SELECT to_regclass('clicked_lexemes') IS NOT NULL AS kept",
+  );
+  if (lexemes!.kept) {
+    await sql.query(`ALTER TABLE clicked_posts DISABLE TRIGGER ${CLICKED_LEXEMES_INSERT_TRIGGER}`);
+    await sql.query("DROP INDEX IF EXISTS clicked_lexemes_search");
+  }
   await run("filled clicked_posts", fillClickedPostsWithLanguages);
+  if (lexemes!.kept) {
+    await run("filled clicked_lexemes", fillClickedLexemes);
+    await sql.query(`ALTER TABLE clicked_posts ENABLE TRIGGER ${CLICKED_LEXEMES_INSERT_TRIGGER}`);
+  }
   await run("filled the click levels", fillAllClickLevels);
   // Each build's maintenance_work_mem and parallel workers by its kind (buildSettings). A B-tree
   // build may use two parallel workers (manual §15.4, parallel CREATE INDEX); a GIN build those of
@@ -205,7 +224,13 @@ export async function putBack(
     "SELECT setting AS kb FROM pg_settings WHERE name = 'maintenance_work_mem'",
   );
   const ginWorkers = await ginBuildWorkers(sql);
-  for (const statement of [...setAside.constraints, ...setAside.indexes, ...setAside.foreignKeys]) {
+  const rebuilt = lexemes!.kept ? [CLICKED_LEXEMES_INDEX] : [];
+  for (const statement of [
+    ...setAside.constraints,
+    ...setAside.indexes,
+    ...rebuilt,
+    ...setAside.foreignKeys,
+  ]) {
     const { memoryKb, workers } = buildSettings(statement, Number(server!.kb), ginWorkers, 2);
     await sql.query(`SET LOCAL maintenance_work_mem = '${memoryKb}kB'`);
     await sql.query(`SET LOCAL max_parallel_maintenance_workers = ${workers}`);

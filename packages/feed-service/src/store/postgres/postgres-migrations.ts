@@ -20,6 +20,7 @@ import { clicksFunctionSchema, createClickFunction } from "./postgres-click-sche
 import { createClickUpkeep } from "./postgres-click-upkeep.js";
 import { createClickedFeeds } from "./postgres-clicked-feeds.js";
 import { createClickedLanguages } from "./postgres-clicked-languages.js";
+import { createClickedLexemes } from "./postgres-clicked-lexemes.js";
 import { clickedStateCountsSchema } from "./postgres-clicked-state-counts.js";
 import { createClickedWords } from "./postgres-clicked-words.js";
 import { inTransaction, rows, type Sql } from "./postgres-connection.js";
@@ -565,6 +566,13 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await sql.query(clickCountRowsSchema);
     },
     vacuumAfter: ["counted_click_periods"],
+  },
+  {
+    version: 67,
+    description:
+      "every clicked post's words, prefixes and title words in a GIN index of their own, so a search by clicks whose words are not counted (a prefix: `pro* la`) reads its clicked matches from that index and sorts them by clicks, instead of probing each clicked post's words in clicks order: kept by clicked_posts' insert and delete and the posts' words",
+    up: createClickedLexemes,
+    vacuumAfter: ["clicked_lexemes"],
   },
 ];
 

@@ -32,6 +32,7 @@ import { FEED_WORDS_EXPRESSION } from "./postgres-feed-words.js";
 import { addMatching, type Expected, FEED_QUERIES, type Part, type Plan } from "./postgres-operator-plan.js";
 import { windowOf } from "./postgres-operator-scope.js";
 import {
+  CLICKED_LEXEME_HITS,
   CLICKED_ROW_COST,
   FEED_WORD_SCAN_POSTS,
   MIN_WALK_STRETCH,
@@ -332,6 +333,55 @@ function excludes(words: string): boolean {
 }
 
 /**
+ * The first `need` matches in clicks order among the clicked posts, from every clicked post's
+ * lexemes (migration 67, postgres-clicked-lexemes.ts): all of them when fewer match. Null when
+ * the lexemes do not settle the words (Plan.clicked) or a check reads more than clicked_posts
+ * carries. The set's GIN gives every clicked match of the words (less those holding an excluded
+ * word, found positively and left out by id), and clicked_posts' row their clicks and the checks
+ * (filters, `title:` words on `rank_vector`): no post is probed. Exact: the set is every clicked
+ * post (its rows move with clicked_posts' in the same transaction), read in one snapshot with
+ * clicked_posts, and a post outside it has no click, so it comes after every clicked match.
+ */
+async function fromClickedLexemes(sql: Sql, plan: Plan, need: number): Promise<number[] | null> {
+  const clicked = plan.clicked;
+  if (!clicked || plan.words === null) return null;
+  if (!carried(plan.filters) || !carried(plan.verify) || !carried(clicked.recheck)) return null;
+  const where = new Where();
+  const index = where.next(clicked.index);
+  // EXCEPT: the matches holding an excluded word, through the same index positively.
+  const excluded =
+    clicked.excluded === null
+      ? ""
+      : `EXCEPT SELECT w.id FROM clicked_lexemes w WHERE w.lexemes @@ (${index}::tsquery && ${where.next(clicked.excluded)}::tsquery)`;
+  for (const part of [plan.filters, plan.verify, clicked.recheck]) {
+    if (part.sql !== "TRUE") where.add(part.sql.replace(/\bp\./g, "k."), ...part.args);
+  }
+  // MATERIALIZED keeps the GIN lookup a plan of its own (told of the LIMIT, the planner could walk
+  // the clicks index and probe the set for every clicked post). `IS TRUE` keeps the IN a hashed
+  // subplan rather than a join: the clicks index is then walked in order, each key tested in the
+  // hash, up to the page (about need / share keys), where a join sorted every match (44.8 against
+  // 22.7 ms for `pro*` at 5,000 on the 200k long-tail: bench/NOTES.md, pgpfx).
+  where.add("(k.id IN (SELECT hits.id FROM hits)) IS TRUE");
+  const found = await rows<{ id: number }>(
+    sql,
+    `WITH hits AS MATERIALIZED (SELECT w.id FROM clicked_lexemes w WHERE w.lexemes @@ ${index}::tsquery ${excluded})
+      SELECT k.id FROM clicked_posts k ${where.sql}
+      ORDER BY k.clicks DESC, k.id DESC LIMIT ${where.next(need)}`,
+    where.params,
+  );
+  return found.map((r) => r.id);
+}
+
+/** The clicked posts as the statistics last counted them (null: not counted yet, or no set). */
+async function clickedPostsCounted(sql: Sql): Promise<number | null> {
+  const [row] = await rows<{ n: number }>(
+    sql,
+    "SELECT c.reltuples::float8 AS n FROM pg_class c WHERE c.oid = to_regclass('clicked_lexemes')",
+  );
+  return row === undefined || row.n < 0 ? null : row.n;
+}
+
+/**
  * The ids of one clicks-ordered page (exact), `expected` the statistics' guess of the plan and
  * `days` the newest and oldest days with posts.
  */
@@ -385,7 +435,34 @@ export async function mostClickedIds(
     (carried(plan.verify) ? expected.titles : 1);
   const perPost = checked + (1 - checked) * CLICKED_ROW_COST;
   const budget = matches / (plan.words === null ? WALK_PROBE_COST : TIER_POST_COST) / perPost;
-  if ((need * TIER_MARGIN) / Math.max(share, 1e-9) <= budget) {
+  const walked = (need * TIER_MARGIN) / Math.max(share, 1e-9);
+  // Every clicked match from the clicked posts' lexemes when the walk would probe more clicked
+  // posts than their GIN hands over matches, weighed by CLICKED_LEXEME_HITS (the words' share
+  // among all posts taken as among the clicked ones: the set's GIN reads the words' clicked
+  // matches in every language and feed); or when the walk does not pay and the clicked matches
+  // of the scope should fill the page (else reading every match at once costs less). Not in place
+  // of a walk that probes no post: words settled on clicked_posts' row, or the feeds' words.
+  const lexemes = plan.clicked && plan.words !== null ? await clickedPostsCounted(sql) : null;
+  const probes = !plan.settled && plan.feedWords === null;
+  if (
+    lexemes !== null &&
+    (walked <= budget
+      ? probes && walked * perPost * CLICKED_LEXEME_HITS > expected.words * lexemes
+      : (matches / expected.posts) * lexemes >= need * TIER_MARGIN)
+  ) {
+    const clicked = await fromClickedLexemes(sql, plan, need);
+    if (clicked !== null) {
+      if (clicked.length >= need) return clicked.slice(page.offset);
+      // Every clicked match is read: the rest of the page holds posts without clicks.
+      const rest = await allMatches(sql, plan, days, {
+        unclicked: true,
+        offset: Math.max(0, page.offset - clicked.length),
+        limit: need - Math.max(clicked.length, page.offset),
+      });
+      return [...clicked.slice(page.offset), ...rest];
+    }
+  }
+  if (walked <= budget) {
     const feedChecks = feedChecksOf(sql, plan, expected);
     const found: number[] = [];
     let read = 0;

@@ -213,6 +213,16 @@ export interface Plan {
    * (`lang:de the`), so the share of any other query is measured on the newest posts first.
    */
   estimable: boolean;
+  /**
+   * What every clicked post's lexemes (migration 67, postgres-clicked-lexemes.ts) answer of the
+   * words: `index`, the clauses as the operators' index holds them, without the excluded words;
+   * `excluded`, the excluded words not of the title as one query of any of them (the clicked
+   * matches holding one are left out by id: a positive lookup, exact while GIN's pending list
+   * moves, where `!word` is not: postgres-excluded-words.ts); `recheck`, the checks of `recheck`
+   * but those words'. Absent when the lexemes do not settle the words: a phrase or an excluded
+   * phrase (positions), or the word plans' index.
+   */
+  clicked?: { index: string; excluded: string | null; recheck: Part } | null;
 }
 
 export function planOf(query: SearchQuery, languageIds: readonly number[] | null): Plan {
@@ -286,6 +296,7 @@ function indexedWords(query: SearchQuery): {
   clauses: string[];
   verify: Part;
   recheck: Part;
+  clicked?: Plan["clicked"];
 } {
   const clauses = query.clauses.flatMap((c) => {
     const one = toTsquery({ clauses: [c], excluded: [] });
@@ -331,6 +342,18 @@ function indexedWords(query: SearchQuery): {
   // an excluded word holds only while its pending list stays put (see postgres-search-queries.ts
   // searchMatch): every excluded term not of the title is checked on the row.
   const untitled = query.excluded.filter((t) => t.titleOnly !== true);
+  const positive = toTsquery({ clauses: query.clauses, excluded: [] });
+  const anyExcluded = toTsquery({ clauses: [untitled], excluded: [] });
+  const clicked =
+    positive === null ||
+    terms.some((t) => termPhrase(t).length > 1) ||
+    (untitled.length > 0 && anyExcluded === null)
+      ? null
+      : {
+          index: withoutImplied(indexLexemes(positive)),
+          excluded: anyExcluded === null ? null : indexLexemes(anyExcluded),
+          recheck: and([...recheck]),
+        };
   if (untitled.length > 0) {
     recheck.push({
       sql: "NOT (p.search_vector @@ ?::tsquery)",
@@ -346,6 +369,7 @@ function indexedWords(query: SearchQuery): {
     clauses,
     verify: and(verify),
     recheck: and(recheck),
+    clicked,
   };
 }
 

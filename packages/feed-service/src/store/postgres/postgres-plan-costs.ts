@@ -157,6 +157,17 @@ export const CROSS_POST_COST = 4;
 export const CLICKED_ROW_COST = 0.1;
 
 /**
+ * A clicked post probed by a walk in clicks order, in clicked matches handed over by the clicked
+ * posts' lexemes (migration 67: a GIN posting item, the set's narrow row, its clicked_posts row
+ * joined and sorted): a search by clicks takes every clicked match from the set when the walk
+ * would probe more than the set's expected matches over this (postgres-operator-clicks.ts).
+ * Measured on the 200k long-tail (bench/NOTES.md, pgpfx): the 14,644 clicked matches of `pro*`
+ * read and the clicks index walked to the 5,010th in 22.7 ms warm under EXPLAIN (1.5 µs a match)
+ * against a probe's 10-12 µs; rounded down, so that a close call keeps the walk.
+ */
+export const CLICKED_LEXEME_HITS = 4;
+
+/**
  * One candidate of a query that excludes words, checked on its `search_vector` (read out of TOAST
  * for a long post), in posts found through the search index and read for their ids: what picks
  * between checking the candidates and subtracting the posts that hold an excluded word
